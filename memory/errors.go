@@ -1,0 +1,16 @@
+package memory
+
+import "errors"
+
+var (
+	// ErrNotFound is returned when a row does not exist or belongs to another user.
+	ErrNotFound = errors.New("not found")
+	// ErrAmbiguous is returned when an id prefix matches more than one row.
+	ErrAmbiguous = errors.New("ambiguous id prefix")
+	// ErrSchemaTooNew is returned when the database was written by a newer mneme.
+	ErrSchemaTooNew = errors.New("database schema is newer than this mneme: upgrade mneme")
+	// ErrNoUser is returned when an operation is attempted without a user id.
+	ErrNoUser = errors.New("user id required")
+	// ErrInvalid is returned for values the store refuses to write.
+	ErrInvalid = errors.New("invalid value")
+)
