@@ -1,0 +1,16 @@
+package agent
+
+import "errors"
+
+var (
+	// ErrOllamaUnreachable means no Ollama server answered at the configured address.
+	ErrOllamaUnreachable = errors.New("cannot reach Ollama")
+	// ErrModelNotFound means the server does not have the model.
+	ErrModelNotFound = errors.New("model not found")
+	// ErrStreamBroken means the answer stream ended before the model finished.
+	ErrStreamBroken = errors.New("the answer stream broke off")
+	// ErrNoModel means no chat model is configured or installed.
+	ErrNoModel = errors.New("no chat model")
+	// ErrEmptyPrompt is returned for a prompt with no text.
+	ErrEmptyPrompt = errors.New("empty prompt")
+)

@@ -1,0 +1,59 @@
+package agent
+
+// Event is something that happened during a run. The concrete types below
+// are the only events; a consumer switches on them.
+type Event interface{ isEvent() }
+
+// ContentDelta is a piece of the answer text as it streams.
+type ContentDelta struct{ Text string }
+
+// ThinkingDelta is a piece of the model's thinking as it streams.
+type ThinkingDelta struct{ Text string }
+
+// ToolCallEvent says the model called a tool; the call runs next.
+type ToolCallEvent struct{ Call ToolActivity }
+
+// ToolResultEvent carries a finished tool call and its result.
+type ToolResultEvent struct{ Call ToolActivity }
+
+// NoticeEvent is something the user should know that is not an error,
+// such as tools being unavailable with the model.
+type NoticeEvent struct{ Text string }
+
+// DoneEvent ends a run that finished or was interrupted.
+type DoneEvent struct{ Result Result }
+
+// ErrorEvent ends a run that failed. What was written so far is stored.
+type ErrorEvent struct {
+	Err    error
+	Result Result
+}
+
+func (ContentDelta) isEvent()    {}
+func (ThinkingDelta) isEvent()   {}
+func (ToolCallEvent) isEvent()   {}
+func (ToolResultEvent) isEvent() {}
+func (NoticeEvent) isEvent()     {}
+func (DoneEvent) isEvent()       {}
+func (ErrorEvent) isEvent()      {}
+
+// ToolActivity describes one tool call and, once run, its outcome.
+type ToolActivity struct {
+	ID     string `json:"id"`
+	Name   string `json:"name"`
+	Args   string `json:"arguments"`
+	Result string `json:"result,omitempty"`
+	Error  string `json:"error,omitempty"`
+}
+
+// Result summarises a run.
+type Result struct {
+	ConversationID string         `json:"conversation_id"`
+	Answer         string         `json:"answer"`
+	ToolCalls      []ToolActivity `json:"tool_calls"`
+	Model          string         `json:"model"`
+	Interrupted    bool           `json:"interrupted,omitempty"`
+	// ContextTokens is the size of the last request plus its answer, as
+	// Ollama counted it (prompt_eval_count + eval_count).
+	ContextTokens int `json:"context_tokens"`
+}

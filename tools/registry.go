@@ -1,0 +1,135 @@
+// Package tools holds the tools the model may call: a registry, typed
+// arguments with validation, and (later) the memory tools.
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"runtime/debug"
+	"sort"
+	"time"
+
+	"github.com/ollama/ollama/api"
+)
+
+// Tier says whether a tool only reads or also changes state.
+type Tier int
+
+// Safety tiers.
+const (
+	ReadOnly Tier = iota
+	SideEffecting
+)
+
+func (t Tier) String() string {
+	if t == SideEffecting {
+		return "side-effecting"
+	}
+	return "read-only"
+}
+
+// Session identifies who is calling. It comes from the running session,
+// never from model input.
+type Session struct {
+	UserID         string
+	ConversationID string
+}
+
+// Call is one tool call as the model made it.
+type Call struct {
+	ID   string
+	Name string
+	Args json.RawMessage
+}
+
+// Tool is one callable tool.
+type Tool interface {
+	Definition() api.Tool
+	Tier() Tier
+	Timeout() time.Duration
+	Run(ctx context.Context, s Session, args json.RawMessage) (string, error)
+}
+
+// DefaultTimeout applies to a tool that reports none.
+const DefaultTimeout = 10 * time.Second
+
+// Registry maps tool names to tools.
+type Registry struct {
+	tools map[string]Tool
+	log   *slog.Logger
+}
+
+// NewRegistry returns a registry holding the given tools.
+func NewRegistry(log *slog.Logger, tools ...Tool) *Registry {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	r := &Registry{tools: make(map[string]Tool, len(tools)), log: log}
+	for _, t := range tools {
+		r.tools[t.Definition().Function.Name] = t
+	}
+	return r
+}
+
+// Definitions returns the tool definitions to send to the model, by name.
+func (r *Registry) Definitions() api.Tools {
+	if r == nil {
+		return nil
+	}
+	defs := make(api.Tools, 0, len(r.tools))
+	for _, t := range r.tools {
+		defs = append(defs, t.Definition())
+	}
+	sort.Slice(defs, func(i, j int) bool { return defs[i].Function.Name < defs[j].Function.Name })
+	return defs
+}
+
+// Execute runs one call. It never panics: an unknown tool, bad arguments,
+// a timeout or a panic inside the tool come back as an error, which the
+// caller sends to the model as an error result.
+func (r *Registry) Execute(ctx context.Context, s Session, c Call) (out string, err error) {
+	var t Tool
+	if r != nil {
+		t = r.tools[c.Name]
+	}
+	if t == nil {
+		return "", fmt.Errorf("%w %q", ErrUnknownTool, c.Name)
+	}
+	timeout := t.Timeout()
+	if timeout <= 0 {
+		timeout = DefaultTimeout
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+
+	type result struct {
+		out string
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		defer func() {
+			if p := recover(); p != nil {
+				r.log.Error("tool panicked", "tool", c.Name, "panic", p, "stack", string(debug.Stack()))
+				done <- result{err: fmt.Errorf("tool %s failed internally", c.Name)}
+			}
+		}()
+		o, e := t.Run(ctx, s, c.Args)
+		done <- result{o, e}
+	}()
+	select {
+	case res := <-done:
+		if errors.Is(res.err, context.DeadlineExceeded) && ctx.Err() != nil {
+			return "", fmt.Errorf("%s: %w after %s", c.Name, ErrTimeout, timeout)
+		}
+		return res.out, res.err
+	case <-ctx.Done():
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			return "", fmt.Errorf("%s: %w after %s", c.Name, ErrTimeout, timeout)
+		}
+		return "", ctx.Err()
+	}
+}
