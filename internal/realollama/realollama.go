@@ -36,10 +36,10 @@ const (
 
 const (
 	// startTimeout bounds how long Start waits for `ollama serve` to answer.
-	// Observed: 40-80 ms from exec to the first successful GET /.
+	// Observed: 25-65 ms from exec to the first successful GET /.
 	startTimeout = 30 * time.Second
 	// stopGrace is how long Stop waits after SIGTERM before killing.
-	// Observed: the server exits 5-20 ms after SIGTERM.
+	// Observed: the server and its runner exit 3-8 ms after SIGTERM.
 	stopGrace = 10 * time.Second
 	// startAttempts bounds retries when the free port we picked was taken
 	// by someone else before the server could bind it.
