@@ -86,7 +86,7 @@ type upper struct{}
 func (upper) Definition() api.Tool {
 	return api.Tool{Type: "function", Function: api.ToolFunction{Name: "shout", Description: "Upper-cases text."}}
 }
-func (upper) Tier() tools.Tier         { return tools.ReadOnly }
+func (upper) Tier() tools.Tier       { return tools.ReadOnly }
 func (upper) Timeout() time.Duration { return time.Second }
 func (upper) Run(_ context.Context, _ tools.Session, args json.RawMessage) (string, error) {
 	var in struct{ Text string }
