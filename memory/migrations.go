@@ -46,6 +46,49 @@ var migrations = []migration{
 		)`,
 		`CREATE INDEX messages_user ON messages(user_id)`,
 	}},
+	{version: 2, statements: []string{
+		// external_id is the id an imported conversation had in its source file.
+		`ALTER TABLE conversations ADD COLUMN external_id TEXT`,
+		`CREATE UNIQUE INDEX conversations_external ON conversations(user_id, external_id) WHERE external_id IS NOT NULL`,
+		`CREATE TABLE turns (
+			id              TEXT PRIMARY KEY,
+			conversation_id TEXT NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
+			user_id         TEXT NOT NULL,
+			number          INTEGER NOT NULL,
+			first_seq       INTEGER NOT NULL,
+			last_seq        INTEGER NOT NULL,
+			text            TEXT NOT NULL,
+			user_text       TEXT NOT NULL,
+			snippet         TEXT NOT NULL,
+			refs            TEXT NOT NULL DEFAULT '[]',
+			created_at      INTEGER NOT NULL,
+			hash            TEXT NOT NULL,
+			keyword_hash    TEXT NOT NULL DEFAULT '',
+			UNIQUE (conversation_id, number)
+		)`,
+		`CREATE INDEX turns_user_time ON turns(user_id, created_at)`,
+		// One row per embedded chunk of a turn (later also notes and
+		// summaries). text is the chunk's plain-text twin; hash is the
+		// owner's content hash when it was embedded.
+		`CREATE TABLE embeddings (
+			owner_id   TEXT NOT NULL,
+			kind       TEXT NOT NULL,
+			user_id    TEXT NOT NULL,
+			chunk      INTEGER NOT NULL,
+			model      TEXT NOT NULL,
+			dim        INTEGER NOT NULL,
+			hash       TEXT NOT NULL,
+			text       TEXT NOT NULL,
+			vector     F32_BLOB NOT NULL,
+			created_at INTEGER NOT NULL,
+			PRIMARY KEY (owner_id, model, chunk)
+		)`,
+		`CREATE INDEX embeddings_user_model ON embeddings(user_id, model)`,
+		`CREATE TABLE meta (
+			key   TEXT PRIMARY KEY,
+			value TEXT NOT NULL
+		)`,
+	}},
 }
 
 // LatestSchemaVersion is the schema version this build writes.

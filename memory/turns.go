@@ -1,0 +1,178 @@
+package memory
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// Turn is a user message plus the answer to it: the unit of search.
+type Turn struct {
+	ID             string    `json:"id"`
+	ConversationID string    `json:"conversation_id"`
+	UserID         string    `json:"user"`
+	Number         int       `json:"turn"`
+	FirstSeq       int       `json:"first_seq"`
+	LastSeq        int       `json:"last_seq"`
+	Text           string    `json:"text"`
+	UserText       string    `json:"user_text"`
+	Snippet        string    `json:"snippet"`
+	Refs           []string  `json:"refs"`
+	Time           time.Time `json:"time"`
+	Hash           string    `json:"hash"`
+}
+
+// TurnID is the stable id of a conversation's n-th turn.
+func TurnID(conversationID string, n int) string { return fmt.Sprintf("%s:%d", conversationID, n) }
+
+// Limits of the derived turn text.
+const (
+	snippetRunes  = 200
+	toolArgRunes  = 250
+	turnSeparator = "\n"
+)
+
+// BuildTurns groups a conversation's messages (in seq order) into turns:
+//   - a turn starts at a real user message (a user message with text) and
+//     runs up to the next real user message, provided an assistant answer is
+//     among its messages; otherwise it joins the next turn;
+//   - messages before the first user message join the first turn;
+//   - trailing messages with no answer form a turn of their own.
+//
+// The last rule keeps every stored message searchable; callers derive turns
+// only after a run has ended, so a turn still being answered is not indexed.
+func BuildTurns(userID, conversationID string, msgs []Message) []Turn {
+	var groups [][]Message
+	var cur []Message
+	asked, answered := false, false // the current group has a user message / an answer to it
+	for _, m := range msgs {
+		if isRealUser(m) {
+			if answered {
+				groups = append(groups, cur)
+				cur, answered = nil, false
+			}
+			asked = true
+		}
+		cur = append(cur, m)
+		if m.Role == RoleAssistant && asked {
+			answered = true
+		}
+	}
+	if len(cur) > 0 {
+		groups = append(groups, cur)
+	}
+	turns := make([]Turn, 0, len(groups))
+	for i, g := range groups {
+		turns = append(turns, makeTurn(userID, conversationID, i+1, g))
+	}
+	return turns
+}
+
+func isRealUser(m Message) bool {
+	return m.Role == RoleUser && strings.TrimSpace(m.Content) != ""
+}
+
+func makeTurn(userID, conversationID string, n int, msgs []Message) Turn {
+	t := Turn{
+		ID: TurnID(conversationID, n), ConversationID: conversationID, UserID: userID, Number: n,
+		FirstSeq: msgs[0].Seq, LastSeq: msgs[len(msgs)-1].Seq, Time: msgs[0].Created, Refs: []string{},
+	}
+	var text, user []string
+	for _, m := range msgs {
+		if m.Ref != "" {
+			t.Refs = append(t.Refs, m.Ref)
+		}
+		switch m.Role {
+		case RoleUser:
+			if s := strings.TrimSpace(m.Content); s != "" {
+				text = append(text, s)
+				user = append(user, s)
+			}
+		case RoleAssistant:
+			if s := strings.TrimSpace(m.Content); s != "" {
+				text = append(text, s)
+			}
+			for _, c := range m.ToolCalls {
+				text = append(text, ToolCallText(c))
+			}
+		}
+	}
+	t.Text = strings.Join(text, turnSeparator)
+	t.UserText = strings.Join(user, turnSeparator)
+	t.Snippet = cutRunes(t.UserText, snippetRunes)
+	sum := sha256.Sum256([]byte(t.Text + "\x00" + strings.Join(t.Refs, "\x00")))
+	t.Hash = hex.EncodeToString(sum[:16])
+	return t
+}
+
+// ToolCallText renders a tool call for indexing as "name key:value ...",
+// in argument order, every value cut to 250 characters.
+func ToolCallText(c ToolCall) string {
+	var b strings.Builder
+	b.WriteString(c.Name)
+	dec := json.NewDecoder(bytes.NewReader(c.Arguments))
+	dec.UseNumber()
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return b.String()
+	}
+	for dec.More() {
+		key, err := dec.Token()
+		if err != nil {
+			break
+		}
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			break
+		}
+		var s string
+		val := string(raw)
+		if json.Unmarshal(raw, &s) == nil {
+			val = s
+		}
+		fmt.Fprintf(&b, " %v:%s", key, cutRunes(strings.Join(strings.Fields(val), " "), toolArgRunes))
+	}
+	return b.String()
+}
+
+// cutRunes returns at most n runes of s.
+func cutRunes(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:n])
+}
+
+// Chunks splits text into pieces of at most maxTokens (estimated) that
+// overlap by about 10%, cutting between words. Text that fits is one chunk.
+func Chunks(text string, maxTokens int) []string {
+	maxChars := maxTokens * charsPerToken
+	if maxTokens <= 0 || len(text) <= maxChars {
+		return []string{text}
+	}
+	words := strings.Fields(text)
+	var chunks []string
+	for start := 0; start < len(words); {
+		end, size := start, 0
+		for end < len(words) && (end == start || size+len(words[end])+1 <= maxChars) {
+			size += len(words[end]) + 1
+			end++
+		}
+		chunks = append(chunks, strings.Join(words[start:end], " "))
+		if end == len(words) {
+			break
+		}
+		overlap := (end - start) / 10
+		start = max(end-overlap, start+1)
+	}
+	return chunks
+}
+
+// charsPerToken is a conservative estimate for English text, so that
+// estimated chunks stay inside the embedding model's context.
+const charsPerToken = 3

@@ -1,0 +1,243 @@
+package memory
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+// SyncTurns re-derives a conversation's turns from its messages and stores
+// those that changed. It returns the changed turns and the ids of turns
+// that no longer exist.
+func (s *Store) SyncTurns(ctx context.Context, userID, conversationID string) (changed []Turn, removed []string, err error) {
+	msgs, err := s.Messages(ctx, userID, conversationID)
+	if err != nil {
+		return nil, nil, err
+	}
+	turns := BuildTurns(userID, conversationID, msgs)
+	err = s.write(ctx, func(tx execer) error {
+		old := map[string]string{}
+		rows, err := tx.QueryContext(ctx, `SELECT id, hash FROM turns WHERE conversation_id = ? AND user_id = ?`, conversationID, userID)
+		if err != nil {
+			return err
+		}
+		for rows.Next() {
+			var id, h string
+			if err := rows.Scan(&id, &h); err != nil {
+				rows.Close()
+				return err
+			}
+			old[id] = h
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		for _, t := range turns {
+			if h, ok := old[t.ID]; ok && h == t.Hash {
+				delete(old, t.ID)
+				continue
+			}
+			delete(old, t.ID)
+			refs, _ := json.Marshal(t.Refs)
+			if _, err := tx.ExecContext(ctx, `INSERT INTO turns
+				(id, conversation_id, user_id, number, first_seq, last_seq, text, user_text, snippet, refs, created_at, hash)
+				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+				ON CONFLICT(id) DO UPDATE SET first_seq = excluded.first_seq, last_seq = excluded.last_seq,
+					text = excluded.text, user_text = excluded.user_text, snippet = excluded.snippet,
+					refs = excluded.refs, created_at = excluded.created_at, hash = excluded.hash`,
+				t.ID, t.ConversationID, userID, t.Number, t.FirstSeq, t.LastSeq, t.Text, t.UserText, t.Snippet,
+				string(refs), t.Time.UnixMilli(), t.Hash); err != nil {
+				return err
+			}
+			changed = append(changed, t)
+		}
+		for id := range old {
+			if err := deleteOwner(ctx, tx, `DELETE FROM turns WHERE id = ?`, id); err != nil {
+				return err
+			}
+			removed = append(removed, id)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, nil, fmt.Errorf("sync turns: %w", err)
+	}
+	return changed, removed, nil
+}
+
+// deleteOwner deletes a row and the embeddings it owns.
+func deleteOwner(ctx context.Context, tx execer, stmt, id string) error {
+	if _, err := tx.ExecContext(ctx, stmt, id); err != nil {
+		return err
+	}
+	_, err := tx.ExecContext(ctx, `DELETE FROM embeddings WHERE owner_id = ?`, id)
+	return err
+}
+
+// ConversationRef names a conversation and its owner.
+type ConversationRef struct {
+	UserID, ConversationID string
+}
+
+// StaleConversations lists conversations whose messages are newer than
+// their derived turns: the work left over after a crash or an import.
+func (s *Store) StaleConversations(ctx context.Context) ([]ConversationRef, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT c.user_id, c.id FROM conversations c
+		WHERE COALESCE((SELECT MAX(seq) FROM messages m WHERE m.conversation_id = c.id), 0)
+		    > COALESCE((SELECT MAX(last_seq) FROM turns t WHERE t.conversation_id = c.id), 0)`)
+	if err != nil {
+		return nil, fmt.Errorf("stale conversations: %w", err)
+	}
+	defer rows.Close()
+	var out []ConversationRef
+	for rows.Next() {
+		var r ConversationRef
+		if err := rows.Scan(&r.UserID, &r.ConversationID); err != nil {
+			return nil, fmt.Errorf("stale conversations: %w", err)
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+const turnColumns = `t.id, t.conversation_id, t.user_id, t.number, t.first_seq, t.last_seq, t.text, t.user_text,
+	t.snippet, t.refs, t.created_at, t.hash`
+
+func scanTurn(row interface{ Scan(...any) error }) (Turn, error) {
+	var t Turn
+	var refs string
+	var created int64
+	if err := row.Scan(&t.ID, &t.ConversationID, &t.UserID, &t.Number, &t.FirstSeq, &t.LastSeq, &t.Text,
+		&t.UserText, &t.Snippet, &refs, &created, &t.Hash); err != nil {
+		return Turn{}, err
+	}
+	t.Time = fromMS(created)
+	if err := json.Unmarshal([]byte(refs), &t.Refs); err != nil || t.Refs == nil {
+		t.Refs = []string{}
+	}
+	return t, nil
+}
+
+func (s *Store) queryTurns(ctx context.Context, q string, args ...any) ([]Turn, error) {
+	rows, err := s.db.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []Turn
+	for rows.Next() {
+		t, err := scanTurn(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, t)
+	}
+	return out, rows.Err()
+}
+
+// TurnsByID returns the user's turns with the given ids (missing ones are skipped).
+func (s *Store) TurnsByID(ctx context.Context, userID string, ids []string) (map[string]Turn, error) {
+	out := make(map[string]Turn, len(ids))
+	for start := 0; start < len(ids); start += maxParams {
+		part := ids[start:min(start+maxParams, len(ids))]
+		args := append([]any{userID}, toAny(part)...)
+		turns, err := s.queryTurns(ctx, `SELECT `+turnColumns+` FROM turns t WHERE t.user_id = ? AND t.id IN (`+placeholders(len(part))+`)`, args...)
+		if err != nil {
+			return nil, fmt.Errorf("turns: %w", err)
+		}
+		for _, t := range turns {
+			out[t.ID] = t
+		}
+	}
+	return out, nil
+}
+
+// TurnsNeedingKeywordIndex returns turns whose text is not yet in the keyword index.
+func (s *Store) TurnsNeedingKeywordIndex(ctx context.Context, limit int) ([]Turn, error) {
+	turns, err := s.queryTurns(ctx, `SELECT `+turnColumns+` FROM turns t WHERE t.keyword_hash != t.hash LIMIT ?`, limit)
+	if err != nil {
+		return nil, fmt.Errorf("turns to index: %w", err)
+	}
+	return turns, nil
+}
+
+// AllTurns calls fn with every turn of every user in batches, for rebuilding indexes.
+func (s *Store) AllTurns(ctx context.Context, batch int, fn func([]Turn) error) error {
+	after := ""
+	for {
+		turns, err := s.queryTurns(ctx, `SELECT `+turnColumns+` FROM turns t WHERE t.id > ? ORDER BY t.id LIMIT ?`, after, batch)
+		if err != nil {
+			return fmt.Errorf("all turns: %w", err)
+		}
+		if len(turns) == 0 {
+			return nil
+		}
+		if err := fn(turns); err != nil {
+			return err
+		}
+		after = turns[len(turns)-1].ID
+	}
+}
+
+// MarkKeywordIndexed records that these turns' current text is in the keyword index.
+func (s *Store) MarkKeywordIndexed(ctx context.Context, turns []Turn) error {
+	return s.write(ctx, func(tx execer) error {
+		for _, t := range turns {
+			if _, err := tx.ExecContext(ctx, `UPDATE turns SET keyword_hash = ? WHERE id = ?`, t.Hash, t.ID); err != nil {
+				return fmt.Errorf("mark indexed: %w", err)
+			}
+		}
+		return nil
+	})
+}
+
+// ResetKeywordIndexed forgets what is in the keyword index, so that every
+// turn is indexed again.
+func (s *Store) ResetKeywordIndexed(ctx context.Context) error {
+	return s.write(ctx, func(tx execer) error {
+		_, err := tx.ExecContext(ctx, `UPDATE turns SET keyword_hash = ''`)
+		return err
+	})
+}
+
+// CountTurns counts all stored turns.
+func (s *Store) CountTurns(ctx context.Context) (int, error) {
+	var n int
+	err := s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM turns`).Scan(&n)
+	return n, err
+}
+
+// Meta reads a key of the store's metadata ("" when unset).
+func (s *Store) Meta(ctx context.Context, key string) (string, error) {
+	var v string
+	err := s.db.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = ?`, key).Scan(&v)
+	if err == sql.ErrNoRows {
+		return "", nil
+	}
+	return v, err
+}
+
+// SetMeta writes a key of the store's metadata.
+func (s *Store) SetMeta(ctx context.Context, key, value string) error {
+	return s.write(ctx, func(tx execer) error {
+		_, err := tx.ExecContext(ctx, `INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value`, key, value)
+		return err
+	})
+}
+
+// maxParams keeps IN lists well under SQLite's variable limit.
+const maxParams = 500
+
+func placeholders(n int) string { return strings.TrimSuffix(strings.Repeat("?,", n), ",") }
+
+func toAny[T any](xs []T) []any {
+	out := make([]any, len(xs))
+	for i, x := range xs {
+		out[i] = x
+	}
+	return out
+}
+
