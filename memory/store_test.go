@@ -284,3 +284,12 @@ func TestConcurrentWritersLoseNothing(t *testing.T) {
 		t.Fatalf("stored %d of %d messages", len(got), 2*perWriter)
 	}
 }
+
+func mustTime(t *testing.T, s string) time.Time {
+	t.Helper()
+	tm, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tm
+}

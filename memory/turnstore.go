@@ -240,4 +240,3 @@ func toAny[T any](xs []T) []any {
 	}
 	return out
 }
-

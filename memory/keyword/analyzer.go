@@ -1,0 +1,242 @@
+package keyword
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/blevesearch/snowballstem"
+	"github.com/blevesearch/snowballstem/english"
+)
+
+// analyzer turns English text into index terms. The index stores its output
+// (terms joined by spaces) in fields whose Bleve analyzer only splits on
+// whitespace, so documents and queries go through exactly this code.
+//
+// Steps: Unicode word tokenizer (letters and digits; apostrophes inside
+// words kept for the next step, hyphens split), lower case, possessives and
+// contractions removed ("caroline's" -> "caroline", "we're" -> "we", "n't"
+// words dropped), English stop words removed, irregular verb and noun forms
+// mapped to their lemma ("went" -> "go", "children" -> "child"), ordinal
+// suffixes removed ("8th" -> "8"), then the Snowball (Porter2) English stemmer.
+type analyzer struct {
+	stop      map[string]bool
+	irregular map[string]string
+}
+
+// maxTokenBytes drops longer tokens (base64 blobs, URLs' junk): they only bloat the index.
+const maxTokenBytes = 40
+
+func newAnalyzer() *analyzer {
+	a := &analyzer{stop: map[string]bool{}, irregular: map[string]string{}}
+	for _, w := range strings.Fields(stopWords) {
+		a.stop[w] = true
+	}
+	for _, line := range strings.Split(irregularForms, "\n") {
+		f := strings.Fields(line)
+		for _, form := range f[min(1, len(f)):] {
+			a.irregular[form] = f[0]
+		}
+	}
+	return a
+}
+
+// terms analyzes text into index terms, in order.
+func (a *analyzer) terms(text string) []string {
+	var out []string
+	for _, w := range words(text) {
+		if t, ok := a.term(w); ok {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// term normalises one lower-cased word; ok is false for words that are not indexed.
+func (a *analyzer) term(w string) (string, bool) {
+	if strings.Contains(w, "n't") {
+		return "", false
+	}
+	if i := strings.IndexByte(w, '\''); i >= 0 {
+		w = w[:i]
+	}
+	if w == "" || len(w) > maxTokenBytes || a.stop[w] {
+		return "", false
+	}
+	if isNumeric(w) {
+		return w, true
+	}
+	if n, ok := ordinal(w); ok {
+		return n, true
+	}
+	if utf8.RuneCountInString(w) < 2 {
+		return "", false
+	}
+	if lemma, ok := a.irregular[w]; ok {
+		w = lemma
+	}
+	return stem(w), true
+}
+
+// words splits text into lower-cased words of letters, digits and inner apostrophes.
+func words(text string) []string {
+	var out []string
+	var b strings.Builder
+	flush := func() {
+		w := strings.Trim(b.String(), "'")
+		if w != "" {
+			out = append(out, w)
+		}
+		b.Reset()
+	}
+	for _, r := range text {
+		switch {
+		case unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.Mn, r):
+			b.WriteRune(unicode.ToLower(r))
+		case (r == '\'' || r == '\u2019') && b.Len() > 0:
+			b.WriteByte('\'')
+		default:
+			flush()
+		}
+	}
+	flush()
+	return out
+}
+
+func isNumeric(w string) bool {
+	for i := 0; i < len(w); i++ {
+		if w[i] < '0' || w[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// ordinal maps "8th", "1st", "22nd", "3rd" to the number.
+func ordinal(w string) (string, bool) {
+	if len(w) < 3 {
+		return "", false
+	}
+	n, suffix := w[:len(w)-2], w[len(w)-2:]
+	if !isNumeric(n) {
+		return "", false
+	}
+	switch suffix {
+	case "st", "nd", "rd", "th":
+		return n, true
+	}
+	return "", false
+}
+
+func stem(w string) string {
+	env := snowballstem.NewEnv(w)
+	english.Stem(env)
+	return env.Current()
+}
+
+// stopWords: the Snowball English list without contractions (handled in
+// term), plus modal and filler words common in chat. Month names ("may",
+// "march") are kept: they are needed by date questions.
+const stopWords = `
+i me my myself we us our ours ourselves you your yours yourself yourselves
+he him his himself she her hers herself it its itself they them their theirs
+themselves what which who whom whose this that these those am is are was were
+be been being have has had having do does did doing would should could ought
+will shall can might must a an the and but if or because as until while of at
+by for with about against between into through during before after above
+below to from up down in out on off over under again further then once here
+there when where why how all any both each few more most other some such no
+nor not only own same so than too very just also cannot let
+`
+
+// irregularForms maps irregular English inflections to their lemma: the first
+// word of each line is the lemma, the rest are forms. Ambiguous forms ("bit",
+// "rose", "lay", "wound", "ground") are left out.
+const irregularForms = `go went gone goes
+be was were been
+begin began begun
+become became
+break broke broken
+bring brought
+build built
+buy bought
+catch caught
+choose chose chosen
+come came
+deal dealt
+dig dug
+draw drew drawn
+dream dreamt
+drink drank drunk
+drive drove driven
+eat ate eaten
+fall fell fallen
+feed fed
+feel felt
+fight fought
+find found
+flee fled
+fly flew flown
+forget forgot forgotten
+forgive forgave forgiven
+freeze froze frozen
+get got gotten
+give gave given
+grow grew grown
+hang hung
+hear heard
+hide hid hidden
+hold held
+keep kept
+know knew known
+lead led
+leave left
+lend lent
+lose lost
+make made
+mean meant
+meet met
+overcome overcame
+pay paid
+ride rode ridden
+ring rang rung
+rise risen
+run ran
+say said
+see saw seen
+seek sought
+sell sold
+send sent
+shake shook shaken
+shoot shot
+sing sang sung
+sit sat
+sleep slept
+speak spoke spoken
+spend spent
+stand stood
+steal stole stolen
+stick stuck
+sting stung
+strike struck
+swear swore sworn
+swim swam swum
+swing swung
+take took taken
+teach taught
+tear tore torn
+tell told
+think thought
+throw threw thrown
+understand understood
+wake woke woken
+wear wore worn
+weep wept
+win won
+write wrote written
+child children
+man men
+woman women
+foot feet
+tooth teeth
+mouse mice`

@@ -1,0 +1,457 @@
+package memory
+
+import (
+	"bufio"
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// Record is one message in mneme's JSON-lines import and export format.
+type Record struct {
+	// ID is the message id; optional on import (exports carry it so that
+	// importing an export into the same database changes nothing).
+	ID           string     `json:"id,omitempty"`
+	User         string     `json:"user,omitempty"`
+	Conversation string     `json:"conversation"`
+	Title        string     `json:"title,omitempty"`
+	Role         Role       `json:"role"`
+	Content      string     `json:"content"`
+	Time         string     `json:"time,omitempty"`
+	Ref          string     `json:"ref,omitempty"`
+	ToolCalls    []ToolCall `json:"tool_calls,omitempty"`
+	Thinking     string     `json:"thinking,omitempty"`
+	ToolCallID   string     `json:"tool_call_id,omitempty"`
+	ToolName     string     `json:"tool_name,omitempty"`
+	Status       Status     `json:"status,omitempty"`
+}
+
+// ImportStats counts what an import did.
+type ImportStats struct {
+	Lines         int               `json:"lines"`
+	Imported      int               `json:"imported"`
+	Unchanged     int               `json:"unchanged"`
+	Bad           int               `json:"bad"`
+	Conversations []ConversationRef `json:"-"`
+}
+
+// LineError is a bad line in an import file.
+type LineError struct {
+	Line int
+	Err  error
+}
+
+func (e LineError) Error() string { return fmt.Sprintf("line %d: %v", e.Line, e.Err) }
+func (e LineError) Unwrap() error { return e.Err }
+
+// maxImportLine bounds one JSON line.
+const maxImportLine = 16 << 20
+
+// importBatch is how many messages go into one transaction.
+const importBatch = 2000
+
+// idSpace namespaces the deterministic ids of imported rows.
+var idSpace = uuid.MustParse("6f1c7f8e-3a52-4d7e-9a51-0f6d1b1f3c11")
+
+// Import reads JSON lines from r and stores their messages. Lines without
+// "user" belong to defaultUser. Bad lines are reported to onBad with their
+// line number and skipped; everything else is kept. Importing the same file
+// again changes nothing: each message's id derives from its user,
+// conversation and position in the file.
+func (s *Store) Import(ctx context.Context, defaultUser string, r io.Reader, onBad func(LineError)) (ImportStats, error) {
+	var st ImportStats
+	imp := &importer{s: s, convs: map[convKey]*importConv{}}
+	br := bufio.NewReaderSize(r, 1<<20)
+	var pending []importMsg
+	flush := func() error {
+		if len(pending) == 0 {
+			return nil
+		}
+		n, err := imp.write(ctx, pending)
+		st.Imported += n
+		st.Unchanged += len(pending) - n
+		pending = pending[:0]
+		return err
+	}
+	for line := 1; ; line++ {
+		raw, err := readLine(br)
+		if errors.Is(err, io.EOF) && len(raw) == 0 {
+			break
+		}
+		if err != nil && !errors.Is(err, io.EOF) {
+			if errors.Is(err, errLineTooLong) {
+				st.Lines++
+				st.Bad++
+				if onBad != nil {
+					onBad(LineError{Line: line, Err: err})
+				}
+				continue
+			}
+			return st, fmt.Errorf("import: read: %w", err)
+		}
+		if strings.TrimSpace(string(raw)) == "" {
+			continue
+		}
+		st.Lines++
+		m, lerr := imp.parse(raw, defaultUser)
+		if lerr != nil {
+			st.Bad++
+			if onBad != nil {
+				onBad(LineError{Line: line, Err: lerr})
+			}
+			continue
+		}
+		pending = append(pending, m)
+		if len(pending) >= importBatch {
+			if err := flush(); err != nil {
+				return st, err
+			}
+		}
+	}
+	if err := flush(); err != nil {
+		return st, err
+	}
+	for k, c := range imp.convs {
+		if c.id != "" {
+			st.Conversations = append(st.Conversations, ConversationRef{UserID: k.user, ConversationID: c.id})
+		}
+	}
+	return st, nil
+}
+
+var errLineTooLong = fmt.Errorf("line longer than %d MiB", maxImportLine>>20)
+
+// readLine reads one line, refusing (and skipping) lines over the limit.
+func readLine(br *bufio.Reader) ([]byte, error) {
+	var buf []byte
+	for {
+		chunk, err := br.ReadSlice('\n')
+		if len(buf)+len(chunk) > maxImportLine {
+			for errors.Is(err, bufio.ErrBufferFull) {
+				_, err = br.ReadSlice('\n')
+			}
+			return nil, errLineTooLong
+		}
+		buf = append(buf, chunk...)
+		if errors.Is(err, bufio.ErrBufferFull) {
+			continue
+		}
+		return buf, err
+	}
+}
+
+type convKey struct{ user, external string }
+
+type importConv struct {
+	id       string
+	title    string
+	ordinal  int // messages of this conversation seen in the file
+	nextSeq  int // 0 until loaded from the database
+	created  bool
+	newTitle string
+}
+
+type importMsg struct {
+	key  convKey
+	conv *importConv
+	msg  Message
+}
+
+type importer struct {
+	s     *Store
+	convs map[convKey]*importConv
+}
+
+func (imp *importer) parse(raw []byte, defaultUser string) (importMsg, error) {
+	var rec Record
+	dec := json.NewDecoder(strings.NewReader(string(raw)))
+	if err := dec.Decode(&rec); err != nil {
+		return importMsg{}, fmt.Errorf("not a JSON object: %w", err)
+	}
+	user := strings.TrimSpace(first(rec.User, defaultUser))
+	switch {
+	case user == "":
+		return importMsg{}, errors.New(`no "user" and no default user`)
+	case strings.TrimSpace(rec.Conversation) == "":
+		return importMsg{}, errors.New(`missing "conversation"`)
+	case !rec.Role.Valid():
+		return importMsg{}, fmt.Errorf(`"role" must be user, assistant, tool or system, not %q`, rec.Role)
+	case rec.Status != "" && rec.Status != StatusComplete && rec.Status != StatusInterrupted:
+		return importMsg{}, fmt.Errorf(`"status" must be complete or interrupted, not %q`, rec.Status)
+	}
+	var created time.Time
+	if rec.Time != "" {
+		t, err := time.Parse(time.RFC3339Nano, rec.Time)
+		if err != nil {
+			return importMsg{}, fmt.Errorf(`"time" is not RFC 3339: %q`, rec.Time)
+		}
+		created = t
+	}
+	for i, c := range rec.ToolCalls {
+		if c.Name == "" {
+			return importMsg{}, fmt.Errorf("tool call %d has no name", i+1)
+		}
+		if len(c.Arguments) > 0 && !json.Valid(c.Arguments) {
+			return importMsg{}, fmt.Errorf("tool call %d has invalid arguments", i+1)
+		}
+	}
+	key := convKey{user: user, external: rec.Conversation}
+	c := imp.convs[key]
+	if c == nil {
+		c = &importConv{}
+		imp.convs[key] = c
+	}
+	if rec.Title != "" {
+		c.newTitle = rec.Title
+	}
+	c.ordinal++
+	return importMsg{key: key, conv: c, msg: Message{
+		ID: rec.ID, Role: rec.Role, Content: rec.Content, Thinking: rec.Thinking,
+		ToolCalls: rec.ToolCalls, ToolCallID: rec.ToolCallID, ToolName: rec.ToolName, Ref: rec.Ref,
+		Created: created, Status: first(rec.Status, StatusComplete), Seq: c.ordinal,
+	}}, nil
+}
+
+// messageID is an imported message's id: the one in the file when the
+// conversation kept its own id (a re-import of an export), else one derived
+// from the conversation and the message's position in the file.
+func (c *importConv) messageID(m Message, key convKey) string {
+	if m.ID != "" && c.id == key.external {
+		return m.ID
+	}
+	return uuid.NewSHA1(idSpace, []byte(fmt.Sprintf("message\x00%s\x00%d", c.id, m.Seq))).String()
+}
+
+// write stores a batch in one transaction and reports how many were new.
+func (imp *importer) write(ctx context.Context, batch []importMsg) (int, error) {
+	s := imp.s
+	now := s.nowMS()
+	n := 0
+	err := s.write(ctx, func(tx execer) error {
+		n = 0
+		for _, im := range batch {
+			c := im.conv
+			if !c.created {
+				if err := imp.ensureConversation(ctx, tx, im.key, c, now); err != nil {
+					return err
+				}
+			}
+			m := im.msg
+			m.ID = c.messageID(m, im.key)
+			if m.Created.IsZero() {
+				m.Created = fromMS(now)
+			}
+			m.Content, m.Thinking, m.Ref = cleanText(m.Content), cleanText(m.Thinking), cleanText(m.Ref)
+			var calls, ref any
+			if len(m.ToolCalls) > 0 {
+				b, _ := json.Marshal(m.ToolCalls)
+				calls = string(b)
+			}
+			if m.Ref != "" {
+				ref = m.Ref
+			}
+			res, err := tx.ExecContext(ctx, `INSERT INTO messages
+				(id, conversation_id, user_id, seq, role, content, thinking, tool_calls, tool_call_id, tool_name, ref, created_at, status)
+				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO NOTHING`,
+				m.ID, c.id, im.key.user, c.nextSeq, string(m.Role), m.Content, m.Thinking, calls,
+				m.ToolCallID, m.ToolName, ref, m.Created.UnixMilli(), string(m.Status))
+			if err != nil {
+				return fmt.Errorf("import message: %w", err)
+			}
+			if k, _ := res.RowsAffected(); k > 0 {
+				n++
+				c.nextSeq++
+				if _, err := tx.ExecContext(ctx, `UPDATE conversations SET updated_at = MAX(updated_at, ?),
+					created_at = MIN(created_at, ?) WHERE id = ?`, m.Created.UnixMilli(), m.Created.UnixMilli(), c.id); err != nil {
+					return err
+				}
+			}
+			if c.newTitle != "" {
+				if _, err := tx.ExecContext(ctx, `UPDATE conversations SET title = ? WHERE id = ?`, cleanText(c.newTitle), c.id); err != nil {
+					return err
+				}
+				c.newTitle = ""
+			} else if m.Role == RoleUser {
+				if _, err := tx.ExecContext(ctx, `UPDATE conversations SET title = ? WHERE id = ? AND title = ''`, DeriveTitle(m.Content), c.id); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		// The transaction rolled back: forget what this batch created.
+		for _, im := range batch {
+			im.conv.created = false
+		}
+		return 0, err
+	}
+	return n, nil
+}
+
+// ensureConversation finds or creates the conversation a file names: the
+// user's conversation with that id (an export of this database), else the
+// one imported before under that name, else a new one.
+func (imp *importer) ensureConversation(ctx context.Context, tx execer, key convKey, c *importConv, now int64) error {
+	if err := ensureUser(ctx, tx, key.user, now); err != nil {
+		return err
+	}
+	derived := uuid.NewSHA1(idSpace, []byte("conversation\x00"+key.user+"\x00"+key.external)).String()
+	c.id = ""
+	for _, id := range []string{key.external, derived} {
+		var owner string
+		err := tx.QueryRowContext(ctx, `SELECT user_id FROM conversations WHERE id = ?`, id).Scan(&owner)
+		if err == nil && owner == key.user {
+			c.id = id
+			break
+		}
+		if errors.Is(err, sql.ErrNoRows) && id == derived {
+			c.id = id
+			ext := any(key.external)
+			if _, err := tx.ExecContext(ctx, `INSERT INTO conversations(id, user_id, title, created_at, updated_at, external_id)
+				VALUES (?, ?, '', ?, 0, ?)`, c.id, key.user, now, ext); err != nil {
+				return fmt.Errorf("import conversation: %w", err)
+			}
+		}
+		if err != nil && !errors.Is(err, sql.ErrNoRows) {
+			return err
+		}
+	}
+	if c.id == "" {
+		return fmt.Errorf("import conversation %q: id taken by another user: %w", key.external, ErrInvalid)
+	}
+	if err := tx.QueryRowContext(ctx, `SELECT COALESCE(MAX(seq), 0) + 1 FROM messages WHERE conversation_id = ?`, c.id).Scan(&c.nextSeq); err != nil {
+		return err
+	}
+	c.created = true
+	return nil
+}
+
+// ExportFormat is an export file format.
+type ExportFormat string
+
+// Export formats.
+const (
+	FormatJSONL    ExportFormat = "jsonl"
+	FormatMarkdown ExportFormat = "markdown"
+)
+
+// Export writes the user's conversations (or one, when conversationID is
+// set) to w. JSON lines round-trip through Import.
+func (s *Store) Export(ctx context.Context, userID, conversationID string, format ExportFormat, w io.Writer) error {
+	var convs []Conversation
+	if conversationID != "" {
+		c, err := s.Conversation(ctx, userID, conversationID)
+		if err != nil {
+			return fmt.Errorf("export: %w", err)
+		}
+		convs = []Conversation{c}
+	} else {
+		list, err := s.ListConversations(ctx, userID, ListOptions{IncludeArchived: true})
+		if err != nil {
+			return fmt.Errorf("export: %w", err)
+		}
+		// Oldest first reads naturally and keeps re-exports stable.
+		for i := len(list) - 1; i >= 0; i-- {
+			convs = append(convs, list[i])
+		}
+	}
+	bw := bufio.NewWriter(w)
+	for i, c := range convs {
+		msgs, err := s.Messages(ctx, userID, c.ID)
+		if err != nil {
+			return fmt.Errorf("export: %w", err)
+		}
+		external, err := s.externalID(ctx, c.ID)
+		if err != nil {
+			return fmt.Errorf("export: %w", err)
+		}
+		switch format {
+		case FormatJSONL:
+			err = exportJSONL(bw, userID, first(external, c.ID), c.Title, msgs)
+		case FormatMarkdown:
+			if i > 0 {
+				bw.WriteString("\n---\n\n")
+			}
+			err = exportMarkdown(bw, c, msgs)
+		default:
+			return fmt.Errorf("export: format %q: %w", format, ErrInvalid)
+		}
+		if err != nil {
+			return fmt.Errorf("export: %w", err)
+		}
+	}
+	return bw.Flush()
+}
+
+func (s *Store) externalID(ctx context.Context, id string) (string, error) {
+	var ext *string
+	if err := s.db.QueryRowContext(ctx, `SELECT external_id FROM conversations WHERE id = ?`, id).Scan(&ext); err != nil {
+		return "", err
+	}
+	if ext == nil {
+		return "", nil
+	}
+	return *ext, nil
+}
+
+func exportJSONL(w io.Writer, user, conv, title string, msgs []Message) error {
+	enc := json.NewEncoder(w)
+	for _, m := range msgs {
+		rec := Record{
+			ID: m.ID, User: user, Conversation: conv, Title: title, Role: m.Role, Content: m.Content,
+			Time: m.Created.UTC().Format(time.RFC3339Nano), Ref: m.Ref, ToolCalls: m.ToolCalls,
+			Thinking: m.Thinking, ToolCallID: m.ToolCallID, ToolName: m.ToolName,
+		}
+		if m.Status == StatusInterrupted {
+			rec.Status = m.Status
+		}
+		if err := enc.Encode(rec); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func exportMarkdown(w *bufio.Writer, c Conversation, msgs []Message) error {
+	title := first(c.Title, "Untitled conversation")
+	fmt.Fprintf(w, "# %s\n\n_%s · %d messages · %s_\n", title, c.Created.Format("2 January 2006 15:04"), len(msgs), c.ID)
+	for _, m := range msgs {
+		switch m.Role {
+		case RoleUser:
+			fmt.Fprintf(w, "\n## You\n\n%s\n", m.Content)
+		case RoleAssistant:
+			fmt.Fprintf(w, "\n## Assistant\n\n")
+			if m.Content != "" {
+				fmt.Fprintf(w, "%s\n", m.Content)
+			}
+			for _, c := range m.ToolCalls {
+				fmt.Fprintf(w, "\n> tool call: `%s`\n", ToolCallText(c))
+			}
+			if m.Status == StatusInterrupted {
+				fmt.Fprintf(w, "\n_(interrupted)_\n")
+			}
+		case RoleTool:
+			fmt.Fprintf(w, "\n> tool result (%s):\n>\n> %s\n", m.ToolName, strings.ReplaceAll(strings.TrimSpace(m.Content), "\n", "\n> "))
+		case RoleSystem:
+			fmt.Fprintf(w, "\n## System\n\n%s\n", m.Content)
+		}
+	}
+	return nil
+}
+
+func first[T ~string](vals ...T) T {
+	for _, v := range vals {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}

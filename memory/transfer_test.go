@@ -1,0 +1,162 @@
+package memory
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+const sampleImport = `{"conversation":"trip","title":"Lisbon trip","role":"user","content":"Plan a trip to Lisbon","time":"2024-05-01T10:00:00Z","ref":"D1:1"}
+{"conversation":"trip","role":"assistant","content":"Day 1: Alfama.","time":"2024-05-01T10:00:05Z","ref":"D1:2"}
+not json at all
+{"conversation":"trip","role":"robot","content":"x"}
+{"conversation":"","role":"user","content":"x"}
+{"conversation":"trip","role":"user","content":"x","time":"yesterday"}
+
+{"conversation":"trip","role":"assistant","content":"","tool_calls":[{"name":"memory_save","arguments":{"content":"likes trams"}}]}
+{"user":"bob","conversation":"bobs","role":"user","content":"bob's question"}
+`
+
+func importString(t *testing.T, s *Store, user, data string) (ImportStats, []LineError) {
+	t.Helper()
+	var bad []LineError
+	st, err := s.Import(context.Background(), user, strings.NewReader(data), func(e LineError) { bad = append(bad, e) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st, bad
+}
+
+func TestImportReportsBadLinesAndKeepsTheRest(t *testing.T) {
+	ctx := context.Background()
+	s := openTest(t)
+	st, bad := importString(t, s, "alice", sampleImport)
+	var lines []int
+	for _, b := range bad {
+		lines = append(lines, b.Line)
+	}
+	if len(lines) != 4 || lines[0] != 3 || lines[1] != 4 || lines[2] != 5 || lines[3] != 6 {
+		t.Fatalf("bad lines = %v (%v)", lines, bad)
+	}
+	if !strings.Contains(bad[1].Error(), `"role"`) || !strings.Contains(bad[3].Error(), "RFC 3339") {
+		t.Fatalf("messages do not say what is wrong: %v", bad)
+	}
+	if st.Lines != 8 || st.Imported != 4 || st.Bad != 4 {
+		t.Fatalf("stats = %+v", st)
+	}
+	convs, _ := s.ListConversations(ctx, "alice", ListOptions{})
+	if len(convs) != 1 || convs[0].Title != "Lisbon trip" || convs[0].MessageCount != 3 {
+		t.Fatalf("alice's conversations = %+v", convs)
+	}
+	if !convs[0].Created.Equal(mustTime(t, "2024-05-01T10:00:00Z")) {
+		t.Fatalf("created = %v, want the first message's time", convs[0].Created)
+	}
+	msgs, _ := s.Messages(ctx, "alice", convs[0].ID)
+	if msgs[0].Ref != "D1:1" || msgs[2].ToolCalls[0].Name != "memory_save" {
+		t.Fatalf("messages = %+v", msgs)
+	}
+	bobs, _ := s.ListConversations(ctx, "bob", ListOptions{})
+	if len(bobs) != 1 || bobs[0].Title != "bob's question" {
+		t.Fatalf("bob's conversations = %+v", bobs)
+	}
+	// Importing the same file again changes nothing.
+	again, _ := importString(t, s, "alice", sampleImport)
+	if again.Imported != 0 || again.Unchanged != 4 {
+		t.Fatalf("re-import stats = %+v", again)
+	}
+	if msgs2, _ := s.Messages(ctx, "alice", convs[0].ID); len(msgs2) != 3 {
+		t.Fatalf("re-import duplicated messages: %d", len(msgs2))
+	}
+}
+
+func exportRecords(t *testing.T, s *Store, user string) []Record {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := s.Export(context.Background(), user, "", FormatJSONL, &buf); err != nil {
+		t.Fatal(err)
+	}
+	var out []Record
+	dec := json.NewDecoder(&buf)
+	for dec.More() {
+		var r Record
+		if err := dec.Decode(&r); err != nil {
+			t.Fatal(err)
+		}
+		r.ID = ""
+		out = append(out, r)
+	}
+	return out
+}
+
+func TestExportRoundTrips(t *testing.T) {
+	ctx := context.Background()
+	a := openTest(t)
+	importString(t, a, "alice", sampleImport)
+	// A conversation made by chatting, not importing.
+	c, _ := a.CreateConversation(ctx, "alice", "")
+	a.AppendMessage(ctx, "alice", Message{ConversationID: c.ID, Role: RoleUser, Content: "native question"})
+	a.AppendMessage(ctx, "alice", Message{ConversationID: c.ID, Role: RoleAssistant, Content: "partial", Thinking: "hmm", Status: StatusInterrupted})
+
+	var first bytes.Buffer
+	if err := a.Export(ctx, "alice", "", FormatJSONL, &first); err != nil {
+		t.Fatal(err)
+	}
+	want := exportRecords(t, a, "alice")
+	if len(want) != 5 {
+		t.Fatalf("exported %d records", len(want))
+	}
+
+	// Into a fresh store and out again: the same records.
+	b := openTest(t)
+	importString(t, b, "alice", first.String())
+	got := exportRecords(t, b, "alice")
+	wantJSON, _ := json.Marshal(want)
+	gotJSON, _ := json.Marshal(got)
+	if !bytes.Equal(wantJSON, gotJSON) {
+		t.Fatalf("round trip differs:\nwant %s\ngot  %s", wantJSON, gotJSON)
+	}
+
+	// Back into the store it came from: nothing changes.
+	st, bad := importString(t, a, "alice", first.String())
+	if st.Imported != 0 || len(bad) != 0 {
+		t.Fatalf("re-importing an export into its own store: %+v %v", st, bad)
+	}
+	if list, _ := a.ListConversations(ctx, "alice", ListOptions{}); len(list) != 2 {
+		t.Fatalf("conversations after re-import: %d", len(list))
+	}
+}
+
+func TestExportMarkdownAndScope(t *testing.T) {
+	ctx := context.Background()
+	s := openTest(t)
+	importString(t, s, "alice", sampleImport)
+	convs, _ := s.ListConversations(ctx, "alice", ListOptions{})
+	var buf bytes.Buffer
+	if err := s.Export(ctx, "alice", convs[0].ID, FormatMarkdown, &buf); err != nil {
+		t.Fatal(err)
+	}
+	md := buf.String()
+	for _, want := range []string{"# Lisbon trip", "## You\n\nPlan a trip to Lisbon", "## Assistant\n\nDay 1: Alfama.", "memory_save content:likes trams"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("markdown lacks %q:\n%s", want, md)
+		}
+	}
+	if strings.Contains(md, "bob") {
+		t.Fatal("alice's export contains bob's conversation")
+	}
+	if err := s.Export(ctx, "bob", convs[0].ID, FormatJSONL, &buf); err == nil {
+		t.Fatal("bob exported alice's conversation")
+	}
+}
+
+func TestImportRejectsHugeLinesAndKeepsGoing(t *testing.T) {
+	s := openTest(t)
+	huge := `{"conversation":"c","role":"user","content":"` + strings.Repeat("a", maxImportLine+10) + `"}` + "\n"
+	data := huge + `{"conversation":"c","role":"user","content":"small"}` + "\n"
+	st, bad := importString(t, s, "alice", data)
+	if len(bad) != 1 || bad[0].Line != 1 || st.Imported != 1 {
+		t.Fatalf("stats %+v bad %v", st, bad)
+	}
+}
