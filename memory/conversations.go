@@ -200,3 +200,21 @@ func cleanText(s string) string {
 	s = strings.ToValidUTF8(s, "\uFFFD")
 	return strings.ReplaceAll(s, "\x00", "\uFFFD")
 }
+
+// SetArchived archives or unarchives a conversation.
+func (s *Store) SetArchived(ctx context.Context, userID, id string, archived bool) error {
+	v := 0
+	if archived {
+		v = 1
+	}
+	return s.write(ctx, func(tx execer) error {
+		res, err := tx.ExecContext(ctx, `UPDATE conversations SET archived = ? WHERE id = ? AND user_id = ?`, v, id, userID)
+		if err != nil {
+			return fmt.Errorf("archive conversation: %w", err)
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return fmt.Errorf("archive conversation %q: %w", id, ErrNotFound)
+		}
+		return nil
+	})
+}

@@ -1,0 +1,160 @@
+package memory
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"github.com/ollama/ollama/api"
+
+	"github.com/mneme-dev/mneme/memory/vector"
+)
+
+// embedBatch is how many turns are embedded per request.
+const embedBatch = 16
+
+// embedPending embeds turns that have no vectors under the current model
+// for their current text, newest first.
+func (ix *Index) embedPending(ctx context.Context) error {
+	if ix.EmbedModelName() == "" {
+		return nil
+	}
+	for {
+		turns, err := ix.store.TurnsNeedingEmbedding(ctx, ix.model.Name, embedBatch)
+		if err != nil || len(turns) == 0 {
+			return err
+		}
+		sets, err := ix.embedTurns(ctx, turns)
+		if err != nil {
+			return err
+		}
+		if err := ix.store.SaveEmbeddings(ctx, sets...); err != nil {
+			return err
+		}
+		for _, set := range sets {
+			ix.addVectors(set)
+		}
+	}
+}
+
+func (ix *Index) embedTurns(ctx context.Context, turns []Turn) ([]EmbeddingSet, error) {
+	sets := make([]EmbeddingSet, len(turns))
+	var inputs []string
+	for i, t := range turns {
+		chunks := Chunks(t.Text, ix.model.ContextLength)
+		sets[i] = EmbeddingSet{OwnerID: t.ID, Kind: OwnerTurn, UserID: t.UserID, Model: ix.model.Name, Hash: t.Hash, Chunks: chunks}
+		inputs = append(inputs, chunks...)
+	}
+	vecs, err := ix.embedTexts(ctx, inputs)
+	if err != nil {
+		return nil, err
+	}
+	for i := range sets {
+		n := len(sets[i].Chunks)
+		sets[i].Vectors, vecs = vecs[:n], vecs[n:]
+	}
+	return sets, nil
+}
+
+func (ix *Index) embedTexts(ctx context.Context, texts []string) ([][]float32, error) {
+	resp, err := ix.embed.Embed(ctx, &api.EmbedRequest{Model: ix.model.Name, Input: texts})
+	if err != nil {
+		return nil, fmt.Errorf("embed with %s: %w", ix.model.Name, err)
+	}
+	if len(resp.Embeddings) != len(texts) {
+		return nil, fmt.Errorf("embed with %s: %d vectors for %d texts: %w", ix.model.Name, len(resp.Embeddings), len(texts), errNoEmbeddings)
+	}
+	return resp.Embeddings, nil
+}
+
+// userVectors is one user's vectors under the current model, in memory.
+type userVectors struct {
+	once sync.Once
+	err  error
+	idx  *vector.Index // nil until the first vector is known
+	mu   sync.Mutex
+}
+
+// vectorsFor returns the user's vectors, loading them from the store on first use.
+func (ix *Index) vectorsFor(ctx context.Context, userID string) (*userVectors, error) {
+	ix.mu.Lock()
+	uv := ix.vecs[userID]
+	if uv == nil {
+		uv = &userVectors{}
+		ix.vecs[userID] = uv
+	}
+	ix.mu.Unlock()
+	uv.once.Do(func() {
+		uv.err = ix.store.Vectors(ctx, userID, ix.model.Name, func(sv StoredVector) error {
+			if sv.Kind == OwnerTurn {
+				uv.add(vector.Key{Turn: sv.OwnerID, Chunk: sv.Chunk}, sv.Vector, ix)
+			}
+			return nil
+		})
+	})
+	if uv.err != nil {
+		// Let a later search try again.
+		ix.mu.Lock()
+		delete(ix.vecs, userID)
+		ix.mu.Unlock()
+		return nil, uv.err
+	}
+	return uv, nil
+}
+
+// Preload loads the user's vectors so that the first search is fast.
+func (ix *Index) Preload(ctx context.Context, userID string) error {
+	if ix.EmbedModelName() == "" {
+		return nil
+	}
+	_, err := ix.vectorsFor(ctx, userID)
+	return err
+}
+
+func (uv *userVectors) add(k vector.Key, v []float32, ix *Index) {
+	uv.mu.Lock()
+	if uv.idx == nil {
+		uv.idx = vector.New(len(v))
+	}
+	idx := uv.idx
+	uv.mu.Unlock()
+	if err := idx.Add(k, v); err != nil {
+		ix.log.Warn("vector not indexed", "turn", k.Turn, "err", err)
+	}
+}
+
+func (uv *userVectors) index() *vector.Index {
+	uv.mu.Lock()
+	defer uv.mu.Unlock()
+	return uv.idx
+}
+
+// addVectors puts freshly embedded vectors into the user's loaded vectors.
+// Users whose vectors are not loaded pick them up when they load.
+func (ix *Index) addVectors(set EmbeddingSet) {
+	ix.mu.Lock()
+	uv := ix.vecs[set.UserID]
+	ix.mu.Unlock()
+	if uv == nil {
+		return
+	}
+	ix.forgetVectors(set.UserID, []string{set.OwnerID})
+	for i, v := range set.Vectors {
+		uv.add(vector.Key{Turn: set.OwnerID, Chunk: i}, v, ix)
+	}
+}
+
+func (ix *Index) forgetVectors(userID string, ids []string) {
+	ix.mu.Lock()
+	uv := ix.vecs[userID]
+	ix.mu.Unlock()
+	if uv == nil || uv.index() == nil {
+		return
+	}
+	idx := uv.index()
+	for _, id := range ids {
+		for c := 0; idx.Contains(vector.Key{Turn: id, Chunk: c}); c++ {
+			idx.Remove(vector.Key{Turn: id, Chunk: c})
+		}
+	}
+}

@@ -1,0 +1,161 @@
+package memory
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/mneme-dev/mneme/memory/vector"
+)
+
+// OwnerKind says what an embedding belongs to.
+type OwnerKind string
+
+// Owners of embeddings.
+const (
+	OwnerTurn    OwnerKind = "turn"
+	OwnerNote    OwnerKind = "note"
+	OwnerSummary OwnerKind = "summary"
+)
+
+// EmbeddingSet is the vectors of one owner's text under one model.
+type EmbeddingSet struct {
+	OwnerID string
+	Kind    OwnerKind
+	UserID  string
+	Model   string
+	Hash    string // the owner's content hash when it was embedded
+	Chunks  []string
+	Vectors [][]float32
+}
+
+// SaveEmbeddings replaces the owner's vectors (of any model) with set.
+func (s *Store) SaveEmbeddings(ctx context.Context, sets ...EmbeddingSet) error {
+	now := s.nowMS()
+	err := s.write(ctx, func(tx execer) error {
+		for _, set := range sets {
+			if len(set.Chunks) != len(set.Vectors) || len(set.Vectors) == 0 {
+				return fmt.Errorf("%d chunks, %d vectors: %w", len(set.Chunks), len(set.Vectors), ErrInvalid)
+			}
+			if _, err := tx.ExecContext(ctx, `DELETE FROM embeddings WHERE owner_id = ?`, set.OwnerID); err != nil {
+				return err
+			}
+			for i, v := range set.Vectors {
+				if _, err := tx.ExecContext(ctx, `INSERT INTO embeddings
+					(owner_id, kind, user_id, chunk, model, dim, hash, text, vector, created_at)
+					VALUES (?, ?, ?, ?, ?, ?, ?, ?, vector32(?), ?)`,
+					set.OwnerID, string(set.Kind), set.UserID, i, set.Model, len(v), set.Hash, set.Chunks[i],
+					vector.EncodeF32(v), now); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("save embeddings: %w", err)
+	}
+	return nil
+}
+
+// TurnsNeedingEmbedding returns turns with no vectors under model for their
+// current text. Unchanged turns are skipped by their content hash.
+func (s *Store) TurnsNeedingEmbedding(ctx context.Context, model string, limit int) ([]Turn, error) {
+	turns, err := s.queryTurns(ctx, `SELECT `+turnColumns+` FROM turns t WHERE NOT EXISTS (
+		SELECT 1 FROM embeddings e WHERE e.owner_id = t.id AND e.model = ? AND e.hash = t.hash AND e.chunk = 0)
+		ORDER BY t.created_at DESC LIMIT ?`, model, limit)
+	if err != nil {
+		return nil, fmt.Errorf("turns to embed: %w", err)
+	}
+	return turns, nil
+}
+
+// CountTurnsNeedingEmbedding counts what TurnsNeedingEmbedding would return without a limit.
+func (s *Store) CountTurnsNeedingEmbedding(ctx context.Context, model string) (int, error) {
+	var n int
+	err := s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM turns t WHERE NOT EXISTS (
+		SELECT 1 FROM embeddings e WHERE e.owner_id = t.id AND e.model = ? AND e.hash = t.hash AND e.chunk = 0)`, model).Scan(&n)
+	if err != nil {
+		return 0, fmt.Errorf("count turns to embed: %w", err)
+	}
+	return n, nil
+}
+
+// StoredVector is one embedded chunk.
+type StoredVector struct {
+	OwnerID string
+	Kind    OwnerKind
+	Chunk   int
+	Vector  []float32
+}
+
+// Vectors calls fn with every vector of the user under model.
+func (s *Store) Vectors(ctx context.Context, userID, model string, fn func(StoredVector) error) error {
+	rows, err := s.db.QueryContext(ctx, `SELECT owner_id, kind, chunk, vector FROM embeddings WHERE user_id = ? AND model = ?`, userID, model)
+	if err != nil {
+		return fmt.Errorf("vectors: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var sv StoredVector
+		var kind string
+		var blob []byte
+		if err := rows.Scan(&sv.OwnerID, &kind, &sv.Chunk, &blob); err != nil {
+			return fmt.Errorf("vectors: %w", err)
+		}
+		sv.Kind = OwnerKind(kind)
+		if sv.Vector, err = vector.DecodeF32(blob); err != nil {
+			return fmt.Errorf("vectors of %s: %w", sv.OwnerID, err)
+		}
+		if err := fn(sv); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}
+
+// VectorKey names one stored chunk vector.
+type VectorKey struct {
+	OwnerID string
+	Chunk   int
+}
+
+// VectorsByKey reads the exact stored vectors for the given chunks (for rescoring).
+func (s *Store) VectorsByKey(ctx context.Context, userID, model string, keys []VectorKey) (map[VectorKey][]float32, error) {
+	out := make(map[VectorKey][]float32, len(keys))
+	for start := 0; start < len(keys); start += maxParams / 2 {
+		part := keys[start:min(start+maxParams/2, len(keys))]
+		args := []any{userID, model}
+		cond := ""
+		for i, k := range part {
+			if i > 0 {
+				cond += " OR "
+			}
+			cond += "(owner_id = ? AND chunk = ?)"
+			args = append(args, k.OwnerID, k.Chunk)
+		}
+		rows, err := s.db.QueryContext(ctx, `SELECT owner_id, chunk, vector FROM embeddings
+			WHERE user_id = ? AND model = ? AND (`+cond+`)`, args...)
+		if err != nil {
+			return nil, fmt.Errorf("vectors by key: %w", err)
+		}
+		for rows.Next() {
+			var k VectorKey
+			var blob []byte
+			if err := rows.Scan(&k.OwnerID, &k.Chunk, &blob); err != nil {
+				rows.Close()
+				return nil, fmt.Errorf("vectors by key: %w", err)
+			}
+			v, err := vector.DecodeF32(blob)
+			if err != nil {
+				rows.Close()
+				return nil, fmt.Errorf("vectors by key: %w", err)
+			}
+			out[k] = v
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,373 @@
+package memory
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/ollama/ollama/api"
+
+	"github.com/mneme-dev/mneme/memory/keyword"
+)
+
+// EmbedClient is the Ollama call the index needs; *api.Client has it.
+type EmbedClient interface {
+	Embed(ctx context.Context, req *api.EmbedRequest) (*api.EmbedResponse, error)
+}
+
+// EmbedModel is the embedding model in use.
+type EmbedModel struct {
+	Name string
+	// ContextLength is the model's context in tokens, from /api/show.
+	ContextLength int
+}
+
+// defaultEmbedContext is assumed when the server does not report one.
+const defaultEmbedContext = 2048
+
+// IndexOptions configures an Index.
+type IndexOptions struct {
+	// Embed and Model enable vector search; without them search is
+	// keyword-only.
+	Embed  EmbedClient
+	Model  EmbedModel
+	Fusion Fusion
+	Log    *slog.Logger
+}
+
+// Index keeps the derived search state of a Store up to date (turns, the
+// Bleve keyword index, embeddings and in-memory vectors) and answers
+// hybrid searches. libSQL stays the source of truth: everything here can be
+// rebuilt from it.
+type Index struct {
+	store  *Store
+	kw     *keyword.Index
+	kwDir  string
+	embed  EmbedClient
+	model  EmbedModel
+	fusion Fusion
+	log    *slog.Logger
+
+	wake chan struct{}
+
+	mu       sync.Mutex
+	dirty    map[ConversationRef]struct{}
+	vecs     map[string]*userVectors // by user, loaded on first use
+	embedErr error                   // last embedding failure, nil once it works again
+}
+
+// Meta keys recording which keyword index the store's flags describe.
+const (
+	metaKeywordID      = "keyword_index_id"
+	metaKeywordVersion = "keyword_index_version"
+	kwMetaID           = "index_id"
+)
+
+// OpenIndex opens the derived state kept in dir. A keyword index that is
+// missing, corrupt, of another version or out of step with the store is
+// rebuilt; the rebuild itself runs with the rest of the indexing work.
+func OpenIndex(ctx context.Context, store *Store, dir string, opts IndexOptions) (*Index, error) {
+	ix := &Index{
+		store: store, kwDir: filepath.Join(dir, "keyword"), embed: opts.Embed, model: opts.Model,
+		fusion: opts.Fusion.withDefaults(), log: opts.Log, wake: make(chan struct{}, 1),
+		dirty: map[ConversationRef]struct{}{}, vecs: map[string]*userVectors{},
+	}
+	if ix.log == nil {
+		ix.log = slog.New(slog.DiscardHandler)
+	}
+	if ix.model.ContextLength <= 0 {
+		ix.model.ContextLength = defaultEmbedContext
+	}
+	if err := ix.openKeyword(ctx); err != nil {
+		return nil, fmt.Errorf("open index: %w", err)
+	}
+	return ix, nil
+}
+
+func (ix *Index) openKeyword(ctx context.Context) error {
+	kw, err := keyword.Open(ix.kwDir)
+	if err != nil {
+		ix.log.Warn("keyword index unusable; rebuilding", "dir", ix.kwDir, "err", err)
+		return ix.recreateKeyword(ctx)
+	}
+	ix.kw = kw
+	reason, err := ix.keywordStale(ctx)
+	if err != nil {
+		return err
+	}
+	if reason != "" {
+		ix.log.Info("keyword index out of step; rebuilding", "reason", reason)
+		return ix.recreateKeyword(ctx)
+	}
+	return nil
+}
+
+// keywordStale says why the keyword index does not match the store ("" if it does).
+func (ix *Index) keywordStale(ctx context.Context) (string, error) {
+	want, err := ix.store.Meta(ctx, metaKeywordID)
+	if err != nil {
+		return "", err
+	}
+	have, _ := ix.kw.Meta(kwMetaID)
+	version, err := ix.store.Meta(ctx, metaKeywordVersion)
+	if err != nil {
+		return "", err
+	}
+	switch {
+	case want == "" || have != want:
+		return "index id differs from the store's", nil
+	case version != keyword.Version:
+		return "index version " + version + " is not " + keyword.Version, nil
+	}
+	var indexed int
+	if err := ix.store.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM turns WHERE keyword_hash != ''`).Scan(&indexed); err != nil {
+		return "", err
+	}
+	count, err := ix.kw.Count()
+	if err != nil {
+		return "index unreadable: " + err.Error(), nil
+	}
+	if int(count) < indexed {
+		return fmt.Sprintf("index holds %d documents, the store expects %d", count, indexed), nil
+	}
+	return "", nil
+}
+
+// recreateKeyword replaces the keyword index with an empty one and marks
+// every turn for indexing.
+func (ix *Index) recreateKeyword(ctx context.Context) error {
+	if ix.kw != nil {
+		ix.kw.Close()
+		ix.kw = nil
+	}
+	if err := os.RemoveAll(ix.kwDir); err != nil {
+		return err
+	}
+	kw, err := keyword.Open(ix.kwDir)
+	if err != nil {
+		return err
+	}
+	id := NewID()
+	if err := kw.SetMeta(kwMetaID, id); err != nil {
+		kw.Close()
+		return err
+	}
+	ix.kw = kw
+	if err := ix.store.ResetKeywordIndexed(ctx); err != nil {
+		return err
+	}
+	if err := ix.store.SetMeta(ctx, metaKeywordVersion, keyword.Version); err != nil {
+		return err
+	}
+	return ix.store.SetMeta(ctx, metaKeywordID, id)
+}
+
+// Close closes the keyword index.
+func (ix *Index) Close() error {
+	if ix.kw == nil {
+		return nil
+	}
+	return ix.kw.Close()
+}
+
+// EmbedModelName is the embedding model in use ("" when keyword-only).
+func (ix *Index) EmbedModelName() string {
+	if ix.embed == nil {
+		return ""
+	}
+	return ix.model.Name
+}
+
+// Notify marks conversations as changed; the worker re-derives their turns.
+// Call it when a run ends, not when it starts, so that a turn still being
+// answered is not indexed.
+func (ix *Index) Notify(refs ...ConversationRef) {
+	ix.mu.Lock()
+	for _, r := range refs {
+		ix.dirty[r] = struct{}{}
+	}
+	ix.mu.Unlock()
+	select {
+	case ix.wake <- struct{}{}:
+	default:
+	}
+}
+
+// Run does the indexing work in the background until ctx ends: it catches
+// up on what was missed, then follows Notify. Embedding failures (Ollama
+// down) are retried with back-off and never stop keyword indexing.
+func (ix *Index) Run(ctx context.Context) {
+	backoff := time.Duration(0)
+	for {
+		if err := ix.catchUp(ctx); err != nil && ctx.Err() == nil {
+			ix.log.Warn("index catch-up failed", "err", err)
+		}
+		if err := ix.work(ctx); err != nil && ctx.Err() == nil {
+			ix.log.Warn("indexing failed", "err", err)
+		}
+		var retry <-chan time.Time
+		if ix.EmbedError() != nil {
+			backoff = min(max(2*backoff, 5*time.Second), 5*time.Minute)
+			retry = time.After(backoff)
+		} else {
+			backoff = 0
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-ix.wake:
+		case <-retry:
+		}
+	}
+}
+
+// Drain does all pending work now: it returns once every stored message is
+// in a turn, every turn is in the keyword index and (when an embedding model
+// is available) embedded. An embedding failure is not an error here: it is
+// recorded for Status and keyword search still covers everything.
+func (ix *Index) Drain(ctx context.Context) error {
+	if err := ix.catchUp(ctx); err != nil {
+		return err
+	}
+	return ix.work(ctx)
+}
+
+// catchUp marks conversations whose turns lag their messages.
+func (ix *Index) catchUp(ctx context.Context) error {
+	stale, err := ix.store.StaleConversations(ctx)
+	if err != nil {
+		return err
+	}
+	ix.mu.Lock()
+	for _, r := range stale {
+		ix.dirty[r] = struct{}{}
+	}
+	ix.mu.Unlock()
+	return nil
+}
+
+func (ix *Index) work(ctx context.Context) error {
+	if err := ix.syncTurns(ctx); err != nil {
+		return err
+	}
+	if err := ix.indexKeywords(ctx); err != nil {
+		return err
+	}
+	if err := ix.embedPending(ctx); err != nil {
+		ix.setEmbedErr(err)
+		if ctx.Err() == nil {
+			ix.log.Warn("embedding paused", "model", ix.model.Name, "err", err)
+		}
+		return nil
+	}
+	ix.setEmbedErr(nil)
+	return nil
+}
+
+func (ix *Index) syncTurns(ctx context.Context) error {
+	ix.mu.Lock()
+	refs := make([]ConversationRef, 0, len(ix.dirty))
+	for r := range ix.dirty {
+		refs = append(refs, r)
+	}
+	clear(ix.dirty)
+	ix.mu.Unlock()
+	for i, r := range refs {
+		_, removed, err := ix.store.SyncTurns(ctx, r.UserID, r.ConversationID)
+		if err != nil {
+			ix.Notify(refs[i:]...) // keep what was not done
+			return err
+		}
+		if len(removed) > 0 {
+			if err := ix.kw.Delete(removed...); err != nil {
+				return err
+			}
+			ix.forgetVectors(r.UserID, removed)
+		}
+	}
+	return nil
+}
+
+// keywordBatch is how many turns go to Bleve at once.
+const keywordBatch = 1000
+
+func (ix *Index) indexKeywords(ctx context.Context) error {
+	for {
+		turns, err := ix.store.TurnsNeedingKeywordIndex(ctx, keywordBatch)
+		if err != nil || len(turns) == 0 {
+			return err
+		}
+		titles, err := ix.store.conversationTitles(ctx, turns)
+		if err != nil {
+			return err
+		}
+		docs := make([]keyword.Doc, len(turns))
+		for i, t := range turns {
+			docs[i] = keyword.Doc{
+				ID: t.ID, Kind: keyword.KindTurn, UserID: t.UserID, ConversationID: t.ConversationID,
+				Title: titles[t.ConversationID], Number: t.Number, Text: t.Text, UserText: t.UserText, Time: t.Time,
+			}
+		}
+		if err := ix.kw.Upsert(docs...); err != nil {
+			return fmt.Errorf("keyword index: %w", err)
+		}
+		if err := ix.store.MarkKeywordIndexed(ctx, turns); err != nil {
+			return err
+		}
+	}
+}
+
+// Reindex rebuilds the keyword index from the store.
+func (ix *Index) Reindex(ctx context.Context) error {
+	if err := ix.recreateKeyword(ctx); err != nil {
+		return fmt.Errorf("reindex: %w", err)
+	}
+	return ix.Drain(ctx)
+}
+
+func (ix *Index) setEmbedErr(err error) {
+	ix.mu.Lock()
+	ix.embedErr = err
+	ix.mu.Unlock()
+}
+
+// EmbedError is the last embedding failure, or nil.
+func (ix *Index) EmbedError() error {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	return ix.embedErr
+}
+
+// IndexStatus describes the state of search.
+type IndexStatus struct {
+	EmbedModel  string `json:"embed_model,omitempty"`
+	KeywordOnly bool   `json:"keyword_only"`
+	Turns       int    `json:"turns"`
+	Pending     int    `json:"pending_embeddings"`
+	EmbedError  string `json:"embed_error,omitempty"`
+}
+
+// Status reports the state of search. It queries the store.
+func (ix *Index) Status(ctx context.Context) (IndexStatus, error) {
+	st := IndexStatus{EmbedModel: ix.EmbedModelName(), KeywordOnly: ix.EmbedModelName() == ""}
+	var err error
+	if st.Turns, err = ix.store.CountTurns(ctx); err != nil {
+		return st, err
+	}
+	if !st.KeywordOnly {
+		if st.Pending, err = ix.store.CountTurnsNeedingEmbedding(ctx, ix.model.Name); err != nil {
+			return st, err
+		}
+	}
+	if e := ix.EmbedError(); e != nil {
+		st.EmbedError = e.Error()
+	}
+	return st, nil
+}
+
+var errNoEmbeddings = errors.New("embedding model returned no vectors")
