@@ -1,0 +1,77 @@
+// Package tui is mneme's full-screen chat: a scrollable transcript where
+// answers stream in, a multi-line input, a status line and key help.
+//
+// One root Model routes messages to components kept in their own files:
+// the transcript, the input, the status line. All I/O (the store, Ollama)
+// happens in tea.Cmds (cmds.go); a run's agent events reach the model
+// through a channel and a re-issued wait command (events.go).
+package tui
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+
+	"github.com/mneme-dev/mneme/agent"
+	"github.com/mneme-dev/mneme/memory"
+)
+
+// Runner runs one prompt. *agent.Agent satisfies it.
+type Runner interface {
+	Run(ctx context.Context, req agent.Request, emit func(agent.Event)) (agent.Result, error)
+}
+
+// Store is the subset of *memory.Store the TUI needs.
+type Store interface {
+	CreateConversation(ctx context.Context, userID, title string) (memory.Conversation, error)
+	Conversation(ctx context.Context, userID, idOrPrefix string) (memory.Conversation, error)
+	Messages(ctx context.Context, userID, conversationID string) ([]memory.Message, error)
+}
+
+// Probe is what was found out about the Ollama server.
+type Probe struct {
+	Host      string
+	Reachable bool
+	Version   string
+	Model     string // the chat model to use; "" when none is installed
+	// Err is a user-facing explanation of why chatting is not possible,
+	// naming the URL and the command that fixes it, e.g. "cannot reach
+	// Ollama at http://127.0.0.1:11434: is it running? Start it with
+	// `ollama serve`".
+	Err error
+}
+
+// Ready reports whether prompts can be sent.
+func (p Probe) Ready() bool { return p.Reachable && p.Model != "" && p.Err == nil }
+
+// problem is the text shown while the probe is not ready.
+func (p Probe) problem() string {
+	switch {
+	case p.Err != nil:
+		return p.Err.Error()
+	case !p.Reachable:
+		return fmt.Sprintf("cannot reach Ollama at %s: is it running? Start it with `ollama serve`", p.Host)
+	case p.Model == "":
+		return fmt.Sprintf("no chat model in Ollama at %s: pull one with `ollama pull llama3.2`", p.Host)
+	}
+	return ""
+}
+
+// Config is everything the TUI needs from main.
+type Config struct {
+	Store  Store
+	UserID string
+	// ConversationID resumes a conversation (a full id or a unique prefix).
+	// Empty starts a new one, created on the first send, so that opening
+	// and quitting leaves nothing behind.
+	ConversationID string
+	// Probe checks Ollama. It runs in a command at start and again when the
+	// user sends while Ollama was not ready.
+	Probe func(ctx context.Context) Probe
+	// NewRunner builds the runner once a model is known.
+	NewRunner func(model string) Runner
+	// Log receives diagnostics; nothing is ever printed to the terminal.
+	Log *slog.Logger
+	// Dark selects styles for a dark terminal background.
+	Dark bool
+}

@@ -1,0 +1,83 @@
+package tui
+
+import (
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/mneme-dev/mneme/agent"
+	"github.com/mneme-dev/mneme/memory"
+)
+
+// runID tells runs apart, so that a late message of a finished run is
+// never taken for one of the current run.
+type runID int
+
+// Messages produced by the commands in cmds.go.
+type (
+	// probeMsg carries the result of a Probe.
+	probeMsg struct{ probe Probe }
+
+	// historyMsg carries a resumed conversation and its messages.
+	historyMsg struct {
+		conv memory.Conversation
+		msgs []memory.Message
+		err  error
+	}
+
+	// conversationMsg carries a conversation created for the first send.
+	conversationMsg struct {
+		conv   memory.Conversation
+		prompt string
+		err    error
+	}
+
+	// titleMsg carries the conversation as stored after a run, for its title.
+	titleMsg struct {
+		conv memory.Conversation
+		err  error
+	}
+
+	// runEventsMsg carries the agent events that were waiting, in order.
+	// closed is set when the run's channel was closed after them.
+	runEventsMsg struct {
+		id     runID
+		events []agent.Event
+		closed bool
+	}
+
+	// spinMsg advances the spinner one frame.
+	spinMsg struct{}
+)
+
+// eventBuffer is how many agent events may wait for the UI before the run
+// goroutine blocks.
+const eventBuffer = 256
+
+// maxEventBatch bounds the events handled in one Update, so that a fast
+// stream is rendered in batches rather than once per token.
+const maxEventBatch = 1024
+
+// waitForEvents waits for the next events of a run: it blocks for one,
+// then takes whatever else is already waiting. Update re-issues it after
+// each batch until the channel is closed.
+func waitForEvents(id runID, ch <-chan agent.Event) tea.Cmd {
+	return func() tea.Msg {
+		ev, ok := <-ch
+		if !ok {
+			return runEventsMsg{id: id, closed: true}
+		}
+		msg := runEventsMsg{id: id, events: []agent.Event{ev}}
+		for len(msg.events) < maxEventBatch {
+			select {
+			case ev, ok := <-ch:
+				if !ok {
+					msg.closed = true
+					return msg
+				}
+				msg.events = append(msg.events, ev)
+			default:
+				return msg
+			}
+		}
+		return msg
+	}
+}

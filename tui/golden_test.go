@@ -1,0 +1,128 @@
+package tui
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"charm.land/bubbles/v2/help"
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/colorprofile"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata")
+
+// requireGolden compares got, downsampled to a colourless terminal (bold,
+// italics and the like stay, colours go), with testdata/<name>.golden.
+func requireGolden(t *testing.T, name, got string) {
+	t.Helper()
+	var b strings.Builder
+	w := colorprofile.Writer{Forward: &b, Profile: colorprofile.ASCII}
+	if _, err := w.WriteString(got); err != nil {
+		t.Fatal(err)
+	}
+	got = b.String()
+	path := filepath.Join("testdata", name+".golden")
+	if *update {
+		if err := os.MkdirAll("testdata", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if got != string(want) {
+		t.Errorf("%s differs from %s (run go test -update after checking the change)\ngot:\n%s\nwant:\n%s",
+			name, path, got, want)
+	}
+}
+
+func TestStatusLineGolden(t *testing.T) {
+	st := NewStyles(true)
+	tests := []struct {
+		name  string
+		width int
+		info  statusInfo
+	}{
+		{"connecting", 80, statusInfo{ollama: ollamaConnecting}},
+		{"ready", 80, statusInfo{model: "llama3.2", ollama: ollamaReady, version: "0.6.5", title: "Goroutines and channels"}},
+		{"generating", 80, statusInfo{model: "llama3.2", ollama: ollamaReady, version: "0.6.5", title: "Goroutines and channels", activity: "generating", spinner: "⠋"}},
+		{"offline", 80, statusInfo{ollama: ollamaOffline}},
+		{"reprobing", 80, statusInfo{ollama: ollamaConnecting, activity: "connecting", spinner: "⠋"}},
+		{"long_title_60", 60, statusInfo{model: "qwen2.5:14b-instruct", ollama: ollamaReady, version: "0.12.3",
+			title: "A very long conversation title that cannot fit in sixty columns", activity: "generating", spinner: "⠋"}},
+		{"narrow_30", 30, statusInfo{model: "llama3.2", ollama: ollamaReady, version: "0.6.5", title: "Title", activity: "generating", spinner: "⠋"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := renderStatus(&st, tt.width, tt.info)
+			if w := visibleWidth(got); w > tt.width {
+				t.Errorf("status line is %d wide, more than %d", w, tt.width)
+			}
+			requireGolden(t, "status_"+tt.name, got)
+		})
+	}
+}
+
+func TestKeyHelpGolden(t *testing.T) {
+	st := NewStyles(true)
+	h := help.New()
+	h.Styles = st.Help
+	for _, running := range []bool{false, true} {
+		keys := DefaultKeyMap()
+		keys.Cancel.SetEnabled(running)
+		for _, width := range []int{40, 60, 80} {
+			name := fmt.Sprintf("help_idle_%d", width)
+			if running {
+				name = fmt.Sprintf("help_running_%d", width)
+			}
+			t.Run(name, func(t *testing.T) {
+				h.SetWidth(width)
+				got := shortHelpView(h, keys)
+				if w := visibleWidth(got); w > width {
+					t.Errorf("help is %d wide, more than %d", w, width)
+				}
+				requireGolden(t, name, got)
+			})
+		}
+	}
+}
+
+func TestTranscriptGolden(t *testing.T) {
+	store := openStore(t)
+	conv := seedConversation(t, store)
+	cfg := config(store, newFakeRunner(store), readyProbe)
+	cfg.ConversationID = conv.ID
+	h := newHarness(t, cfg)
+	h.send(tea.WindowSizeMsg{Width: 80, Height: 24})
+	h.runUntil("history and probe", func() bool { return !h.m.loading && !h.m.probing })
+	requireGolden(t, "transcript_80", h.m.transcript.view())
+}
+
+func TestScreenGolden(t *testing.T) {
+	store := openStore(t)
+	conv := seedConversation(t, store)
+	cfg := config(store, newFakeRunner(store), offlineProbe)
+	cfg.ConversationID = conv.ID
+	h := newHarness(t, cfg)
+	h.send(tea.WindowSizeMsg{Width: 60, Height: 20})
+	h.runUntil("history and probe", func() bool { return !h.m.loading && !h.m.probing })
+	h.typeText("a prompt that waits")
+	requireGolden(t, "screen_offline_60x20", h.m.View().Content)
+}
+
+func visibleWidth(s string) int {
+	w := 0
+	for _, l := range strings.Split(s, "\n") {
+		w = max(w, lipgloss.Width(l))
+	}
+	return w
+}

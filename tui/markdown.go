@@ -1,0 +1,90 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+
+	"charm.land/glamour/v2"
+	gansi "charm.land/glamour/v2/ansi"
+	"github.com/charmbracelet/x/ansi"
+)
+
+// markdown renders assistant answers with glamour at one width. It keeps
+// one renderer and builds a new one only when the width changes.
+type markdown struct {
+	style gansi.StyleConfig
+	width int
+	r     *glamour.TermRenderer
+}
+
+func newMarkdown(style gansi.StyleConfig) *markdown {
+	return &markdown{style: style}
+}
+
+// render turns markdown source into terminal text exactly width columns
+// wide at most. The source is sanitised first.
+func (md *markdown) render(src string, width int) (string, error) {
+	width = max(width, minContentWidth)
+	if md.r == nil || md.width != width {
+		r, err := glamour.NewTermRenderer(
+			glamour.WithStyles(md.style),
+			glamour.WithWordWrap(width),
+		)
+		if err != nil {
+			return "", fmt.Errorf("markdown renderer: %w", err)
+		}
+		md.r, md.width = r, width
+	}
+	out, err := md.r.Render(Sanitize(src))
+	if err != nil {
+		return "", fmt.Errorf("render markdown: %w", err)
+	}
+	return trimBlankLines(out), nil
+}
+
+// stablePrefix returns the part of a streaming answer that will not change
+// meaning when more text arrives: everything up to the last blank line
+// that is outside a code fence.
+func stablePrefix(src string) string {
+	var (
+		cut     int
+		inFence bool
+		fence   string
+		pos     int
+	)
+	for pos < len(src) {
+		end := strings.IndexByte(src[pos:], '\n')
+		if end < 0 {
+			break // the last line is still being written
+		}
+		line := src[pos : pos+end]
+		pos += end + 1
+		trimmed := strings.TrimLeft(line, " ")
+		switch {
+		case len(line)-len(trimmed) <= 3 && (strings.HasPrefix(trimmed, "```") || strings.HasPrefix(trimmed, "~~~")):
+			marker := trimmed[:3]
+			if !inFence {
+				inFence, fence = true, marker
+			} else if marker == fence {
+				inFence = false
+			}
+		case !inFence && strings.TrimSpace(line) == "":
+			cut = pos
+		}
+	}
+	return src[:cut]
+}
+
+// trimBlankLines drops blank lines (spaces and styling only) at the start
+// and end of rendered text.
+func trimBlankLines(s string) string {
+	lines := strings.Split(s, "\n")
+	blank := func(l string) bool { return strings.TrimSpace(ansi.Strip(l)) == "" }
+	for len(lines) > 0 && blank(lines[0]) {
+		lines = lines[1:]
+	}
+	for len(lines) > 0 && blank(lines[len(lines)-1]) {
+		lines = lines[:len(lines)-1]
+	}
+	return strings.Join(lines, "\n")
+}

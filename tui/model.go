@@ -1,0 +1,528 @@
+package tui
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"strings"
+	"time"
+
+	"charm.land/bubbles/v2/help"
+	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/spinner"
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/mneme-dev/mneme/agent"
+	"github.com/mneme-dev/mneme/memory"
+)
+
+// phase is where the model is in sending a prompt.
+type phase int
+
+const (
+	phaseIdle     phase = iota
+	phaseProbing        // checking Ollama again before sending
+	phaseCreating       // creating the conversation for the first prompt
+	phaseRunning        // an answer is being generated
+)
+
+// maxAlertRows bounds the Ollama problem shown above the input.
+const maxAlertRows = 3
+
+// Hints shown above the input.
+const (
+	hintQuitAgain = "Generation stopped: press Ctrl+C again to quit."
+	hintStopping  = "Stopping…"
+	hintBusy      = "An answer is still being written: wait for it, or press Esc to stop it."
+	hintLoading   = "Still loading the conversation…"
+	hintNoAnswer  = "The run ended without an answer."
+)
+
+// activeRun is the generation in progress.
+type activeRun struct {
+	id        runID
+	cancel    context.CancelFunc
+	events    <-chan agent.Event
+	cancelled bool
+}
+
+// Model is the root model of the chat. It routes messages to the
+// transcript, the input and the status line, and owns the send cycle:
+// probe Ollama if needed, create the conversation on the first prompt,
+// run the prompt and stream its events.
+type Model struct {
+	life      *lifecycle
+	store     Store
+	userID    string
+	probeFn   func(context.Context) Probe
+	newRunner func(model string) Runner
+	log       *slog.Logger
+	tick      tickFunc
+	now       func() time.Time
+
+	st         *Styles
+	keys       KeyMap
+	help       help.Model
+	transcript transcript
+	input      input
+	spin       spinner.Model
+	spinning   bool
+
+	width, height int
+
+	probe       Probe
+	probing     bool // a probe is in flight
+	runner      Runner
+	runnerModel string
+
+	resumeID string // the conversation to load at start
+	convID   string // "" until the first prompt creates the conversation
+	title    string
+	loading  bool // the resumed conversation is being loaded
+
+	phase   phase
+	pending string // the prompt being sent while probing or creating
+	run     *activeRun
+	lastRun runID
+
+	quitArmed bool
+	alert     string // why Ollama cannot be used
+	hint      string // a one-line notice
+}
+
+// New returns the chat model for cfg, for a tea.Program of the caller's.
+// Prefer Run: quitting cancels a generation in progress, but only Run
+// then waits for it to store its partial answer.
+func New(cfg Config) Model {
+	return newModel(context.Background(), cfg)
+}
+
+func newModel(ctx context.Context, cfg Config) Model {
+	log := cfg.Log
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	st := NewStyles(cfg.Dark)
+	keys := DefaultKeyMap()
+	h := help.New()
+	h.Styles = st.Help
+	return Model{
+		life:       newLifecycle(ctx),
+		store:      cfg.Store,
+		userID:     cfg.UserID,
+		probeFn:    cfg.Probe,
+		newRunner:  cfg.NewRunner,
+		log:        log,
+		tick:       tea.Tick,
+		now:        time.Now,
+		st:         &st,
+		keys:       keys,
+		help:       h,
+		transcript: newTranscript(&st, log),
+		input:      newInput(&st, keys),
+		spin:       spinner.New(spinner.WithSpinner(spinner.MiniDot), spinner.WithStyle(st.Spinner)),
+		probing:    true,
+		resumeID:   cfg.ConversationID,
+		loading:    cfg.ConversationID != "",
+	}
+}
+
+// Init probes Ollama and loads the conversation being resumed.
+func (m Model) Init() tea.Cmd {
+	cmds := []tea.Cmd{probeCmd(m.life.ctx, m.probeFn)}
+	if m.loading {
+		cmds = append(cmds, loadHistoryCmd(m.life.ctx, m.store, m.userID, m.resumeID))
+	}
+	return tea.Batch(cmds...)
+}
+
+// Update routes a message and lays the screen out again.
+func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	var cmd tea.Cmd
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		m.width, m.height = msg.Width, msg.Height
+	case tea.KeyPressMsg:
+		cmd = m.handleKey(msg)
+	case tea.PasteMsg:
+		m.hint = m.input.paste(msg.Content)
+	case tea.MouseWheelMsg:
+		m.transcript.wheel(msg)
+	case tea.MouseClickMsg, tea.MouseReleaseMsg, tea.MouseMotionMsg:
+		// Only the wheel is used.
+	case probeMsg:
+		cmd = m.handleProbe(msg.probe)
+	case historyMsg:
+		m.handleHistory(msg)
+	case conversationMsg:
+		cmd = m.handleConversation(msg)
+	case titleMsg:
+		if msg.err == nil && msg.conv.ID == m.convID {
+			m.title = msg.conv.Title
+		}
+	case runEventsMsg:
+		cmd = m.handleEvents(msg)
+	case spinMsg:
+		cmd = m.handleSpin()
+	default:
+		cmd = m.input.update(msg)
+	}
+	m.layout()
+	return m, cmd
+}
+
+func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
+	if !key.Matches(msg, m.keys.Quit) {
+		m.quitArmed, m.hint = false, ""
+	}
+	switch {
+	case key.Matches(msg, m.keys.Quit):
+		return m.quit()
+	case key.Matches(msg, m.keys.Cancel):
+		m.cancel()
+	case key.Matches(msg, m.keys.Send):
+		return m.submit()
+	case key.Matches(msg, m.keys.PageUp):
+		m.transcript.pageUp()
+	case key.Matches(msg, m.keys.PageDown):
+		m.transcript.pageDown()
+	case key.Matches(msg, m.keys.Top):
+		m.transcript.top()
+	case key.Matches(msg, m.keys.Bottom):
+		m.transcript.bottom()
+	default:
+		return m.input.update(msg)
+	}
+	return nil
+}
+
+// quit leaves, except that the first Ctrl+C during a generation only
+// stops it. Run waits for a cancelled run to store its partial answer.
+func (m *Model) quit() tea.Cmd {
+	if m.phase == phaseRunning && !m.quitArmed {
+		m.cancel()
+		m.quitArmed, m.hint = true, hintQuitAgain
+		return nil
+	}
+	if m.run != nil {
+		m.run.cancel()
+	}
+	return tea.Quit
+}
+
+// cancel stops the generation, or the send waiting for a probe or for the
+// conversation to be created. The prompt stays in the input.
+func (m *Model) cancel() {
+	switch m.phase {
+	case phaseRunning:
+		if m.run != nil && !m.run.cancelled {
+			m.run.cancel()
+			m.run.cancelled = true
+			m.hint = hintStopping
+		}
+	case phaseProbing, phaseCreating:
+		m.pending = ""
+		m.setPhase(phaseIdle)
+	}
+}
+
+// submit sends the input, after probing Ollama again if it was not ready.
+func (m *Model) submit() tea.Cmd {
+	text := m.input.value()
+	switch {
+	case strings.TrimSpace(text) == "":
+		return nil
+	case m.loading:
+		m.hint = hintLoading
+		return nil
+	case m.phase != phaseIdle:
+		m.hint = hintBusy
+		return nil
+	}
+	m.pending = text
+	if m.ready() {
+		return m.send()
+	}
+	m.setPhase(phaseProbing)
+	if m.probing {
+		return m.startSpinner() // the probe in flight will answer
+	}
+	m.probing = true
+	return tea.Batch(probeCmd(m.life.ctx, m.probeFn), m.startSpinner())
+}
+
+func (m *Model) ready() bool { return m.probe.Ready() && m.runner != nil }
+
+// send creates the conversation if there is none yet, then runs the prompt.
+func (m *Model) send() tea.Cmd {
+	if m.convID == "" {
+		m.setPhase(phaseCreating)
+		return tea.Batch(createConversationCmd(m.life.ctx, m.store, m.userID, m.pending), m.startSpinner())
+	}
+	return m.startRun()
+}
+
+// startRun shows the prompt, clears the input and starts the run.
+func (m *Model) startRun() tea.Cmd {
+	prompt := m.pending
+	m.pending = ""
+	if m.input.value() == prompt {
+		m.input.reset()
+	}
+	m.transcript.addUser(prompt)
+	m.transcript.refresh(m.now(), true)
+
+	m.lastRun++
+	ctx, cancel := context.WithCancel(m.life.ctx)
+	events := make(chan agent.Event, eventBuffer)
+	m.run = &activeRun{id: m.lastRun, cancel: cancel, events: events}
+	m.setPhase(phaseRunning)
+	job := runJob{
+		ctx:    ctx,
+		runner: m.runner,
+		req:    agent.Request{UserID: m.userID, ConversationID: m.convID, Prompt: prompt},
+		events: events,
+	}
+	return tea.Batch(
+		startRunCmd(m.life.ctx, &m.life.runs, job, m.log),
+		waitForEvents(m.run.id, events),
+		m.startSpinner(),
+	)
+}
+
+func (m *Model) setPhase(p phase) {
+	m.phase = p
+	m.keys.Cancel.SetEnabled(p != phaseIdle)
+}
+
+func (m *Model) handleProbe(p Probe) tea.Cmd {
+	m.probing = false
+	m.probe = p
+	m.alert = ""
+	if p.Ready() {
+		if m.newRunner != nil && (m.runner == nil || m.runnerModel != p.Model) {
+			m.runner, m.runnerModel = m.newRunner(p.Model), p.Model
+		}
+	} else {
+		m.alert = p.problem()
+		m.log.Info("ollama not ready", "host", p.Host, "reachable", p.Reachable, "model", p.Model, "err", p.Err)
+	}
+	if m.phase != phaseProbing {
+		return nil
+	}
+	if m.ready() {
+		return m.send()
+	}
+	// Still not ready: the alert says why; the prompt stays in the input.
+	m.pending = ""
+	m.setPhase(phaseIdle)
+	return nil
+}
+
+func (m *Model) handleHistory(msg historyMsg) {
+	m.loading = false
+	if msg.err != nil {
+		m.log.Warn("resume failed", "conversation", m.resumeID, "err", msg.err)
+		m.transcript.addError(msg.err.Error() + ". A new conversation will be started.")
+		m.transcript.refresh(m.now(), true)
+		return
+	}
+	m.convID, m.title = msg.conv.ID, msg.conv.Title
+	m.transcript.load(msg.msgs)
+	m.transcript.refresh(m.now(), true)
+}
+
+func (m *Model) handleConversation(msg conversationMsg) tea.Cmd {
+	if msg.err != nil {
+		m.log.Warn("create conversation failed", "err", msg.err)
+		if m.phase == phaseCreating {
+			m.hint = msg.err.Error()
+			m.pending = ""
+			m.setPhase(phaseIdle)
+		}
+		return nil
+	}
+	m.convID, m.title = msg.conv.ID, memory.DeriveTitle(msg.prompt)
+	if m.phase != phaseCreating {
+		return nil // the send was cancelled meanwhile
+	}
+	return m.startRun()
+}
+
+func (m *Model) handleEvents(msg runEventsMsg) tea.Cmd {
+	if m.run == nil || msg.id != m.run.id {
+		return nil // a run that already ended
+	}
+	for _, ev := range msg.events {
+		m.applyEvent(ev)
+	}
+	if m.run != nil && msg.closed {
+		// The runner returned without a final event.
+		m.finishRun(m.run.cancelled, nil)
+		if !m.run.cancelled {
+			m.hint = hintNoAnswer
+		}
+	}
+	m.transcript.refresh(m.now(), false)
+	if m.run == nil {
+		return titleCmd(m.life.ctx, m.store, m.userID, m.convID)
+	}
+	return waitForEvents(m.run.id, m.run.events)
+}
+
+func (m *Model) applyEvent(ev agent.Event) {
+	if m.run == nil {
+		return // the run already ended; nothing follows its last event
+	}
+	switch ev := ev.(type) {
+	case agent.ContentDelta:
+		m.transcript.appendContent(ev.Text)
+	case agent.ThinkingDelta:
+		m.transcript.appendThinking(ev.Text)
+	case agent.ToolCallEvent:
+		m.transcript.toolCall(ev.Call)
+	case agent.ToolResultEvent:
+		m.transcript.toolResult(ev.Call)
+	case agent.NoticeEvent:
+		m.transcript.endLive(false)
+		m.transcript.addNotice(ev.Text)
+	case agent.DoneEvent:
+		m.finishRun(ev.Result.Interrupted, nil)
+	case agent.ErrorEvent:
+		m.finishRun(false, ev.Err)
+	}
+}
+
+// finishRun ends the current run. A run that failed keeps what it wrote,
+// marked interrupted (the agent stores it so).
+func (m *Model) finishRun(interrupted bool, err error) {
+	if err != nil {
+		m.transcript.endLive(true)
+		m.transcript.addError(err.Error())
+		m.noteRunError(err)
+	} else if !m.transcript.endLive(interrupted) && interrupted {
+		m.transcript.addInterrupted()
+	}
+	if m.hint == hintStopping {
+		m.hint = ""
+	}
+	m.run.cancel()
+	m.run = nil
+	m.setPhase(phaseIdle)
+}
+
+// noteRunError makes the next send probe Ollama again when the run failed
+// because of Ollama.
+func (m *Model) noteRunError(err error) {
+	switch {
+	case errors.Is(err, agent.ErrOllamaUnreachable):
+		m.probe.Reachable, m.probe.Err = false, err
+	case errors.Is(err, agent.ErrModelNotFound), errors.Is(err, agent.ErrNoModel):
+		m.probe.Err = err
+	default:
+		return
+	}
+	m.alert = err.Error()
+}
+
+func (m *Model) startSpinner() tea.Cmd {
+	if m.spinning {
+		return nil
+	}
+	m.spinning = true
+	return spinnerCmd(m.tick, m.spin.Spinner.FPS)
+}
+
+func (m *Model) handleSpin() tea.Cmd {
+	if m.phase == phaseIdle {
+		m.spinning = false
+		return nil
+	}
+	// The spinner's own tick command is dropped: spinnerCmd drives it.
+	m.spin, _ = m.spin.Update(spinner.TickMsg{ID: m.spin.ID()})
+	return spinnerCmd(m.tick, m.spin.Spinner.FPS)
+}
+
+// layout sizes the components to the window.
+func (m *Model) layout() {
+	if m.width <= 0 || m.height <= 0 {
+		return
+	}
+	m.help.SetWidth(m.width)
+	m.input.setSize(m.width, m.height/4)
+	fixed := m.input.height() + 3 // rule, status and help lines
+	if a := m.alertView(); a != "" {
+		fixed += lipgloss.Height(a)
+	}
+	if m.hint != "" {
+		fixed++
+	}
+	m.transcript.setSize(m.width, m.height-fixed, m.now())
+}
+
+// View draws, top to bottom: the transcript, the Ollama alert, a hint, a
+// rule, the input, the status line and the key help.
+func (m Model) View() tea.View {
+	v := tea.View{AltScreen: true, MouseMode: tea.MouseModeCellMotion}
+	if m.width <= 0 || m.height <= 0 {
+		return v
+	}
+	rows := []string{m.transcript.view()}
+	if a := m.alertView(); a != "" {
+		rows = append(rows, a)
+	}
+	if m.hint != "" {
+		rows = append(rows, m.st.Hint.Render(ansi.Truncate(oneLine(m.hint), m.width, "…")))
+	}
+	rows = append(rows, m.st.Rule.Render(strings.Repeat("─", m.width)))
+	inputTop := lipgloss.Height(strings.Join(rows, "\n"))
+	rows = append(rows, m.input.view(), m.statusView(), shortHelpView(m.help, m.keys))
+	v.SetContent(strings.Join(rows, "\n"))
+	if c := m.input.cursor(); c != nil {
+		c.Y += inputTop
+		v.Cursor = c
+	}
+	return v
+}
+
+// alertView is the Ollama problem, wrapped to at most maxAlertRows rows.
+func (m Model) alertView() string {
+	if m.alert == "" || m.width <= 0 {
+		return ""
+	}
+	lines := strings.Split(m.st.Alert.Width(m.width).Render("✗ "+Sanitize(m.alert)), "\n")
+	if len(lines) > maxAlertRows {
+		lines = lines[:maxAlertRows]
+		lines[maxAlertRows-1] = ansi.Truncate(lines[maxAlertRows-1], m.width-1, "") + "…"
+	}
+	return strings.Join(lines, "\n")
+}
+
+func (m Model) statusView() string {
+	s := statusInfo{
+		model:   m.probe.Model,
+		version: m.probe.Version,
+		title:   m.title,
+		spinner: m.spin.View(),
+	}
+	switch m.phase {
+	case phaseProbing:
+		s.activity = "connecting"
+	case phaseCreating, phaseRunning:
+		s.activity = "generating"
+	}
+	switch {
+	case m.probing:
+		s.ollama = ollamaConnecting
+	case m.probe.Reachable:
+		s.ollama = ollamaReady
+	default:
+		s.ollama = ollamaOffline
+	}
+	if m.convID != "" && s.title == "" {
+		s.title = "untitled"
+	}
+	return renderStatus(m.st, m.width, s)
+}

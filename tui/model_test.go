@@ -1,0 +1,519 @@
+package tui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/mneme-dev/mneme/agent"
+	"github.com/mneme-dev/mneme/memory"
+)
+
+func TestSendStreamsAnswerTokenByToken(t *testing.T) {
+	store := openStore(t)
+	r := newFakeRunner(store, "Once", " upon", " a time.")
+	r.gate = make(chan struct{}, 3)
+	h := newHarness(t, config(store, r, readyProbe))
+	h.runUntilShown("Ollama ready v0.6.5", testModel, "new conversation")
+
+	h.typeText("tell me a story")
+	h.send(keyEnter)
+
+	r.gate <- struct{}{}
+	h.runUntilShown("┃ tell me a story", "Once")
+	if h.shows("Once upon") {
+		t.Fatalf("the second token is shown before it was sent:\n%s", h.screen())
+	}
+	if got := h.m.input.value(); got != "" {
+		t.Errorf("input after send = %q, want it cleared", got)
+	}
+	if !h.shows("generating") {
+		t.Errorf("status does not say an answer is being generated:\n%s", h.screen())
+	}
+	r.gate <- struct{}{}
+	h.runUntilShown("Once upon")
+	r.gate <- struct{}{}
+	h.runUntilShown("Once upon a time.")
+	h.runUntilIdle()
+	if h.shows("generating") {
+		t.Errorf("status still says generating after the answer:\n%s", h.screen())
+	}
+	h.runUntilShown("tell me a story") // the title, from the store
+
+	conv, msgs := storedMessages(t, store)
+	if conv.Title != "tell me a story" {
+		t.Errorf("title = %q", conv.Title)
+	}
+	if len(msgs) != 2 || msgs[1].Content != "Once upon a time." {
+		t.Errorf("stored messages = %+v", msgs)
+	}
+	if got := r.runs(); len(got) != 1 || got[0] != "tell me a story" {
+		t.Errorf("prompts sent = %q", got)
+	}
+}
+
+func TestOpeningAndQuittingStoresNothing(t *testing.T) {
+	store := openStore(t)
+	h := newHarness(t, config(store, newFakeRunner(store), readyProbe))
+	h.runUntilShown("Ollama ready")
+	h.typeText("never sent")
+	h.send(keyCtrlC)
+	if !quits(t, h.queue[len(h.queue)-1]) {
+		t.Fatal("Ctrl+C did not quit")
+	}
+	convs, err := store.ListConversations(context.Background(), testUser, memory.ListOptions{IncludeArchived: true})
+	if err != nil && !errors.Is(err, memory.ErrNotFound) {
+		t.Fatal(err)
+	}
+	if len(convs) != 0 {
+		t.Errorf("conversations after opening and quitting = %d, want 0", len(convs))
+	}
+}
+
+func TestEscCancelsAndKeepsPartialAnswer(t *testing.T) {
+	store := openStore(t)
+	r := newFakeRunner(store, "Half an ", "answer")
+	r.hold = true
+	h := newHarness(t, config(store, r, readyProbe))
+	h.runUntilShown("Ollama ready")
+	h.typeText("question")
+	h.send(keyEnter)
+	h.runUntilShown("Half an answer")
+	if !h.shows("esc stop") {
+		t.Errorf("help does not offer esc while generating:\n%s", h.screen())
+	}
+
+	h.send(keyEsc)
+	h.runUntilShown("Half an answer", "(interrupted)")
+	h.runUntilIdle()
+	if h.shows("esc stop") {
+		t.Errorf("help still offers esc after the run:\n%s", h.screen())
+	}
+	_, msgs := storedMessages(t, store)
+	last := msgs[len(msgs)-1]
+	if last.Role != memory.RoleAssistant || last.Status != memory.StatusInterrupted || last.Content != "Half an answer" {
+		t.Errorf("stored partial answer = %+v", last)
+	}
+
+	// The next prompt works normally.
+	r.hold = false
+	r.deltas = []string{"Second answer"}
+	h.typeText("again")
+	h.send(keyEnter)
+	h.runUntilShown("Second answer")
+	h.runUntilIdle()
+}
+
+func TestCtrlCQuitsWhenIdle(t *testing.T) {
+	store := openStore(t)
+	h := newHarness(t, config(store, newFakeRunner(store), readyProbe))
+	next, cmd := h.m.Update(keyCtrlC)
+	h.m = next.(Model)
+	if !quits(t, cmd) {
+		t.Fatal("Ctrl+C while idle did not quit")
+	}
+}
+
+func TestDoubleCtrlCWhileRunning(t *testing.T) {
+	store := openStore(t)
+	r := newFakeRunner(store, "Partial")
+	r.hold = true
+	h := newHarness(t, config(store, r, readyProbe))
+	h.runUntilShown("Ollama ready")
+	h.typeText("question")
+	h.send(keyEnter)
+	h.runUntilShown("Partial")
+
+	next, cmd := h.m.Update(keyCtrlC)
+	h.m = next.(Model)
+	if quits(t, cmd) {
+		t.Fatal("the first Ctrl+C while generating quit")
+	}
+	if !h.shows("press Ctrl+C again to quit") {
+		t.Errorf("no quit hint after the first Ctrl+C:\n%s", h.screen())
+	}
+	h.runUntilShown("Partial", "(interrupted)")
+	h.runUntilIdle()
+	if !h.shows("press Ctrl+C again to quit") {
+		t.Errorf("the quit hint went away before a key was pressed:\n%s", h.screen())
+	}
+
+	next, cmd = h.m.Update(keyCtrlC)
+	h.m = next.(Model)
+	if !quits(t, cmd) {
+		t.Fatal("the second Ctrl+C did not quit")
+	}
+}
+
+func TestQuitDuringRunStoresPartialAnswer(t *testing.T) {
+	store := openStore(t)
+	r := newFakeRunner(store, "Unfinished")
+	r.hold = true
+	h := newHarness(t, config(store, r, readyProbe))
+	h.runUntilShown("Ollama ready")
+	h.typeText("question")
+	h.send(keyEnter)
+	h.runUntilShown("Unfinished")
+
+	h.send(keyCtrlC)
+	next, cmd := h.m.Update(keyCtrlC) // before the cancelled run has reported back
+	h.m = next.(Model)
+	if !quits(t, cmd) {
+		t.Fatal("the second Ctrl+C did not quit")
+	}
+	// What Run does once the program has ended: it returns only after the
+	// run goroutine has stored the partial answer.
+	h.m.life.shutdown()
+	_, msgs := storedMessages(t, store)
+	last := msgs[len(msgs)-1]
+	if last.Status != memory.StatusInterrupted || last.Content != "Unfinished" {
+		t.Errorf("after quitting, the last stored message = %+v, want the interrupted partial answer", last)
+	}
+}
+
+func TestNewlineKeysDoNotSend(t *testing.T) {
+	for name, k := range map[string]tea.KeyPressMsg{"alt+enter": keyAltEnter, "ctrl+j": keyCtrlJ} {
+		t.Run(name, func(t *testing.T) {
+			store := openStore(t)
+			r := newFakeRunner(store, "answer")
+			h := newHarness(t, config(store, r, readyProbe))
+			h.runUntilShown("Ollama ready")
+			h.typeText("first line")
+			h.send(k)
+			h.typeText("second line")
+			if got, want := h.m.input.value(), "first line\nsecond line"; got != want {
+				t.Errorf("input = %q, want %q", got, want)
+			}
+			if !h.shows("› first line", "  second line") {
+				t.Errorf("the input does not show two lines:\n%s", h.screen())
+			}
+			h.runUntil("commands done", func() bool { return len(h.queue) == 0 })
+			if n := len(r.runs()); n != 0 {
+				t.Errorf("%s sent the prompt (%d runs)", name, n)
+			}
+			h.send(keyEnter)
+			h.runUntilShown("answer")
+			if got := r.runs(); len(got) != 1 || got[0] != "first line\nsecond line" {
+				t.Errorf("prompt sent = %q", got)
+			}
+		})
+	}
+}
+
+func TestInputGrowsUpToALimit(t *testing.T) {
+	store := openStore(t)
+	h := newHarness(t, config(store, newFakeRunner(store), readyProbe))
+	if got := h.m.input.height(); got != 1 {
+		t.Fatalf("empty input height = %d, want 1", got)
+	}
+	for i := range 10 {
+		if i > 0 {
+			h.send(keyAltEnter)
+		}
+		h.typeText(fmt.Sprintf("line %d", i))
+	}
+	if got := h.m.input.height(); got != maxInputRows {
+		t.Errorf("input height with 10 lines = %d, want %d", got, maxInputRows)
+	}
+	if got := strings.Count(h.m.input.value(), "\n"); got != 9 {
+		t.Errorf("input has %d newlines, want 9", got)
+	}
+	if lines := strings.Count(h.m.View().Content, "\n") + 1; lines != 24 {
+		t.Errorf("screen has %d lines, want 24", lines)
+	}
+}
+
+func TestEmptyInputDoesNotSend(t *testing.T) {
+	store := openStore(t)
+	r := newFakeRunner(store, "answer")
+	h := newHarness(t, config(store, r, readyProbe))
+	h.runUntilShown("Ollama ready")
+
+	h.send(keyEnter)
+	h.typeText("   ")
+	h.send(keyAltEnter)
+	h.typeText("\t ")
+	h.send(keyEnter)
+	h.runUntil("commands done", func() bool { return len(h.queue) == 0 })
+
+	if n := len(r.runs()); n != 0 {
+		t.Errorf("blank input started %d runs", n)
+	}
+	if h.m.phase != phaseIdle {
+		t.Errorf("phase = %v after blank input", h.m.phase)
+	}
+	convs, _ := store.ListConversations(context.Background(), testUser, memory.ListOptions{})
+	if len(convs) != 0 {
+		t.Errorf("blank input created %d conversations", len(convs))
+	}
+}
+
+func TestProbeFailureShowsErrorAndKeepsText(t *testing.T) {
+	store := openStore(t)
+	r := newFakeRunner(store, "Now it works.")
+	p := &switchableProbe{}
+	h := newHarness(t, config(store, r, p.probe))
+
+	want := "cannot reach Ollama at " + testHost
+	h.runUntilShown(want, "Ollama offline", "no model")
+	if !strings.Contains(strings.ReplaceAll(h.screen(), "\n", " "), "ollama serve") {
+		t.Errorf("the error does not name the fix:\n%s", h.screen())
+	}
+
+	h.typeText("my precious prompt")
+	h.send(keyEnter)
+	if !h.shows("Ollama connecting…") {
+		t.Errorf("status does not show the new probe:\n%s", h.screen())
+	}
+	h.runUntilIdle()
+	if got := p.calls.Load(); got != 2 {
+		t.Errorf("probes = %d, want 2 (start and send)", got)
+	}
+	if !h.shows(want, "Ollama offline") {
+		t.Errorf("the error is not shown after the failed send:\n%s", h.screen())
+	}
+	if got := h.m.input.value(); got != "my precious prompt" {
+		t.Errorf("input after failed send = %q, want the typed text", got)
+	}
+	if !h.shows("› my precious prompt") {
+		t.Errorf("the typed text is not on screen:\n%s", h.screen())
+	}
+	if n := len(r.runs()); n != 0 {
+		t.Errorf("runs while offline = %d", n)
+	}
+	convs, _ := store.ListConversations(context.Background(), testUser, memory.ListOptions{})
+	if len(convs) != 0 {
+		t.Errorf("conversations created while offline = %d", len(convs))
+	}
+
+	// Ollama comes up: the same Enter now sends.
+	p.ready.Store(true)
+	h.send(keyEnter)
+	h.runUntilShown("Now it works.")
+	h.runUntilIdle()
+	if h.shows(want) {
+		t.Errorf("the error is still shown once Ollama is ready:\n%s", h.screen())
+	}
+	if got := r.runs(); len(got) != 1 || got[0] != "my precious prompt" {
+		t.Errorf("prompts = %q", got)
+	}
+}
+
+func TestRunErrorIsShownAndNextSendProbes(t *testing.T) {
+	store := openStore(t)
+	r := newFakeRunner(store, "Partial ")
+	r.fail = fmt.Errorf("%w at %s: is it running? Start it with `ollama serve`", agent.ErrOllamaUnreachable, testHost)
+	p := &switchableProbe{}
+	p.ready.Store(true)
+	h := newHarness(t, config(store, r, p.probe))
+	h.runUntilShown("Ollama ready")
+	h.typeText("hello")
+	h.send(keyEnter)
+	h.runUntilShown("Partial", "(interrupted)", "✗ cannot reach Ollama", "Ollama offline")
+	h.runUntilIdle()
+
+	p.ready.Store(false)
+	h.typeText("again")
+	h.send(keyEnter)
+	h.runUntilIdle()
+	if got := p.calls.Load(); got != 2 {
+		t.Errorf("probes = %d, want a new one before sending again", got)
+	}
+	if got := h.m.input.value(); got != "again" {
+		t.Errorf("input = %q, want the unsent text", got)
+	}
+}
+
+func TestResumeShowsHistory(t *testing.T) {
+	store := openStore(t)
+	conv := seedConversation(t, store)
+	r := newFakeRunner(store, "More.")
+	cfg := config(store, r, readyProbe)
+	cfg.ConversationID = conv.ID[:8]
+	h := newHarness(t, cfg)
+	h.runUntilShown("What is a goroutine?", "lightweight thread", "(interrupted)",
+		`⚙ recall({"query":"goroutines"}) → 2 memories found`, "Tell me more", "Resuming conversation")
+
+	h.typeText("continue")
+	h.send(keyEnter)
+	h.runUntilShown("More.")
+	h.runUntilIdle()
+	_, msgs := storedMessages(t, store)
+	if last := msgs[len(msgs)-1]; last.Content != "More." || last.ConversationID != conv.ID {
+		t.Errorf("answer stored as %+v, want it in the resumed conversation", last)
+	}
+}
+
+func TestResumeUnknownConversation(t *testing.T) {
+	store := openStore(t)
+	cfg := config(store, newFakeRunner(store), readyProbe)
+	cfg.ConversationID = "does-not-exist"
+	h := newHarness(t, cfg)
+	h.runUntilShown("cannot open conversation", "new conversation")
+}
+
+func TestToolCallsShownCompactly(t *testing.T) {
+	store := openStore(t)
+	r := newFakeRunner(store, "Let me check.")
+	r.tools = []agent.ToolActivity{
+		{ID: "1", Name: "recall", Args: `{"query": "cats"}`, Result: "Your cat is called\nMiso."},
+		{ID: "2", Name: "remember", Args: `{}`, Error: "storage full"},
+	}
+	r.deltas2 = []string{"Your cat is **Miso**."}
+	h := newHarness(t, config(store, r, readyProbe))
+	h.runUntilShown("Ollama ready")
+	h.typeText("cat name?")
+	h.send(keyEnter)
+	h.runUntilShown(`⚙ recall({"query": "cats"}) → Your cat is called Miso.`, `⚙ remember({}) ✗ storage full`,
+		"Let me check.", "Your cat is Miso.")
+	h.runUntilIdle()
+}
+
+func TestPasteIsAcceptedAndTruncatedWithNotice(t *testing.T) {
+	store := openStore(t)
+	h := newHarness(t, config(store, newFakeRunner(store), readyProbe))
+	h.typeText("typed first ")
+
+	h.send(tea.PasteMsg{Content: "line one\r\nline two\tend"})
+	if got, want := h.m.input.value(), "typed first line one\nline two    end"; got != want {
+		t.Errorf("after a small paste input = %q, want %q", got, want)
+	}
+	if h.m.hint != "" {
+		t.Errorf("a small paste showed a notice: %q", h.m.hint)
+	}
+
+	huge := strings.Repeat("0123456789 abcdefgh\n", 10_000) // 200,000 characters
+	h.send(tea.PasteMsg{Content: huge})
+	got := h.m.input.value()
+	if !strings.HasPrefix(got, "typed first line one\nline two    end0123456789") {
+		t.Errorf("the typed text was not kept before the paste: %.60q", got)
+	}
+	if n := h.m.input.ta.Length(); n > maxInputChars {
+		t.Errorf("input holds %d characters, more than the limit %d", n, maxInputChars)
+	}
+	if !h.shows("Paste truncated: kept") {
+		t.Errorf("no notice for the truncated paste:\n%s", h.screen())
+	}
+	// The input is full, but still responds to editing.
+	h.send(tea.KeyPressMsg{Code: tea.KeyBackspace})
+	h.typeText("!")
+	if !strings.HasSuffix(h.m.input.value(), "!") {
+		t.Error("typing after a huge paste did not reach the input")
+	}
+}
+
+func TestScrollback(t *testing.T) {
+	store := openStore(t)
+	var deltas []string
+	for i := range 60 {
+		deltas = append(deltas, fmt.Sprintf("Paragraph number %d.\n\n", i))
+	}
+	r := newFakeRunner(store, deltas...)
+	h := newHarness(t, config(store, r, readyProbe))
+	h.runUntilShown("Ollama ready")
+	h.typeText("long please")
+	h.send(keyEnter)
+	h.runUntilIdle()
+	h.runUntilShown("Paragraph number 59.")
+	if h.shows("┃ long please") {
+		t.Fatalf("the start of the conversation is visible without scrolling:\n%s", h.screen())
+	}
+	h.send(tea.KeyPressMsg{Code: tea.KeyHome, Mod: tea.ModCtrl})
+	if !h.shows("┃ long please", "Paragraph number 0.") || h.shows("Paragraph number 59.") {
+		t.Errorf("ctrl+home did not scroll to the top:\n%s", h.screen())
+	}
+	h.send(tea.MouseWheelMsg{Button: tea.MouseWheelDown})
+	if h.shows("┃ long please") {
+		t.Errorf("the mouse wheel did not scroll down:\n%s", h.screen())
+	}
+	h.send(tea.KeyPressMsg{Code: tea.KeyEnd, Mod: tea.ModCtrl})
+	if !h.shows("Paragraph number 59.") {
+		t.Errorf("ctrl+end did not scroll to the bottom:\n%s", h.screen())
+	}
+	h.send(keyPgUp)
+	if h.shows("Paragraph number 59.") {
+		t.Errorf("pgup did not scroll up:\n%s", h.screen())
+	}
+}
+
+func TestSmallAndResizedScreensFit(t *testing.T) {
+	store := openStore(t)
+	conv := seedConversation(t, store)
+	cfg := config(store, newFakeRunner(store), offlineProbe)
+	cfg.ConversationID = conv.ID
+	h := newHarness(t, cfg)
+	h.runUntilShown("Ollama offline")
+	h.runUntil("history", func() bool { return !h.m.loading })
+	h.typeText(strings.Repeat("a long prompt ", 20))
+	for _, size := range []tea.WindowSizeMsg{{Width: 60, Height: 20}, {Width: 120, Height: 40}, {Width: 60, Height: 20}, {Width: 80, Height: 24}} {
+		h.send(size)
+		content := h.m.View().Content
+		lines := strings.Split(content, "\n")
+		if len(lines) != size.Height {
+			t.Errorf("%dx%d: %d lines on screen:\n%s", size.Width, size.Height, len(lines), ansi.Strip(content))
+		}
+		for i, l := range lines {
+			if w := lipgloss.Width(l); w > size.Width {
+				t.Errorf("%dx%d: line %d is %d wide: %q", size.Width, size.Height, i, w, ansi.Strip(l))
+			}
+		}
+		if !h.shows("cannot reach Ollama") {
+			t.Errorf("%dx%d: the Ollama error is not shown:\n%s", size.Width, size.Height, ansi.Strip(content))
+		}
+	}
+}
+
+func TestModelTextCannotControlTheTerminal(t *testing.T) {
+	store := openStore(t)
+	r := newFakeRunner(store, "safe \x1b]52;c;ZXZpbA==\x07text\x1b[2J\x1b]0;pwned\x07 here\a")
+	h := newHarness(t, config(store, r, readyProbe))
+	h.runUntilShown("Ollama ready")
+	h.typeText("hi")
+	h.send(keyEnter)
+	h.runUntilIdle()
+	content := h.m.View().Content
+	for _, bad := range []string{"\x1b]", "\x1b[2J", "\a", "pwned", "ZXZpbA"} {
+		if strings.Contains(content, bad) {
+			t.Errorf("the screen contains %q", bad)
+		}
+	}
+	if !h.shows("safe text here") {
+		t.Errorf("the answer's text is not shown:\n%s", h.screen())
+	}
+}
+
+// seedConversation stores a conversation with a user message, a markdown
+// answer, an interrupted answer and a tool call.
+func seedConversation(t *testing.T, store *memory.Store) memory.Conversation {
+	t.Helper()
+	ctx := context.Background()
+	conv, err := store.CreateConversation(ctx, testUser, "Resuming conversation")
+	if err != nil {
+		t.Fatal(err)
+	}
+	add := func(m memory.Message) {
+		t.Helper()
+		m.ConversationID = conv.ID
+		if _, err := store.AppendMessage(ctx, testUser, m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	add(memory.Message{Role: memory.RoleUser, Content: "What is a goroutine?"})
+	add(memory.Message{Role: memory.RoleAssistant, Content: "A goroutine is a **lightweight thread** managed by the Go runtime.\n\n" +
+		"- start one with `go f()`\n- they are cheap\n\n```go\ngo work()\n```"})
+	add(memory.Message{Role: memory.RoleUser, Content: "Tell me more"})
+	add(memory.Message{Role: memory.RoleAssistant, Content: "Goroutines are multiplexed onto", Status: memory.StatusInterrupted})
+	add(memory.Message{Role: memory.RoleUser, Content: "What do you remember?"})
+	add(memory.Message{Role: memory.RoleAssistant, ToolCalls: []memory.ToolCall{
+		{ID: "call_1", Name: "recall", Arguments: []byte(`{"query":"goroutines"}`)},
+	}})
+	add(memory.Message{Role: memory.RoleTool, ToolCallID: "call_1", ToolName: "recall", Content: "2 memories found"})
+	add(memory.Message{Role: memory.RoleAssistant, Content: "You asked about goroutines before."})
+	return conv
+}

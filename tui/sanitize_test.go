@@ -1,0 +1,83 @@
+package tui
+
+import (
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+func TestSanitize(t *testing.T) {
+	tests := []struct {
+		name, in, want string
+	}{
+		{"OSC 52 clipboard write with BEL", "a\x1b]52;c;ZWNobyBwd25lZA==\x07b", "ab"},
+		{"OSC 52 clipboard write with ST", "a\x1b]52;c;ZWNobyBwd25lZA==\x1b\\b", "ab"},
+		{"window title", "\x1b]0;evil title\x07ok", "ok"},
+		{"window title with ST", "\x1b]2;evil\x1b\\ok", "ok"},
+		{"hyperlink", "\x1b]8;;http://evil.example\x1b\\link\x1b]8;;\x1b\\", "link"},
+		{"cursor up", "x\x1b[2Ay", "xy"},
+		{"cursor position", "x\x1b[10;20Hy", "xy"},
+		{"clear screen", "\x1b[2J\x1b[Hclean", "clean"},
+		{"colour", "\x1b[1;31mred\x1b[0m", "red"},
+		{"private mode", "\x1b[?1049hx\x1b[?25l", "x"},
+		{"C1 CSI", "a\u009b31mb", "ab"},
+		{"C1 OSC with C1 ST", "a\u009d0;title\u009cb", "ab"},
+		{"raw 0x9b byte is invalid UTF-8", "a\x9b31mb", "a\uFFFD31mb"},
+		{"reset terminal", "a\x1bcb", "ab"},
+		{"save cursor", "a\x1b7b\x1b8", "ab"},
+		{"charset designation", "a\x1b(0b", "ab"},
+		{"DCS", "\x1bPq#0;2;0;0;0\x1b\\x", "x"},
+		{"APC", "\x1b_Gf=100;AAAA\x1b\\x", "x"},
+		{"unterminated OSC ends at newline", "a\x1b]0;title\nrest", "a\nrest"},
+		{"lone ESC at end", "abc\x1b", "abc"},
+		{"BEL", "ding\a dong", "ding dong"},
+		{"other C0 controls", "a\x00b\x08c\x0bd\x0ce\x1bf", "abcde"},
+		{"carriage return", "one\r\ntwo\rthree", "one\ntwothree"},
+		{"DEL", "a\x7fb", "ab"},
+		{"other C1 controls", "a\u0085b\u008ec", "abc"},
+		{"invalid UTF-8", "ok\xff\xfe!", "ok\uFFFD\uFFFD!"},
+		{"truncated UTF-8", "x\xe6\x97", "x\uFFFD\uFFFD"},
+		{"keeps newlines, tabs, emoji and CJK", "line\n\tindent 🎉👩‍👩‍👧 日本語 é ñ", "line\n\tindent 🎉👩‍👩‍👧 日本語 é ñ"},
+		{"keeps markdown", "# Title\n\n- item `code`\n\n```go\nfmt.Println(\"hi\")\n```", "# Title\n\n- item `code`\n\n```go\nfmt.Println(\"hi\")\n```"},
+		{"empty", "", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := Sanitize(tt.in); got != tt.want {
+				t.Errorf("Sanitize(%q) = %q, want %q", tt.in, got, tt.want)
+			}
+		})
+	}
+}
+
+func FuzzSanitize(f *testing.F) {
+	for _, s := range []string{"plain", "\x1b]52;c;AA==\x07", "\x1b[2J", "\u009b1m", "\xff", "日本\t\n", "\x1b\x1b[", "\x1bP\x1b"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		out := Sanitize(in)
+		if !utf8.ValidString(out) {
+			t.Fatalf("Sanitize(%q) = %q: invalid UTF-8", in, out)
+		}
+		for _, r := range out {
+			if (r < 0x20 && r != '\n' && r != '\t') || (r >= 0x7f && r <= 0x9f) {
+				t.Fatalf("Sanitize(%q) = %q: contains control %U", in, out, r)
+			}
+		}
+		if again := Sanitize(out); again != out {
+			t.Fatalf("Sanitize is not idempotent: %q -> %q -> %q", in, out, again)
+		}
+		if !strings.ContainsAny(in, "\x1b\u009b\u009d\u0090\u0098\u009e\u009f") && utf8.ValidString(in) {
+			// Without sequences, only control characters are removed.
+			want := strings.Map(func(r rune) rune {
+				if (r < 0x20 && r != '\n' && r != '\t') || (r >= 0x7f && r <= 0x9f) {
+					return -1
+				}
+				return r
+			}, in)
+			if out != want {
+				t.Fatalf("Sanitize(%q) = %q, want %q", in, out, want)
+			}
+		}
+	})
+}

@@ -1,0 +1,362 @@
+package tui
+
+import (
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"strings"
+	"time"
+
+	"charm.land/bubbles/v2/viewport"
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/mneme-dev/mneme/agent"
+	"github.com/mneme-dev/mneme/memory"
+)
+
+// entryKind is what a transcript entry shows.
+type entryKind int
+
+const (
+	entryUser entryKind = iota
+	entryAssistant
+	entryTool
+	entryNotice
+	entryError
+)
+
+// entry is one block of the transcript.
+type entry struct {
+	kind        entryKind
+	text        string // as received; sanitised when rendered
+	thinking    string
+	tool        agent.ToolActivity
+	toolDone    bool
+	interrupted bool
+	streaming   bool // the answer is still arriving
+
+	view      string // rendered block, valid when viewWidth is the current width
+	viewWidth int
+
+	// While streaming: the glamour rendering of a stable prefix of text.
+	stableSrc  string
+	stableView string
+}
+
+// liveRenderInterval is the least time between two glamour renderings of
+// an answer that is still streaming; in between, new text is shown plain.
+const liveRenderInterval = 120 * time.Millisecond
+
+// minContentWidth keeps rendering sane in absurdly narrow terminals.
+const minContentWidth = 20
+
+// transcript is the scrollable conversation. Finished entries are
+// rendered once per width and cached; only the streaming answer is
+// rendered again as it grows.
+type transcript struct {
+	entries  []entry
+	vp       viewport.Model
+	md       *markdown
+	st       *Styles
+	log      *slog.Logger
+	width    int
+	lastLive time.Time // last glamour rendering of a streaming answer
+}
+
+func newTranscript(st *Styles, log *slog.Logger) transcript {
+	vp := viewport.New()
+	vp.KeyMap = viewport.KeyMap{} // the root model routes scroll keys
+	vp.MouseWheelDelta = 3
+	return transcript{vp: vp, md: newMarkdown(st.Markdown), st: st, log: log}
+}
+
+// setSize resizes the viewport; a new width re-renders every entry.
+func (t *transcript) setSize(width, height int, now time.Time) {
+	height = max(height, 1)
+	if width == t.width && height == t.vp.Height() {
+		return
+	}
+	bottom := t.vp.AtBottom()
+	t.vp.SetHeight(height)
+	if width != t.width {
+		t.width = width
+		t.vp.SetWidth(width)
+		for i := range t.entries {
+			t.entries[i].stableSrc, t.entries[i].stableView = "", ""
+		}
+		t.lastLive = time.Time{}
+		t.refresh(now, bottom)
+		return
+	}
+	if bottom {
+		t.vp.GotoBottom()
+	}
+}
+
+// load replaces the transcript with stored messages.
+func (t *transcript) load(msgs []memory.Message) {
+	t.entries = entriesFromHistory(msgs)
+}
+
+func (t *transcript) addUser(text string) {
+	t.entries = append(t.entries, entry{kind: entryUser, text: text})
+}
+
+func (t *transcript) addNotice(text string) {
+	t.entries = append(t.entries, entry{kind: entryNotice, text: text})
+}
+
+func (t *transcript) addError(text string) {
+	t.entries = append(t.entries, entry{kind: entryError, text: text})
+}
+
+// live returns the streaming answer, starting one if needed.
+func (t *transcript) live() *entry {
+	if n := len(t.entries); n > 0 && t.entries[n-1].streaming {
+		return &t.entries[n-1]
+	}
+	t.entries = append(t.entries, entry{kind: entryAssistant, streaming: true})
+	return &t.entries[len(t.entries)-1]
+}
+
+func (t *transcript) appendContent(s string)  { t.live().text += s }
+func (t *transcript) appendThinking(s string) { t.live().thinking += s }
+
+// endLive finishes the streaming answer, if there is one, and reports
+// whether there was. An empty answer that was not interrupted is dropped.
+func (t *transcript) endLive(interrupted bool) bool {
+	n := len(t.entries)
+	if n == 0 || !t.entries[n-1].streaming {
+		return false
+	}
+	e := &t.entries[n-1]
+	e.streaming, e.viewWidth, e.stableSrc, e.stableView = false, 0, "", ""
+	e.interrupted = interrupted
+	if e.text == "" && e.thinking == "" && !interrupted {
+		t.entries = t.entries[:n-1]
+	}
+	return true
+}
+
+// addInterrupted marks a run stopped before it wrote anything.
+func (t *transcript) addInterrupted() {
+	t.entries = append(t.entries, entry{kind: entryAssistant, interrupted: true})
+}
+
+func (t *transcript) toolCall(act agent.ToolActivity) {
+	t.endLive(false)
+	t.entries = append(t.entries, entry{kind: entryTool, tool: act})
+}
+
+func (t *transcript) toolResult(act agent.ToolActivity) {
+	for i := len(t.entries) - 1; i >= 0; i-- {
+		e := &t.entries[i]
+		if e.kind == entryTool && !e.toolDone && (e.tool.ID == act.ID || act.ID == "" && e.tool.Name == act.Name) {
+			e.tool, e.toolDone, e.viewWidth = act, true, 0
+			return
+		}
+	}
+	t.entries = append(t.entries, entry{kind: entryTool, tool: act, toolDone: true})
+}
+
+// Scrolling, by the keys and the mouse wheel.
+func (t *transcript) pageUp()   { t.vp.PageUp() }
+func (t *transcript) pageDown() { t.vp.PageDown() }
+func (t *transcript) top()      { t.vp.GotoTop() }
+func (t *transcript) bottom()   { t.vp.GotoBottom() }
+
+func (t *transcript) wheel(msg tea.MouseWheelMsg) {
+	t.vp, _ = t.vp.Update(msg)
+}
+
+// refresh renders the entries into the viewport. The view follows new
+// text when it was at the bottom (or follow is set).
+func (t *transcript) refresh(now time.Time, follow bool) {
+	if t.width <= 0 {
+		return
+	}
+	follow = follow || t.vp.AtBottom()
+	var b strings.Builder
+	for i := range t.entries {
+		e := &t.entries[i]
+		if i > 0 {
+			if e.kind == entryTool && t.entries[i-1].kind == entryTool {
+				b.WriteByte('\n')
+			} else {
+				b.WriteString("\n\n")
+			}
+		}
+		b.WriteString(t.entryView(e, now))
+	}
+	t.vp.SetContent(b.String())
+	if follow {
+		t.vp.GotoBottom()
+	}
+}
+
+func (t *transcript) view() string { return t.vp.View() }
+
+// entryView renders an entry, from the cache when it can.
+func (t *transcript) entryView(e *entry, now time.Time) string {
+	if e.streaming {
+		return t.renderAssistant(e, now)
+	}
+	if e.viewWidth != t.width {
+		e.view, e.viewWidth = t.render(e, now), t.width
+	}
+	return e.view
+}
+
+func (t *transcript) render(e *entry, now time.Time) string {
+	w := max(t.width, minContentWidth)
+	switch e.kind {
+	case entryUser:
+		return t.st.User.Width(w).Render(Sanitize(e.text))
+	case entryAssistant:
+		return t.renderAssistant(e, now)
+	case entryTool:
+		return toolLine(t.st, e.tool, e.toolDone, w)
+	case entryNotice:
+		return t.st.Notice.Width(w).Render("• " + Sanitize(e.text))
+	case entryError:
+		return t.st.Error.Width(w).Render("✗ " + Sanitize(e.text))
+	}
+	return ""
+}
+
+func (t *transcript) renderAssistant(e *entry, now time.Time) string {
+	w := max(t.width, minContentWidth)
+	var parts []string
+	if e.thinking != "" {
+		parts = append(parts, thinkingLine(t.st, e, w))
+	}
+	if strings.TrimSpace(e.text) != "" {
+		if e.streaming {
+			parts = append(parts, t.renderLive(e, now))
+		} else {
+			parts = append(parts, t.markdown(e.text))
+		}
+	}
+	if e.interrupted {
+		parts = append(parts, t.st.Interrupted.Render("(interrupted)"))
+	}
+	return strings.Join(parts, "\n")
+}
+
+// renderLive renders a streaming answer: the stable prefix with glamour
+// (again at most every liveRenderInterval) and the rest as plain text.
+func (t *transcript) renderLive(e *entry, now time.Time) string {
+	if stable := stablePrefix(e.text); stable != e.stableSrc && now.Sub(t.lastLive) >= liveRenderInterval {
+		e.stableSrc, e.stableView, t.lastLive = stable, t.markdown(stable), now
+	}
+	tail := strings.TrimLeft(e.text[len(e.stableSrc):], "\n")
+	if tail == "" {
+		return e.stableView
+	}
+	plain := t.st.Assistant.Width(max(t.width, minContentWidth)).Render(Sanitize(tail))
+	if e.stableSrc == "" {
+		return plain
+	}
+	return e.stableView + "\n\n" + plain
+}
+
+// markdown renders finished markdown, falling back to plain text.
+func (t *transcript) markdown(src string) string {
+	if strings.TrimSpace(src) == "" {
+		return ""
+	}
+	out, err := t.md.render(src, t.width)
+	if err != nil {
+		t.log.Warn("markdown rendering failed", "err", err)
+		return t.st.Assistant.Width(max(t.width, minContentWidth)).Render(Sanitize(src))
+	}
+	return out
+}
+
+// thinkingLine is the collapsed thinking of an answer: its last line while
+// it streams, its size once done.
+func thinkingLine(st *Styles, e *entry, width int) string {
+	var s string
+	if e.streaming && strings.TrimSpace(e.text) == "" {
+		s = "thinking… " + lastLine(Sanitize(e.thinking))
+	} else {
+		s = fmt.Sprintf("▸ thought for %d words", len(strings.Fields(e.thinking)))
+	}
+	return st.Thinking.Render(ansi.Truncate(s, width-markdownMargin, "…"))
+}
+
+// toolLine is one compact line for a tool call: "⚙ name(args) → result".
+func toolLine(st *Styles, act agent.ToolActivity, done bool, width int) string {
+	call := fmt.Sprintf("⚙ %s(%s)", oneLine(act.Name), oneLine(act.Args))
+	style := st.Tool
+	switch {
+	case !done:
+		call += " …"
+	case act.Error != "":
+		call += " ✗ " + oneLine(act.Error)
+		style = st.ToolError
+	default:
+		call += " → " + oneLine(act.Result)
+	}
+	return style.Render(ansi.Truncate(call, width-markdownMargin, "…"))
+}
+
+// oneLine sanitises s and folds all its whitespace into single spaces.
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(Sanitize(s)), " ")
+}
+
+func lastLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
+		s = s[i+1:]
+	}
+	return strings.TrimSpace(s)
+}
+
+// entriesFromHistory turns stored messages into transcript entries. Tool
+// results are paired with the calls that asked for them.
+func entriesFromHistory(msgs []memory.Message) []entry {
+	var (
+		out   []entry
+		calls = map[string]memory.ToolCall{}
+	)
+	for _, m := range msgs {
+		switch m.Role {
+		case memory.RoleUser:
+			out = append(out, entry{kind: entryUser, text: m.Content})
+		case memory.RoleAssistant:
+			for _, c := range m.ToolCalls {
+				calls[c.ID] = c
+			}
+			interrupted := m.Status == memory.StatusInterrupted
+			if strings.TrimSpace(m.Content) != "" || strings.TrimSpace(m.Thinking) != "" || interrupted {
+				out = append(out, entry{kind: entryAssistant, text: m.Content, thinking: m.Thinking, interrupted: interrupted})
+			}
+		case memory.RoleTool:
+			act := agent.ToolActivity{ID: m.ToolCallID, Name: m.ToolName}
+			if c, ok := calls[m.ToolCallID]; ok {
+				act.Args = string(c.Arguments)
+				if act.Name == "" {
+					act.Name = c.Name
+				}
+			}
+			act.Result, act.Error = toolOutcome(m.Content)
+			out = append(out, entry{kind: entryTool, tool: act, toolDone: true})
+		}
+	}
+	return out
+}
+
+// toolOutcome splits a stored tool message into result and error: the
+// agent stores a failure as {"error": "..."}.
+func toolOutcome(content string) (result, errText string) {
+	var e map[string]any
+	if json.Unmarshal([]byte(content), &e) == nil && len(e) == 1 {
+		if s, ok := e["error"].(string); ok {
+			return "", s
+		}
+	}
+	return content, ""
+}
