@@ -125,13 +125,17 @@ func repoRoot() (string, error) {
 	}
 }
 
+// DefaultNumPredict bounds every reply of the models created here, so that
+// a client that sends no num_predict (as mneme does) still gets a short answer.
+const DefaultNumPredict = 48
+
 // CreateChatModel creates model name from ModelFile with temperature 0 and
 // the given num_ctx. Its template is the server's default for a GGUF
 // without a chat template ({{ .Prompt }}), which does not support tools:
 // a chat request with tools gets HTTP 400 "... does not support tools".
 //
-// Bound replies with the num_predict option: stories260K rarely stops by
-// itself and can write for tens of seconds.
+// Replies are bounded by the model's num_predict parameter (DefaultNumPredict):
+// stories260K rarely stops by itself and can write for tens of seconds.
 func (s *Server) CreateChatModel(t testing.TB, name string, numCtx int) {
 	t.Helper()
 	s.createModel(t, name, numCtx, "")
@@ -164,6 +168,7 @@ func (s *Server) createModel(t testing.TB, name string, numCtx int, template str
 		Parameters: map[string]any{
 			"temperature": 0,
 			"num_ctx":     numCtx,
+			"num_predict": DefaultNumPredict,
 		},
 	}
 	if err := s.client.Create(ctx, req, func(api.ProgressResponse) error { return nil }); err != nil {

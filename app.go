@@ -1,0 +1,191 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/ollama/ollama/api"
+
+	"github.com/mneme-dev/mneme/memory"
+)
+
+// version is set at build time with -ldflags "-X main.version=...".
+var version = "dev"
+
+// App is the mneme command line. It owns nothing global: its input, output
+// and environment are injected so tests can run it in-process.
+type App struct {
+	stdin          io.Reader
+	stdout, stderr io.Writer
+	getenv         func(string) string
+}
+
+func newApp(stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) *App {
+	return &App{stdin: stdin, stdout: stdout, stderr: stderr, getenv: getenv}
+}
+
+// exitError carries a specific exit code to main.
+type exitError struct {
+	code int
+	msg  string
+}
+
+func (e exitError) Error() string { return e.msg }
+
+const usageText = `mneme: chat with a local Ollama model; every message is kept.
+
+Usage:
+  mneme [flags]                      open the chat (a new conversation)
+  mneme -c | --continue              resume the latest conversation
+  mneme --resume ID                  resume a conversation (an id prefix is enough)
+  mneme ask [flags] PROMPT...        ask once and print the answer (reads stdin when piped)
+  mneme conversations [--json]       list conversations
+  mneme search [--json] QUERY...     search past turns by meaning and by words
+  mneme search --batch FILE          answer JSON-lines queries (evaluation, scripts)
+  mneme import FILE|-                import JSON-lines messages
+  mneme export [--format jsonl|markdown] [--conversation ID]
+  mneme reindex                      rebuild the keyword index from the database
+  mneme doctor                       check Ollama, models, data dir and database
+  mneme version
+
+Flags common to every command:
+  --config FILE   --data-dir DIR   --user NAME   --model NAME   --ollama URL   --embed-model NAME
+
+Run 'mneme COMMAND -h' for a command's flags.
+`
+
+// Run dispatches to a subcommand.
+func (a *App) Run(ctx context.Context, args []string) error {
+	cmd := ""
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		cmd, args = args[0], args[1:]
+	}
+	switch cmd {
+	case "":
+		return a.runChat(ctx, args)
+	case "ask":
+		return a.runAsk(ctx, args)
+	case "conversations", "convs":
+		return a.runConversations(ctx, args)
+	case "doctor":
+		return a.runDoctor(ctx, args)
+	case "search":
+		return a.runSearch(ctx, args)
+	case "import":
+		return a.runImport(ctx, args)
+	case "export":
+		return a.runExport(ctx, args)
+	case "reindex":
+		return a.runReindex(ctx, args)
+	case "version":
+		fmt.Fprintln(a.stdout, "mneme", version)
+		return nil
+	case "help":
+		fmt.Fprint(a.stdout, usageText)
+		return nil
+	default:
+		fmt.Fprint(a.stderr, usageText)
+		return exitError{code: 2, msg: fmt.Sprintf("unknown command %q", cmd)}
+	}
+}
+
+// newFlagSet makes a command's FlagSet with the common flags registered.
+func (a *App) newFlagSet(name, usage string, common *commonFlags) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(a.stderr)
+	common.register(fs)
+	fs.Usage = func() {
+		fmt.Fprintf(a.stderr, "Usage: %s\n\nFlags:\n", usage)
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+// parseArgs parses flags that may come before or after positional arguments.
+// "--" ends flag parsing.
+func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
+	var positional []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return nil, exitError{code: 0}
+			}
+			return nil, exitError{code: 2, msg: err.Error()}
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			return positional, nil
+		}
+		// fs.Parse stops at "--" and drops it; if the arg before rest is "--",
+		// everything after it is positional.
+		if len(args) > len(rest) && args[len(args)-len(rest)-1] == "--" {
+			return append(positional, rest...), nil
+		}
+		positional = append(positional, rest[0])
+		args = rest[1:]
+	}
+}
+
+// session is what a command needs once configuration is resolved.
+type session struct {
+	cfg     Config
+	store   *memory.Store
+	log     *slog.Logger
+	logFile *os.File
+	client  *api.Client
+	host    string
+}
+
+// open resolves configuration, opens the log file and the store, and makes
+// an Ollama client. It does not talk to Ollama.
+func (a *App) open(ctx context.Context, flags commonFlags) (*session, error) {
+	cfg, err := loadConfig(flags, a.getenv)
+	if err != nil {
+		return nil, err
+	}
+	u, err := ollamaURL(cfg.Ollama)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
+		return nil, fmt.Errorf("data dir: %w", err)
+	}
+	s := &session{cfg: cfg, host: u.String()}
+	s.logFile, err = os.OpenFile(filepath.Join(cfg.DataDir, "mneme.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("log file: %w", err)
+	}
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(cfg.LogLevel)); err != nil {
+		level = slog.LevelInfo
+	}
+	s.log = slog.New(slog.NewTextHandler(s.logFile, &slog.HandlerOptions{Level: level}))
+	s.store, err = memory.Open(ctx, filepath.Join(cfg.DataDir, memory.DBFileName))
+	if err != nil {
+		s.logFile.Close()
+		return nil, err
+	}
+	// No overall timeout: answers stream for as long as they take. Dialing
+	// and the first response byte are bounded so a dead address fails fast.
+	s.client = api.NewClient(u, &http.Client{Transport: &http.Transport{
+		Proxy:                 http.ProxyFromEnvironment,
+		DialContext:           (&dialer).DialContext,
+		ResponseHeaderTimeout: 5 * time.Minute, // a cold model load can be slow
+	}})
+	s.log.Debug("session opened", "data_dir", cfg.DataDir, "user", cfg.User, "ollama", s.host)
+	return s, nil
+}
+
+func (s *session) Close() {
+	s.store.Close()
+	s.logFile.Close()
+}

@@ -1,0 +1,72 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+
+	"golang.org/x/term"
+
+	"github.com/mneme-dev/mneme/memory"
+	"github.com/mneme-dev/mneme/tui"
+)
+
+func (a *App) runChat(ctx context.Context, args []string) error {
+	var common commonFlags
+	fs := a.newFlagSet("mneme", "mneme [-c | --continue | --resume ID] [flags]", &common)
+	var cont bool
+	fs.BoolVar(&cont, "continue", false, "resume the latest conversation")
+	fs.BoolVar(&cont, "c", false, "shorthand for --continue")
+	resume := fs.String("resume", "", "resume the conversation with this id (a prefix is enough)")
+	rest, err := parseArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(rest) > 0 {
+		return exitError{code: 2, msg: fmt.Sprintf("unexpected argument %q (did you mean `mneme ask %s`?)", rest[0], rest[0])}
+	}
+	if !a.interactive() {
+		return exitError{code: 2, msg: "the chat needs a terminal; use `mneme ask PROMPT` in scripts and pipes"}
+	}
+	s, err := a.open(ctx, common)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+
+	var convID string
+	switch {
+	case *resume != "":
+		c, err := s.store.Conversation(ctx, s.cfg.User, *resume)
+		if err != nil {
+			return fmt.Errorf("--resume %s: %w", *resume, err)
+		}
+		convID = c.ID
+	case cont:
+		c, err := s.store.LatestConversation(ctx, s.cfg.User)
+		if err != nil && !errors.Is(err, memory.ErrNotFound) {
+			return err
+		}
+		convID = c.ID
+	}
+	return tui.Run(ctx, tui.Config{
+		Store:          s.store,
+		UserID:         s.cfg.User,
+		ConversationID: convID,
+		Probe: func(ctx context.Context) tui.Probe {
+			st := probeOllama(ctx, s.client, s.host, s.cfg)
+			return tui.Probe{Host: st.Host, Reachable: st.Reachable, Version: st.Version, Model: st.Model, Err: st.Err}
+		},
+		NewRunner: func(model string) tui.Runner { return s.newAgent(model) },
+		Log:       s.log,
+		Dark:      true,
+	})
+}
+
+// interactive reports whether stdin and stdout are terminals.
+func (a *App) interactive() bool {
+	in, ok1 := a.stdin.(*os.File)
+	out, ok2 := a.stdout.(*os.File)
+	return ok1 && ok2 && term.IsTerminal(int(in.Fd())) && term.IsTerminal(int(out.Fd()))
+}

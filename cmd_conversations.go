@@ -1,0 +1,75 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"text/tabwriter"
+	"time"
+
+	"github.com/mneme-dev/mneme/memory"
+	"github.com/mneme-dev/mneme/tui"
+)
+
+func (a *App) runConversations(ctx context.Context, args []string) error {
+	var common commonFlags
+	fs := a.newFlagSet("conversations", "mneme conversations [--json] [--archived]", &common)
+	asJSON := fs.Bool("json", false, "print JSON")
+	archived := fs.Bool("archived", false, "include archived conversations")
+	rest, err := parseArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(rest) > 0 {
+		return exitError{code: 2, msg: fmt.Sprintf("conversations: unexpected argument %q", rest[0])}
+	}
+	s, err := a.open(ctx, common)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	list, err := s.store.ListConversations(ctx, s.cfg.User, memory.ListOptions{IncludeArchived: *archived})
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		if list == nil {
+			list = []memory.Conversation{}
+		}
+		enc := json.NewEncoder(a.stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(list)
+	}
+	if len(list) == 0 {
+		fmt.Fprintln(a.stdout, "No conversations yet. Start one with `mneme` or `mneme ask`.")
+		return nil
+	}
+	tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tUPDATED\tMESSAGES\tTITLE")
+	now := time.Now()
+	for _, c := range list {
+		title := c.Title
+		if title == "" {
+			title = "(untitled)"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\n", c.ID, relativeTime(now, c.Updated), c.MessageCount, tui.Sanitize(title))
+	}
+	return tw.Flush()
+}
+
+// relativeTime renders t relative to now for listings.
+func relativeTime(now, t time.Time) string {
+	d := now.Sub(t)
+	switch {
+	case d < time.Minute:
+		return "just now"
+	case d < time.Hour:
+		return fmt.Sprintf("%dm ago", int(d.Minutes()))
+	case d < 24*time.Hour:
+		return fmt.Sprintf("%dh ago", int(d.Hours()))
+	case d < 7*24*time.Hour:
+		return fmt.Sprintf("%dd ago", int(d.Hours()/24))
+	default:
+		return t.Format("2006-01-02")
+	}
+}

@@ -1,0 +1,119 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/mneme-dev/mneme/memory"
+)
+
+func (a *App) runDoctor(ctx context.Context, args []string) error {
+	var common commonFlags
+	fs := a.newFlagSet("doctor", "mneme doctor", &common)
+	if _, err := parseArgs(fs, args); err != nil {
+		return err
+	}
+	s, err := a.open(ctx, common)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	cfg := s.cfg
+	tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
+	row := func(k, v string) { fmt.Fprintf(tw, "%s\t%s\n", k, v) }
+
+	cfgState := "not found, using defaults"
+	if cfg.ConfigFileFound {
+		cfgState = "loaded"
+	}
+	row("config", fmt.Sprintf("%s (%s)", cfg.ConfigFile, cfgState))
+	row("data dir", cfg.DataDir)
+	schema, err := s.store.SchemaVersion(ctx)
+	if err != nil {
+		return err
+	}
+	row("database", fmt.Sprintf("%s (schema %d of %d)", s.store.Path(), schema, memory.LatestSchemaVersion()))
+	row("log", cfg.DataDir+"/mneme.log")
+	row("user", cfg.User)
+
+	st := probeOllama(ctx, s.client, s.host, cfg)
+	if st.Reachable {
+		row("ollama", fmt.Sprintf("%s: reachable, version %s", st.Host, st.Version))
+		if len(st.Models) == 0 {
+			row("models", "none installed")
+		}
+		for i, m := range st.Models {
+			k := ""
+			if i == 0 {
+				k = "models"
+			}
+			caps := strings.Join(m.Capabilities, ", ")
+			if caps == "" {
+				caps = "capabilities not reported"
+			}
+			ctxLen := ""
+			if m.ContextLength > 0 {
+				ctxLen = fmt.Sprintf(", context %d", m.ContextLength)
+			}
+			row(k, fmt.Sprintf("%s (%s; %s%s)", m.Name, humanBytes(m.Size), caps, ctxLen))
+		}
+	} else {
+		row("ollama", fmt.Sprintf("%s: NOT reachable", st.Host))
+	}
+	if st.Model != "" {
+		row("chat model", fmt.Sprintf("%s (%s)", st.Model, st.ModelWhy))
+	}
+	switch {
+	case st.Embed.Name != "":
+		row("embedding", fmt.Sprintf("%s (%s)", st.Embed.Name, st.EmbedNote))
+	case st.Reachable:
+		row("embedding", st.EmbedNote)
+	default:
+		row("embedding", "unknown while Ollama is unreachable: search is keyword-only")
+	}
+	ix, err := s.openIndex(ctx, st)
+	if err != nil {
+		return err
+	}
+	defer ix.Close()
+	if err := ix.Sync(ctx); err != nil {
+		return err
+	}
+	idx, err := ix.Status(ctx)
+	if err != nil {
+		return err
+	}
+	search := fmt.Sprintf("%d turns indexed by keyword", idx.Turns)
+	if !idx.KeywordOnly {
+		search += fmt.Sprintf("; %d waiting for embeddings", idx.Pending)
+	}
+	if idx.EmbedError != "" {
+		search += "; embedding failed: " + idx.EmbedError
+	}
+	row("search", search)
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if st.Err != nil {
+		fmt.Fprintln(a.stdout)
+		fmt.Fprintln(a.stdout, "problem:", st.Err)
+		return exitError{code: 1}
+	}
+	fmt.Fprintln(a.stdout, "\nall good")
+	return nil
+}
+
+func humanBytes(n int64) string {
+	const unit = 1024
+	if n < unit {
+		return fmt.Sprintf("%d B", n)
+	}
+	div, exp := int64(unit), 0
+	for m := n / unit; m >= unit; m /= unit {
+		div *= unit
+		exp++
+	}
+	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
+}

@@ -1,0 +1,233 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/mneme-dev/mneme/memory"
+	"github.com/mneme-dev/mneme/tui"
+)
+
+// searchEmbedBudget bounds how long a search waits to embed turns that are
+// still pending before it searches; the rest are embedded later.
+const searchEmbedBudget = 3 * time.Second
+
+func (a *App) runSearch(ctx context.Context, args []string) error {
+	var common commonFlags
+	fs := a.newFlagSet("search", "mneme search [--limit N] [--json] [--archived] [--conversation ID] [--since DATE] [--until DATE] QUERY...\n       mneme search --batch FILE", &common)
+	limit := fs.Int("limit", memory.DefaultSearchLimit, fmt.Sprintf("results to show (1-%d)", memory.MaxSearchLimit))
+	asJSON := fs.Bool("json", false, "print JSON")
+	archived := fs.Bool("archived", false, "include archived conversations")
+	conv := fs.String("conversation", "", "only this conversation (a prefix is enough)")
+	since := fs.String("since", "", "only turns from this date on (YYYY-MM-DD or RFC 3339)")
+	until := fs.String("until", "", "only turns before this date (YYYY-MM-DD or RFC 3339)")
+	batch := fs.String("batch", "", `read JSON lines {"id","query","user"?,"limit"?} from FILE ("-" for stdin) and write {"id","results"} lines`)
+	rest, err := parseArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	query := strings.TrimSpace(strings.Join(rest, " "))
+	if *batch == "" && query == "" {
+		return exitError{code: 2, msg: "search: nothing to search for: give a query or --batch FILE"}
+	}
+	if *limit < 1 || *limit > memory.MaxSearchLimit {
+		return exitError{code: 2, msg: fmt.Sprintf("search: --limit must be 1-%d", memory.MaxSearchLimit)}
+	}
+	q := memory.SearchQuery{Text: query, Limit: *limit, IncludeArchived: *archived}
+	if q.Since, err = parseDate(*since); err != nil {
+		return exitError{code: 2, msg: "search: --since: " + err.Error()}
+	}
+	if q.Until, err = parseDate(*until); err != nil {
+		return exitError{code: 2, msg: "search: --until: " + err.Error()}
+	}
+
+	s, err := a.open(ctx, common)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	q.UserID = s.cfg.User
+	if *conv != "" {
+		c, err := s.store.Conversation(ctx, s.cfg.User, *conv)
+		if err != nil {
+			return fmt.Errorf("--conversation %s: %w", *conv, err)
+		}
+		q.ConversationID = c.ID
+	}
+	ix, err := a.readyIndex(ctx, s)
+	if err != nil {
+		return err
+	}
+	defer ix.Close()
+	if *batch != "" {
+		return a.searchBatch(ctx, s, ix, *batch, q)
+	}
+	results, err := ix.Search(ctx, q)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		return writeJSON(a.stdout, results)
+	}
+	printResults(a.stdout, results, query)
+	return nil
+}
+
+// readyIndex opens the index, brings keyword search up to date, and embeds
+// pending turns for a short while so that fresh turns are found by meaning.
+func (a *App) readyIndex(ctx context.Context, s *session) (*memory.Index, error) {
+	st := probeOllama(ctx, s.client, s.host, s.cfg)
+	ix, err := s.openIndex(ctx, st)
+	if err != nil {
+		return nil, err
+	}
+	if err := ix.Sync(ctx); err != nil {
+		ix.Close()
+		return nil, err
+	}
+	if ix.EmbedModelName() != "" {
+		ectx, cancel := context.WithTimeout(ctx, searchEmbedBudget)
+		err := ix.Drain(ectx)
+		cancel()
+		if err != nil {
+			ix.Close()
+			return nil, err
+		}
+	}
+	return ix, nil
+}
+
+func printResults(w io.Writer, results []memory.SearchResult, query string) {
+	if len(results) == 0 {
+		fmt.Fprintf(w, "Nothing found for %q.\n", query)
+		return
+	}
+	for i, r := range results {
+		title := r.Title
+		if title == "" {
+			title = "(untitled)"
+		}
+		fmt.Fprintf(w, "%2d. %.2f  %s · %s · turn %d · %s\n", i+1, r.Score, tui.Sanitize(title), r.Time.Local().Format("2 Jan 2006"), r.Turn, r.MatchedBy)
+		fmt.Fprintf(w, "    %s\n", truncate(tui.Sanitize(r.Snippet), 100))
+		fmt.Fprintf(w, "    mneme --resume %s --turn %d\n", r.ConversationID, r.Turn)
+	}
+}
+
+type batchLine struct {
+	ID    json.RawMessage `json:"id"`
+	Query string          `json:"query"`
+	User  string          `json:"user,omitempty"`
+	Limit int             `json:"limit,omitempty"`
+}
+
+type batchAnswer struct {
+	ID      json.RawMessage       `json:"id"`
+	Results []memory.SearchResult `json:"results"`
+	Error   string                `json:"error,omitempty"`
+}
+
+// searchBatch answers one JSON line per query line; a bad line gets an
+// answer with an error and does not stop the batch.
+func (a *App) searchBatch(ctx context.Context, s *session, ix *memory.Index, path string, base memory.SearchQuery) error {
+	var in io.Reader = a.stdin
+	if path != "-" {
+		f, err := os.Open(path)
+		if err != nil {
+			return fmt.Errorf("search --batch: %w", err)
+		}
+		defer f.Close()
+		in = f
+	}
+	sc := bufio.NewScanner(in)
+	sc.Buffer(make([]byte, 0, 64<<10), 4<<20)
+	bw := bufio.NewWriter(a.stdout)
+	defer bw.Flush()
+	enc := json.NewEncoder(bw)
+	for n := 1; sc.Scan(); n++ {
+		if strings.TrimSpace(sc.Text()) == "" {
+			continue
+		}
+		var bl batchLine
+		ans := batchAnswer{Results: []memory.SearchResult{}}
+		if err := json.Unmarshal(sc.Bytes(), &bl); err != nil {
+			ans.ID, ans.Error = json.RawMessage("null"), fmt.Sprintf("line %d: not a JSON object: %v", n, err)
+			fmt.Fprintln(a.stderr, "mneme: search --batch:", ans.Error)
+		} else {
+			ans.ID = bl.ID
+			if ans.ID == nil {
+				ans.ID = json.RawMessage("null")
+			}
+			q := base
+			q.Text, q.UserID = bl.Query, first(bl.User, base.UserID)
+			if bl.Limit != 0 {
+				q.Limit = bl.Limit
+			}
+			res, err := ix.Search(ctx, q)
+			if err != nil {
+				ans.Error = err.Error()
+			} else {
+				ans.Results = res
+			}
+		}
+		if err := enc.Encode(ans); err != nil {
+			return err
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return fmt.Errorf("search --batch: %w", err)
+	}
+	return nil
+}
+
+func parseDate(s string) (time.Time, error) {
+	if s == "" {
+		return time.Time{}, nil
+	}
+	if t, err := time.ParseInLocation("2006-01-02", s, time.Local); err == nil {
+		return t, nil
+	}
+	t, err := time.Parse(time.RFC3339, s)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("%q is not YYYY-MM-DD or RFC 3339", s)
+	}
+	return t, nil
+}
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+func (a *App) runReindex(ctx context.Context, args []string) error {
+	var common commonFlags
+	fs := a.newFlagSet("reindex", "mneme reindex", &common)
+	if _, err := parseArgs(fs, args); err != nil {
+		return err
+	}
+	s, err := a.open(ctx, common)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	ix, err := s.openIndex(ctx, ollamaState{})
+	if err != nil {
+		return err
+	}
+	defer ix.Close()
+	if err := ix.Reindex(ctx); err != nil {
+		return err
+	}
+	n, err := s.store.CountTurns(ctx)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(a.stdout, "Rebuilt the keyword index: %d turns.\n", n)
+	return nil
+}

@@ -1,0 +1,121 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/mneme-dev/mneme/memory"
+)
+
+func (a *App) runImport(ctx context.Context, args []string) error {
+	var common commonFlags
+	fs := a.newFlagSet("import", "mneme import FILE|-", &common)
+	rest, err := parseArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(rest) != 1 {
+		return exitError{code: 2, msg: "import: name one file, or - for stdin"}
+	}
+	var in io.Reader = a.stdin
+	if rest[0] != "-" {
+		f, err := os.Open(rest[0])
+		if err != nil {
+			return fmt.Errorf("import: %w", err)
+		}
+		defer f.Close()
+		in = f
+	}
+	s, err := a.open(ctx, common)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	start := time.Now()
+	st, err := s.store.Import(ctx, s.cfg.User, in, func(e memory.LineError) {
+		fmt.Fprintf(a.stderr, "mneme: import: skipped %v\n", e)
+	})
+	if err != nil {
+		return err
+	}
+	// Messages are stored; now make them searchable. Keyword search works at
+	// once; embeddings follow when a model is available.
+	probe := probeOllama(ctx, s.client, s.host, s.cfg)
+	ix, err := s.openIndex(ctx, probe)
+	if err != nil {
+		return err
+	}
+	defer ix.Close()
+	ix.Notify(st.Conversations...)
+	if err := ix.Sync(ctx); err != nil {
+		return err
+	}
+	fmt.Fprintf(a.stdout, "Imported %d messages into %d conversations in %s (%d unchanged, %d bad lines skipped).\n",
+		st.Imported, len(st.Conversations), time.Since(start).Round(time.Millisecond), st.Unchanged, st.Bad)
+	if ix.EmbedModelName() == "" {
+		fmt.Fprintln(a.stdout, "Keyword search is ready.", probe.EmbedNote)
+		return nil
+	}
+	fmt.Fprintf(a.stdout, "Keyword search is ready; embedding with %s (Ctrl+C to leave the rest for later)…\n", ix.EmbedModelName())
+	if err := ix.Drain(ctx); err != nil {
+		return err
+	}
+	idx, err := ix.Status(ctx)
+	if err != nil {
+		return err
+	}
+	switch {
+	case idx.EmbedError != "":
+		fmt.Fprintf(a.stdout, "Embedding paused (%s); %d turns will be embedded later.\n", idx.EmbedError, idx.Pending)
+	case idx.Pending > 0:
+		fmt.Fprintf(a.stdout, "%d turns left to embed; mneme finishes them in the background.\n", idx.Pending)
+	default:
+		fmt.Fprintln(a.stdout, "Search by meaning is ready.")
+	}
+	return nil
+}
+
+func (a *App) runExport(ctx context.Context, args []string) error {
+	var common commonFlags
+	fs := a.newFlagSet("export", "mneme export [--conversation ID] [--format jsonl|markdown] [-o FILE]", &common)
+	conv := fs.String("conversation", "", "export only this conversation (a prefix is enough)")
+	format := fs.String("format", string(memory.FormatJSONL), "jsonl (re-importable) or markdown")
+	outPath := fs.String("o", "", "write to FILE instead of stdout")
+	rest, err := parseArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(rest) > 0 {
+		return exitError{code: 2, msg: fmt.Sprintf("export: unexpected argument %q", rest[0])}
+	}
+	f := memory.ExportFormat(*format)
+	if f != memory.FormatJSONL && f != memory.FormatMarkdown {
+		return exitError{code: 2, msg: fmt.Sprintf("export: --format must be jsonl or markdown, not %q", *format)}
+	}
+	s, err := a.open(ctx, common)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	convID := ""
+	if *conv != "" {
+		c, err := s.store.Conversation(ctx, s.cfg.User, *conv)
+		if err != nil {
+			return fmt.Errorf("--conversation %s: %w", *conv, err)
+		}
+		convID = c.ID
+	}
+	w := a.stdout
+	if *outPath != "" {
+		file, err := os.OpenFile(*outPath, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
+		if err != nil {
+			return fmt.Errorf("export: %w", err)
+		}
+		defer file.Close()
+		w = file
+	}
+	return s.store.Export(ctx, s.cfg.User, convID, f, w)
+}

@@ -1,0 +1,299 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ollama/ollama/api"
+
+	"github.com/mneme-dev/mneme/internal/fakeollama"
+	"github.com/mneme-dev/mneme/internal/realollama"
+	"github.com/mneme-dev/mneme/memory"
+)
+
+// mnemeBin is the binary built once for the end-to-end tests in this package.
+var mnemeBin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "mneme-e2e")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	mnemeBin = filepath.Join(dir, "mneme")
+	build := exec.Command("go", "build", "-o", mnemeBin, ".")
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "build mneme:", err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// device is one user's machine: a data dir, a config dir and an Ollama address.
+type device struct {
+	t       *testing.T
+	home    string
+	ollama  string
+	extra   []string
+	timeout time.Duration
+}
+
+func newDevice(t *testing.T, ollamaHost string) *device {
+	return &device{t: t, home: t.TempDir(), ollama: ollamaHost, timeout: 60 * time.Second}
+}
+
+func (d *device) env() []string {
+	return append([]string{
+		"PATH=" + os.Getenv("PATH"),
+		"HOME=" + d.home,
+		"XDG_CONFIG_HOME=" + filepath.Join(d.home, "config"),
+		"MNEME_DATA_DIR=" + filepath.Join(d.home, "data"),
+		"MNEME_USER=tester",
+		"OLLAMA_HOST=" + d.ollama,
+	}, d.extra...)
+}
+
+type result struct {
+	stdout, stderr string
+	code           int
+}
+
+// mneme runs the binary with args and optional stdin.
+func (d *device) mneme(stdin string, args ...string) result {
+	d.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), d.timeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, mnemeBin, args...)
+	cmd.Env = d.env()
+	if stdin != "" {
+		cmd.Stdin = strings.NewReader(stdin)
+	}
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	if ctx.Err() != nil {
+		d.t.Fatalf("mneme %v did not finish within %s\nstderr: %s", args, d.timeout, errb.String())
+	}
+	r := result{stdout: out.String(), stderr: errb.String()}
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		r.code = ee.ExitCode()
+	} else if err != nil {
+		d.t.Fatal(err)
+	}
+	return r
+}
+
+func (d *device) mustOK(stdin string, args ...string) result {
+	d.t.Helper()
+	r := d.mneme(stdin, args...)
+	if r.code != 0 {
+		d.t.Fatalf("mneme %v exited %d\nstdout: %s\nstderr: %s", args, r.code, r.stdout, r.stderr)
+	}
+	return r
+}
+
+func (d *device) conversations() []memory.Conversation {
+	d.t.Helper()
+	var list []memory.Conversation
+	r := d.mustOK("", "conversations", "--json")
+	if err := json.Unmarshal([]byte(r.stdout), &list); err != nil {
+		d.t.Fatalf("conversations --json: %v\n%s", err, r.stdout)
+	}
+	return list
+}
+
+func TestAskContinueAndList(t *testing.T) {
+	srv := fakeollama.New(t)
+	d := newDevice(t, srv.Host())
+
+	r := d.mustOK("", "ask", "hello world")
+	if r.stdout != "You said: hello world\n" {
+		t.Fatalf("stdout = %q", r.stdout)
+	}
+	d.mustOK("", "ask", "--continue", "second")
+	var got []string
+	for _, m := range srv.LastRequest().Messages {
+		got = append(got, m.Role+":"+m.Content)
+	}
+	want := []string{"user:hello world", "assistant:You said: hello world", "user:second"}
+	if len(got) != 4 || !strings.HasPrefix(got[0], "system:") || strings.Join(got[1:], "|") != strings.Join(want, "|") {
+		t.Fatalf("second request messages = %q", got)
+	}
+	list := d.conversations()
+	if len(list) != 1 || list[0].MessageCount != 4 || list[0].Title != "hello world" {
+		t.Fatalf("conversations = %+v", list)
+	}
+	// A new ask without --continue starts a second conversation; the
+	// human listing shows both, newest first.
+	d.mustOK("", "ask", "another topic")
+	out := d.mustOK("", "conversations").stdout
+	if strings.Index(out, "another topic") > strings.Index(out, "hello world") || !strings.Contains(out, "MESSAGES") {
+		t.Fatalf("listing:\n%s", out)
+	}
+}
+
+func TestAskJSONAndStdin(t *testing.T) {
+	srv := fakeollama.New(t)
+	d := newDevice(t, srv.Host())
+	r := d.mustOK("summarise this piped text\n", "ask", "--json")
+	var res struct {
+		ConversationID string            `json:"conversation_id"`
+		Answer         string            `json:"answer"`
+		ToolCalls      []json.RawMessage `json:"tool_calls"`
+		Model          string            `json:"model"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &res); err != nil {
+		t.Fatalf("--json output %q: %v", r.stdout, err)
+	}
+	if res.Answer != "You said: summarise this piped text" || !sameModel(res.Model, fakeollama.DefaultChatModel) ||
+		res.ConversationID == "" || res.ToolCalls == nil {
+		t.Fatalf("json = %+v", res)
+	}
+	if r := d.mneme("", "ask"); r.code != 2 || !strings.Contains(r.stderr, "nothing to ask") {
+		t.Fatalf("empty ask: %+v", r)
+	}
+}
+
+func TestAskClosedPortFailsFastNamingTheAddress(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	d := newDevice(t, addr)
+	d.timeout = 5 * time.Second // the acceptance bound
+	r := d.mneme("", "ask", "hi")
+	if r.code == 0 || !strings.Contains(r.stderr, addr) || !strings.Contains(r.stderr, "ollama serve") {
+		t.Fatalf("exit %d stderr %q", r.code, r.stderr)
+	}
+	if list := d.conversations(); len(list) != 0 {
+		t.Fatalf("a failed ask left %d conversations behind", len(list))
+	}
+}
+
+func TestAskUnknownToolStillCompletes(t *testing.T) {
+	srv := fakeollama.New(t)
+	srv.Script(
+		fakeollama.Reply{ToolCalls: []api.ToolCall{fakeollama.ToolCall("memory_save", map[string]any{"content": "cat is Tom"})}},
+		fakeollama.Say("Noted."),
+	)
+	d := newDevice(t, srv.Host())
+	r := d.mustOK("", "ask", "remember that my cat is called Tom")
+	if r.stdout != "Noted.\n" || !strings.Contains(r.stderr, "memory_save") || !strings.Contains(r.stderr, "unknown tool") {
+		t.Fatalf("stdout %q stderr %q", r.stdout, r.stderr)
+	}
+	sent := srv.LastRequest().Messages
+	if last := sent[len(sent)-1]; last.Role != "tool" || !strings.Contains(last.Content, "unknown tool") {
+		t.Fatalf("error result not sent to the model: %+v", last)
+	}
+}
+
+func TestAskMidStreamFailureKeepsPartial(t *testing.T) {
+	srv := fakeollama.New(t)
+	srv.Script(fakeollama.Reply{Content: []string{"Half", " an", " answer"}, DropAfter: 2})
+	d := newDevice(t, srv.Host())
+	r := d.mneme("", "ask", "question")
+	if r.code == 0 || !strings.Contains(r.stderr, "stopped mid-answer") || r.stdout != "Half an\n" {
+		t.Fatalf("exit %d stdout %q stderr %q", r.code, r.stdout, r.stderr)
+	}
+	list := d.conversations()
+	if len(list) != 1 || list[0].MessageCount != 2 {
+		t.Fatalf("conversations = %+v", list)
+	}
+}
+
+func TestAskNeutralisesTerminalEscapes(t *testing.T) {
+	srv := fakeollama.New(t)
+	srv.Script(fakeollama.Reply{Content: []string{"\x1b]0;pwned\x07safe ", "\x1b[2J\x1b[Htext", "\x1b]52;c;aGk=\x07!"}})
+	d := newDevice(t, srv.Host())
+	r := d.mustOK("", "ask", "x")
+	if strings.ContainsAny(r.stdout, "\x1b\x07") || !strings.Contains(r.stdout, "safe") || !strings.Contains(r.stdout, "text") {
+		t.Fatalf("stdout %q", r.stdout)
+	}
+}
+
+func TestAskMissingModel(t *testing.T) {
+	srv := fakeollama.New(t)
+	d := newDevice(t, srv.Host())
+	r := d.mneme("", "ask", "--model", "nosuch", "hi")
+	if r.code == 0 || !strings.Contains(r.stderr, "ollama pull nosuch") {
+		t.Fatalf("exit %d stderr %q", r.code, r.stderr)
+	}
+	d.extra = []string{"MNEME_MODEL=nosuch"}
+	if r := d.mneme("", "ask", "hi"); r.code == 0 || !strings.Contains(r.stderr, "nosuch") {
+		t.Fatalf("env model: exit %d stderr %q", r.code, r.stderr)
+	}
+}
+
+func TestDoctor(t *testing.T) {
+	srv := fakeollama.New(t)
+	d := newDevice(t, srv.Host())
+	r := d.mustOK("", "doctor")
+	for _, want := range []string{"reachable, version 0.6.5", "fake-chat", "tools", "first installed model with tools",
+		fmt.Sprintf("schema %d of %d", memory.LatestSchemaVersion(), memory.LatestSchemaVersion()), "tester"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("doctor output lacks %q:\n%s", want, r.stdout)
+		}
+	}
+	down := newDevice(t, "127.0.0.1:1")
+	if r := down.mneme("", "doctor"); r.code == 0 || !strings.Contains(r.stdout, "NOT reachable") || !strings.Contains(r.stdout, "ollama serve") {
+		t.Fatalf("doctor with Ollama down: exit %d\n%s", r.code, r.stdout)
+	}
+}
+
+func TestUsageErrors(t *testing.T) {
+	d := newDevice(t, "127.0.0.1:1")
+	if r := d.mneme("", "frobnicate"); r.code != 2 || !strings.Contains(r.stderr, "unknown command") {
+		t.Fatalf("unknown command: %+v", r)
+	}
+	if r := d.mneme("", "ask", "--continue", "--conversation", "abcd", "x"); r.code != 2 {
+		t.Fatalf("conflicting flags: %+v", r)
+	}
+	if r := d.mneme(""); r.code != 2 || !strings.Contains(r.stderr, "needs a terminal") {
+		t.Fatalf("chat without a terminal: %+v", r)
+	}
+}
+
+// TestAskRealOllama runs mneme against a real Ollama server on loopback
+// with the tiny stories260K model.
+func TestAskRealOllama(t *testing.T) {
+	srv := realollama.Start(t)
+	srv.CreateChatModel(t, "stories", 256)
+	d := newDevice(t, srv.Host)
+	r := d.mustOK("", "ask", "--model", "stories", "Once upon a time")
+	if len(strings.TrimSpace(r.stdout)) == 0 {
+		t.Fatal("the real model printed nothing")
+	}
+	list := d.conversations()
+	if len(list) != 1 || list[0].MessageCount != 2 {
+		t.Fatalf("conversations = %+v", list)
+	}
+	// The stored answer is what was printed.
+	store, err := memory.Open(context.Background(), filepath.Join(d.home, "data", memory.DBFileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	msgs, err := store.Messages(context.Background(), "tester", list[0].ID)
+	if err != nil || len(msgs) != 2 {
+		t.Fatalf("messages %d %v", len(msgs), err)
+	}
+	if strings.TrimSpace(msgs[1].Content) != strings.TrimSpace(r.stdout) || msgs[1].Status != memory.StatusComplete {
+		t.Fatalf("stored %q (%s), printed %q", msgs[1].Content, msgs[1].Status, r.stdout)
+	}
+}

@@ -1,0 +1,184 @@
+package main
+
+import (
+	"encoding/json"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mneme-dev/mneme/internal/fakeollama"
+	"github.com/mneme-dev/mneme/memory"
+)
+
+const tripImport = `{"conversation":"c1","title":"Travel","role":"user","content":"We should plan the Lisbon trip for May","time":"2024-04-01T09:00:00Z","ref":"D1:1"}
+{"conversation":"c1","role":"assistant","content":"Great, Lisbon is lovely in May. Trams and pastries!","time":"2024-04-01T09:00:05Z","ref":"D1:2"}
+{"conversation":"c1","role":"user","content":"Book a table at a seafood restaurant","time":"2024-04-01T09:01:00Z","ref":"D1:3"}
+this line is broken
+{"conversation":"c1","role":"assistant","content":"Done: Cervejaria Ramiro at 8pm.","time":"2024-04-01T09:01:05Z","ref":"D1:4"}
+{"conversation":"c2","title":"Garden","role":"user","content":"My tomato plants have yellow leaves","time":"2024-06-02T10:00:00Z","ref":"D2:1"}
+{"conversation":"c2","role":"assistant","content":"Probably overwatering; let the soil dry out.","time":"2024-06-02T10:00:05Z","ref":"D2:2"}
+`
+
+func writeFile(t *testing.T, name, data string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(p, []byte(data), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// closedPort is an Ollama address where nothing listens.
+func closedPort(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	return addr
+}
+
+func TestImportAndSearchOffline(t *testing.T) {
+	d := newDevice(t, closedPort(t))
+	r := d.mustOK("", "import", writeFile(t, "chat.jsonl", tripImport))
+	if !strings.Contains(r.stderr, "line 4") || !strings.Contains(r.stdout, "Imported 6 messages into 2 conversations") {
+		t.Fatalf("import: stdout %q stderr %q", r.stdout, r.stderr)
+	}
+	if !strings.Contains(r.stdout, "keyword-only") {
+		t.Fatalf("import does not say search is keyword-only: %q", r.stdout)
+	}
+
+	batch := `{"id":1,"query":"When is the Lisbon trip?"}
+{"id":"two","query":"why are my tomato leaves yellow","limit":1}
+not json
+{"id":4,"query":"what restaurant did we book"}
+`
+	r = d.mustOK("", "search", "--batch", writeFile(t, "q.jsonl", batch))
+	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
+	if len(lines) != 4 {
+		t.Fatalf("%d answer lines for 4 query lines:\n%s", len(lines), r.stdout)
+	}
+	type answer struct {
+		ID      json.RawMessage       `json:"id"`
+		Results []memory.SearchResult `json:"results"`
+		Error   string                `json:"error"`
+	}
+	var answers []answer
+	for _, l := range lines {
+		var a answer
+		if err := json.Unmarshal([]byte(l), &a); err != nil {
+			t.Fatalf("answer %q: %v", l, err)
+		}
+		answers = append(answers, a)
+	}
+	want := map[string]string{`1`: "D1:1", `"two"`: "D2:1", `4`: "D1:3"}
+	for _, a := range answers {
+		if a.Error != "" {
+			if !strings.Contains(a.Error, "line 3") {
+				t.Errorf("bad line answer: %+v", a)
+			}
+			continue
+		}
+		if len(a.Results) == 0 || len(a.Results[0].Refs) == 0 || a.Results[0].Refs[0] != want[string(a.ID)] {
+			t.Errorf("query %s: results %+v, want first ref %s", a.ID, a.Results, want[string(a.ID)])
+		}
+		for _, res := range a.Results {
+			if res.MatchedBy != memory.MatchKeyword {
+				t.Errorf("offline search matched by %s", res.MatchedBy)
+			}
+		}
+	}
+	if len(answers[1].Results) != 1 {
+		t.Errorf("per-line limit ignored: %d results", len(answers[1].Results))
+	}
+
+	// The human listing shows the title, the question and how to open it.
+	r = d.mustOK("", "search", "seafood", "restaurant")
+	if !strings.Contains(r.stdout, "Travel") || !strings.Contains(r.stdout, "Book a table") || !strings.Contains(r.stdout, "--turn 2") {
+		t.Fatalf("search output:\n%s", r.stdout)
+	}
+	// Another user sees none of it.
+	d.extra = []string{"MNEME_USER=someone-else"}
+	if r := d.mustOK("", "search", "--json", "Lisbon"); strings.TrimSpace(r.stdout) != "[]" {
+		t.Fatalf("another user's search: %s", r.stdout)
+	}
+}
+
+func TestAskedTurnsAreFoundByVectorAndKeyword(t *testing.T) {
+	srv := fakeollama.New(t)
+	d := newDevice(t, srv.Host())
+	d.mustOK("", "ask", "tell me about sourdough bread baking")
+	d.mustOK("", "ask", "how do I fix a flat bicycle tyre")
+	d.mustOK("", "ask", "which houseplants like shade")
+	if len(srv.EmbedRequests()) == 0 {
+		t.Fatal("finished turns were not embedded")
+	}
+	var res []memory.SearchResult
+	r := d.mustOK("", "search", "--json", "sourdough bread")
+	if err := json.Unmarshal([]byte(r.stdout), &res); err != nil {
+		t.Fatal(err)
+	}
+	kinds := map[memory.MatchKind]int{}
+	for _, x := range res {
+		kinds[x.MatchedBy]++
+	}
+	if len(res) == 0 || res[0].MatchedBy != memory.MatchBoth || !strings.Contains(res[0].Snippet, "sourdough") || kinds[memory.MatchVector] == 0 {
+		t.Fatalf("results %+v", res)
+	}
+	if res[0].Distance == nil {
+		t.Fatal("a vector match has no distance")
+	}
+	r = d.mustOK("", "doctor")
+	if !strings.Contains(r.stdout, "fake-embed") || !strings.Contains(r.stdout, "3 turns indexed by keyword; 0 waiting for embeddings") {
+		t.Fatalf("doctor:\n%s", r.stdout)
+	}
+}
+
+func TestExportImportRoundTripCLI(t *testing.T) {
+	a := newDevice(t, closedPort(t))
+	a.mustOK("", "import", writeFile(t, "chat.jsonl", tripImport))
+	exported := a.mustOK("", "export").stdout
+	if n := strings.Count(exported, "\n"); n != 6 {
+		t.Fatalf("exported %d lines", n)
+	}
+	b := newDevice(t, closedPort(t))
+	b.mustOK("", "import", writeFile(t, "export.jsonl", exported))
+	again := b.mustOK("", "export").stdout
+	strip := func(s string) []map[string]any {
+		var out []map[string]any
+		for _, l := range strings.Split(strings.TrimSpace(s), "\n") {
+			var m map[string]any
+			json.Unmarshal([]byte(l), &m)
+			delete(m, "id")
+			out = append(out, m)
+		}
+		return out
+	}
+	x, _ := json.Marshal(strip(exported))
+	y, _ := json.Marshal(strip(again))
+	if string(x) != string(y) {
+		t.Fatalf("round trip differs:\n%s\n%s", x, y)
+	}
+	md := a.mustOK("", "export", "--format", "markdown").stdout
+	if !strings.Contains(md, "# Travel") || !strings.Contains(md, "## You\n\nMy tomato plants") {
+		t.Fatalf("markdown:\n%s", md)
+	}
+}
+
+func TestKeywordIndexRepairsAfterDeletion(t *testing.T) {
+	d := newDevice(t, closedPort(t))
+	d.mustOK("", "import", writeFile(t, "chat.jsonl", tripImport))
+	if err := os.RemoveAll(filepath.Join(d.home, "data", "keyword")); err != nil {
+		t.Fatal(err)
+	}
+	if r := d.mustOK("", "search", "tomato"); !strings.Contains(r.stdout, "Garden") {
+		t.Fatalf("after deleting the index:\n%s", r.stdout)
+	}
+	if r := d.mustOK("", "reindex"); !strings.Contains(r.stdout, "3 turns") {
+		t.Fatalf("reindex: %s", r.stdout)
+	}
+}
