@@ -229,12 +229,25 @@ func (ix *Index) Run(ctx context.Context) {
 // Drain does all pending work now: it returns once every stored message is
 // in a turn, every turn is in the keyword index and (when an embedding model
 // is available) embedded. An embedding failure is not an error here: it is
-// recorded for Status and keyword search still covers everything.
+// recorded for Status and keyword search still covers everything. When ctx
+// ends first, the embeddings not done yet are left for later.
 func (ix *Index) Drain(ctx context.Context) error {
 	if err := ix.catchUp(ctx); err != nil {
 		return err
 	}
 	return ix.work(ctx)
+}
+
+// Sync brings turns and the keyword index up to date, leaving embeddings
+// for the background: after it, keyword search sees every stored message.
+func (ix *Index) Sync(ctx context.Context) error {
+	if err := ix.catchUp(ctx); err != nil {
+		return err
+	}
+	if err := ix.syncTurns(ctx); err != nil {
+		return err
+	}
+	return ix.indexKeywords(ctx)
 }
 
 // catchUp marks conversations whose turns lag their messages.
@@ -259,6 +272,9 @@ func (ix *Index) work(ctx context.Context) error {
 		return err
 	}
 	if err := ix.embedPending(ctx); err != nil {
+		if ctx.Err() != nil {
+			return nil // stopped, not failed: the rest waits for later
+		}
 		ix.setEmbedErr(err)
 		if ctx.Err() == nil {
 			ix.log.Warn("embedding paused", "model", ix.model.Name, "err", err)
