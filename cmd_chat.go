@@ -50,15 +50,36 @@ func (a *App) runChat(ctx context.Context, args []string) error {
 		}
 		convID = c.ID
 	}
+	// Search indexing runs beside the chat: it catches up at start, follows
+	// every finished turn, and embeds once the probe finds a model.
+	ix, err := s.openIndex(ctx, ollamaState{})
+	if err != nil {
+		return err
+	}
+	defer ix.Close()
+	ictx, stopIndex := context.WithCancel(ctx)
+	indexDone := make(chan struct{})
+	go func() {
+		defer close(indexDone)
+		ix.Run(ictx)
+	}()
+	defer func() {
+		stopIndex()
+		<-indexDone
+	}()
+
 	return tui.Run(ctx, tui.Config{
 		Store:          s.store,
 		UserID:         s.cfg.User,
 		ConversationID: convID,
 		Probe: func(ctx context.Context) tui.Probe {
 			st := probeOllama(ctx, s.client, s.host, s.cfg)
+			if st.Embed.Name != "" {
+				ix.SetEmbedding(s.client, memory.EmbedModel{Name: st.Embed.Name, ContextLength: st.Embed.ContextLength})
+			}
 			return tui.Probe{Host: st.Host, Reachable: st.Reachable, Version: st.Version, Model: st.Model, Err: st.Err}
 		},
-		NewRunner: func(model string) tui.Runner { return s.newAgent(model) },
+		NewRunner: func(model string) tui.Runner { return indexingRunner{agent: s.newAgent(model), index: ix} },
 		Log:       s.log,
 		Dark:      true,
 	})

@@ -16,15 +16,19 @@ const embedBatch = 16
 // embedPending embeds turns that have no vectors under the current model
 // for their current text, newest first.
 func (ix *Index) embedPending(ctx context.Context) error {
-	if ix.EmbedModelName() == "" {
+	em := ix.embedding()
+	if !em.enabled() {
 		return nil
 	}
 	for {
-		turns, err := ix.store.TurnsNeedingEmbedding(ctx, ix.model.Name, embedBatch)
+		if ix.embedding().model != em.model {
+			return nil // the model changed: the next round starts over
+		}
+		turns, err := ix.store.TurnsNeedingEmbedding(ctx, em.model.Name, embedBatch)
 		if err != nil || len(turns) == 0 {
 			return err
 		}
-		sets, err := ix.embedTurns(ctx, turns)
+		sets, err := em.embedTurns(ctx, turns)
 		if err != nil {
 			return err
 		}
@@ -37,15 +41,15 @@ func (ix *Index) embedPending(ctx context.Context) error {
 	}
 }
 
-func (ix *Index) embedTurns(ctx context.Context, turns []Turn) ([]EmbeddingSet, error) {
+func (em embedder) embedTurns(ctx context.Context, turns []Turn) ([]EmbeddingSet, error) {
 	sets := make([]EmbeddingSet, len(turns))
 	var inputs []string
 	for i, t := range turns {
-		chunks := Chunks(t.Text, ix.model.ContextLength)
-		sets[i] = EmbeddingSet{OwnerID: t.ID, Kind: OwnerTurn, UserID: t.UserID, Model: ix.model.Name, Hash: t.Hash, Chunks: chunks}
+		chunks := Chunks(t.Text, em.model.ContextLength)
+		sets[i] = EmbeddingSet{OwnerID: t.ID, Kind: OwnerTurn, UserID: t.UserID, Model: em.model.Name, Hash: t.Hash, Chunks: chunks}
 		inputs = append(inputs, chunks...)
 	}
-	vecs, err := ix.embedTexts(ctx, inputs)
+	vecs, err := em.embedTexts(ctx, inputs)
 	if err != nil {
 		return nil, err
 	}
@@ -56,13 +60,13 @@ func (ix *Index) embedTurns(ctx context.Context, turns []Turn) ([]EmbeddingSet, 
 	return sets, nil
 }
 
-func (ix *Index) embedTexts(ctx context.Context, texts []string) ([][]float32, error) {
-	resp, err := ix.embed.Embed(ctx, &api.EmbedRequest{Model: ix.model.Name, Input: texts})
+func (em embedder) embedTexts(ctx context.Context, texts []string) ([][]float32, error) {
+	resp, err := em.client.Embed(ctx, &api.EmbedRequest{Model: em.model.Name, Input: texts})
 	if err != nil {
-		return nil, fmt.Errorf("embed with %s: %w", ix.model.Name, err)
+		return nil, fmt.Errorf("embed with %s: %w", em.model.Name, err)
 	}
 	if len(resp.Embeddings) != len(texts) {
-		return nil, fmt.Errorf("embed with %s: %d vectors for %d texts: %w", ix.model.Name, len(resp.Embeddings), len(texts), errNoEmbeddings)
+		return nil, fmt.Errorf("embed with %s: %d vectors for %d texts: %w", em.model.Name, len(resp.Embeddings), len(texts), errNoEmbeddings)
 	}
 	return resp.Embeddings, nil
 }
@@ -75,8 +79,9 @@ type userVectors struct {
 	mu   sync.Mutex
 }
 
-// vectorsFor returns the user's vectors, loading them from the store on first use.
-func (ix *Index) vectorsFor(ctx context.Context, userID string) (*userVectors, error) {
+// vectorsFor returns the user's vectors under model, loading them from the
+// store on first use.
+func (ix *Index) vectorsFor(ctx context.Context, userID, model string) (*userVectors, error) {
 	ix.mu.Lock()
 	uv := ix.vecs[userID]
 	if uv == nil {
@@ -85,7 +90,7 @@ func (ix *Index) vectorsFor(ctx context.Context, userID string) (*userVectors, e
 	}
 	ix.mu.Unlock()
 	uv.once.Do(func() {
-		uv.err = ix.store.Vectors(ctx, userID, ix.model.Name, func(sv StoredVector) error {
+		uv.err = ix.store.Vectors(ctx, userID, model, func(sv StoredVector) error {
 			if sv.Kind == OwnerTurn {
 				uv.add(vector.Key{Turn: sv.OwnerID, Chunk: sv.Chunk}, sv.Vector, ix)
 			}
@@ -104,10 +109,11 @@ func (ix *Index) vectorsFor(ctx context.Context, userID string) (*userVectors, e
 
 // Preload loads the user's vectors so that the first search is fast.
 func (ix *Index) Preload(ctx context.Context, userID string) error {
-	if ix.EmbedModelName() == "" {
+	em := ix.embedding()
+	if !em.enabled() {
 		return nil
 	}
-	_, err := ix.vectorsFor(ctx, userID)
+	_, err := ix.vectorsFor(ctx, userID, em.model.Name)
 	return err
 }
 

@@ -48,8 +48,6 @@ type Index struct {
 	store  *Store
 	kw     *keyword.Index
 	kwDir  string
-	embed  EmbedClient
-	model  EmbedModel
 	fusion Fusion
 	log    *slog.Logger
 
@@ -57,8 +55,44 @@ type Index struct {
 
 	mu       sync.Mutex
 	dirty    map[ConversationRef]struct{}
-	vecs     map[string]*userVectors // by user, loaded on first use
+	emb      embedder                // zero: keyword-only
+	vecs     map[string]*userVectors // by user, under emb's model, loaded on first use
 	embedErr error                   // last embedding failure, nil once it works again
+}
+
+// embedder is the embedding model in use and the client that runs it.
+type embedder struct {
+	client EmbedClient
+	model  EmbedModel
+}
+
+func (e embedder) enabled() bool { return e.client != nil && e.model.Name != "" }
+
+// embedding returns the embedding model in use.
+func (ix *Index) embedding() embedder {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	return ix.emb
+}
+
+// SetEmbedding switches the embedding model, for example once a probe of
+// Ollama has found one. Turns without vectors under the new model are
+// embedded by the background work; until then search uses keywords.
+func (ix *Index) SetEmbedding(client EmbedClient, model EmbedModel) {
+	if model.ContextLength <= 0 {
+		model.ContextLength = defaultEmbedContext
+	}
+	ix.mu.Lock()
+	changed := ix.emb.model != model || (ix.emb.client == nil) != (client == nil)
+	ix.emb = embedder{client: client, model: model}
+	if changed {
+		clear(ix.vecs)
+		ix.embedErr = nil
+	}
+	ix.mu.Unlock()
+	if changed {
+		ix.Notify()
+	}
 }
 
 // Meta keys recording which keyword index the store's flags describe.
@@ -73,15 +107,15 @@ const (
 // rebuilt; the rebuild itself runs with the rest of the indexing work.
 func OpenIndex(ctx context.Context, store *Store, dir string, opts IndexOptions) (*Index, error) {
 	ix := &Index{
-		store: store, kwDir: filepath.Join(dir, "keyword"), embed: opts.Embed, model: opts.Model,
+		store: store, kwDir: filepath.Join(dir, "keyword"),
 		fusion: opts.Fusion.withDefaults(), log: opts.Log, wake: make(chan struct{}, 1),
 		dirty: map[ConversationRef]struct{}{}, vecs: map[string]*userVectors{},
 	}
 	if ix.log == nil {
 		ix.log = slog.New(slog.DiscardHandler)
 	}
-	if ix.model.ContextLength <= 0 {
-		ix.model.ContextLength = defaultEmbedContext
+	if opts.Embed != nil && opts.Model.Name != "" {
+		ix.SetEmbedding(opts.Embed, opts.Model)
 	}
 	if err := ix.openKeyword(ctx); err != nil {
 		return nil, fmt.Errorf("open index: %w", err)
@@ -177,10 +211,10 @@ func (ix *Index) Close() error {
 
 // EmbedModelName is the embedding model in use ("" when keyword-only).
 func (ix *Index) EmbedModelName() string {
-	if ix.embed == nil {
-		return ""
+	if em := ix.embedding(); em.enabled() {
+		return em.model.Name
 	}
-	return ix.model.Name
+	return ""
 }
 
 // Notify marks conversations as changed; the worker re-derives their turns.
@@ -277,7 +311,7 @@ func (ix *Index) work(ctx context.Context) error {
 		}
 		ix.setEmbedErr(err)
 		if ctx.Err() == nil {
-			ix.log.Warn("embedding paused", "model", ix.model.Name, "err", err)
+			ix.log.Warn("embedding paused", "model", ix.EmbedModelName(), "err", err)
 		}
 		return nil
 	}
@@ -376,7 +410,7 @@ func (ix *Index) Status(ctx context.Context) (IndexStatus, error) {
 		return st, err
 	}
 	if !st.KeywordOnly {
-		if st.Pending, err = ix.store.CountTurnsNeedingEmbedding(ctx, ix.model.Name); err != nil {
+		if st.Pending, err = ix.store.CountTurnsNeedingEmbedding(ctx, st.EmbedModel); err != nil {
 			return st, err
 		}
 	}

@@ -218,10 +218,11 @@ type vectorHit struct {
 // query. Candidates come from the compact in-memory index and are rescored
 // exactly from the stored float32 vectors.
 func (ix *Index) vectorSearch(ctx context.Context, q SearchQuery) ([]vectorHit, error) {
-	if ix.EmbedModelName() == "" {
+	em := ix.embedding()
+	if !em.enabled() {
 		return nil, nil
 	}
-	uv, err := ix.vectorsFor(ctx, q.UserID)
+	uv, err := ix.vectorsFor(ctx, q.UserID, em.model.Name)
 	if err != nil {
 		return nil, err
 	}
@@ -229,7 +230,7 @@ func (ix *Index) vectorSearch(ctx context.Context, q SearchQuery) ([]vectorHit, 
 	if idx == nil {
 		return nil, nil
 	}
-	qv, err := ix.embedTexts(ctx, []string{cutRunes(q.Text, ix.model.ContextLength*charsPerToken)})
+	qv, err := em.embedTexts(ctx, []string{cutRunes(q.Text, em.model.ContextLength*charsPerToken)})
 	if err != nil {
 		return nil, err
 	}
@@ -249,7 +250,7 @@ func (ix *Index) vectorSearch(ctx context.Context, q SearchQuery) ([]vectorHit, 
 	for i, c := range cands {
 		keys[i] = VectorKey{OwnerID: c.Key.Turn, Chunk: c.Key.Chunk}
 	}
-	exact, err := ix.store.VectorsByKey(ctx, q.UserID, ix.model.Name, keys)
+	exact, err := ix.store.VectorsByKey(ctx, q.UserID, em.model.Name, keys)
 	if err != nil {
 		return nil, err
 	}

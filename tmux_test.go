@@ -1,0 +1,155 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mneme-dev/mneme/internal/fakeollama"
+	"github.com/mneme-dev/mneme/memory"
+)
+
+// terminal is mneme running in a tmux pane of its own tmux server.
+type terminal struct {
+	t      *testing.T
+	socket string
+}
+
+// startTerminal runs the mneme binary in a w×h tmux pane with env.
+func startTerminal(t *testing.T, w, h int, env []string, args ...string) *terminal {
+	t.Helper()
+	if _, err := exec.LookPath("tmux"); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("tmux is required in CI (make test installs it)")
+		}
+		t.Skip("tmux not installed: the terminal tests need it (make test installs it)")
+	}
+	term := &terminal{t: t, socket: filepath.Join(t.TempDir(), "tmux.sock")}
+	cmd := []string{"env", "-i"}
+	cmd = append(cmd, env...)
+	cmd = append(cmd, "TERM=xterm-256color", mnemeBin)
+	cmd = append(cmd, args...)
+	term.tmux(append([]string{"new-session", "-d", "-x", fmt.Sprint(w), "-y", fmt.Sprint(h), "-s", "mneme"}, cmd...)...)
+	term.tmux("set-option", "-t", "mneme", "remain-on-exit", "on")
+	t.Cleanup(func() { exec.Command("tmux", "-S", term.socket, "kill-server").Run() })
+	return term
+}
+
+func (term *terminal) tmux(args ...string) string {
+	term.t.Helper()
+	out, err := exec.Command("tmux", append([]string{"-S", term.socket}, args...)...).CombinedOutput()
+	if err != nil {
+		term.t.Fatalf("tmux %v: %v\n%s", args, err, out)
+	}
+	return string(out)
+}
+
+// screen is what a person sees in the pane now.
+func (term *terminal) screen() string { return term.tmux("capture-pane", "-p", "-t", "mneme") }
+
+func (term *terminal) keys(keys ...string) {
+	term.tmux(append([]string{"send-keys", "-t", "mneme"}, keys...)...)
+}
+
+// typeText types literally, as a person would.
+func (term *terminal) typeText(s string) { term.tmux("send-keys", "-t", "mneme", "-l", s) }
+
+// waitFor polls the screen until cond holds, failing after a deadline.
+func (term *terminal) waitFor(what string, cond func(screen string) bool) string {
+	term.t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		s := term.screen()
+		if cond(s) {
+			return s
+		}
+		if time.Now().After(deadline) {
+			term.t.Fatalf("timed out waiting for %s; screen:\n%s", what, s)
+		}
+		time.Sleep(50 * time.Millisecond) // polling interval, not synchronisation
+	}
+}
+
+func (term *terminal) waitText(text string) string {
+	term.t.Helper()
+	return term.waitFor(fmt.Sprintf("%q on screen", text), func(s string) bool { return strings.Contains(s, text) })
+}
+
+// exitStatus waits for mneme to exit and returns its exit code.
+func (term *terminal) exitStatus() int {
+	term.t.Helper()
+	var status int
+	term.waitFor("mneme to exit", func(string) bool {
+		out := strings.TrimSpace(term.tmux("display-message", "-p", "-t", "mneme", "#{pane_dead} #{pane_dead_status}"))
+		var dead int
+		fmt.Sscanf(out, "%d %d", &dead, &status)
+		return dead == 1
+	})
+	return status
+}
+
+func TestTUIChatCancelQuit(t *testing.T) {
+	srv := fakeollama.New(t)
+	d := newDevice(t, srv.Host())
+	term := startTerminal(t, 100, 30, d.env())
+
+	term.waitText("fake-chat")
+	term.typeText("hello from tmux")
+	term.keys("Enter")
+	term.waitText("You said: hello from tmux")
+
+	// A long answer that never finishes: Esc stops it, the partial stays.
+	long := fakeollama.Reply{Content: fakeollama.SplitWords("The first part of a very long answer"), Hold: true}
+	srv.Script(long)
+	term.typeText("tell me everything")
+	term.keys("Enter")
+	term.waitText("very long answer")
+	term.keys("Escape")
+	term.waitText("interrupted")
+	<-srv.Cancelled()
+
+	term.keys("C-c")
+	if code := term.exitStatus(); code != 0 {
+		t.Fatalf("mneme exited %d; screen:\n%s", code, term.screen())
+	}
+	if s := term.screen(); strings.Contains(s, "hello from tmux") {
+		t.Fatalf("the chat is still on screen after quitting (alt screen not restored):\n%s", s)
+	}
+
+	store, err := memory.Open(context.Background(), filepath.Join(d.home, "data", memory.DBFileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	convs, _ := store.ListConversations(context.Background(), "tester", memory.ListOptions{})
+	if len(convs) != 1 {
+		t.Fatalf("%d conversations stored", len(convs))
+	}
+	msgs, _ := store.Messages(context.Background(), "tester", convs[0].ID)
+	if len(msgs) != 4 || msgs[1].Content != "You said: hello from tmux" || msgs[3].Status != memory.StatusInterrupted ||
+		!strings.HasPrefix(msgs[3].Content, "The first part") {
+		t.Fatalf("stored messages: %+v", msgs)
+	}
+}
+
+func TestTUIOpensWithOllamaDown(t *testing.T) {
+	d := newDevice(t, closedPort(t))
+	term := startTerminal(t, 80, 24, d.env())
+	term.waitText("ollama serve")
+	term.typeText("are you there?")
+	term.waitText("are you there?")
+	term.keys("Enter")
+	// Still down: the message names the address, and the typed text is kept.
+	term.waitFor("the error and the kept text", func(s string) bool {
+		return strings.Contains(s, d.ollama) && strings.Contains(s, "are you there?")
+	})
+	term.keys("C-c")
+	if code := term.exitStatus(); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+}
