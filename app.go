@@ -46,7 +46,7 @@ const usageText = `mneme: chat with a local Ollama model; every message is kept.
 Usage:
   mneme [flags]                      open the chat (a new conversation)
   mneme -c | --continue              resume the latest conversation
-  mneme --resume ID                  resume a conversation (an id prefix is enough)
+  mneme --resume ID [--turn N]       resume a conversation (an id prefix is enough), at a turn
   mneme ask [flags] PROMPT...        ask once and print the answer (reads stdin when piped)
   mneme conversations [--json]       list conversations
   mneme search [--json] QUERY...     search past turns by meaning and by words

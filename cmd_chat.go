@@ -19,12 +19,16 @@ func (a *App) runChat(ctx context.Context, args []string) error {
 	fs.BoolVar(&cont, "continue", false, "resume the latest conversation")
 	fs.BoolVar(&cont, "c", false, "shorthand for --continue")
 	resume := fs.String("resume", "", "resume the conversation with this id (a prefix is enough)")
+	turn := fs.Int("turn", 0, "with --resume or --continue: open scrolled to this turn (as `mneme search` prints it)")
 	rest, err := parseArgs(fs, args)
 	if err != nil {
 		return err
 	}
 	if len(rest) > 0 {
 		return exitError{code: 2, msg: fmt.Sprintf("unexpected argument %q (did you mean `mneme ask %s`?)", rest[0], rest[0])}
+	}
+	if *turn < 0 || (*turn > 0 && *resume == "" && !cont) {
+		return exitError{code: 2, msg: "--turn needs --resume ID or --continue"}
 	}
 	if !a.interactive() {
 		return exitError{code: 2, msg: "the chat needs a terminal; use `mneme ask PROMPT` in scripts and pipes"}
@@ -72,6 +76,7 @@ func (a *App) runChat(ctx context.Context, args []string) error {
 		Store:          s.store,
 		UserID:         s.cfg.User,
 		ConversationID: convID,
+		Turn:           *turn,
 		Probe: func(ctx context.Context) tui.Probe {
 			st := probeOllama(ctx, s.client, s.host, s.cfg)
 			if st.Embed.Name != "" {

@@ -153,3 +153,35 @@ func TestTUIOpensWithOllamaDown(t *testing.T) {
 		t.Fatalf("exit %d", code)
 	}
 }
+
+func TestTUIOpensAtTheTurnSearchFound(t *testing.T) {
+	d := newDevice(t, closedPort(t))
+	var lines []string
+	lines = append(lines, `{"conversation":"long","title":"Long chat","role":"user","content":"first question about nothing"}`)
+	lines = append(lines, `{"conversation":"long","role":"assistant","content":"first answer"}`)
+	for i := 2; i <= 40; i++ {
+		lines = append(lines, fmt.Sprintf(`{"conversation":"long","role":"user","content":"filler question number %d"}`, i))
+		lines = append(lines, fmt.Sprintf(`{"conversation":"long","role":"assistant","content":"filler answer %d\n\nwith a second paragraph"}`, i))
+	}
+	lines[50] = `{"conversation":"long","role":"user","content":"what was the name of the lighthouse keeper?"}`
+	d.mustOK("", "import", writeFile(t, "long.jsonl", strings.Join(lines, "\n")+"\n"))
+
+	out := d.mustOK("", "search", "lighthouse", "keeper").stdout
+	var id string
+	var turn int
+	for _, l := range strings.Split(out, "\n") {
+		if _, err := fmt.Sscanf(strings.TrimSpace(l), "mneme --resume %s --turn %d", &id, &turn); err == nil {
+			break
+		}
+	}
+	if id == "" || turn != 26 {
+		t.Fatalf("search did not print how to open turn 26:\n%s", out)
+	}
+	term := startTerminal(t, 100, 30, d.env(), "--resume", id, "--turn", fmt.Sprint(turn))
+	s := term.waitText("lighthouse keeper")
+	if strings.Contains(s, "filler question number 40") || strings.Contains(s, "first question") {
+		t.Fatalf("the screen is not at turn %d:\n%s", turn, s)
+	}
+	term.keys("C-c")
+	term.exitStatus()
+}

@@ -121,20 +121,23 @@ type VectorKey struct {
 
 // VectorsByKey reads the exact stored vectors for the given chunks (for rescoring).
 func (s *Store) VectorsByKey(ctx context.Context, userID, model string, keys []VectorKey) (map[VectorKey][]float32, error) {
-	out := make(map[VectorKey][]float32, len(keys))
-	for start := 0; start < len(keys); start += maxParams / 2 {
-		part := keys[start:min(start+maxParams/2, len(keys))]
-		args := []any{userID, model}
-		cond := ""
-		for i, k := range part {
-			if i > 0 {
-				cond += " OR "
-			}
-			cond += "(owner_id = ? AND chunk = ?)"
-			args = append(args, k.OwnerID, k.Chunk)
+	want := make(map[VectorKey]bool, len(keys))
+	var owners []string
+	for _, k := range keys {
+		if !want[VectorKey{OwnerID: k.OwnerID}] {
+			want[VectorKey{OwnerID: k.OwnerID}] = true
+			owners = append(owners, k.OwnerID)
 		}
+		want[k] = true
+	}
+	out := make(map[VectorKey][]float32, len(keys))
+	for start := 0; start < len(owners); start += maxParams {
+		part := owners[start:min(start+maxParams, len(owners))]
+		// A primary-key lookup: "+user_id" keeps SQLite from scanning the
+		// user's rows through the user index instead.
+		args := append(toAny(part), model, userID)
 		rows, err := s.db.QueryContext(ctx, `SELECT owner_id, chunk, vector FROM embeddings
-			WHERE user_id = ? AND model = ? AND (`+cond+`)`, args...)
+			WHERE owner_id IN (`+placeholders(len(part))+`) AND model = ? AND +user_id = ?`, args...)
 		if err != nil {
 			return nil, fmt.Errorf("vectors by key: %w", err)
 		}
@@ -144,6 +147,9 @@ func (s *Store) VectorsByKey(ctx context.Context, userID, model string, keys []V
 			if err := rows.Scan(&k.OwnerID, &k.Chunk, &blob); err != nil {
 				rows.Close()
 				return nil, fmt.Errorf("vectors by key: %w", err)
+			}
+			if !want[k] {
+				continue
 			}
 			v, err := vector.DecodeF32(blob)
 			if err != nil {

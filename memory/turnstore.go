@@ -144,7 +144,8 @@ func (s *Store) TurnsByID(ctx context.Context, userID string, ids []string) (map
 	for start := 0; start < len(ids); start += maxParams {
 		part := ids[start:min(start+maxParams, len(ids))]
 		args := append([]any{userID}, toAny(part)...)
-		turns, err := s.queryTurns(ctx, `SELECT `+turnColumns+` FROM turns t WHERE t.user_id = ? AND t.id IN (`+placeholders(len(part))+`)`, args...)
+		// "+t.user_id" keeps this a primary-key lookup (see VectorsByKey).
+		turns, err := s.queryTurns(ctx, `SELECT `+turnColumns+` FROM turns t WHERE +t.user_id = ? AND t.id IN (`+placeholders(len(part))+`)`, args...)
 		if err != nil {
 			return nil, fmt.Errorf("turns: %w", err)
 		}

@@ -65,6 +65,9 @@ type Config struct {
 	// Empty starts a new one, created on the first send, so that opening
 	// and quitting leaves nothing behind.
 	ConversationID string
+	// Turn, with ConversationID, opens the conversation scrolled to that
+	// turn (as `mneme search` prints it) and highlights it briefly.
+	Turn int
 	// Probe checks Ollama. It runs in a command at start and again when the
 	// user sends while Ollama was not ready.
 	Probe func(ctx context.Context) Probe

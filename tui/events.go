@@ -16,6 +16,9 @@ type (
 	// probeMsg carries the result of a Probe.
 	probeMsg struct{ probe Probe }
 
+	// highlightDoneMsg ends the highlight of a jumped-to turn.
+	highlightDoneMsg struct{}
+
 	// historyMsg carries a resumed conversation and its messages.
 	historyMsg struct {
 		conv memory.Conversation

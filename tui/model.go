@@ -3,6 +3,7 @@ package tui
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"strings"
 	"time"
@@ -81,6 +82,8 @@ type Model struct {
 	convID   string // "" until the first prompt creates the conversation
 	title    string
 	loading  bool // the resumed conversation is being loaded
+	// resumeTurn is the turn to land on once the conversation is loaded.
+	resumeTurn int
 
 	phase   phase
 	pending string // the prompt being sent while probing or creating
@@ -125,6 +128,7 @@ func newModel(ctx context.Context, cfg Config) Model {
 		spin:       spinner.New(spinner.WithSpinner(spinner.MiniDot), spinner.WithStyle(st.Spinner)),
 		probing:    true,
 		resumeID:   cfg.ConversationID,
+		resumeTurn: cfg.Turn,
 		loading:    cfg.ConversationID != "",
 	}
 }
@@ -155,7 +159,10 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case probeMsg:
 		cmd = m.handleProbe(msg.probe)
 	case historyMsg:
-		m.handleHistory(msg)
+		cmd = m.handleHistory(msg)
+	case highlightDoneMsg:
+		m.transcript.clearHighlight()
+		m.transcript.refresh(m.now(), false)
 	case conversationMsg:
 		cmd = m.handleConversation(msg)
 	case titleMsg:
@@ -321,7 +328,7 @@ func (m *Model) handleProbe(p Probe) tea.Cmd {
 	return nil
 }
 
-func (m *Model) handleHistory(msg historyMsg) {
+func (m *Model) handleHistory(msg historyMsg) (cmd tea.Cmd) {
 	m.loading = false
 	if msg.err != nil {
 		m.log.Warn("resume failed", "conversation", m.resumeID, "err", msg.err)
@@ -332,7 +339,19 @@ func (m *Model) handleHistory(msg historyMsg) {
 	m.convID, m.title = msg.conv.ID, msg.conv.Title
 	m.transcript.load(msg.msgs)
 	m.transcript.refresh(m.now(), true)
+	if m.resumeTurn > 0 {
+		if m.transcript.gotoTurn(m.resumeTurn) {
+			cmd = m.tick(highlightFor, func(time.Time) tea.Msg { return highlightDoneMsg{} })
+		} else {
+			m.hint = fmt.Sprintf("This conversation has no turn %d.", m.resumeTurn)
+		}
+		m.resumeTurn = 0
+	}
+	return cmd
 }
+
+// highlightFor is how long a jumped-to turn stays highlighted.
+const highlightFor = 3 * time.Second
 
 func (m *Model) handleConversation(msg conversationMsg) tea.Cmd {
 	if msg.err != nil {

@@ -17,7 +17,8 @@ type Styles struct {
 	Dark bool
 
 	// Transcript.
-	User        lipgloss.Style // a user message block
+	User          lipgloss.Style // a user message block
+	UserHighlight lipgloss.Style // the user message of a turn just jumped to
 	Assistant   lipgloss.Style // plain assistant text (fallback, streaming tail)
 	Thinking    lipgloss.Style // collapsed thinking line
 	Interrupted lipgloss.Style // the "(interrupted)" mark
@@ -62,6 +63,9 @@ func NewStyles(dark bool) Styles {
 		Dark: dark,
 		User: lipgloss.NewStyle().Foreground(text).
 			Border(lipgloss.ThickBorder(), false, false, false, true).BorderForeground(accent).
+			PaddingLeft(1),
+		UserHighlight: lipgloss.NewStyle().Foreground(text).Bold(true).
+			Border(lipgloss.ThickBorder(), false, false, false, true).BorderForeground(yellow).
 			PaddingLeft(1),
 		Assistant:   lipgloss.NewStyle().Foreground(text).PaddingLeft(markdownMargin),
 		Thinking:    lipgloss.NewStyle().Foreground(dim).Italic(true).PaddingLeft(markdownMargin),

@@ -35,6 +35,8 @@ type entry struct {
 	toolDone    bool
 	interrupted bool
 	streaming   bool // the answer is still arriving
+	turn        int  // the turn the entry belongs to (0: not from history)
+	highlight   bool // briefly marked after jumping to its turn
 
 	view      string // rendered block, valid when viewWidth is the current width
 	viewWidth int
@@ -62,6 +64,7 @@ type transcript struct {
 	log      *slog.Logger
 	width    int
 	lastLive time.Time // last glamour rendering of a streaming answer
+	offsets  []int     // first content line of each entry, from the last refresh
 }
 
 func newTranscript(st *Styles, log *slog.Logger) transcript {
@@ -97,6 +100,40 @@ func (t *transcript) setSize(width, height int, now time.Time) {
 // load replaces the transcript with stored messages.
 func (t *transcript) load(msgs []memory.Message) {
 	t.entries = entriesFromHistory(msgs)
+}
+
+// gotoTurn scrolls so that turn n starts at the top and highlights it.
+// It reports whether the conversation has that turn.
+func (t *transcript) gotoTurn(n int) bool {
+	found := -1
+	for i := range t.entries {
+		e := &t.entries[i]
+		if e.turn == n {
+			if found < 0 {
+				found = i
+			}
+			e.highlight, e.viewWidth = true, 0
+		}
+	}
+	return found >= 0 && t.scrollToEntry(found)
+}
+
+func (t *transcript) scrollToEntry(i int) bool {
+	t.refresh(time.Time{}, false)
+	if i >= len(t.offsets) {
+		return false
+	}
+	t.vp.SetYOffset(t.offsets[i])
+	return true
+}
+
+// clearHighlight ends the highlight of a jumped-to turn.
+func (t *transcript) clearHighlight() {
+	for i := range t.entries {
+		if t.entries[i].highlight {
+			t.entries[i].highlight, t.entries[i].viewWidth = false, 0
+		}
+	}
 }
 
 func (t *transcript) addUser(text string) {
@@ -178,16 +215,23 @@ func (t *transcript) refresh(now time.Time, follow bool) {
 	}
 	follow = follow || t.vp.AtBottom()
 	var b strings.Builder
+	t.offsets = t.offsets[:0]
+	line := 0
 	for i := range t.entries {
 		e := &t.entries[i]
 		if i > 0 {
 			if e.kind == entryTool && t.entries[i-1].kind == entryTool {
 				b.WriteByte('\n')
+				line++
 			} else {
 				b.WriteString("\n\n")
+				line += 2
 			}
 		}
-		b.WriteString(t.entryView(e, now))
+		t.offsets = append(t.offsets, line)
+		v := t.entryView(e, now)
+		b.WriteString(v)
+		line += strings.Count(v, "\n")
 	}
 	t.vp.SetContent(b.String())
 	if follow {
@@ -212,6 +256,9 @@ func (t *transcript) render(e *entry, now time.Time) string {
 	w := max(t.width, minContentWidth)
 	switch e.kind {
 	case entryUser:
+		if e.highlight {
+			return t.st.UserHighlight.Width(w).Render(Sanitize(e.text))
+		}
 		return t.st.User.Width(w).Render(Sanitize(e.text))
 	case entryAssistant:
 		return t.renderAssistant(e, now)
@@ -321,8 +368,10 @@ func entriesFromHistory(msgs []memory.Message) []entry {
 	var (
 		out   []entry
 		calls = map[string]memory.ToolCall{}
+		turns = turnOfSeq(msgs)
 	)
 	for _, m := range msgs {
+		first := len(out)
 		switch m.Role {
 		case memory.RoleUser:
 			out = append(out, entry{kind: entryUser, text: m.Content})
@@ -344,6 +393,20 @@ func entriesFromHistory(msgs []memory.Message) []entry {
 			}
 			act.Result, act.Error = toolOutcome(m.Content)
 			out = append(out, entry{kind: entryTool, tool: act, toolDone: true})
+		}
+		for i := first; i < len(out); i++ {
+			out[i].turn = turns[m.Seq]
+		}
+	}
+	return out
+}
+
+// turnOfSeq numbers messages by turn, with the same rules search uses.
+func turnOfSeq(msgs []memory.Message) map[int]int {
+	out := make(map[int]int, len(msgs))
+	for _, t := range memory.BuildTurns("", "", msgs) {
+		for seq := t.FirstSeq; seq <= t.LastSeq; seq++ {
+			out[seq] = t.Number
 		}
 	}
 	return out
