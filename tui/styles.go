@@ -19,13 +19,13 @@ type Styles struct {
 	// Transcript.
 	User          lipgloss.Style // a user message block
 	UserHighlight lipgloss.Style // the user message of a turn just jumped to
-	Assistant   lipgloss.Style // plain assistant text (fallback, streaming tail)
-	Thinking    lipgloss.Style // collapsed thinking line
-	Interrupted lipgloss.Style // the "(interrupted)" mark
-	Tool        lipgloss.Style // a tool call line
-	ToolError   lipgloss.Style // a failed tool call line
-	Notice      lipgloss.Style // something the user should know
-	Error       lipgloss.Style // a failed run
+	Assistant     lipgloss.Style // plain assistant text (fallback, streaming tail)
+	Thinking      lipgloss.Style // collapsed thinking line
+	Interrupted   lipgloss.Style // the "(interrupted)" mark
+	Tool          lipgloss.Style // a tool call line
+	ToolError     lipgloss.Style // a failed tool call line
+	Notice        lipgloss.Style // something the user should know
+	Error         lipgloss.Style // a failed run
 
 	// Around the input.
 	Alert lipgloss.Style // Ollama problems, shown above the input until fixed
