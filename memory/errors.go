@@ -1,6 +1,9 @@
 package memory
 
-import "errors"
+import (
+	"errors"
+	"fmt"
+)
 
 var (
 	// ErrNotFound is returned when a row does not exist or belongs to another user.
@@ -14,3 +17,7 @@ var (
 	// ErrInvalid is returned for values the store refuses to write.
 	ErrInvalid = errors.New("invalid value")
 )
+
+// ErrNoteNotFound is returned for a note that does not exist, was deleted
+// or belongs to another user. It matches ErrNotFound.
+var ErrNoteNotFound = fmt.Errorf("note %w", ErrNotFound)

@@ -159,7 +159,8 @@ func (ix *Index) keywordStale(ctx context.Context) (string, error) {
 		return "index version " + version + " is not " + keyword.Version, nil
 	}
 	var indexed int
-	if err := ix.store.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM turns WHERE keyword_hash != ''`).Scan(&indexed); err != nil {
+	if err := ix.store.db.QueryRowContext(ctx, `SELECT (SELECT COUNT(*) FROM turns WHERE keyword_hash != '')
+		+ (SELECT COUNT(*) FROM notes WHERE keyword_hash != '')`).Scan(&indexed); err != nil {
 		return "", err
 	}
 	count, err := ix.kw.Count()
@@ -193,6 +194,9 @@ func (ix *Index) recreateKeyword(ctx context.Context) error {
 	}
 	ix.kw = kw
 	if err := ix.store.ResetKeywordIndexed(ctx); err != nil {
+		return err
+	}
+	if err := ix.store.resetNotesKeywordIndexed(ctx); err != nil {
 		return err
 	}
 	if err := ix.store.SetMeta(ctx, metaKeywordVersion, keyword.Version); err != nil {
@@ -273,7 +277,8 @@ func (ix *Index) Drain(ctx context.Context) error {
 }
 
 // Sync brings turns and the keyword index up to date, leaving embeddings
-// for the background: after it, keyword search sees every stored message.
+// for the background: after it, keyword search sees every stored message
+// and note.
 func (ix *Index) Sync(ctx context.Context) error {
 	if err := ix.catchUp(ctx); err != nil {
 		return err
@@ -281,7 +286,10 @@ func (ix *Index) Sync(ctx context.Context) error {
 	if err := ix.syncTurns(ctx); err != nil {
 		return err
 	}
-	return ix.indexKeywords(ctx)
+	if err := ix.indexKeywords(ctx); err != nil {
+		return err
+	}
+	return ix.indexNoteKeywords(ctx)
 }
 
 // catchUp marks conversations whose turns lag their messages.
@@ -305,7 +313,10 @@ func (ix *Index) work(ctx context.Context) error {
 	if err := ix.indexKeywords(ctx); err != nil {
 		return err
 	}
-	if err := ix.embedPending(ctx); err != nil {
+	if err := ix.indexNoteKeywords(ctx); err != nil {
+		return err
+	}
+	if err := ix.embedPendingAll(ctx); err != nil {
 		if ctx.Err() != nil {
 			return nil // stopped, not failed: the rest waits for later
 		}

@@ -89,6 +89,27 @@ var migrations = []migration{
 			value TEXT NOT NULL
 		)`,
 	}},
+	{version: 3, statements: []string{
+		// Notes the model (or the user) saved on purpose. conversation_id
+		// and turn_number say where a note was saved from (NULL when added
+		// outside a conversation). A deleted note is a tombstone: deleted_at
+		// is set and content blanked, so that sync can carry the delete.
+		// keyword_hash is the hash last written to the keyword index ('' when
+		// the index holds nothing for the note).
+		`CREATE TABLE notes (
+			id              TEXT PRIMARY KEY,
+			user_id         TEXT NOT NULL REFERENCES users(id),
+			content         TEXT NOT NULL,
+			conversation_id TEXT,
+			turn_number     INTEGER,
+			created_at      INTEGER NOT NULL,
+			updated_at      INTEGER NOT NULL,
+			hash            TEXT NOT NULL DEFAULT '',
+			keyword_hash    TEXT NOT NULL DEFAULT '',
+			deleted_at      INTEGER
+		)`,
+		`CREATE INDEX notes_user_updated ON notes(user_id, updated_at DESC)`,
+	}},
 }
 
 // LatestSchemaVersion is the schema version this build writes.

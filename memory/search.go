@@ -115,6 +115,24 @@ func (ix *Index) Search(ctx context.Context, q SearchQuery) ([]SearchResult, err
 		ix.log.Warn("vector search unavailable", "err", err)
 	}
 
+	kwIDs := make([]string, 0, len(kwHits))
+	for _, h := range kwHits {
+		if !hidden[h.ConversationID] {
+			kwIDs = append(kwIDs, h.ID)
+		}
+	}
+	shown := vecHits[:0:0]
+	for _, h := range vecHits {
+		if !hidden[h.conversationID] {
+			shown = append(shown, h)
+		}
+	}
+	return ix.results(ctx, q.UserID, ix.fuse(kwIDs, shown, q.Limit))
+}
+
+// fuse combines a keyword ranking (ids, best first) and a vector ranking
+// (best first) with reciprocal rank fusion and keeps the best limit.
+func (ix *Index) fuse(keywordIDs []string, vecHits []vectorHit, limit int) []*fused {
 	byID := map[string]*fused{}
 	add := func(id string, rank int, w float64) *fused {
 		f := byID[id]
@@ -125,21 +143,11 @@ func (ix *Index) Search(ctx context.Context, q SearchQuery) ([]SearchResult, err
 		f.score += w / float64(ix.fusion.K+rank)
 		return f
 	}
-	rank := 0
-	for _, h := range kwHits {
-		if hidden[h.ConversationID] {
-			continue
-		}
-		rank++
-		add(h.ID, rank, ix.fusion.KeywordWeight).keyword = true
+	for i, id := range keywordIDs {
+		add(id, i+1, ix.fusion.KeywordWeight).keyword = true
 	}
-	rank = 0
-	for _, h := range vecHits {
-		if hidden[h.conversationID] {
-			continue
-		}
-		rank++
-		f := add(h.id, rank, ix.fusion.VectorWeight)
+	for i, h := range vecHits {
+		f := add(h.id, i+1, ix.fusion.VectorWeight)
 		f.vector, f.distance = true, 1-h.similarity
 	}
 	list := make([]*fused, 0, len(byID))
@@ -152,10 +160,31 @@ func (ix *Index) Search(ctx context.Context, q SearchQuery) ([]SearchResult, err
 		}
 		return list[i].id < list[j].id
 	})
-	if len(list) > q.Limit {
-		list = list[:q.Limit]
+	if len(list) > limit {
+		list = list[:limit]
 	}
-	return ix.results(ctx, q.UserID, list)
+	return list
+}
+
+// normalised maps a fused score to 0-1: 1 means ranked first by every
+// ranking in use.
+func (ix *Index) normalised(score float64) float64 {
+	best := ix.fusion.KeywordWeight
+	if ix.EmbedModelName() != "" {
+		best += ix.fusion.VectorWeight
+	}
+	return min(score/(best/float64(ix.fusion.K+1)), 1)
+}
+
+// matchedBy says which rankings found a fused hit.
+func (f *fused) matchedBy() MatchKind {
+	switch {
+	case f.keyword && f.vector:
+		return MatchBoth
+	case f.vector:
+		return MatchVector
+	}
+	return MatchKeyword
 }
 
 // results loads what a person needs to see for each fused hit.
@@ -178,12 +207,6 @@ func (ix *Index) results(ctx context.Context, userID string, list []*fused) ([]S
 	if err != nil {
 		return nil, err
 	}
-	// Normalise so that 1 means ranked first by every ranking in use.
-	best := ix.fusion.KeywordWeight
-	if ix.EmbedModelName() != "" {
-		best += ix.fusion.VectorWeight
-	}
-	best /= float64(ix.fusion.K + 1)
 	out := make([]SearchResult, 0, len(list))
 	for _, f := range list {
 		t, ok := turns[f.id]
@@ -192,13 +215,7 @@ func (ix *Index) results(ctx context.Context, userID string, list []*fused) ([]S
 		}
 		r := SearchResult{
 			ConversationID: t.ConversationID, Title: titles[t.ConversationID], Turn: t.Number, Snippet: t.Snippet,
-			Score: min(f.score/best, 1), Time: t.Time, Refs: t.Refs, MatchedBy: MatchKeyword,
-		}
-		switch {
-		case f.keyword && f.vector:
-			r.MatchedBy = MatchBoth
-		case f.vector:
-			r.MatchedBy = MatchVector
+			Score: ix.normalised(f.score), Time: t.Time, Refs: t.Refs, MatchedBy: f.matchedBy(),
 		}
 		if f.vector {
 			d := f.distance

@@ -1,0 +1,358 @@
+package memory
+
+import (
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/mneme-dev/mneme/memory/vector"
+)
+
+// MaxNoteRunes bounds the text of a note.
+const MaxNoteRunes = 2000
+
+// Note is a fact saved on purpose, by the model with a tool or by the user
+// from the command line. Notes are searched like turns.
+type Note struct {
+	ID      string `json:"id"`
+	UserID  string `json:"user"`
+	Content string `json:"content"`
+	// ConversationID and TurnNumber say where the note was saved from;
+	// both are empty for a note added outside a conversation.
+	ConversationID string    `json:"conversation_id,omitempty"`
+	TurnNumber     int       `json:"turn_number,omitempty"`
+	Created        time.Time `json:"created"`
+	Updated        time.Time `json:"updated"`
+	Hash           string    `json:"-"`
+}
+
+// NoteSource is where a note is saved from.
+type NoteSource struct {
+	ConversationID string
+	TurnNumber     int
+}
+
+// CheckNote cleans a note's text the way the store writes it and checks
+// its length: 1-2000 characters once surrounding space is trimmed.
+func CheckNote(content string) (string, error) {
+	content = strings.TrimSpace(cleanText(content))
+	switch n := utf8.RuneCountInString(content); {
+	case n == 0:
+		return "", fmt.Errorf("note is empty: %w", ErrInvalid)
+	case n > MaxNoteRunes:
+		return "", fmt.Errorf("note is %d characters, at most %d are allowed: %w", n, MaxNoteRunes, ErrInvalid)
+	}
+	return content, nil
+}
+
+func noteHash(content string) string {
+	sum := sha256.Sum256([]byte(content))
+	return hex.EncodeToString(sum[:16])
+}
+
+const noteColumns = `n.id, n.user_id, n.content, COALESCE(n.conversation_id, ''), COALESCE(n.turn_number, 0),
+	n.created_at, n.updated_at, n.hash`
+
+func scanNote(row interface{ Scan(...any) error }) (Note, error) {
+	var n Note
+	var created, updated int64
+	if err := row.Scan(&n.ID, &n.UserID, &n.Content, &n.ConversationID, &n.TurnNumber, &created, &updated, &n.Hash); err != nil {
+		return Note{}, err
+	}
+	n.Created, n.Updated = fromMS(created), fromMS(updated)
+	return n, nil
+}
+
+func (s *Store) queryNotes(ctx context.Context, q string, args ...any) ([]Note, error) {
+	rows, err := s.db.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []Note
+	for rows.Next() {
+		n, err := scanNote(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, n)
+	}
+	return out, rows.Err()
+}
+
+// SaveNote stores a new note for userID.
+func (s *Store) SaveNote(ctx context.Context, userID, content string, src NoteSource) (Note, error) {
+	if strings.TrimSpace(userID) == "" {
+		return Note{}, ErrNoUser
+	}
+	content, err := CheckNote(content)
+	if err != nil {
+		return Note{}, fmt.Errorf("save note: %w", err)
+	}
+	now := s.nowMS()
+	n := Note{
+		ID: NewID(), UserID: userID, Content: content, ConversationID: src.ConversationID, TurnNumber: src.TurnNumber,
+		Created: fromMS(now), Updated: fromMS(now), Hash: noteHash(content),
+	}
+	if n.ConversationID == "" {
+		n.TurnNumber = 0
+	}
+	err = s.write(ctx, func(tx execer) error {
+		if err := ensureUser(ctx, tx, userID, now); err != nil {
+			return err
+		}
+		_, err := tx.ExecContext(ctx, `INSERT INTO notes (id, user_id, content, conversation_id, turn_number, created_at, updated_at, hash)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+			n.ID, userID, n.Content, nullString(n.ConversationID), nullInt(n.ConversationID != "", n.TurnNumber), now, now, n.Hash)
+		return err
+	})
+	if err != nil {
+		return Note{}, fmt.Errorf("save note: %w", err)
+	}
+	return n, nil
+}
+
+func nullString(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
+func nullInt(valid bool, v int) any {
+	if !valid {
+		return nil
+	}
+	return v
+}
+
+// Note returns the user's live note with the given id, or with a unique id
+// prefix of at least four characters. A deleted note, or one of another
+// user, is ErrNoteNotFound.
+func (s *Store) Note(ctx context.Context, userID, id string) (Note, error) {
+	if userID == "" {
+		return Note{}, ErrNoUser
+	}
+	id = strings.TrimSpace(id)
+	n, err := scanNote(s.db.QueryRowContext(ctx,
+		`SELECT `+noteColumns+` FROM notes n WHERE n.user_id = ? AND n.id = ? AND n.deleted_at IS NULL`, userID, id))
+	if err == nil {
+		return n, nil
+	}
+	if !errors.Is(err, sql.ErrNoRows) {
+		return Note{}, fmt.Errorf("note: %w", err)
+	}
+	if len(id) < minPrefix || strings.ContainsAny(id, "%_") {
+		return Note{}, fmt.Errorf("%w: %q", ErrNoteNotFound, id)
+	}
+	found, err := s.queryNotes(ctx, `SELECT `+noteColumns+` FROM notes n
+		WHERE n.user_id = ? AND n.id LIKE ? AND n.deleted_at IS NULL LIMIT 2`, userID, id+"%")
+	if err != nil {
+		return Note{}, fmt.Errorf("note: %w", err)
+	}
+	switch len(found) {
+	case 0:
+		return Note{}, fmt.Errorf("%w: %q", ErrNoteNotFound, id)
+	case 1:
+		return found[0], nil
+	default:
+		return Note{}, fmt.Errorf("note %q: %w", id, ErrAmbiguous)
+	}
+}
+
+// ListNotes lists the user's notes, most recently changed first.
+func (s *Store) ListNotes(ctx context.Context, userID string) ([]Note, error) {
+	if userID == "" {
+		return nil, ErrNoUser
+	}
+	notes, err := s.queryNotes(ctx, `SELECT `+noteColumns+` FROM notes n
+		WHERE n.user_id = ? AND n.deleted_at IS NULL ORDER BY n.updated_at DESC, n.id DESC`, userID)
+	if err != nil {
+		return nil, fmt.Errorf("list notes: %w", err)
+	}
+	if notes == nil {
+		notes = []Note{}
+	}
+	return notes, nil
+}
+
+// UpdateNote replaces the text of the user's note (id or unique prefix),
+// keeping its id and provenance. Its old vectors are dropped; the keyword
+// index and the embeddings catch up with the new text.
+func (s *Store) UpdateNote(ctx context.Context, userID, id, content string) (Note, error) {
+	content, err := CheckNote(content)
+	if err != nil {
+		return Note{}, fmt.Errorf("update note: %w", err)
+	}
+	n, err := s.Note(ctx, userID, id)
+	if err != nil {
+		return Note{}, err
+	}
+	now := s.nowMS()
+	n.Content, n.Hash, n.Updated = content, noteHash(content), fromMS(now)
+	err = s.write(ctx, func(tx execer) error {
+		res, err := tx.ExecContext(ctx, `UPDATE notes SET content = ?, hash = ?, updated_at = ?
+			WHERE id = ? AND user_id = ? AND deleted_at IS NULL`, n.Content, n.Hash, now, n.ID, userID)
+		if err != nil {
+			return err
+		}
+		if k, _ := res.RowsAffected(); k == 0 {
+			return fmt.Errorf("%w: %q", ErrNoteNotFound, id) // deleted meanwhile
+		}
+		_, err = tx.ExecContext(ctx, `DELETE FROM embeddings WHERE owner_id = ?`, n.ID)
+		return err
+	})
+	if err != nil {
+		return Note{}, fmt.Errorf("update note: %w", err)
+	}
+	return n, nil
+}
+
+// DeleteNote deletes the user's note (id or unique prefix) and its vectors,
+// and returns it as it was. The row stays as a tombstone with no content.
+func (s *Store) DeleteNote(ctx context.Context, userID, id string) (Note, error) {
+	n, err := s.Note(ctx, userID, id)
+	if err != nil {
+		return Note{}, err
+	}
+	now := s.nowMS()
+	err = s.write(ctx, func(tx execer) error {
+		res, err := tx.ExecContext(ctx, `UPDATE notes SET content = '', hash = '', updated_at = ?, deleted_at = ?
+			WHERE id = ? AND user_id = ? AND deleted_at IS NULL`, now, now, n.ID, userID)
+		if err != nil {
+			return err
+		}
+		if k, _ := res.RowsAffected(); k == 0 {
+			return fmt.Errorf("%w: %q", ErrNoteNotFound, id)
+		}
+		_, err = tx.ExecContext(ctx, `DELETE FROM embeddings WHERE owner_id = ?`, n.ID)
+		return err
+	})
+	if err != nil {
+		return Note{}, fmt.Errorf("delete note: %w", err)
+	}
+	return n, nil
+}
+
+// notesByID returns the user's live notes with the given ids.
+func (s *Store) notesByID(ctx context.Context, userID string, ids []string) (map[string]Note, error) {
+	out := make(map[string]Note, len(ids))
+	for start := 0; start < len(ids); start += maxParams {
+		part := ids[start:min(start+maxParams, len(ids))]
+		args := append([]any{userID}, toAny(part)...)
+		notes, err := s.queryNotes(ctx, `SELECT `+noteColumns+` FROM notes n
+			WHERE n.user_id = ? AND n.deleted_at IS NULL AND n.id IN (`+placeholders(len(part))+`)`, args...)
+		if err != nil {
+			return nil, fmt.Errorf("notes: %w", err)
+		}
+		for _, n := range notes {
+			out[n.ID] = n
+		}
+	}
+	return out, nil
+}
+
+// notesNeedingKeywordIndex returns live notes whose text is not in the keyword index yet.
+func (s *Store) notesNeedingKeywordIndex(ctx context.Context, limit int) ([]Note, error) {
+	notes, err := s.queryNotes(ctx, `SELECT `+noteColumns+` FROM notes n
+		WHERE n.deleted_at IS NULL AND n.keyword_hash != n.hash LIMIT ?`, limit)
+	if err != nil {
+		return nil, fmt.Errorf("notes to index: %w", err)
+	}
+	return notes, nil
+}
+
+// deletedNotesInKeywordIndex returns the ids of deleted notes still in the keyword index.
+func (s *Store) deletedNotesInKeywordIndex(ctx context.Context, limit int) ([]string, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT id FROM notes WHERE deleted_at IS NOT NULL AND keyword_hash != '' LIMIT ?`, limit)
+	if err != nil {
+		return nil, fmt.Errorf("deleted notes: %w", err)
+	}
+	defer rows.Close()
+	var ids []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		ids = append(ids, id)
+	}
+	return ids, rows.Err()
+}
+
+// markNotesKeywordIndexed records that these notes' current text is in the
+// keyword index; a note changed since it was read stays pending.
+func (s *Store) markNotesKeywordIndexed(ctx context.Context, notes []Note) error {
+	return s.write(ctx, func(tx execer) error {
+		for _, n := range notes {
+			if _, err := tx.ExecContext(ctx, `UPDATE notes SET keyword_hash = hash WHERE id = ? AND hash = ? AND deleted_at IS NULL`,
+				n.ID, n.Hash); err != nil {
+				return fmt.Errorf("mark note indexed: %w", err)
+			}
+		}
+		return nil
+	})
+}
+
+// markNotesKeywordRemoved records that deleted notes left the keyword index.
+func (s *Store) markNotesKeywordRemoved(ctx context.Context, ids []string) error {
+	return s.write(ctx, func(tx execer) error {
+		for _, id := range ids {
+			if _, err := tx.ExecContext(ctx, `UPDATE notes SET keyword_hash = '' WHERE id = ? AND deleted_at IS NOT NULL`, id); err != nil {
+				return fmt.Errorf("mark note removed: %w", err)
+			}
+		}
+		return nil
+	})
+}
+
+// resetNotesKeywordIndexed forgets which notes are in the keyword index.
+func (s *Store) resetNotesKeywordIndexed(ctx context.Context) error {
+	return s.write(ctx, func(tx execer) error {
+		_, err := tx.ExecContext(ctx, `UPDATE notes SET keyword_hash = ''`)
+		return err
+	})
+}
+
+// notesNeedingEmbedding returns live notes with no vectors under model for their current text.
+func (s *Store) notesNeedingEmbedding(ctx context.Context, model string, limit int) ([]Note, error) {
+	notes, err := s.queryNotes(ctx, `SELECT `+noteColumns+` FROM notes n WHERE n.deleted_at IS NULL AND NOT EXISTS (
+		SELECT 1 FROM embeddings e WHERE e.owner_id = n.id AND e.model = ? AND e.hash = n.hash AND e.chunk = 0)
+		ORDER BY n.updated_at DESC LIMIT ?`, model, limit)
+	if err != nil {
+		return nil, fmt.Errorf("notes to embed: %w", err)
+	}
+	return notes, nil
+}
+
+// noteVectors calls fn with every vector of the user's live notes under
+// model that was made from the note's current text.
+func (s *Store) noteVectors(ctx context.Context, userID, model string, fn func(StoredVector) error) error {
+	rows, err := s.db.QueryContext(ctx, `SELECT e.owner_id, e.chunk, e.vector FROM notes n
+		JOIN embeddings e ON e.owner_id = n.id AND e.model = ? AND e.hash = n.hash
+		WHERE n.user_id = ? AND n.deleted_at IS NULL`, model, userID)
+	if err != nil {
+		return fmt.Errorf("note vectors: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		sv := StoredVector{Kind: OwnerNote}
+		var blob []byte
+		if err := rows.Scan(&sv.OwnerID, &sv.Chunk, &blob); err != nil {
+			return fmt.Errorf("note vectors: %w", err)
+		}
+		if sv.Vector, err = vector.DecodeF32(blob); err != nil {
+			return fmt.Errorf("vectors of note %s: %w", sv.OwnerID, err)
+		}
+		if err := fn(sv); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}
