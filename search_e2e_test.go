@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/mneme-dev/mneme/internal/fakeollama"
+	"github.com/mneme-dev/mneme/internal/realollama"
 	"github.com/mneme-dev/mneme/memory"
 )
 
@@ -180,5 +181,31 @@ func TestKeywordIndexRepairsAfterDeletion(t *testing.T) {
 	}
 	if r := d.mustOK("", "reindex"); !strings.Contains(r.stdout, "3 turns") {
 		t.Fatalf("reindex: %s", r.stdout)
+	}
+}
+
+// TestSearchWithRealOllamaEmbeddings embeds turns with a real Ollama server
+// (the tiny model's vectors mean little, but the code path is the real one).
+func TestSearchWithRealOllamaEmbeddings(t *testing.T) {
+	srv := realollama.Start(t)
+	srv.CreateChatModel(t, "stories", 256)
+	d := newDevice(t, srv.Host)
+	d.extra = []string{"MNEME_MODEL=stories", "MNEME_EMBED_MODEL=stories"}
+	d.mustOK("", "ask", "Once upon a time there was a dragon")
+	d.mustOK("", "ask", "Lily went to the park with her ball")
+	var res []memory.SearchResult
+	r := d.mustOK("", "search", "--json", "dragon")
+	if err := json.Unmarshal([]byte(r.stdout), &res); err != nil {
+		t.Fatal(err)
+	}
+	kinds := map[memory.MatchKind]bool{}
+	for _, x := range res {
+		kinds[x.MatchedBy] = true
+	}
+	if len(res) != 2 || !strings.Contains(res[0].Snippet, "dragon") || !kinds[memory.MatchBoth] || !kinds[memory.MatchVector] {
+		t.Fatalf("results %+v", res)
+	}
+	if out := d.mustOK("", "doctor").stdout; !strings.Contains(out, "2 turns indexed by keyword; 0 waiting for embeddings") {
+		t.Fatalf("doctor:\n%s", out)
 	}
 }
