@@ -9,4 +9,6 @@ var (
 	ErrInvalidArgs = errors.New("invalid arguments")
 	// ErrTimeout is returned when a tool runs past its timeout.
 	ErrTimeout = errors.New("tool timed out")
+	// ErrNoUser is returned when a call comes from a session with no user.
+	ErrNoUser = errors.New("user identity required")
 )

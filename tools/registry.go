@@ -1,5 +1,5 @@
 // Package tools holds the tools the model may call: a registry, typed
-// arguments with validation, and (later) the memory tools.
+// arguments with validation (New), and the memory tools.
 package tools
 
 import (
@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"runtime/debug"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/ollama/ollama/api"
@@ -36,6 +37,9 @@ func (t Tier) String() string {
 type Session struct {
 	UserID         string
 	ConversationID string
+	// TurnNumber is the turn being answered, numbered as memory.BuildTurns
+	// numbers them; notes saved now record it as their provenance.
+	TurnNumber int
 }
 
 // Call is one tool call as the model made it.
@@ -96,6 +100,9 @@ func (r *Registry) Execute(ctx context.Context, s Session, c Call) (out string, 
 		t = r.tools[c.Name]
 	}
 	if t == nil {
+		if names := r.names(); names != "" {
+			return "", fmt.Errorf("%w %q; the tools are %s", ErrUnknownTool, c.Name, names)
+		}
 		return "", fmt.Errorf("%w %q", ErrUnknownTool, c.Name)
 	}
 	timeout := t.Timeout()
@@ -132,4 +139,13 @@ func (r *Registry) Execute(ctx context.Context, s Session, c Call) (out string, 
 		}
 		return "", ctx.Err()
 	}
+}
+
+// names lists the registered tools, by name.
+func (r *Registry) names() string {
+	var names []string
+	for _, d := range r.Definitions() {
+		names = append(names, d.Function.Name)
+	}
+	return strings.Join(names, ", ")
 }

@@ -1,0 +1,102 @@
+package tools
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+)
+
+// Activity is a tool call as a person sees it: what the model asked for
+// and, once Done, what came of it.
+type Activity struct {
+	Name   string
+	Args   string // the call's JSON arguments
+	Result string // the tool's JSON result
+	Error  string
+	Done   bool
+}
+
+// quoteRunes bounds the text quoted in a summary.
+const quoteRunes = 60
+
+// Summary is the compact one-line wording of a tool call shared by the
+// chat screen and `mneme ask`, e.g. `saved note: "…"` or
+// `searched memory for "…" (3 hits)`. It is not sanitised for a terminal.
+func (a Activity) Summary() string {
+	if a.Done && a.Error != "" {
+		return fmt.Sprintf("%s failed: %s", a.Name, oneLine(a.Error))
+	}
+	var args struct {
+		Content string `json:"content"`
+		Query   string `json:"query"`
+		NoteID  string `json:"note_id"`
+	}
+	_ = json.Unmarshal([]byte(a.Args), &args) // a bad call already failed
+	var res struct {
+		NoteID  string            `json:"note_id"`
+		Content string            `json:"content"`
+		Results []json.RawMessage `json:"results"`
+	}
+	if a.Done {
+		_ = json.Unmarshal([]byte(a.Result), &res)
+	}
+	hits := fmt.Sprintf("(%d %s)", len(res.Results), plural(len(res.Results), "hit", "hits"))
+	switch a.Name {
+	case MemorySaveName:
+		if !a.Done {
+			return "saving note: " + quote(args.Content)
+		}
+		return "saved note: " + quote(res.Content)
+	case MemorySearchName:
+		if !a.Done {
+			return "searching memory for " + quote(args.Query)
+		}
+		return "searched memory for " + quote(args.Query) + " " + hits
+	case MemoryUpdateName:
+		if !a.Done {
+			return "updating note " + shortID(args.NoteID)
+		}
+		return "updated note " + shortID(res.NoteID) + ": " + quote(res.Content)
+	case MemoryDeleteName:
+		if !a.Done {
+			return "deleting note " + shortID(args.NoteID)
+		}
+		return "deleted note " + shortID(res.NoteID) + ": " + quote(res.Content)
+	case SearchChatHistoryName:
+		if !a.Done {
+			return "searching chat history for " + quote(args.Query)
+		}
+		return "searched chat history for " + quote(args.Query) + " " + hits
+	}
+	if !a.Done {
+		return fmt.Sprintf("calling %s %s", a.Name, cut(oneLine(a.Args), quoteRunes))
+	}
+	return fmt.Sprintf("called %s %s → %s", a.Name, cut(oneLine(a.Args), quoteRunes), cut(oneLine(a.Result), quoteRunes))
+}
+
+func quote(s string) string { return `"` + cut(oneLine(s), quoteRunes) + `"` }
+
+// shortID is the first 8 characters of an id, enough to tell notes apart.
+func shortID(id string) string {
+	if r := []rune(strings.TrimSpace(id)); len(r) > 8 {
+		return string(r[:8])
+	}
+	return strings.TrimSpace(id)
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+func cut(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	return string([]rune(s)[:n-1]) + "…"
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}

@@ -1,0 +1,473 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"net/url"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ollama/ollama/api"
+
+	"github.com/mneme-dev/mneme/internal/fakeollama"
+	"github.com/mneme-dev/mneme/memory"
+)
+
+// env is a store, its index and a registry of the memory tools. With
+// embed set the index embeds with the fake Ollama's model.
+type env struct {
+	t     *testing.T
+	store *memory.Store
+	ix    *memory.Index
+	reg   *Registry
+}
+
+func newEnv(t *testing.T, embed bool) *env {
+	t.Helper()
+	ctx := context.Background()
+	store, err := memory.Open(ctx, filepath.Join(t.TempDir(), memory.DBFileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close() })
+	var opts memory.IndexOptions
+	if embed {
+		srv := fakeollama.New(t)
+		u, _ := url.Parse(srv.URL)
+		opts.Embed = api.NewClient(u, http.DefaultClient)
+		opts.Model = memory.EmbedModel{Name: fakeollama.DefaultEmbedModel, ContextLength: 2048}
+	}
+	ix, err := memory.OpenIndex(ctx, store, t.TempDir(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ix.Close() })
+	return &env{t: t, store: store, ix: ix, reg: NewRegistry(nil, MemoryTools(ix)...)}
+}
+
+// call runs a tool with JSON arguments and returns its raw result.
+func (e *env) call(s Session, name, args string) (string, error) {
+	e.t.Helper()
+	return e.reg.Execute(context.Background(), s, Call{ID: "c1", Name: name, Args: json.RawMessage(args)})
+}
+
+// mustCall runs a call that must succeed and decodes its result into out.
+func (e *env) mustCall(s Session, name, args string, out any) {
+	e.t.Helper()
+	res, err := e.call(s, name, args)
+	if err != nil {
+		e.t.Fatalf("%s(%s): %v", name, args, err)
+	}
+	if err := json.Unmarshal([]byte(res), out); err != nil {
+		e.t.Fatalf("%s result %q: %v", name, res, err)
+	}
+}
+
+func (e *env) searchMemory(s Session, query string) []MemoryHit {
+	e.t.Helper()
+	var out MemorySearchOut
+	args, _ := json.Marshal(map[string]any{"query": query})
+	e.mustCall(s, MemorySearchName, string(args), &out)
+	return out.Results
+}
+
+// chat stores one question and answer in a new conversation and indexes it.
+func (e *env) chat(user, question, answer string) memory.Conversation {
+	e.t.Helper()
+	ctx := context.Background()
+	c, err := e.store.CreateConversation(ctx, user, "")
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	for _, m := range []memory.Message{{Role: memory.RoleUser, Content: question}, {Role: memory.RoleAssistant, Content: answer}} {
+		m.ConversationID = c.ID
+		if _, err := e.store.AppendMessage(ctx, user, m); err != nil {
+			e.t.Fatal(err)
+		}
+	}
+	if err := e.ix.Drain(ctx); err != nil {
+		e.t.Fatal(err)
+	}
+	return c
+}
+
+var (
+	alice = Session{UserID: "alice", ConversationID: "conv-a", TurnNumber: 2}
+	bob   = Session{UserID: "bob", ConversationID: "conv-b", TurnNumber: 1}
+)
+
+func TestMemoryLifecycle(t *testing.T) {
+	for _, embed := range []bool{false, true} {
+		t.Run(map[bool]string{false: "keyword-only", true: "hybrid"}[embed], func(t *testing.T) {
+			e := newEnv(t, embed)
+			var saved NoteOut
+			e.mustCall(alice, MemorySaveName, `{"content": "The user's cat is called Tom."}`, &saved)
+			if saved.NoteID == "" || saved.Status != "saved" || saved.ConversationID != "conv-a" || saved.TurnNumber != 2 {
+				t.Fatalf("saved %+v", saved)
+			}
+			hits := e.searchMemory(alice, "What is the name of the user's cat?")
+			if len(hits) == 0 || hits[0].NoteID != saved.NoteID || hits[0].Text != "The user's cat is called Tom." ||
+				hits[0].Source != SourceUserMemory || hits[0].Score <= 0 || hits[0].ConversationID != "" {
+				t.Fatalf("search after save: %+v", hits)
+			}
+
+			var updated NoteOut
+			e.mustCall(alice, MemoryUpdateName, `{"note_id": "`+saved.NoteID+`", "content": "The user's cat is called Felix."}`, &updated)
+			if updated.NoteID != saved.NoteID || updated.Status != "updated" || updated.ConversationID != "conv-a" {
+				t.Fatalf("updated %+v", updated)
+			}
+			hits = e.searchMemory(alice, "What is the user's cat called?")
+			if len(hits) != 1 || hits[0].Text != "The user's cat is called Felix." || hits[0].NoteID != saved.NoteID {
+				t.Fatalf("search after update: %+v", hits)
+			}
+			for _, h := range e.searchMemory(alice, "Tom") {
+				if strings.Contains(h.Text, "Tom") {
+					t.Fatalf("the old text is still found: %+v", h)
+				}
+			}
+
+			var deleted NoteOut
+			e.mustCall(alice, MemoryDeleteName, `{"note_id": "`+saved.NoteID+`"}`, &deleted)
+			if deleted.Status != "deleted" || deleted.Content != "The user's cat is called Felix." {
+				t.Fatalf("deleted %+v", deleted)
+			}
+			for _, q := range []string{"What is the user's cat called?", "Felix", "Tom"} {
+				if hits := e.searchMemory(alice, q); len(hits) != 0 {
+					t.Fatalf("%q finds a deleted note: %+v", q, hits)
+				}
+			}
+			if _, err := e.call(alice, MemoryDeleteName, `{"note_id": "`+saved.NoteID+`"}`); !errors.Is(err, memory.ErrNoteNotFound) {
+				t.Fatalf("deleting twice: %v", err)
+			}
+		})
+	}
+}
+
+func TestToolsIsolateUsers(t *testing.T) {
+	e := newEnv(t, true)
+	var saved NoteOut
+	e.mustCall(alice, MemorySaveName, `{"content": "The user's cat is called Tom."}`, &saved)
+	e.chat("alice", "My sister lives in Lisbon near the tram line", "Lisbon is lovely.")
+
+	if hits := e.searchMemory(bob, "What is the name of the user's cat?"); len(hits) != 0 {
+		t.Fatalf("bob finds alice's note: %+v", hits)
+	}
+	var mixed MemorySearchOut
+	e.mustCall(bob, MemorySearchName, `{"query": "Where does my sister live? Lisbon tram", "include_conversation": true}`, &mixed)
+	if len(mixed.Results) != 0 {
+		t.Fatalf("bob finds alice's turns: %+v", mixed.Results)
+	}
+	var history ChatHistoryOut
+	e.mustCall(bob, SearchChatHistoryName, `{"query": "Where does my sister live?"}`, &history)
+	if len(history.Results) != 0 || history.Note != NoteNoHistory {
+		t.Fatalf("bob's chat history: %+v", history)
+	}
+	for _, c := range []struct{ name, args string }{
+		{MemoryUpdateName, `{"note_id": "` + saved.NoteID + `", "content": "hacked"}`},
+		{MemoryDeleteName, `{"note_id": "` + saved.NoteID + `"}`},
+		{MemoryDeleteName, `{"note_id": "` + saved.NoteID[:8] + `"}`},
+	} {
+		_, err := e.call(bob, c.name, c.args)
+		if !errors.Is(err, memory.ErrNoteNotFound) || !strings.Contains(err.Error(), "note not found") {
+			t.Fatalf("bob %s(%s): %v", c.name, c.args, err)
+		}
+	}
+	// Alice still has both, untouched.
+	if hits := e.searchMemory(alice, "What is the name of the user's cat?"); len(hits) != 1 || hits[0].Text != "The user's cat is called Tom." {
+		t.Fatalf("alice's note: %+v", hits)
+	}
+	e.mustCall(alice, SearchChatHistoryName, `{"query": "Where does my sister live?"}`, &history)
+	if len(history.Results) != 1 || !strings.Contains(history.Results[0].Snippet, "Lisbon") {
+		t.Fatalf("alice's chat history: %+v", history)
+	}
+}
+
+func TestMemorySearchMergesConversation(t *testing.T) {
+	e := newEnv(t, false)
+	var saved NoteOut
+	e.mustCall(alice, MemorySaveName, `{"content": "The user's sister is called Ana."}`, &saved)
+	conv := e.chat("alice", "My sister Ana moved to Lisbon last spring", "Exciting!")
+	var out MemorySearchOut
+	e.mustCall(alice, MemorySearchName, `{"query": "Where does my sister Ana live?", "top_k": 5, "include_conversation": true}`, &out)
+	var sources []Source
+	for _, r := range out.Results {
+		sources = append(sources, r.Source)
+		switch r.Source {
+		case SourceUserMemory:
+			if r.NoteID != saved.NoteID || r.ConversationID != "" {
+				t.Fatalf("note hit %+v", r)
+			}
+		case SourceConversation:
+			if r.ConversationID != conv.ID || r.TurnNumber != 1 || r.NoteID != "" || !strings.Contains(r.Text, "Lisbon") {
+				t.Fatalf("conversation hit %+v", r)
+			}
+		}
+	}
+	if !slices.Contains(sources, SourceUserMemory) || !slices.Contains(sources, SourceConversation) {
+		t.Fatalf("sources %v", sources)
+	}
+	e.mustCall(alice, MemorySearchName, `{"query": "Where does my sister Ana live?", "top_k": 1, "include_conversation": true}`, &out)
+	if len(out.Results) != 1 {
+		t.Fatalf("top_k 1 gave %d results", len(out.Results))
+	}
+	// Without include_conversation only notes come back.
+	for _, r := range e.searchMemory(alice, "Where does my sister Ana live?") {
+		if r.Source != SourceUserMemory {
+			t.Fatalf("conversation hit without include_conversation: %+v", r)
+		}
+	}
+}
+
+func TestSearchChatHistoryShape(t *testing.T) {
+	for _, embed := range []bool{false, true} {
+		t.Run(map[bool]string{false: "keyword-only", true: "hybrid"}[embed], func(t *testing.T) {
+			e := newEnv(t, embed)
+			question := "Which sourdough starter should I feed before baking bread? " + strings.Repeat("More detail about flour. ", 20)
+			conv := e.chat("alice", question, "Feed it twice a day.")
+			e.chat("alice", "What sourdough bread recipe did you suggest?", "A simple one.")
+
+			res, err := e.call(alice, SearchChatHistoryName, `{"query": "How do I feed a sourdough starter?", "limit": 1}`)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var top map[string]json.RawMessage
+			if err := json.Unmarshal([]byte(res), &top); err != nil {
+				t.Fatal(err)
+			}
+			if keys := sortedKeys(top); !slices.Equal(keys, []string{"query", "results", "totalFound"}) {
+				t.Fatalf("top-level keys %v in %s", keys, res)
+			}
+			var out struct {
+				Results []map[string]json.RawMessage `json:"results"`
+				Total   int                          `json:"totalFound"`
+				Query   string                       `json:"query"`
+			}
+			if err := json.Unmarshal([]byte(res), &out); err != nil {
+				t.Fatal(err)
+			}
+			if out.Total != 2 || len(out.Results) != 1 || out.Query != "How do I feed a sourdough starter?" {
+				t.Fatalf("result %s", res)
+			}
+			hit := out.Results[0]
+			if keys := sortedKeys(hit); !slices.Equal(keys, []string{"conversationId", "score", "snippet", "turnNumber"}) {
+				t.Fatalf("result keys %v", keys)
+			}
+			var h ChatHit
+			if err := json.Unmarshal([]byte(res), &struct {
+				Results []*ChatHit `json:"results"`
+			}{[]*ChatHit{&h}}); err != nil {
+				t.Fatal(err)
+			}
+			if h.ConversationID != conv.ID || h.TurnNumber != 1 || h.Snippet != string([]rune(question)[:200]) {
+				t.Fatalf("hit %+v", h)
+			}
+			// Lower is better either way: a distance when a vector matched,
+			// else 1 - the normalised keyword score.
+			found, _ := e.ix.Search(context.Background(), memory.SearchQuery{UserID: "alice", Text: "How do I feed a sourdough starter?"})
+			want := 1 - found[0].Score
+			if found[0].Distance != nil {
+				want = *found[0].Distance
+			}
+			if embed != (found[0].Distance != nil) || h.Score != round(want) || h.Score < 0 || h.Score > 2 || !embed && h.Score >= 1 {
+				t.Fatalf("score %v, want %v (distance %v)", h.Score, want, found[0].Distance)
+			}
+		})
+	}
+}
+
+func TestSearchChatHistoryNeverFails(t *testing.T) {
+	e := newEnv(t, false)
+	for _, c := range []struct {
+		s    Session
+		note string
+	}{{alice, NoteNoHistory}, {Session{}, NoteNeedIdentity}} {
+		res, err := e.call(c.s, SearchChatHistoryName, `{"query": "anything at all"}`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := `{"results":[],"totalFound":0,"query":"anything at all","note":"` + c.note + `"}`
+		if res != want {
+			t.Fatalf("got  %s\nwant %s", res, want)
+		}
+	}
+}
+
+func TestMemoryToolsNeedAUser(t *testing.T) {
+	e := newEnv(t, false)
+	for _, c := range []struct{ name, args string }{
+		{MemorySaveName, `{"content": "x"}`},
+		{MemorySearchName, `{"query": "x"}`},
+		{MemoryUpdateName, `{"note_id": "abcd", "content": "x"}`},
+		{MemoryDeleteName, `{"note_id": "abcd"}`},
+	} {
+		if _, err := e.call(Session{}, c.name, c.args); !errors.Is(err, ErrNoUser) {
+			t.Fatalf("%s without a user: %v", c.name, err)
+		}
+	}
+}
+
+func TestInvalidCallsAreClearErrors(t *testing.T) {
+	e := newEnv(t, false)
+	long := strings.Repeat("x", memory.MaxNoteRunes+1)
+	cases := []struct {
+		name, tool, args, want string
+	}{
+		{"bad JSON", MemorySaveName, `{"content": `, `must be a JSON object like {"content": "..."}`},
+		{"not an object", MemorySaveName, `["Tom"]`, "must be a JSON object"},
+		{"no arguments", MemorySaveName, ``, `missing required field "content"`},
+		{"missing field", MemorySaveName, `{}`, `missing required field "content"`},
+		{"null field", MemorySaveName, `{"content": null}`, `missing required field "content"`},
+		{"empty content", MemorySaveName, `{"content": "  "}`, `"content" must not be empty`},
+		{"content too long", MemorySaveName, `{"content": "` + long + `"}`, `"content" is 2001 characters; it must be 1-2000`},
+		{"wrong type", MemorySaveName, `{"content": 42}`, `field "content" must be a string`},
+		{"unknown field", MemorySaveName, `{"content": "x", "user_id": "bob"}`, `unknown field "user_id"`},
+		{"trailing data", MemorySaveName, `{"content": "x"} {"content": "y"}`, "unexpected data"},
+		{"invalid UTF-8", MemorySaveName, "{\"content\": \"caf\xe9\"}", "not valid UTF-8"},
+		{"top_k zero", MemorySearchName, `{"query": "cat", "top_k": 0}`, `"top_k" is 0; it must be 1-20`},
+		{"top_k too big", MemorySearchName, `{"query": "cat", "top_k": 21}`, `"top_k" is 21; it must be 1-20`},
+		{"top_k a string", MemorySearchName, `{"query": "cat", "top_k": "5"}`, `field "top_k" must be a whole number`},
+		{"top_k a fraction", MemorySearchName, `{"query": "cat", "top_k": 2.5}`, `field "top_k" must be a whole number`},
+		{"include_conversation a string", MemorySearchName, `{"query": "cat", "include_conversation": "yes"}`, `must be true or false`},
+		{"query too long", SearchChatHistoryName, `{"query": "` + strings.Repeat("q", 501) + `"}`, `"query" is 501 characters; it must be 1-500`},
+		{"limit too big", SearchChatHistoryName, `{"query": "cat", "limit": 50}`, `"limit" is 50; it must be 1-20`},
+		{"limit negative", SearchChatHistoryName, `{"query": "cat", "limit": -1}`, `"limit" is -1`},
+		{"missing note_id", MemoryUpdateName, `{"content": "x"}`, `missing required field "note_id"`},
+		{"missing content", MemoryUpdateName, `{"note_id": "abcd"}`, `missing required field "content"`},
+		{"note_id too long", MemoryDeleteName, `{"note_id": "` + strings.Repeat("a", 65) + `"}`, `"note_id" is 65 characters`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			out, err := e.call(alice, c.tool, c.args)
+			if !errors.Is(err, ErrInvalidArgs) || !strings.Contains(err.Error(), c.want) || out != "" {
+				t.Fatalf("%s(%s) = %q, %v; want an invalid-arguments error containing %q", c.tool, c.args, out, err, c.want)
+			}
+		})
+	}
+	if list, _ := e.store.ListNotes(context.Background(), "alice"); len(list) != 0 {
+		t.Fatalf("an invalid call stored %+v", list)
+	}
+	_, err := e.call(alice, "memory_forget_everything", `{}`)
+	if !errors.Is(err, ErrUnknownTool) || !strings.Contains(err.Error(), "memory_save") {
+		t.Fatalf("unknown tool: %v", err)
+	}
+}
+
+type waitArgs struct{}
+
+func (waitArgs) Validate() error { return nil }
+
+func TestTimeoutAndPanicAreErrors(t *testing.T) {
+	slow := New(Spec{Name: "slow", Timeout: 20 * time.Millisecond}, func(ctx context.Context, _ Session, _ waitArgs) (any, error) {
+		<-ctx.Done()
+		return nil, ctx.Err()
+	})
+	stuck := New(Spec{Name: "stuck", Timeout: 20 * time.Millisecond}, func(ctx context.Context, _ Session, _ waitArgs) (any, error) {
+		select {} // ignores its context: the registry must still answer
+	})
+	broken := New(Spec{Name: "broken"}, func(context.Context, Session, waitArgs) (any, error) {
+		var m map[string]int
+		m["x"]++ // nil map: panics
+		return nil, nil
+	})
+	reg := NewRegistry(nil, slow, stuck, broken)
+	for _, name := range []string{"slow", "stuck"} {
+		_, err := reg.Execute(context.Background(), alice, Call{Name: name})
+		if !errors.Is(err, ErrTimeout) || !strings.Contains(err.Error(), "20ms") {
+			t.Fatalf("%s: %v", name, err)
+		}
+	}
+	if _, err := reg.Execute(context.Background(), alice, Call{Name: "broken"}); err == nil || !strings.Contains(err.Error(), "failed internally") {
+		t.Fatalf("panic: %v", err)
+	}
+}
+
+func TestDefinitions(t *testing.T) {
+	e := newEnv(t, false)
+	defs := e.reg.Definitions()
+	want := map[string]struct {
+		required []string
+		tier     Tier
+		timeout  time.Duration
+	}{
+		MemorySaveName:        {[]string{"content"}, SideEffecting, 10 * time.Second},
+		MemorySearchName:      {[]string{"query"}, ReadOnly, 15 * time.Second},
+		MemoryUpdateName:      {[]string{"note_id", "content"}, SideEffecting, 10 * time.Second},
+		MemoryDeleteName:      {[]string{"note_id"}, SideEffecting, 10 * time.Second},
+		SearchChatHistoryName: {[]string{"query"}, ReadOnly, 15 * time.Second},
+	}
+	if len(defs) != len(want) {
+		t.Fatalf("%d definitions", len(defs))
+	}
+	for _, tool := range MemoryTools(e.ix) {
+		d := tool.Definition()
+		w, ok := want[d.Function.Name]
+		if !ok {
+			t.Fatalf("unexpected tool %s", d.Function.Name)
+		}
+		if !slices.Equal(d.Function.Parameters.Required, w.required) || tool.Tier() != w.tier || tool.Timeout() != w.timeout {
+			t.Errorf("%s: required %v tier %v timeout %v", d.Function.Name, d.Function.Parameters.Required, tool.Tier(), tool.Timeout())
+		}
+		if d.Type != "function" || d.Function.Parameters.Type != "object" || len(d.Function.Description) < 100 {
+			t.Errorf("%s: definition %+v", d.Function.Name, d)
+		}
+		if strings.Contains(d.Function.Name, "search") && !strings.Contains(d.Function.Description, "natural-language sentence") {
+			t.Errorf("%s does not ask for natural-language queries", d.Function.Name)
+		}
+		// The schema as Ollama receives it.
+		b, _ := json.Marshal(d)
+		var wire struct {
+			Function struct {
+				Parameters struct {
+					Properties map[string]struct {
+						Type        string `json:"type"`
+						Description string `json:"description"`
+					} `json:"properties"`
+				} `json:"parameters"`
+			} `json:"function"`
+		}
+		if err := json.Unmarshal(b, &wire); err != nil {
+			t.Fatal(err)
+		}
+		for name, p := range wire.Function.Parameters.Properties {
+			if p.Type == "" || p.Description == "" {
+				t.Errorf("%s.%s: %+v", d.Function.Name, name, p)
+			}
+		}
+	}
+}
+
+func TestSummaries(t *testing.T) {
+	cases := []struct {
+		a    Activity
+		want string
+	}{
+		{Activity{Name: MemorySaveName, Args: `{"content":"cat is Tom"}`}, `saving note: "cat is Tom"`},
+		{Activity{Name: MemorySaveName, Args: `{"content":"cat is Tom"}`, Result: `{"note_id":"0193abcdef","content":"cat is Tom"}`, Done: true}, `saved note: "cat is Tom"`},
+		{Activity{Name: MemorySearchName, Args: `{"query":"the cat"}`, Result: `{"results":[{},{},{}]}`, Done: true}, `searched memory for "the cat" (3 hits)`},
+		{Activity{Name: SearchChatHistoryName, Args: `{"query":"bread"}`, Result: `{"results":[{}],"totalFound":1}`, Done: true}, `searched chat history for "bread" (1 hit)`},
+		{Activity{Name: MemoryUpdateName, Args: `{}`, Result: `{"note_id":"0193abcdef12","content":"cat is Felix"}`, Done: true}, `updated note 0193abcd: "cat is Felix"`},
+		{Activity{Name: MemoryDeleteName, Args: `{}`, Result: `{"note_id":"0193abcdef12","content":"cat\n is Felix"}`, Done: true}, `deleted note 0193abcd: "cat is Felix"`},
+		{Activity{Name: MemorySaveName, Args: `{}`, Error: "invalid arguments: missing required field \"content\"", Done: true}, `memory_save failed: invalid arguments: missing required field "content"`},
+		{Activity{Name: "frob", Args: `{"a":1}`, Result: "ok", Done: true}, `called frob {"a":1} → ok`},
+		{Activity{Name: MemorySaveName, Args: `{"content":"` + strings.Repeat("a", 100) + `"}`}, `saving note: "` + strings.Repeat("a", 59) + `…"`},
+	}
+	for _, c := range cases {
+		if got := c.a.Summary(); got != c.want {
+			t.Errorf("Summary(%+v) = %q, want %q", c.a, got, c.want)
+		}
+	}
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
