@@ -59,9 +59,11 @@ type Agent struct {
 	host     string
 	log      *slog.Logger
 	now      func() time.Time
+	recaller Recaller
 
 	mu      sync.Mutex
 	toolsOK bool // false once the model said it does not support tools
+	told    bool // the user was told that tools are unavailable
 }
 
 // Option configures an Agent.
@@ -78,6 +80,16 @@ func WithMaxSteps(n int) Option { return func(a *Agent) { a.maxSteps = max(n, 1)
 
 // WithTools sets the tools offered to the model.
 func WithTools(t ToolRunner) Option { return func(a *Agent) { a.tools = t } }
+
+// WithRecaller puts the saved notes relevant to each prompt into the
+// system prompt (automatic recall).
+func WithRecaller(r Recaller) Option { return func(a *Agent) { a.recaller = r } }
+
+// WithToolsSupported says whether the model supports tools, as /api/show
+// reports it. With false, tools are never sent and the first run tells the
+// user once that memory tools are unavailable. With true (the default) a
+// model that refuses tools is still detected on its first answer.
+func WithToolsSupported(ok bool) Option { return func(a *Agent) { a.toolsOK = ok } }
 
 // WithModelOptions sets Ollama model options such as num_ctx.
 func WithModelOptions(o map[string]any) Option { return func(a *Agent) { a.options = o } }
@@ -124,7 +136,7 @@ func (a *Agent) Run(ctx context.Context, req Request, emit func(Event)) (res Res
 	if emit == nil {
 		emit = func(Event) {}
 	}
-	res = Result{ConversationID: req.ConversationID, Model: a.model, ToolCalls: []ToolActivity{}}
+	res = Result{ConversationID: req.ConversationID, Model: a.model, ToolCalls: []ToolActivity{}, MemoriesUsed: []Memory{}}
 	defer func() {
 		if err != nil {
 			a.log.Warn("run failed", "conversation", req.ConversationID, "err", err)
@@ -149,8 +161,18 @@ func (a *Agent) Run(ctx context.Context, req Request, emit func(Event)) (res Res
 	if err != nil {
 		return res, fmt.Errorf("store prompt: %w", err)
 	}
-	msgs := append(a.systemMessages(), toAPI(append(history, userMsg))...)
+	all := append(history, userMsg)
 	session := tools.Session{UserID: req.UserID, ConversationID: req.ConversationID}
+	if turns := memory.BuildTurns(req.UserID, req.ConversationID, all); len(turns) > 0 {
+		session.TurnNumber = turns[len(turns)-1].Number
+	}
+	// The prompt does not change within a run: one recall serves every model call.
+	memories := a.recall(ctx, req)
+	if len(memories) > 0 {
+		res.MemoriesUsed = memories
+		emit(RecallEvent{Memories: memories})
+	}
+	msgs := append(a.systemMessages(memories), toAPI(all)...)
 	var answers []string
 
 	for step := 1; ; step++ {
@@ -245,12 +267,20 @@ func (a *Agent) storePartial(ctx context.Context, req Request, out *streamOut) e
 	return nil
 }
 
-func (a *Agent) systemMessages() []api.Message {
-	if a.system == "" {
+// systemMessages is the system prompt with today's date and the
+// remembered notes, if any.
+func (a *Agent) systemMessages(memories []Memory) []api.Message {
+	var parts []string
+	if a.system != "" {
+		parts = append(parts, a.system+"\nToday is "+a.now().Format("Monday, 2 January 2006")+".")
+	}
+	if len(memories) > 0 {
+		parts = append(parts, rememberBlock(memories))
+	}
+	if len(parts) == 0 {
 		return nil
 	}
-	date := a.now().Format("Monday, 2 January 2006")
-	return []api.Message{{Role: string(memory.RoleSystem), Content: a.system + "\nToday is " + date + "."}}
+	return []api.Message{{Role: string(memory.RoleSystem), Content: strings.Join(parts, "\n\n")}}
 }
 
 type streamOut struct {
@@ -264,8 +294,12 @@ type streamOut struct {
 // without them, and the user is told once.
 func (a *Agent) stream(ctx context.Context, msgs []api.Message, withTools bool, emit func(Event)) (*streamOut, error) {
 	req := &api.ChatRequest{Model: a.model, Messages: msgs, Options: a.options}
-	if withTools && a.tools != nil && a.toolsSupported() {
-		req.Tools = a.tools.Definitions()
+	if withTools && a.tools != nil {
+		if a.toolsSupported() {
+			req.Tools = a.tools.Definitions()
+		} else {
+			a.tellNoTools(emit)
+		}
 	}
 	out := &streamOut{}
 	err := a.client.Chat(ctx, req, func(r api.ChatResponse) error {
@@ -286,13 +320,9 @@ func (a *Agent) stream(ctx context.Context, msgs []api.Message, withTools bool, 
 	})
 	if err != nil && len(req.Tools) > 0 && isToolsUnsupported(err) {
 		a.mu.Lock()
-		first := a.toolsOK
 		a.toolsOK = false
 		a.mu.Unlock()
-		if first {
-			a.log.Info("model does not support tools", "model", a.model)
-			emit(NoticeEvent{Text: fmt.Sprintf("Model %s does not support tools: memory tools are unavailable with it.", a.model)})
-		}
+		a.tellNoTools(emit)
 		return a.stream(ctx, msgs, false, emit)
 	}
 	if err == nil && !out.done {
@@ -303,6 +333,18 @@ func (a *Agent) stream(ctx context.Context, msgs []api.Message, withTools bool, 
 		err = ctx.Err()
 	}
 	return out, err
+}
+
+// tellNoTools tells the user, once per agent, that the model cannot use tools.
+func (a *Agent) tellNoTools(emit func(Event)) {
+	a.mu.Lock()
+	first := !a.told
+	a.told = true
+	a.mu.Unlock()
+	if first {
+		a.log.Info("model does not support tools", "model", a.model)
+		emit(NoticeEvent{Text: fmt.Sprintf("Model %s does not support tools: memory tools are unavailable with it (remembered notes are still used).", a.model)})
+	}
 }
 
 func (a *Agent) toolsSupported() bool {

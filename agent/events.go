@@ -16,6 +16,10 @@ type ToolCallEvent struct{ Call ToolActivity }
 // ToolResultEvent carries a finished tool call and its result.
 type ToolResultEvent struct{ Call ToolActivity }
 
+// RecallEvent lists the saved notes put into the system prompt for this
+// run (automatic recall), so the user can see what the model was told.
+type RecallEvent struct{ Memories []Memory }
+
 // NoticeEvent is something the user should know that is not an error,
 // such as tools being unavailable with the model.
 type NoticeEvent struct{ Text string }
@@ -34,6 +38,7 @@ func (ThinkingDelta) isEvent()   {}
 func (ToolCallEvent) isEvent()   {}
 func (ToolResultEvent) isEvent() {}
 func (NoticeEvent) isEvent()     {}
+func (RecallEvent) isEvent()     {}
 func (DoneEvent) isEvent()       {}
 func (ErrorEvent) isEvent()      {}
 
@@ -56,4 +61,6 @@ type Result struct {
 	// ContextTokens is the size of the last request plus its answer, as
 	// Ollama counted it (prompt_eval_count + eval_count).
 	ContextTokens int `json:"context_tokens"`
+	// MemoriesUsed are the saved notes recalled into the system prompt.
+	MemoriesUsed []Memory `json:"memories_used"`
 }

@@ -1,0 +1,57 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Recaller finds the saved notes worth reminding the model of before it
+// answers text.
+type Recaller interface {
+	Recall(ctx context.Context, userID, text string) ([]Memory, error)
+}
+
+// Memory is a saved note put in front of the model.
+type Memory struct {
+	NoteID string `json:"note_id"`
+	Text   string `json:"text"`
+}
+
+// recallTimeout bounds the recall before a run; without it the run goes on
+// with no memories.
+const recallTimeout = 5 * time.Second
+
+// recall asks the recaller for the notes relevant to the prompt. A failure
+// is logged and costs only the memories.
+func (a *Agent) recall(ctx context.Context, req Request) []Memory {
+	if a.recaller == nil {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, recallTimeout)
+	defer cancel()
+	mems, err := a.recaller.Recall(ctx, req.UserID, req.Prompt)
+	if err != nil {
+		a.log.Warn("recall failed; answering without memories", "conversation", req.ConversationID, "err", err)
+		return nil
+	}
+	return mems
+}
+
+// rememberHeading starts the block of remembered notes in the system prompt.
+const rememberHeading = "## Things you remember about the user"
+
+// rememberBlock renders memories for the system prompt: a heading, how to
+// use them, and one bullet per note (on one line, so a note cannot break
+// out of its bullet).
+func rememberBlock(mems []Memory) string {
+	var b strings.Builder
+	b.WriteString(rememberHeading + "\n")
+	b.WriteString("These notes were saved in earlier conversations. Use them only when they are relevant to the user's message; " +
+		"do not mention them otherwise. If one turns out to be wrong or outdated, correct it with memory_update or memory_delete and its note id.\n")
+	for _, m := range mems {
+		fmt.Fprintf(&b, "- %s [note %s]\n", strings.Join(strings.Fields(m.Text), " "), m.NoteID)
+	}
+	return strings.TrimRight(b.String(), "\n")
+}

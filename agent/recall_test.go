@@ -1,0 +1,174 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/ollama/ollama/api"
+
+	"github.com/mneme-dev/mneme/internal/fakeollama"
+	"github.com/mneme-dev/mneme/tools"
+)
+
+// scriptedRecaller returns fixed memories and records what it was asked.
+type scriptedRecaller struct {
+	mu    sync.Mutex
+	mems  []Memory
+	err   error
+	asked []string
+}
+
+func (r *scriptedRecaller) Recall(_ context.Context, userID, text string) ([]Memory, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.asked = append(r.asked, userID+": "+text)
+	return r.mems, r.err
+}
+
+func TestRecalledNotesGoIntoTheSystemPrompt(t *testing.T) {
+	rec := &scriptedRecaller{mems: []Memory{
+		{NoteID: "n1", Text: "The user's cat is called Tom."},
+		{NoteID: "n2", Text: "The user is\nvegetarian."},
+	}}
+	h := newHarness(t, nil, WithRecaller(rec), WithTools(tools.NewRegistry(nil, upper{})))
+	h.srv.Script(
+		fakeollama.Reply{ToolCalls: []api.ToolCall{fakeollama.ToolCall("shout", map[string]any{"text": "hi"})}},
+		fakeollama.Say("Tom would like that."),
+	)
+	res, events, err := h.run(context.Background(), "what should I feed my cat?")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rec.asked) != 1 || rec.asked[0] != "alice: what should I feed my cat?" {
+		t.Fatalf("recall asked %q, want once for the prompt", rec.asked)
+	}
+	// Every model call of the run carries the notes, clearly delimited.
+	for i, req := range h.srv.Requests() {
+		sys := req.Messages[0]
+		if sys.Role != "system" || !strings.HasPrefix(sys.Content, DefaultSystemPrompt) {
+			t.Fatalf("request %d: system message %+v", i, sys)
+		}
+		want := "## Things you remember about the user\n"
+		if !strings.Contains(sys.Content, want) || !strings.Contains(sys.Content, "only when they are relevant") ||
+			!strings.Contains(sys.Content, "\n- The user's cat is called Tom. [note n1]\n- The user is vegetarian. [note n2]") {
+			t.Fatalf("request %d: system prompt:\n%s", i, sys.Content)
+		}
+	}
+	var recalled []RecallEvent
+	for _, e := range events {
+		if r, ok := e.(RecallEvent); ok {
+			recalled = append(recalled, r)
+		}
+	}
+	if len(recalled) != 1 || len(recalled[0].Memories) != 2 {
+		t.Fatalf("recall events %+v", recalled)
+	}
+	if len(res.MemoriesUsed) != 2 || res.MemoriesUsed[0].NoteID != "n1" {
+		t.Fatalf("memories used %+v", res.MemoriesUsed)
+	}
+	// Recalled notes are not stored as messages.
+	if roles(h.messages()) != "user,assistant,tool,assistant" {
+		t.Fatalf("stored roles %s", roles(h.messages()))
+	}
+}
+
+func TestNoRecallNoBlock(t *testing.T) {
+	rec := &scriptedRecaller{}
+	h := newHarness(t, nil, WithRecaller(rec))
+	res, events, err := h.run(context.Background(), "hello")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(h.srv.LastRequest().Messages[0].Content, "remember") || res.MemoriesUsed == nil || len(res.MemoriesUsed) != 0 {
+		t.Fatalf("system %q memories %#v", h.srv.LastRequest().Messages[0].Content, res.MemoriesUsed)
+	}
+	for _, e := range events {
+		if _, ok := e.(RecallEvent); ok {
+			t.Fatal("a recall event without memories")
+		}
+	}
+}
+
+func TestRecallFailureStillAnswers(t *testing.T) {
+	rec := &scriptedRecaller{err: errors.New("index closed")}
+	h := newHarness(t, nil, WithRecaller(rec))
+	res, _, err := h.run(context.Background(), "hello")
+	if err != nil || res.Answer != "You said: hello" || len(res.MemoriesUsed) != 0 {
+		t.Fatalf("res %+v err %v", res, err)
+	}
+}
+
+func TestRecallWithoutSystemPrompt(t *testing.T) {
+	rec := &scriptedRecaller{mems: []Memory{{NoteID: "n1", Text: "Likes tea."}}}
+	h := newHarness(t, nil, WithRecaller(rec), WithSystemPrompt(""))
+	if _, _, err := h.run(context.Background(), "drink?"); err != nil {
+		t.Fatal(err)
+	}
+	sys := h.srv.LastRequest().Messages[0]
+	if sys.Role != "system" || !strings.HasPrefix(sys.Content, "## Things you remember about the user") {
+		t.Fatalf("system %+v", sys)
+	}
+}
+
+type sessionArgs struct{}
+
+func (sessionArgs) Validate() error { return nil }
+
+func TestToolsSeeTheSessionTurn(t *testing.T) {
+	var seen []tools.Session
+	probe := tools.New(tools.Spec{Name: "whoami"}, func(_ context.Context, s tools.Session, _ sessionArgs) (any, error) {
+		seen = append(seen, s)
+		return "ok", nil
+	})
+	h := newHarness(t, nil, WithTools(tools.NewRegistry(nil, probe)))
+	call := fakeollama.Reply{ToolCalls: []api.ToolCall{fakeollama.ToolCall("whoami", nil)}}
+	h.srv.Script(call, fakeollama.Say("first"), call, call, fakeollama.Say("second"))
+	for _, p := range []string{"one", "two"} {
+		if _, _, err := h.run(context.Background(), p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(seen) != 3 {
+		t.Fatalf("%d tool runs", len(seen))
+	}
+	for i, want := range []int{1, 2, 2} {
+		if s := seen[i]; s.UserID != "alice" || s.ConversationID != h.conv.ID || s.TurnNumber != want {
+			t.Fatalf("call %d: session %+v, want turn %d", i, s, want)
+		}
+	}
+}
+
+func TestModelWithoutToolCapabilityIsToldOnce(t *testing.T) {
+	rec := &scriptedRecaller{mems: []Memory{{NoteID: "n1", Text: "Likes tea."}}}
+	h := newHarness(t, []fakeollama.Option{fakeollama.WithModels(fakeollama.Model{Name: "plain"})},
+		WithModel("plain"), WithToolsSupported(false), WithRecaller(rec), WithTools(tools.NewRegistry(nil, upper{})))
+	var notices []string
+	for _, p := range []string{"a", "b"} {
+		res, events, err := h.run(context.Background(), p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Answer == "" || len(res.MemoriesUsed) != 1 {
+			t.Fatalf("result %+v", res)
+		}
+		for _, e := range events {
+			if n, ok := e.(NoticeEvent); ok {
+				notices = append(notices, n.Text)
+			}
+		}
+	}
+	if len(notices) != 1 || !strings.Contains(notices[0], "does not support tools") {
+		t.Fatalf("notices %q", notices)
+	}
+	for _, req := range h.srv.Requests() {
+		if len(req.Tools) != 0 {
+			t.Fatal("tools were sent to a model without the capability")
+		}
+		if !strings.Contains(req.Messages[0].Content, "Likes tea.") {
+			t.Fatal("recall is off without tools")
+		}
+	}
+}
