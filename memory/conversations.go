@@ -158,11 +158,13 @@ func collectConversations(rows *sql.Rows) ([]Conversation, error) {
 	return out, rows.Err()
 }
 
-// RenameConversation sets a conversation's title.
+// RenameConversation sets a conversation's title as the user's: the model
+// never replaces it.
 func (s *Store) RenameConversation(ctx context.Context, userID, id, title string) error {
 	title = cleanText(title)
 	return s.write(ctx, func(tx execer) error {
-		res, err := tx.ExecContext(ctx, `UPDATE conversations SET title = ? WHERE id = ? AND user_id = ?`, title, id, userID)
+		res, err := tx.ExecContext(ctx, `UPDATE conversations SET title = ?, title_source = ? WHERE id = ? AND user_id = ?`,
+			title, string(TitleUser), id, userID)
 		if err != nil {
 			return fmt.Errorf("rename conversation: %w", err)
 		}

@@ -160,7 +160,8 @@ func (ix *Index) keywordStale(ctx context.Context) (string, error) {
 	}
 	var indexed int
 	if err := ix.store.db.QueryRowContext(ctx, `SELECT (SELECT COUNT(*) FROM turns WHERE keyword_hash != '')
-		+ (SELECT COUNT(*) FROM notes WHERE keyword_hash != '')`).Scan(&indexed); err != nil {
+		+ (SELECT COUNT(*) FROM notes WHERE keyword_hash != '')
+		+ (SELECT COUNT(*) FROM summaries WHERE keyword_hash != '')`).Scan(&indexed); err != nil {
 		return "", err
 	}
 	count, err := ix.kw.Count()
@@ -197,6 +198,9 @@ func (ix *Index) recreateKeyword(ctx context.Context) error {
 		return err
 	}
 	if err := ix.store.resetNotesKeywordIndexed(ctx); err != nil {
+		return err
+	}
+	if err := ix.store.resetSummariesKeywordIndexed(ctx); err != nil {
 		return err
 	}
 	if err := ix.store.SetMeta(ctx, metaKeywordVersion, keyword.Version); err != nil {
@@ -289,7 +293,10 @@ func (ix *Index) Sync(ctx context.Context) error {
 	if err := ix.indexKeywords(ctx); err != nil {
 		return err
 	}
-	return ix.indexNoteKeywords(ctx)
+	if err := ix.indexNoteKeywords(ctx); err != nil {
+		return err
+	}
+	return ix.indexSummaryKeywords(ctx)
 }
 
 // catchUp marks conversations whose turns lag their messages.
@@ -316,7 +323,14 @@ func (ix *Index) work(ctx context.Context) error {
 	if err := ix.indexNoteKeywords(ctx); err != nil {
 		return err
 	}
-	if err := ix.embedPendingAll(ctx); err != nil {
+	if err := ix.indexSummaryKeywords(ctx); err != nil {
+		return err
+	}
+	err := ix.embedPendingAll(ctx)
+	if err == nil {
+		err = ix.embedPendingSummaries(ctx)
+	}
+	if err != nil {
 		if ctx.Err() != nil {
 			return nil // stopped, not failed: the rest waits for later
 		}

@@ -110,6 +110,48 @@ var migrations = []migration{
 		)`,
 		`CREATE INDEX notes_user_updated ON notes(user_id, updated_at DESC)`,
 	}},
+	{version: 4, statements: []string{
+		// Where a conversation's title came from: derived from the first
+		// prompt ('auto'), written by the model ('model') or set by the user
+		// ('user', which the model never overwrites). title_seq is the last
+		// message the model last titled from (0: never asked).
+		`ALTER TABLE conversations ADD COLUMN title_source TEXT NOT NULL DEFAULT 'auto'
+			CHECK (title_source IN ('auto','model','user'))`,
+		`ALTER TABLE conversations ADD COLUMN title_seq INTEGER NOT NULL DEFAULT 0`,
+		// Cumulative summaries of a conversation's older messages, written
+		// by the model when the model history is compacted. A summary covers
+		// messages first_seq..last_seq; at_seq is the last message stored
+		// when it was made (where the transcript marks the compaction). The
+		// messages themselves are never changed. hash and keyword_hash work
+		// as for turns; the embedding is in embeddings (kind 'summary').
+		`CREATE TABLE summaries (
+			id              TEXT PRIMARY KEY,
+			conversation_id TEXT NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
+			user_id         TEXT NOT NULL,
+			first_seq       INTEGER NOT NULL,
+			last_seq        INTEGER NOT NULL,
+			at_seq          INTEGER NOT NULL,
+			text            TEXT NOT NULL,
+			model           TEXT NOT NULL DEFAULT '',
+			created_at      INTEGER NOT NULL,
+			hash            TEXT NOT NULL,
+			keyword_hash    TEXT NOT NULL DEFAULT ''
+		)`,
+		`CREATE INDEX summaries_conversation ON summaries(conversation_id, last_seq)`,
+		`CREATE INDEX summaries_user ON summaries(user_id, created_at)`,
+		// The size of a conversation's last model request plus its answer as
+		// Ollama counted it, and what that request held: the summary and the
+		// first and last message sent verbatim.
+		`CREATE TABLE context_usage (
+			conversation_id TEXT PRIMARY KEY REFERENCES conversations(id) ON DELETE CASCADE,
+			user_id         TEXT NOT NULL,
+			tokens          INTEGER NOT NULL,
+			summary_id      TEXT NOT NULL DEFAULT '',
+			first_seq       INTEGER NOT NULL,
+			last_seq        INTEGER NOT NULL,
+			updated_at      INTEGER NOT NULL
+		)`,
+	}},
 }
 
 // LatestSchemaVersion is the schema version this build writes.
