@@ -60,6 +60,7 @@ type Agent struct {
 	log      *slog.Logger
 	now      func() time.Time
 	recaller Recaller
+	compact  *compactor // nil: no compaction or titles
 
 	mu      sync.Mutex
 	toolsOK bool // false once the model said it does not support tools
@@ -138,6 +139,7 @@ func (a *Agent) Run(ctx context.Context, req Request, emit func(Event)) (res Res
 	}
 	res = Result{ConversationID: req.ConversationID, Model: a.model, ToolCalls: []ToolActivity{}, MemoriesUsed: []Memory{}}
 	defer func() {
+		a.recordUsage(ctx, req, &res)
 		if err != nil {
 			a.log.Warn("run failed", "conversation", req.ConversationID, "err", err)
 			emit(ErrorEvent{Err: err, Result: res})
@@ -172,7 +174,7 @@ func (a *Agent) Run(ctx context.Context, req Request, emit func(Event)) (res Res
 		res.MemoriesUsed = memories
 		emit(RecallEvent{Memories: memories})
 	}
-	msgs := append(a.systemMessages(memories), toAPI(all)...)
+	msgs := a.modelHistory(ctx, req, a.systemMessages(memories), all, &res, emit)
 	var answers []string
 
 	for step := 1; ; step++ {

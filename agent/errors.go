@@ -13,4 +13,8 @@ var (
 	ErrNoModel = errors.New("no chat model")
 	// ErrEmptyPrompt is returned for a prompt with no text.
 	ErrEmptyPrompt = errors.New("empty prompt")
+	// ErrNoCompaction is returned by Compact when compaction is not configured.
+	ErrNoCompaction = errors.New("compaction is not configured")
+	// ErrEmptySummary means the model answered a summary or title request with nothing usable.
+	ErrEmptySummary = errors.New("the model wrote an empty summary")
 )

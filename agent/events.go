@@ -24,6 +24,18 @@ type RecallEvent struct{ Memories []Memory }
 // such as tools being unavailable with the model.
 type NoticeEvent struct{ Text string }
 
+// CompactingEvent says the oldest messages of the model history are being
+// summarised before the request is sent.
+type CompactingEvent struct{ Messages int }
+
+// CompactedEvent says the model history was compacted: messages
+// FirstSeq..LastSeq are now Summary (made after message AtSeq). The
+// messages themselves stay stored.
+type CompactedEvent struct {
+	Summary                  string
+	FirstSeq, LastSeq, AtSeq int
+}
+
 // DoneEvent ends a run that finished or was interrupted.
 type DoneEvent struct{ Result Result }
 
@@ -39,6 +51,8 @@ func (ToolCallEvent) isEvent()   {}
 func (ToolResultEvent) isEvent() {}
 func (NoticeEvent) isEvent()     {}
 func (RecallEvent) isEvent()     {}
+func (CompactingEvent) isEvent() {}
+func (CompactedEvent) isEvent()  {}
 func (DoneEvent) isEvent()       {}
 func (ErrorEvent) isEvent()      {}
 
@@ -63,4 +77,13 @@ type Result struct {
 	ContextTokens int `json:"context_tokens"`
 	// MemoriesUsed are the saved notes recalled into the system prompt.
 	MemoriesUsed []Memory `json:"memories_used"`
+	// ContextWindow is the context, in tokens, requests are budgeted for
+	// (0 without compaction).
+	ContextWindow int `json:"context_window,omitempty"`
+	// Compacted says the model history was compacted into a new summary
+	// before this run's request.
+	Compacted bool `json:"compacted"`
+	// Dropped counts old messages left out of this run's request because
+	// they could not be summarised (they stay stored).
+	Dropped int `json:"dropped_messages,omitempty"`
 }

@@ -18,8 +18,8 @@
 //	got := srv.LastRequest()
 //
 // Implemented endpoints: GET|HEAD /, GET /api/version, GET /api/tags,
-// GET /api/ps, POST /api/show, POST /api/chat, POST /api/embed and
-// POST /api/pull.
+// GET /api/ps, POST /api/show, POST /api/chat, POST /api/generate,
+// POST /api/embed and POST /api/pull.
 package fakeollama
 
 import (
@@ -74,6 +74,7 @@ type Server struct {
 	pulls         []string
 	embedFail     *failure
 	cancellations int
+	gen           generator // POST /api/generate (generate.go)
 }
 
 // failure is a scripted HTTP error.
@@ -212,6 +213,7 @@ func (s *Server) routes() http.Handler {
 	})
 	mux.HandleFunc("POST /api/show", s.handleShow)
 	mux.HandleFunc("POST /api/chat", s.handleChat)
+	mux.HandleFunc("POST /api/generate", s.handleGenerate)
 	mux.HandleFunc("POST /api/embed", s.handleEmbed)
 	mux.HandleFunc("POST /api/pull", s.handlePull)
 	return mux

@@ -1,0 +1,499 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/ollama/ollama/api"
+
+	"github.com/mneme-dev/mneme/memory"
+)
+
+// Sliding-window compaction.
+//
+// The full history (every stored message) never changes. The model history
+// of a request is computed from the store each time, so that separate
+// processes agree on it: the system prompt, the conversation's latest
+// summary (one system message starting with SummaryHeading), then every
+// message after the range the summary covers. When that would pass the
+// window (window_size messages, or compact_at of the context window in
+// tokens), the oldest messages are summarised by the model together with
+// the previous summary, and the new summary replaces them. If the model
+// cannot summarise, they are only left out for this request, and
+// summarising is tried again on the next one.
+
+// Compaction defaults.
+const (
+	DefaultWindowSize    = 30
+	DefaultCompactAt     = 0.75
+	DefaultSummaryTokens = 500
+	// DefaultContextWindow is the context assumed when neither num_ctx nor
+	// the model's parameters say otherwise: what Ollama (v0.6) runs a model
+	// with by default, whatever longer context the model supports.
+	DefaultContextWindow = 2048
+	// DefaultSummaryTimeout bounds one summary or title request.
+	DefaultSummaryTimeout = 2 * time.Minute
+)
+
+// SummaryHeading starts the model-history message that carries the summary.
+const SummaryHeading = "Summary of the earlier conversation"
+
+// SummaryStore keeps summaries and the size of the last request; *memory.Store has it.
+type SummaryStore interface {
+	LatestSummary(ctx context.Context, userID, conversationID string) (memory.Summary, error)
+	SaveSummary(ctx context.Context, userID string, s memory.Summary) (memory.Summary, error)
+	ContextUsage(ctx context.Context, userID, conversationID string) (memory.ContextUsage, error)
+	SaveContextUsage(ctx context.Context, userID, conversationID string, u memory.ContextUsage) error
+}
+
+// TitleStore keeps conversation titles and where they came from; *memory.Store has it.
+type TitleStore interface {
+	ConversationTitle(ctx context.Context, userID, conversationID string) (memory.TitleState, error)
+	SetModelTitle(ctx context.Context, userID, conversationID, title string, seq int) (bool, error)
+}
+
+// ShowClient asks Ollama about a model; *api.Client has it.
+type ShowClient interface {
+	Show(ctx context.Context, req *api.ShowRequest) (*api.ShowResponse, error)
+}
+
+// Compaction configures sliding-window compaction.
+type Compaction struct {
+	// WindowSize bounds the model history in messages, the summary
+	// included and the system prompt not (default 30, at least 4).
+	WindowSize int
+	// CompactAt is the share of the context window a request may fill
+	// before it is compacted (default 0.75).
+	CompactAt float64
+	// SummaryTokens bounds a summary's length (default 500).
+	SummaryTokens int
+	// SummaryModel writes summaries and titles (default: the chat model).
+	SummaryModel string
+	// ContextWindow is the model's context in tokens. When 0 it is the
+	// num_ctx model option, else the num_ctx parameter /api/show reports
+	// for the model (through Show), else DefaultContextWindow (or the
+	// model's own length, when that is shorter).
+	ContextWindow int
+	Show          ShowClient
+	// Timeout bounds one summary or title request (default 2 minutes).
+	Timeout time.Duration
+}
+
+func (c Compaction) withDefaults() Compaction {
+	if c.WindowSize <= 0 {
+		c.WindowSize = DefaultWindowSize
+	}
+	c.WindowSize = max(c.WindowSize, 4)
+	if c.CompactAt <= 0 || c.CompactAt > 1 {
+		c.CompactAt = DefaultCompactAt
+	}
+	if c.SummaryTokens <= 0 {
+		c.SummaryTokens = DefaultSummaryTokens
+	}
+	if c.Timeout <= 0 {
+		c.Timeout = DefaultSummaryTimeout
+	}
+	return c
+}
+
+// compactor is the agent's compaction and titling state.
+type compactor struct {
+	cfg       Compaction
+	summaries SummaryStore // nil: no compaction
+	titles    TitleStore   // nil: titles stay as derived from the first prompt
+	gen       GenerateClient
+
+	mu     sync.Mutex
+	window int                            // resolved context window, 0 until known
+	basis  map[string]memory.ContextUsage // per conversation: what the run in flight sent
+}
+
+func (a *Agent) compactorState() *compactor {
+	if a.compact == nil {
+		a.compact = &compactor{cfg: Compaction{}.withDefaults(), basis: map[string]memory.ContextUsage{}}
+	}
+	return a.compact
+}
+
+// WithCompaction keeps the model history inside the window: older messages
+// are summarised into store (see Compaction).
+func WithCompaction(store SummaryStore, cfg Compaction) Option {
+	return func(a *Agent) {
+		c := a.compactorState()
+		c.summaries, c.cfg = store, cfg.withDefaults()
+	}
+}
+
+// WithTitles lets the model title conversations through gen: from the
+// first exchange, and again from a summary when the topic has clearly
+// changed. A title the user set is never replaced.
+func WithTitles(store TitleStore, gen GenerateClient) Option {
+	return func(a *Agent) {
+		c := a.compactorState()
+		c.titles, c.gen = store, gen
+	}
+}
+
+// ContextWindow is the context, in tokens, the agent budgets requests for.
+func (a *Agent) ContextWindow(ctx context.Context) int {
+	if a.compact == nil {
+		return 0
+	}
+	return a.contextWindow(ctx)
+}
+
+func (a *Agent) contextWindow(ctx context.Context) int {
+	c := a.compact
+	c.mu.Lock()
+	w := c.window
+	c.mu.Unlock()
+	if w > 0 {
+		return w
+	}
+	w = c.cfg.ContextWindow
+	if w <= 0 {
+		w = intOption(a.options["num_ctx"])
+	}
+	known := w > 0
+	if !known {
+		w = DefaultContextWindow
+		if c.cfg.Show != nil {
+			sctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+			show, err := c.cfg.Show.Show(sctx, &api.ShowRequest{Model: a.model})
+			cancel()
+			if err == nil {
+				known = true
+				if n := paramNumCtx(show.Parameters); n > 0 {
+					w = n
+				} else if n := infoContextLength(show.ModelInfo); n > 0 {
+					w = min(n, DefaultContextWindow)
+				}
+			} else {
+				a.log.Info("model context unknown; assuming the default", "model", a.model, "window", w, "err", err)
+			}
+		}
+	}
+	if known || c.cfg.Show == nil {
+		c.mu.Lock()
+		c.window = w
+		c.mu.Unlock()
+	}
+	return w
+}
+
+// paramNumCtx finds "num_ctx N" in /api/show's parameters text.
+func paramNumCtx(params string) int {
+	for _, line := range strings.Split(params, "\n") {
+		f := strings.Fields(line)
+		if len(f) == 2 && f[0] == "num_ctx" {
+			if n, err := strconv.Atoi(f[1]); err == nil && n > 0 {
+				return n
+			}
+		}
+	}
+	return 0
+}
+
+// infoContextLength finds "<arch>.context_length" in /api/show's model_info.
+func infoContextLength(info map[string]any) int {
+	for k, v := range info {
+		if strings.HasSuffix(k, ".context_length") {
+			if n := intOption(v); n > 0 {
+				return n
+			}
+		}
+	}
+	return 0
+}
+
+func intOption(v any) int {
+	switch n := v.(type) {
+	case int:
+		return n
+	case int64:
+		return int(n)
+	case float64:
+		return int(n)
+	}
+	return 0
+}
+
+// Token estimates. Ollama's counts are used where known; text not yet
+// counted is estimated conservatively (three characters a token, plus a
+// little per message for the chat template).
+const (
+	charsPerToken   = 3
+	tokensPerMsg    = 4
+	minKeepMessages = 1
+)
+
+func estimateText(s string) int {
+	return (utf8.RuneCountInString(s) + charsPerToken - 1) / charsPerToken
+}
+
+func estimateMessages(msgs []api.Message) int {
+	n := 0
+	for _, m := range msgs {
+		n += tokensPerMsg + estimateText(m.Content)
+		for _, c := range m.ToolCalls {
+			n += estimateText(c.Function.Name) + estimateText(c.Function.Arguments.String())
+		}
+	}
+	return n
+}
+
+// modelHistory returns the messages of the next request: sys, then the
+// conversation's summary and the messages after it, compacted first when
+// they would not fit. all is the full history, the new prompt last. It
+// never fails: without a store, or when the store cannot be read, it
+// sends the history as it is (Ollama truncates what does not fit).
+func (a *Agent) modelHistory(ctx context.Context, req Request, sys []api.Message, all []memory.Message, res *Result, emit func(Event)) []api.Message {
+	if a.compact == nil {
+		return append(sys, toAPI(all)...)
+	}
+	a.retitle(ctx, req, all)
+	if a.compact.summaries == nil {
+		return append(sys, toAPI(all)...)
+	}
+	res.ContextWindow = a.contextWindow(ctx)
+	v, err := a.view(ctx, req, all)
+	if err != nil {
+		a.log.Warn("model history: summary unreadable; sending the full history", "conversation", req.ConversationID, "err", err)
+		return append(sys, toAPI(all)...)
+	}
+	if a.overflows(ctx, req, sys, v, res.ContextWindow) {
+		v = a.compactView(ctx, req, sys, v, false, res, emit)
+	}
+	a.setBasis(req.ConversationID, v)
+	return append(sys, v.messages()...)
+}
+
+// view is a model history: the summary (if any) and the messages after it.
+type view struct {
+	summary memory.Summary // zero: none
+	tail    []memory.Message
+}
+
+func (v view) messages() []api.Message {
+	var out []api.Message
+	if v.summary.ID != "" {
+		out = append(out, api.Message{Role: string(memory.RoleSystem), Content: summaryMessage(v.summary)})
+	}
+	return append(out, toAPI(v.tail)...)
+}
+
+func (v view) count() int {
+	n := len(v.tail)
+	if v.summary.ID != "" {
+		n++
+	}
+	return n
+}
+
+func summaryMessage(s memory.Summary) string {
+	return fmt.Sprintf("%s (messages %d-%d; the messages after it follow verbatim):\n%s", SummaryHeading, s.FirstSeq, s.LastSeq, s.Text)
+}
+
+// view reads the latest summary and cuts the history after it.
+func (a *Agent) view(ctx context.Context, req Request, all []memory.Message) (view, error) {
+	sum, err := a.compact.summaries.LatestSummary(ctx, req.UserID, req.ConversationID)
+	switch {
+	case errors.Is(err, memory.ErrNotFound):
+		return view{tail: all}, nil
+	case err != nil:
+		return view{}, err
+	}
+	v := view{summary: sum}
+	for i, m := range all {
+		if m.Seq > sum.LastSeq {
+			v.tail = all[i:]
+			break
+		}
+	}
+	return v, nil
+}
+
+// overflows reports whether the next request would pass the window: more
+// than window_size messages, or more than compact_at of the context.
+func (a *Agent) overflows(ctx context.Context, req Request, sys []api.Message, v view, window int) bool {
+	cfg := a.compact.cfg
+	if v.count() > cfg.WindowSize {
+		return true
+	}
+	tokens, _ := a.measure(ctx, req, sys, v)
+	return tokens > int(cfg.CompactAt*float64(window))
+}
+
+// maxScale bounds how much larger than the estimate a measured count may
+// make later estimates.
+const maxScale = 4
+
+// measure is the size of the request for v: Ollama's count of the last
+// request when it held the same summary and started at the same message,
+// plus an estimate of what was added since, but never less than an
+// estimate of the whole (Ollama does not count the part of a prompt it
+// found in its cache). scale (at least 1) is how much the count exceeded
+// the estimate, to correct estimates of parts of the request.
+func (a *Agent) measure(ctx context.Context, req Request, sys []api.Message, v view) (tokens int, scale float64) {
+	est := estimateMessages(sys) + estimateMessages(v.messages())
+	if len(v.tail) == 0 {
+		return est, 1
+	}
+	u, err := a.compact.summaries.ContextUsage(ctx, req.UserID, req.ConversationID)
+	if err != nil || u.Tokens <= 0 || u.SummaryID != v.summary.ID || u.FirstSeq != v.tail[0].Seq {
+		return est, 1
+	}
+	var added []memory.Message
+	for _, m := range v.tail {
+		if m.Seq > u.LastSeq {
+			added = append(added, m)
+		}
+	}
+	measured := u.Tokens + estimateMessages(toAPI(added))
+	if measured <= est {
+		return est, 1
+	}
+	return measured, min(float64(measured)/float64(max(est, 1)), maxScale)
+}
+
+// plan chooses where to cut v.tail: the messages before the cut leave the
+// model history, the rest stay. It keeps at most half the window, in
+// messages and in tokens, so that a long conversation is summarised every
+// few turns rather than on every one; at least the newest message; and it
+// never keeps a tool result without the call that asked for it. With force
+// it keeps only the last turn (from the last user message on).
+func (a *Agent) plan(sys []api.Message, v view, window int, scale float64, force bool) int {
+	cfg := a.compact.cfg
+	size := func(msgs []api.Message) int { return int(scale * float64(estimateMessages(msgs))) }
+	keep := max(minKeepMessages, (cfg.WindowSize-1)/2)
+	if force {
+		keep = 0
+		for i := len(v.tail) - 1; i >= 0; i-- {
+			keep++
+			if m := v.tail[i]; m.Role == memory.RoleUser && strings.TrimSpace(m.Content) != "" {
+				break
+			}
+		}
+	}
+	keep = min(keep, len(v.tail))
+	budget := int(cfg.CompactAt*float64(window))/2 - size(sys) - cfg.SummaryTokens
+	for keep > minKeepMessages && size(toAPI(v.tail[len(v.tail)-keep:])) > budget {
+		keep--
+	}
+	for keep > minKeepMessages && v.tail[len(v.tail)-keep].Role == memory.RoleTool {
+		keep--
+	}
+	return len(v.tail) - keep
+}
+
+// compactView summarises the oldest messages of v into a new summary and
+// returns the history that follows from it. When the model cannot
+// summarise, they are left out of this request only, and the user is told.
+func (a *Agent) compactView(ctx context.Context, req Request, sys []api.Message, v view, force bool, res *Result, emit func(Event)) view {
+	window := a.contextWindow(ctx)
+	_, scale := a.measure(ctx, req, sys, v)
+	cut := a.plan(sys, v, window, scale, force)
+	if cut == 0 {
+		return v
+	}
+	evicted, kept := v.tail[:cut], v.tail[cut:]
+	emit(CompactingEvent{Messages: len(evicted)})
+	sum, covered, err := a.summarise(ctx, req, v.summary, evicted, window, v.tail[len(v.tail)-1].Seq)
+	if err != nil {
+		res.Dropped = len(evicted)
+		switch {
+		case ctx.Err() != nil:
+		case force:
+			a.log.Warn("forced summary failed", "conversation", req.ConversationID, "err", err)
+			emit(NoticeEvent{Text: fmt.Sprintf("Could not summarise the conversation (%v); nothing was changed.", err)})
+		default:
+			a.log.Warn("summarising failed; leaving the oldest messages out of this request",
+				"conversation", req.ConversationID, "messages", len(evicted), "err", err)
+			emit(NoticeEvent{Text: fmt.Sprintf("Could not summarise the %d oldest messages (%v): they are left out of the model's view "+
+				"for this answer, stay saved, and summarising will be tried again on the next one.", len(evicted), err)})
+		}
+		return view{summary: v.summary, tail: kept}
+	}
+	res.Compacted = true
+	emit(CompactedEvent{Summary: sum.Text, FirstSeq: sum.FirstSeq, LastSeq: sum.LastSeq, AtSeq: sum.AtSeq})
+	if covered < len(evicted) {
+		res.Dropped = len(evicted) - covered
+	}
+	a.retitleFromSummary(ctx, req, sum, kept)
+	return view{summary: sum, tail: kept}
+}
+
+func (a *Agent) setBasis(conversationID string, v view) {
+	u := memory.ContextUsage{SummaryID: v.summary.ID}
+	if len(v.tail) > 0 {
+		u.FirstSeq = v.tail[0].Seq
+	}
+	a.compact.mu.Lock()
+	a.compact.basis[conversationID] = u
+	a.compact.mu.Unlock()
+}
+
+// recordUsage stores Ollama's count of the run's last request for the
+// next run's estimate.
+func (a *Agent) recordUsage(ctx context.Context, req Request, res *Result) {
+	if a.compact == nil || a.compact.summaries == nil {
+		return
+	}
+	a.compact.mu.Lock()
+	u, ok := a.compact.basis[req.ConversationID]
+	delete(a.compact.basis, req.ConversationID)
+	a.compact.mu.Unlock()
+	if !ok || res.ContextTokens <= 0 {
+		return
+	}
+	u.Tokens = res.ContextTokens
+	if err := a.compact.summaries.SaveContextUsage(context.WithoutCancel(ctx), req.UserID, req.ConversationID, u); err != nil {
+		a.log.Warn("context usage not recorded", "conversation", req.ConversationID, "err", err)
+	}
+}
+
+// Compact forces compaction of a conversation: everything before its last
+// turn is summarised. Events go to emit as in Run, ending with a DoneEvent
+// (Result.Compacted tells whether a summary was made) or an ErrorEvent.
+func (a *Agent) Compact(ctx context.Context, userID, conversationID string, emit func(Event)) (res Result, err error) {
+	if emit == nil {
+		emit = func(Event) {}
+	}
+	res = Result{ConversationID: conversationID, Model: a.model, ToolCalls: []ToolActivity{}, MemoriesUsed: []Memory{}}
+	defer func() {
+		if err != nil {
+			emit(ErrorEvent{Err: err, Result: res})
+			return
+		}
+		emit(DoneEvent{Result: res})
+	}()
+	if a.compact == nil || a.compact.summaries == nil {
+		return res, ErrNoCompaction
+	}
+	if a.model == "" {
+		return res, fmt.Errorf("%w: pull one with `ollama pull llama3.2` or set --model", ErrNoModel)
+	}
+	req := Request{UserID: userID, ConversationID: conversationID}
+	all, err := a.store.Messages(ctx, userID, conversationID)
+	if err != nil {
+		return res, fmt.Errorf("load history: %w", err)
+	}
+	res.ContextWindow = a.contextWindow(ctx)
+	v, err := a.view(ctx, req, all)
+	if err != nil {
+		return res, fmt.Errorf("load summary: %w", err)
+	}
+	v = a.compactView(ctx, req, a.systemMessages(nil), v, true, &res, emit)
+	if !res.Compacted && res.Dropped == 0 {
+		emit(NoticeEvent{Text: "Nothing to compact yet: the conversation is only its last turn."})
+	} else if !res.Compacted {
+		res.Dropped = 0 // a forced compaction that failed leaves nothing out of anything
+	}
+	return res, nil
+}

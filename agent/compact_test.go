@@ -1,0 +1,566 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ollama/ollama/api"
+
+	"github.com/mneme-dev/mneme/internal/fakeollama"
+	"github.com/mneme-dev/mneme/memory"
+)
+
+// compactHarness is an agent with compaction and titles, a fake Ollama
+// whose summary requests are answered apart from chat requests, and a
+// real store.
+type compactHarness struct {
+	*harness
+	client *api.Client
+}
+
+func newCompactHarness(t *testing.T, cfg Compaction, opts ...Option) *compactHarness {
+	t.Helper()
+	srv := fakeollama.New(t)
+	store, err := memory.Open(context.Background(), filepath.Join(t.TempDir(), memory.DBFileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close() })
+	conv, err := store.CreateConversation(context.Background(), "alice", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, _ := url.Parse(srv.URL)
+	client := api.NewClient(u, http.DefaultClient)
+	opts = append([]Option{WithModel(fakeollama.DefaultChatModel), WithHost(srv.URL),
+		WithCompaction(store, cfg), WithTitles(store, client)}, opts...)
+	h := &compactHarness{harness: &harness{t: t, srv: srv, store: store, conv: conv, agent: New(client, store, opts...)}, client: client}
+	h.answerSummaries(func(req api.ChatRequest) fakeollama.Reply { return fakeollama.Say(ledger(req)) })
+	return h
+}
+
+// isSummaryRequest tells the agent's summary requests from chat requests.
+func isSummaryRequest(req api.ChatRequest) bool {
+	return len(req.Messages) > 0 && strings.HasPrefix(req.Messages[0].Content, "You keep a running summary")
+}
+
+var questionRe = regexp.MustCompile(`question \d+`)
+
+// ledger is the fake summariser: it lists every "question N" it was shown,
+// in the previous summary and in the new messages, so a summary says
+// exactly what it covers.
+func ledger(req api.ChatRequest) string {
+	seen := map[string]bool{}
+	var qs []string
+	for _, q := range questionRe.FindAllString(req.Messages[len(req.Messages)-1].Content, -1) {
+		if !seen[q] {
+			seen[q] = true
+			qs = append(qs, q)
+		}
+	}
+	return "Ledger of the conversation: the user asked " + strings.Join(qs, ", ") + "."
+}
+
+// answerSummaries answers summary requests with fn and chat requests by echo.
+func (h *compactHarness) answerSummaries(fn func(api.ChatRequest) fakeollama.Reply) {
+	h.srv.SetDefault(func(req api.ChatRequest) fakeollama.Reply {
+		if isSummaryRequest(req) {
+			return fn(req)
+		}
+		last := req.Messages[len(req.Messages)-1]
+		return fakeollama.Say("You said: " + last.Content)
+	})
+}
+
+func (h *compactHarness) mustRun(prompt string) (Result, []Event) {
+	h.t.Helper()
+	res, events, err := h.run(context.Background(), prompt)
+	if err != nil {
+		h.t.Fatalf("run %q: %v", prompt, err)
+	}
+	return res, events
+}
+
+// chatRequests are the chat (not summary) requests received, in order.
+func (h *compactHarness) chatRequests() []api.ChatRequest {
+	var out []api.ChatRequest
+	for _, r := range h.srv.Requests() {
+		if !isSummaryRequest(r) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+func (h *compactHarness) summaryRequests() []api.ChatRequest {
+	var out []api.ChatRequest
+	for _, r := range h.srv.Requests() {
+		if isSummaryRequest(r) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+func (h *compactHarness) latestSummary() memory.Summary {
+	h.t.Helper()
+	s, err := h.store.LatestSummary(context.Background(), "alice", h.conv.ID)
+	if err != nil {
+		h.t.Fatalf("latest summary: %v", err)
+	}
+	return s
+}
+
+// summaryMessages counts the summary messages of a request.
+func summaryMessages(req api.ChatRequest) []api.Message {
+	var out []api.Message
+	for _, m := range req.Messages {
+		if m.Role == "system" && strings.HasPrefix(m.Content, SummaryHeading) {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// withoutSystemPrompt drops the first message (the system prompt).
+func withoutSystemPrompt(t *testing.T, req api.ChatRequest) []api.Message {
+	t.Helper()
+	if len(req.Messages) == 0 || req.Messages[0].Role != "system" || strings.HasPrefix(req.Messages[0].Content, SummaryHeading) {
+		t.Fatalf("request does not start with the system prompt: %+v", req.Messages)
+	}
+	return req.Messages[1:]
+}
+
+// TestFortyTurnsKeepOneSummaryAndTheWindow: with the default window of 30,
+// the 40th request holds the system prompt, one summary and at most 29
+// other messages; the summary covers exactly the messages before them;
+// every message is still stored; and the summary is searchable.
+func TestFortyTurnsKeepOneSummaryAndTheWindow(t *testing.T) {
+	h := newCompactHarness(t, Compaction{ContextWindow: 8192})
+	compactions := 0
+	for i := 1; i <= 40; i++ {
+		res, events := h.mustRun(fmt.Sprintf("question %d: tell me about animal number %d", i, i))
+		if res.Compacted {
+			compactions++
+			if !hasEvent[CompactedEvent](events) || !hasEvent[CompactingEvent](events) {
+				t.Fatalf("turn %d compacted without events: %+v", i, events)
+			}
+		}
+		if res.ContextWindow != 8192 || res.ContextTokens == 0 {
+			t.Fatalf("turn %d: window %d tokens %d", i, res.ContextWindow, res.ContextTokens)
+		}
+		if n := len(withoutSystemPrompt(t, h.srv.LastRequest())); n > DefaultWindowSize {
+			t.Fatalf("turn %d sent %d messages", i, n)
+		}
+	}
+	if compactions < 2 {
+		t.Fatalf("compactions = %d, want the window to be compacted more than once", compactions)
+	}
+	msgs := h.messages()
+	if len(msgs) != 80 {
+		t.Fatalf("stored messages = %d, want all 80", len(msgs))
+	}
+
+	reqs := h.chatRequests()
+	last := reqs[len(reqs)-1]
+	sent := withoutSystemPrompt(t, last)
+	sums := summaryMessages(last)
+	if len(sums) != 1 || sent[0].Content != sums[0].Content {
+		t.Fatalf("last request: %d summary messages, first message %q", len(sums), sent[0].Content)
+	}
+	if len(sent)-1 > DefaultWindowSize-1 {
+		t.Fatalf("last request: %d messages besides the summary", len(sent)-1)
+	}
+	// The summary covers messages 1..LastSeq, and exactly the messages
+	// after it follow, verbatim.
+	sum := h.latestSummary()
+	if sum.FirstSeq != 1 || !strings.Contains(sums[0].Content, sum.Text) {
+		t.Fatalf("summary %+v sent as %q", sum, sums[0].Content)
+	}
+	after := msgs[sum.LastSeq : len(msgs)-1] // the last answer came after the request
+	if len(after) != len(sent)-1 {
+		t.Fatalf("summary covers 1-%d: %d messages follow it, %d were sent", sum.LastSeq, len(after), len(sent)-1)
+	}
+	for i, m := range after {
+		if got := sent[i+1]; got.Role != string(m.Role) || got.Content != m.Content {
+			t.Fatalf("message %d after the summary: sent %s %q, stored %s %q", i, got.Role, got.Content, m.Role, m.Content)
+		}
+	}
+	// Cumulative: the last summary lists every question it covers, from the first.
+	firstKept := questionRe.FindString(after[0].Content)
+	var lastCovered int
+	fmt.Sscanf(questionRe.FindString(msgs[sum.LastSeq-1].Content), "question %d", &lastCovered)
+	for q := 1; q <= lastCovered; q++ {
+		if !strings.Contains(sum.Text, fmt.Sprintf("question %d,", q)) && !strings.HasSuffix(sum.Text, fmt.Sprintf("question %d.", q)) {
+			t.Fatalf("summary lacks question %d (covers up to %d, %s kept): %s", q, lastCovered, firstKept, sum.Text)
+		}
+	}
+	// Each summary request carried the previous summary.
+	sreqs := h.summaryRequests()
+	if len(sreqs) != compactions {
+		t.Fatalf("%d summary requests for %d compactions", len(sreqs), compactions)
+	}
+	if got := sreqs[len(sreqs)-1].Messages[1].Content; !strings.Contains(got, "Previous summary:\nLedger of the conversation") {
+		t.Fatalf("the last summary request did not carry the previous summary:\n%s", got)
+	}
+
+	// The summary is searchable, as a conversation-level result, by words
+	// and by meaning.
+	ctx := context.Background()
+	ix, err := memory.OpenIndex(ctx, h.store, t.TempDir(), memory.IndexOptions{
+		Embed: h.client, Model: memory.EmbedModel{Name: fakeollama.DefaultEmbedModel, ContextLength: 2048},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	if err := ix.Drain(ctx); err != nil {
+		t.Fatal(err)
+	}
+	found, err := ix.FindConversations(ctx, memory.FindQuery{UserID: "alice", Text: "ledger"})
+	if err != nil || len(found) != 1 || found[0].ID != h.conv.ID || !strings.Contains(found[0].Snippet, "Ledger") ||
+		!strings.Contains(strings.Join(found[0].MatchedBy, ","), memory.FoundBySummary) {
+		t.Fatalf("find by the summary's words: %+v %v", found, err)
+	}
+	embedded := false
+	for _, r := range h.srv.EmbedRequests() {
+		if in, ok := r.Input.([]any); ok {
+			for _, x := range in {
+				embedded = embedded || x == sum.Text
+			}
+		}
+	}
+	if !embedded {
+		t.Fatal("the summary text was never embedded")
+	}
+}
+
+func hasEvent[E Event](events []Event) bool {
+	for _, e := range events {
+		if _, ok := e.(E); ok {
+			return true
+		}
+	}
+	return false
+}
+
+func notices(events []Event) []string {
+	var out []string
+	for _, e := range events {
+		if n, ok := e.(NoticeEvent); ok {
+			out = append(out, n.Text)
+		}
+	}
+	return out
+}
+
+// TestFailingSummariserFallsBack: when the summariser fails (an error, an
+// empty answer, a timeout), the oldest messages are left out of the
+// request, the user is told, every turn still completes and nothing is
+// lost; the next turn tries again and, once the model answers, the
+// summary covers the conversation from its first message.
+func TestFailingSummariserFallsBack(t *testing.T) {
+	for name, fail := range map[string]fakeollama.Reply{
+		"error":   {Status: http.StatusInternalServerError, Error: "model crashed"},
+		"empty":   {},
+		"timeout": {Hold: true},
+	} {
+		t.Run(name, func(t *testing.T) {
+			h := newCompactHarness(t, Compaction{ContextWindow: 8192, WindowSize: 8, Timeout: 200 * time.Millisecond})
+			h.answerSummaries(func(api.ChatRequest) fakeollama.Reply { return fail })
+			told := 0
+			for i := 1; i <= 10; i++ {
+				prompt := fmt.Sprintf("question %d", i)
+				res, events := h.mustRun(prompt)
+				if res.Answer != "You said: "+prompt || res.Compacted {
+					t.Fatalf("turn %d: %+v", i, res)
+				}
+				if res.Dropped > 0 {
+					told++
+					if n := notices(events); len(n) != 1 || !strings.Contains(n[0], "Could not summarise") {
+						t.Fatalf("turn %d dropped %d messages with notices %q", i, res.Dropped, n)
+					}
+				}
+				sent := withoutSystemPrompt(t, h.srv.LastRequest())
+				if len(sent) > 8 || len(summaryMessages(h.srv.LastRequest())) != 0 || sent[len(sent)-1].Content != prompt {
+					t.Fatalf("turn %d sent %+v", i, sent)
+				}
+			}
+			if told == 0 || len(h.messages()) != 20 {
+				t.Fatalf("told %d times, %d messages stored", told, len(h.messages()))
+			}
+			if _, err := h.store.LatestSummary(context.Background(), "alice", h.conv.ID); !errors.Is(err, memory.ErrNotFound) {
+				t.Fatalf("a failed summary was stored: %v", err)
+			}
+
+			// The summariser is back: the next turn summarises from the start.
+			h.answerSummaries(func(req api.ChatRequest) fakeollama.Reply { return fakeollama.Say(ledger(req)) })
+			res, _ := h.mustRun("question 11")
+			sum := h.latestSummary()
+			if !res.Compacted || res.Dropped != 0 || sum.FirstSeq != 1 || !strings.HasPrefix(sum.Text, "Ledger of the conversation: the user asked question 1, question 2,") {
+				t.Fatalf("after recovery: %+v, summary %+v", res, sum)
+			}
+			if len(summaryMessages(h.srv.LastRequest())) != 1 {
+				t.Fatal("the request after recovery has no summary")
+			}
+		})
+	}
+}
+
+// TestToolPairsSurviveCompaction: whatever the window, no request holds a
+// tool result without the call that asked for it, or a call without its
+// results, and no summary ends between them.
+func TestToolPairsSurviveCompaction(t *testing.T) {
+	for window := 4; window <= 9; window++ {
+		t.Run(fmt.Sprint("window ", window), func(t *testing.T) {
+			h := newCompactHarness(t, Compaction{ContextWindow: 8192, WindowSize: window})
+			h.srv.SetDefault(func(req api.ChatRequest) fakeollama.Reply {
+				if isSummaryRequest(req) {
+					return fakeollama.Say(ledger(req))
+				}
+				if req.Messages[len(req.Messages)-1].Role == "user" {
+					return fakeollama.Reply{ToolCalls: []api.ToolCall{
+						fakeollama.ToolCall("lookup", map[string]any{"q": "a"}),
+						fakeollama.ToolCall("lookup", map[string]any{"q": "b"}),
+					}}
+				}
+				return fakeollama.Say("Looked it up.")
+			})
+			for i := 1; i <= 8; i++ {
+				h.mustRun(fmt.Sprintf("question %d", i))
+			}
+			for n, req := range h.chatRequests() {
+				checkToolPairs(t, n, req.Messages)
+			}
+			sums, err := h.store.Summaries(context.Background(), "alice", h.conv.ID)
+			if err != nil || len(sums) == 0 {
+				t.Fatalf("summaries: %v %v", sums, err)
+			}
+			msgs := h.messages()
+			for _, s := range sums {
+				if next := msgs[s.LastSeq]; next.Role == memory.RoleTool {
+					t.Fatalf("summary 1-%d ends between a call and its results", s.LastSeq)
+				}
+			}
+		})
+	}
+}
+
+func checkToolPairs(t *testing.T, n int, msgs []api.Message) {
+	t.Helper()
+	pending := map[string]bool{}
+	for i, m := range msgs {
+		switch {
+		case m.Role == "tool":
+			if !pending[m.ToolCallID] {
+				t.Fatalf("request %d: tool result %d (%s) without its call: %+v", n, i, m.ToolCallID, msgs)
+			}
+			delete(pending, m.ToolCallID)
+		case len(pending) > 0:
+			t.Fatalf("request %d: message %d comes before the results of %v", n, i, pending)
+		}
+		for _, c := range m.ToolCalls {
+			pending[c.ID] = true
+		}
+	}
+	if len(pending) > 0 {
+		t.Fatalf("request %d ends with calls without results: %v", n, pending)
+	}
+}
+
+// TestCompactionByTokens: a request that would pass compact_at of the
+// context window is compacted before the message count is reached, by
+// Ollama's count of the last request and by the estimate of new text.
+func TestCompactionByTokens(t *testing.T) {
+	h := newCompactHarness(t, Compaction{ContextWindow: 1000, SummaryTokens: 50})
+	h.mustRun("question 1")
+	// Ollama counted the last request as large (a tokenizer that splits
+	// finely): the next request is compacted although it has 3 messages.
+	h.srv.Script(fakeollama.Reply{Content: []string{"Short answer."}, PromptEvalCount: 700, EvalCount: 100})
+	if res, _ := h.mustRun("question 2"); res.Compacted || res.ContextTokens != 800 {
+		t.Fatalf("turn 2: %+v", res)
+	}
+	res, _ := h.mustRun("question 3")
+	if !res.Compacted || h.latestSummary().LastSeq < 2 {
+		t.Fatalf("turn 3 by the measured count: %+v, summary %+v", res, h.latestSummary())
+	}
+	// A long prompt is estimated before Ollama ever counts it.
+	res, _ = h.mustRun("question 4 " + strings.Repeat("word ", 600))
+	if !res.Compacted {
+		t.Fatalf("turn 4 by the estimate: %+v", res)
+	}
+	if n := len(withoutSystemPrompt(t, h.srv.LastRequest())); n != 2 {
+		t.Fatalf("turn 4 sent %d messages, want the summary and the prompt", n)
+	}
+	if len(h.messages()) != 8 {
+		t.Fatalf("stored %d messages", len(h.messages()))
+	}
+}
+
+// TestCompactNow: Compact summarises all but the last turn at once.
+func TestCompactNow(t *testing.T) {
+	h := newCompactHarness(t, Compaction{ContextWindow: 8192})
+	var events []Event
+	emit := func(e Event) { events = append(events, e) }
+	if res, err := h.agent.Compact(context.Background(), "alice", h.conv.ID, emit); err != nil || res.Compacted {
+		t.Fatalf("empty conversation: %+v %v", res, err)
+	}
+	if n := notices(events); len(n) != 1 || !strings.Contains(n[0], "Nothing to compact") {
+		t.Fatalf("notices %q", n)
+	}
+	for i := 1; i <= 3; i++ {
+		h.mustRun(fmt.Sprintf("question %d", i))
+	}
+	events = nil
+	res, err := h.agent.Compact(context.Background(), "alice", h.conv.ID, emit)
+	if err != nil || !res.Compacted {
+		t.Fatalf("compact: %+v %v", res, err)
+	}
+	var ce CompactedEvent
+	for _, e := range events {
+		if c, ok := e.(CompactedEvent); ok {
+			ce = c
+		}
+	}
+	if ce.FirstSeq != 1 || ce.LastSeq != 4 || ce.AtSeq != 6 || !strings.Contains(ce.Summary, "question 1, question 2") {
+		t.Fatalf("compacted event %+v", ce)
+	}
+	if _, ok := events[len(events)-1].(DoneEvent); !ok {
+		t.Fatalf("last event %T", events[len(events)-1])
+	}
+	h.mustRun("question 4")
+	sent := withoutSystemPrompt(t, h.srv.LastRequest())
+	if len(sent) != 4 || !strings.HasPrefix(sent[0].Content, SummaryHeading) || sent[1].Content != "question 3" || sent[3].Content != "question 4" {
+		t.Fatalf("after compacting: %+v", sent)
+	}
+	// Without compaction configured, Compact says so.
+	plain := New(h.client, h.store, WithModel(fakeollama.DefaultChatModel))
+	if _, err := plain.Compact(context.Background(), "alice", h.conv.ID, nil); !errors.Is(err, ErrNoCompaction) {
+		t.Fatalf("unconfigured: %v", err)
+	}
+}
+
+// TestTitlesFromTheModel: the model titles a conversation from its first
+// exchange (cleaned up), once; again from a summary when the topic has
+// clearly changed; and never over the user's own title.
+func TestTitlesFromTheModel(t *testing.T) {
+	ctx := context.Background()
+	h := newCompactHarness(t, Compaction{ContextWindow: 8192, WindowSize: 6})
+	h.srv.SetGenerate(func(req api.GenerateRequest) fakeollama.Reply {
+		if strings.Contains(req.Prompt, "Summary of the earlier part") {
+			return fakeollama.Say(`{"title": "Sourdough baking"}`)
+		}
+		return fakeollama.Say(`{"title": "Title: **Lisbon \u001b[31mtrip planning**."}`)
+	})
+	h.mustRun("plan a trip to lisbon with me")
+	if changed, err := h.agent.Retitle(ctx, "alice", h.conv.ID); err != nil || !changed {
+		t.Fatalf("retitle: %v %v", changed, err)
+	}
+	title := func() string {
+		c, err := h.store.Conversation(ctx, "alice", h.conv.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c.Title
+	}
+	if got := title(); got != "Lisbon [31mtrip planning" {
+		t.Fatalf("title = %q", got)
+	}
+	gen := h.srv.GenerateRequests()
+	if len(gen) != 1 || !strings.Contains(gen[0].Prompt, "User: plan a trip to lisbon with me") || len(gen[0].Format) == 0 {
+		t.Fatalf("title requests %+v", gen)
+	}
+	// Once only: later runs and calls do not ask again.
+	h.mustRun("question 2 about lisbon")
+	if changed, _ := h.agent.Retitle(ctx, "alice", h.conv.ID); changed || len(h.srv.GenerateRequests()) != 1 {
+		t.Fatalf("asked for a title again: %d requests", len(h.srv.GenerateRequests()))
+	}
+	// The topic moves on to bread: once the window is compacted and no
+	// title word is left in the recent messages, the title follows.
+	for i := 3; i <= 8; i++ {
+		h.mustRun(fmt.Sprintf("question %d: how do I feed a sourdough starter?", i))
+	}
+	if got := title(); got != "Sourdough baking" {
+		t.Fatalf("title after the topic changed = %q (%d title requests)", got, len(h.srv.GenerateRequests()))
+	}
+	// The user's title is never replaced.
+	if err := h.store.RenameConversation(ctx, "alice", h.conv.ID, "My notes"); err != nil {
+		t.Fatal(err)
+	}
+	h.srv.SetGenerate(func(api.GenerateRequest) fakeollama.Reply { return fakeollama.Say(`{"title": "Something else"}`) })
+	for i := 9; i <= 16; i++ {
+		h.mustRun(fmt.Sprintf("question %d: tell me about violins", i))
+	}
+	if got := title(); got != "My notes" {
+		t.Fatalf("title = %q, want the user's", got)
+	}
+}
+
+// TestTitleFailureKeepsTheTitle: a model that does not answer with a JSON
+// title leaves the title derived from the prompt, and is asked once.
+func TestTitleFailureKeepsTheTitle(t *testing.T) {
+	ctx := context.Background()
+	h := newCompactHarness(t, Compaction{ContextWindow: 8192})
+	h.mustRun("hello there")
+	if changed, err := h.agent.Retitle(ctx, "alice", h.conv.ID); err != nil || changed {
+		t.Fatalf("retitle with the echo default: %v %v", changed, err)
+	}
+	h.mustRun("second")
+	c, _ := h.store.Conversation(ctx, "alice", h.conv.ID)
+	if c.Title != "hello there" || len(h.srv.GenerateRequests()) != 1 {
+		t.Fatalf("title %q after %d requests", c.Title, len(h.srv.GenerateRequests()))
+	}
+}
+
+func TestCleanTitle(t *testing.T) {
+	for in, want := range map[string]string{
+		`"Trip to Lisbon"`:              "Trip to Lisbon",
+		"Title: Bread\nand more":        "Bread",
+		"\n\n  # Planning a **garden**": "Planning a **garden",
+		"\x1b]0;x\x07Safe":              "]0;xSafe",
+		strings.Repeat("long ", 30):     strings.TrimSpace(strings.Repeat("long ", 12)) + "…",
+		"  ":                            "",
+	} {
+		if got := CleanTitle(in); got != want {
+			t.Errorf("CleanTitle(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestContextWindowResolution(t *testing.T) {
+	ctx := context.Background()
+	srv := fakeollama.New(t)
+	u, _ := url.Parse(srv.URL)
+	client := api.NewClient(u, http.DefaultClient)
+	store, err := memory.Open(ctx, filepath.Join(t.TempDir(), memory.DBFileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	for name, c := range map[string]struct {
+		opts []Option
+		want int
+	}{
+		"configured":             {[]Option{WithCompaction(store, Compaction{ContextWindow: 512})}, 512},
+		"num_ctx option":         {[]Option{WithModelOptions(map[string]any{"num_ctx": 8192}), WithCompaction(store, Compaction{Show: client})}, 8192},
+		"model length, capped":   {[]Option{WithCompaction(store, Compaction{Show: client})}, DefaultContextWindow},
+		"nothing known":          {[]Option{WithCompaction(store, Compaction{})}, DefaultContextWindow},
+		"compaction not enabled": {nil, 0},
+	} {
+		a := New(client, store, append([]Option{WithModel(fakeollama.DefaultChatModel)}, c.opts...)...)
+		if got := a.ContextWindow(ctx); got != c.want {
+			t.Errorf("%s: window %d, want %d", name, got, c.want)
+		}
+	}
+	if n := paramNumCtx("temperature 0\nnum_ctx 256\nstop \"x\""); n != 256 {
+		t.Errorf("num_ctx parameter = %d", n)
+	}
+}
