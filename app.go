@@ -51,6 +51,7 @@ Usage:
   mneme conversations [--json]       list conversations
   mneme search [--json] QUERY...     search past turns by meaning and by words
   mneme search --batch FILE          answer JSON-lines queries (evaluation, scripts)
+  mneme memory COMMAND [--json]      notes mneme keeps about you: list, add, edit, rm, search
   mneme import FILE|-                import JSON-lines messages
   mneme export [--format jsonl|markdown] [--conversation ID]
   mneme reindex                      rebuild the keyword index from the database
@@ -80,6 +81,8 @@ func (a *App) Run(ctx context.Context, args []string) error {
 		return a.runDoctor(ctx, args)
 	case "search":
 		return a.runSearch(ctx, args)
+	case "memory":
+		return a.runMemory(ctx, args)
 	case "import":
 		return a.runImport(ctx, args)
 	case "export":

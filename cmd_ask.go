@@ -12,6 +12,7 @@ import (
 
 	"github.com/mneme-dev/mneme/agent"
 	"github.com/mneme-dev/mneme/memory"
+	"github.com/mneme-dev/mneme/tools"
 	"github.com/mneme-dev/mneme/tui"
 )
 
@@ -28,7 +29,7 @@ func (a *App) runAsk(ctx context.Context, args []string) error {
 	fs.BoolVar(&cont, "continue", false, "continue the latest conversation")
 	fs.BoolVar(&cont, "c", false, "shorthand for --continue")
 	convID := fs.String("conversation", "", "continue the conversation with this id (a prefix is enough)")
-	asJSON := fs.Bool("json", false, "print {conversation_id, answer, tool_calls, model} as JSON at the end instead of streaming text")
+	asJSON := fs.Bool("json", false, "print {conversation_id, answer, tool_calls, memories_used, model} as JSON at the end instead of streaming text")
 	rest, err := parseArgs(fs, args)
 	if err != nil {
 		return err
@@ -54,10 +55,22 @@ func (a *App) runAsk(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	// The index serves the memory tools and recall during the run, then
+	// makes the new turn searchable.
+	ix, err := s.openIndex(ctx, st)
+	if err != nil {
+		s.log.Warn("no memory for this answer: index unavailable", "err", err)
+		fmt.Fprintf(a.stderr, "mneme: memory is unavailable for this answer: %v\n", err)
+		ix = nil
+	} else {
+		defer ix.Close()
+	}
 	p := &askPrinter{out: a.stdout, errw: a.stderr, quiet: *asJSON}
-	res, runErr := s.newAgent(st.Model).Run(ctx, agent.Request{UserID: s.cfg.User, ConversationID: conv.ID, Prompt: prompt}, p.emit)
+	res, runErr := s.newAgent(st.Model, ix, st.toolsSupported()).Run(ctx, agent.Request{UserID: s.cfg.User, ConversationID: conv.ID, Prompt: prompt}, p.emit)
 	p.finish()
-	a.indexTurn(ctx, s, st, memory.ConversationRef{UserID: s.cfg.User, ConversationID: conv.ID})
+	if ix != nil {
+		a.indexTurn(ctx, s, ix, memory.ConversationRef{UserID: s.cfg.User, ConversationID: conv.ID})
+	}
 	if *asJSON {
 		enc := json.NewEncoder(a.stdout)
 		enc.SetIndent("", "  ")
@@ -77,14 +90,8 @@ func (a *App) runAsk(ctx context.Context, args []string) error {
 // indexTurn makes the finished turn searchable before ask exits: keyword
 // search at once, its embedding within a short budget (a later run catches
 // up on the rest). Failures are logged, never fatal: the turn is stored.
-func (a *App) indexTurn(ctx context.Context, s *session, st ollamaState, ref memory.ConversationRef) {
+func (a *App) indexTurn(ctx context.Context, s *session, ix *memory.Index, ref memory.ConversationRef) {
 	ctx = context.WithoutCancel(ctx)
-	ix, err := s.openIndex(ctx, st)
-	if err != nil {
-		s.log.Warn("index after ask", "err", err)
-		return
-	}
-	defer ix.Close()
 	ix.Notify(ref)
 	if err := ix.Sync(ctx); err != nil {
 		s.log.Warn("index after ask", "err", err)
@@ -169,14 +176,12 @@ func (p *askPrinter) emit(ev agent.Event) {
 		}
 		io.WriteString(p.out, text)
 		p.wrote, p.lastByte = true, text[len(text)-1]
-	case agent.ToolCallEvent:
-		fmt.Fprintf(p.errw, "⚙ %s %s\n", ev.Call.Name, truncate(tui.Sanitize(ev.Call.Args), 200))
 	case agent.ToolResultEvent:
-		if ev.Call.Error != "" {
-			fmt.Fprintf(p.errw, "  ✗ %s\n", truncate(tui.Sanitize(ev.Call.Error), 200))
-		} else {
-			fmt.Fprintf(p.errw, "  → %s\n", truncate(tui.Sanitize(ev.Call.Result), 200))
-		}
+		// One line per call, worded as in the chat screen.
+		act := tools.Activity{Name: ev.Call.Name, Args: ev.Call.Args, Result: ev.Call.Result, Error: ev.Call.Error, Done: true}
+		fmt.Fprintf(p.errw, "⚙ %s\n", truncate(tui.Sanitize(act.Summary()), 200))
+	case agent.RecallEvent:
+		fmt.Fprintf(p.errw, "↺ %s\n", truncate(tui.Sanitize(ev.Summary()), 200))
 	case agent.NoticeEvent:
 		fmt.Fprintf(p.errw, "mneme: %s\n", ev.Text)
 	}

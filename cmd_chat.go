@@ -72,6 +72,7 @@ func (a *App) runChat(ctx context.Context, args []string) error {
 		<-indexDone
 	}()
 
+	var probed lastProbe
 	return tui.Run(ctx, tui.Config{
 		Store:          s.store,
 		UserID:         s.cfg.User,
@@ -79,14 +80,17 @@ func (a *App) runChat(ctx context.Context, args []string) error {
 		Turn:           *turn,
 		Probe: func(ctx context.Context) tui.Probe {
 			st := probeOllama(ctx, s.client, s.host, s.cfg)
+			probed.set(st)
 			if st.Embed.Name != "" {
 				ix.SetEmbedding(s.client, memory.EmbedModel{Name: st.Embed.Name, ContextLength: st.Embed.ContextLength})
 			}
 			return tui.Probe{Host: st.Host, Reachable: st.Reachable, Version: st.Version, Model: st.Model, Err: st.Err}
 		},
-		NewRunner: func(model string) tui.Runner { return indexingRunner{agent: s.newAgent(model), index: ix} },
-		Log:       s.log,
-		Dark:      true,
+		NewRunner: func(model string) tui.Runner {
+			return indexingRunner{agent: s.newAgent(model, ix, probed.toolsSupported(model)), index: ix}
+		},
+		Log:  s.log,
+		Dark: true,
 	})
 }
 

@@ -14,6 +14,8 @@ import (
 	"strings"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/mneme-dev/mneme/memory"
 )
 
 // Config is mneme's resolved configuration.
@@ -31,6 +33,13 @@ type Config struct {
 	RRFK          int     `toml:"rrf_k"`
 	KeywordWeight float64 `toml:"keyword_weight"`
 	VectorWeight  float64 `toml:"vector_weight"`
+	// Automatic recall: saved notes relevant to a prompt go into the system
+	// prompt. On unless recall = false; at most recall_limit notes (1-20,
+	// default 5); a note found only by meaning needs a cosine similarity of
+	// at least recall_threshold (0-1, default 0.5).
+	Recall          *bool    `toml:"recall"`
+	RecallLimit     int      `toml:"recall_limit"`
+	RecallThreshold *float64 `toml:"recall_threshold"`
 
 	// ConfigFile is where the file layer came from (not a file key).
 	ConfigFile      string `toml:"-"`
@@ -109,6 +118,12 @@ func loadConfig(flags commonFlags, getenv func(string) string) (Config, error) {
 			*n.dst = i
 		}
 	}
+	if cfg.RecallLimit < 0 || cfg.RecallLimit > maxRecallLimit {
+		return cfg, fmt.Errorf("config %s: recall_limit = %d: want 1-%d", cfg.ConfigFile, cfg.RecallLimit, maxRecallLimit)
+	}
+	if t := cfg.RecallThreshold; t != nil && (*t < 0 || *t > 1) {
+		return cfg, fmt.Errorf("config %s: recall_threshold = %g: want 0-1", cfg.ConfigFile, *t)
+	}
 	if cfg.DataDir == "" {
 		cfg.DataDir = filepath.Join(xdgDir(getenv, "XDG_DATA_HOME", ".local/share"), "mneme")
 	}
@@ -179,4 +194,22 @@ func first(vals ...string) string {
 		}
 	}
 	return ""
+}
+
+// maxRecallLimit bounds recall_limit.
+const maxRecallLimit = 20
+
+// recallOn reports whether automatic recall is on (the default).
+func (c Config) recallOn() bool { return c.Recall == nil || *c.Recall }
+
+// recallQuery is the configured recall, without its user and text.
+func (c Config) recallQuery() memory.RecallQuery {
+	q := memory.RecallQuery{Limit: c.RecallLimit, MinSimilarity: memory.DefaultRecallSimilarity}
+	if q.Limit == 0 {
+		q.Limit = memory.DefaultRecallLimit
+	}
+	if c.RecallThreshold != nil {
+		q.MinSimilarity = *c.RecallThreshold
+	}
+	return q
 }

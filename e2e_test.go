@@ -189,12 +189,12 @@ func TestAskClosedPortFailsFastNamingTheAddress(t *testing.T) {
 func TestAskUnknownToolStillCompletes(t *testing.T) {
 	srv := fakeollama.New(t)
 	srv.Script(
-		fakeollama.Reply{ToolCalls: []api.ToolCall{fakeollama.ToolCall("memory_save", map[string]any{"content": "cat is Tom"})}},
+		fakeollama.Reply{ToolCalls: []api.ToolCall{fakeollama.ToolCall("remember_forever", map[string]any{"content": "cat is Tom"})}},
 		fakeollama.Say("Noted."),
 	)
 	d := newDevice(t, srv.Host())
 	r := d.mustOK("", "ask", "remember that my cat is called Tom")
-	if r.stdout != "Noted.\n" || !strings.Contains(r.stderr, "memory_save") || !strings.Contains(r.stderr, "unknown tool") {
+	if r.stdout != "Noted.\n" || !strings.Contains(r.stderr, "remember_forever") || !strings.Contains(r.stderr, "unknown tool") {
 		t.Fatalf("stdout %q stderr %q", r.stdout, r.stderr)
 	}
 	sent := srv.LastRequest().Messages

@@ -55,3 +55,24 @@ func rememberBlock(mems []Memory) string {
 	}
 	return strings.TrimRight(b.String(), "\n")
 }
+
+// Summary is the one-line wording of a recall shown to the user (the
+// "context receipt"), e.g. `recalled 2 notes: "…", "…"`.
+func (e RecallEvent) Summary() string {
+	quoted := make([]string, len(e.Memories))
+	for i, m := range e.Memories {
+		quoted[i] = `"` + cutText(strings.Join(strings.Fields(m.Text), " "), 40) + `"`
+	}
+	noun := "notes"
+	if len(e.Memories) == 1 {
+		noun = "note"
+	}
+	return fmt.Sprintf("recalled %d %s: %s", len(e.Memories), noun, strings.Join(quoted, ", "))
+}
+
+func cutText(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
+}

@@ -22,8 +22,21 @@ const quoteRunes = 60
 
 // Summary is the compact one-line wording of a tool call shared by the
 // chat screen and `mneme ask`, e.g. `saved note: "…"` or
-// `searched memory for "…" (3 hits)`. It is not sanitised for a terminal.
+// `searched memory for "…" (3 hits)`; a tool that is not a memory tool
+// shows as `name(args) → result` or `name(args) ✗ error`. It is not
+// sanitised for a terminal, nor cut to a width.
 func (a Activity) Summary() string {
+	if !known(a.Name) {
+		// Another tool: its name and arguments, then what came back.
+		call := fmt.Sprintf("%s(%s)", oneLine(a.Name), oneLine(a.Args))
+		switch {
+		case !a.Done:
+			return call
+		case a.Error != "":
+			return call + " ✗ " + oneLine(a.Error)
+		}
+		return call + " → " + oneLine(a.Result)
+	}
 	if a.Done && a.Error != "" {
 		return fmt.Sprintf("%s failed: %s", a.Name, oneLine(a.Error))
 	}
@@ -69,10 +82,15 @@ func (a Activity) Summary() string {
 		}
 		return "searched chat history for " + quote(args.Query) + " " + hits
 	}
-	if !a.Done {
-		return fmt.Sprintf("calling %s %s", a.Name, cut(oneLine(a.Args), quoteRunes))
+	return ""
+}
+
+func known(name string) bool {
+	switch name {
+	case MemorySaveName, MemorySearchName, MemoryUpdateName, MemoryDeleteName, SearchChatHistoryName:
+		return true
 	}
-	return fmt.Sprintf("called %s %s → %s", a.Name, cut(oneLine(a.Args), quoteRunes), cut(oneLine(a.Result), quoteRunes))
+	return false
 }
 
 func quote(s string) string { return `"` + cut(oneLine(s), quoteRunes) + `"` }

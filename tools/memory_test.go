@@ -453,7 +453,9 @@ func TestSummaries(t *testing.T) {
 		{Activity{Name: MemoryUpdateName, Args: `{}`, Result: `{"note_id":"0193abcdef12","content":"cat is Felix"}`, Done: true}, `updated note 0193abcd: "cat is Felix"`},
 		{Activity{Name: MemoryDeleteName, Args: `{}`, Result: `{"note_id":"0193abcdef12","content":"cat\n is Felix"}`, Done: true}, `deleted note 0193abcd: "cat is Felix"`},
 		{Activity{Name: MemorySaveName, Args: `{}`, Error: "invalid arguments: missing required field \"content\"", Done: true}, `memory_save failed: invalid arguments: missing required field "content"`},
-		{Activity{Name: "frob", Args: `{"a":1}`, Result: "ok", Done: true}, `called frob {"a":1} → ok`},
+		{Activity{Name: "frob", Args: `{"a": 1}`}, `frob({"a": 1})`},
+		{Activity{Name: "frob", Args: `{"a": 1}`, Result: "ok\nfine", Done: true}, `frob({"a": 1}) → ok fine`},
+		{Activity{Name: "frob", Args: `{}`, Error: `unknown tool "frob"`, Done: true}, `frob({}) ✗ unknown tool "frob"`},
 		{Activity{Name: MemorySaveName, Args: `{"content":"` + strings.Repeat("a", 100) + `"}`}, `saving note: "` + strings.Repeat("a", 59) + `…"`},
 	}
 	for _, c := range cases {

@@ -17,6 +17,7 @@ type KeyMap struct {
 	PageDown key.Binding
 	Top      key.Binding
 	Bottom   key.Binding
+	Details  key.Binding // enabled once the transcript has tool calls or recalls
 }
 
 // DefaultKeyMap returns the default bindings.
@@ -33,14 +34,16 @@ func DefaultKeyMap() KeyMap {
 		PageDown: key.NewBinding(key.WithKeys("pgdown"), key.WithHelp("pgdn", "scroll down")),
 		Top:      key.NewBinding(key.WithKeys("ctrl+home"), key.WithHelp("ctrl+home", "top")),
 		Bottom:   key.NewBinding(key.WithKeys("ctrl+end"), key.WithHelp("ctrl+end", "bottom")),
+		Details:  key.NewBinding(key.WithKeys("ctrl+o"), key.WithHelp("ctrl+o", "details")),
 	}
 	k.Cancel.SetEnabled(false)
+	k.Details.SetEnabled(false)
 	return k
 }
 
 // ShortHelp is the one-line help under the status line.
 func (k KeyMap) ShortHelp() []key.Binding {
-	return []key.Binding{k.Send, k.Newline, k.Cancel, k.Quit, k.PageUp}
+	return []key.Binding{k.Send, k.Newline, k.Cancel, k.Quit, k.PageUp, k.Details}
 }
 
 // shortHelpView renders the short help in at most the help's width,
@@ -67,5 +70,6 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 		{k.Send, k.Newline},
 		{k.Cancel, k.Quit},
 		{k.PageUp, k.PageDown, k.Top, k.Bottom},
+		{k.Details},
 	}
 }

@@ -199,6 +199,9 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		m.transcript.top()
 	case key.Matches(msg, m.keys.Bottom):
 		m.transcript.bottom()
+	case key.Matches(msg, m.keys.Details):
+		m.transcript.toggleDetails()
+		m.transcript.refresh(m.now(), false)
 	default:
 		return m.input.update(msg)
 	}
@@ -404,6 +407,8 @@ func (m *Model) applyEvent(ev agent.Event) {
 		m.transcript.toolCall(ev.Call)
 	case agent.ToolResultEvent:
 		m.transcript.toolResult(ev.Call)
+	case agent.RecallEvent:
+		m.transcript.addRecall(ev.Memories)
 	case agent.NoticeEvent:
 		m.transcript.endLive(false)
 		m.transcript.addNotice(ev.Text)
@@ -470,6 +475,7 @@ func (m *Model) layout() {
 		return
 	}
 	m.help.SetWidth(m.width)
+	m.keys.Details.SetEnabled(m.transcript.hasDetails())
 	m.input.setSize(m.width, m.height/4)
 	fixed := m.input.height() + 3 // rule, status and help lines
 	if a := m.alertView(); a != "" {

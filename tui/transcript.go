@@ -9,10 +9,12 @@ import (
 
 	"charm.land/bubbles/v2/viewport"
 	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/mneme-dev/mneme/agent"
 	"github.com/mneme-dev/mneme/memory"
+	"github.com/mneme-dev/mneme/tools"
 )
 
 // entryKind is what a transcript entry shows.
@@ -24,6 +26,7 @@ const (
 	entryTool
 	entryNotice
 	entryError
+	entryRecall // the saved notes recalled for a prompt (a context receipt)
 )
 
 // entry is one block of the transcript.
@@ -33,6 +36,7 @@ type entry struct {
 	thinking    string
 	tool        agent.ToolActivity
 	toolDone    bool
+	memories    []agent.Memory // entryRecall
 	interrupted bool
 	streaming   bool // the answer is still arriving
 	turn        int  // the turn the entry belongs to (0: not from history)
@@ -65,6 +69,7 @@ type transcript struct {
 	width    int
 	lastLive time.Time // last glamour rendering of a streaming answer
 	offsets  []int     // first content line of each entry, from the last refresh
+	details  bool      // tool calls and recalls show their details
 }
 
 func newTranscript(st *Styles, log *slog.Logger) transcript {
@@ -181,6 +186,32 @@ func (t *transcript) addInterrupted() {
 	t.entries = append(t.entries, entry{kind: entryAssistant, interrupted: true})
 }
 
+// addRecall shows the notes recalled for the prompt being answered.
+func (t *transcript) addRecall(mems []agent.Memory) {
+	t.endLive(false)
+	t.entries = append(t.entries, entry{kind: entryRecall, memories: mems})
+}
+
+// hasDetails reports whether any entry has details to expand.
+func (t *transcript) hasDetails() bool {
+	for i := range t.entries {
+		if k := t.entries[i].kind; k == entryTool || k == entryRecall {
+			return true
+		}
+	}
+	return false
+}
+
+// toggleDetails expands or collapses the details of tool calls and recalls.
+func (t *transcript) toggleDetails() {
+	t.details = !t.details
+	for i := range t.entries {
+		if k := t.entries[i].kind; k == entryTool || k == entryRecall {
+			t.entries[i].viewWidth = 0
+		}
+	}
+}
+
 func (t *transcript) toolCall(act agent.ToolActivity) {
 	t.endLive(false)
 	t.entries = append(t.entries, entry{kind: entryTool, tool: act})
@@ -220,7 +251,7 @@ func (t *transcript) refresh(now time.Time, follow bool) {
 	for i := range t.entries {
 		e := &t.entries[i]
 		if i > 0 {
-			if e.kind == entryTool && t.entries[i-1].kind == entryTool {
+			if compact(e.kind) && compact(t.entries[i-1].kind) {
 				b.WriteByte('\n')
 				line++
 			} else {
@@ -263,7 +294,9 @@ func (t *transcript) render(e *entry, now time.Time) string {
 	case entryAssistant:
 		return t.renderAssistant(e, now)
 	case entryTool:
-		return toolLine(t.st, e.tool, e.toolDone, w)
+		return toolLine(t.st, e.tool, e.toolDone, w, t.details)
+	case entryRecall:
+		return recallLine(t.st, e.memories, w, t.details)
 	case entryNotice:
 		return t.st.Notice.Width(w).Render("• " + Sanitize(e.text))
 	case entryError:
@@ -333,20 +366,73 @@ func thinkingLine(st *Styles, e *entry, width int) string {
 	return st.Thinking.Render(ansi.Truncate(s, width-markdownMargin, "…"))
 }
 
-// toolLine is one compact line for a tool call: "⚙ name(args) → result".
-func toolLine(st *Styles, act agent.ToolActivity, done bool, width int) string {
-	call := fmt.Sprintf("⚙ %s(%s)", oneLine(act.Name), oneLine(act.Args))
+// compact kinds are one-line entries kept together without blank lines.
+func compact(k entryKind) bool { return k == entryTool || k == entryRecall }
+
+// toolLine is one compact line for a tool call, worded as `mneme ask`
+// words it (`⚙ saved note: "…"`); with details, the call's arguments and
+// its result or error follow, wrapped.
+func toolLine(st *Styles, act agent.ToolActivity, done bool, width int, details bool) string {
+	a := tools.Activity{Name: act.Name, Args: act.Args, Result: act.Result, Error: act.Error, Done: done}
+	line := "⚙ " + oneLine(a.Summary())
 	style := st.Tool
 	switch {
 	case !done:
-		call += " …"
+		line += " …"
 	case act.Error != "":
-		call += " ✗ " + oneLine(act.Error)
 		style = st.ToolError
-	default:
-		call += " → " + oneLine(act.Result)
 	}
-	return style.Render(ansi.Truncate(call, width-markdownMargin, "…"))
+	line = style.Render(ansi.Truncate(line, width-markdownMargin, "…"))
+	if !details {
+		return line
+	}
+	rows := []string{"arguments: " + detailText(act.Args)}
+	switch {
+	case !done:
+	case act.Error != "":
+		rows = append(rows, "error: "+detailText(act.Error))
+	default:
+		rows = append(rows, "result: "+detailText(act.Result))
+	}
+	return line + "\n" + detailBlock(style, rows, width)
+}
+
+// recallLine is the context receipt of a prompt: which saved notes were
+// put in front of the model; with details, each note in full.
+func recallLine(st *Styles, mems []agent.Memory, width int, details bool) string {
+	line := st.Tool.Render(ansi.Truncate("↺ "+oneLine(agent.RecallEvent{Memories: mems}.Summary()), width-markdownMargin, "…"))
+	if !details {
+		return line
+	}
+	rows := make([]string, len(mems))
+	for i, m := range mems {
+		rows[i] = fmt.Sprintf("%s [note %s]", detailText(m.Text), oneLine(m.NoteID))
+	}
+	return line + "\n" + detailBlock(st.Tool, rows, width)
+}
+
+// maxDetailRunes bounds one detail row, so a huge tool result stays readable.
+const maxDetailRunes = 2000
+
+func detailText(s string) string {
+	s = oneLine(s)
+	if r := []rune(s); len(r) > maxDetailRunes {
+		s = string(r[:maxDetailRunes-1]) + "…"
+	}
+	return s
+}
+
+// detailBlock renders detail rows wrapped under a compact line, indented.
+func detailBlock(style lipgloss.Style, rows []string, width int) string {
+	const indent = 2
+	w := max(width-markdownMargin-indent, minContentWidth)
+	var out []string
+	for _, r := range rows {
+		for _, l := range strings.Split(ansi.Wrap(r, w, " "), "\n") {
+			out = append(out, style.Render(strings.Repeat(" ", indent)+l))
+		}
+	}
+	return strings.Join(out, "\n")
 }
 
 // oneLine sanitises s and folds all its whitespace into single spaces.
