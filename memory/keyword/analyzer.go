@@ -22,13 +22,14 @@ import (
 type analyzer struct {
 	stop      map[string]bool
 	irregular map[string]string
+	stemmer   func(string) string
 }
 
 // maxTokenBytes drops longer tokens (base64 blobs, URLs' junk): they only bloat the index.
 const maxTokenBytes = 40
 
 func newAnalyzer() *analyzer {
-	a := &analyzer{stop: map[string]bool{}, irregular: map[string]string{}}
+	a := &analyzer{stop: map[string]bool{}, irregular: map[string]string{}, stemmer: stem}
 	for _, w := range strings.Fields(stopWords) {
 		a.stop[w] = true
 	}
@@ -75,7 +76,7 @@ func (a *analyzer) term(w string) (string, bool) {
 	if lemma, ok := a.irregular[w]; ok {
 		w = lemma
 	}
-	return stem(w), true
+	return a.stemmer(w), true
 }
 
 // words splits text into lower-cased words of letters, digits and inner apostrophes.

@@ -1,0 +1,147 @@
+package keyword
+
+import (
+	"context"
+	"fmt"
+	"math/rand"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// corpus generates chat-like synthetic text: words drawn from a fixed
+// pseudo-English vocabulary with a Zipfian distribution, mixed with common
+// function words, so posting lists have realistic lengths.
+type corpus struct {
+	rng   *rand.Rand
+	zipf  *rand.Zipf
+	vocab []string
+	fill  []string
+}
+
+func newCorpus(seed int64, vocab int) *corpus {
+	rng := rand.New(rand.NewSource(seed))
+	c := &corpus{rng: rng, zipf: rand.NewZipf(rng, 1.07, 2, uint64(vocab-1))}
+	syll := strings.Fields("ka lo mi ne ra tu sa be do fi ga hu jo ke li ma no pe ri so ta vu we ya zo an el in or us ar en")
+	seen := map[string]bool{}
+	for len(c.vocab) < vocab {
+		n := 2 + rng.Intn(3)
+		var b strings.Builder
+		for i := 0; i < n; i++ {
+			b.WriteString(syll[rng.Intn(len(syll))])
+		}
+		if w := b.String(); !seen[w] {
+			seen[w] = true
+			c.vocab = append(c.vocab, w)
+		}
+	}
+	c.fill = strings.Fields("i you the a to and it is that of in we was for my on have so with this really just what")
+	return c
+}
+
+func (c *corpus) sentence(n int) string {
+	words := make([]string, n)
+	for i := range words {
+		if c.rng.Intn(3) == 0 {
+			words[i] = c.fill[c.rng.Intn(len(c.fill))]
+		} else {
+			words[i] = c.vocab[c.zipf.Uint64()]
+		}
+	}
+	return strings.Join(words, " ")
+}
+
+// docs generates n turns of one user in conversations of 20 turns.
+func (c *corpus) docs(user string, n int) []Doc {
+	start := time.Date(2024, 1, 1, 9, 0, 0, 0, time.UTC)
+	out := make([]Doc, n)
+	for i := range out {
+		conv := fmt.Sprintf("%s-c%d", user, i/20)
+		u := "Me: " + c.sentence(8+c.rng.Intn(30))
+		a := "Assistant: " + c.sentence(20+c.rng.Intn(100))
+		out[i] = Doc{
+			ID: fmt.Sprintf("%s:%d", conv, i%20+1), Kind: KindTurn, UserID: user, ConversationID: conv,
+			Title: c.sentence(3), Number: i%20 + 1, Text: u + "\n" + a, UserText: u,
+			Time: start.Add(time.Duration(i) * 7 * time.Minute),
+		}
+	}
+	return out
+}
+
+var big struct {
+	once sync.Once
+	dir  string
+	ix   *Index
+	err  error
+	took time.Duration
+}
+
+// bigIndex builds the 100k-turn index once per test binary run.
+func bigIndex(b *testing.B) *Index {
+	big.once.Do(func() {
+		big.dir, big.err = os.MkdirTemp("", "keyword-bench-")
+		if big.err != nil {
+			return
+		}
+		big.ix, big.err = Open(big.dir)
+		if big.err != nil {
+			return
+		}
+		docs := newCorpus(1, 30000).docs("u1", 100000)
+		start := time.Now()
+		big.err = big.ix.Upsert(docs...)
+		big.took = time.Since(start)
+	})
+	if big.err != nil {
+		b.Fatal(big.err)
+	}
+	return big.ix
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if big.ix != nil {
+		_ = big.ix.Close()
+		_ = os.RemoveAll(big.dir)
+	}
+	os.Exit(code)
+}
+
+func BenchmarkSearch100k(b *testing.B) {
+	ix := bigIndex(b)
+	b.ReportMetric(float64(100000)/big.took.Seconds(), "build-docs/s")
+	c := newCorpus(2, 30000)
+	queries := make([]string, 200)
+	for i := range queries {
+		queries[i] = "what did " + c.sentence(3+c.rng.Intn(5)) + "?"
+	}
+	ctx := context.Background()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := ix.Search(ctx, Query{UserID: "u1", Text: queries[i%len(queries)], Limit: 25}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkUpsertBatch(b *testing.B) {
+	ix, err := Open(b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer ix.Close()
+	docs := newCorpus(3, 30000).docs("u1", 1000)
+	b.ResetTimer()
+	start := time.Now()
+	for i := 0; i < b.N; i++ {
+		for j := range docs {
+			docs[j].ID = fmt.Sprintf("%d-%d", i, j)
+		}
+		if err := ix.Upsert(docs...); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.N*len(docs))/time.Since(start).Seconds(), "docs/s")
+}

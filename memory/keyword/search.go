@@ -1,0 +1,199 @@
+package keyword
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/search"
+	"github.com/blevesearch/bleve/v2/search/query"
+)
+
+// Query is a keyword search. UserID is required; the other filters are optional.
+type Query struct {
+	UserID         string
+	Text           string
+	Limit          int    // default 10, at most 1000
+	Kinds          []Kind // any of these kinds; all kinds when empty
+	ConversationID string // only this conversation when set
+	Since, Until   time.Time
+}
+
+// Hit is one search result. Scores rank the hits of one query; their scale
+// means nothing across queries.
+type Hit struct {
+	ID             string
+	Kind           Kind
+	ConversationID string
+	Number         int
+	Score          float64
+}
+
+const (
+	defaultLimit = 10
+	maxLimit     = 1000
+)
+
+// Search ranks the user's documents for q.Text, best first. A query without
+// searchable words (only stop words or punctuation) finds nothing.
+func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
+	if q.UserID == "" {
+		return nil, ErrNoUser
+	}
+	limit := q.Limit
+	if limit <= 0 {
+		limit = defaultLimit
+	}
+	limit = min(limit, maxLimit)
+	pq := ix.parseQuery(q.Text)
+	var hits []Hit
+	err := ix.withIndex(func(bi bleve.Index) error {
+		if pq.empty() {
+			return nil
+		}
+		var err error
+		hits, err = ix.rank(ctx, bi, q, pq, limit)
+		return err
+	})
+	return hits, err
+}
+
+// rank fetches candidates from Bleve, rescores them, adds neighbour and
+// conversation context, and optionally expands the query from the best.
+func (ix *Index) rank(ctx context.Context, bi bleve.Index, q Query, pq parsedQuery, limit int) ([]Hit, error) {
+	st, err := collectStats(ctx, bi, q.UserID, ix.fieldTerms(pq))
+	if err != nil {
+		return nil, err
+	}
+	st.indexWide = ix.params.indexIDF
+	cands, err := ix.fetch(ctx, bi, ix.firstStage(pq, st), q, max(ix.params.candidates, limit))
+	if err != nil {
+		return nil, err
+	}
+	ix.score(cands, pq, st)
+	ranked := ix.contextualize(cands)
+	if ix.params.prfDocs > 0 && len(ranked) > 0 {
+		if ranked, err = ix.feedback(ctx, bi, q, pq, cands, ranked); err != nil {
+			return nil, err
+		}
+	}
+	hits := make([]Hit, 0, min(limit, len(ranked)))
+	for _, c := range ranked[:min(limit, len(ranked))] {
+		hits = append(hits, c.Hit)
+	}
+	return hits, nil
+}
+
+// fieldTerms lists the field terms the query is scored on.
+func (ix *Index) fieldTerms(pq parsedQuery) []fieldTerm {
+	var out []fieldTerm
+	for _, t := range pq.terms {
+		out = append(out, fieldTerm{fieldText, t})
+		if ix.params.title > 0 {
+			out = append(out, fieldTerm{fieldTitle, t})
+		}
+		if ix.params.when > 0 {
+			out = append(out, fieldTerm{fieldWhen, t})
+		}
+	}
+	return out
+}
+
+// firstStage is the candidate query: a disjunction of the query's field
+// terms. Bleve weighs a term by the square of its index-wide idf; the boost
+// swaps that for the square of the user's idf. Terms the user never used
+// are left out.
+func (ix *Index) firstStage(pq parsedQuery, st *stats) []query.Query {
+	var qs []query.Query
+	for _, ft := range ix.fieldTerms(pq) {
+		u := st.idf(ft)
+		if u == 0 {
+			continue
+		}
+		a := st.allIDF(ft)
+		w := pq.counts[ft.term] * ix.fieldWeight(ft.field)
+		qs = append(qs, termQuery(ft.field, ft.term, w*u*u/(a*a)))
+	}
+	return qs
+}
+
+func (ix *Index) fieldWeight(field string) float64 {
+	switch field {
+	case fieldTitle:
+		return ix.params.title
+	case fieldWhen:
+		return ix.params.when
+	}
+	return 1
+}
+
+// fetch runs a disjunction of scoring clauses under the user and q's
+// filters and returns the best size documents with their stored terms.
+func (ix *Index) fetch(ctx context.Context, bi bleve.Index, clauses []query.Query, q Query, size int) ([]*cand, error) {
+	if len(clauses) == 0 {
+		return nil, nil
+	}
+	bq := bleve.NewBooleanQuery()
+	bq.AddMust(bleve.NewDisjunctionQuery(clauses...))
+	bq.AddFilter(filterQuery(q))
+	req := bleve.NewSearchRequestOptions(bq, size, 0, false)
+	req.Fields = []string{fieldKind, fieldConv, fieldNumber, fieldText, fieldTitle, fieldWhen, fieldTypes}
+	res, err := bi.SearchInContext(ctx, req)
+	if err != nil {
+		return nil, fmt.Errorf("keyword: search: %w", err)
+	}
+	out := make([]*cand, 0, len(res.Hits))
+	for _, h := range res.Hits {
+		out = append(out, toCand(h))
+	}
+	return out, nil
+}
+
+func toCand(h *search.DocumentMatch) *cand {
+	c := &cand{Hit: Hit{ID: h.ID}, bleve: h.Score}
+	str := func(f string) string { s, _ := h.Fields[f].(string); return s }
+	c.Kind = Kind(str(fieldKind))
+	c.ConversationID = str(fieldConv)
+	if v, ok := h.Fields[fieldNumber].(float64); ok {
+		c.Number = int(v)
+	}
+	c.text = strings.Fields(str(fieldText))
+	c.title = strings.Fields(str(fieldTitle))
+	c.when = strings.Fields(str(fieldWhen))
+	c.types = str(fieldTypes)
+	return c
+}
+
+// filterQuery restricts a search to the user and the query's filters; it does not score.
+func filterQuery(q Query) query.Query {
+	conj := []query.Query{termQuery(fieldUser, q.UserID, 1)}
+	if len(q.Kinds) > 0 {
+		var kinds []query.Query
+		for _, k := range q.Kinds {
+			kinds = append(kinds, termQuery(fieldKind, string(k), 1))
+		}
+		conj = append(conj, bleve.NewDisjunctionQuery(kinds...))
+	}
+	if q.ConversationID != "" {
+		conj = append(conj, termQuery(fieldConv, q.ConversationID, 1))
+	}
+	if !q.Since.IsZero() || !q.Until.IsZero() {
+		inclusive, exclusive := true, false
+		dr := bleve.NewDateRangeInclusiveQuery(q.Since, q.Until, &inclusive, &exclusive)
+		dr.SetField(fieldTime)
+		conj = append(conj, dr)
+	}
+	if len(conj) == 1 {
+		return conj[0]
+	}
+	return bleve.NewConjunctionQuery(conj...)
+}
+
+func termQuery(field, term string, boost float64) *query.TermQuery {
+	tq := bleve.NewTermQuery(term)
+	tq.SetField(field)
+	tq.SetBoost(boost)
+	return tq
+}
