@@ -152,6 +152,9 @@ var migrations = []migration{
 			updated_at      INTEGER NOT NULL
 		)`,
 	}},
+	// The sync log (sync_log.go): which rows this device wrote. Version 4
+	// is another change's; versions apply in any order (see migrate).
+	{version: 5, statements: syncLogMigration},
 }
 
 // LatestSchemaVersion is the schema version this build writes.
@@ -164,15 +167,17 @@ func (s *Store) migrate(ctx context.Context) error {
 	)`); err != nil {
 		return fmt.Errorf("migrate: %w", err)
 	}
-	current, err := s.SchemaVersion(ctx)
+	applied, err := s.appliedMigrations(ctx)
 	if err != nil {
 		return err
 	}
-	if current > LatestSchemaVersion() {
-		return fmt.Errorf("migrate: schema %d > %d: %w", current, LatestSchemaVersion(), ErrSchemaTooNew)
+	if err := checkKnownMigrations(applied); err != nil {
+		return fmt.Errorf("migrate: %w", err)
 	}
+	// A version number may land after a higher one (numbers are reserved
+	// by changes made in parallel): apply every version not applied yet.
 	for _, m := range migrations {
-		if m.version <= current {
+		if applied[m.version] {
 			continue
 		}
 		err := s.write(ctx, func(tx execer) error {
@@ -186,6 +191,40 @@ func (s *Store) migrate(ctx context.Context) error {
 		})
 		if err != nil {
 			return fmt.Errorf("migrate to %d: %w", m.version, err)
+		}
+	}
+	return nil
+}
+
+// appliedMigrations lists the versions recorded in schema_migrations.
+func (s *Store) appliedMigrations(ctx context.Context) (map[int]bool, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT version FROM schema_migrations`)
+	if err != nil {
+		return nil, fmt.Errorf("schema version: %w", err)
+	}
+	defer rows.Close()
+	out := map[int]bool{}
+	for rows.Next() {
+		var v int
+		if err := rows.Scan(&v); err != nil {
+			return nil, fmt.Errorf("schema version: %w", err)
+		}
+		out[v] = true
+	}
+	return out, rows.Err()
+}
+
+// checkKnownMigrations fails with ErrSchemaTooNew when the database holds a
+// migration this build does not know: a newer mneme wrote it (perhaps on
+// another device, arriving through sync).
+func checkKnownMigrations(applied map[int]bool) error {
+	known := map[int]bool{}
+	for _, m := range migrations {
+		known[m.version] = true
+	}
+	for v := range applied {
+		if !known[v] {
+			return fmt.Errorf("schema version %d is unknown to this mneme (it knows up to %d): %w", v, LatestSchemaVersion(), ErrSchemaTooNew)
 		}
 	}
 	return nil

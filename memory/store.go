@@ -6,16 +6,19 @@ import (
 	"context"
 	"database/sql"
 	"database/sql/driver"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
-	_ "github.com/tursodatabase/go-libsql" // registers the "libsql" driver
+	libsql "github.com/tursodatabase/go-libsql" // also registers the "libsql" driver
 )
 
 // DBFileName is the database file inside the data dir.
@@ -32,6 +35,16 @@ type Store struct {
 	// fight each other for the lock; busy_timeout covers other processes.
 	writeMu sync.Mutex
 	now     func() time.Time
+
+	conn *pragmaConnector
+	key  string // encryption key at rest ("" for none); never logged
+	// replica is true when the file is a libSQL sync replica (it has a
+	// <db>-info file beside it), false for a plain local database.
+	replica atomic.Bool
+	// readOnly, when set, is why writes are refused (a newer mneme's
+	// schema arrived through sync).
+	readOnly atomic.Pointer[error]
+	lock     *fileLock // shared while open; see sync_swap.go
 }
 
 // Option configures a Store.
@@ -40,39 +53,176 @@ type Option func(*Store)
 // WithClock sets the clock used for timestamps (tests).
 func WithClock(now func() time.Time) Option { return func(s *Store) { s.now = now } }
 
+// WithEncryptionKey encrypts the database file at rest with key (SQLite3
+// Multiple Ciphers inside libSQL, through PRAGMA hexkey on every
+// connection). An existing database must have been created with the same
+// key. A sync replica cannot be encrypted: see ErrEncryptedReplica.
+func WithEncryptionKey(key string) Option { return func(s *Store) { s.key = key } }
+
 // Open opens (creating if needed) the database at path and migrates it.
+//
+// A database with a <path>-info file beside it is a libSQL sync replica: it
+// is opened through go-libsql's synced connector (whose files must never be
+// touched by a plain SQLite connection, which would checkpoint the WAL that
+// sync ships), with an address that is never reachable, so that opening
+// never waits on or fails with the network. Syncing is the Syncer's job
+// (sync.go). Any other database is a plain local file.
 func Open(ctx context.Context, path string, opts ...Option) (*Store, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, fmt.Errorf("open store: %w", err)
 	}
-	conn, err := openConnector("file:" + path)
-	if err != nil {
-		return nil, fmt.Errorf("open store: %w", err)
-	}
-	s := &Store{db: sql.OpenDB(conn), path: path, now: time.Now}
+	s := &Store{path: path, now: time.Now}
 	for _, o := range opts {
 		o(s)
 	}
+	lock, err := openFileLock(ctx, path+".lock")
+	if err != nil {
+		return nil, fmt.Errorf("open store: %w", err)
+	}
+	s.lock = lock
+	if err := s.open(ctx); err != nil {
+		lock.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// open opens the connector for the files at s.path, then migrates.
+func (s *Store) open(ctx context.Context) error {
+	replica := isReplica(s.path)
+	if replica && s.key != "" {
+		return fmt.Errorf("open store: %w", ErrEncryptedReplica)
+	}
+	if !replica {
+		if err := s.checkReadable(ctx); err != nil {
+			return fmt.Errorf("open store: %w", err)
+		}
+	}
+	base, err := openBase(s.path, replica)
+	if err != nil {
+		return fmt.Errorf("open store: %w", err)
+	}
+	s.replica.Store(replica)
+	s.conn = &pragmaConnector{base: base, key: s.key}
+	s.db = sql.OpenDB(s.conn)
 	var mode string
 	if err := s.db.QueryRowContext(ctx, "PRAGMA journal_mode=WAL").Scan(&mode); err != nil {
 		s.db.Close()
-		return nil, fmt.Errorf("open store: wal: %w", err)
+		return fmt.Errorf("open store: %w", s.explainOpenError(err))
 	}
 	if err := s.migrate(ctx); err != nil {
 		s.db.Close()
-		return nil, fmt.Errorf("open store: %w", err)
+		return fmt.Errorf("open store: %w", err)
 	}
-	return s, nil
+	if replica {
+		if err := s.ensureSyncTriggers(ctx); err != nil {
+			s.db.Close()
+			return fmt.Errorf("open store: %w", err)
+		}
+	}
+	return nil
+}
+
+// checkReadable reads an existing database through a read-only connection
+// with the key (if any) before anything opens it for writing. A connection
+// that cannot decrypt the file must never be the one that checkpoints the
+// WAL when it closes: it would write pages it decrypted wrongly (tested:
+// a wrong-key open racing a close destroyed the database). Read-only
+// connections never checkpoint.
+func (s *Store) checkReadable(ctx context.Context) error {
+	if fi, err := os.Stat(s.path); err != nil || fi.Size() == 0 {
+		return nil // nothing to protect yet
+	}
+	base, err := openConnector("file:" + s.path + "?mode=ro")
+	if err != nil {
+		return err
+	}
+	defer closeBase(base)
+	probe := &pragmaConnector{base: base, key: s.key}
+	conn, err := probe.Connect(ctx)
+	if err != nil {
+		return s.explainOpenError(err)
+	}
+	defer conn.Close()
+	if err := pragma(ctx, conn, "SELECT COUNT(*) FROM sqlite_master"); err != nil {
+		return s.explainOpenError(err)
+	}
+	return nil
+}
+
+// explainOpenError turns SQLite's "file is not a database" into advice
+// about the encryption key (which it never names).
+func (s *Store) explainOpenError(err error) error {
+	if !strings.Contains(err.Error(), "file is not a database") {
+		return err
+	}
+	if s.key != "" {
+		return fmt.Errorf("%w: the encryption key does not open %s (wrong key, or the database was created without encryption)", ErrBadKey, s.path)
+	}
+	return fmt.Errorf("%w: %s is encrypted (set MNEME_ENCRYPTION_KEY) or is not a database", ErrBadKey, s.path)
+}
+
+// offlineURL is a sync address that refuses connections at once. The
+// synced connector syncs when it is opened and treats a refused
+// connection as "nothing to do", so the long-lived handle opens offline.
+const offlineURL = "http://127.0.0.1:0"
+
+// isReplica reports whether path is a libSQL sync replica.
+func isReplica(path string) bool {
+	if _, err := os.Stat(path + "-info"); err != nil {
+		return false
+	}
+	if _, err := os.Stat(path); err != nil {
+		// Metadata without a database (a crash while bootstrapping): the
+		// connector refuses it, so start over as a plain database.
+		os.Remove(path + "-info")
+		return false
+	}
+	return true
+}
+
+// openBase opens go-libsql's connector for path.
+func openBase(path string, replica bool) (driver.Connector, error) {
+	if replica {
+		return libsql.NewSyncedDatabaseConnector(path, offlineURL)
+	}
+	return openConnector("file:" + path)
 }
 
 // Path is the database file path.
 func (s *Store) Path() string { return s.path }
 
-// Close closes the database.
-func (s *Store) Close() error { return s.db.Close() }
+// IsReplica reports whether the database is a sync replica.
+func (s *Store) IsReplica() bool { return s.replica.Load() }
 
-// openConnector wraps go-libsql's connector so that every pooled connection
-// gets a busy_timeout (DSN parameters are ignored by go-libsql).
+// Close closes the database. (go-libsql closes the files in the
+// background, shortly after.)
+func (s *Store) Close() error {
+	err := s.db.Close()
+	if s.lock != nil {
+		s.lock.Close()
+	}
+	return err
+}
+
+// setReadOnly makes every later write fail with err (nil allows writes again).
+func (s *Store) setReadOnly(err error) {
+	if err == nil {
+		s.readOnly.Store(nil)
+		return
+	}
+	s.readOnly.Store(&err)
+}
+
+// ReadOnlyReason is why writes are refused, or nil.
+func (s *Store) ReadOnlyReason() error {
+	if p := s.readOnly.Load(); p != nil {
+		return *p
+	}
+	return nil
+}
+
+// openConnector opens go-libsql's connector for a DSN.
 func openConnector(dsn string) (driver.Connector, error) {
 	probe, err := sql.Open("libsql", dsn)
 	if err != nil {
@@ -84,19 +234,34 @@ func openConnector(dsn string) (driver.Connector, error) {
 	if !ok {
 		return nil, errors.New("libsql driver has no connector")
 	}
-	base, err := dc.OpenConnector(dsn)
-	if err != nil {
-		return nil, err
-	}
-	return &pragmaConnector{base: base}, nil
+	return dc.OpenConnector(dsn)
 }
 
-type pragmaConnector struct{ base driver.Connector }
+// pragmaConnector wraps go-libsql's connector so that every pooled
+// connection gets the encryption key and a busy_timeout (DSN parameters are
+// ignored by go-libsql). Its base can be replaced while the store is open
+// (sync_swap.go), so it counts the connections it handed out.
+type pragmaConnector struct {
+	mu   sync.RWMutex // held for writing while the base is replaced
+	base driver.Connector
+	key  string
+	live atomic.Int64 // connections open on base
+}
 
 func (c *pragmaConnector) Connect(ctx context.Context) (driver.Conn, error) {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
 	conn, err := c.base.Connect(ctx)
 	if err != nil {
 		return nil, err
+	}
+	if c.key != "" {
+		// Must come first. The error would quote the statement, and with
+		// it the key: say nothing about it.
+		if err := pragma(ctx, conn, "PRAGMA hexkey = '"+hex.EncodeToString([]byte(c.key))+"'"); err != nil {
+			conn.Close()
+			return nil, errors.New("the encryption key was not accepted")
+		}
 	}
 	for _, p := range []string{
 		fmt.Sprintf("PRAGMA busy_timeout = %d", busyTimeoutMS),
@@ -107,7 +272,39 @@ func (c *pragmaConnector) Connect(ctx context.Context) (driver.Conn, error) {
 			return nil, fmt.Errorf("%s: %w", p, err)
 		}
 	}
-	return conn, nil
+	c.live.Add(1)
+	return &countedConn{Conn: conn, c: c}, nil
+}
+
+// countedConn is a go-libsql connection that tells its connector when it
+// closes. It forwards every interface go-libsql's connection implements.
+type countedConn struct {
+	driver.Conn
+	c      *pragmaConnector
+	closed atomic.Bool
+}
+
+func (cc *countedConn) Close() error {
+	if cc.closed.CompareAndSwap(false, true) {
+		defer cc.c.live.Add(-1)
+	}
+	return cc.Conn.Close()
+}
+
+func (cc *countedConn) ExecContext(ctx context.Context, q string, args []driver.NamedValue) (driver.Result, error) {
+	return cc.Conn.(driver.ExecerContext).ExecContext(ctx, q, args)
+}
+
+func (cc *countedConn) QueryContext(ctx context.Context, q string, args []driver.NamedValue) (driver.Rows, error) {
+	return cc.Conn.(driver.QueryerContext).QueryContext(ctx, q, args)
+}
+
+func (cc *countedConn) PrepareContext(ctx context.Context, q string) (driver.Stmt, error) {
+	return cc.Conn.(driver.ConnPrepareContext).PrepareContext(ctx, q)
+}
+
+func (cc *countedConn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.Tx, error) {
+	return cc.Conn.(driver.ConnBeginTx).BeginTx(ctx, opts)
 }
 
 // pragma runs a PRAGMA on a raw connection. Some pragmas answer with a row,
@@ -128,11 +325,21 @@ func pragma(ctx context.Context, conn driver.Conn, stmt string) error {
 	return nil
 }
 
-func (c *pragmaConnector) Driver() driver.Driver { return c.base.Driver() }
+func (c *pragmaConnector) Driver() driver.Driver {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return c.base.Driver()
+}
 
 // Close releases the native database handle once database/sql is done with it.
 func (c *pragmaConnector) Close() error {
-	if cl, ok := c.base.(io.Closer); ok {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return closeBase(c.base)
+}
+
+func closeBase(base driver.Connector) error {
+	if cl, ok := base.(io.Closer); ok {
 		return cl.Close()
 	}
 	return nil
@@ -150,6 +357,9 @@ type execer interface {
 // so a transaction that reads before it writes waits on busy_timeout instead
 // of failing with "database is locked" when another process writes.
 func (s *Store) write(ctx context.Context, fn func(tx execer) error) (err error) {
+	if ro := s.ReadOnlyReason(); ro != nil {
+		return ro
+	}
 	s.writeMu.Lock()
 	defer s.writeMu.Unlock()
 	conn, err := s.db.Conn(ctx)

@@ -1,0 +1,590 @@
+package memory
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// Merging: when this device and another both wrote while apart, or when a
+// plain database syncs for the first time, the Syncer builds a new replica
+// from the server's database, copies this device's rows into it by id,
+// pushes it and swaps it in for the old files (kept in sync-backup/).
+//
+// What is copied after a conflict: the rows named by sync log entries of
+// the old replica that the server's log lacks (rows written here and never
+// pushed), in their current local state. For a plain database: every row.
+// Rows are applied idempotently:
+//   - a row missing on the server is inserted;
+//   - a row both sides have is replaced by the local one, except that a
+//     table with updated_at keeps whichever is newer (notes: last edit or
+//     delete wins);
+//   - messages never change once written: one the server has is skipped,
+//     and one whose place (conversation, seq) the other device took is
+//     appended after the server's messages of that conversation;
+//   - a row deleted here is deleted there.
+//
+// Turns and embeddings of the copied rows are copied too when the server
+// has none, so that nothing is embedded twice; the index worker re-derives
+// whatever no longer matches.
+
+// mergeDirName and backupDirName are beside the database.
+const (
+	mergeDirName  = "sync-merge"
+	backupDirName = "sync-backup"
+)
+
+// rebuild merges this device's rows into a fresh copy of the server's
+// database and swaps it in. adopt copies every row (a plain database's
+// first sync); otherwise only rows not pushed yet (a conflict).
+func (sy *Syncer) rebuild(ctx context.Context, adopt bool) (rep SyncReport, err error) {
+	rep.Merged, rep.Conflict = true, !adopt
+	store := sy.store
+	if !store.lock.tryExclusive() {
+		return rep, fmt.Errorf("%w: another mneme on this device has the database open; the merge runs once it is the only one", ErrBusy)
+	}
+	defer store.lock.shared()
+	dir := filepath.Dir(store.path)
+	work := filepath.Join(dir, mergeDirName)
+	defer os.RemoveAll(work)
+	pre, err := takeFingerprints(ctx, store)
+	if err != nil {
+		return rep, err
+	}
+	for attempt := 1; ; attempt++ {
+		n, err := sy.rebuildOnce(ctx, adopt, work, filepath.Join(dir, backupDirName))
+		if err == nil {
+			rep.Reapplied = n
+			break
+		}
+		if !isConflict(err) || attempt == mergeAttempts {
+			if isConflict(err) || strings.Contains(err.Error(), "sync error") {
+				return rep, fmt.Errorf("sync: merge: %s", sy.cleanError(err))
+			}
+			return rep, fmt.Errorf("sync: merge: %w", err)
+		}
+		sy.log.Info("sync: the server moved during the merge; starting over", "attempt", attempt)
+	}
+	post, err := takeFingerprints(ctx, store)
+	if err != nil {
+		return rep, err
+	}
+	rep.Received = diffFingerprints(pre, post)
+	maxSeq, err := store.maxLogSeq(ctx)
+	if err != nil {
+		return rep, err
+	}
+	// Rows applied here are logged in the new replica. If the push went
+	// through they are on the server: count from the newest entry.
+	info, _ := readReplicaInfo(store.path)
+	if n, err := store.countChangedRows(ctx, maxSeq); err == nil && n == 0 {
+		sy.mu.Lock()
+		sy.state.Watermark = maxSeq
+		sy.mu.Unlock()
+	}
+	sy.log.Info("sync: merged", "adopt", adopt, "reapplied", rep.Reapplied, "received", rep.Received.String(), "backup", filepath.Join(dir, backupDirName))
+	sy.afterPull(ctx, pre, post, info)
+	return rep, nil
+}
+
+// rebuildOnce does one attempt; a conflict error means the server moved
+// meanwhile and the caller starts over.
+func (sy *Syncer) rebuildOnce(ctx context.Context, adopt bool, work, backup string) (int, error) {
+	store := sy.store
+	newPath := filepath.Join(work, filepath.Base(store.path))
+	waitClosed(fileIDs(newPath)) // a previous attempt's files
+	if err := os.RemoveAll(work); err != nil {
+		return 0, err
+	}
+	if err := os.MkdirAll(work, 0o700); err != nil {
+		return 0, err
+	}
+	// Download the server's database (go-libsql bootstraps a missing replica).
+	if err := sy.syncFiles(newPath); err != nil {
+		return 0, err
+	}
+	if _, ok := readReplicaInfo(newPath); !ok {
+		return 0, fmt.Errorf("%w: %s stopped answering during the merge", ErrSyncOffline, sy.display)
+	}
+	done := map[string]bool{} // log entries applied
+	total := 0
+	if !adopt {
+		// First pass while this device keeps writing.
+		n, err := sy.mergeInto(ctx, newPath, false, done)
+		if err != nil {
+			return total, err
+		}
+		total += n
+		if n > 0 {
+			if err := sy.syncFiles(newPath); err != nil {
+				return total, err
+			}
+		}
+	}
+	// Last pass with writes held, then the swap.
+	store.writeMu.Lock()
+	defer store.writeMu.Unlock()
+	n, err := sy.mergeInto(ctx, newPath, adopt, done)
+	if err != nil {
+		return total, err
+	}
+	total += n
+	if n > 0 {
+		if err := sy.syncFiles(newPath); err != nil {
+			return total, err
+		}
+	}
+	if err := store.swapDatabase(newPath, backup); err != nil {
+		return total, err
+	}
+	return total, nil
+}
+
+// mergeInto copies rows from the live store into the replica at newPath:
+// every row when all is set, else the rows of log entries the replica's
+// log lacks and done does not hold (done gains them).
+func (sy *Syncer) mergeInto(ctx context.Context, newPath string, all bool, done map[string]bool) (int, error) {
+	dst, err := Open(ctx, newPath, WithClock(sy.store.now))
+	if err != nil {
+		return 0, err
+	}
+	defer dst.Close()
+	if all {
+		n, _, err := applyRows(ctx, sy.store, dst, nil, sy)
+		return n, err
+	}
+	have := map[string]bool{}
+	rows, err := dst.db.QueryContext(ctx, `SELECT entry FROM sync_log`)
+	if err != nil {
+		return 0, err
+	}
+	for rows.Next() {
+		var e string
+		if err := rows.Scan(&e); err != nil {
+			rows.Close()
+			return 0, err
+		}
+		have[e] = true
+	}
+	rows.Close()
+	entries, err := logEntries(ctx, sy.store.db, 0)
+	if err != nil {
+		return 0, err
+	}
+	keys := map[string][]string{}
+	seen := map[[2]string]bool{}
+	for _, e := range entries {
+		if have[e.entry] || done[e.entry] {
+			continue
+		}
+		done[e.entry] = true
+		k := [2]string{e.tbl, e.rowID}
+		if !seen[k] {
+			seen[k] = true
+			keys[e.tbl] = append(keys[e.tbl], e.rowID)
+		}
+	}
+	if len(keys) == 0 {
+		return 0, nil
+	}
+	n, touched, err := applyRows(ctx, sy.store, dst, keys, sy)
+	if err != nil {
+		return n, err
+	}
+	return n, deriveMerged(ctx, sy.store, dst, touched)
+}
+
+// deriveMerged re-derives the turns of conversations that got rows in the
+// merge, so that the push carries them and neither device derives (and
+// writes) them again: the turns are marked as in the keyword index (both
+// devices put them there when the merge arrives, see refreshIndex), and
+// vectors this device already had for the same text are reused under the
+// new turn ids (a message moved after the other device's gets a new turn
+// number, not a new text).
+func deriveMerged(ctx context.Context, src, dst *Store, touched map[string]bool) error {
+	for conv := range touched {
+		var user string
+		err := dst.db.QueryRowContext(ctx, `SELECT user_id FROM conversations WHERE id = ?`, conv).Scan(&user)
+		if err != nil {
+			continue // not copied (see the log)
+		}
+		if _, _, err := dst.SyncTurns(ctx, user, conv); err != nil {
+			return err
+		}
+		turns, err := dst.queryTurns(ctx, `SELECT `+turnColumns+` FROM turns t WHERE t.conversation_id = ?`, conv)
+		if err != nil {
+			return err
+		}
+		err = dst.write(ctx, func(tx execer) error {
+			if _, err := tx.ExecContext(ctx, `UPDATE turns SET keyword_hash = hash WHERE conversation_id = ? AND keyword_hash != hash`, conv); err != nil {
+				return err
+			}
+			for _, t := range turns {
+				if err := reuseVectors(ctx, src, tx, t); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// reuseVectors copies src's vectors of text with t's hash to t, for every
+// model t has none under.
+func reuseVectors(ctx context.Context, src *Store, tx execer, t Turn) error {
+	rows, err := src.db.QueryContext(ctx, `SELECT kind, user_id, chunk, model, dim, hash, text, vector, created_at
+		FROM embeddings WHERE hash = ? AND user_id = ?`, t.Hash, t.UserID)
+	if err != nil {
+		return err
+	}
+	var found [][]any
+	for rows.Next() {
+		vals := make([]any, 9)
+		ptrs := make([]any, 9)
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		if err := rows.Scan(ptrs...); err != nil {
+			rows.Close()
+			return err
+		}
+		found = append(found, vals)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	for _, v := range found {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO embeddings (owner_id, kind, user_id, chunk, model, dim, hash, text, vector, created_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`, append([]any{t.ID}, v...)...); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// applyRows copies rows of the tracked tables from src to dst in one
+// transaction: the rows named in keys (by table), or every row when keys is
+// nil. It returns how many rows it applied and the conversations that got
+// rows.
+func applyRows(ctx context.Context, src, dst *Store, keys map[string][]string, sy *Syncer) (int, map[string]bool, error) {
+	tables, err := trackedTables(ctx, dst.db)
+	if err != nil {
+		return 0, nil, err
+	}
+	srcTables, err := trackedTables(ctx, src.db)
+	if err != nil {
+		return 0, nil, err
+	}
+	srcCols := map[string][]string{}
+	for _, t := range srcTables {
+		srcCols[t.name] = t.columns
+	}
+	applied := 0
+	touchedConvs := map[string]bool{}
+	var owners []string // ids whose embeddings may be copied
+	err = dst.write(ctx, func(tx execer) error {
+		for _, t := range tables {
+			have := srcCols[t.name]
+			if have == nil {
+				continue
+			}
+			cols := intersect(t.columns, have)
+			var ids []string
+			if keys != nil {
+				ids = keys[t.name]
+				if len(ids) == 0 {
+					continue
+				}
+			}
+			rows, err := readRows(ctx, src, t.name, cols, ids)
+			if err != nil {
+				return err
+			}
+			found := map[string]bool{}
+			for _, r := range rows {
+				found[r.id] = true
+				ok, err := applyRow(ctx, tx, t.name, cols, r)
+				if err != nil {
+					sy.log.Warn("sync: merge: row not copied", "table", t.name, "id", r.id, "err", sy.cleanError(err))
+					continue
+				}
+				if ok {
+					applied++
+				}
+				switch t.name {
+				case "conversations":
+					touchedConvs[r.id] = true
+				case "messages", "summaries":
+					touchedConvs[r.stringCol(cols, "conversation_id")] = true
+					owners = append(owners, r.id)
+				default:
+					owners = append(owners, r.id)
+				}
+			}
+			// Named but gone here: deleted on this device.
+			for _, id := range ids {
+				if found[id] {
+					continue
+				}
+				res, err := tx.ExecContext(ctx, `DELETE FROM `+quoteIdent(t.name)+` WHERE id = ?`, id)
+				if err != nil {
+					sy.log.Warn("sync: merge: delete not applied", "table", t.name, "id", id, "err", sy.cleanError(err))
+					continue
+				}
+				if n, _ := res.RowsAffected(); n > 0 {
+					applied++
+				}
+			}
+		}
+		return copyDerived(ctx, src, tx, touchedConvs, owners, keys == nil)
+	})
+	return applied, touchedConvs, err
+}
+
+// row is one row read for copying.
+type row struct {
+	id   string
+	vals []any
+}
+
+func (r row) stringCol(cols []string, name string) string {
+	for i, c := range cols {
+		if c == name {
+			if s, ok := r.vals[i].(string); ok {
+				return s
+			}
+		}
+	}
+	return ""
+}
+
+// readRows reads cols of the rows with the given ids (all rows when ids is
+// nil), messages in conversation order.
+func readRows(ctx context.Context, s *Store, table string, cols, ids []string) ([]row, error) {
+	quoted := make([]string, len(cols))
+	for i, c := range cols {
+		quoted[i] = quoteIdent(c)
+	}
+	base := `SELECT ` + strings.Join(quoted, ", ") + ` FROM ` + quoteIdent(table)
+	order := ""
+	if table == "messages" {
+		order = ` ORDER BY conversation_id, seq`
+	}
+	var out []row
+	scan := func(q string, args ...any) error {
+		rows, err := s.db.QueryContext(ctx, q, args...)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		idIdx := indexOf(cols, "id")
+		for rows.Next() {
+			vals := make([]any, len(cols))
+			ptrs := make([]any, len(cols))
+			for i := range vals {
+				ptrs[i] = &vals[i]
+			}
+			if err := rows.Scan(ptrs...); err != nil {
+				return err
+			}
+			id, _ := vals[idIdx].(string)
+			out = append(out, row{id: id, vals: vals})
+		}
+		return rows.Err()
+	}
+	if ids == nil {
+		return out, scan(base + order)
+	}
+	for start := 0; start < len(ids); start += maxParams {
+		part := ids[start:min(start+maxParams, len(ids))]
+		if err := scan(base+` WHERE id IN (`+placeholders(len(part))+`)`+order, toAny(part)...); err != nil {
+			return nil, err
+		}
+	}
+	if table == "messages" && len(ids) > maxParams {
+		ci, si := indexOf(cols, "conversation_id"), indexOf(cols, "seq")
+		sort.SliceStable(out, func(i, j int) bool {
+			a, b := out[i].vals, out[j].vals
+			if a[ci] != b[ci] {
+				return fmt.Sprint(a[ci]) < fmt.Sprint(b[ci])
+			}
+			return toInt(a[si]) < toInt(b[si])
+		})
+	}
+	return out, nil
+}
+
+// applyRow writes one row into dst; false means it was already there.
+func applyRow(ctx context.Context, tx execer, table string, cols []string, r row) (bool, error) {
+	quoted := make([]string, len(cols))
+	var sets []string
+	for i, c := range cols {
+		quoted[i] = quoteIdent(c)
+		if c != "id" {
+			sets = append(sets, quoteIdent(c)+" = excluded."+quoteIdent(c))
+		}
+	}
+	vals := r.vals
+	if table == "messages" {
+		var exists int
+		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM messages WHERE id = ?`, r.id).Scan(&exists); err != nil {
+			return false, err
+		}
+		if exists > 0 {
+			return false, nil // messages never change
+		}
+		ci, si := indexOf(cols, "conversation_id"), indexOf(cols, "seq")
+		var taken int
+		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM messages WHERE conversation_id = ? AND seq = ?`, vals[ci], vals[si]).Scan(&taken); err != nil {
+			return false, err
+		}
+		if taken > 0 {
+			// The other device appended here too: go after its messages.
+			vals = append([]any(nil), vals...)
+			if err := tx.QueryRowContext(ctx, `SELECT COALESCE(MAX(seq), 0) + 1 FROM messages WHERE conversation_id = ?`, vals[ci]).Scan(&vals[si]); err != nil {
+				return false, err
+			}
+		}
+		_, err := tx.ExecContext(ctx, `INSERT INTO messages (`+strings.Join(quoted, ", ")+`) VALUES (`+placeholders(len(cols))+`)`, vals...)
+		return err == nil, err
+	}
+	q := `INSERT INTO ` + quoteIdent(table) + ` (` + strings.Join(quoted, ", ") + `) VALUES (` + placeholders(len(cols)) + `)`
+	if len(sets) > 0 {
+		q += ` ON CONFLICT(id) DO UPDATE SET ` + strings.Join(sets, ", ")
+		if indexOf(cols, "updated_at") >= 0 {
+			q += ` WHERE excluded.updated_at >= ` + quoteIdent(table) + `.updated_at`
+		}
+	} else {
+		q += ` ON CONFLICT(id) DO NOTHING`
+	}
+	res, err := tx.ExecContext(ctx, q, vals...)
+	if err != nil {
+		return false, err
+	}
+	n, _ := res.RowsAffected()
+	return n > 0, nil
+}
+
+// copyDerived copies the turns of touched conversations and the
+// embeddings of their turns and of other copied rows (notes, summaries),
+// where dst has none: every one of them when all is set.
+func copyDerived(ctx context.Context, src *Store, tx execer, convs map[string]bool, owners []string, all bool) error {
+	turnCols, _, err := tableColumns(ctx, src.db, "turns")
+	if err != nil {
+		return err
+	}
+	var convIDs []string
+	for id := range convs {
+		convIDs = append(convIDs, id)
+	}
+	var turnIDs []string
+	copyTable := func(table string, cols []string, where string, args []any, idCol string) error {
+		quoted := make([]string, len(cols))
+		for i, c := range cols {
+			quoted[i] = quoteIdent(c)
+		}
+		rows, err := src.db.QueryContext(ctx, `SELECT `+strings.Join(quoted, ", ")+` FROM `+quoteIdent(table)+where, args...)
+		if err != nil {
+			return err
+		}
+		var batch [][]any
+		for rows.Next() {
+			vals := make([]any, len(cols))
+			ptrs := make([]any, len(cols))
+			for i := range vals {
+				ptrs[i] = &vals[i]
+			}
+			if err := rows.Scan(ptrs...); err != nil {
+				rows.Close()
+				return err
+			}
+			batch = append(batch, vals)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		ins := `INSERT INTO ` + quoteIdent(table) + ` (` + strings.Join(quoted, ", ") + `) VALUES (` + placeholders(len(cols)) + `) ON CONFLICT DO NOTHING`
+		for _, vals := range batch {
+			if _, err := tx.ExecContext(ctx, ins, vals...); err != nil {
+				continue // e.g. its conversation was not copied
+			}
+			if idCol != "" {
+				if s, ok := vals[indexOf(cols, idCol)].(string); ok {
+					turnIDs = append(turnIDs, s)
+				}
+			}
+		}
+		return nil
+	}
+	if len(turnCols) > 0 {
+		if all {
+			if err := copyTable("turns", turnCols, "", nil, ""); err != nil {
+				return err
+			}
+		} else {
+			for start := 0; start < len(convIDs); start += maxParams {
+				part := convIDs[start:min(start+maxParams, len(convIDs))]
+				if err := copyTable("turns", turnCols, ` WHERE conversation_id IN (`+placeholders(len(part))+`)`, toAny(part), "id"); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	embCols, _, err := tableColumns(ctx, src.db, "embeddings")
+	if err != nil || len(embCols) == 0 {
+		return err
+	}
+	if all {
+		return copyTable("embeddings", embCols, "", nil, "")
+	}
+	ids := append(turnIDs, owners...)
+	for start := 0; start < len(ids); start += maxParams {
+		part := ids[start:min(start+maxParams, len(ids))]
+		if err := copyTable("embeddings", embCols, ` WHERE owner_id IN (`+placeholders(len(part))+`)`, toAny(part), ""); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func intersect(a, b []string) []string {
+	in := map[string]bool{}
+	for _, x := range b {
+		in[x] = true
+	}
+	var out []string
+	for _, x := range a {
+		if in[x] {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+func indexOf(xs []string, x string) int {
+	for i, y := range xs {
+		if y == x {
+			return i
+		}
+	}
+	return -1
+}
+
+func toInt(v any) int64 {
+	switch n := v.(type) {
+	case int64:
+		return n
+	case float64:
+		return int64(n)
+	}
+	return 0
+}

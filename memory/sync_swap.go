@@ -1,0 +1,304 @@
+package memory
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// fileLock is an advisory lock (flock) on a file beside the database.
+//
+// Every open Store holds the lock file "<db>.lock" shared for as long as it
+// is open; replacing the database files (after a sync conflict, or when a
+// plain database becomes a replica) needs it exclusive, so it never
+// happens under another mneme process that has the old files open. Sync
+// rounds take "<db>.sync-lock" exclusive so that two processes never sync
+// the same replica at once (each would act on stale sync metadata).
+type fileLock struct {
+	mu sync.Mutex
+	f  *os.File
+}
+
+// lockPoll is how often a busy lock is tried again.
+const lockPoll = 20 * time.Millisecond
+
+// openLockWait bounds how long opening waits for a merge in another process.
+const openLockWait = 2 * time.Minute
+
+// ErrBusy is returned when another mneme process holds what is needed.
+var ErrBusy = errors.New("another mneme process is using the database")
+
+// openFileLock opens path and takes it shared, waiting while another
+// process holds it exclusive (a merge in progress).
+func openFileLock(ctx context.Context, path string) (*fileLock, error) {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("lock: %w", err)
+	}
+	l := &fileLock{f: f}
+	ctx, cancel := context.WithTimeout(ctx, openLockWait)
+	defer cancel()
+	if err := l.acquire(ctx, syscall.LOCK_SH); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("database is being merged by another mneme process: %w", err)
+	}
+	return l, nil
+}
+
+// acquire takes the lock in mode (LOCK_SH or LOCK_EX), polling until ctx ends.
+func (l *fileLock) acquire(ctx context.Context, mode int) error {
+	for {
+		err := syscall.Flock(int(l.f.Fd()), mode|syscall.LOCK_NB)
+		if err == nil {
+			return nil
+		}
+		if !errors.Is(err, syscall.EWOULDBLOCK) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return ErrBusy
+		case <-time.After(lockPoll):
+		}
+	}
+}
+
+// tryExclusive turns the shared lock exclusive if no other process holds
+// it. On failure the lock is shared again. Callers serialise attempts
+// across processes with the sync lock, so two upgrades never race.
+func (l *fileLock) tryExclusive() bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if syscall.Flock(int(l.f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) == nil {
+		return true
+	}
+	// flock may have dropped the shared lock while trying: take it back.
+	l.acquire(context.Background(), syscall.LOCK_SH)
+	return false
+}
+
+// shared turns an exclusive lock back to shared.
+func (l *fileLock) shared() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.acquire(context.Background(), syscall.LOCK_SH)
+}
+
+// Close releases the lock.
+func (l *fileLock) Close() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.f.Close()
+}
+
+// lockSync takes the store's sync lock exclusive, waiting until ctx ends.
+func (s *Store) lockSync(ctx context.Context) (*fileLock, error) {
+	f, err := os.OpenFile(s.path+".sync-lock", os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	l := &fileLock{f: f}
+	if err := l.acquire(ctx, syscall.LOCK_EX); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return l, nil
+}
+
+// replicaSuffixes are the files of a replica: the database, its WAL (which
+// holds every change since the generation began), the WAL index and the
+// sync metadata.
+var replicaSuffixes = []string{"", "-wal", "-shm", "-info"}
+
+// drainWait bounds how long a swap waits for readers to finish.
+const drainWait = 10 * time.Second
+
+// swapDatabase replaces the open database with the replica at newPath,
+// moving the current files to backupDir. The caller holds writeMu and the
+// exclusive lock. Connections are drained first: new ones wait, open ones
+// are closed as their users return them.
+func (s *Store) swapDatabase(newPath, backupDir string) error {
+	c := s.conn
+	c.mu.Lock()
+	s.db.SetMaxIdleConns(0)
+	defer s.db.SetMaxIdleConns(2) // database/sql's default
+	deadline := time.Now().Add(drainWait)
+	for c.live.Load() > 0 {
+		if time.Now().After(deadline) {
+			c.mu.Unlock()
+			return fmt.Errorf("swap database: %d connections still in use: %w", c.live.Load(), ErrBusy)
+		}
+		time.Sleep(lockPoll)
+	}
+	defer c.mu.Unlock()
+	// go-libsql closes files in the background after Close returns; moving
+	// or reopening them before then leaves a handle on the wrong files.
+	old := watchAll(fileIDs(s.path))
+	closeBase(c.base)
+	old.wait()
+	waitClosed(fileIDs(newPath))
+	if err := os.RemoveAll(backupDir); err != nil {
+		return s.reopenBase(fmt.Errorf("swap database: %w", err))
+	}
+	if err := os.MkdirAll(backupDir, 0o700); err != nil {
+		return s.reopenBase(fmt.Errorf("swap database: %w", err))
+	}
+	backup := filepath.Join(backupDir, filepath.Base(s.path))
+	for _, suf := range replicaSuffixes {
+		if err := renameIfExists(s.path+suf, backup+suf); err != nil {
+			return s.reopenBase(fmt.Errorf("swap database: %w", err))
+		}
+	}
+	for _, suf := range replicaSuffixes {
+		if suf == "-shm" {
+			os.Remove(newPath + suf) // rebuilt from the WAL on open
+			continue
+		}
+		if err := renameIfExists(newPath+suf, s.path+suf); err != nil {
+			// Put the old files back.
+			for _, suf := range replicaSuffixes {
+				os.Remove(s.path + suf)
+				renameIfExists(backup+suf, s.path+suf)
+			}
+			return s.reopenBase(fmt.Errorf("swap database: %w", err))
+		}
+	}
+	base, err := openBase(s.path, true)
+	if err != nil {
+		for _, suf := range replicaSuffixes {
+			os.Remove(s.path + suf)
+			renameIfExists(backup+suf, s.path+suf)
+		}
+		return s.reopenBase(fmt.Errorf("swap database: open new replica: %w", err))
+	}
+	c.base = base
+	s.replica.Store(true)
+	return nil
+}
+
+// reopenBase reopens the files at s.path after a failed swap (the caller
+// holds c.mu) and returns cause.
+func (s *Store) reopenBase(cause error) error {
+	replica := isReplica(s.path)
+	base, err := openBase(s.path, replica)
+	if err != nil {
+		return errors.Join(cause, fmt.Errorf("reopen: %w", err))
+	}
+	s.conn.base = base
+	s.replica.Store(replica)
+	return cause
+}
+
+// fileID identifies a file whatever its name.
+type fileID struct{ dev, ino uint64 }
+
+// fileIDs identifies a database's files (database, WAL, WAL index).
+func fileIDs(path string) []fileID {
+	var out []fileID
+	for _, suf := range []string{"", "-wal", "-shm"} {
+		if fi, err := os.Stat(path + suf); err == nil {
+			if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+				out = append(out, fileID{uint64(st.Dev), uint64(st.Ino)})
+			}
+		}
+	}
+	return out
+}
+
+// closeWait bounds how long waitClosed waits.
+const closeWait = 3 * time.Second
+
+// closeWatch waits for this process's file descriptors on some files to
+// close: go-libsql closes its files in the background after Close returns.
+// Descriptors open when the watch began (other handles) are not waited for.
+type closeWatch struct {
+	ids      map[fileID]bool
+	baseline map[string]bool
+}
+
+// watchNew starts a watch on ids; call it before opening the handle whose
+// closing is to be awaited.
+func watchNew(ids []fileID) *closeWatch {
+	w := &closeWatch{ids: map[fileID]bool{}, baseline: map[string]bool{}}
+	for _, id := range ids {
+		w.ids[id] = true
+	}
+	for _, fd := range w.open() {
+		w.baseline[fd] = true
+	}
+	return w
+}
+
+// watchAll starts a watch that waits for every descriptor on ids.
+func watchAll(ids []fileID) *closeWatch {
+	w := &closeWatch{ids: map[fileID]bool{}, baseline: map[string]bool{}}
+	for _, id := range ids {
+		w.ids[id] = true
+	}
+	return w
+}
+
+// open lists the descriptors open on the files (none where /proc is missing).
+func (w *closeWatch) open() []string {
+	if runtime.GOOS != "linux" || len(w.ids) == 0 {
+		return nil
+	}
+	ents, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, e := range ents {
+		fi, err := os.Stat("/proc/self/fd/" + e.Name())
+		if err != nil {
+			continue
+		}
+		if st, ok := fi.Sys().(*syscall.Stat_t); ok && w.ids[fileID{uint64(st.Dev), uint64(st.Ino)}] {
+			out = append(out, e.Name())
+		}
+	}
+	return out
+}
+
+// wait returns once no descriptor but the baseline is open on the files.
+// Where descriptors cannot be listed (no /proc), it waits a fixed while.
+func (w *closeWatch) wait() {
+	if len(w.ids) == 0 {
+		return
+	}
+	if runtime.GOOS != "linux" {
+		time.Sleep(300 * time.Millisecond)
+		return
+	}
+	deadline := time.Now().Add(closeWait)
+	for time.Now().Before(deadline) {
+		extra := false
+		for _, fd := range w.open() {
+			if !w.baseline[fd] {
+				extra = true
+				break
+			}
+		}
+		if !extra {
+			return
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+}
+
+// waitClosed waits until this process has no descriptor open on ids.
+func waitClosed(ids []fileID) { watchAll(ids).wait() }
+
+func renameIfExists(from, to string) error {
+	err := os.Rename(from, to)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	return err
+}
