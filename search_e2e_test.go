@@ -111,6 +111,7 @@ not json
 
 func TestAskedTurnsAreFoundByVectorAndKeyword(t *testing.T) {
 	srv := fakeollama.New(t)
+	srv.Script(fakeollama.Say("Feed the starter daily."), fakeollama.Say("Patch the inner tube."), fakeollama.Say("Ferns and pothos."))
 	d := newDevice(t, srv.Host())
 	d.mustOK("", "ask", "tell me about sourdough bread baking")
 	d.mustOK("", "ask", "how do I fix a flat bicycle tyre")
@@ -202,7 +203,9 @@ func TestSearchWithRealOllamaEmbeddings(t *testing.T) {
 	for _, x := range res {
 		kinds[x.MatchedBy] = true
 	}
-	if len(res) != 2 || !strings.Contains(res[0].Snippet, "dragon") || !kinds[memory.MatchBoth] || !kinds[memory.MatchVector] {
+	// The tiny model's stories share most words, so every turn may match by
+	// keyword too; what matters is that the real vectors took part.
+	if len(res) != 2 || !strings.Contains(res[0].Snippet, "dragon") || !kinds[memory.MatchBoth] || res[0].Distance == nil {
 		t.Fatalf("results %+v", res)
 	}
 	if out := d.mustOK("", "doctor").stdout; !strings.Contains(out, "2 turns indexed by keyword; 0 waiting for embeddings") {

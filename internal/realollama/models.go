@@ -125,9 +125,13 @@ func repoRoot() (string, error) {
 	}
 }
 
-// DefaultNumPredict bounds every reply of the models created here, so that
-// a client that sends no num_predict (as mneme does) still gets a short answer.
-const DefaultNumPredict = 48
+// Replies of the models created here are bounded by their num_predict
+// parameter, so that a client that sends none (as mneme does) still gets a
+// short answer. A forced tool call (ToolCallFormat) needs more room.
+const (
+	DefaultNumPredict = 48
+	ToolsNumPredict   = 200
+)
 
 // CreateChatModel creates model name from ModelFile with temperature 0 and
 // the given num_ctx. Its template is the server's default for a GGUF
@@ -138,7 +142,7 @@ const DefaultNumPredict = 48
 // stories260K rarely stops by itself and can write for tens of seconds.
 func (s *Server) CreateChatModel(t testing.TB, name string, numCtx int) {
 	t.Helper()
-	s.createModel(t, name, numCtx, "")
+	s.createModel(t, name, numCtx, DefaultNumPredict, "")
 }
 
 // CreateToolsModel is CreateChatModel with ToolsTemplate as the template,
@@ -146,12 +150,12 @@ func (s *Server) CreateChatModel(t testing.TB, name string, numCtx int) {
 // replies (see ToolCallFormat).
 func (s *Server) CreateToolsModel(t testing.TB, name string, numCtx int) {
 	t.Helper()
-	s.createModel(t, name, numCtx, ToolsTemplate)
+	s.createModel(t, name, numCtx, ToolsNumPredict, ToolsTemplate)
 }
 
 // createModel uploads ModelFile as a blob and creates the model from it
 // through the create API (the v0.6.5 form: files map name -> blob digest).
-func (s *Server) createModel(t testing.TB, name string, numCtx int, template string) {
+func (s *Server) createModel(t testing.TB, name string, numCtx, numPredict int, template string) {
 	t.Helper()
 	path := SharedFile(t, ModelFile)
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
@@ -168,7 +172,7 @@ func (s *Server) createModel(t testing.TB, name string, numCtx int, template str
 		Parameters: map[string]any{
 			"temperature": 0,
 			"num_ctx":     numCtx,
-			"num_predict": DefaultNumPredict,
+			"num_predict": numPredict,
 		},
 	}
 	if err := s.client.Create(ctx, req, func(api.ProgressResponse) error { return nil }); err != nil {

@@ -15,7 +15,7 @@ import (
 //
 // Steps: Unicode word tokenizer (letters and digits; apostrophes inside
 // words kept for the next step, hyphens split), lower case, possessives and
-// contractions removed ("caroline's" -> "caroline", "we're" -> "we", "n't"
+// contractions removed ("anna's" -> "anna", "we're" -> "we", "n't"
 // words dropped), English stop words removed, irregular verb and noun forms
 // mapped to their lemma ("went" -> "go", "children" -> "child"), ordinal
 // suffixes removed ("8th" -> "8"), then the Snowball (Porter2) English stemmer.
