@@ -2,6 +2,8 @@ package keyword
 
 import (
 	"strings"
+	"sync"
+	"sync/atomic"
 	"unicode"
 	"unicode/utf8"
 
@@ -23,13 +25,18 @@ type analyzer struct {
 	stop      map[string]bool
 	irregular map[string]string
 	stemmer   func(string) string
+	stems     sync.Map     // word -> stem: words repeat, stemming is the costly step
+	cached    atomic.Int64 // entries in stems, capped at maxCachedStems
 }
+
+// maxCachedStems bounds the stem cache (a few MB).
+const maxCachedStems = 200_000
 
 // maxTokenBytes drops longer tokens (base64 blobs, URLs' junk): they only bloat the index.
 const maxTokenBytes = 40
 
 func newAnalyzer() *analyzer {
-	a := &analyzer{stop: map[string]bool{}, irregular: map[string]string{}, stemmer: stem}
+	a := &analyzer{stop: map[string]bool{}, irregular: map[string]string{}, stemmer: snowball}
 	for _, w := range strings.Fields(stopWords) {
 		a.stop[w] = true
 	}
@@ -76,7 +83,21 @@ func (a *analyzer) term(w string) (string, bool) {
 	if lemma, ok := a.irregular[w]; ok {
 		w = lemma
 	}
-	return a.stemmer(w), true
+	return a.stem(w), true
+}
+
+// stem stems a word through the cache.
+func (a *analyzer) stem(w string) string {
+	if s, ok := a.stems.Load(w); ok {
+		return s.(string)
+	}
+	s := a.stemmer(w)
+	if a.cached.Load() < maxCachedStems {
+		if _, loaded := a.stems.LoadOrStore(w, s); !loaded {
+			a.cached.Add(1)
+		}
+	}
+	return s
 }
 
 // words splits text into lower-cased words of letters, digits and inner apostrophes.
@@ -129,7 +150,7 @@ func ordinal(w string) (string, bool) {
 	return "", false
 }
 
-func stem(w string) string {
+func snowball(w string) string {
 	env := snowballstem.NewEnv(w)
 	english.Stem(env)
 	return env.Current()

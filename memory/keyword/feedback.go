@@ -23,7 +23,7 @@ func (ix *Index) feedback(ctx context.Context, bi bleve.Index, q Query, pq parse
 		// Bleve weighs a term by its idf squared: the boost makes it the expansion weight.
 		clauses = append(clauses, termQuery(fieldText, t, weights[t]/(idfs[t]*idfs[t])))
 	}
-	more, err := ix.fetch(ctx, bi, clauses, q, max(ix.params.candidates, 1))
+	more, err := ix.fetch(ctx, bi, clauses, q, max(ix.params.candidates/2, 1))
 	if err != nil {
 		return nil, err
 	}

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime"
 	"strings"
 	"sync"
 	"time"
@@ -56,7 +57,7 @@ type Index struct {
 const (
 	versionKey = "mneme:version"
 	metaPrefix = "meta:"
-	batchSize  = 512
+	batchSize  = 1024
 )
 
 // Open opens the index in dir, creating it when dir is missing or empty. A
@@ -163,10 +164,11 @@ func (ix *Index) Upsert(docs ...Doc) error {
 	}
 	return ix.withIndex(func(bi bleve.Index) error {
 		for start := 0; start < len(docs); start += batchSize {
+			chunk := docs[start:min(start+batchSize, len(docs))]
 			b := bi.NewBatch()
-			for _, d := range docs[start:min(start+batchSize, len(docs))] {
-				if err := b.Index(d.ID, ix.fields(d)); err != nil {
-					return fmt.Errorf("keyword: index %s: %w", d.ID, err)
+			for i, f := range ix.analyze(chunk) {
+				if err := b.Index(chunk[i].ID, f); err != nil {
+					return fmt.Errorf("keyword: index %s: %w", chunk[i].ID, err)
 				}
 			}
 			if err := bi.Batch(b); err != nil {
@@ -175,6 +177,24 @@ func (ix *Index) Upsert(docs ...Doc) error {
 		}
 		return nil
 	})
+}
+
+// analyze renders documents as Bleve fields, on all CPUs.
+func (ix *Index) analyze(docs []Doc) []map[string]interface{} {
+	out := make([]map[string]interface{}, len(docs))
+	workers := min(runtime.GOMAXPROCS(0), max(1, len(docs)/16))
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := w; i < len(docs); i += workers {
+				out[i] = ix.fields(docs[i])
+			}
+		}()
+	}
+	wg.Wait()
+	return out
 }
 
 func validate(d Doc) error {

@@ -55,40 +55,49 @@ func (st *stats) allIDF(ft fieldTerm) float64 { return idf(st.nAll, st.dfAll[ft]
 // only this user's documents).
 func collectStats(ctx context.Context, bi bleve.Index, user string, fts []fieldTerm) (*stats, error) {
 	st := &stats{dfAll: map[fieldTerm]float64{}, dfUser: map[fieldTerm]float64{}}
-	if err := st.countAll(ctx, bi, fts); err != nil {
+	if err := st.countAll(ctx, bi, user, fts); err != nil {
 		return nil, err
 	}
 	userQ := termQuery(fieldUser, user, 1)
-	n, err := count(ctx, bi, userQ)
-	if err != nil {
-		return nil, err
-	}
-	st.nUser = float64(n)
 	for _, ft := range fts {
 		if _, done := st.dfUser[ft]; done {
 			continue
 		}
-		if st.nUser == st.nAll || st.dfAll[ft] == 0 {
-			st.dfUser[ft] = st.dfAll[ft]
-			continue
+		all := st.dfAll[ft]
+		switch {
+		case st.nUser == st.nAll || all == 0:
+			st.dfUser[ft] = all
+		case all > exactDFLimit:
+			// A common term: its idf is low and barely changes, so estimate
+			// rather than count thousands of postings.
+			st.dfUser[ft] = math.Max(1, math.Round(all*st.nUser/st.nAll))
+		default:
+			n, err := count(ctx, bi, bleve.NewConjunctionQuery(userQ, termQuery(ft.field, ft.term, 1)))
+			if err != nil {
+				return nil, err
+			}
+			st.dfUser[ft] = float64(n)
 		}
-		n, err := count(ctx, bi, bleve.NewConjunctionQuery(userQ, termQuery(ft.field, ft.term, 1)))
-		if err != nil {
-			return nil, err
-		}
-		st.dfUser[ft] = float64(n)
 	}
 	return st, nil
 }
 
-// countAll fills nAll and dfAll from the index reader.
-func (st *stats) countAll(ctx context.Context, bi bleve.Index, fts []fieldTerm) error {
+// exactDFLimit: terms in more documents than this get an estimated per-user count.
+const exactDFLimit = 2000
+
+// countAll fills nAll, nUser and dfAll from the index reader's dictionaries.
+func (st *stats) countAll(ctx context.Context, bi bleve.Index, user string, fts []fieldTerm) error {
 	return withReader(bi, func(r index.IndexReader) error {
 		n, err := r.DocCount()
 		if err != nil {
 			return err
 		}
 		st.nAll = float64(n)
+		users := map[fieldTerm]float64{}
+		if err := dfAll(ctx, r, []fieldTerm{{fieldUser, user}}, users); err != nil {
+			return err
+		}
+		st.nUser = users[fieldTerm{fieldUser, user}]
 		return dfAll(ctx, r, fts, st.dfAll)
 	})
 }
