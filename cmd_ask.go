@@ -66,8 +66,12 @@ func (a *App) runAsk(ctx context.Context, args []string) error {
 		defer ix.Close()
 	}
 	p := &askPrinter{out: a.stdout, errw: a.stderr, quiet: *asJSON}
-	res, runErr := s.newAgent(st.Model, ix, st.toolsSupported()).Run(ctx, agent.Request{UserID: s.cfg.User, ConversationID: conv.ID, Prompt: prompt}, p.emit)
+	ag := s.newAgent(st.Model, ix, st.toolsSupported())
+	res, runErr := ag.Run(ctx, agent.Request{UserID: s.cfg.User, ConversationID: conv.ID, Prompt: prompt}, p.emit)
 	p.finish()
+	if runErr == nil && !res.Interrupted {
+		s.retitle(ctx, ag, conv.ID)
+	}
 	if ix != nil {
 		a.indexTurn(ctx, s, ix, memory.ConversationRef{UserID: s.cfg.User, ConversationID: conv.ID})
 	}

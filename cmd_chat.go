@@ -89,6 +89,7 @@ func (a *App) runChat(ctx context.Context, args []string) error {
 		NewRunner: func(model string) tui.Runner {
 			return indexingRunner{agent: s.newAgent(model, ix, probed.toolsSupported(model)), index: ix}
 		},
+		Find: findConversations(ix),
 		Log:  s.log,
 		Dark: true,
 	})

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -13,12 +14,17 @@ import (
 
 func (a *App) runConversations(ctx context.Context, args []string) error {
 	var common commonFlags
-	fs := a.newFlagSet("conversations", "mneme conversations [--json] [--archived]", &common)
+	fs := a.newFlagSet("conversations", "mneme conversations [--json] [--archived] [--find DESCRIPTION]", &common)
 	asJSON := fs.Bool("json", false, "print JSON")
 	archived := fs.Bool("archived", false, "include archived conversations")
+	find := fs.String("find", "", "find the conversation a description is about, by its summaries, turns and title")
 	rest, err := parseArgs(fs, args)
 	if err != nil {
 		return err
+	}
+	if *find != "" {
+		// The description may also run on after the flag, unquoted.
+		return a.runFind(ctx, common, strings.Join(append([]string{*find}, rest...), " "), *archived, *asJSON)
 	}
 	if len(rest) > 0 {
 		return exitError{code: 2, msg: fmt.Sprintf("conversations: unexpected argument %q", rest[0])}

@@ -40,6 +40,9 @@ type Config struct {
 	Recall          *bool    `toml:"recall"`
 	RecallLimit     int      `toml:"recall_limit"`
 	RecallThreshold *float64 `toml:"recall_threshold"`
+	// Sliding-window compaction: window_size, compact_at, summary_tokens,
+	// summary_model (compact_config.go).
+	compactionConfig
 
 	// ConfigFile is where the file layer came from (not a file key).
 	ConfigFile      string `toml:"-"`
@@ -117,6 +120,9 @@ func loadConfig(flags commonFlags, getenv func(string) string) (Config, error) {
 			}
 			*n.dst = i
 		}
+	}
+	if err := cfg.compactionConfig.resolve(getenv, cfg.ConfigFile); err != nil {
+		return cfg, err
 	}
 	if cfg.RecallLimit < 0 || cfg.RecallLimit > maxRecallLimit {
 		return cfg, fmt.Errorf("config %s: recall_limit = %d: want 1-%d", cfg.ConfigFile, cfg.RecallLimit, maxRecallLimit)

@@ -35,6 +35,7 @@ func (s *session) newAgent(model string, ix *memory.Index, toolsOK bool) *agent.
 	if s.cfg.NumCtx > 0 {
 		opts = append(opts, agent.WithModelOptions(map[string]any{"num_ctx": s.cfg.NumCtx}))
 	}
+	opts = append(opts, s.compactOptions()...)
 	return agent.New(s.client, s.store, opts...)
 }
 

@@ -39,7 +39,7 @@ func loadHistoryCmd(ctx context.Context, store Store, userID, idOrPrefix string)
 		if err != nil {
 			return historyMsg{conv: conv, err: fmt.Errorf("cannot load conversation %q: %w", conv.ID, err)}
 		}
-		return historyMsg{conv: conv, msgs: msgs}
+		return historyMsg{conv: conv, msgs: msgs, sums: loadSummaries(ctx, store, userID, conv.ID)}
 	}
 }
 

@@ -77,4 +77,7 @@ type Config struct {
 	Log *slog.Logger
 	// Dark selects styles for a dark terminal background.
 	Dark bool
+	// Find ranks conversations by a description, for /switch (nil: /switch
+	// is unavailable).
+	Find FindFunc
 }

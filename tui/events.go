@@ -23,6 +23,7 @@ type (
 	historyMsg struct {
 		conv memory.Conversation
 		msgs []memory.Message
+		sums []memory.Summary // where the history was compacted
 		err  error
 	}
 

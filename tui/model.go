@@ -93,6 +93,12 @@ type Model struct {
 	quitArmed bool
 	alert     string // why Ollama cannot be used
 	hint      string // a one-line notice
+
+	// Compaction and switching (compaction.go, slash.go).
+	find       FindFunc    // nil: /switch is unavailable
+	compacting bool        // the model history is being summarised
+	contextPct int         // share of the context window the last request filled (0: unknown)
+	choice     *choiceList // close matches of /switch to choose from
 }
 
 // New returns the chat model for cfg, for a tea.Program of the caller's.
@@ -117,6 +123,7 @@ func newModel(ctx context.Context, cfg Config) Model {
 		userID:     cfg.UserID,
 		probeFn:    cfg.Probe,
 		newRunner:  cfg.NewRunner,
+		find:       cfg.Find,
 		log:        log,
 		tick:       tea.Tick,
 		now:        time.Now,
@@ -165,6 +172,8 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.transcript.refresh(m.now(), false)
 	case conversationMsg:
 		cmd = m.handleConversation(msg)
+	case findMsg:
+		cmd = m.handleFind(msg)
 	case titleMsg:
 		if msg.err == nil && msg.conv.ID == m.convID {
 			m.title = msg.conv.Title
@@ -183,6 +192,11 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	if !key.Matches(msg, m.keys.Quit) {
 		m.quitArmed, m.hint = false, ""
+	}
+	if m.choice != nil {
+		if cmd, handled := m.choiceKey(msg); handled {
+			return cmd
+		}
 	}
 	switch {
 	case key.Matches(msg, m.keys.Quit):
@@ -241,6 +255,10 @@ func (m *Model) cancel() {
 // submit sends the input, after probing Ollama again if it was not ready.
 func (m *Model) submit() tea.Cmd {
 	text := m.input.value()
+	if cmd, ok := m.runSlash(text); ok {
+		return cmd
+	}
+	text = m.input.value() // runSlash turns "//x" into "/x"
 	switch {
 	case strings.TrimSpace(text) == "":
 		return nil
@@ -283,23 +301,7 @@ func (m *Model) startRun() tea.Cmd {
 	}
 	m.transcript.addUser(prompt)
 	m.transcript.refresh(m.now(), true)
-
-	m.lastRun++
-	ctx, cancel := context.WithCancel(m.life.ctx)
-	events := make(chan agent.Event, eventBuffer)
-	m.run = &activeRun{id: m.lastRun, cancel: cancel, events: events}
-	m.setPhase(phaseRunning)
-	job := runJob{
-		ctx:    ctx,
-		runner: m.runner,
-		req:    agent.Request{UserID: m.userID, ConversationID: m.convID, Prompt: prompt},
-		events: events,
-	}
-	return tea.Batch(
-		startRunCmd(m.life.ctx, &m.life.runs, job, m.log),
-		waitForEvents(m.run.id, events),
-		m.startSpinner(),
-	)
+	return m.startJob(m.runner, m.convID, prompt)
 }
 
 func (m *Model) setPhase(p phase) {
@@ -341,6 +343,7 @@ func (m *Model) handleHistory(msg historyMsg) (cmd tea.Cmd) {
 	}
 	m.convID, m.title = msg.conv.ID, msg.conv.Title
 	m.transcript.load(msg.msgs)
+	m.transcript.markCompactions(msg.sums)
 	m.transcript.refresh(m.now(), true)
 	if m.resumeTurn > 0 {
 		if m.transcript.gotoTurn(m.resumeTurn) {
@@ -389,7 +392,7 @@ func (m *Model) handleEvents(msg runEventsMsg) tea.Cmd {
 	}
 	m.transcript.refresh(m.now(), false)
 	if m.run == nil {
-		return titleCmd(m.life.ctx, m.store, m.userID, m.convID)
+		return m.titleAfterRun()
 	}
 	return waitForEvents(m.run.id, m.run.events)
 }
@@ -398,6 +401,7 @@ func (m *Model) applyEvent(ev agent.Event) {
 	if m.run == nil {
 		return // the run already ended; nothing follows its last event
 	}
+	m.applyCompactionEvent(ev)
 	switch ev := ev.(type) {
 	case agent.ContentDelta:
 		m.transcript.appendContent(ev.Text)
@@ -484,6 +488,7 @@ func (m *Model) layout() {
 	if m.hint != "" {
 		fixed++
 	}
+	fixed += m.choiceHeight()
 	m.transcript.setSize(m.width, m.height-fixed, m.now())
 }
 
@@ -500,6 +505,9 @@ func (m Model) View() tea.View {
 	}
 	if m.hint != "" {
 		rows = append(rows, m.st.Hint.Render(ansi.Truncate(oneLine(m.hint), m.width, "…")))
+	}
+	if c := m.choiceView(); c != "" {
+		rows = append(rows, c)
 	}
 	rows = append(rows, m.st.Rule.Render(strings.Repeat("─", m.width)))
 	inputTop := lipgloss.Height(strings.Join(rows, "\n"))
@@ -537,7 +545,11 @@ func (m Model) statusView() string {
 		s.activity = "connecting"
 	case phaseCreating, phaseRunning:
 		s.activity = "generating"
+		if m.compacting {
+			s.activity = "compacting"
+		}
 	}
+	s.context = m.contextPct
 	switch {
 	case m.probing:
 		s.ollama = ollamaConnecting

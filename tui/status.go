@@ -26,6 +26,9 @@ type statusInfo struct {
 	// spinner's current frame; "" when idle.
 	activity string
 	spinner  string
+	// context is the share (%) of the model's context window the last
+	// request and its answer filled; 0 when not known yet.
+	context int
 }
 
 const statusSep = " · "
@@ -59,7 +62,11 @@ func renderStatus(st *Styles, width int, s statusInfo) string {
 		title = s.title
 	}
 	sep := st.StatusSeparator.Render(statusSep)
-	left := model + sep + state + sep + st.StatusTitle.Render(oneLine(title))
+	left := model + sep + state + sep
+	if s.context > 0 {
+		left += contextUse(st, s.context) + sep
+	}
+	left += st.StatusTitle.Render(oneLine(title))
 
 	var right string
 	if s.activity != "" {

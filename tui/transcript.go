@@ -26,7 +26,8 @@ const (
 	entryTool
 	entryNotice
 	entryError
-	entryRecall // the saved notes recalled for a prompt (a context receipt)
+	entryRecall     // the saved notes recalled for a prompt (a context receipt)
+	entryCompaction // where the model history was compacted (compaction.go)
 )
 
 // entry is one block of the transcript.
@@ -37,6 +38,8 @@ type entry struct {
 	tool        agent.ToolActivity
 	toolDone    bool
 	memories    []agent.Memory // entryRecall
+	summary     memory.Summary // entryCompaction
+	seq         int            // the stored message the entry shows (0: not from history)
 	interrupted bool
 	streaming   bool // the answer is still arriving
 	turn        int  // the turn the entry belongs to (0: not from history)
@@ -195,7 +198,7 @@ func (t *transcript) addRecall(mems []agent.Memory) {
 // hasDetails reports whether any entry has details to expand.
 func (t *transcript) hasDetails() bool {
 	for i := range t.entries {
-		if k := t.entries[i].kind; k == entryTool || k == entryRecall {
+		if k := t.entries[i].kind; k == entryTool || k == entryRecall || k == entryCompaction {
 			return true
 		}
 	}
@@ -206,7 +209,7 @@ func (t *transcript) hasDetails() bool {
 func (t *transcript) toggleDetails() {
 	t.details = !t.details
 	for i := range t.entries {
-		if k := t.entries[i].kind; k == entryTool || k == entryRecall {
+		if k := t.entries[i].kind; k == entryTool || k == entryRecall || k == entryCompaction {
 			t.entries[i].viewWidth = 0
 		}
 	}
@@ -301,6 +304,8 @@ func (t *transcript) render(e *entry, now time.Time) string {
 		return t.st.Notice.Width(w).Render("• " + Sanitize(e.text))
 	case entryError:
 		return t.st.Error.Width(w).Render("✗ " + Sanitize(e.text))
+	case entryCompaction:
+		return t.renderCompaction(e, w)
 	}
 	return ""
 }
@@ -481,7 +486,7 @@ func entriesFromHistory(msgs []memory.Message) []entry {
 			out = append(out, entry{kind: entryTool, tool: act, toolDone: true})
 		}
 		for i := first; i < len(out); i++ {
-			out[i].turn = turns[m.Seq]
+			out[i].turn, out[i].seq = turns[m.Seq], m.Seq
 		}
 	}
 	return out

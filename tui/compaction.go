@@ -1,0 +1,323 @@
+package tui
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/mneme-dev/mneme/agent"
+	"github.com/mneme-dev/mneme/memory"
+)
+
+// Compaction, titles and switching conversations in the chat screen.
+
+// Compactor forces compaction of a conversation. A Runner may implement it
+// to enable /compact.
+type Compactor interface {
+	Compact(ctx context.Context, userID, conversationID string, emit func(agent.Event)) (agent.Result, error)
+}
+
+// Titler lets the model title a conversation from its first exchange. A
+// Runner may implement it; it is asked after every run (a no-op once done).
+type Titler interface {
+	Retitle(ctx context.Context, userID, conversationID string) (bool, error)
+}
+
+// FindFunc ranks a user's conversations by how well they match a
+// description (see memory.Index.FindConversations).
+type FindFunc func(ctx context.Context, userID, description string) ([]memory.ConversationMatch, error)
+
+// summaryLister is the part of a Store that lists a conversation's
+// summaries, to mark compactions in a loaded conversation.
+type summaryLister interface {
+	Summaries(ctx context.Context, userID, conversationID string) ([]memory.Summary, error)
+}
+
+// compactRunner runs a forced compaction as a run, so that its events
+// take the same path as an answer's.
+type compactRunner struct{ c Compactor }
+
+func (r compactRunner) Run(ctx context.Context, req agent.Request, emit func(agent.Event)) (agent.Result, error) {
+	return r.c.Compact(ctx, req.UserID, req.ConversationID, emit)
+}
+
+// startJob starts runner on a request of the current conversation; its
+// events are handled like those of an answer.
+func (m *Model) startJob(runner Runner, convID, prompt string) tea.Cmd {
+	m.lastRun++
+	ctx, cancel := context.WithCancel(m.life.ctx)
+	events := make(chan agent.Event, eventBuffer)
+	m.run = &activeRun{id: m.lastRun, cancel: cancel, events: events}
+	m.setPhase(phaseRunning)
+	job := runJob{
+		ctx:    ctx,
+		runner: runner,
+		req:    agent.Request{UserID: m.userID, ConversationID: convID, Prompt: prompt},
+		events: events,
+	}
+	return tea.Batch(
+		startRunCmd(m.life.ctx, &m.life.runs, job, m.log),
+		waitForEvents(m.run.id, events),
+		m.startSpinner(),
+	)
+}
+
+// applyCompactionEvent follows compaction in a run's events (the
+// "compacting" activity, the mark in the transcript) and notes the context
+// use the run ends with.
+func (m *Model) applyCompactionEvent(ev agent.Event) {
+	switch ev := ev.(type) {
+	case agent.CompactingEvent:
+		m.compacting = true
+	case agent.CompactedEvent:
+		m.compacting = false
+		m.transcript.endLive(false)
+		m.transcript.addCompaction(memory.Summary{Text: ev.Summary, FirstSeq: ev.FirstSeq, LastSeq: ev.LastSeq, AtSeq: ev.AtSeq})
+	case agent.DoneEvent:
+		m.compacting = false
+		m.noteContext(ev.Result)
+	case agent.ErrorEvent:
+		m.compacting = false
+		m.noteContext(ev.Result)
+	default:
+		m.compacting = false
+	}
+}
+
+// noteContext keeps the share of the context window the last request and
+// its answer filled.
+func (m *Model) noteContext(res agent.Result) {
+	if res.ContextWindow > 0 && res.ContextTokens > 0 {
+		m.contextPct = min(100, (res.ContextTokens*100+res.ContextWindow-1)/res.ContextWindow)
+	}
+}
+
+// titleAfterRun lets the model title the conversation (when the runner
+// can) and reads the title back.
+func (m *Model) titleAfterRun() tea.Cmd {
+	t, ok := m.runner.(Titler)
+	if !ok || m.convID == "" {
+		return titleCmd(m.life.ctx, m.store, m.userID, m.convID)
+	}
+	ctx, store, user, id, log := m.life.ctx, m.store, m.userID, m.convID, m.log
+	return func() tea.Msg {
+		if _, err := t.Retitle(ctx, user, id); err != nil {
+			log.Warn("title", "conversation", id, "err", err)
+		}
+		conv, err := store.Conversation(ctx, user, id)
+		return titleMsg{conv: conv, err: err}
+	}
+}
+
+// findMsg carries the conversations that match a /switch description.
+type findMsg struct {
+	description string
+	matches     []memory.ConversationMatch
+	err         error
+}
+
+// findTimeout bounds a /switch search.
+const findTimeout = 30 * time.Second
+
+func findCmd(ctx context.Context, find FindFunc, userID, description string) tea.Cmd {
+	return func() tea.Msg {
+		ctx, cancel := context.WithTimeout(ctx, findTimeout)
+		defer cancel()
+		matches, err := find(ctx, userID, description)
+		return findMsg{description: description, matches: matches, err: err}
+	}
+}
+
+// handleFind switches to a clear winner, or offers the close matches.
+func (m *Model) handleFind(msg findMsg) tea.Cmd {
+	m.hint = ""
+	if msg.err != nil {
+		m.log.Warn("switch: find failed", "err", msg.err)
+		m.hint = "Could not search the conversations: " + msg.err.Error()
+		return nil
+	}
+	winner, choices := memory.Decide(msg.matches)
+	switch {
+	case len(choices) == 0:
+		m.hint = "No conversation matches “" + oneLine(msg.description) + "”."
+		return nil
+	case winner != nil:
+		return m.switchTo(*winner)
+	}
+	m.choice = &choiceList{items: choices}
+	return nil
+}
+
+// switchTo opens another conversation in place of the current one.
+func (m *Model) switchTo(c memory.ConversationMatch) tea.Cmd {
+	m.choice = nil
+	if why := m.commandBusy(); why != "" {
+		m.hint = why
+		return nil
+	}
+	if c.ID == m.convID {
+		m.hint = "Already in “" + oneLine(displayTitle(c.Title)) + "”."
+		return nil
+	}
+	m.hint = "Switched to “" + oneLine(displayTitle(c.Title)) + "”."
+	m.loading, m.resumeID, m.resumeTurn, m.contextPct = true, c.ID, 0, 0
+	return loadHistoryCmd(m.life.ctx, m.store, m.userID, c.ID)
+}
+
+func displayTitle(t string) string {
+	if t == "" {
+		return "untitled"
+	}
+	return t
+}
+
+// choiceList is the small list of close matches /switch offers.
+type choiceList struct {
+	items []memory.ConversationMatch
+	sel   int
+}
+
+// choiceKeys are the keys of the choice list.
+type choiceKeys struct{ up, down, open, cancel key.Binding }
+
+func newChoiceKeys() choiceKeys {
+	return choiceKeys{
+		up:     key.NewBinding(key.WithKeys("up", "ctrl+p")),
+		down:   key.NewBinding(key.WithKeys("down", "ctrl+n", "tab")),
+		open:   key.NewBinding(key.WithKeys("enter")),
+		cancel: key.NewBinding(key.WithKeys("esc")),
+	}
+}
+
+// choiceKey handles a key while the choice list is open; handled is
+// false for keys it leaves to the chat (typing, scrolling, quitting).
+func (m *Model) choiceKey(msg tea.KeyPressMsg) (cmd tea.Cmd, handled bool) {
+	c, k := m.choice, newChoiceKeys()
+	switch {
+	case key.Matches(msg, k.up):
+		c.sel = (c.sel + len(c.items) - 1) % len(c.items)
+	case key.Matches(msg, k.down):
+		c.sel = (c.sel + 1) % len(c.items)
+	case key.Matches(msg, k.open):
+		return m.switchTo(c.items[c.sel]), true
+	case key.Matches(msg, k.cancel):
+		m.choice = nil
+	default:
+		if r := msg.Text; len(r) == 1 && r[0] >= '1' && int(r[0]-'0') <= len(c.items) {
+			return m.switchTo(c.items[r[0]-'1']), true
+		}
+		return nil, false
+	}
+	return nil, true
+}
+
+// choiceView draws the choice list: a heading and one line per match.
+func (m Model) choiceView() string {
+	if m.choice == nil || m.width <= 0 {
+		return ""
+	}
+	rows := []string{m.st.Hint.Render(ansi.Truncate("Which conversation? ↑/↓ choose · enter open · esc cancel", m.width, "…"))}
+	now := m.now()
+	for i, c := range m.choice.items {
+		mark := "  "
+		if i == m.choice.sel {
+			mark = "› "
+		}
+		line := fmt.Sprintf("%s%d. %s · %s · %s", mark, i+1, oneLine(displayTitle(c.Title)), ago(now, c.Updated), strings.Join(c.MatchedBy, "+"))
+		if c.Snippet != "" {
+			line += " · " + oneLine(c.Snippet)
+		}
+		line = ansi.Truncate(line, m.width, "…")
+		if i == m.choice.sel {
+			rows = append(rows, m.st.StatusTitle.Bold(true).Render(line))
+		} else {
+			rows = append(rows, m.st.Notice.UnsetPaddingLeft().Render(line))
+		}
+	}
+	return strings.Join(rows, "\n")
+}
+
+func (m Model) choiceHeight() int {
+	if m.choice == nil {
+		return 0
+	}
+	return len(m.choice.items) + 1
+}
+
+// ago renders t relative to now, briefly.
+func ago(now, t time.Time) string {
+	d := now.Sub(t)
+	switch {
+	case d < time.Minute:
+		return "just now"
+	case d < time.Hour:
+		return fmt.Sprintf("%dm ago", int(d.Minutes()))
+	case d < 24*time.Hour:
+		return fmt.Sprintf("%dh ago", int(d.Hours()))
+	case d < 30*24*time.Hour:
+		return fmt.Sprintf("%dd ago", int(d.Hours()/24))
+	}
+	return t.Format("2 Jan 2006")
+}
+
+// loadSummaries reads the conversation's summaries when the store can.
+func loadSummaries(ctx context.Context, store Store, userID, conversationID string) []memory.Summary {
+	sl, ok := store.(summaryLister)
+	if !ok {
+		return nil
+	}
+	sums, err := sl.Summaries(ctx, userID, conversationID)
+	if err != nil {
+		return nil // the transcript is still right without its marks
+	}
+	return sums
+}
+
+// addCompaction marks a compaction at the end of the transcript.
+func (t *transcript) addCompaction(s memory.Summary) {
+	t.entries = append(t.entries, entry{kind: entryCompaction, summary: s})
+}
+
+// markCompactions puts a mark for each summary after the message it was
+// made after.
+func (t *transcript) markCompactions(sums []memory.Summary) {
+	for _, s := range sums {
+		at := len(t.entries)
+		for i := range t.entries {
+			if t.entries[i].seq > s.AtSeq {
+				at = i
+				break
+			}
+		}
+		t.entries = append(t.entries[:at], append([]entry{{kind: entryCompaction, summary: s, seq: s.AtSeq}}, t.entries[at:]...)...)
+	}
+}
+
+// renderCompaction draws a compaction mark: one line, or with details
+// shown, the summary below it.
+func (t *transcript) renderCompaction(e *entry, width int) string {
+	s := e.summary
+	head := fmt.Sprintf("⋯ context compacted: messages %d–%d are a summary for the model", s.FirstSeq, s.LastSeq)
+	if !t.details {
+		head += " (ctrl+o shows it)"
+		return t.st.Notice.Render(ansi.Truncate(head, width-markdownMargin, "…"))
+	}
+	return t.st.Notice.Width(width).Render(head+":") + "\n" + t.st.Thinking.Width(width).Render(Sanitize(s.Text))
+}
+
+// contextWarnAt is the context use from which the status line warns.
+const contextWarnAt = 75
+
+// contextUse renders the context use for the status line, "ctx 43%".
+func contextUse(st *Styles, pct int) string {
+	s := fmt.Sprintf("ctx %d%%", pct)
+	if pct >= contextWarnAt {
+		return st.StatusConnecting.Render(s)
+	}
+	return st.StatusSeparator.Render(s)
+}

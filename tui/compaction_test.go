@@ -1,0 +1,357 @@
+package tui
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/mneme-dev/mneme/agent"
+	"github.com/mneme-dev/mneme/memory"
+)
+
+var (
+	keyDown = tea.KeyPressMsg{Code: tea.KeyDown}
+	keyUp   = tea.KeyPressMsg{Code: tea.KeyUp}
+)
+
+// compactingRunner stores each prompt and its answer like the agent, and
+// emits scripted events first (compaction, say). It can also compact and
+// retitle, as the chat's runner does.
+type compactingRunner struct {
+	store  *memory.Store
+	before []agent.Event // emitted before the answer of the next run
+	result agent.Result  // ContextTokens/ContextWindow of every run
+
+	mu        sync.Mutex
+	prompts   []string
+	compacted int
+	title     string // Retitle sets it, when not empty
+}
+
+func (r *compactingRunner) Run(ctx context.Context, req agent.Request, emit func(agent.Event)) (agent.Result, error) {
+	r.mu.Lock()
+	r.prompts = append(r.prompts, req.Prompt)
+	before := r.before
+	r.before = nil
+	r.mu.Unlock()
+	res := r.result
+	res.ConversationID = req.ConversationID
+	if _, err := r.store.AppendMessage(ctx, req.UserID, memory.Message{ConversationID: req.ConversationID, Role: memory.RoleUser, Content: req.Prompt}); err != nil {
+		emit(agent.ErrorEvent{Err: err, Result: res})
+		return res, err
+	}
+	for _, ev := range before {
+		emit(ev)
+	}
+	res.Answer = "Answer to " + req.Prompt
+	emit(agent.ContentDelta{Text: res.Answer})
+	if _, err := r.store.AppendMessage(ctx, req.UserID, memory.Message{ConversationID: req.ConversationID, Role: memory.RoleAssistant, Content: res.Answer}); err != nil {
+		emit(agent.ErrorEvent{Err: err, Result: res})
+		return res, err
+	}
+	emit(agent.DoneEvent{Result: res})
+	return res, nil
+}
+
+func (r *compactingRunner) Compact(ctx context.Context, userID, conversationID string, emit func(agent.Event)) (agent.Result, error) {
+	r.mu.Lock()
+	r.compacted++
+	r.mu.Unlock()
+	msgs, err := r.store.Messages(ctx, userID, conversationID)
+	if err != nil || len(msgs) < 3 {
+		return agent.Result{}, errors.New("too short")
+	}
+	last := msgs[len(msgs)-1].Seq
+	sum, err := r.store.SaveSummary(ctx, userID, memory.Summary{ConversationID: conversationID, FirstSeq: 1, LastSeq: last - 2, AtSeq: last, Text: "Forced summary of the start."})
+	if err != nil {
+		return agent.Result{}, err
+	}
+	res := agent.Result{ConversationID: conversationID, Compacted: true}
+	emit(agent.CompactingEvent{Messages: last - 2})
+	emit(agent.CompactedEvent{Summary: sum.Text, FirstSeq: sum.FirstSeq, LastSeq: sum.LastSeq, AtSeq: sum.AtSeq})
+	emit(agent.DoneEvent{Result: res})
+	return res, nil
+}
+
+func (r *compactingRunner) Retitle(ctx context.Context, userID, conversationID string) (bool, error) {
+	r.mu.Lock()
+	title := r.title
+	r.mu.Unlock()
+	if title == "" {
+		return false, nil
+	}
+	return r.store.SetModelTitle(ctx, userID, conversationID, title, 2)
+}
+
+func (r *compactingRunner) runs() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]string(nil), r.prompts...)
+}
+
+func compactingConfig(store *memory.Store, r *compactingRunner) Config {
+	return Config{Store: store, UserID: testUser, Probe: readyProbe, NewRunner: func(string) Runner { return r }}
+}
+
+// send types text and presses Enter.
+func (h *harness) sendText(text string) {
+	h.typeText(text)
+	h.send(keyEnter)
+}
+
+// lineIndex is the line of the screen that holds text (-1 if none).
+func (h *harness) lineIndex(text string) int {
+	for i, l := range strings.Split(h.screen(), "\n") {
+		if strings.Contains(l, text) {
+			return i
+		}
+	}
+	return -1
+}
+
+// TestCompactionIsMarkedAndItsSummaryShown: a run that compacted the model
+// history leaves a mark in the transcript where it happened; ctrl+o shows
+// the summary; the status line shows the context use; reopening the
+// conversation puts the mark in the same place.
+func TestCompactionIsMarkedAndItsSummaryShown(t *testing.T) {
+	store := openStore(t)
+	r := &compactingRunner{store: store, result: agent.Result{ContextTokens: 1536, ContextWindow: 2048}}
+	h := newHarness(t, compactingConfig(store, r))
+	h.runUntilShown("Ollama ready")
+	h.sendText("first question")
+	h.runUntilShown("Answer to first question")
+	h.runUntilIdle()
+	if !h.shows("ctx 75%") {
+		t.Fatalf("no context use in the status line:\n%s", h.screen())
+	}
+
+	r.before = []agent.Event{
+		agent.CompactingEvent{Messages: 2},
+		agent.CompactedEvent{Summary: "The user asked a first question about Lisbon.", FirstSeq: 1, LastSeq: 2, AtSeq: 3},
+	}
+	r.result.ContextTokens = 410
+	h.sendText("second question")
+	h.runUntilShown("Answer to second question", "context compacted: messages 1–2")
+	h.runUntilIdle()
+	if !h.shows("ctx 21%") || h.shows("about Lisbon") {
+		t.Fatalf("after compacting:\n%s", h.screen())
+	}
+	mark, prompt, answer := h.lineIndex("context compacted"), h.lineIndex("second question"), h.lineIndex("Answer to second")
+	if !(prompt < mark && mark < answer) {
+		t.Fatalf("the mark is not between the prompt and its answer (%d %d %d):\n%s", prompt, mark, answer, h.screen())
+	}
+	h.send(keyCtrlO)
+	h.runUntilShown("The user asked a first question about Lisbon.")
+
+	// Reopened, the conversation shows the stored summary at the same place.
+	conv, _ := storedMessages(t, store)
+	if _, err := store.SaveSummary(context.Background(), testUser, memory.Summary{
+		ConversationID: conv.ID, FirstSeq: 1, LastSeq: 2, AtSeq: 3, Text: "Stored summary about Lisbon."}); err != nil {
+		t.Fatal(err)
+	}
+	cfg := compactingConfig(store, r)
+	cfg.ConversationID = conv.ID
+	h2 := newHarness(t, cfg)
+	h2.runUntilShown("Answer to second question", "context compacted: messages 1–2")
+	if h2.shows("Stored summary") {
+		t.Fatalf("the summary is shown before ctrl+o:\n%s", h2.screen())
+	}
+	mark, prompt, answer = h2.lineIndex("context compacted"), h2.lineIndex("second question"), h2.lineIndex("Answer to second")
+	if !(prompt < mark && mark < answer) || h2.lineIndex("Answer to first") > mark {
+		t.Fatalf("reopened, the mark is misplaced:\n%s", h2.screen())
+	}
+	h2.send(keyCtrlO)
+	h2.runUntilShown("Stored summary about Lisbon.")
+}
+
+// TestSlashCompactForcesCompaction: /compact runs the runner's Compact,
+// shows the mark, and sends nothing to the model.
+func TestSlashCompactForcesCompaction(t *testing.T) {
+	store := openStore(t)
+	r := &compactingRunner{store: store}
+	h := newHarness(t, compactingConfig(store, r))
+	h.runUntilShown("Ollama ready")
+	h.sendText("/compact")
+	h.runUntilShown("Nothing to compact yet")
+	if got := h.m.input.value(); got != "/compact" {
+		t.Fatalf("a refused command lost the input: %q", got)
+	}
+	h.m.input.reset()
+	h.sendText("one")
+	h.runUntilShown("Answer to one")
+	h.runUntilIdle()
+	h.sendText("two")
+	h.runUntilShown("Answer to two")
+	h.runUntilIdle()
+
+	h.sendText("/compact")
+	h.runUntilShown("context compacted: messages 1–2")
+	h.runUntilIdle()
+	if r.compacted != 1 || len(r.runs()) != 2 || h.m.input.value() != "" {
+		t.Fatalf("compacted %d times, runs %q, input %q", r.compacted, r.runs(), h.m.input.value())
+	}
+	if _, msgs := storedMessages(t, store); len(msgs) != 4 {
+		t.Fatalf("/compact stored messages: %d", len(msgs))
+	}
+	if h.shows("┃ /compact") {
+		t.Fatalf("the command was shown as a message:\n%s", h.screen())
+	}
+}
+
+// TestSlashCommandsHelpUnknownAndEscape: /help lists the commands, an
+// unknown one says so, and "//" sends a message that starts with "/".
+func TestSlashCommandsHelpUnknownAndEscape(t *testing.T) {
+	store := openStore(t)
+	r := &compactingRunner{store: store}
+	h := newHarness(t, compactingConfig(store, r))
+	h.runUntilShown("Ollama ready")
+	h.sendText("/help")
+	h.runUntilShown("/compact — summarise", "/switch DESCRIPTION — switch")
+	h.sendText("/frobnicate now")
+	h.runUntilShown("Unknown command /frobnicate")
+	if got := h.m.input.value(); got != "/frobnicate now" {
+		t.Fatalf("an unknown command cleared the input: %q", got)
+	}
+	h.m.input.reset()
+	h.sendText("//etc/hosts is a file")
+	h.runUntilShown("Answer to /etc/hosts is a file")
+	if got := r.runs(); len(got) != 1 || got[0] != "/etc/hosts is a file" {
+		t.Fatalf("prompts %q", got)
+	}
+}
+
+// TestTitleFromTheModelAfterARun: the runner titles the conversation after
+// its first answer, and the status line follows.
+func TestTitleFromTheModelAfterARun(t *testing.T) {
+	store := openStore(t)
+	r := &compactingRunner{store: store, title: "Trip to Lisbon"}
+	h := newHarness(t, compactingConfig(store, r))
+	h.runUntilShown("Ollama ready")
+	h.sendText("where should we go in may")
+	h.runUntilShown("Answer to where should we go in may")
+	h.runUntilShown("Trip to Lisbon")
+}
+
+// switchWorld is two stored conversations and an index over them.
+func switchWorld(t *testing.T) (store *memory.Store, ix *memory.Index, trip, bread memory.Conversation) {
+	t.Helper()
+	ctx := context.Background()
+	store = openStore(t)
+	mk := func(title string, pairs ...string) memory.Conversation {
+		c, err := store.CreateConversation(ctx, testUser, title)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, p := range pairs {
+			role := memory.RoleUser
+			if i%2 == 1 {
+				role = memory.RoleAssistant
+			}
+			if _, err := store.AppendMessage(ctx, testUser, memory.Message{ConversationID: c.ID, Role: role, Content: p}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return c
+	}
+	trip = mk("Weekend plans", "where do we sleep on saturday?", "A small hotel by the river.")
+	bread = mk("Kitchen", "how long should sourdough rise?", "About four hours.")
+	if _, err := store.SaveSummary(ctx, testUser, memory.Summary{ConversationID: trip.ID, FirstSeq: 1, LastSeq: 2,
+		Text: "The user is planning a Lisbon itinerary for May."}); err != nil {
+		t.Fatal(err)
+	}
+	ix, err := memory.OpenIndex(ctx, store, filepath.Join(t.TempDir(), "index"), memory.IndexOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ix.Close() })
+	if err := ix.Drain(ctx); err != nil {
+		t.Fatal(err)
+	}
+	return store, ix, trip, bread
+}
+
+// TestSwitchByDescription: /switch finds a conversation through its
+// summary or its turns, with a description that shares no word with its
+// title, and opens it; a description nothing matches says so.
+func TestSwitchByDescription(t *testing.T) {
+	store, ix, trip, bread := switchWorld(t)
+	r := &compactingRunner{store: store}
+	cfg := compactingConfig(store, r)
+	cfg.ConversationID = bread.ID
+	cfg.Find = func(ctx context.Context, userID, text string) ([]memory.ConversationMatch, error) {
+		return ix.FindConversations(ctx, memory.FindQuery{UserID: userID, Text: text})
+	}
+	h := newHarness(t, cfg)
+	h.runUntilShown("About four hours.", "Kitchen")
+
+	// Through the summary: "Lisbon itinerary" is only in trip's summary.
+	h.sendText("/switch the chat where we planned the lisbon itinerary")
+	h.runUntilShown("A small hotel by the river.", "Weekend plans")
+	if h.m.convID != trip.ID || h.shows("About four hours.") {
+		t.Fatalf("switched to %s:\n%s", h.m.convID, h.screen())
+	}
+	// Through the turns: "sourdough" is only in bread's messages.
+	h.sendText("/switch sourdough")
+	h.runUntilShown("About four hours.", "Kitchen")
+	if h.m.convID != bread.ID {
+		t.Fatalf("switched to %s", h.m.convID)
+	}
+	// Prompts go to the conversation switched to.
+	h.sendText("and at what temperature?")
+	h.runUntilShown("Answer to and at what temperature?")
+	h.runUntilIdle()
+	if msgs, _ := store.Messages(context.Background(), testUser, bread.ID); len(msgs) != 4 {
+		t.Fatalf("bread has %d messages", len(msgs))
+	}
+	h.sendText("/switch quantum chromodynamics")
+	h.runUntilShown("No conversation matches")
+}
+
+// TestSwitchOffersCloseMatches: several close matches are listed; the
+// arrow keys and Enter open one, Esc closes the list.
+func TestSwitchOffersCloseMatches(t *testing.T) {
+	store, ix, trip, bread := switchWorld(t)
+	ctx := context.Background()
+	for _, c := range []memory.Conversation{trip, bread} {
+		if _, err := store.AppendMessage(ctx, testUser, memory.Message{ConversationID: c.ID, Role: memory.RoleUser, Content: "the blue notebook"}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := store.AppendMessage(ctx, testUser, memory.Message{ConversationID: c.ID, Role: memory.RoleAssistant, Content: "Noted."}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ix.Notify(memory.ConversationRef{UserID: testUser, ConversationID: trip.ID}, memory.ConversationRef{UserID: testUser, ConversationID: bread.ID})
+	if err := ix.Drain(ctx); err != nil {
+		t.Fatal(err)
+	}
+	r := &compactingRunner{store: store}
+	cfg := compactingConfig(store, r)
+	cfg.Find = func(ctx context.Context, userID, text string) ([]memory.ConversationMatch, error) {
+		return ix.FindConversations(ctx, memory.FindQuery{UserID: userID, Text: text})
+	}
+	h := newHarness(t, cfg)
+	h.runUntilShown("Ollama ready")
+	h.sendText("/switch blue notebook")
+	h.runUntilShown("Which conversation?", "1. ", "2. ", "Weekend plans", "Kitchen")
+	h.send(keyEsc)
+	if h.shows("Which conversation?") {
+		t.Fatalf("Esc did not close the list:\n%s", h.screen())
+	}
+	h.sendText("/switch blue notebook")
+	h.runUntilShown("Which conversation?")
+	second := h.m.choice.items[1]
+	h.send(keyDown)
+	h.send(keyDown)
+	h.send(keyUp)
+	h.send(keyEnter)
+	h.runUntilShown("Switched to")
+	h.runUntil("the chosen conversation loaded", func() bool { return h.m.convID == second.ID && !h.m.loading })
+	if h.shows("Which conversation?") {
+		t.Fatalf("the list stayed open:\n%s", h.screen())
+	}
+}

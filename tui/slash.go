@@ -1,0 +1,140 @@
+package tui
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+)
+
+// A slash command is typed in the input as "/name args" and sent with
+// Enter; it runs instead of being sent to the model. "//text" sends
+// "/text" as a message.
+
+// slashCommand is one command of the table below.
+type slashCommand struct {
+	name string
+	args string // how its arguments are shown in help ("" for none)
+	help string
+	run  func(m *Model, args string) tea.Cmd
+}
+
+// slashCommands is every command, in the order help lists them.
+func slashCommands() []slashCommand {
+	return []slashCommand{
+		{name: "compact", help: "summarise the conversation so far, to free the model's context", run: (*Model).slashCompact},
+		{name: "switch", args: "DESCRIPTION", help: "switch to the conversation a description is about", run: (*Model).slashSwitch},
+		{name: "help", help: "list these commands", run: (*Model).slashHelp},
+	}
+}
+
+// usage is how a command is written: "/switch DESCRIPTION".
+func (c slashCommand) usage() string {
+	if c.args == "" {
+		return "/" + c.name
+	}
+	return "/" + c.name + " " + c.args
+}
+
+// parseSlash splits "/name args". ok is false for text that is not a
+// command: not starting with "/", or starting with "//".
+func parseSlash(text string) (name, args string, ok bool) {
+	text = strings.TrimSpace(text)
+	if !strings.HasPrefix(text, "/") || strings.HasPrefix(text, "//") || len(text) < 2 {
+		return "", "", false
+	}
+	name, args, _ = strings.Cut(text[1:], " ")
+	name, _, _ = strings.Cut(name, "\n")
+	return strings.ToLower(name), strings.TrimSpace(strings.TrimPrefix(text[1:], name)), true
+}
+
+// runSlash runs the input as a command when it is one; ok reports whether
+// it was (an unknown command is one too: the user is told). A command
+// that is accepted clears the input.
+func (m *Model) runSlash(text string) (cmd tea.Cmd, ok bool) {
+	if strings.HasPrefix(strings.TrimSpace(text), "//") {
+		m.input.reset()
+		m.input.paste(strings.TrimPrefix(strings.TrimSpace(text), "/"))
+		return nil, false
+	}
+	name, args, ok := parseSlash(text)
+	if !ok {
+		return nil, false
+	}
+	for _, c := range slashCommands() {
+		if c.name == name {
+			return c.run(m, args), true
+		}
+	}
+	m.hint = fmt.Sprintf("Unknown command /%s: /help lists the commands.", oneLine(name))
+	return nil, true
+}
+
+// commandBusy tells why a command cannot run now ("" when it can).
+func (m *Model) commandBusy() string {
+	switch {
+	case m.loading:
+		return hintLoading
+	case m.phase != phaseIdle:
+		return hintBusy
+	}
+	return ""
+}
+
+func (m *Model) slashHelp(string) tea.Cmd {
+	cmds := slashCommands()
+	sort.SliceStable(cmds, func(i, j int) bool { return cmds[i].name < cmds[j].name })
+	var b strings.Builder
+	b.WriteString("Commands:")
+	for _, c := range cmds {
+		fmt.Fprintf(&b, "\n%s — %s", c.usage(), c.help)
+	}
+	b.WriteString("\nStart a message with // to send it with a leading /.")
+	m.input.reset()
+	m.transcript.addNotice(b.String())
+	m.transcript.refresh(m.now(), true)
+	return nil
+}
+
+// slashCompact summarises the conversation so far (all but its last turn).
+func (m *Model) slashCompact(string) tea.Cmd {
+	if why := m.commandBusy(); why != "" {
+		m.hint = why
+		return nil
+	}
+	c, ok := m.runner.(Compactor)
+	switch {
+	case m.convID == "":
+		m.hint = "Nothing to compact yet: the conversation has not started."
+		return nil
+	case !m.ready():
+		m.hint = "Ollama is not ready: compacting needs the model."
+		return nil
+	case !ok:
+		m.hint = "Compaction is not available here."
+		return nil
+	}
+	m.input.reset()
+	return m.startJob(compactRunner{c}, m.convID, "")
+}
+
+// slashSwitch finds the conversation a description is about: one clear
+// match is opened at once, several close ones are offered as a choice.
+func (m *Model) slashSwitch(args string) tea.Cmd {
+	if why := m.commandBusy(); why != "" {
+		m.hint = why
+		return nil
+	}
+	if strings.TrimSpace(args) == "" {
+		m.hint = "Usage: /switch DESCRIPTION, e.g. /switch the chat where we planned the Lisbon trip"
+		return nil
+	}
+	if m.find == nil {
+		m.hint = "Switching by description is not available here."
+		return nil
+	}
+	m.input.reset()
+	m.hint = "Looking for “" + oneLine(args) + "”…"
+	return findCmd(m.life.ctx, m.find, m.userID, args)
+}
