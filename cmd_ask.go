@@ -188,6 +188,8 @@ func (p *askPrinter) emit(ev agent.Event) {
 		fmt.Fprintf(p.errw, "↺ %s\n", truncate(tui.Sanitize(ev.Summary()), 200))
 	case agent.NoticeEvent:
 		fmt.Fprintf(p.errw, "mneme: %s\n", ev.Text)
+	case agent.CompactedEvent:
+		fmt.Fprintf(p.errw, "⋯ compacted: messages %d–%d are now a summary for the model (all stay saved)\n", ev.FirstSeq, ev.LastSeq)
 	}
 }
 

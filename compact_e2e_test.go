@@ -106,7 +106,7 @@ func TestAsk35TurnsStayInTheWindow(t *testing.T) {
 	var conv string
 	compactions := 0
 	for i := 1; i <= 35; i++ {
-		out, _ := d.askCompact("--continue", fmt.Sprintf("question %d: what about item %d?", i, i))
+		out, r := d.askCompact("--continue", fmt.Sprintf("question %d: what about item %d?", i, i))
 		if conv == "" {
 			conv = out.ConversationID
 		}
@@ -115,6 +115,9 @@ func TestAsk35TurnsStayInTheWindow(t *testing.T) {
 		}
 		if *out.Compacted {
 			compactions++
+			if !strings.Contains(r.stderr, "⋯ compacted: messages 1–") {
+				t.Fatalf("turn %d compacted silently; stderr:\n%s", i, r.stderr)
+			}
 		}
 	}
 	if compactions == 0 {
