@@ -55,6 +55,8 @@ Usage:
   mneme import FILE|-                import JSON-lines messages
   mneme export [--format jsonl|markdown] [--conversation ID]
   mneme reindex                      rebuild the keyword index from the database
+  mneme sync [--status [--json]]     sync memory with your other devices now (Turso)
+  mneme sync init URL                set up sync (token from stdin or MNEME_SYNC_TOKEN)
   mneme doctor                       check Ollama, models, data dir and database
   mneme version
 
@@ -87,6 +89,8 @@ func (a *App) Run(ctx context.Context, args []string) error {
 		return a.runImport(ctx, args)
 	case "export":
 		return a.runExport(ctx, args)
+	case "sync":
+		return a.runSync(ctx, args)
 	case "reindex":
 		return a.runReindex(ctx, args)
 	case "version":
@@ -146,6 +150,9 @@ type session struct {
 	logFile *os.File
 	client  *api.Client
 	host    string
+	// syncerVal is made by syncer() (cmd_sync.go) when sync is set up.
+	syncerVal  *memory.Syncer
+	syncerMade bool
 }
 
 // open resolves configuration, opens the log file and the store, and makes
@@ -172,7 +179,7 @@ func (a *App) open(ctx context.Context, flags commonFlags) (*session, error) {
 		level = slog.LevelInfo
 	}
 	s.log = slog.New(slog.NewTextHandler(s.logFile, &slog.HandlerOptions{Level: level}))
-	s.store, err = memory.Open(ctx, filepath.Join(cfg.DataDir, memory.DBFileName))
+	s.store, err = memory.Open(ctx, filepath.Join(cfg.DataDir, memory.DBFileName), storeOptions(cfg)...)
 	if err != nil {
 		s.logFile.Close()
 		return nil, err

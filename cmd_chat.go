@@ -61,6 +61,10 @@ func (a *App) runChat(ctx context.Context, args []string) error {
 		return err
 	}
 	defer ix.Close()
+	// Sync runs beside the chat: at start, after changes, periodically
+	// and once more at exit.
+	stopSync := s.startSync(ctx, ix)
+	defer stopSync()
 	ictx, stopIndex := context.WithCancel(ctx)
 	indexDone := make(chan struct{})
 	go func() {
@@ -73,7 +77,7 @@ func (a *App) runChat(ctx context.Context, args []string) error {
 	}()
 
 	var probed lastProbe
-	return tui.Run(ctx, tui.Config{
+	return tui.Run(ctx, s.withSync(tui.Config{
 		Store:          s.store,
 		UserID:         s.cfg.User,
 		ConversationID: convID,
@@ -92,7 +96,7 @@ func (a *App) runChat(ctx context.Context, args []string) error {
 		Find: findConversations(ix),
 		Log:  s.log,
 		Dark: true,
-	})
+	}))
 }
 
 // interactive reports whether stdin and stdout are terminals.

@@ -40,6 +40,9 @@ type Config struct {
 	Recall          *bool    `toml:"recall"`
 	RecallLimit     int      `toml:"recall_limit"`
 	RecallThreshold *float64 `toml:"recall_threshold"`
+	// Sync with a libSQL server (Turso) and encryption at rest:
+	// [sync] url, token, interval; encryption_key (config_sync.go).
+	syncConfig
 	// Sliding-window compaction: window_size, compact_at, summary_tokens,
 	// summary_model (compact_config.go).
 	compactionConfig
@@ -123,6 +126,9 @@ func loadConfig(flags commonFlags, getenv func(string) string) (Config, error) {
 	}
 	if err := cfg.compactionConfig.resolve(getenv, cfg.ConfigFile); err != nil {
 		return cfg, err
+	}
+	if err := cfg.syncConfig.resolve(getenv); err != nil {
+		return cfg, fmt.Errorf("config %s: %w", cfg.ConfigFile, err)
 	}
 	if cfg.RecallLimit < 0 || cfg.RecallLimit > maxRecallLimit {
 		return cfg, fmt.Errorf("config %s: recall_limit = %d: want 1-%d", cfg.ConfigFile, cfg.RecallLimit, maxRecallLimit)

@@ -77,6 +77,10 @@ type Config struct {
 	Log *slog.Logger
 	// Dark selects styles for a dark terminal background.
 	Dark bool
+	// SyncStatus says how sync is doing (synced, pending N, offline,
+	// error) for the status line; nil when sync is off. It is called while
+	// drawing, so it must be quick.
+	SyncStatus func() string
 	// Find ranks conversations by a description, for /switch (nil: /switch
 	// is unavailable).
 	Find FindFunc

@@ -94,6 +94,9 @@ type Model struct {
 	alert     string // why Ollama cannot be used
 	hint      string // a one-line notice
 
+	// syncStatus says how sync is doing (nil: sync is off; status_sync.go).
+	syncStatus func() string
+
 	// Compaction and switching (compaction.go, slash.go).
 	find       FindFunc    // nil: /switch is unavailable
 	compacting bool        // the model history is being summarised
@@ -137,12 +140,16 @@ func newModel(ctx context.Context, cfg Config) Model {
 		resumeID:   cfg.ConversationID,
 		resumeTurn: cfg.Turn,
 		loading:    cfg.ConversationID != "",
+		syncStatus: cfg.SyncStatus,
 	}
 }
 
 // Init probes Ollama and loads the conversation being resumed.
 func (m Model) Init() tea.Cmd {
 	cmds := []tea.Cmd{probeCmd(m.life.ctx, m.probeFn)}
+	if m.syncStatus != nil {
+		cmds = append(cmds, syncTickCmd())
+	}
 	if m.loading {
 		cmds = append(cmds, loadHistoryCmd(m.life.ctx, m.store, m.userID, m.resumeID))
 	}
@@ -180,6 +187,8 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 	case runEventsMsg:
 		cmd = m.handleEvents(msg)
+	case syncTickMsg:
+		cmd = syncTickCmd()
 	case spinMsg:
 		cmd = m.handleSpin()
 	default:
@@ -539,6 +548,9 @@ func (m Model) statusView() string {
 		version: m.probe.Version,
 		title:   m.title,
 		spinner: m.spin.View(),
+	}
+	if m.syncStatus != nil {
+		s.sync = m.syncStatus()
 	}
 	switch m.phase {
 	case phaseProbing:

@@ -26,6 +26,8 @@ type statusInfo struct {
 	// spinner's current frame; "" when idle.
 	activity string
 	spinner  string
+	// sync is how sync is doing ("" when sync is off).
+	sync string
 	// context is the share (%) of the model's context window the last
 	// request and its answer filled; 0 when not known yet.
 	context int
@@ -71,6 +73,12 @@ func renderStatus(st *Styles, width int, s statusInfo) string {
 	var right string
 	if s.activity != "" {
 		right = s.spinner + " " + st.StatusConnecting.Render(s.activity)
+	}
+	if s.sync != "" {
+		if right != "" {
+			right += st.StatusSeparator.Render(statusSep)
+		}
+		right += renderSync(st, s.sync)
 	}
 	room := width
 	if right != "" {
