@@ -1,0 +1,104 @@
+package memory
+
+import (
+	"context"
+	"fmt"
+)
+
+// DeleteConversation deletes one of the user's conversations for good: the
+// conversation, its messages, its turns, its summaries, its context usage
+// and the embeddings of its turns and summaries. It fails with ErrNotFound
+// when the user has no conversation with that exact id (no prefixes: a
+// delete must name what it deletes).
+//
+// Notes saved from the conversation stay: they are the user's memory, not
+// part of the transcript. Their provenance then names a conversation that
+// no longer exists.
+//
+// Use (*Index).DeleteConversation while an Index is open, so that the
+// keyword index and the loaded vectors forget the conversation at once
+// (search skips turns that no longer exist in any case).
+//
+// Sync: the rows are deleted with plain DELETE statements, one table at a
+// time, so in a sync replica the sync log triggers record a 'delete' entry
+// for each conversation, message and summary row (sync_log.go), and merging
+// deletes them on the server like any other delete. No tombstone is kept:
+// if another device appends to the conversation before it has pulled the
+// delete, the merge applies the delete and that device's new messages of the
+// conversation are dropped with it (their conversation is gone).
+func (s *Store) DeleteConversation(ctx context.Context, userID, id string) error {
+	_, err := s.deleteConversation(ctx, userID, id)
+	return err
+}
+
+// deletedConversation names the derived rows a conversation delete removed,
+// for the index to forget.
+type deletedConversation struct {
+	turnIDs    []string
+	summaryIDs []string
+}
+
+// deleteConversation deletes the conversation and everything derived from
+// it in one write transaction.
+func (s *Store) deleteConversation(ctx context.Context, userID, id string) (deletedConversation, error) {
+	var del deletedConversation
+	if userID == "" {
+		return del, ErrNoUser
+	}
+	err := s.write(ctx, func(tx execer) error {
+		var n int
+		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM conversations WHERE id = ? AND user_id = ?`, id, userID).Scan(&n); err != nil {
+			return err
+		}
+		if n == 0 {
+			return fmt.Errorf("conversation %q: %w", id, ErrNotFound)
+		}
+		var err error
+		if del.turnIDs, err = idsOf(ctx, tx, `SELECT id FROM turns WHERE conversation_id = ?`, id); err != nil {
+			return err
+		}
+		if del.summaryIDs, err = idsOf(ctx, tx, `SELECT id FROM summaries WHERE conversation_id = ?`, id); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM embeddings WHERE owner_id IN (SELECT id FROM turns WHERE conversation_id = ?)
+			OR owner_id IN (SELECT id FROM summaries WHERE conversation_id = ?)`, id, id); err != nil {
+			return err
+		}
+		// Children first, so that nothing relies on ON DELETE CASCADE (and
+		// every delete fires its sync log trigger).
+		for _, stmt := range []string{
+			`DELETE FROM context_usage WHERE conversation_id = ?`,
+			`DELETE FROM summaries WHERE conversation_id = ?`,
+			`DELETE FROM turns WHERE conversation_id = ?`,
+			`DELETE FROM messages WHERE conversation_id = ?`,
+			`DELETE FROM conversations WHERE id = ?`,
+		} {
+			if _, err := tx.ExecContext(ctx, stmt, id); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return deletedConversation{}, fmt.Errorf("delete conversation: %w", err)
+	}
+	return del, nil
+}
+
+// idsOf runs a query of one text column and collects it.
+func idsOf(ctx context.Context, tx execer, q string, args ...any) ([]string, error) {
+	rows, err := tx.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		out = append(out, id)
+	}
+	return out, rows.Err()
+}
