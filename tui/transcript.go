@@ -7,7 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"charm.land/bubbles/v2/viewport"
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
@@ -45,7 +44,8 @@ type entry struct {
 	turn        int  // the turn the entry belongs to (0: not from history)
 	highlight   bool // briefly marked after jumping to its turn
 
-	view      string // rendered block, valid when viewWidth is the current width
+	view      string   // rendered block, valid when viewWidth is the current width
+	lines     []string // view, one string a row
 	viewWidth int
 
 	// While streaming: the glamour rendering of a stable prefix of text.
@@ -60,49 +60,44 @@ const liveRenderInterval = 120 * time.Millisecond
 // minContentWidth keeps rendering sane in absurdly narrow terminals.
 const minContentWidth = 20
 
-// transcript is the scrollable conversation. Finished entries are
-// rendered once per width and cached; only the streaming answer is
-// rendered again as it grows.
+// transcript is the scrollable conversation. Entries are rendered when
+// they first come into view and cached per width; the streaming answer is
+// rendered again as it grows. Scrolling is virtual (scroll.go).
 type transcript struct {
 	entries  []entry
-	vp       viewport.Model
 	md       *markdown
 	st       *Styles
 	log      *slog.Logger
 	width    int
+	height   int
+	now      time.Time // of the last refresh, for rendering a streaming answer
 	lastLive time.Time // last glamour rendering of a streaming answer
-	offsets  []int     // first content line of each entry, from the last refresh
-	details  bool      // tool calls and recalls show their details
+	details  bool      // tool calls, thinking and recalls show their details
+
+	pos    scrollPos // the first row on screen
+	follow bool      // the last row is on screen: new text scrolls into view
+	page   string    // the rows on screen, drawn by prepare
 }
 
 func newTranscript(st *Styles, log *slog.Logger) transcript {
-	vp := viewport.New()
-	vp.KeyMap = viewport.KeyMap{} // the root model routes scroll keys
-	vp.MouseWheelDelta = 3
-	return transcript{vp: vp, md: newMarkdown(st.Markdown), st: st, log: log}
+	return transcript{md: newMarkdown(st.Markdown), st: st, log: log, follow: true}
 }
 
-// setSize resizes the viewport; a new width re-renders every entry.
+// setSize resizes the page; a new width re-renders the entries in view.
 func (t *transcript) setSize(width, height int, now time.Time) {
 	height = max(height, 1)
-	if width == t.width && height == t.vp.Height() {
+	if width == t.width && height == t.height {
 		return
 	}
-	bottom := t.vp.AtBottom()
-	t.vp.SetHeight(height)
 	if width != t.width {
 		t.width = width
-		t.vp.SetWidth(width)
 		for i := range t.entries {
 			t.entries[i].stableSrc, t.entries[i].stableView = "", ""
 		}
 		t.lastLive = time.Time{}
-		t.refresh(now, bottom)
-		return
 	}
-	if bottom {
-		t.vp.GotoBottom()
-	}
+	t.height = height
+	t.refresh(now, false)
 }
 
 // load replaces the transcript with stored messages.
@@ -124,15 +119,6 @@ func (t *transcript) gotoTurn(n int) bool {
 		}
 	}
 	return found >= 0 && t.scrollToEntry(found)
-}
-
-func (t *transcript) scrollToEntry(i int) bool {
-	t.refresh(time.Time{}, false)
-	if i >= len(t.offsets) {
-		return false
-	}
-	t.vp.SetYOffset(t.offsets[i])
-	return true
 }
 
 // clearHighlight ends the highlight of a jumped-to turn.
@@ -165,8 +151,15 @@ func (t *transcript) live() *entry {
 	return &t.entries[len(t.entries)-1]
 }
 
-func (t *transcript) appendContent(s string)  { t.live().text += s }
-func (t *transcript) appendThinking(s string) { t.live().thinking += s }
+func (t *transcript) appendContent(s string) {
+	e := t.live()
+	e.text, e.viewWidth = e.text+s, 0
+}
+
+func (t *transcript) appendThinking(s string) {
+	e := t.live()
+	e.thinking, e.viewWidth = e.thinking+s, 0
+}
 
 // endLive finishes the streaming answer, if there is one, and reports
 // whether there was. An empty answer that was not interrupted is dropped.
@@ -231,60 +224,33 @@ func (t *transcript) toolResult(act agent.ToolActivity) {
 	t.entries = append(t.entries, entry{kind: entryTool, tool: act, toolDone: true})
 }
 
-// Scrolling, by the keys and the mouse wheel.
-func (t *transcript) pageUp()   { t.vp.PageUp() }
-func (t *transcript) pageDown() { t.vp.PageDown() }
-func (t *transcript) top()      { t.vp.GotoTop() }
-func (t *transcript) bottom()   { t.vp.GotoBottom() }
-
 func (t *transcript) wheel(msg tea.MouseWheelMsg) {
-	t.vp, _ = t.vp.Update(msg)
+	switch msg.Button {
+	case tea.MouseWheelUp:
+		t.wheelUp()
+	case tea.MouseWheelDown:
+		t.wheelDown()
+	}
 }
 
-// refresh renders the entries into the viewport. The view follows new
-// text when it was at the bottom (or follow is set).
+// refresh draws the page again after entries changed. The page follows
+// new text when it was at the bottom (or follow is set).
 func (t *transcript) refresh(now time.Time, follow bool) {
+	t.now = now
 	if t.width <= 0 {
 		return
 	}
-	follow = follow || t.vp.AtBottom()
-	var b strings.Builder
-	t.offsets = t.offsets[:0]
-	line := 0
-	for i := range t.entries {
-		e := &t.entries[i]
-		if i > 0 {
-			if compact(e.kind) && compact(t.entries[i-1].kind) {
-				b.WriteByte('\n')
-				line++
-			} else {
-				b.WriteString("\n\n")
-				line += 2
-			}
-		}
-		t.offsets = append(t.offsets, line)
-		v := t.entryView(e, now)
-		b.WriteString(v)
-		line += strings.Count(v, "\n")
+	if n := len(t.entries); n > 0 && t.entries[n-1].streaming {
+		t.entries[n-1].viewWidth = 0 // the live answer may render differently now
 	}
-	t.vp.SetContent(b.String())
-	if follow {
-		t.vp.GotoBottom()
+	if follow || t.follow {
+		t.bottom()
+		return
 	}
+	t.scrollTo(t.pos)
 }
 
-func (t *transcript) view() string { return t.vp.View() }
-
-// entryView renders an entry, from the cache when it can.
-func (t *transcript) entryView(e *entry, now time.Time) string {
-	if e.streaming {
-		return t.renderAssistant(e, now)
-	}
-	if e.viewWidth != t.width {
-		e.view, e.viewWidth = t.render(e, now), t.width
-	}
-	return e.view
-}
+func (t *transcript) view() string { return t.page }
 
 func (t *transcript) render(e *entry, now time.Time) string {
 	w := max(t.width, minContentWidth)
