@@ -15,11 +15,12 @@ import (
 // Rotating before taking sign bits makes the 1-bit code insensitive to
 // embedding models that concentrate variance in a few coordinates.
 type rotation struct {
-	dim    int
-	p      int       // power-of-two block length
-	signs1 []float32 // applied before the first transform
-	signs2 []float32 // applied before the second transform (nil if p == dim)
-	norm   float32   // 1/sqrt(p)
+	dim int
+	p   int // power-of-two block length
+	// mul1 and mul2 are the random signs applied before each transform,
+	// with the transform's 1/√p normalisation folded into the
+	// coordinates it covers. mul2 is nil when p == dim.
+	mul1, mul2 []float32
 }
 
 func newRotation(dim int) *rotation {
@@ -28,9 +29,12 @@ func newRotation(dim int) *rotation {
 		p *= 2
 	}
 	r := rand.New(rand.NewPCG(uint64(dim), 0x6d6e656d65))
-	rot := &rotation{dim: dim, p: p, signs1: randomSigns(r, dim), norm: float32(1 / math.Sqrt(float64(p)))}
+	norm := float32(1 / math.Sqrt(float64(p)))
+	rot := &rotation{dim: dim, p: p, mul1: randomSigns(r, dim)}
+	scale(rot.mul1[:p], norm)
 	if p != dim {
-		rot.signs2 = randomSigns(r, dim)
+		rot.mul2 = randomSigns(r, dim)
+		scale(rot.mul2[dim-p:], norm)
 	}
 	return rot
 }
@@ -46,36 +50,51 @@ func randomSigns(r *rand.Rand, n int) []float32 {
 	return s
 }
 
-// apply rotates src into dst (both of length dim). dst may alias src.
-func (r *rotation) apply(dst, src []float32) {
-	dst = dst[:r.dim]
-	for i, s := range r.signs1 {
-		dst[i] = src[i] * s
+func scale(x []float32, c float32) {
+	for i := range x {
+		x[i] *= c
 	}
-	fwht(dst[:r.p], r.norm)
-	if r.signs2 == nil {
-		return
-	}
-	for i, s := range r.signs2 {
-		dst[i] *= s
-	}
-	fwht(dst[r.dim-r.p:], r.norm)
 }
 
-// fwht is an in-place fast Walsh-Hadamard transform of a power-of-two
-// length slice, multiplied by scale.
-func fwht(x []float32, scale float32) {
+// apply rotates src into dst (both of length dim). dst may alias src.
+func (r *rotation) apply(dst, src []float32) {
+	dst, src = dst[:r.dim], src[:r.dim]
+	for i, m := range r.mul1 {
+		dst[i] = src[i] * m
+	}
+	fwht(dst[:r.p])
+	if r.mul2 == nil {
+		return
+	}
+	for i, m := range r.mul2 {
+		dst[i] *= m
+	}
+	fwht(dst[r.dim-r.p:])
+}
+
+// fwht is an in-place, unnormalised fast Walsh-Hadamard transform of a
+// power-of-two length slice. The first two levels are fused into one
+// radix-4 pass, whose inner loop would otherwise be too short.
+func fwht(x []float32) {
 	n := len(x)
-	for h := 1; h < n; h *= 2 {
+	h := 1
+	if n >= 4 {
+		for i := 0; i+4 <= n; i += 4 {
+			q := x[i : i+4 : i+4]
+			a, b := q[0]+q[1], q[0]-q[1]
+			c, d := q[2]+q[3], q[2]-q[3]
+			q[0], q[1], q[2], q[3] = a+c, b+d, a-c, b-d
+		}
+		h = 4
+	}
+	for ; h < n; h *= 2 {
 		for i := 0; i < n; i += 2 * h {
 			a, b := x[i:i+h], x[i+h:i+2*h]
+			b = b[:len(a)]
 			for j := range a {
 				u, v := a[j], b[j]
 				a[j], b[j] = u+v, u-v
 			}
 		}
-	}
-	for i := range x {
-		x[i] *= scale
 	}
 }

@@ -1,11 +1,17 @@
 package vector
 
+// Studies behind the design choices in doc.go. They are slow and print
+// tables rather than assert, so they only run when asked:
+//
+//	go test -run Study -vector.study=100000 ./memory/vector/
+
 import (
 	"flag"
 	"fmt"
 	"math"
 	"slices"
 	"testing"
+	"time"
 )
 
 var studyN = flag.Int("vector.study", 0, "run the quantiser recall study with this many vectors")
@@ -23,7 +29,7 @@ type studyData struct {
 	nCR    []float32   // ||x-mu||
 }
 
-func quantInt8(x []float32) ([]int8, float32) {
+func studyQuant(x []float32) ([]int8, float32) {
 	var m float32
 	for _, v := range x {
 		m = max(m, float32(math.Abs(float64(v))))
@@ -66,7 +72,7 @@ func TestPrefilterStudy(t *testing.T) {
 			pairCos += float64(dotF32(sd.x[i], sd.x[i+1]))
 		}
 		for _, v := range sd.x {
-			c, s := quantInt8(v)
+			c, s := studyQuant(v)
 			sd.i8 = append(sd.i8, c)
 			sd.i8s = append(sd.i8s, s)
 			sd.sign = append(sd.sign, signs(v))
@@ -88,7 +94,7 @@ func TestPrefilterStudy(t *testing.T) {
 		ms := []int{20, 50, 100, 200, 500, 1000, 2000, 5000, 10000}
 		est := map[string]func(q []float32) []float32{
 			"int8": func(q []float32) []float32 {
-				qc, qs := quantInt8(q)
+				qc, qs := studyQuant(q)
 				out := make([]float32, n)
 				for i := range out {
 					out[i] = float32(dotInt8(qc, sd.i8[i])) * qs * sd.i8s[i]
@@ -172,5 +178,139 @@ func TestPrefilterStudy(t *testing.T) {
 			}
 			fmt.Println()
 		}
+	}
+}
+
+func TestEpsilonStudy(t *testing.T) {
+	if *studyN == 0 {
+		t.Skip("use -vector.study=N")
+	}
+	n := *studyN
+	for _, d := range []dataset{randomData(768), clusteredData(768, 200), skewedData(768, 200)} {
+		t0 := time.Now()
+		ix := buildIndex(t, d, n)
+		build := time.Since(t0)
+		qs := queriesOf(d, 200)
+		gt := groundTruth(d, n, qs, 10)
+		for _, eps := range []float32{1.3, 1.5, 1.7, 1.9, 2.2} {
+			ev := evaluate(t, ix, d, qs, gt, eps)
+			fmt.Printf("%-9s n=%d build=%v eps=%.1f recall=%.3f rescored-recall=%.3f rescored=%.0f\n", d.name, n, build.Round(time.Millisecond), eps, ev.recall, ev.recallRescored, ev.rescored)
+		}
+	}
+}
+
+// TestErrorStudy measures (estimate − exact)/err for the 1-bit estimator.
+func TestErrorStudy(t *testing.T) {
+	if *studyN == 0 {
+		t.Skip("use -vector.study=N")
+	}
+	n := *studyN
+	for _, d := range []dataset{randomData(768), clusteredData(768, 200), skewedData(768, 200)} {
+		ix := buildIndex(t, d, n)
+		qs := queriesOf(d, 20)
+		v := make([]float32, d.dim)
+		var zAll, zTop []float64
+		for _, q := range qs {
+			sc := ix.getScratch()
+			copy(sc.unit, q)
+			qp := ix.prepare(sc, 10, 1, nil)
+			type pair struct{ exact, z float64 }
+			var ps []pair
+			for i := range n {
+				d.vec(0, i, v)
+				b, o := ix.locate(int(ix.slots[keyOf(i)]))
+				w := ix.enc.words
+				est, sd := qp.estimate(&b.meta[o], b.bits[o*w:(o+1)*w])
+				ex := float64(dotF32(q, v))
+				ps = append(ps, pair{ex, (float64(est) - ex) / float64(sd)})
+			}
+			slices.SortFunc(ps, func(a, b pair) int { return cmpDesc(float32(a.exact), float32(b.exact)) })
+			for i, p := range ps {
+				zAll = append(zAll, p.z)
+				if i < 100 {
+					zTop = append(zTop, p.z)
+				}
+			}
+		}
+		q := func(z []float64, p float64) float64 { slices.Sort(z); return z[int(p*float64(len(z)-1))] }
+		sd := func(z []float64) float64 {
+			var s, s2 float64
+			for _, x := range z {
+				s += x
+				s2 += x * x
+			}
+			m := s / float64(len(z))
+			return math.Sqrt(s2/float64(len(z)) - m*m)
+		}
+		fmt.Printf("%-9s all: sd=%.3f q0.001=%.2f q0.01=%.2f q0.99=%.2f | top100: sd=%.3f mean=%.3f q0.001=%.2f q0.01=%.2f q0.05=%.2f\n", d.name,
+			sd(zAll), q(zAll, 0.001), q(zAll, 0.01), q(zAll, 0.99), sd(zTop), func() float64 {
+				s := 0.0
+				for _, x := range zTop {
+					s += x
+				}
+				return s / float64(len(zTop))
+			}(), q(zTop, 0.001), q(zTop, 0.01), q(zTop, 0.05))
+	}
+}
+
+// TestHammingStudy measures how far the symmetric (both sides 1-bit)
+// estimate falls below the asymmetric one, in units of the standard
+// deviation of their difference: over all vectors and over each query's
+// true top 100.
+func TestHammingStudy(t *testing.T) {
+	if *studyN == 0 {
+		t.Skip("use -vector.study=N")
+	}
+	n := *studyN
+	for _, d := range []dataset{randomData(768), clusteredData(768, 200), skewedData(768, 200)} {
+		ix := buildIndex(t, d, n)
+		v := make([]float32, d.dim)
+		qr := make([]float32, d.dim)
+		var zAll, zTop []float64
+		for _, q := range queriesOf(d, 20) {
+			ix.enc.rot.apply(qr, q)
+			var l1 float64
+			for _, x := range qr {
+				l1 += math.Abs(float64(x))
+			}
+			c := l1 / float64(d.dim) // best scale for sign(q̃)
+			var e2 float64
+			for _, x := range qr {
+				e2 += (math.Abs(float64(x)) - c) * (math.Abs(float64(x)) - c)
+			}
+			type pair struct{ exact, z float64 }
+			var ps []pair
+			w := ix.enc.words
+			for i := range n {
+				b, o := ix.locate(int(ix.slots[keyOf(i)]))
+				code := b.bits[o*w : (o+1)*w]
+				var asym float64
+				agree := 0
+				for j, x := range qr {
+					s := 2*float64(code[j>>6]>>(j&63)&1) - 1
+					asym += float64(x) * s
+					if (x > 0) == (s > 0) {
+						agree++
+					}
+				}
+				sym := c * float64(2*agree-d.dim)
+				ps = append(ps, pair{float64(dotF32(q, d.vec(0, i, v))), (asym - sym) / math.Sqrt(e2)})
+			}
+			slices.SortFunc(ps, func(a, b pair) int { return cmpDesc(float32(a.exact), float32(b.exact)) })
+			for i, p := range ps {
+				zAll = append(zAll, p.z)
+				if i < 100 {
+					zTop = append(zTop, p.z)
+				}
+			}
+		}
+		mean := func(z []float64) float64 {
+			s := 0.0
+			for _, x := range z {
+				s += x
+			}
+			return s / float64(len(z))
+		}
+		fmt.Printf("%-9s (asymmetric − symmetric)/sd: all vectors mean %.2f, true top 100 mean %.2f\n", d.name, mean(zAll), mean(zTop))
 	}
 }
