@@ -410,11 +410,10 @@ func (sy *Syncer) SyncNow(ctx context.Context) (rep SyncReport, err error) {
 	if moved {
 		sy.afterPull(ctx, pre, post, infoAfter)
 	}
-	if pruned, err := sy.store.pruneLog(ctx, maxSeq); err != nil {
-		sy.log.Warn("sync: prune log", "err", err)
-	} else if pruned {
-		sy.Trigger() // the prune itself is a change to push
-	}
+	// The log is never pruned here: deleting entries is a write, which
+	// would make this device "ahead" after every sync and turn the other
+	// device's next push into a conflict. It grows by one short row per
+	// row written.
 	return rep, nil
 }
 

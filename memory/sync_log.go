@@ -233,23 +233,3 @@ func (s *Store) countChangedRows(ctx context.Context, after int64) (int, error) 
 	}
 	return n, err
 }
-
-// pruneLogKeep is how many entries the sync log keeps at least.
-const pruneLogKeep = 2000
-
-// pruneLog deletes log entries up to seq (entries known to be on the
-// server) once the log has grown, keeping the newest pruneLogKeep.
-func (s *Store) pruneLog(ctx context.Context, upTo int64) (bool, error) {
-	var n int64
-	if err := s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM sync_log WHERE seq <= ?`, upTo).Scan(&n); err != nil {
-		return false, err
-	}
-	if n <= 2*pruneLogKeep {
-		return false, nil
-	}
-	err := s.write(ctx, func(tx execer) error {
-		_, err := tx.ExecContext(ctx, `DELETE FROM sync_log WHERE seq <= ? AND seq <= (SELECT MAX(seq) FROM sync_log) - ?`, upTo, pruneLogKeep)
-		return err
-	})
-	return err == nil, err
-}

@@ -1,0 +1,81 @@
+package memory
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/mneme-dev/mneme/internal/syncserver"
+)
+
+// TestSyncScale measures sync on 20,000 messages (500 conversations):
+// first sync of each device, small push and pull, and a conflict merge.
+// Run with MNEME_SYNC_SCALE=1 go test ./memory -run TestSyncScale -v.
+func TestSyncScale(t *testing.T) {
+	if os.Getenv("MNEME_SYNC_SCALE") == "" {
+		t.Skip()
+	}
+	ctx := context.Background()
+	srv := syncserver.New(t)
+	a := newSyncDevice(t, "A", srv, "")
+	const convs, per = 500, 40
+	t0 := time.Now()
+	err := a.store.write(ctx, func(tx execer) error {
+		tx.ExecContext(ctx, `INSERT INTO users(id, created_at) VALUES ('alice', 0)`)
+		for c := 0; c < convs; c++ {
+			cid := NewID()
+			if _, err := tx.ExecContext(ctx, `INSERT INTO conversations(id, user_id, title, created_at, updated_at) VALUES (?, 'alice', ?, 0, 0)`, cid, fmt.Sprintf("conv %d", c)); err != nil {
+				return err
+			}
+			for m := 1; m <= per; m++ {
+				role := "user"
+				if m%2 == 0 {
+					role = "assistant"
+				}
+				if _, err := tx.ExecContext(ctx, `INSERT INTO messages(id, conversation_id, user_id, seq, role, content, created_at) VALUES (?, ?, 'alice', ?, ?, ?, ?)`,
+					NewID(), cid, m, role, fmt.Sprintf("message %d of conversation %d about cats and cars and bread %d", m, c, m*c), int64(c*1000+m)); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("seeded %d messages in %s", convs*per, time.Since(t0))
+	t0 = time.Now()
+	a.drain()
+	t.Logf("A indexed (turns, keywords, embeddings) in %s", time.Since(t0))
+	rep := a.sync()
+	t.Logf("A adopt: %s in %s; server frames %d", rep, rep.Duration, srv.Frames())
+	fi, _ := os.Stat(a.store.path + "-wal")
+	t.Logf("A WAL %d MiB", fi.Size()>>20)
+	b := newSyncDevice(t, "B", srv, "")
+	rep = b.sync()
+	t.Logf("B first sync (download + index refresh): %s in %s", rep.Received, rep.Duration)
+	t0 = time.Now()
+	res := b.searchTurns("conversation 417")
+	t.Logf("B search %d results in %s", len(res), time.Since(t0))
+	// small push / pull on a big database
+	chat(t, a.store, "alice", "New", "a new question about kittens", "an answer")
+	a.drain()
+	rep = a.sync()
+	t.Logf("A small push: %s in %s", rep, rep.Duration)
+	rep = b.sync()
+	t.Logf("B small pull: %s in %s", rep, rep.Duration)
+	rep = b.sync()
+	t.Logf("B no-op round: %s in %s", rep, rep.Duration)
+	// conflict with a few rows pending
+	srv.Down()
+	chat(t, a.store, "alice", "A offline", "from A", "ok")
+	chat(t, b.store, "alice", "B offline", "from B", "ok")
+	a.drain()
+	b.drain()
+	srv.Up()
+	a.sync()
+	rep = b.sync()
+	t.Logf("B conflict merge on the big database: %s in %s", rep, rep.Duration)
+}
