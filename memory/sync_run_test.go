@@ -40,7 +40,9 @@ func TestSyncRunFollowsChanges(t *testing.T) {
 
 	c := chat(t, a.store, "alice", "Garden", "When should I plant tomatoes?", "After the last frost.")
 	a.ix.Notify(ConversationRef{UserID: "alice", ConversationID: c.ID})
-	took := waitFor(t, "A's push", func() bool { return a.sy.Status(ctx).State == SyncSynced && srv.Frames() > 0 && a.sy.Status(ctx).Pending == 0 })
+	took := waitFor(t, "A's push", func() bool {
+		return a.sy.Status(ctx).State == SyncSynced && srv.Frames() > 0 && a.sy.Status(ctx).Pending == 0
+	})
 	t.Logf("A pushed %s after the change", took)
 	took = waitFor(t, "B finds A's turn", func() bool {
 		res, err := b.ix.Search(ctx, SearchQuery{UserID: "alice", Text: "tomatoes"})
