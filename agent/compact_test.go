@@ -274,7 +274,7 @@ func TestFailingSummariserFallsBack(t *testing.T) {
 		"timeout": {Hold: true},
 	} {
 		t.Run(name, func(t *testing.T) {
-			h := newCompactHarness(t, Compaction{ContextWindow: 8192, WindowSize: 8, Timeout: 200 * time.Millisecond})
+			h := newCompactHarness(t, Compaction{ContextWindow: 8192, WindowSize: 8, Timeout: 500 * time.Millisecond})
 			h.answerSummaries(func(api.ChatRequest) fakeollama.Reply { return fail })
 			told := 0
 			for i := 1; i <= 10; i++ {
