@@ -222,7 +222,7 @@ func (ix *Index) fields(d Doc) map[string]interface{} {
 	}
 	if !d.Time.IsZero() {
 		f[fieldTime] = d.Time.UTC()
-		f[fieldWhen] = strings.Join(ix.an.terms(timeWords(d.Time)), " ")
+		f[fieldWhen] = strings.Join(append(ix.an.terms(timeWords(d.Time)), dateTokens(d.Time)...), " ")
 	}
 	return f
 }
@@ -273,9 +273,9 @@ func (ix *Index) SetMeta(key, value string) error {
 }
 
 // timeWords renders a time as words a question may use: month, year,
-// weekday, day of month and part of day ("May 2023 Monday 8 afternoon").
+// weekday, day of month and part of day ("May 2023 Monday 8 afternoon"),
+// in the time's own location.
 func timeWords(t time.Time) string {
-	t = t.UTC()
 	return fmt.Sprintf("%s %d %s %d %s", t.Month(), t.Year(), t.Weekday(), t.Day(), partOfDay(t.Hour()))
 }
 

@@ -129,7 +129,8 @@ func ablations() []variant {
 		with("no pseudo-relevance feedback", func(p *params) { p.prfDocs = 0 }),
 		with("no neighbouring turns", func(p *params) { p.neighbour = 0 }),
 		with("no conversation prior", func(p *params) { p.convPrior = 0 }),
-		with("no time words", func(p *params) { p.when = 0 }),
+		with("no time words (loose words and date tokens)", func(p *params) { p.when, p.date = 0, 0 }),
+		with("no date tokens", func(p *params) { p.date = 0 }),
 		with("no answer type", func(p *params) { p.answerType = 0 }),
 		with("no title", func(p *params) { p.title = 0 }),
 		with("idf^1 instead of idf^2", func(p *params) { p.idfPow = 1 }),
@@ -137,7 +138,7 @@ func ablations() []variant {
 		with("index-wide idf", func(p *params) { p.indexIDF = true }),
 		with("Bleve's score, no rescoring", func(p *params) { p.bleveScore = true }),
 		with("BM25 only (no context, time, type, feedback)", func(p *params) {
-			p.prfDocs, p.neighbour, p.convPrior, p.when, p.answerType, p.title = 0, 0, 0, 0, 0, 0
+			p.prfDocs, p.neighbour, p.convPrior, p.when, p.date, p.answerType, p.title = 0, 0, 0, 0, 0, 0, 0
 		}),
 	}
 }

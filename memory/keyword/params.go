@@ -15,11 +15,14 @@ type params struct {
 
 	title      float64 // weight of query terms found in the conversation title
 	when       float64 // weight of query terms found in the time words ("may 2023 monday 8")
+	date       float64 // weight of a date the query names ("8 May 2023", "May 2023") found in the time words
 	answerType float64 // a document holding the answer type asked for scores (1+answerType) times more
 
-	neighbour float64 // share of each adjacent turn's relevance added to a turn's
-	convPrior float64 // share of its conversation's score added to a document's
-	convTop   int     // a conversation's score sums its best convTop relevances
+	neighbour     float64 // share of each adjacent turn's relevance added to a turn's
+	neighbourMode int
+	neighbourMax  float64
+	convPrior     float64 // share of its conversation's score added to a document's
+	convTop       int     // a conversation's score sums its best convTop relevances
 
 	prfDocs   int     // feedback documents (0 disables query expansion)
 	prfTerms  int     // expansion terms taken from them
@@ -35,6 +38,7 @@ func defaultParams() params {
 		coord:      1,
 		title:      0.3,
 		when:       0.3,
+		date:       0.5,
 		answerType: 0.4,
 		neighbour:  0.3,
 		convPrior:  0.1,

@@ -54,29 +54,32 @@ func meanLen(cs []*cand) float64 {
 	return math.Max(1, float64(total)/float64(max(1, len(cs))))
 }
 
-// queryWeights weighs each query term by its count times its idf among the
-// user's documents in field, to the power pow; terms the user never used are left out.
-func queryWeights(pq parsedQuery, st *stats, field string, pow float64) map[string]float64 {
+// weights gives each clause term of field its weight times its idf among
+// the user's documents to the power pow; terms the user never used are left out.
+func weights(cl []clause, st *stats, field string, pow float64) map[string]float64 {
 	w := map[string]float64{}
-	for _, t := range pq.terms {
-		if u := st.idf(fieldTerm{field, t}); u > 0 {
-			w[t] = pq.counts[t] * math.Pow(u, pow)
+	for _, c := range cl {
+		if c.field != field {
+			continue
+		}
+		if u := st.idf(c.fieldTerm); u > 0 {
+			w[c.term] += c.weight * math.Pow(u, pow)
 		}
 	}
 	return w
 }
 
 // score sets each candidate's base relevance: BM25 of its text, plus the
-// query terms found in its title and time words, times the answer-type
-// boost; scaled so the best candidate has 1.
-func (ix *Index) score(cs []*cand, pq parsedQuery, st *stats) {
+// weights of the query terms found in its title and time words, times the
+// answer-type boost; scaled so the best candidate has 1.
+func (ix *Index) score(cs []*cand, pq parsedQuery, cl []clause, st *stats) {
 	p := ix.params
 	s := bm25{k1: p.k1, b: p.b, avgLen: meanLen(cs), coord: p.coord}
-	text := queryWeights(pq, st, fieldText, p.idfPow)
-	title := queryWeights(pq, st, fieldTitle, p.idfPow)
-	when := queryWeights(pq, st, fieldWhen, p.idfPow)
+	text := weights(cl, st, fieldText, p.idfPow)
+	title := weights(cl, st, fieldTitle, p.idfPow)
+	when := weights(cl, st, fieldWhen, p.idfPow)
 	for _, c := range cs {
-		v := s.score(text, c.text) + p.title*matched(title, c.title) + p.when*matched(when, c.when)
+		v := s.score(text, c.text) + matched(title, c.title) + matched(when, c.when)
 		if p.bleveScore {
 			v = c.bleve
 		}

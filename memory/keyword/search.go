@@ -63,16 +63,17 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 // rank fetches candidates from Bleve, rescores them, adds neighbour and
 // conversation context, and optionally expands the query from the best.
 func (ix *Index) rank(ctx context.Context, bi bleve.Index, q Query, pq parsedQuery, limit int) ([]Hit, error) {
-	st, err := collectStats(ctx, bi, q.UserID, ix.fieldTerms(pq))
+	cl := ix.clauses(pq)
+	st, err := collectStats(ctx, bi, q.UserID, fieldTerms(cl))
 	if err != nil {
 		return nil, err
 	}
 	st.indexWide = ix.params.indexIDF
-	cands, err := ix.fetch(ctx, bi, ix.firstStage(pq, st), q, max(ix.params.candidates, limit))
+	cands, err := ix.fetch(ctx, bi, ix.firstStage(cl, st), q, max(ix.params.candidates, limit))
 	if err != nil {
 		return nil, err
 	}
-	ix.score(cands, pq, st)
+	ix.score(cands, pq, cl, st)
 	ranked := ix.contextualize(cands)
 	if ix.params.prfDocs > 0 && len(ranked) > 0 {
 		if ranked, err = ix.feedback(ctx, bi, q, pq, cands, ranked); err != nil {
@@ -86,47 +87,55 @@ func (ix *Index) rank(ctx context.Context, bi bleve.Index, q Query, pq parsedQue
 	return hits, nil
 }
 
-// fieldTerms lists the field terms the query is scored on.
-func (ix *Index) fieldTerms(pq parsedQuery) []fieldTerm {
-	var out []fieldTerm
+// clause is a query term in a field with its weight (count times the field's weight).
+type clause struct {
+	fieldTerm
+	weight float64
+}
+
+// clauses lists what the query is scored on: its terms in the text, the
+// title and the time words, and the dates it names in the time words.
+func (ix *Index) clauses(pq parsedQuery) []clause {
+	p := ix.params
+	var out []clause
+	add := func(field, term string, w float64) {
+		if w > 0 {
+			out = append(out, clause{fieldTerm{field, term}, w})
+		}
+	}
 	for _, t := range pq.terms {
-		out = append(out, fieldTerm{fieldText, t})
-		if ix.params.title > 0 {
-			out = append(out, fieldTerm{fieldTitle, t})
-		}
-		if ix.params.when > 0 {
-			out = append(out, fieldTerm{fieldWhen, t})
-		}
+		add(fieldText, t, pq.counts[t])
+		add(fieldTitle, t, pq.counts[t]*p.title)
+		add(fieldWhen, t, pq.counts[t]*p.when)
+	}
+	for _, d := range pq.dates {
+		add(fieldWhen, d, p.date)
 	}
 	return out
 }
 
-// firstStage is the candidate query: a disjunction of the query's field
-// terms. Bleve weighs a term by the square of its index-wide idf; the boost
-// swaps that for the square of the user's idf. Terms the user never used
-// are left out.
-func (ix *Index) firstStage(pq parsedQuery, st *stats) []query.Query {
+func fieldTerms(cl []clause) []fieldTerm {
+	out := make([]fieldTerm, len(cl))
+	for i, c := range cl {
+		out[i] = c.fieldTerm
+	}
+	return out
+}
+
+// firstStage is the candidate query: a disjunction of the clauses. Bleve
+// weighs a term by the square of its index-wide idf; the boost swaps that
+// for the square of the user's idf. Terms the user never used are left out.
+func (ix *Index) firstStage(cl []clause, st *stats) []query.Query {
 	var qs []query.Query
-	for _, ft := range ix.fieldTerms(pq) {
-		u := st.idf(ft)
+	for _, c := range cl {
+		u := st.idf(c.fieldTerm)
 		if u == 0 {
 			continue
 		}
-		a := st.allIDF(ft)
-		w := pq.counts[ft.term] * ix.fieldWeight(ft.field)
-		qs = append(qs, termQuery(ft.field, ft.term, w*u*u/(a*a)))
+		a := st.allIDF(c.fieldTerm)
+		qs = append(qs, termQuery(c.field, c.term, c.weight*u*u/(a*a)))
 	}
 	return qs
-}
-
-func (ix *Index) fieldWeight(field string) float64 {
-	switch field {
-	case fieldTitle:
-		return ix.params.title
-	case fieldWhen:
-		return ix.params.when
-	}
-	return 1
 }
 
 // fetch runs a disjunction of scoring clauses under the user and q's
