@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
@@ -237,6 +238,18 @@ func estimateText(s string) int {
 	return (utf8.RuneCountInString(s) + charsPerToken - 1) / charsPerToken
 }
 
+// fixedTokens estimates what every request holds besides the history: the
+// system messages and the tool definitions (when tools are sent).
+func (a *Agent) fixedTokens(sys []api.Message) int {
+	n := estimateMessages(sys)
+	if a.tools != nil && a.toolsSupported() {
+		if b, err := json.Marshal(a.tools.Definitions()); err == nil {
+			n += estimateText(string(b))
+		}
+	}
+	return n
+}
+
 func estimateMessages(msgs []api.Message) int {
 	n := 0
 	for _, m := range msgs {
@@ -341,7 +354,7 @@ const maxScale = 4
 // found in its cache). scale (at least 1) is how much the count exceeded
 // the estimate, to correct estimates of parts of the request.
 func (a *Agent) measure(ctx context.Context, req Request, sys []api.Message, v view) (tokens int, scale float64) {
-	est := estimateMessages(sys) + estimateMessages(v.messages())
+	est := a.fixedTokens(sys) + estimateMessages(v.messages())
 	if len(v.tail) == 0 {
 		return est, 1
 	}
@@ -382,7 +395,7 @@ func (a *Agent) plan(sys []api.Message, v view, window int, scale float64, force
 		}
 	}
 	keep = min(keep, len(v.tail))
-	budget := int(cfg.CompactAt*float64(window))/2 - size(sys) - cfg.SummaryTokens
+	budget := int(cfg.CompactAt*float64(window))/2 - int(scale*float64(a.fixedTokens(sys))) - cfg.SummaryTokens
 	for keep > minKeepMessages && size(toAPI(v.tail[len(v.tail)-keep:])) > budget {
 		keep--
 	}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/mneme-dev/mneme/internal/fakeollama"
 	"github.com/mneme-dev/mneme/memory"
+	"github.com/mneme-dev/mneme/tools"
 )
 
 // compactHarness is an agent with compaction and titles, a fake Ollama
@@ -562,5 +563,41 @@ func TestContextWindowResolution(t *testing.T) {
 	}
 	if n := paramNumCtx("temperature 0\nnum_ctx 256\nstop \"x\""); n != 256 {
 		t.Errorf("num_ctx parameter = %d", n)
+	}
+}
+
+// TestToolDefinitionsCountTowardsTheWindow: the tool definitions sent with
+// every request take room in the context, so they count when deciding
+// whether a request fits.
+func TestToolDefinitionsCountTowardsTheWindow(t *testing.T) {
+	ctx := context.Background()
+	probe := newCompactHarness(t, Compaction{ContextWindow: 100000})
+	ix, err := memory.OpenIndex(ctx, probe.store, t.TempDir(), memory.IndexOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	registry := tools.NewRegistry(nil, tools.MemoryTools(ix)...)
+	withTools := New(probe.client, probe.store, WithModel(fakeollama.DefaultChatModel), WithTools(registry))
+	defs := withTools.fixedTokens(nil)
+	if defs < 100 {
+		t.Fatalf("tool definitions estimated at %d tokens", defs)
+	}
+	// A window the history fits in without the definitions, not with them.
+	sys := estimateMessages(probe.agent.systemMessages(nil))
+	window := int(float64(sys+defs/2+60) / DefaultCompactAt)
+	for name, c := range map[string]struct {
+		opts []Option
+		want bool
+	}{
+		"with tools":    {[]Option{WithTools(registry)}, true},
+		"without tools": {nil, false},
+	} {
+		h := newCompactHarness(t, Compaction{ContextWindow: window}, c.opts...)
+		h.mustRun("question 1")
+		res, _ := h.mustRun("question 2")
+		if res.Compacted != c.want {
+			t.Errorf("%s: compacted = %v at window %d (definitions %d tokens)", name, res.Compacted, window, defs)
+		}
 	}
 }
