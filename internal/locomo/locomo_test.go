@@ -188,25 +188,19 @@ func TestPlainBM25Reference(t *testing.T) {
 	}
 }
 
-var smallStop = map[string]bool{}
-
-func init() {
+// smallStop is the reference's small stop-word list.
+func smallStop() map[string]bool {
+	m := map[string]bool{}
 	for _, w := range strings.Fields("a an and are as at be but by did do does for from had has have he her his how i in is it its me my of on or our she so that the their them they this to was we were what when where which who why will with would you your") {
-		smallStop[w] = true
+		m[w] = true
 	}
+	return m
 }
 
-func tokens(s string) []string {
-	var out []string
-	for _, w := range strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
-		if !smallStop[w] {
-			out = append(out, w)
-		}
-	}
-	return out
-}
-
+// bm25 is the plain reference: lower-cased letter/digit words, small stop
+// list, no stemming, k1 1.2, b 0.75.
 type bm25 struct {
+	stop map[string]bool
 	docs []map[string]int
 	lens []int
 	refs [][]string
@@ -214,12 +208,23 @@ type bm25 struct {
 	sum  int
 }
 
+func (b *bm25) tokens(s string) []string {
+	var out []string
+	for _, w := range strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
+		if !b.stop[w] {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
 func (b *bm25) add(t Turn) {
 	if b.df == nil {
 		b.df = map[string]int{}
+		b.stop = smallStop()
 	}
 	tf := map[string]int{}
-	toks := tokens(t.Text)
+	toks := b.tokens(t.Text)
 	for _, w := range toks {
 		tf[w]++
 	}
@@ -236,7 +241,7 @@ func (b *bm25) search(q string, k int) [][]string {
 	n := float64(len(b.docs))
 	avg := float64(b.sum) / n
 	scores := make([]float64, len(b.docs))
-	for _, w := range tokens(q) {
+	for _, w := range b.tokens(q) {
 		df := float64(b.df[w])
 		if df == 0 {
 			continue

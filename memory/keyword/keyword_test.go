@@ -3,10 +3,12 @@ package keyword
 import (
 	"context"
 	"errors"
+	"fmt"
 	"github.com/blevesearch/bleve/v2"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -351,5 +353,34 @@ func must(t *testing.T, err error) {
 	t.Helper()
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+func TestConcurrentUse(t *testing.T) {
+	ix, _ := openTest(t)
+	var wg sync.WaitGroup
+	errs := make(chan error, 64)
+	for w := 0; w < 4; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < 10; i++ {
+				conv := fmt.Sprintf("c%d", w)
+				if err := ix.Upsert(turn("u", conv, i%9+1, fmt.Sprintf("message %d about sailing boats", i))); err != nil {
+					errs <- err
+				}
+				if _, err := ix.Search(context.Background(), Query{UserID: "u", Text: "sailing"}); err != nil {
+					errs <- err
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	if n, _ := ix.Count(); n != 36 {
+		t.Fatalf("count %d, want 36", n)
 	}
 }
