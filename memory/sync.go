@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -352,6 +353,7 @@ func (sy *Syncer) SyncNow(ctx context.Context) (rep SyncReport, err error) {
 		return rep, fmt.Errorf("sync: waiting for another mneme's sync: %w", err)
 	}
 	defer lock.Close()
+	sy.reloadState()
 	if err := sy.probe(ctx); err != nil {
 		return rep, err
 	}
@@ -398,8 +400,12 @@ func (sy *Syncer) SyncNow(ctx context.Context) (rep SyncReport, err error) {
 	rep.Received = diffFingerprints(pre, post)
 	moved := infoAfter != infoBefore
 	if pendingBefore > 0 && !moved {
-		// go-libsql reports a push that could not connect as success.
-		return rep, fmt.Errorf("%w: %s stopped answering during the sync", ErrSyncOffline, sy.display)
+		// Nothing went out although rows were pending: either another
+		// process pushed them already, or the server went away during the
+		// round (go-libsql reports a push that cannot connect as success).
+		if err := sy.probe(ctx); err != nil {
+			return rep, err
+		}
 	}
 	if moved && rep.Received.Empty() {
 		rep.Pushed = pendingBefore
@@ -415,6 +421,49 @@ func (sy *Syncer) SyncNow(ctx context.Context) (rep SyncReport, err error) {
 	// device's next push into a conflict. It grows by one short row per
 	// row written.
 	return rep, nil
+}
+
+// reloadState takes the state file's watermark: another process (`mneme
+// sync` beside a running chat) may have synced since this one last did.
+// Rounds hold the sync lock, so the file is not being written.
+func (sy *Syncer) reloadState() {
+	st, err := readSyncState(sy.statePath())
+	if err != nil || st.URL != sy.display {
+		return
+	}
+	sy.mu.Lock()
+	if st.Watermark > sy.state.Watermark {
+		sy.state.Watermark = st.Watermark
+	}
+	if st.LastSuccess != nil && (sy.state.LastSuccess == nil || st.LastSuccess.After(*sy.state.LastSuccess)) {
+		sy.state.LastSuccess = st.LastSuccess
+	}
+	if st.LastConflict != nil && (sy.state.LastConflict == nil || st.LastConflict.After(*sy.state.LastConflict)) {
+		sy.state.LastConflict, sy.state.Message = st.LastConflict, st.Message
+	}
+	sy.mu.Unlock()
+}
+
+// ahead reports whether the replica may hold frames the server lacks
+// (derived rows such as turns and vectors are not in the sync log). It
+// errs on the side of yes.
+func (sy *Syncer) ahead() bool {
+	info, ok := readReplicaInfo(sy.store.path)
+	if !ok {
+		return true
+	}
+	return walSize(sy.store.path) > 32+info.DurableFrameNo*walFrameSize
+}
+
+// walFrameSize is a WAL frame: a 24-byte header and a 4096-byte page.
+const walFrameSize = 24 + 4096
+
+func walSize(path string) int64 {
+	fi, err := os.Stat(path + "-wal")
+	if err != nil {
+		return 0
+	}
+	return fi.Size()
 }
 
 // syncFiles runs one go-libsql sync on the replica at path: it opens a
@@ -545,6 +594,7 @@ func (sy *Syncer) Run(ctx context.Context) {
 	watch := time.NewTicker(watchEvery)
 	defer watch.Stop()
 	sy.lastSeq, _ = sy.store.maxLogSeq(ctx)
+	lastWAL := walSize(sy.store.path)
 	var dueAt, firstChange time.Time // pending debounce
 	retry := time.Time{}
 	backoff := offlineRetryMin
@@ -562,8 +612,11 @@ func (sy *Syncer) Run(ctx context.Context) {
 			dueAt = time.Now()
 		case <-watch.C:
 			now := time.Now()
-			if seq, err := sy.store.maxLogSeq(ctx); err == nil && seq != sy.lastSeq {
-				sy.lastSeq = seq
+			// A local write: a row (the sync log grew) or derived state
+			// such as turns and vectors (only the WAL grew).
+			seq, err := sy.store.maxLogSeq(ctx)
+			if wal := walSize(sy.store.path); (err == nil && seq != sy.lastSeq) || wal != lastWAL {
+				sy.lastSeq, lastWAL = seq, wal
 				if firstChange.IsZero() {
 					firstChange = now
 				}
@@ -591,6 +644,7 @@ func (sy *Syncer) Run(ctx context.Context) {
 			retry, backoff = time.Time{}, offlineRetryMin
 		}
 		sy.lastSeq, _ = sy.store.maxLogSeq(ctx)
+		lastWAL = walSize(sy.store.path)
 	}
 }
 
@@ -606,7 +660,7 @@ func (sy *Syncer) Final(ctx context.Context) error {
 	sy.mu.Lock()
 	pending := sy.pending
 	sy.mu.Unlock()
-	if pending == 0 && sy.store.IsReplica() {
+	if pending == 0 && sy.store.IsReplica() && !sy.ahead() {
 		return nil
 	}
 	done := make(chan error, 1)
