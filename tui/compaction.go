@@ -304,7 +304,9 @@ func (t *transcript) renderCompaction(e *entry, width int) string {
 	s := e.summary
 	head := fmt.Sprintf("⋯ context compacted: messages %d–%d are a summary for the model", s.FirstSeq, s.LastSeq)
 	if !t.details {
-		head += " (ctrl+o shows it)"
+		if t.detailsKey != "" {
+			head += " (" + t.detailsKey + " shows it)"
+		}
 		return t.st.Notice.Render(ansi.Truncate(head, width-markdownMargin, "…"))
 	}
 	return t.st.Notice.Width(width).Render(head+":") + "\n" + t.st.Thinking.Width(width).Render(Sanitize(s.Text))

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"testing"
 
+	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/mneme-dev/mneme/agent"
@@ -98,6 +99,17 @@ func compactingConfig(store *memory.Store, r *compactingRunner) Config {
 	return Config{Store: store, UserID: testUser, Probe: readyProbe, NewRunner: func(string) Runner { return r }}
 }
 
+// pressBinding is the key press of b's first key, a "ctrl+<letter>" one.
+func pressBinding(t *testing.T, b key.Binding) tea.KeyPressMsg {
+	t.Helper()
+	k := b.Keys()[0]
+	letter, ok := strings.CutPrefix(k, "ctrl+")
+	if !ok || len(letter) != 1 {
+		t.Fatalf("cannot press %q", k)
+	}
+	return tea.KeyPressMsg{Code: rune(letter[0]), Mod: tea.ModCtrl}
+}
+
 // send types text and presses Enter.
 func (h *harness) sendText(text string) {
 	h.typeText(text)
@@ -145,7 +157,7 @@ func TestCompactionIsMarkedAndItsSummaryShown(t *testing.T) {
 	if !(prompt < mark && mark < answer) {
 		t.Fatalf("the mark is not between the prompt and its answer (%d %d %d):\n%s", prompt, mark, answer, h.screen())
 	}
-	h.send(keyCtrlO)
+	h.send(pressBinding(t, h.m.keys.Details))
 	h.runUntilShown("The user asked a first question about Lisbon.")
 
 	// Reopened, the conversation shows the stored summary at the same place.
@@ -165,7 +177,7 @@ func TestCompactionIsMarkedAndItsSummaryShown(t *testing.T) {
 	if !(prompt < mark && mark < answer) || h2.lineIndex("Answer to first") > mark {
 		t.Fatalf("reopened, the mark is misplaced:\n%s", h2.screen())
 	}
-	h2.send(keyCtrlO)
+	h2.send(pressBinding(t, h2.m.keys.Details))
 	h2.runUntilShown("Stored summary about Lisbon.")
 }
 

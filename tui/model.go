@@ -119,6 +119,8 @@ func newModel(ctx context.Context, cfg Config) Model {
 	st := NewStyles(cfg.Dark)
 	keys := DefaultKeyMap()
 	h := help.New()
+	tr := newTranscript(&st, log)
+	tr.detailsKey = keys.Details.Help().Key
 	h.Styles = st.Help
 	return Model{
 		life:       newLifecycle(ctx),
@@ -133,7 +135,7 @@ func newModel(ctx context.Context, cfg Config) Model {
 		st:         &st,
 		keys:       keys,
 		help:       h,
-		transcript: newTranscript(&st, log),
+		transcript: tr,
 		input:      newInput(&st, keys),
 		spin:       spinner.New(spinner.WithSpinner(spinner.MiniDot), spinner.WithStyle(st.Spinner)),
 		probing:    true,

@@ -73,6 +73,9 @@ type transcript struct {
 	now      time.Time // of the last refresh, for rendering a streaming answer
 	lastLive time.Time // last glamour rendering of a streaming answer
 	details  bool      // tool calls, thinking and recalls show their details
+	// detailsKey names the key that toggles details, for the hints in
+	// collapsed entries.
+	detailsKey string
 
 	pos    scrollPos // the first row on screen
 	follow bool      // the last row is on screen: new text scrolls into view
