@@ -24,18 +24,18 @@ type query struct {
 	// The rotated query q̃ = Rq quantised to 4 bits per coordinate,
 	// q̄ᵢ = lo + delta·uᵢ, stored as bit planes: planes[4w+p] holds bit p
 	// of uᵢ for the 64 coordinates of word w.
-	planes    []uint64
-	lo, delta float32
-	base      float32  // Σ q̄ᵢ
-	qerr      float32  // ‖q̃ − q̄‖, the quantisation error's share of the bound
-	mu        float32  // ⟨q, μ⟩
-	pq        []uint64 // q quantised to ±levels, packed for dotPacked
-	sum       int64    // Σ of the quantised q
-	step      float32  // q ≈ step·(quantised q)
-	eps       float32
-	k         int
-	keep      func(Key) bool // nil = all
-	stats     *searchStats
+	planes          []uint64
+	twoLo, twoDelta float32  // 2·lo, 2·delta
+	base            float32  // Σ q̄ᵢ
+	qerr2           float32  // ‖q̃ − q̄‖², the quantisation error's share of the bound
+	mu              float32  // ⟨q, μ⟩
+	pq              []uint64 // q quantised to ±levels, packed for dotPacked
+	sum             int64    // Σ of the quantised q
+	step            float32  // q ≈ step·(quantised q)
+	eps             float32
+	k               int
+	keep            func(Key) bool // nil = all
+	stats           *searchStats
 }
 
 // searchStats reports the work one search did (for tests and benchmarks).
@@ -116,7 +116,8 @@ func (ix *Index) prepare(sc *searchScratch, k int, eps float32, filter func(Key)
 		qp.mu = dotF32(q, ix.centre)
 	}
 	ix.enc.rot.apply(sc.qr, q)
-	qp.lo, qp.delta, qp.base, qp.qerr = quantPlanes(qp.planes, sc.qr)
+	lo, delta, base, qerr := quantPlanes(qp.planes, sc.qr)
+	qp.twoLo, qp.twoDelta, qp.base, qp.qerr2 = 2*lo, 2*delta, base, qerr*qerr
 	qp.step, qp.sum = ix.enc.packQuery(qp.pq, sc.qi, q)
 	return qp
 }
@@ -188,12 +189,14 @@ type rangeScan struct {
 func (ix *Index) scanRange(qp *query, lo, hi int) rangeScan {
 	sc := rangeScan{low: newTopK(qp.k)}
 	w := ix.enc.words
+	floor := sc.low.threshold()
 	for s := lo; s < hi; {
 		b, o := ix.locate(s)
 		end := min(blockSize, o+hi-s)
 		for ; o < end; o, s = o+1, s+1 {
-			est, margin := qp.estimate(&b.meta[o], b.bits[o*w:(o+1)*w])
-			if est+margin < sc.low.threshold() {
+			m := &b.meta[o]
+			est, margin := qp.estimate(planeDot(qp.planes, b.bits[o*w:(o+1)*w]), m)
+			if est+margin < floor {
 				continue
 			}
 			if qp.keep != nil && !qp.keep(b.keys[o]) {
@@ -201,18 +204,20 @@ func (ix *Index) scanRange(qp *query, lo, hi int) rangeScan {
 			}
 			sc.low.push(scored32{int32(s), est - margin})
 			sc.cand = append(sc.cand, scored32{int32(s), est + margin})
+			floor = sc.low.threshold()
 		}
 	}
 	return sc
 }
 
-// estimate returns the 1-bit estimate of ⟨q, x⟩ for a vector's code and
-// the half-width of its confidence interval.
-func (qp *query) estimate(m *meta, code []uint64) (est, margin float32) {
+// estimate returns the 1-bit estimate of ⟨q, x⟩ and the half-width of
+// its confidence interval, given planeDot(qp.planes, code) for x's code
+// and x's scalars. It is small enough to be inlined into the scan loop.
+func (qp *query) estimate(planeSum int, m *meta) (est, margin float32) {
 	// Σ q̄ᵢ·sign(rᵢ) = 2·Σ q̄ᵢ·bitᵢ − Σ q̄ᵢ, with Σ q̄ᵢ·bitᵢ = lo·pop + delta·Σ uᵢ·bitᵢ.
-	dot := 2*(qp.delta*float32(planeDot(qp.planes, code))+qp.lo*float32(m.pop)) - qp.base
-	fe := m.f * qp.qerr // the query's 4-bit rounding, an independent error
-	sd := float32(math.Sqrt(float64(m.err*m.err + fe*fe)))
+	dot := qp.twoDelta*float32(planeSum) + qp.twoLo*float32(m.pop) - qp.base
+	// The query's 4-bit rounding adds an independent error f·‖q̃−q̄‖.
+	sd := float32(math.Sqrt(float64(m.err*m.err + m.f*m.f*qp.qerr2)))
 	return qp.mu + m.f*dot, qp.eps * sd
 }
 

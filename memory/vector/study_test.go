@@ -220,7 +220,7 @@ func TestErrorStudy(t *testing.T) {
 				d.vec(0, i, v)
 				b, o := ix.locate(int(ix.slots[keyOf(i)]))
 				w := ix.enc.words
-				est, sd := qp.estimate(&b.meta[o], b.bits[o*w:(o+1)*w])
+				est, sd := qp.estimate(planeDot(qp.planes, b.bits[o*w:(o+1)*w]), &b.meta[o])
 				ex := float64(dotF32(q, v))
 				ps = append(ps, pair{ex, (float64(est) - ex) / float64(sd)})
 			}
