@@ -1,0 +1,83 @@
+package memory
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// RestoreNote undoes DeleteNote: the note n (as DeleteNote returned it)
+// comes back under the same id, with its text, provenance and creation
+// time. The tombstone is revived rather than a new note made, so that sync
+// carries the undo as a newer change of the same row. When no row with
+// that id exists at all, it is created with that id. Restoring a note that
+// is not deleted is ErrInvalid; one of another user is ErrNoteNotFound.
+//
+// The restored note counts as changed now; its keyword entry and vectors
+// are rebuilt (Index.RestoreNote does it at once).
+func (s *Store) RestoreNote(ctx context.Context, userID string, n Note) (Note, error) {
+	if strings.TrimSpace(userID) == "" {
+		return Note{}, ErrNoUser
+	}
+	if strings.TrimSpace(n.ID) == "" {
+		return Note{}, fmt.Errorf("restore note: no id: %w", ErrInvalid)
+	}
+	content, err := CheckNote(n.Content)
+	if err != nil {
+		return Note{}, fmt.Errorf("restore note: %w", err)
+	}
+	now := s.nowMS()
+	hash := noteHash(content)
+	err = s.write(ctx, func(tx execer) error {
+		var owner string
+		var deleted sql.NullInt64
+		err := tx.QueryRowContext(ctx, `SELECT user_id, deleted_at FROM notes WHERE id = ?`, n.ID).Scan(&owner, &deleted)
+		switch {
+		case errors.Is(err, sql.ErrNoRows):
+			created := now
+			if !n.Created.IsZero() {
+				created = n.Created.UnixMilli()
+			}
+			if err := ensureUser(ctx, tx, userID, now); err != nil {
+				return err
+			}
+			_, err := tx.ExecContext(ctx, `INSERT INTO notes (id, user_id, content, conversation_id, turn_number, created_at, updated_at, hash)
+				VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+				n.ID, userID, content, nullString(n.ConversationID), nullInt(n.ConversationID != "", n.TurnNumber), created, now, hash)
+			return err
+		case err != nil:
+			return err
+		case owner != userID:
+			return fmt.Errorf("%w: %q", ErrNoteNotFound, n.ID)
+		case !deleted.Valid:
+			return fmt.Errorf("note %q is not deleted: %w", n.ID, ErrInvalid)
+		}
+		// keyword_hash '' puts the note back in the keyword index's queue.
+		_, err = tx.ExecContext(ctx, `UPDATE notes SET content = ?, hash = ?, updated_at = ?, deleted_at = NULL, keyword_hash = ''
+			WHERE id = ? AND user_id = ? AND deleted_at IS NOT NULL`, content, hash, now, n.ID, userID)
+		return err
+	})
+	if err != nil {
+		return Note{}, fmt.Errorf("restore note: %w", err)
+	}
+	return s.Note(ctx, userID, n.ID)
+}
+
+// RestoreNote undoes DeleteNote like Store.RestoreNote and indexes the
+// note again at once, like SaveNote.
+func (ix *Index) RestoreNote(ctx context.Context, userID string, n Note) (Note, error) {
+	restored, err := ix.store.RestoreNote(ctx, userID, n)
+	if err != nil {
+		return Note{}, err
+	}
+	ix.indexNote(ctx, restored)
+	return restored, nil
+}
+
+// ListNotes lists the user's notes like Store.ListNotes, so that the Index
+// alone serves a note browser: list, search, update, delete and restore.
+func (ix *Index) ListNotes(ctx context.Context, userID string) ([]Note, error) {
+	return ix.store.ListNotes(ctx, userID)
+}

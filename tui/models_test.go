@@ -1,0 +1,306 @@
+package tui
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+)
+
+// fakeModels is a ModelManager whose pulls are driven by the test: each
+// value sent on feed is reported as progress; a value on finish ends the
+// pull with that error (nil installs the model). A pull that is cancelled
+// reports its context's error on returned.
+type fakeModels struct {
+	mu        sync.Mutex
+	installed []ModelInfo
+	registry  map[string]ModelInfo
+	pulls     []string
+
+	feed     chan PullProgress
+	finish   chan error
+	returned chan error
+}
+
+func newFakeModels(installed ...ModelInfo) *fakeModels {
+	return &fakeModels{
+		installed: installed,
+		registry: map[string]ModelInfo{
+			"llama3.2":         {Name: "llama3.2:latest", Size: 2_019_393_189, Capabilities: []string{"completion", "tools"}},
+			"nomic-embed-text": {Name: "nomic-embed-text:latest", Size: 274_302_450, Capabilities: []string{"embedding"}},
+		},
+		feed:     make(chan PullProgress),
+		finish:   make(chan error),
+		returned: make(chan error, 4),
+	}
+}
+
+func (f *fakeModels) List(context.Context) ([]ModelInfo, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Clone(f.installed), nil
+}
+
+func (f *fakeModels) Pull(ctx context.Context, name string, progress func(PullProgress)) error {
+	f.mu.Lock()
+	f.pulls = append(f.pulls, name)
+	f.mu.Unlock()
+	for {
+		select {
+		case p := <-f.feed:
+			progress(p)
+		case err := <-f.finish:
+			if err == nil {
+				f.mu.Lock()
+				f.installed = append(f.installed, f.registry[name])
+				f.mu.Unlock()
+			}
+			f.returned <- err
+			return err
+		case <-ctx.Done():
+			f.returned <- ctx.Err()
+			return ctx.Err()
+		}
+	}
+}
+
+// send hands the running pull one progress report.
+func (f *fakeModels) send(t *testing.T, p PullProgress) {
+	t.Helper()
+	select {
+	case f.feed <- p:
+	case <-time.After(cmdTimeout):
+		t.Fatal("no pull is reading progress")
+	}
+}
+
+func (f *fakeModels) end(t *testing.T, err error) {
+	t.Helper()
+	select {
+	case f.finish <- err:
+	case <-time.After(cmdTimeout):
+		t.Fatal("no pull to end")
+	}
+}
+
+func (f *fakeModels) waitReturned(t *testing.T) error {
+	t.Helper()
+	select {
+	case err := <-f.returned:
+		return err
+	case <-time.After(cmdTimeout):
+		t.Fatal("the pull did not return")
+		return nil
+	}
+}
+
+var (
+	chatModel  = ModelInfo{Name: "qwen2.5:7b", Size: 4_683_087_332, Capabilities: []string{"completion", "tools"}, ContextLength: 32768}
+	tinyModel  = ModelInfo{Name: "stories260k:latest", Size: 1_185_376, Capabilities: []string{"completion"}}
+	embedModel = ModelInfo{Name: "nomic-embed-text:latest", Size: 274_302_450, Capabilities: []string{"embedding"}}
+)
+
+func newPicker(t *testing.T, mgr ModelManager, clock *testClock, chat, embed string, w, h int) *component[ModelPicker] {
+	st := NewStyles(true)
+	p := NewModelPicker(&st, ModelsConfig{Manager: mgr, Now: clock.Now})
+	p.SetSize(w, h)
+	c := newComponent(t, p, ModelPicker.Update, ModelPicker.Owns)
+	var cmd tea.Cmd
+	c.m, cmd = c.m.Open(chat, embed)
+	c.push(cmd)
+	c.runAll()
+	return c
+}
+
+func TestModelPickerListsAndChooses(t *testing.T) {
+	mgr := newFakeModels(chatModel, tinyModel, embedModel)
+	c := newPicker(t, mgr, newTestClock(), "qwen2.5:7b", "", 80, 24)
+	requireShows(t, c.m.View(), "qwen2.5:7b", "4.7 GB", "tools", "stories260k:latest", "1.2 MB",
+		"nomic-embed-text:latest", "274 MB", "embedding", "✓ chat", "search keywords only", "3 installed")
+
+	c.send(keyDown) // stories260k
+	c.send(keyEnter)
+	c.runAll()
+	if got := sent[ModelChosenMsg](c); len(got) != 1 || got[0] != (ModelChosenMsg{Chat: "stories260k:latest"}) {
+		t.Fatalf("sent %+v, want the tiny model for chat", c.out)
+	}
+	c.send(keyRune('e')) // not an embedding model
+	c.runAll()
+	if len(sent[ModelChosenMsg](c)) != 1 {
+		t.Fatalf("a chat model was chosen for embeddings: %+v", c.out)
+	}
+	requireShows(t, c.m.View(), "stories260k:latest does not make embeddings")
+
+	c.send(keyDown) // nomic-embed-text
+	c.send(keyEnter)
+	requireShows(t, c.m.View(), "cannot chat")
+	c.send(keyRune('e'))
+	c.runAll()
+	got := sent[ModelChosenMsg](c)
+	if want := (ModelChosenMsg{Chat: "stories260k:latest", Embed: "nomic-embed-text:latest"}); got[len(got)-1] != want {
+		t.Fatalf("sent %+v, want %+v", got[len(got)-1], want)
+	}
+	requireShows(t, c.m.View(), "✓ search", "search nomic-embed-text:latest")
+	c.send(keyEsc)
+	c.runAll()
+	if len(sent[CloseOverlayMsg](c)) != 1 {
+		t.Fatalf("esc sent %+v, want CloseOverlayMsg", c.out)
+	}
+}
+
+// startPull opens the name box (with the suggested default) and starts the
+// pull; it returns once the pull waits for progress.
+func startPull(t *testing.T, c *component[ModelPicker], want string) {
+	t.Helper()
+	c.send(keyRune('p'))
+	if !c.m.InputFocused() {
+		t.Fatal("p did not open the name box")
+	}
+	if got := c.m.name.Value(); got != want {
+		t.Fatalf("suggested %q, want %q", got, want)
+	}
+	c.send(keyEnter)
+	c.step() // starts the goroutine; queues the wait for reports
+	if !c.m.Pulling() || len(c.queue) != 1 {
+		t.Fatalf("pulling %v with %d commands queued", c.m.Pulling(), len(c.queue))
+	}
+}
+
+func TestModelPickerPullShowsProgressAndChoosesTheModel(t *testing.T) {
+	mgr := newFakeModels()
+	clock := newTestClock()
+	c := newPicker(t, mgr, clock, "", "", 80, 24)
+	requireShows(t, c.m.View(), "No chat model installed: press p to pull llama3.2.", "No models installed")
+	startPull(t, c, DefaultChatModel)
+
+	const total = 2_000_000_000
+	digest := "sha256:dde5aa3fc5ff"
+	mgr.send(t, PullProgress{Status: "pulling manifest"})
+	c.step()
+	requireShows(t, c.m.View(), "Pulling llama3.2 · pulling manifest", "waiting for the download to start")
+	mgr.send(t, PullProgress{Status: "pulling dde5aa3fc5ff", Digest: digest, Total: total, Completed: 0})
+	c.step()
+	clock.advance(10 * time.Second)
+	mgr.send(t, PullProgress{Status: "pulling dde5aa3fc5ff", Digest: digest, Total: total, Completed: total / 4})
+	c.step()
+	view := plain(c.m.View())
+	requireShows(t, view, "500 MB / 2.0 GB · 25%", "50 MB/s", "ETA 30s")
+	full, empty := strings.Count(view, "█"), strings.Count(view, "░")
+	if full == 0 || empty == 0 || full*4 < (full+empty)-2 || full*4 > (full+empty)+2 {
+		t.Fatalf("bar has %d full and %d empty cells, want a quarter full:\n%s", full, empty, view)
+	}
+	if got := c.m.PullPercent(); got != 0.25 {
+		t.Fatalf("percent %v, want 0.25", got)
+	}
+	clock.advance(10 * time.Second)
+	mgr.send(t, PullProgress{Status: "pulling dde5aa3fc5ff", Digest: digest, Total: total, Completed: total})
+	c.step()
+	requireShows(t, c.m.View(), "2.0 GB / 2.0 GB · 100%")
+	mgr.send(t, PullProgress{Status: "success"})
+	c.step()
+	mgr.end(t, nil)
+	c.runAll()
+	if c.m.Pulling() {
+		t.Fatal("still pulling after success")
+	}
+	// The pulled model is listed and takes the empty chat role.
+	if got := sent[ModelChosenMsg](c); len(got) != 1 || got[0] != (ModelChosenMsg{Chat: "llama3.2:latest"}) {
+		t.Fatalf("sent %+v, want llama3.2 chosen for chat", c.out)
+	}
+	requireShows(t, c.m.View(), "Pulled llama3.2.", "✓ Pulled llama3.2 (2.0 GB).", "llama3.2:latest", "✓ chat",
+		"No embedding model: press p to pull nomic-embed-text.")
+
+	// Then the embedding model is offered.
+	startPull(t, c, DefaultEmbedModel)
+	mgr.end(t, nil)
+	c.runAll()
+	got := sent[ModelChosenMsg](c)
+	if want := (ModelChosenMsg{Chat: "llama3.2:latest", Embed: "nomic-embed-text:latest"}); got[len(got)-1] != want {
+		t.Fatalf("sent %+v, want %+v", got[len(got)-1], want)
+	}
+}
+
+func TestModelPickerEscCancelsThePull(t *testing.T) {
+	mgr := newFakeModels(chatModel)
+	c := newPicker(t, mgr, newTestClock(), "qwen2.5:7b", "", 80, 24)
+	startPull(t, c, DefaultEmbedModel)
+	mgr.send(t, PullProgress{Status: "pulling 970aa74c0a90", Digest: "sha256:970aa74c0a90", Total: 274_302_450, Completed: 1_000_000})
+	c.step()
+	requireShows(t, c.m.View(), "Pulling nomic-embed-text", "esc cancel pull")
+
+	c.send(keyEsc)
+	if err := mgr.waitReturned(t); !errors.Is(err, context.Canceled) {
+		t.Fatalf("the pull returned %v, want its context cancelled", err)
+	}
+	if c.m.Pulling() {
+		t.Fatal("still pulling after esc")
+	}
+	requireShows(t, c.m.View(), "Pull of nomic-embed-text cancelled.")
+	if len(sent[CloseOverlayMsg](c)) != 0 {
+		t.Fatal("esc during a pull closed the picker")
+	}
+	// The cancelled pull's last wait ends without effect.
+	c.runAll()
+	if c.m.Pulling() || len(sent[ModelChosenMsg](c)) != 0 {
+		t.Fatalf("the cancelled pull had an effect: pulling %v, sent %+v", c.m.Pulling(), c.out)
+	}
+	// A second esc closes.
+	c.send(keyEsc)
+	c.runAll()
+	if len(sent[CloseOverlayMsg](c)) != 1 {
+		t.Fatalf("sent %+v, want CloseOverlayMsg", c.out)
+	}
+}
+
+func TestModelPickerPullFailure(t *testing.T) {
+	mgr := newFakeModels(chatModel, embedModel)
+	c := newPicker(t, mgr, newTestClock(), "qwen2.5:7b", "nomic-embed-text:latest", 80, 24)
+	c.send(keyRune('p'))
+	if c.m.name.Value() != "" {
+		t.Fatalf("suggested %q with both kinds installed", c.m.name.Value())
+	}
+	c.typeText("no-such-model")
+	c.send(keyEnter)
+	c.step()
+	mgr.end(t, errors.New("pull model manifest: file does not exist"))
+	c.runAll()
+	requireShows(t, c.m.View(), "Pull of no-such-model failed: pull model manifest: file does not exist")
+	if c.m.Pulling() {
+		t.Fatal("still pulling after a failure")
+	}
+}
+
+func TestModelPickerGolden(t *testing.T) {
+	t.Run("models_pull_80x24", func(t *testing.T) {
+		mgr := newFakeModels(tinyModel, embedModel)
+		clock := newTestClock()
+		c := newPicker(t, mgr, clock, "stories260k:latest", "nomic-embed-text:latest", 80, 24)
+		c.send(keyRune('p'))
+		c.send(tea.KeyPressMsg{Code: tea.KeyBackspace, Mod: tea.ModCtrl}) // clear the suggestion, if any
+		c.typeText("llama3.2")
+		c.send(keyEnter)
+		c.step()
+		digest := "sha256:dde5aa3fc5ff"
+		mgr.send(t, PullProgress{Status: "pulling dde5aa3fc5ff", Digest: digest, Total: 2_019_393_189, Completed: 0})
+		c.step()
+		clock.advance(20 * time.Second)
+		mgr.send(t, PullProgress{Status: "pulling dde5aa3fc5ff", Digest: digest, Total: 2_019_393_189, Completed: 1_211_635_913})
+		c.step()
+		view := c.m.View()
+		requireSize(t, view, 80, 24)
+		requireGolden(t, "models_pull_80x24", view)
+		c.send(keyEsc)
+		mgr.waitReturned(t)
+	})
+	t.Run("models_first_run_60x20", func(t *testing.T) {
+		c := newPicker(t, newFakeModels(), newTestClock(), "", "", 60, 20)
+		view := c.m.View()
+		requireSize(t, view, 60, 20)
+		requireGolden(t, "models_first_run_60x20", view)
+	})
+}

@@ -1,0 +1,424 @@
+package tui
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync/atomic"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"charm.land/bubbles/v2/help"
+	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/textinput"
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
+)
+
+// The overlays (search.go, memorybrowser.go, models.go) are components the
+// root model opens over the transcript. Each is a value with Update, View
+// and SetSize; it reports outcomes to the root with the messages below and
+// never changes the root's state itself. Its I/O happens in commands whose
+// messages it recognises with Owns, so that the root can route them.
+
+// OpenTurnMsg asks the root to open a conversation scrolled to a turn and
+// to highlight the turn briefly.
+type OpenTurnMsg struct {
+	ConversationID string
+	Turn           int
+}
+
+// CloseOverlayMsg asks the root to close the overlay that sent it.
+type CloseOverlayMsg struct{}
+
+func closeOverlay() tea.Msg { return CloseOverlayMsg{} }
+
+func emit(msg tea.Msg) tea.Cmd { return func() tea.Msg { return msg } }
+
+// overlayIDs numbers overlay instances, like bubbles' spinner ids, so that
+// a tick or a result meant for one instance is never taken by another.
+var overlayIDs atomic.Int64
+
+func nextOverlayID() int64 { return overlayIDs.Add(1) }
+
+// defaultDebounce is how long typing must pause before a search runs.
+const defaultDebounce = 150 * time.Millisecond
+
+// overlayClock is the time and timers of an overlay, injected by tests the
+// way the root model's tick and now are.
+type overlayClock struct {
+	ctx  context.Context
+	now  func() time.Time
+	tick func(time.Duration, func(time.Time) tea.Msg) tea.Cmd
+}
+
+func newOverlayClock(ctx context.Context, now func() time.Time, tick func(time.Duration, func(time.Time) tea.Msg) tea.Cmd) overlayClock {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	if now == nil {
+		now = time.Now
+	}
+	if tick == nil {
+		tick = tea.Tick
+	}
+	return overlayClock{ctx: ctx, now: now, tick: tick}
+}
+
+// with returns the clock with now and tick replaced where not nil.
+func (c overlayClock) with(now func() time.Time, tick func(time.Duration, func(time.Time) tea.Msg) tea.Cmd) overlayClock {
+	if now != nil {
+		c.now = now
+	}
+	if tick != nil {
+		c.tick = tick
+	}
+	return c
+}
+
+// overlayStyles are the overlays' styles, derived from the one Styles value
+// so that they follow its palette and its light or dark background.
+type overlayStyles struct {
+	Title    lipgloss.Style // the overlay's name
+	Count    lipgloss.Style // counts and states on the title line
+	Rule     lipgloss.Style
+	Text     lipgloss.Style
+	Dim      lipgloss.Style // dates, scores, secondary text
+	Marker   lipgloss.Style // the ▸ of the selected row
+	Selected lipgloss.Style // the selected row's main text
+	Match    lipgloss.Style // words of the query in a snippet
+	Fresh    lipgloss.Style // notes the model wrote during the current answer
+	Hint     lipgloss.Style // a transient notice
+	Error    lipgloss.Style
+	Ok       lipgloss.Style
+	Help     help.Styles
+	Input    textinput.Styles
+	Bar      barColors
+}
+
+type barColors struct {
+	full, empty lipgloss.Style
+}
+
+func newOverlayStyles(st *Styles) overlayStyles {
+	accent := st.StatusModel.GetForeground()
+	dim := st.Rule.GetForeground()
+	text := st.StatusTitle.GetForeground()
+	yellow := st.Hint.GetForeground()
+	red := st.Error.GetForeground()
+	green := st.StatusReady.GetForeground()
+
+	in := textinput.DefaultStyles(st.Dark)
+	for _, state := range []*textinput.StyleState{&in.Focused, &in.Blurred} {
+		state.Prompt = lipgloss.NewStyle().Foreground(accent)
+		state.Placeholder = lipgloss.NewStyle().Foreground(dim)
+		state.Text = lipgloss.NewStyle().Foreground(text)
+	}
+	in.Cursor.Shape = tea.CursorBar
+	in.Cursor.Blink = true
+
+	return overlayStyles{
+		Title:    lipgloss.NewStyle().Foreground(accent).Bold(true),
+		Count:    lipgloss.NewStyle().Foreground(dim),
+		Rule:     lipgloss.NewStyle().Foreground(dim),
+		Text:     lipgloss.NewStyle().Foreground(text),
+		Dim:      lipgloss.NewStyle().Foreground(dim),
+		Marker:   lipgloss.NewStyle().Foreground(accent).Bold(true),
+		Selected: lipgloss.NewStyle().Foreground(text).Bold(true),
+		Match:    lipgloss.NewStyle().Foreground(yellow).Bold(true),
+		Fresh:    lipgloss.NewStyle().Foreground(green).Bold(true),
+		Hint:     lipgloss.NewStyle().Foreground(yellow),
+		Error:    lipgloss.NewStyle().Foreground(red),
+		Ok:       lipgloss.NewStyle().Foreground(green),
+		Help:     st.Help,
+		Input:    in,
+		Bar:      barColors{full: lipgloss.NewStyle().Foreground(accent), empty: lipgloss.NewStyle().Foreground(dim)},
+	}
+}
+
+// newOverlayInput is a one-line text input drawn with the terminal's
+// cursor (no blink ticks); the overlay's Cursor places it.
+func newOverlayInput(st overlayStyles, prompt, placeholder string) textinput.Model {
+	in := textinput.New()
+	in.SetStyles(st.Input)
+	in.SetVirtualCursor(false)
+	in.Prompt = prompt
+	in.Placeholder = placeholder
+	in.CharLimit = 500
+	in.KeyMap.Paste = key.NewBinding(key.WithDisabled()) // pastes arrive as tea.PasteMsg
+	return in
+}
+
+// fitInput sizes a text input to the width: its prompt, its text and the
+// cursor cell.
+func fitInput(in *textinput.Model, width int) {
+	in.SetWidth(max(1, width-lipgloss.Width(in.Prompt)-1))
+}
+
+// helpLine renders bindings as a short help line of at most width cells,
+// dropping bindings from the end until it fits.
+func helpLine(st overlayStyles, width int, bindings []key.Binding) string {
+	h := help.New()
+	h.Styles = st.Help
+	var on []key.Binding
+	for _, b := range bindings {
+		if b.Enabled() {
+			on = append(on, b)
+		}
+	}
+	for n := len(on); n > 0; n-- {
+		if s := h.ShortHelpView(on[:n]); lipgloss.Width(s) <= width {
+			return s
+		}
+	}
+	return ""
+}
+
+// titleLine puts left and right on one line of width cells, the right part
+// flush right; left is cut when both do not fit.
+func titleLine(width int, left, right string) string {
+	lw, rw := lipgloss.Width(left), lipgloss.Width(right)
+	if rw >= width {
+		return ansi.Truncate(right, width, "…")
+	}
+	if lw+rw+1 > width {
+		left = ansi.Truncate(left, width-rw-1, "…")
+		lw = lipgloss.Width(left)
+	}
+	return left + strings.Repeat(" ", max(1, width-lw-rw)) + right
+}
+
+// block pads or cuts rows to exactly height rows of at most width cells.
+func block(rows []string, width, height int) string {
+	out := make([]string, 0, height)
+	for _, r := range rows {
+		for _, l := range strings.Split(r, "\n") {
+			if len(out) == height {
+				break
+			}
+			if lipgloss.Width(l) > width {
+				l = ansi.Truncate(l, width, "…")
+			}
+			out = append(out, l)
+		}
+	}
+	for len(out) < height {
+		out = append(out, "")
+	}
+	return strings.Join(out, "\n")
+}
+
+// relativeDate renders t relative to now, briefly: "just now", "5m ago",
+// "3h ago", "yesterday", "4d ago", then the date.
+func relativeDate(now, t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	d := now.Sub(t)
+	switch {
+	case d < time.Minute:
+		return "just now"
+	case d < time.Hour:
+		return fmt.Sprintf("%dm ago", int(d.Minutes()))
+	case d < 24*time.Hour:
+		return fmt.Sprintf("%dh ago", int(d.Hours()))
+	case d < 48*time.Hour:
+		return "yesterday"
+	case d < 7*24*time.Hour:
+		return fmt.Sprintf("%dd ago", int(d.Hours()/24))
+	case t.Year() == now.Year():
+		return t.Format("2 Jan")
+	}
+	return t.Format("2 Jan 2006")
+}
+
+// queryWords are the distinct words of a query, lower-cased, for
+// highlighting: runs of letters and digits.
+func queryWords(q string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, w := range strings.FieldsFunc(strings.ToLower(q), notWordRune) {
+		if !seen[w] {
+			seen[w] = true
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+func notWordRune(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }
+
+// minPrefixMatch is the shortest query word that also marks the words it
+// begins ("goroutine" in "goroutines"); shorter ones must match whole.
+const minPrefixMatch = 3
+
+// wordMatches reports whether a lower-cased word of the text matches one
+// of the query's words: the same word, or one it begins.
+func wordMatches(word string, words []string) bool {
+	for _, w := range words {
+		if word == w || (utf8.RuneCountInString(w) >= minPrefixMatch && strings.HasPrefix(word, w)) {
+			return true
+		}
+	}
+	return false
+}
+
+// highlight styles the words of text that match words with match, the rest
+// with base. text must be plain (sanitised, no escape sequences).
+func highlight(text string, words []string, base, match lipgloss.Style) string {
+	if len(words) == 0 || text == "" {
+		return base.Render(text)
+	}
+	var out, plain strings.Builder
+	flush := func() {
+		if plain.Len() > 0 {
+			out.WriteString(base.Render(plain.String()))
+			plain.Reset()
+		}
+	}
+	for _, seg := range splitWords(text) {
+		if seg.word && wordMatches(strings.ToLower(seg.text), words) {
+			flush()
+			out.WriteString(match.Render(seg.text))
+			continue
+		}
+		plain.WriteString(seg.text)
+	}
+	flush()
+	return out.String()
+}
+
+type segment struct {
+	text string
+	word bool
+}
+
+// splitWords cuts text into runs of word and non-word runes.
+func splitWords(text string) []segment {
+	var out []segment
+	start, inWord := 0, false
+	for i, r := range text {
+		w := !notWordRune(r)
+		if i == 0 {
+			inWord = w
+			continue
+		}
+		if w != inWord {
+			out = append(out, segment{text[start:i], inWord})
+			start, inWord = i, w
+		}
+	}
+	if start < len(text) {
+		out = append(out, segment{text[start:], inWord})
+	}
+	return out
+}
+
+// focusSnippet cuts the start of a one-line text so that its first word
+// matching words shows within width cells, with "…" marking the cut, and
+// then truncates it to width.
+func focusSnippet(text string, words []string, width int) string {
+	if width <= 1 {
+		return ""
+	}
+	if ansi.StringWidth(text) > width {
+		segs := splitWordsOffsets(text)
+		at, end := -1, -1
+		for _, s := range segs {
+			if s.word && wordMatches(strings.ToLower(s.text), words) {
+				at, end = s.start, s.start+len(s.text)
+				break
+			}
+		}
+		// When the match does not show whole, cut the start, keeping about
+		// a third of the width of context before the match, from a word on.
+		if lead := width / 3; at >= 0 && ansi.StringWidth(text[:end]) > width-1 && ansi.StringWidth(text[:at]) > lead {
+			cut := at
+			for i := len(segs) - 1; i >= 0; i-- {
+				s := segs[i]
+				if s.start >= at || !s.word {
+					continue
+				}
+				if ansi.StringWidth(text[s.start:at]) > lead {
+					break
+				}
+				cut = s.start
+			}
+			text = "…" + text[cut:]
+		}
+	}
+	return ansi.Truncate(text, width, "…")
+}
+
+type offsetSegment struct {
+	segment
+	start int
+}
+
+func splitWordsOffsets(text string) []offsetSegment {
+	var out []offsetSegment
+	pos := 0
+	for _, s := range splitWords(text) {
+		out = append(out, offsetSegment{s, pos})
+		pos += len(s.text)
+	}
+	return out
+}
+
+// formatBytes renders a size the way Ollama's CLI does: "274 MB", "50 MB",
+// "2.0 GB".
+func formatBytes(n int64) string {
+	const unit = 1000
+	if n < unit {
+		return fmt.Sprintf("%d B", n)
+	}
+	v, exp := float64(n)/unit, 0
+	for v >= unit && exp < 4 {
+		v /= unit
+		exp++
+	}
+	suffix := []string{"KB", "MB", "GB", "TB", "PB"}[exp]
+	if v >= 10 {
+		return fmt.Sprintf("%.0f %s", v, suffix)
+	}
+	return fmt.Sprintf("%.1f %s", v, suffix)
+}
+
+// formatDuration renders an ETA briefly: "45s", "3m20s", "1h05m".
+func formatDuration(d time.Duration) string {
+	d = d.Round(time.Second)
+	switch {
+	case d < time.Minute:
+		return fmt.Sprintf("%ds", int(d.Seconds()))
+	case d < time.Hour:
+		return fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
+	}
+	return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
+}
+
+// offsetCursor moves a cursor of a component drawn at (x, y) of the overlay.
+func offsetCursor(c *tea.Cursor, x, y int) *tea.Cursor {
+	if c == nil {
+		return nil
+	}
+	c.X += x
+	c.Y += y
+	return c
+}
+
+// scrollTo returns the first visible item so that sel shows among visible
+// items, moving top as little as possible.
+func scrollTo(top, sel, visible int) int {
+	if visible <= 0 {
+		return sel
+	}
+	if sel < top {
+		return sel
+	}
+	if sel >= top+visible {
+		return sel - visible + 1
+	}
+	return top
+}

@@ -1,0 +1,425 @@
+package tui
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/textinput"
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/mneme-dev/mneme/memory"
+)
+
+// Searcher runs a hybrid search over the user's past turns. *memory.Index
+// satisfies it.
+type Searcher interface {
+	Search(ctx context.Context, q memory.SearchQuery) ([]memory.SearchResult, error)
+}
+
+var _ Searcher = (*memory.Index)(nil)
+
+// SearchKeyMap is the search overlay's bindings. It implements help.KeyMap.
+type SearchKeyMap struct {
+	Up       key.Binding
+	Down     key.Binding
+	PageUp   key.Binding
+	PageDown key.Binding
+	Open     key.Binding
+	Close    key.Binding
+}
+
+// DefaultSearchKeyMap returns the search overlay's default bindings. The
+// letters are left to the query, so moving uses the arrows and ctrl+p/n.
+func DefaultSearchKeyMap() SearchKeyMap {
+	return SearchKeyMap{
+		Up:       key.NewBinding(key.WithKeys("up", "ctrl+p"), key.WithHelp("↑/↓", "move")),
+		Down:     key.NewBinding(key.WithKeys("down", "ctrl+n"), key.WithHelp("↓", "next")),
+		PageUp:   key.NewBinding(key.WithKeys("pgup"), key.WithHelp("pgup/pgdn", "page")),
+		PageDown: key.NewBinding(key.WithKeys("pgdown"), key.WithHelp("pgdn", "next page")),
+		Open:     key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "open turn")),
+		Close:    key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "close")),
+	}
+}
+
+// ShortHelp is the overlay's help line.
+func (k SearchKeyMap) ShortHelp() []key.Binding {
+	return []key.Binding{k.Up, k.Open, k.Close, k.PageUp}
+}
+
+// FullHelp lists every binding.
+func (k SearchKeyMap) FullHelp() [][]key.Binding {
+	return [][]key.Binding{{k.Up, k.Down}, {k.PageUp, k.PageDown}, {k.Open, k.Close}}
+}
+
+// SearchConfig is what the search overlay needs.
+type SearchConfig struct {
+	Searcher Searcher
+	UserID   string
+	// Context bounds every search (the program's lifetime); default
+	// context.Background().
+	Context context.Context
+	// Limit is how many results a search returns (default 20).
+	Limit int
+	// Debounce is how long typing must pause before a search (default 150ms).
+	Debounce time.Duration
+	// Now and Tick default to time.Now and tea.Tick; tests inject them.
+	Now  func() time.Time
+	Tick func(time.Duration, func(time.Time) tea.Msg) tea.Cmd
+}
+
+// Search overlay defaults.
+const (
+	defaultSearchLimit = 20
+	searchTimeout      = 15 * time.Second
+)
+
+// SearchOverlay searches all of the user's conversations as the query is
+// typed. Each change of the query waits for a pause (the debounce) and then
+// searches in a command; ticks and results carry the overlay's id and the
+// query's sequence number, so that those of an older query are dropped.
+// Enter sends OpenTurnMsg for the selected result, Esc CloseOverlayMsg.
+type SearchOverlay struct {
+	st       overlayStyles
+	keys     SearchKeyMap
+	clock    overlayClock
+	searcher Searcher
+	userID   string
+	limit    int
+	debounce time.Duration
+
+	id     int64
+	seq    int                // bumped by every change of the query
+	cancel context.CancelFunc // of the search in flight
+	busy   bool               // a debounce or a search for seq is pending
+
+	input   textinput.Model
+	shown   string // the query whose results are shown
+	results []memory.SearchResult
+	err     error
+	sel     int
+	top     int
+
+	width, height int
+}
+
+// Messages of the search overlay's commands.
+type (
+	searchDebounceMsg struct {
+		id  int64
+		seq int
+	}
+	searchResultsMsg struct {
+		id      int64
+		seq     int
+		query   string
+		results []memory.SearchResult
+		err     error
+	}
+)
+
+// NewSearchOverlay returns a closed search overlay drawn with st.
+func NewSearchOverlay(st *Styles, cfg SearchConfig) SearchOverlay {
+	ost := newOverlayStyles(st)
+	s := SearchOverlay{
+		st:       ost,
+		keys:     DefaultSearchKeyMap(),
+		clock:    newOverlayClock(cfg.Context, cfg.Now, cfg.Tick),
+		searcher: cfg.Searcher,
+		userID:   cfg.UserID,
+		limit:    cfg.Limit,
+		debounce: cfg.Debounce,
+		id:       nextOverlayID(),
+		input:    newOverlayInput(ost, "› ", "search all conversations…"),
+	}
+	if s.limit <= 0 {
+		s.limit = defaultSearchLimit
+	}
+	if s.debounce <= 0 {
+		s.debounce = defaultDebounce
+	}
+	return s
+}
+
+// KeyMap returns the overlay's bindings, for the full help.
+func (s SearchOverlay) KeyMap() SearchKeyMap { return s.keys }
+
+// Restyle draws the overlay with st from now on (after the terminal's
+// background turned out light or dark), keeping its state.
+func (s *SearchOverlay) Restyle(st *Styles) {
+	s.st = newOverlayStyles(st)
+	s.input.SetStyles(s.st.Input)
+}
+
+// SetClock replaces the clock and the timer (nil keeps the current one),
+// for a root model whose own are injected after it is built.
+func (s *SearchOverlay) SetClock(now func() time.Time, tick func(time.Duration, func(time.Time) tea.Msg) tea.Cmd) {
+	s.clock = s.clock.with(now, tick)
+}
+
+// Query is the text in the search box.
+func (s SearchOverlay) Query() string { return s.input.Value() }
+
+// Results are the results shown.
+func (s SearchOverlay) Results() []memory.SearchResult { return s.results }
+
+// Open shows the overlay with query in the search box (for /search QUERY)
+// and searches for it at once; an empty query waits for typing.
+func (s SearchOverlay) Open(query string) (SearchOverlay, tea.Cmd) {
+	s.stop()
+	s.input.SetValue(strings.TrimSpace(oneLine(query)))
+	s.input.CursorEnd()
+	s.input.Focus()
+	s.results, s.shown, s.err, s.sel, s.top = nil, "", nil, 0, 0
+	s.seq++
+	if strings.TrimSpace(s.input.Value()) == "" {
+		return s, nil
+	}
+	return s, s.search()
+}
+
+// Owns reports whether msg is one of the overlay's own messages (a
+// debounce tick or a search result), which the root must pass to Update.
+func (s SearchOverlay) Owns(msg tea.Msg) bool {
+	switch msg := msg.(type) {
+	case searchDebounceMsg:
+		return msg.id == s.id
+	case searchResultsMsg:
+		return msg.id == s.id
+	}
+	return false
+}
+
+// SetSize sets the size the overlay draws in.
+func (s *SearchOverlay) SetSize(width, height int) {
+	s.width, s.height = width, height
+	fitInput(&s.input, width)
+}
+
+// Update handles keys, pastes, debounce ticks and search results.
+func (s SearchOverlay) Update(msg tea.Msg) (SearchOverlay, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tea.KeyPressMsg:
+		return s.handleKey(msg)
+	case tea.PasteMsg:
+		msg.Content = oneLine(msg.Content)
+		return s.edit(msg)
+	case searchDebounceMsg:
+		if msg.id != s.id || msg.seq != s.seq {
+			return s, nil // the query changed since
+		}
+		return s, s.search()
+	case searchResultsMsg:
+		if msg.id != s.id || msg.seq != s.seq {
+			return s, nil // the results of an older query
+		}
+		s.busy, s.cancel = false, nil
+		s.shown, s.err = msg.query, msg.err
+		if msg.err == nil {
+			s.results, s.sel, s.top = msg.results, 0, 0
+		}
+	}
+	return s, nil
+}
+
+func (s SearchOverlay) handleKey(msg tea.KeyPressMsg) (SearchOverlay, tea.Cmd) {
+	switch {
+	case key.Matches(msg, s.keys.Close):
+		s.stop()
+		return s, closeOverlay
+	case key.Matches(msg, s.keys.Open):
+		if s.sel < len(s.results) {
+			s.stop()
+			r := s.results[s.sel]
+			return s, emit(OpenTurnMsg{ConversationID: r.ConversationID, Turn: r.Turn})
+		}
+		if s.busy || strings.TrimSpace(s.input.Value()) != s.shown {
+			// Enter before the debounce: search now.
+			s.seq++
+			return s, s.search()
+		}
+		return s, nil
+	case key.Matches(msg, s.keys.Up):
+		s.move(-1)
+	case key.Matches(msg, s.keys.Down):
+		s.move(1)
+	case key.Matches(msg, s.keys.PageUp):
+		s.move(-max(1, s.visible()))
+	case key.Matches(msg, s.keys.PageDown):
+		s.move(max(1, s.visible()))
+	default:
+		return s.edit(msg)
+	}
+	return s, nil
+}
+
+// edit passes a key or a paste to the search box; a changed query is
+// searched after the debounce.
+func (s SearchOverlay) edit(msg tea.Msg) (SearchOverlay, tea.Cmd) {
+	before := s.input.Value()
+	var cmd tea.Cmd
+	s.input, cmd = s.input.Update(msg)
+	if s.input.Value() == before {
+		return s, cmd
+	}
+	s.stop()
+	s.seq++
+	if strings.TrimSpace(s.input.Value()) == "" {
+		s.results, s.shown, s.err, s.sel, s.top = nil, "", nil, 0, 0
+		return s, cmd
+	}
+	s.busy = true
+	seq, id := s.seq, s.id
+	return s, tea.Batch(cmd, s.clock.tick(s.debounce, func(time.Time) tea.Msg {
+		return searchDebounceMsg{id: id, seq: seq}
+	}))
+}
+
+// search starts the search for the current query and sequence number.
+func (s *SearchOverlay) search() tea.Cmd {
+	s.stop()
+	query := strings.TrimSpace(s.input.Value())
+	ctx, cancel := context.WithTimeout(s.clock.ctx, searchTimeout)
+	s.cancel, s.busy = cancel, true
+	searcher, q := s.searcher, memory.SearchQuery{UserID: s.userID, Text: query, Limit: s.limit}
+	id, seq := s.id, s.seq
+	return func() tea.Msg {
+		defer cancel()
+		if searcher == nil {
+			return searchResultsMsg{id: id, seq: seq, query: query, err: fmt.Errorf("search is not available")}
+		}
+		res, err := searcher.Search(ctx, q)
+		return searchResultsMsg{id: id, seq: seq, query: query, results: res, err: err}
+	}
+}
+
+// stop cancels the search in flight, if any.
+func (s *SearchOverlay) stop() {
+	if s.cancel != nil {
+		s.cancel()
+		s.cancel = nil
+	}
+	s.busy = false
+}
+
+func (s *SearchOverlay) move(delta int) {
+	if len(s.results) == 0 {
+		return
+	}
+	s.sel = max(0, min(len(s.results)-1, s.sel+delta))
+	s.top = scrollTo(s.top, s.sel, s.visible())
+}
+
+// rowsPerResult is the rows a result takes: its title line and its snippet.
+const rowsPerResult = 2
+
+// Rows around the results: title, search box and rule above; help below.
+const searchChromeRows = 4
+
+// visible is how many results fit.
+func (s SearchOverlay) visible() int {
+	return max(1, (s.height-searchChromeRows)/rowsPerResult)
+}
+
+// Cursor is where the terminal cursor goes, relative to the overlay's
+// top-left corner.
+func (s SearchOverlay) Cursor() *tea.Cursor {
+	return offsetCursor(s.input.Cursor(), 0, 1)
+}
+
+// View draws the overlay in exactly its size: a title line, the search
+// box, a rule, the results (or a message) and a help line.
+func (s SearchOverlay) View() string {
+	if s.width <= 0 || s.height <= 0 {
+		return ""
+	}
+	w := s.width
+	if s.height < searchChromeRows {
+		return block([]string{s.input.View()}, w, s.height)
+	}
+	rows := []string{
+		titleLine(w, s.st.Title.Render("Search")+s.st.Dim.Render(" · all conversations"), s.status()),
+		s.input.View(),
+		s.st.Rule.Render(strings.Repeat("─", w)),
+	}
+	body := max(0, s.height-searchChromeRows)
+	rows = append(rows, s.body(w, body))
+	out := block(rows, w, s.height-1)
+	return out + "\n" + helpLine(s.st, w, s.keys.ShortHelp())
+}
+
+// status is the right side of the title line.
+func (s SearchOverlay) status() string {
+	switch {
+	case s.busy:
+		return s.st.Hint.Render("searching…")
+	case s.err != nil:
+		return s.st.Error.Render("failed")
+	case s.shown == "":
+		return ""
+	case len(s.results) == 1:
+		return s.st.Count.Render("1 result")
+	}
+	return s.st.Count.Render(fmt.Sprintf("%d results", len(s.results)))
+}
+
+// body is the results, or a message when there are none, in height rows.
+func (s SearchOverlay) body(w, height int) string {
+	if height <= 0 {
+		return ""
+	}
+	msgLine := func(st lipgloss.Style, text string) string {
+		return block([]string{st.Width(w).Render(text)}, w, height)
+	}
+	switch {
+	case s.err != nil:
+		return msgLine(s.st.Error, "Search failed: "+oneLine(s.err.Error()))
+	case len(s.results) == 0 && strings.TrimSpace(s.input.Value()) == "":
+		return msgLine(s.st.Dim, "Type to search all your conversations, by words and by meaning. Enter opens the turn.")
+	case len(s.results) == 0 && s.busy:
+		return msgLine(s.st.Dim, "Searching…")
+	case len(s.results) == 0:
+		return msgLine(s.st.Dim, fmt.Sprintf("No matches for “%s”.", oneLine(s.shown)))
+	}
+	words := queryWords(s.shown)
+	now := s.clock.now()
+	var rows []string
+	for i := s.top; i < len(s.results) && len(rows)+rowsPerResult <= height; i++ {
+		rows = append(rows, s.resultRows(s.results[i], i == s.sel, words, now, w)...)
+	}
+	return block(rows, w, height)
+}
+
+// resultRows draws one result: "▸ 0.92  Title   turn 3 · 2d ago", then
+// the snippet with the query's words highlighted.
+func (s SearchOverlay) resultRows(r memory.SearchResult, selected bool, words []string, now time.Time, w int) []string {
+	marker, title := "  ", s.st.Text
+	if selected {
+		marker, title = s.st.Marker.Render("▸ "), s.st.Selected
+	}
+	score := s.st.Dim.Render(fmt.Sprintf("%.2f", r.Score))
+	meta := fmt.Sprintf("turn %d", r.Turn)
+	if d := relativeDate(now, r.Time); d != "" {
+		meta += " · " + d
+	}
+	meta = s.st.Dim.Render(meta)
+	name := oneLine(r.Title)
+	if name == "" {
+		name = "untitled"
+	}
+	left := marker + score + "  "
+	room := w - lipgloss.Width(left) - lipgloss.Width(meta) - 2
+	if room < 8 { // too narrow for the date: drop it
+		meta = ""
+		room = w - lipgloss.Width(left)
+	}
+	head := titleLine(w, left+title.Render(ansi.Truncate(name, max(1, room), "…")), meta)
+
+	const indent = 4
+	snippet := focusSnippet(oneLine(r.Snippet), words, w-indent)
+	return []string{head, strings.Repeat(" ", indent) + highlight(snippet, words, s.st.Text, s.st.Match)}
+}

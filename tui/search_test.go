@@ -1,0 +1,295 @@
+package tui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/mneme-dev/mneme/memory"
+)
+
+// fakeSearcher answers from a table by query and records every search
+// with whether its context was already cancelled.
+type fakeSearcher struct {
+	mu        sync.Mutex
+	results   map[string][]memory.SearchResult
+	fail      error
+	queries   []string
+	cancelled []string // queries whose context was done when searched
+}
+
+func (f *fakeSearcher) Search(ctx context.Context, q memory.SearchQuery) ([]memory.SearchResult, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.queries = append(f.queries, q.Text)
+	if ctx.Err() != nil {
+		f.cancelled = append(f.cancelled, q.Text)
+	}
+	if f.fail != nil {
+		return nil, f.fail
+	}
+	return f.results[q.Text], nil
+}
+
+func (f *fakeSearcher) searched() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Clone(f.queries)
+}
+
+func newSearch(t *testing.T, s Searcher, clock *testClock, w, h int) *component[SearchOverlay] {
+	st := NewStyles(true)
+	o := NewSearchOverlay(&st, SearchConfig{Searcher: s, UserID: testUser, Now: clock.Now, Tick: clock.Tick})
+	o.SetSize(w, h)
+	c := newComponent(t, o, SearchOverlay.Update, SearchOverlay.Owns)
+	var cmd tea.Cmd
+	c.m, cmd = c.m.Open("")
+	c.push(cmd)
+	return c
+}
+
+// sampleResults are search results at fixed times before the test clock.
+func sampleResults(now time.Time) []memory.SearchResult {
+	return []memory.SearchResult{
+		{ConversationID: "c1", Title: "Goroutines and channels", Turn: 3, Score: 1,
+			Snippet: "How do I stop a goroutine that is blocked on a channel receive without leaking it?",
+			Time:    now.Add(-2 * time.Hour)},
+		{ConversationID: "c2", Title: "Worker pools in Go", Turn: 7, Score: 0.82,
+			Snippet: "I want a pool of workers reading jobs from one channel and writing results to another; each goroutine should stop when the context is done",
+			Time:    now.Add(-3 * 24 * time.Hour)},
+		{ConversationID: "c3", Title: "", Turn: 1, Score: 0.41,
+			Snippet: "Is a buffered \x1b[31mchannel\x1b[0m faster than a mutex?",
+			Time:    time.Date(2025, 12, 1, 9, 0, 0, 0, time.UTC)},
+	}
+}
+
+func TestSearchDebouncesTyping(t *testing.T) {
+	clock := newTestClock()
+	f := &fakeSearcher{results: map[string][]memory.SearchResult{"gor": sampleResults(clock.Now())[:1]}}
+	c := newSearch(t, f, clock, 80, 24)
+	c.typeText("gor")
+	if got := f.searched(); len(got) != 0 {
+		t.Fatalf("searched %q while typing, before any pause", got)
+	}
+	if len(c.queue) != 3 {
+		t.Fatalf("%d commands queued after 3 keys, want one debounce tick each", len(c.queue))
+	}
+	c.runAll()
+	if got := f.searched(); !slices.Equal(got, []string{"gor"}) {
+		t.Fatalf("searched %q, want only the last query", got)
+	}
+	for _, d := range clock.delays {
+		if d != defaultDebounce {
+			t.Fatalf("debounce of %v, want %v", d, defaultDebounce)
+		}
+	}
+	requireShows(t, c.m.View(), "Goroutines and channels", "1 result")
+}
+
+func TestSearchDropsStaleResults(t *testing.T) {
+	clock := newTestClock()
+	res := sampleResults(clock.Now())
+	f := &fakeSearcher{results: map[string][]memory.SearchResult{"chan": res[2:], "channel": res[:2]}}
+	c := newSearch(t, f, clock, 80, 24)
+	c.typeText("chan")
+	for range 4 { // the debounce ticks: the last one starts the search
+		c.step()
+	}
+	if len(c.queue) != 1 || !c.m.busy {
+		t.Fatalf("%d commands queued after the debounce, want the search", len(c.queue))
+	}
+	stale := c.take() // the search for "chan", not run yet
+
+	c.typeText("nel")
+	c.handle(runCmd(t, stale)) // its result arrives after the query changed
+	if len(c.m.Results()) != 0 {
+		t.Fatalf("results of the stale query shown: %+v", c.m.Results())
+	}
+	c.runAll()
+	if got := c.m.Results(); len(got) != 2 || got[0].ConversationID != "c1" {
+		t.Fatalf("results %+v, want those of \"channel\"", got)
+	}
+	if !slices.Equal(f.cancelled, []string{"chan"}) {
+		t.Fatalf("searches run with a cancelled context: %q, want the stale one only", f.cancelled)
+	}
+	// An older result arriving last is dropped too.
+	c.send(searchResultsMsg{id: c.m.id, seq: c.m.seq - 1, query: "chan", results: res[2:]})
+	if got := c.m.Results(); len(got) != 2 {
+		t.Fatalf("a late stale result replaced the results: %+v", got)
+	}
+}
+
+func TestSearchEnterOpensTheTurn(t *testing.T) {
+	ctx := context.Background()
+	store := openStore(t)
+	chat := func(title string, texts ...string) memory.Conversation {
+		conv := must[memory.Conversation](t)(store.CreateConversation(ctx, testUser, title))
+		for i, text := range texts {
+			role := memory.RoleUser
+			if i%2 == 1 {
+				role = memory.RoleAssistant
+			}
+			must[memory.Message](t)(store.AppendMessage(ctx, testUser, memory.Message{ConversationID: conv.ID, Role: role, Content: text}))
+		}
+		return conv
+	}
+	chat("Garden", "When should I plant tulips?", "In autumn.")
+	pets := chat("Pets", "My kitten keeps scratching the sofa", "Try a scratching post.",
+		"Which food suits a kitten with a sensitive stomach?", "A grain-free one.")
+	ix, err := memory.OpenIndex(ctx, store, filepath.Join(t.TempDir(), "index"), memory.IndexOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ix.Close() })
+	if err := ix.Drain(ctx); err != nil {
+		t.Fatal(err)
+	}
+
+	clock := newTestClock()
+	c := newSearch(t, ix, clock, 80, 24)
+	c.typeText("kitten stomach")
+	c.runAll()
+	results := c.m.Results()
+	if len(results) == 0 || results[0].ConversationID != pets.ID || results[0].Turn != 2 {
+		t.Fatalf("results %+v, want turn 2 of Pets first", results)
+	}
+	requireShows(t, c.m.View(), "Pets", "turn 2", "Which food suits a kitten with a sensitive stomach?")
+	c.send(keyEnter)
+	c.runAll()
+	if got := sent[OpenTurnMsg](c); len(got) != 1 || got[0] != (OpenTurnMsg{ConversationID: pets.ID, Turn: 2}) {
+		t.Fatalf("sent %+v, want OpenTurnMsg for turn 2 of %s", c.out, pets.ID)
+	}
+
+	// Down moves to the next result; Enter opens that one.
+	if len(results) > 1 {
+		c.send(keyDown)
+		c.send(keyEnter)
+		c.runAll()
+		got := sent[OpenTurnMsg](c)
+		if want := (OpenTurnMsg{ConversationID: results[1].ConversationID, Turn: results[1].Turn}); got[len(got)-1] != want {
+			t.Fatalf("after down, opened %+v, want %+v", got[len(got)-1], want)
+		}
+	}
+	c.send(keyEsc)
+	c.runAll()
+	if len(sent[CloseOverlayMsg](c)) != 1 {
+		t.Fatalf("esc sent %+v, want CloseOverlayMsg", c.out)
+	}
+}
+
+func TestSearchOpenWithQuerySearchesAtOnce(t *testing.T) {
+	clock := newTestClock()
+	f := &fakeSearcher{results: map[string][]memory.SearchResult{"channel": sampleResults(clock.Now())}}
+	c := newSearch(t, f, clock, 80, 24)
+	var cmd tea.Cmd
+	c.m, cmd = c.m.Open("  channel ")
+	c.push(cmd)
+	c.runAll()
+	if len(clock.delays) != 0 || !slices.Equal(f.searched(), []string{"channel"}) || len(c.m.Results()) != 3 {
+		t.Fatalf("delays %v, searches %q, %d results", clock.delays, f.searched(), len(c.m.Results()))
+	}
+	if c.m.Query() != "channel" {
+		t.Fatalf("query %q", c.m.Query())
+	}
+	// Moving stays within the results.
+	for range 5 {
+		c.send(keyDown)
+	}
+	if c.m.sel != 2 {
+		t.Fatalf("selected %d after moving past the end, want 2", c.m.sel)
+	}
+	c.send(keyUp)
+	if c.m.sel != 1 {
+		t.Fatalf("selected %d after up, want 1", c.m.sel)
+	}
+}
+
+func TestSearchStates(t *testing.T) {
+	clock := newTestClock()
+	f := &fakeSearcher{results: map[string][]memory.SearchResult{}}
+	c := newSearch(t, f, clock, 60, 20)
+	requireShows(t, c.m.View(), "Type to search all your conversations")
+
+	c.typeText("zebra")
+	requireShows(t, c.m.View(), "searching…")
+	c.runAll()
+	requireShows(t, c.m.View(), "No matches for “zebra”.")
+	// Enter with nothing found sends nothing.
+	c.send(keyEnter)
+	c.runAll()
+	if len(c.out) != 0 {
+		t.Fatalf("enter without results sent %+v", c.out)
+	}
+
+	f.fail = errors.New("keyword index: disk I/O error")
+	c.typeText("s")
+	c.runAll()
+	requireShows(t, c.m.View(), "Search failed: keyword index: disk I/O error")
+
+	// Clearing the query returns to the empty state without searching.
+	n := len(f.searched())
+	for range len("zebras") {
+		c.send(tea.KeyPressMsg{Code: tea.KeyBackspace})
+	}
+	c.runAll()
+	if len(f.searched()) != n {
+		t.Fatalf("searched %q for an emptied query", f.searched()[n:])
+	}
+	requireShows(t, c.m.View(), "Type to search all your conversations")
+}
+
+func TestSearchHighlightsQueryWords(t *testing.T) {
+	st := newOverlayStyles(ptr(NewStyles(true)))
+	got := highlight("Goroutines and a CHANNEL; go", queryWords("channel goroutine go"), st.Text, st.Match)
+	want := st.Match.Render("Goroutines") + st.Text.Render(" and a ") + st.Match.Render("CHANNEL") +
+		st.Text.Render("; ") + st.Match.Render("go")
+	if got != want {
+		t.Fatalf("highlight:\n got %q\nwant %q", got, want)
+	}
+	// Short words match whole words only.
+	if got := highlight("good", queryWords("go"), st.Text, st.Match); got != st.Text.Render("good") {
+		t.Fatalf("\"go\" highlighted in \"good\": %q", got)
+	}
+	// A match past the width is brought into view.
+	s := focusSnippet(strings.Repeat("lorem ipsum ", 10)+"the channel is closed", queryWords("channel"), 40)
+	if !strings.HasPrefix(s, "…") || !strings.Contains(s, "channel") {
+		t.Fatalf("focused snippet %q", s)
+	}
+}
+
+func TestSearchGolden(t *testing.T) {
+	for _, size := range []struct{ w, h int }{{80, 24}, {60, 20}} {
+		name := fmt.Sprintf("search_results_%dx%d", size.w, size.h)
+		t.Run(name, func(t *testing.T) {
+			clock := newTestClock()
+			f := &fakeSearcher{results: map[string][]memory.SearchResult{"goroutine channel": sampleResults(clock.Now())}}
+			c := newSearch(t, f, clock, size.w, size.h)
+			c.typeText("goroutine channel")
+			c.runAll()
+			c.send(keyDown)
+			view := c.m.View()
+			requireSize(t, view, size.w, size.h)
+			// The escape sequence in the third snippet is shown inert.
+			if strings.Contains(view, "\x1b[31m") || !strings.Contains(plain(view), "Is a buffered channel faster") {
+				t.Fatalf("snippet not sanitised: %q", view)
+			}
+			requireGolden(t, name, view)
+		})
+	}
+	t.Run("search_empty_60x20", func(t *testing.T) {
+		c := newSearch(t, &fakeSearcher{}, newTestClock(), 60, 20)
+		view := c.m.View()
+		requireSize(t, view, 60, 20)
+		requireGolden(t, "search_empty_60x20", view)
+	})
+}
+
+func ptr[T any](v T) *T { return &v }
