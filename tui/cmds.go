@@ -33,13 +33,13 @@ func loadHistoryCmd(ctx context.Context, store Store, userID, idOrPrefix string)
 	return func() tea.Msg {
 		conv, err := store.Conversation(ctx, userID, idOrPrefix)
 		if err != nil {
-			return historyMsg{err: fmt.Errorf("cannot open conversation %q: %w", idOrPrefix, err)}
+			return historyMsg{want: idOrPrefix, err: fmt.Errorf("cannot open conversation %q: %w", idOrPrefix, err)}
 		}
 		msgs, err := store.Messages(ctx, userID, conv.ID)
 		if err != nil {
-			return historyMsg{conv: conv, err: fmt.Errorf("cannot load conversation %q: %w", conv.ID, err)}
+			return historyMsg{want: idOrPrefix, conv: conv, err: fmt.Errorf("cannot load conversation %q: %w", conv.ID, err)}
 		}
-		return historyMsg{conv: conv, msgs: msgs, sums: loadSummaries(ctx, store, userID, conv.ID)}
+		return historyMsg{want: idOrPrefix, conv: conv, msgs: msgs, sums: loadSummaries(ctx, store, userID, conv.ID)}
 	}
 }
 

@@ -164,9 +164,9 @@ func (m *Model) switchTo(c memory.ConversationMatch) tea.Cmd {
 		m.hint = "Already in “" + oneLine(displayTitle(c.Title)) + "”."
 		return nil
 	}
+	cmd := m.openConversation(c.ID, c.Title, 0)
 	m.hint = "Switched to “" + oneLine(displayTitle(c.Title)) + "”."
-	m.loading, m.resumeID, m.resumeTurn, m.contextPct = true, c.ID, 0, 0
-	return loadHistoryCmd(m.life.ctx, m.store, m.userID, c.ID)
+	return cmd
 }
 
 func displayTitle(t string) string {
@@ -221,7 +221,7 @@ func (m Model) choiceView() string {
 	if m.choice == nil || m.width <= 0 {
 		return ""
 	}
-	rows := []string{m.st.Hint.Render(ansi.Truncate("Which conversation? ↑/↓ choose · enter open · esc cancel", m.width, "…"))}
+	rows := []string{m.st.Hint.Render(ansi.Truncate("Which conversation? ↑/↓ choose · enter open · esc cancel", m.mainWidth(), "…"))}
 	now := m.now()
 	for i, c := range m.choice.items {
 		mark := "  "
@@ -232,7 +232,7 @@ func (m Model) choiceView() string {
 		if c.Snippet != "" {
 			line += " · " + oneLine(c.Snippet)
 		}
-		line = ansi.Truncate(line, m.width, "…")
+		line = ansi.Truncate(line, m.mainWidth(), "…")
 		if i == m.choice.sel {
 			rows = append(rows, m.st.StatusTitle.Bold(true).Render(line))
 		} else {

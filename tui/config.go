@@ -34,6 +34,9 @@ type Probe struct {
 	Reachable bool
 	Version   string
 	Model     string // the chat model to use; "" when none is installed
+	// EmbedModel is the embedding model search uses ("" when none is
+	// installed: search is keyword-only).
+	EmbedModel string
 	// Err is a user-facing explanation of why chatting is not possible,
 	// naming the URL and the command that fixes it, e.g. "cannot reach
 	// Ollama at http://127.0.0.1:11434: is it running? Start it with
@@ -84,4 +87,43 @@ type Config struct {
 	// Find ranks conversations by a description, for /switch (nil: /switch
 	// is unavailable).
 	Find FindFunc
+
+	// Conversations lists, renames, archives and deletes conversations for
+	// the sidebar, /rename and /archive (nil: no sidebar).
+	Conversations ConversationManager
+	// Search runs hybrid search for the search panel (nil: unavailable).
+	Search Searcher
+	// Notes reads and writes notes for the memory browser (nil: unavailable).
+	Notes NoteStore
+	// Models lists and pulls Ollama models for the model picker (nil:
+	// unavailable).
+	Models ModelManager
+	// SaveModels saves the models chosen in the picker to the config file
+	// (only those keys) and makes the next probe use them. It runs in a
+	// command. Nil: the choice lasts for this session only.
+	SaveModels func(chat, embed string) error
+	// MemoryStatus reports the state of search and the notes for the status
+	// line; it is polled in a command (nil: the status line leaves it out).
+	MemoryStatus func(ctx context.Context, userID string) (MemoryStatus, error)
+	// FirstRun offers pulling an embedding model when none is installed (a
+	// missing chat model is offered every time).
+	FirstRun bool
+	// Editor is the user's editor command line for Ctrl+E and the memory
+	// browser ("": $VISUAL, then $EDITOR, then vi).
+	Editor string
+	// TempDir is where text goes while it is edited in the editor ("": the
+	// system's).
+	TempDir string
+}
+
+// MemoryStatus is the state of search and the notes.
+type MemoryStatus struct {
+	// EmbedModel is the embedding model in use ("": search is keyword-only).
+	EmbedModel string
+	// Pending counts turns waiting to be embedded.
+	Pending int
+	// EmbedError says why embedding is paused ("" when it works).
+	EmbedError string
+	// Notes counts the user's notes.
+	Notes int
 }

@@ -21,6 +21,7 @@ type (
 
 	// historyMsg carries a resumed conversation and its messages.
 	historyMsg struct {
+		want string // the id (or prefix) asked for
 		conv memory.Conversation
 		msgs []memory.Message
 		sums []memory.Summary // where the history was compacted

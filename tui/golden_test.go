@@ -60,6 +60,17 @@ func TestStatusLineGolden(t *testing.T) {
 		{"long_title_60", 60, statusInfo{model: "qwen2.5:14b-instruct", ollama: ollamaReady, version: "0.12.3",
 			title: "A very long conversation title that cannot fit in sixty columns", activity: "generating", spinner: "⠋"}},
 		{"narrow_30", 30, statusInfo{model: "llama3.2", ollama: ollamaReady, version: "0.6.5", title: "Title", activity: "generating", spinner: "⠋"}},
+		{"memory_100", 100, statusInfo{model: "llama3.2", ollama: ollamaReady, version: "0.6.5", title: "Goroutines and channels",
+			context: 43, memory: memoryInfo{known: true, embed: embedReady, notes: 12}}},
+		{"pending_sync_100", 100, statusInfo{model: "llama3.2", ollama: ollamaReady, version: "0.6.5", title: "Goroutines and channels",
+			context: 81, memory: memoryInfo{known: true, embed: embedPending, pending: 37, notes: 1}, sync: "pending 3",
+			activity: "generating", spinner: "⠋"}},
+		{"keyword_only_80", 80, statusInfo{model: "llama3.2", ollama: ollamaReady, version: "0.6.5", title: "Goroutines and channels",
+			memory: memoryInfo{known: true, embed: embedKeywordOnly}}},
+		{"paused_pulling_80", 80, statusInfo{model: "llama3.2", ollama: ollamaReady, version: "0.6.5", title: "Lisbon",
+			memory: memoryInfo{known: true, embed: embedPaused, notes: 4}, pull: "pulling nomic-embed-text 42%"}},
+		{"memory_60", 60, statusInfo{model: "llama3.2", ollama: ollamaReady, version: "0.6.5", title: "Goroutines and channels",
+			context: 43, memory: memoryInfo{known: true, embed: embedPending, pending: 5, notes: 12}, sync: "synced"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

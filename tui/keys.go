@@ -6,18 +6,31 @@ import (
 	"charm.land/lipgloss/v2"
 )
 
-// KeyMap is every key binding of the chat screen. It implements
-// help.KeyMap, so the help line is generated from it.
+// KeyMap is every key binding of the chat screen, and, in its Sidebar,
+// Search, Memory and Models fields, those of the panels it opens. It
+// implements help.KeyMap, so the help line is generated from it, and the
+// full help (F1, /help) lists all of it.
 type KeyMap struct {
 	Send     key.Binding
 	Newline  key.Binding
+	Complete key.Binding // complete a slash command; enabled while one is typed
 	Cancel   key.Binding // enabled only while an answer is being generated
 	Quit     key.Binding
 	PageUp   key.Binding
 	PageDown key.Binding
 	Top      key.Binding
 	Bottom   key.Binding
-	Details  key.Binding // enabled once the transcript has tool calls or recalls
+	Details  key.Binding // expand thinking, tool calls and receipts; enabled once there are some
+	Search   key.Binding
+	Memory   key.Binding
+	Sidebar  key.Binding // show the conversation list and give it the keys, or hide it
+	Editor   key.Binding // compose the message in $EDITOR
+	Help     key.Binding
+
+	SidebarKeys SidebarKeyMap
+	SearchKeys  SearchKeyMap
+	MemoryKeys  MemoryKeyMap
+	ModelKeys   ModelsKeyMap
 }
 
 // DefaultKeyMap returns the default bindings.
@@ -26,32 +39,51 @@ func DefaultKeyMap() KeyMap {
 		Send: key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "send")),
 		// Shift+Enter only arrives from terminals with keyboard enhancements;
 		// Ctrl+J works everywhere.
-		Newline: key.NewBinding(key.WithKeys("alt+enter", "ctrl+j", "shift+enter"), key.WithHelp("alt+enter", "newline")),
-		Cancel:  key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "stop")),
-		Quit:    key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "quit")),
-		PageUp:  key.NewBinding(key.WithKeys("pgup"), key.WithHelp("pgup/pgdn", "scroll")),
+		Newline:  key.NewBinding(key.WithKeys("alt+enter", "ctrl+j", "shift+enter"), key.WithHelp("alt+enter", "newline")),
+		Complete: key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "complete")),
+		Cancel:   key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "stop")),
+		Quit:     key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "quit")),
+		PageUp:   key.NewBinding(key.WithKeys("pgup"), key.WithHelp("pgup/pgdn", "scroll")),
 		// PageDown's help is folded into PageUp's in the short help.
 		PageDown: key.NewBinding(key.WithKeys("pgdown"), key.WithHelp("pgdn", "scroll down")),
-		Top:      key.NewBinding(key.WithKeys("ctrl+home"), key.WithHelp("ctrl+home", "top")),
-		Bottom:   key.NewBinding(key.WithKeys("ctrl+end"), key.WithHelp("ctrl+end", "bottom")),
-		Details:  key.NewBinding(key.WithKeys("ctrl+o"), key.WithHelp("ctrl+o", "details")),
+		Top:      key.NewBinding(key.WithKeys("ctrl+home", "alt+<"), key.WithHelp("ctrl+home", "top")),
+		Bottom:   key.NewBinding(key.WithKeys("ctrl+end", "alt+>"), key.WithHelp("ctrl+end", "bottom")),
+		Details:  key.NewBinding(key.WithKeys("ctrl+t"), key.WithHelp("ctrl+t", "details")),
+		Search:   key.NewBinding(key.WithKeys("ctrl+f"), key.WithHelp("ctrl+f", "search")),
+		Memory:   key.NewBinding(key.WithKeys("ctrl+o"), key.WithHelp("ctrl+o", "memory")),
+		Sidebar:  key.NewBinding(key.WithKeys("ctrl+s"), key.WithHelp("ctrl+s", "chats")),
+		Editor:   key.NewBinding(key.WithKeys("ctrl+e"), key.WithHelp("ctrl+e", "$EDITOR")),
+		Help:     key.NewBinding(key.WithKeys("f1"), key.WithHelp("f1", "help")),
+
+		SidebarKeys: DefaultSidebarKeyMap(),
+		SearchKeys:  DefaultSearchKeyMap(),
+		MemoryKeys:  DefaultMemoryKeyMap(),
+		ModelKeys:   DefaultModelsKeyMap(),
 	}
+	k.Complete.SetEnabled(false)
 	k.Cancel.SetEnabled(false)
 	k.Details.SetEnabled(false)
 	return k
 }
 
-// ShortHelp is the one-line help under the status line.
+// ShortHelp is the one-line help under the status line, most useful first:
+// it is cut from the end when the window is narrow.
 func (k KeyMap) ShortHelp() []key.Binding {
-	return []key.Binding{k.Send, k.Newline, k.Cancel, k.Quit, k.PageUp, k.Details}
+	return []key.Binding{k.Send, k.Complete, k.Cancel, k.Help, k.Quit, k.Details, k.Search, k.Memory, k.Sidebar,
+		k.Newline, k.PageUp, k.Editor}
 }
 
 // shortHelpView renders the short help in at most the help's width,
 // dropping bindings from the end until it fits (help.Model overflows when
 // not even its ellipsis fits).
 func shortHelpView(h help.Model, k KeyMap) string {
+	return fitHelp(h, k.ShortHelp())
+}
+
+// fitHelp renders bindings as a short help of at most the help's width.
+func fitHelp(h help.Model, all []key.Binding) string {
 	var bindings []key.Binding
-	for _, b := range k.ShortHelp() {
+	for _, b := range all {
 		if b.Enabled() {
 			bindings = append(bindings, b)
 		}
@@ -64,12 +96,34 @@ func shortHelpView(h help.Model, k KeyMap) string {
 	return ""
 }
 
-// FullHelp lists every binding, grouped in columns.
+// FullHelp lists the chat screen's bindings, grouped in columns.
 func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
-		{k.Send, k.Newline},
-		{k.Cancel, k.Quit},
+		{k.Send, k.Newline, k.Complete, k.Editor},
+		{k.Cancel, k.Quit, k.Help},
 		{k.PageUp, k.PageDown, k.Top, k.Bottom},
-		{k.Details},
+		{k.Search, k.Memory, k.Sidebar, k.Details},
+	}
+}
+
+// helpSection is one titled part of the full help.
+type helpSection struct {
+	title string
+	keys  help.KeyMap
+}
+
+// sections are the parts of the full help: the chat screen and each panel.
+func (k KeyMap) sections() []helpSection {
+	chat := k
+	// The full help lists every binding, whatever the moment allows.
+	for _, b := range []*key.Binding{&chat.Complete, &chat.Cancel, &chat.Details} {
+		b.SetEnabled(true)
+	}
+	return []helpSection{
+		{"Chat", chat},
+		{"Conversations (ctrl+s)", k.SidebarKeys},
+		{"Search (ctrl+f, /search)", k.SearchKeys},
+		{"Memory (ctrl+o, /memory)", k.MemoryKeys},
+		{"Models (/model)", k.ModelKeys},
 	}
 }

@@ -38,7 +38,7 @@ func (r memoryRunner) Run(ctx context.Context, req agent.Request, emit func(agen
 	return res, nil
 }
 
-var keyCtrlO = tea.KeyPressMsg{Code: 'o', Mod: tea.ModCtrl}
+var keyCtrlO = tea.KeyPressMsg{Code: 'o', Mod: tea.ModCtrl} // opens the memory browser
 
 func TestMemoryToolLinesAndContextReceipt(t *testing.T) {
 	store := openStore(t)
@@ -64,7 +64,7 @@ func TestMemoryToolLinesAndContextReceipt(t *testing.T) {
 		`⚙ searched memory for "What is the cat called?" (1 hit)`,
 		`⚙ memory_update failed: note not found: "abcd"`,
 		"Your cat is Tom.",
-		"ctrl+o details",
+		"ctrl+t details",
 	)
 	h.runUntilIdle()
 
@@ -87,15 +87,15 @@ func TestMemoryToolLinesAndContextReceipt(t *testing.T) {
 		}
 	}
 
-	h.send(keyCtrlO)
+	h.send(pressBinding(t, h.m.keys.Details))
 	h.runUntilShown(
 		`arguments: {"content":"The user's cat is called Tom."}`,
 		`result: {"note_id":"0193abcd-0000","status":"saved"`,
 		`error: note not found: "abcd"`,
 		`The user's cat is called Tom. [note 0193-note-1]`,
 	)
-	h.send(keyCtrlO)
+	h.send(pressBinding(t, h.m.keys.Details))
 	if h.shows("arguments:") || !h.shows(`⚙ saved note: "The user's cat is called Tom."`) {
-		t.Fatalf("details still shown after the second ctrl+o:\n%s", h.screen())
+		t.Fatalf("details still shown after the second ctrl+t:\n%s", h.screen())
 	}
 }

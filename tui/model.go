@@ -102,6 +102,30 @@ type Model struct {
 	compacting bool        // the model history is being summarised
 	contextPct int         // share of the context window the last request filled (0: unknown)
 	choice     *choiceList // close matches of /switch to choose from
+
+	// The rest of the chat screen: the optional parts main supplies, the
+	// sidebar, the panels and the key help (panels.go, switching.go).
+	cfg      Config
+	archived bool // the open conversation is archived
+	msgCount int  // stored messages the transcript shows
+	cache    *convCache
+	sidebar  sidebar
+	sideOpen bool // the sidebar is shown
+	focus    focusArea
+	panel    panelKind
+	search   SearchOverlay
+	memory   MemoryBrowser
+	models   ModelPicker
+	helpView helpOverlay
+	helpOpen bool
+	editor   string // the user's editor command line
+
+	completion completion // of a slash command being typed (complete.go)
+
+	memStat   memoryInfo      // for the status line (memstatus.go)
+	fresh     map[string]bool // notes the model wrote in the current answer
+	offered   bool            // models were offered once (a first run)
+	panelSize [2]int          // the size the panels were last given
 }
 
 // New returns the chat model for cfg, for a tea.Program of the caller's.
@@ -122,8 +146,21 @@ func newModel(ctx context.Context, cfg Config) Model {
 	tr := newTranscript(&st, log)
 	tr.detailsKey = keys.Details.Help().Key
 	h.Styles = st.Help
+	life := newLifecycle(ctx)
+	editor := cfg.Editor
+	if editor == "" {
+		editor = EditorFromEnv()
+	}
 	return Model{
-		life:       newLifecycle(ctx),
+		cfg:        cfg,
+		cache:      newConvCache(),
+		editor:     editor,
+		sidebar:    newSidebar(life.ctx, &st, cfg.Conversations, cfg.UserID, time.Now),
+		search:     NewSearchOverlay(&st, SearchConfig{Searcher: cfg.Search, UserID: cfg.UserID, Context: life.ctx}),
+		memory:     NewMemoryBrowser(&st, MemoryConfig{Notes: cfg.Notes, Conversations: cfg.Store, UserID: cfg.UserID, Context: life.ctx, TempDir: cfg.TempDir}),
+		models:     NewModelPicker(&st, ModelsConfig{Manager: cfg.Models, Context: life.ctx}),
+		fresh:      map[string]bool{},
+		life:       life,
 		store:      cfg.Store,
 		userID:     cfg.UserID,
 		probeFn:    cfg.Probe,
@@ -155,25 +192,73 @@ func (m Model) Init() tea.Cmd {
 	if m.loading {
 		cmds = append(cmds, loadHistoryCmd(m.life.ctx, m.store, m.userID, m.resumeID))
 	}
+	cmds = append(cmds, tea.RequestBackgroundColor, m.memoryStatusCmd(true))
 	return tea.Batch(cmds...)
 }
 
 // Update routes a message and lays the screen out again.
 func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	if cmd, ok := m.routeOwned(msg); ok {
+		m.layout()
+		return m, cmd
+	}
 	var cmd tea.Cmd
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.width, m.height = msg.Width, msg.Height
+	case tea.BackgroundColorMsg:
+		m.setTheme(msg.IsDark())
 	case tea.KeyPressMsg:
 		cmd = m.handleKey(msg)
 	case tea.PasteMsg:
-		m.hint = m.input.paste(msg.Content)
+		switch {
+		case m.panel != panelNone:
+			cmd = m.panelUpdate(msg)
+		case m.focus == focusSidebar:
+			m.sidebar, cmd = m.sidebar.update(msg)
+		default:
+			m.hint = m.input.paste(msg.Content)
+		}
 	case tea.MouseWheelMsg:
-		m.transcript.wheel(msg)
+		if m.panel == panelNone && !m.helpOpen {
+			m.transcript.wheel(msg)
+		}
 	case tea.MouseClickMsg, tea.MouseReleaseMsg, tea.MouseMotionMsg:
 		// Only the wheel is used.
+	case OpenTurnMsg:
+		m.panel = panelNone
+		cmd = m.openConversation(msg.ConversationID, "", msg.Turn)
+	case CloseOverlayMsg:
+		cmd = m.closePanel()
+	case ModelChosenMsg:
+		cmd = m.chooseModels(msg)
+	case modelsSavedMsg:
+		cmd = m.handleModelsSaved(msg)
+	case ExternalEditMsg:
+		cmd = msg.Exec(m.editor)
+	case ExternalEditDoneMsg:
+		cmd = m.handleComposeDone(msg)
+	case composedMsg:
+		m.handleComposed(msg)
+	case openConversationMsg:
+		cmd = m.openConversation(msg.conv.ID, msg.conv.Title, 0)
+	case newConversationMsg:
+		m.focus = focusInput
+		m.sidebar.blur()
+		cmd = m.newConversation()
+	case sidebarBlurMsg:
+		m.focus = focusInput
+		m.sidebar.blur()
+	case convChangedMsg:
+		cmd = m.handleConvChanged(msg)
+	case memoryStatusMsg:
+		cmd = m.handleMemoryStatus(msg)
+	case memoryTickMsg:
+		cmd = m.pollMemoryStatus()
+	case exportedMsg:
+		m.handleExported(msg)
 	case probeMsg:
-		cmd = m.handleProbe(msg.probe)
+		cmd = tea.Batch(m.handleProbe(msg.probe), m.memoryStatusNow()) // the embedding model may have changed
 	case historyMsg:
 		cmd = m.handleHistory(msg)
 	case highlightDoneMsg:
@@ -185,8 +270,9 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		cmd = m.handleFind(msg)
 	case titleMsg:
 		if msg.err == nil && msg.conv.ID == m.convID {
-			m.title = msg.conv.Title
+			m.title, m.msgCount = msg.conv.Title, msg.conv.MessageCount
 		}
+		cmd = tea.Batch(m.sidebar.reload(), m.memoryStatusNow())
 	case runEventsMsg:
 		cmd = m.handleEvents(msg)
 	case syncTickMsg:
@@ -200,18 +286,54 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	return m, cmd
 }
 
+// handleKey routes a key: Ctrl+C always quits; the key help, an open
+// panel or the sidebar get the keys while they are open or focused; the
+// global keys open panels; the rest belongs to the chat and its input.
 func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	if !key.Matches(msg, m.keys.Quit) {
 		m.quitArmed, m.hint = false, ""
+	}
+	if key.Matches(msg, m.keys.Quit) {
+		return m.quit()
+	}
+	if m.helpOpen {
+		closed, handled := m.helpView.key(msg)
+		m.helpOpen = !closed
+		if handled {
+			return nil
+		}
+	}
+	if key.Matches(msg, m.keys.Help) {
+		m.openHelp()
+		return nil
+	}
+	if m.panel != panelNone {
+		return m.panelKey(msg)
+	}
+	switch {
+	case key.Matches(msg, m.keys.Search):
+		return m.openPanel(panelSearch, "")
+	case key.Matches(msg, m.keys.Memory):
+		return m.openPanel(panelMemory, "")
+	case key.Matches(msg, m.keys.Sidebar):
+		return m.toggleSidebar()
+	}
+	if m.focus == focusSidebar {
+		var cmd tea.Cmd
+		m.sidebar, cmd = m.sidebar.update(msg)
+		return cmd
 	}
 	if m.choice != nil {
 		if cmd, handled := m.choiceKey(msg); handled {
 			return cmd
 		}
 	}
+	if cmd, handled := m.completeKey(msg); handled {
+		return cmd
+	}
 	switch {
-	case key.Matches(msg, m.keys.Quit):
-		return m.quit()
+	case key.Matches(msg, m.keys.Editor):
+		return m.compose()
 	case key.Matches(msg, m.keys.Cancel):
 		m.cancel()
 	case key.Matches(msg, m.keys.Send):
@@ -312,6 +434,7 @@ func (m *Model) startRun() tea.Cmd {
 	}
 	m.transcript.addUser(prompt)
 	m.transcript.refresh(m.now(), true)
+	m.fresh = map[string]bool{} // notes written in this answer are marked anew
 	return m.startJob(m.runner, m.convID, prompt)
 }
 
@@ -332,8 +455,9 @@ func (m *Model) handleProbe(p Probe) tea.Cmd {
 		m.alert = p.problem()
 		m.log.Info("ollama not ready", "host", p.Host, "reachable", p.Reachable, "model", p.Model, "err", p.Err)
 	}
+	offer := m.offerModels(p)
 	if m.phase != phaseProbing {
-		return nil
+		return offer
 	}
 	if m.ready() {
 		return m.send()
@@ -344,25 +468,39 @@ func (m *Model) handleProbe(p Probe) tea.Cmd {
 	return nil
 }
 
+// handleHistory shows a loaded conversation: at the turn asked for, else
+// where the reader last was, else at its end. A history that only confirms
+// the transcript already shown from the cache changes nothing; one of a
+// conversation left meanwhile is dropped.
 func (m *Model) handleHistory(msg historyMsg) (cmd tea.Cmd) {
-	m.loading = false
+	if msg.want != m.resumeID {
+		return nil // the user went elsewhere meanwhile
+	}
 	if msg.err != nil {
 		m.log.Warn("resume failed", "conversation", m.resumeID, "err", msg.err)
+		m.clearConversation()
 		m.transcript.addError(msg.err.Error() + ". A new conversation will be started.")
 		m.transcript.refresh(m.now(), true)
 		return
 	}
-	m.convID, m.title = msg.conv.ID, msg.conv.Title
+	if m.historyIsCurrent(msg) {
+		m.title, m.archived = msg.conv.Title, msg.conv.Archived
+		return nil
+	}
+	replacing := !m.loading // the cached transcript was out of date
+	m.loading = false
+	m.convID, m.title, m.archived, m.msgCount = msg.conv.ID, msg.conv.Title, msg.conv.Archived, len(msg.msgs)
+	m.sidebar.setCurrent(m.convID)
 	m.transcript.load(msg.msgs)
 	m.transcript.markCompactions(msg.sums)
-	m.transcript.refresh(m.now(), true)
-	if m.resumeTurn > 0 {
-		if m.transcript.gotoTurn(m.resumeTurn) {
-			cmd = m.tick(highlightFor, func(time.Time) tea.Msg { return highlightDoneMsg{} })
-		} else {
-			m.hint = fmt.Sprintf("This conversation has no turn %d.", m.resumeTurn)
-		}
+	switch {
+	case m.resumeTurn > 0:
+		cmd = m.landOnTurn(m.resumeTurn)
 		m.resumeTurn = 0
+	case replacing:
+		m.transcript.refresh(m.now(), false)
+	default:
+		m.restoreScroll(m.convID)
 	}
 	return cmd
 }
@@ -380,7 +518,9 @@ func (m *Model) handleConversation(msg conversationMsg) tea.Cmd {
 		}
 		return nil
 	}
-	m.convID, m.title = msg.conv.ID, memory.DeriveTitle(msg.prompt)
+	m.convID, m.title, m.archived, m.msgCount = msg.conv.ID, memory.DeriveTitle(msg.prompt), false, 0
+	m.resumeID = m.convID
+	m.sidebar.setCurrent(m.convID)
 	if m.phase != phaseCreating {
 		return nil // the send was cancelled meanwhile
 	}
@@ -422,6 +562,7 @@ func (m *Model) applyEvent(ev agent.Event) {
 		m.transcript.toolCall(ev.Call)
 	case agent.ToolResultEvent:
 		m.transcript.toolResult(ev.Call)
+		m.noteWritten(ev.Call)
 	case agent.RecallEvent:
 		m.transcript.addRecall(ev.Memories)
 	case agent.NoticeEvent:
@@ -484,51 +625,128 @@ func (m *Model) handleSpin() tea.Cmd {
 	return spinnerCmd(m.tick, m.spin.Spinner.FPS)
 }
 
-// layout sizes the components to the window.
+// layout sizes the components to the window: the body (the sidebar and
+// the chat column, or an open panel) above the status and help lines.
 func (m *Model) layout() {
 	if m.width <= 0 || m.height <= 0 {
 		return
 	}
 	m.help.SetWidth(m.width)
 	m.keys.Details.SetEnabled(m.transcript.hasDetails())
-	m.input.setSize(m.width, m.height/4)
-	fixed := m.input.height() + 3 // rule, status and help lines
+	m.updateCompletion()
+	body, w := m.bodyHeight(), m.mainWidth()
+	m.sidebar.setSize(sidebarWidth(m.width), body)
+	if m.panelSize != [2]int{m.width, body} {
+		m.panelSize = [2]int{m.width, body}
+		m.sizePanels(m.width, body)
+	}
+	m.input.setSize(w, m.height/4)
+	fixed := m.input.height() + 1 // the rule
 	if a := m.alertView(); a != "" {
 		fixed += lipgloss.Height(a)
 	}
 	if m.hint != "" {
 		fixed++
 	}
-	fixed += m.choiceHeight()
-	m.transcript.setSize(m.width, m.height-fixed, m.now())
+	fixed += m.choiceHeight() + m.completionHeight()
+	m.transcript.setSize(w, body-fixed, m.now())
 }
 
-// View draws, top to bottom: the transcript, the Ollama alert, a hint, a
-// rule, the input, the status line and the key help.
+// statusRows are the status and help lines under the body.
+const statusRows = 2
+
+func (m Model) bodyHeight() int { return max(1, m.height-statusRows) }
+
+// sideBySide reports whether the sidebar is shown beside the chat.
+func (m Model) sideBySide() bool { return m.sideOpen && m.width >= sideBySideMinWidth }
+
+// sidebarFull reports whether the sidebar takes the chat's place (a
+// narrow window, while it has the keys).
+func (m Model) sidebarFull() bool {
+	return m.sideOpen && !m.sideBySide() && m.focus == focusSidebar
+}
+
+// mainWidth is the width of the chat column.
+func (m Model) mainWidth() int {
+	if m.sideBySide() {
+		return max(1, m.width-sidebarWidth(m.width))
+	}
+	return m.width
+}
+
+// View draws the body (the key help, an open panel, or the sidebar and the
+// chat column), then the status line and the short key help.
 func (m Model) View() tea.View {
 	v := tea.View{AltScreen: true, MouseMode: tea.MouseModeCellMotion}
 	if m.width <= 0 || m.height <= 0 {
 		return v
 	}
+	body, cur := m.bodyView()
+	v.SetContent(body + "\n" + m.statusView() + "\n" + m.helpLineView())
+	v.Cursor = cur
+	return v
+}
+
+func (m Model) bodyView() (string, *tea.Cursor) {
+	switch {
+	case m.helpOpen:
+		return m.helpView.view(m.st), nil
+	case m.panel != panelNone:
+		return m.panelView()
+	case m.sidebarFull():
+		return m.sidebar.view(true), m.sidebar.cursor()
+	}
+	main, cur := m.mainView()
+	if !m.sideBySide() {
+		return main, cur
+	}
+	if m.focus == focusSidebar {
+		cur = m.sidebar.cursor()
+	} else if cur != nil {
+		cur.X += sidebarWidth(m.width)
+	}
+	return lipgloss.JoinHorizontal(lipgloss.Top, m.sidebar.view(m.focus == focusSidebar), main), cur
+}
+
+// mainView draws the chat column, top to bottom: the transcript, the
+// Ollama alert, a hint, the /switch choices, the slash command completion,
+// a rule and the input.
+func (m Model) mainView() (string, *tea.Cursor) {
+	w := m.mainWidth()
 	rows := []string{m.transcript.view()}
 	if a := m.alertView(); a != "" {
 		rows = append(rows, a)
 	}
 	if m.hint != "" {
-		rows = append(rows, m.st.Hint.Render(ansi.Truncate(oneLine(m.hint), m.width, "…")))
+		rows = append(rows, m.st.Hint.Render(ansi.Truncate(oneLine(m.hint), w, "…")))
 	}
 	if c := m.choiceView(); c != "" {
 		rows = append(rows, c)
 	}
-	rows = append(rows, m.st.Rule.Render(strings.Repeat("─", m.width)))
-	inputTop := lipgloss.Height(strings.Join(rows, "\n"))
-	rows = append(rows, m.input.view(), m.statusView(), shortHelpView(m.help, m.keys))
-	v.SetContent(strings.Join(rows, "\n"))
-	if c := m.input.cursor(); c != nil {
-		c.Y += inputTop
-		v.Cursor = c
+	if c := m.completionView(); c != "" {
+		rows = append(rows, c)
 	}
-	return v
+	rows = append(rows, m.st.Rule.Render(strings.Repeat("─", w)))
+	inputTop := lipgloss.Height(strings.Join(rows, "\n"))
+	rows = append(rows, m.input.view())
+	c := m.input.cursor()
+	if c != nil {
+		c.Y += inputTop
+	}
+	return strings.Join(rows, "\n"), c
+}
+
+// helpLineView is the short key help for what has the keys.
+func (m Model) helpLineView() string {
+	switch {
+	case m.helpOpen:
+		return fitHelp(m.help, []key.Binding{m.helpView.keys.Scroll, m.helpView.keys.Close, m.keys.Quit})
+	case m.panel != panelNone:
+		return fitHelp(m.help, []key.Binding{m.keys.Help, m.keys.Quit})
+	case m.focus == focusSidebar:
+		return fitHelp(m.help, append(m.keys.SidebarKeys.ShortHelp(), m.keys.Help, m.keys.Quit))
+	}
+	return shortHelpView(m.help, m.keys)
 }
 
 // alertView is the Ollama problem, wrapped to at most maxAlertRows rows.
@@ -536,10 +754,11 @@ func (m Model) alertView() string {
 	if m.alert == "" || m.width <= 0 {
 		return ""
 	}
-	lines := strings.Split(m.st.Alert.Width(m.width).Render("✗ "+Sanitize(m.alert)), "\n")
+	w := m.mainWidth()
+	lines := strings.Split(m.st.Alert.Width(w).Render("✗ "+Sanitize(m.alert)), "\n")
 	if len(lines) > maxAlertRows {
 		lines = lines[:maxAlertRows]
-		lines[maxAlertRows-1] = ansi.Truncate(lines[maxAlertRows-1], m.width-1, "") + "…"
+		lines[maxAlertRows-1] = ansi.Truncate(lines[maxAlertRows-1], w-1, "") + "…"
 	}
 	return strings.Join(lines, "\n")
 }
@@ -564,6 +783,10 @@ func (m Model) statusView() string {
 		}
 	}
 	s.context = m.contextPct
+	s.memory = m.memStat
+	if m.models.Pulling() {
+		s.pull = fmt.Sprintf("pulling %d%%", int(m.models.PullPercent()*100))
+	}
 	switch {
 	case m.probing:
 		s.ollama = ollamaConnecting

@@ -2,7 +2,6 @@ package tui
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
@@ -16,16 +15,29 @@ import (
 type slashCommand struct {
 	name string
 	args string // how its arguments are shown in help ("" for none)
-	help string
-	run  func(m *Model, args string) tea.Cmd
+	// needsArgs says the command cannot run without its arguments, so
+	// completing it waits for them.
+	needsArgs bool
+	help      string
+	run       func(m *Model, args string) tea.Cmd
 }
 
-// slashCommands is every command, in the order help lists them.
+// slashCommands is every command, in the order help and completion list
+// them (slash_commands.go has the newer ones).
 func slashCommands() []slashCommand {
 	return []slashCommand{
+		{name: "new", help: "start a new conversation", run: (*Model).slashNew},
+		{name: "search", args: "[QUERY]", help: "search all conversations; enter opens the turn", run: (*Model).slashSearch},
+		{name: "memory", help: "browse, edit and delete the notes mneme keeps", run: (*Model).slashMemory},
+		{name: "switch", args: "DESCRIPTION", needsArgs: true, help: "switch to the conversation a description is about", run: (*Model).slashSwitch},
+		{name: "model", args: "[pull NAME]", help: "choose the chat and embedding models, or pull one", run: (*Model).slashModel},
 		{name: "compact", help: "summarise the conversation so far, to free the model's context", run: (*Model).slashCompact},
-		{name: "switch", args: "DESCRIPTION", help: "switch to the conversation a description is about", run: (*Model).slashSwitch},
-		{name: "help", help: "list these commands", run: (*Model).slashHelp},
+		{name: "rename", args: "TITLE", needsArgs: true, help: "rename this conversation", run: (*Model).slashRename},
+		{name: "archive", help: "archive this conversation (again: unarchive it)", run: (*Model).slashArchive},
+		{name: "export", args: "[FILE]", help: "write this conversation to a markdown file", run: (*Model).slashExport},
+		{name: "copy", help: "copy the last answer to the clipboard", run: (*Model).slashCopy},
+		{name: "help", help: "show every key and command", run: (*Model).slashHelp},
+		{name: "quit", help: "leave mneme", run: (*Model).slashQuit},
 	}
 }
 
@@ -82,18 +94,10 @@ func (m *Model) commandBusy() string {
 	return ""
 }
 
+// slashHelp shows the key help with the commands (as F1 does).
 func (m *Model) slashHelp(string) tea.Cmd {
-	cmds := slashCommands()
-	sort.SliceStable(cmds, func(i, j int) bool { return cmds[i].name < cmds[j].name })
-	var b strings.Builder
-	b.WriteString("Commands:")
-	for _, c := range cmds {
-		fmt.Fprintf(&b, "\n%s — %s", c.usage(), c.help)
-	}
-	b.WriteString("\nStart a message with // to send it with a leading /.")
 	m.input.reset()
-	m.transcript.addNotice(b.String())
-	m.transcript.refresh(m.now(), true)
+	m.openHelp()
 	return nil
 }
 

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"fmt"
 	"strings"
 
 	"charm.land/lipgloss/v2"
@@ -31,66 +32,192 @@ type statusInfo struct {
 	// context is the share (%) of the model's context window the last
 	// request and its answer filled; 0 when not known yet.
 	context int
+	// memory is the state of search and the notes (known is false until
+	// the first report, or when the chat has no memory).
+	memory memoryInfo
+	// pull is a model download in progress ("" when none).
+	pull string
+}
+
+// memoryInfo is what the status line says about memory.
+type memoryInfo struct {
+	known   bool
+	embed   embedState
+	pending int // turns and notes waiting for embeddings
+	notes   int
+}
+
+// embedState is how search by meaning is doing.
+type embedState int
+
+const (
+	embedReady       embedState = iota // every turn is embedded
+	embedPending                       // embedding is catching up
+	embedKeywordOnly                   // no embedding model: search by words only
+	embedPaused                        // embedding fails (Ollama down); retried later
+)
+
+// Priorities of status segments: when the line is too narrow, the lowest
+// go first. The title has a priority too (prioTitle): it is cut to the
+// room left, and left out once too little of it would show.
+const (
+	prioModel    = 100
+	prioActivity = 90
+	prioOllama   = 80
+	prioContext  = 70
+	prioPull     = 60
+	prioTitle    = 55
+	prioSync     = 50
+	prioEmbed    = 40
+	prioNotes    = 30
+)
+
+// minTitleCells is the least room a title is shown in.
+const minTitleCells = 8
+
+// statusSegment is one part of the status line.
+type statusSegment struct {
+	text string // styled
+	prio int
 }
 
 const statusSep = " · "
 
 // renderStatus draws the status line in exactly one row of width columns:
-// model, Ollama state and conversation title on the left (the title is cut
-// first), and a spinner on the right while an answer is generated.
+// on the left the model, Ollama's state, the context use, the memory state
+// (embeddings and notes) and the conversation title; on the right what is
+// being waited for, a model download and the sync state. Segments are
+// dropped, least important first, when they do not fit.
 func renderStatus(st *Styles, width int, s statusInfo) string {
 	if width <= 0 {
 		return ""
 	}
-	model := st.StatusModel.Render("no model")
-	if s.model != "" {
-		model = st.StatusModel.Render(oneLine(s.model))
+	left, right := statusSegments(st, s)
+	title := "new conversation"
+	if s.title != "" {
+		title = s.title
 	}
-	var state string
+	title = oneLine(title)
+	sep := st.StatusSeparator.Render(statusSep)
+	for {
+		l, r := joinSegments(left, sep), joinSegments(right, sep)
+		room := width - lipgloss.Width(l) - lipgloss.Width(sep)
+		if r != "" {
+			room -= lipgloss.Width(r) + 1
+		}
+		if room >= min(minTitleCells, ansi.StringWidth(title)) {
+			l += sep + st.StatusTitle.Render(ansi.Truncate(title, room, "…"))
+			return spread(l, r, width)
+		}
+		if !dropLowest(&left, &right, prioTitle) {
+			break
+		}
+	}
+	// Without the title: drop what does not fit.
+	for {
+		l, r := joinSegments(left, sep), joinSegments(right, sep)
+		need := lipgloss.Width(l)
+		if r != "" {
+			need += lipgloss.Width(r) + 1
+		}
+		if need <= width || !dropLowest(&left, &right, prioModel) {
+			return spread(l, r, width)
+		}
+	}
+}
+
+// statusSegments are the status line's parts, left and right.
+func statusSegments(st *Styles, s statusInfo) (left, right []statusSegment) {
+	model := "no model"
+	if s.model != "" {
+		model = oneLine(s.model)
+	}
+	left = append(left, statusSegment{st.StatusModel.Render(model), prioModel})
 	switch s.ollama {
 	case ollamaConnecting:
-		state = st.StatusConnecting.Render("Ollama connecting…")
+		left = append(left, statusSegment{st.StatusConnecting.Render("Ollama connecting…"), prioOllama})
 	case ollamaReady:
 		v := "Ollama ready"
 		if s.version != "" {
 			v += " v" + oneLine(s.version)
 		}
-		state = st.StatusReady.Render(v)
+		left = append(left, statusSegment{st.StatusReady.Render(v), prioOllama})
 	case ollamaOffline:
-		state = st.StatusOffline.Render("Ollama offline")
+		left = append(left, statusSegment{st.StatusOffline.Render("Ollama offline"), prioOllama})
 	}
-	title := "new conversation"
-	if s.title != "" {
-		title = s.title
-	}
-	sep := st.StatusSeparator.Render(statusSep)
-	left := model + sep + state + sep
 	if s.context > 0 {
-		left += contextUse(st, s.context) + sep
+		left = append(left, statusSegment{contextUse(st, s.context), prioContext})
 	}
-	left += st.StatusTitle.Render(oneLine(title))
-
-	var right string
+	if s.memory.known {
+		left = append(left, statusSegment{embedLabel(st, s.memory), prioEmbed})
+		left = append(left, statusSegment{st.StatusSeparator.Render(noteCount(s.memory.notes)), prioNotes})
+	}
 	if s.activity != "" {
-		right = s.spinner + " " + st.StatusConnecting.Render(s.activity)
+		right = append(right, statusSegment{s.spinner + " " + st.StatusConnecting.Render(s.activity), prioActivity})
+	}
+	if s.pull != "" {
+		right = append(right, statusSegment{st.StatusConnecting.Render(oneLine(s.pull)), prioPull})
 	}
 	if s.sync != "" {
-		if right != "" {
-			right += st.StatusSeparator.Render(statusSep)
+		right = append(right, statusSegment{renderSync(st, s.sync), prioSync})
+	}
+	return left, right
+}
+
+// embedLabel is the embedding state: ready, N pending, keyword-only, paused.
+func embedLabel(st *Styles, m memoryInfo) string {
+	switch m.embed {
+	case embedPending:
+		return st.StatusConnecting.Render(fmt.Sprintf("embedding %d pending", m.pending))
+	case embedKeywordOnly:
+		return st.StatusSeparator.Render("keyword-only")
+	case embedPaused:
+		return st.StatusConnecting.Render("embedding paused")
+	}
+	return st.StatusReady.Render("embeddings ready")
+}
+
+func noteCount(n int) string {
+	switch n {
+	case 0:
+		return "no notes"
+	case 1:
+		return "1 note"
+	}
+	return fmt.Sprintf("%d notes", n)
+}
+
+func joinSegments(segs []statusSegment, sep string) string {
+	parts := make([]string, len(segs))
+	for i, s := range segs {
+		parts[i] = s.text
+	}
+	return strings.Join(parts, sep)
+}
+
+// dropLowest removes the least important segment of either side below
+// prio; it reports false when there is none.
+func dropLowest(left, right *[]statusSegment, prio int) bool {
+	side, at := (*[]statusSegment)(nil), -1
+	for _, sd := range []*[]statusSegment{left, right} {
+		for i, s := range *sd {
+			if s.prio < prio {
+				side, at, prio = sd, i, s.prio
+			}
 		}
-		right += renderSync(st, s.sync)
 	}
-	room := width
-	if right != "" {
-		room -= lipgloss.Width(right) + 1
+	if side == nil {
+		return false
 	}
-	if room < 1 {
+	*side = append((*side)[:at:at], (*side)[at+1:]...)
+	return true
+}
+
+// spread puts right flush right of left in width columns.
+func spread(left, right string, width int) string {
+	if right == "" {
 		return ansi.Truncate(left, width, "…")
 	}
-	left = ansi.Truncate(left, room, "…")
-	if right == "" {
-		return left
-	}
 	gap := max(1, width-lipgloss.Width(left)-lipgloss.Width(right))
-	return left + strings.Repeat(" ", gap) + right
+	return ansi.Truncate(left+strings.Repeat(" ", gap)+right, width, "…")
 }

@@ -41,6 +41,18 @@ type Styles struct {
 	StatusSeparator  lipgloss.Style
 	Spinner          lipgloss.Style
 
+	// Sidebar (the conversation list).
+	SidebarTitle   lipgloss.Style
+	SidebarItem    lipgloss.Style // a conversation's title
+	SidebarChosen  lipgloss.Style // the row the cursor is on
+	SidebarCurrent lipgloss.Style // the open conversation
+	SidebarDate    lipgloss.Style // dates, counts and placeholders
+
+	// Completion of slash commands, above the input.
+	CompleteName   lipgloss.Style
+	CompleteChosen lipgloss.Style
+	CompleteHelp   lipgloss.Style
+
 	Help     help.Styles
 	Input    textarea.Styles
 	Markdown gansi.StyleConfig // glamour style for assistant answers
@@ -86,6 +98,16 @@ func NewStyles(dark bool) Styles {
 		StatusTitle:      lipgloss.NewStyle().Foreground(text),
 		StatusSeparator:  lipgloss.NewStyle().Foreground(dim),
 		Spinner:          lipgloss.NewStyle().Foreground(accent),
+
+		SidebarTitle:   lipgloss.NewStyle().Foreground(accent).Bold(true),
+		SidebarItem:    lipgloss.NewStyle().Foreground(text),
+		SidebarChosen:  lipgloss.NewStyle().Foreground(accent).Bold(true),
+		SidebarCurrent: lipgloss.NewStyle().Foreground(text).Bold(true),
+		SidebarDate:    lipgloss.NewStyle().Foreground(dim),
+
+		CompleteName:   lipgloss.NewStyle().Foreground(text),
+		CompleteChosen: lipgloss.NewStyle().Foreground(accent).Bold(true),
+		CompleteHelp:   lipgloss.NewStyle().Foreground(dim),
 
 		Help:  help.DefaultStyles(dark),
 		Input: inputStyles(dark, accent, dim),

@@ -1,0 +1,96 @@
+package tui
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/mneme-dev/mneme/agent"
+	"github.com/mneme-dev/mneme/tools"
+)
+
+// The memory part of the status line (embeddings and notes) is read in a
+// command every few seconds, and at once after anything that changes it.
+
+// memoryStatusEvery is how often the memory state is read again.
+const memoryStatusEvery = 3 * time.Second
+
+// memoryStatusTimeout bounds one reading.
+const memoryStatusTimeout = 10 * time.Second
+
+type (
+	// memoryStatusMsg carries a reading of the memory state; periodic
+	// readings schedule the next one.
+	memoryStatusMsg struct {
+		status   MemoryStatus
+		err      error
+		periodic bool
+	}
+	// memoryTickMsg asks for the next periodic reading.
+	memoryTickMsg struct{}
+)
+
+// memoryStatusNow reads the memory state now (after a change).
+func (m *Model) memoryStatusNow() tea.Cmd { return m.memoryStatusCmd(false) }
+
+// pollMemoryStatus is the periodic reading.
+func (m *Model) pollMemoryStatus() tea.Cmd { return m.memoryStatusCmd(true) }
+
+func (m Model) memoryStatusCmd(periodic bool) tea.Cmd {
+	fn := m.cfg.MemoryStatus
+	if fn == nil {
+		return nil
+	}
+	ctx, user := m.life.ctx, m.userID
+	return func() tea.Msg {
+		ctx, cancel := context.WithTimeout(ctx, memoryStatusTimeout)
+		defer cancel()
+		st, err := fn(ctx, user)
+		return memoryStatusMsg{status: st, err: err, periodic: periodic}
+	}
+}
+
+func (m *Model) handleMemoryStatus(msg memoryStatusMsg) tea.Cmd {
+	if msg.err != nil {
+		m.log.Debug("memory status", "err", msg.err)
+	} else {
+		m.memStat = memoryInfoOf(msg.status)
+	}
+	if !msg.periodic {
+		return nil
+	}
+	return m.tick(memoryStatusEvery, func(time.Time) tea.Msg { return memoryTickMsg{} })
+}
+
+// memoryInfoOf is what the status line says about a memory state.
+func memoryInfoOf(s MemoryStatus) memoryInfo {
+	info := memoryInfo{known: true, notes: s.Notes, pending: s.Pending}
+	switch {
+	case s.EmbedModel == "":
+		info.embed = embedKeywordOnly
+	case s.EmbedError != "":
+		info.embed = embedPaused
+	case s.Pending > 0:
+		info.embed = embedPending
+	default:
+		info.embed = embedReady
+	}
+	return info
+}
+
+// noteWritten marks a note the model saved or changed in the current
+// answer, for the memory browser to highlight.
+func (m *Model) noteWritten(act agent.ToolActivity) {
+	if act.Error != "" || (act.Name != tools.MemorySaveName && act.Name != tools.MemoryUpdateName) {
+		return
+	}
+	var out struct {
+		NoteID string `json:"note_id"`
+	}
+	if json.Unmarshal([]byte(act.Result), &out) == nil && out.NoteID != "" {
+		m.fresh[out.NoteID] = true
+		m.memory.SetFresh(m.fresh)
+	}
+}

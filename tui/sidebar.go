@@ -1,0 +1,548 @@
+package tui
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/textinput"
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/mneme-dev/mneme/memory"
+)
+
+// ConversationManager lists and changes the user's conversations for the
+// sidebar and the conversation commands. *memory.Store has all but
+// DeleteConversation of an index; main joins the two (an index delete
+// also drops the conversation from search).
+type ConversationManager interface {
+	ListConversations(ctx context.Context, userID string, opts memory.ListOptions) ([]memory.Conversation, error)
+	RenameConversation(ctx context.Context, userID, id, title string) error
+	SetArchived(ctx context.Context, userID, id string, archived bool) error
+	DeleteConversation(ctx context.Context, userID, id string) error
+}
+
+// SidebarKeyMap is the bindings of the conversation list while it has the
+// keys. Letters are left to the filter, so actions are on control keys.
+type SidebarKeyMap struct {
+	Up           key.Binding
+	Down         key.Binding
+	Open         key.Binding
+	New          key.Binding
+	Rename       key.Binding
+	Archive      key.Binding // archive or unarchive
+	Delete       key.Binding // asks first
+	ShowArchived key.Binding
+	Back         key.Binding // clear the filter, or give the keys back to the input
+	Confirm      key.Binding // yes, delete
+	Deny         key.Binding // no, keep it
+}
+
+// DefaultSidebarKeyMap returns the sidebar's default bindings.
+func DefaultSidebarKeyMap() SidebarKeyMap {
+	return SidebarKeyMap{
+		Up:           key.NewBinding(key.WithKeys("up", "ctrl+p"), key.WithHelp("↑/↓", "choose")),
+		Down:         key.NewBinding(key.WithKeys("down"), key.WithHelp("↓", "next")),
+		Open:         key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "open")),
+		New:          key.NewBinding(key.WithKeys("ctrl+n"), key.WithHelp("ctrl+n", "new")),
+		Rename:       key.NewBinding(key.WithKeys("ctrl+r"), key.WithHelp("ctrl+r", "rename")),
+		Archive:      key.NewBinding(key.WithKeys("ctrl+a"), key.WithHelp("ctrl+a", "archive/unarchive")),
+		Delete:       key.NewBinding(key.WithKeys("ctrl+d", "delete"), key.WithHelp("ctrl+d", "delete")),
+		ShowArchived: key.NewBinding(key.WithKeys("ctrl+v"), key.WithHelp("ctrl+v", "view archived")),
+		Back:         key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back to chat")),
+		Confirm:      key.NewBinding(key.WithKeys("y", "Y"), key.WithHelp("y", "delete")),
+		Deny:         key.NewBinding(key.WithKeys("n", "N", "esc"), key.WithHelp("n", "keep")),
+	}
+}
+
+// ShortHelp is the help line while the sidebar has the keys.
+func (k SidebarKeyMap) ShortHelp() []key.Binding {
+	return []key.Binding{k.Up, k.Open, k.Back, k.New, k.Rename, k.Archive, k.Delete, k.ShowArchived}
+}
+
+// FullHelp lists every binding.
+func (k SidebarKeyMap) FullHelp() [][]key.Binding {
+	return [][]key.Binding{
+		{k.Up, k.Down, k.Open, k.Back},
+		{k.New, k.Rename, k.Archive, k.ShowArchived},
+		{k.Delete, k.Confirm, k.Deny},
+	}
+}
+
+// sidebarMode is what the sidebar is doing.
+type sidebarMode int
+
+const (
+	sideList    sidebarMode = iota
+	sideRename              // the rename box replaces the chosen row
+	sideConfirm             // asking before a delete
+)
+
+// Sidebar layout.
+const (
+	sidebarMinWidth = 20
+	sidebarMaxWidth = 32
+	// sidebarShare is the part of the window (in tenths) the sidebar takes.
+	sidebarShare = 3
+	// sidebarHeadRows are the title, the filter and a rule.
+	sidebarHeadRows = 3
+	// sideBySideMinWidth is the narrowest window that shows the sidebar
+	// beside the transcript; a narrower one shows it in the transcript's place.
+	sideBySideMinWidth = 56
+)
+
+// sidebarWidth is the sidebar's width in a window width columns wide,
+// its border included.
+func sidebarWidth(width int) int {
+	if width < sideBySideMinWidth {
+		return width
+	}
+	return max(sidebarMinWidth, min(sidebarMaxWidth, width*sidebarShare/10))
+}
+
+// sidebar lists the user's conversations, newest first, with a filter
+// that narrows the list as it is typed. It opens, renames, archives and
+// deletes (after asking) through commands; each change comes back to the
+// root as a convChangedMsg, which also reloads the list.
+type sidebar struct {
+	st     *Styles
+	keys   SidebarKeyMap
+	ctx    context.Context
+	convs  ConversationManager
+	userID string
+	now    func() time.Time
+
+	filter textinput.Model
+	rename textinput.Model
+	mode   sidebarMode
+
+	all          []memory.Conversation // everything listed, archived too, newest first
+	items        []memory.Conversation // what the filter and the archive toggle leave
+	showArchived bool
+	current      string // the open conversation, marked
+	seq          int    // bumped by every reload, so an older listing is dropped
+	loaded       bool
+	err          error
+	sel, top     int
+
+	width, height int
+}
+
+// Messages of the sidebar and the conversation commands.
+type (
+	// sidebarListMsg carries a listing of the user's conversations.
+	sidebarListMsg struct {
+		seq   int
+		convs []memory.Conversation
+		err   error
+	}
+	// openConversationMsg asks the root to switch to a conversation.
+	openConversationMsg struct{ conv memory.Conversation }
+	// newConversationMsg asks the root for a new, empty conversation.
+	newConversationMsg struct{}
+	// sidebarBlurMsg gives the keys back to the input.
+	sidebarBlurMsg struct{}
+	// convChangedMsg reports a rename, an archive or a delete.
+	convChangedMsg struct {
+		op   convOp
+		conv memory.Conversation // as it is now (its id, for a delete)
+		err  error
+	}
+)
+
+// convOp is a change to a conversation.
+type convOp int
+
+const (
+	convRename convOp = iota
+	convArchive
+	convUnarchive
+	convDelete
+)
+
+func (op convOp) String() string {
+	switch op {
+	case convRename:
+		return "rename"
+	case convArchive:
+		return "archive"
+	case convUnarchive:
+		return "unarchive"
+	}
+	return "delete"
+}
+
+func newSidebar(ctx context.Context, st *Styles, convs ConversationManager, userID string, now func() time.Time) sidebar {
+	ost := newOverlayStyles(st)
+	s := sidebar{
+		st: st, keys: DefaultSidebarKeyMap(), ctx: ctx, convs: convs, userID: userID, now: now,
+		filter: newOverlayInput(ost, "/ ", "type to filter"),
+		rename: newOverlayInput(ost, "✎ ", "new title"),
+	}
+	return s
+}
+
+// reload lists the conversations again.
+func (s *sidebar) reload() tea.Cmd {
+	if s.convs == nil {
+		return nil
+	}
+	s.seq++
+	ctx, convs, user, seq := s.ctx, s.convs, s.userID, s.seq
+	return func() tea.Msg {
+		list, err := convs.ListConversations(ctx, user, memory.ListOptions{IncludeArchived: true})
+		return sidebarListMsg{seq: seq, convs: list, err: err}
+	}
+}
+
+// focus gives the sidebar the keys (the filter takes typing).
+func (s *sidebar) focus() tea.Cmd {
+	s.mode = sideList
+	return s.filter.Focus()
+}
+
+func (s *sidebar) blur() {
+	s.filter.Blur()
+	s.rename.Blur()
+	s.mode = sideList
+}
+
+// setCurrent marks the open conversation and chooses it.
+func (s *sidebar) setCurrent(id string) {
+	s.current = id
+	for i, c := range s.items {
+		if c.ID == id {
+			s.sel = i
+		}
+	}
+	s.scroll()
+}
+
+func (s *sidebar) setSize(width, height int) {
+	s.width, s.height = width, height
+	fitInput(&s.filter, s.innerWidth())
+	fitInput(&s.rename, s.innerWidth())
+	s.scroll()
+}
+
+// innerWidth is the width inside the border.
+func (s *sidebar) innerWidth() int { return max(1, s.width-1) }
+
+func (s *sidebar) listRows() int { return max(1, s.height-sidebarHeadRows) }
+
+func (s *sidebar) scroll() {
+	s.sel = max(0, min(s.sel, len(s.items)-1))
+	s.top = scrollTo(s.top, s.sel, s.listRows())
+}
+
+// selected is the chosen conversation.
+func (s *sidebar) selected() (memory.Conversation, bool) {
+	if s.sel < 0 || s.sel >= len(s.items) {
+		return memory.Conversation{}, false
+	}
+	return s.items[s.sel], true
+}
+
+// owns reports whether msg is one of the sidebar's own messages.
+func (s *sidebar) owns(msg tea.Msg) bool {
+	_, ok := msg.(sidebarListMsg)
+	return ok
+}
+
+// update handles the sidebar's own messages, and keys and pastes while it
+// has the keys.
+func (s sidebar) update(msg tea.Msg) (sidebar, tea.Cmd) {
+	switch msg := msg.(type) {
+	case sidebarListMsg:
+		if msg.seq != s.seq {
+			return s, nil
+		}
+		s.loaded, s.err = true, msg.err
+		if msg.err == nil {
+			keep, _ := s.selected()
+			s.all = msg.convs
+			s.apply(keep.ID)
+		}
+	case tea.KeyPressMsg:
+		return s.handleKey(msg)
+	case tea.PasteMsg:
+		msg.Content = oneLine(msg.Content)
+		return s.edit(msg)
+	}
+	return s, nil
+}
+
+func (s sidebar) handleKey(msg tea.KeyPressMsg) (sidebar, tea.Cmd) {
+	switch s.mode {
+	case sideConfirm:
+		switch {
+		case key.Matches(msg, s.keys.Confirm):
+			s.mode = sideList
+			if c, ok := s.selected(); ok {
+				return s, deleteConversationCmd(s.ctx, s.convs, s.userID, c)
+			}
+		case key.Matches(msg, s.keys.Deny):
+			s.mode = sideList
+		}
+		return s, nil
+	case sideRename:
+		switch {
+		case key.Matches(msg, s.keys.Open):
+			s.mode = sideList
+			s.rename.Blur()
+			c, ok := s.selected()
+			title := strings.TrimSpace(s.rename.Value())
+			if !ok || title == "" || title == c.Title {
+				return s, s.filter.Focus()
+			}
+			return s, tea.Batch(s.filter.Focus(), renameConversationCmd(s.ctx, s.convs, s.userID, c, title))
+		case key.Matches(msg, s.keys.Back):
+			s.mode = sideList
+			s.rename.Blur()
+			return s, s.filter.Focus()
+		}
+		var cmd tea.Cmd
+		s.rename, cmd = s.rename.Update(msg)
+		return s, cmd
+	}
+	switch {
+	case key.Matches(msg, s.keys.Up):
+		s.sel--
+		s.scroll()
+	case key.Matches(msg, s.keys.Down):
+		s.sel++
+		s.scroll()
+	case key.Matches(msg, s.keys.Open):
+		if c, ok := s.selected(); ok {
+			return s, emit(openConversationMsg{conv: c})
+		}
+	case key.Matches(msg, s.keys.New):
+		return s, emit(newConversationMsg{})
+	case key.Matches(msg, s.keys.Rename):
+		if c, ok := s.selected(); ok {
+			s.mode = sideRename
+			s.filter.Blur()
+			s.rename.SetValue(oneLine(c.Title))
+			s.rename.CursorEnd()
+			return s, s.rename.Focus()
+		}
+	case key.Matches(msg, s.keys.Archive):
+		if c, ok := s.selected(); ok {
+			return s, archiveConversationCmd(s.ctx, s.convs, s.userID, c, !c.Archived)
+		}
+	case key.Matches(msg, s.keys.Delete):
+		if _, ok := s.selected(); ok {
+			s.mode = sideConfirm
+		}
+	case key.Matches(msg, s.keys.ShowArchived):
+		keep, _ := s.selected()
+		s.showArchived = !s.showArchived
+		s.apply(keep.ID)
+	case key.Matches(msg, s.keys.Back):
+		if s.filter.Value() != "" {
+			keep, _ := s.selected()
+			s.filter.Reset()
+			s.apply(keep.ID)
+			return s, nil
+		}
+		return s, emit(sidebarBlurMsg{})
+	default:
+		return s.edit(msg)
+	}
+	return s, nil
+}
+
+// edit passes typing to the filter and narrows the list.
+func (s sidebar) edit(msg tea.Msg) (sidebar, tea.Cmd) {
+	before := s.filter.Value()
+	var cmd tea.Cmd
+	s.filter, cmd = s.filter.Update(msg)
+	if s.filter.Value() != before {
+		s.apply("")
+		s.sel, s.top = 0, 0
+	}
+	return s, cmd
+}
+
+// apply filters the listing, keeping keep chosen when it is still shown.
+func (s *sidebar) apply(keep string) {
+	words := strings.Fields(strings.ToLower(s.filter.Value()))
+	s.items = s.items[:0:0]
+	for _, c := range s.all {
+		if c.Archived && !s.showArchived {
+			continue
+		}
+		title := strings.ToLower(displayTitle(c.Title))
+		ok := true
+		for _, w := range words {
+			if !strings.Contains(title, w) {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			s.items = append(s.items, c)
+		}
+	}
+	for i, c := range s.items {
+		if c.ID == keep {
+			s.sel = i
+		}
+	}
+	s.scroll()
+}
+
+// cursor places the terminal cursor in the box being typed in.
+func (s sidebar) cursor() *tea.Cursor {
+	switch s.mode {
+	case sideList:
+		return offsetCursor(s.filter.Cursor(), 0, 1)
+	case sideRename:
+		return offsetCursor(s.rename.Cursor(), 0, sidebarHeadRows+s.sel-s.top)
+	}
+	return nil
+}
+
+// view draws the sidebar in exactly its size: a title with the count, the
+// filter, a rule, then one row per conversation (title and relative date),
+// with a border on the right.
+func (s sidebar) view(focused bool) string {
+	if s.width <= 0 || s.height <= 0 {
+		return ""
+	}
+	w := s.innerWidth()
+	title := s.st.SidebarTitle.Render("Conversations")
+	count := fmt.Sprintf("%d", len(s.items))
+	if s.showArchived {
+		count = "all " + count
+	}
+	rows := []string{titleLine(w, title, s.st.SidebarDate.Render(count))}
+	if focused && s.mode != sideRename {
+		rows = append(rows, s.filter.View())
+	} else if f := s.filter.Value(); f != "" {
+		rows = append(rows, s.st.SidebarDate.Render("/ "+oneLine(f)))
+	} else {
+		rows = append(rows, s.st.SidebarDate.Render("ctrl+s to filter"))
+	}
+	rows = append(rows, s.st.Rule.Render(strings.Repeat("─", w)))
+	switch {
+	case s.err != nil:
+		rows = append(rows, s.st.Error.UnsetPaddingLeft().Width(w).Render("✗ "+Sanitize(s.err.Error())))
+	case !s.loaded:
+		rows = append(rows, s.st.SidebarDate.Render("Loading…"))
+	case len(s.items) == 0 && s.filter.Value() != "":
+		rows = append(rows, s.st.SidebarDate.Render("No match."))
+	case len(s.items) == 0:
+		rows = append(rows, s.st.SidebarDate.Width(w).Render("No conversations yet."))
+	}
+	now := s.now()
+	for i := s.top; i < len(s.items) && len(rows) < s.height; i++ {
+		rows = append(rows, s.row(s.items[i], i == s.sel, focused, now, w)...)
+	}
+	body := block(rows, w, s.height)
+	border := strings.TrimSuffix(strings.Repeat(s.st.Rule.Render("│")+"\n", s.height), "\n")
+	lines := strings.Split(body, "\n")
+	borders := strings.Split(border, "\n")
+	for i := range lines {
+		pad := w - lipgloss.Width(lines[i])
+		lines[i] += strings.Repeat(" ", max(0, pad)) + borders[i]
+	}
+	return strings.Join(lines, "\n")
+}
+
+// row draws one conversation: a marker (› chosen, • open), its title and
+// its date flush right; the rename box or the delete question in place of
+// the chosen row while they are open.
+func (s sidebar) row(c memory.Conversation, chosen, focused bool, now time.Time, w int) []string {
+	if chosen && s.mode == sideRename {
+		return []string{s.rename.View()}
+	}
+	if chosen && s.mode == sideConfirm {
+		q := s.st.Error.UnsetPaddingLeft().Render(ansi.Truncate("Delete “"+oneLine(displayTitle(c.Title))+"”?", w, "…"))
+		return []string{q, s.st.Error.UnsetPaddingLeft().Render(ansi.Truncate("y delete · n keep", w, "…"))}
+	}
+	mark := "  "
+	switch {
+	case chosen && focused:
+		mark = "› "
+	case c.ID == s.current:
+		mark = "• "
+	}
+	date := shortAgo(now, c.Updated)
+	if c.Archived {
+		date = "archived"
+	}
+	room := max(1, w-2-lipgloss.Width(date)-1)
+	text := ansi.Truncate(oneLine(displayTitle(c.Title)), room, "…")
+	style := s.st.SidebarItem
+	switch {
+	case chosen && focused:
+		style = s.st.SidebarChosen
+	case c.ID == s.current:
+		style = s.st.SidebarCurrent
+	case c.Archived:
+		style = s.st.SidebarDate
+	}
+	left := style.Render(mark + text)
+	gap := max(1, w-lipgloss.Width(left)-lipgloss.Width(date))
+	return []string{left + strings.Repeat(" ", gap) + s.st.SidebarDate.Render(date)}
+}
+
+// shortAgo is a date relative to now in at most six cells: "now", "5m",
+// "3h", "2d", then the day ("12 Jan") or, in another year, the year.
+func shortAgo(now, t time.Time) string {
+	d := now.Sub(t)
+	switch {
+	case d < time.Minute:
+		return "now"
+	case d < time.Hour:
+		return fmt.Sprintf("%dm", int(d.Minutes()))
+	case d < 24*time.Hour:
+		return fmt.Sprintf("%dh", int(d.Hours()))
+	case d < 7*24*time.Hour:
+		return fmt.Sprintf("%dd", int(d.Hours()/24))
+	case t.Year() == now.Year():
+		return t.Format("2 Jan")
+	}
+	return t.Format("2006")
+}
+
+// convTimeout bounds one change to a conversation.
+const convTimeout = 30 * time.Second
+
+func renameConversationCmd(ctx context.Context, convs ConversationManager, userID string, c memory.Conversation, title string) tea.Cmd {
+	return func() tea.Msg {
+		ctx, cancel := context.WithTimeout(ctx, convTimeout)
+		defer cancel()
+		err := convs.RenameConversation(ctx, userID, c.ID, title)
+		c.Title = title
+		return convChangedMsg{op: convRename, conv: c, err: err}
+	}
+}
+
+func archiveConversationCmd(ctx context.Context, convs ConversationManager, userID string, c memory.Conversation, archived bool) tea.Cmd {
+	return func() tea.Msg {
+		ctx, cancel := context.WithTimeout(ctx, convTimeout)
+		defer cancel()
+		err := convs.SetArchived(ctx, userID, c.ID, archived)
+		op := convArchive
+		if !archived {
+			op = convUnarchive
+		}
+		c.Archived = archived
+		return convChangedMsg{op: op, conv: c, err: err}
+	}
+}
+
+func deleteConversationCmd(ctx context.Context, convs ConversationManager, userID string, c memory.Conversation) tea.Cmd {
+	return func() tea.Msg {
+		ctx, cancel := context.WithTimeout(ctx, convTimeout)
+		defer cancel()
+		err := convs.DeleteConversation(ctx, userID, c.ID)
+		return convChangedMsg{op: convDelete, conv: c, err: err}
+	}
+}

@@ -1,0 +1,245 @@
+package tui
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/mneme-dev/mneme/memory"
+)
+
+// sidebarNow is the fixed "now" of the sidebar tests.
+var sidebarNow = time.Date(2026, 3, 10, 12, 0, 0, 0, time.UTC)
+
+// sampleConversations are a user's conversations, newest first.
+func sampleConversations() []memory.Conversation {
+	at := func(d time.Duration) time.Time { return sidebarNow.Add(-d) }
+	return []memory.Conversation{
+		{ID: "c1", Title: "Goroutines and channels", Updated: at(30 * time.Second)},
+		{ID: "c2", Title: "Planning the Lisbon trip in spring", Updated: at(5 * time.Minute)},
+		{ID: "c3", Title: "", Updated: at(3 * time.Hour)},
+		{ID: "c4", Title: "Sourdough starter", Updated: at(50 * time.Hour), Archived: true},
+		{ID: "c5", Title: "Tax return checklist", Updated: at(20 * 24 * time.Hour)},
+		{ID: "c6", Title: "Old notes on Rust lifetimes", Updated: sidebarNow.AddDate(-1, 0, 0)},
+	}
+}
+
+// fakeConversations records the changes asked of it.
+type fakeConversations struct {
+	mu    sync.Mutex
+	list  []memory.Conversation
+	calls []string
+	fail  error
+}
+
+func (f *fakeConversations) ListConversations(_ context.Context, _ string, _ memory.ListOptions) ([]memory.Conversation, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]memory.Conversation(nil), f.list...), nil
+}
+
+func (f *fakeConversations) record(s string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.calls = append(f.calls, s)
+	return f.fail
+}
+
+func (f *fakeConversations) RenameConversation(_ context.Context, _, id, title string) error {
+	return f.record("rename " + id + " " + title)
+}
+
+func (f *fakeConversations) SetArchived(_ context.Context, _, id string, archived bool) error {
+	return f.record(fmt.Sprintf("archive %s %v", id, archived))
+}
+
+func (f *fakeConversations) DeleteConversation(_ context.Context, _, id string) error {
+	return f.record("delete " + id)
+}
+
+func (f *fakeConversations) recorded() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]string(nil), f.calls...)
+}
+
+// loadedSidebar is a sidebar of w×h showing sampleConversations.
+func loadedSidebar(t *testing.T, mgr ConversationManager, w, h int) sidebar {
+	t.Helper()
+	st := NewStyles(true)
+	s := newSidebar(context.Background(), &st, mgr, testUser, func() time.Time { return sidebarNow })
+	s.setSize(w, h)
+	s.reload()
+	s, _ = s.update(sidebarListMsg{seq: s.seq, convs: sampleConversations()})
+	return s
+}
+
+func sidebarKey(t *testing.T, s sidebar, msgs ...tea.Msg) (sidebar, []tea.Msg) {
+	t.Helper()
+	var out []tea.Msg
+	for _, m := range msgs {
+		var cmd tea.Cmd
+		s, cmd = s.update(m)
+		if cmd != nil {
+			out = append(out, runCmd(t, cmd))
+		}
+	}
+	return s, out
+}
+
+func typeKeys(text string) []tea.Msg {
+	var out []tea.Msg
+	for _, r := range text {
+		out = append(out, tea.KeyPressMsg{Code: r, Text: string(r)})
+	}
+	return out
+}
+
+func TestSidebarGolden(t *testing.T) {
+	keyDown := tea.KeyPressMsg{Code: tea.KeyDown}
+	keyCtrlD := tea.KeyPressMsg{Code: 'd', Mod: tea.ModCtrl}
+	keyCtrlR := tea.KeyPressMsg{Code: 'r', Mod: tea.ModCtrl}
+	keyCtrlV := tea.KeyPressMsg{Code: 'v', Mod: tea.ModCtrl}
+	tests := []struct {
+		name    string
+		w, h    int
+		focused bool
+		keys    []tea.Msg
+	}{
+		{"unfocused_30x12", 30, 12, false, nil},
+		{"focused_30x12", 30, 12, true, []tea.Msg{keyDown}},
+		{"filter_30x8", 30, 8, true, typeKeys("lis")},
+		{"filter_nomatch_30x8", 30, 8, true, typeKeys("zebra")},
+		{"archived_30x12", 30, 12, true, []tea.Msg{keyCtrlV}},
+		{"confirm_delete_30x10", 30, 10, true, []tea.Msg{keyDown, keyCtrlD}},
+		{"rename_30x10", 30, 10, true, []tea.Msg{keyCtrlR}},
+		{"narrow_20x6", 20, 6, true, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := loadedSidebar(t, &fakeConversations{}, tt.w, tt.h)
+			s.setCurrent("c2")
+			if tt.focused {
+				s.focus()
+			}
+			s, _ = sidebarKey(t, s, tt.keys...)
+			got := s.view(tt.focused)
+			lines := strings.Split(got, "\n")
+			if len(lines) != tt.h {
+				t.Errorf("sidebar is %d rows, want %d", len(lines), tt.h)
+			}
+			for i, l := range lines {
+				if w := ansi.StringWidth(l); w != tt.w {
+					t.Errorf("row %d is %d wide, want %d: %q", i, w, tt.w, ansi.Strip(l))
+				}
+			}
+			requireGolden(t, "sidebar_"+tt.name, got)
+		})
+	}
+}
+
+func TestSidebarFilterAsYouType(t *testing.T) {
+	s := loadedSidebar(t, &fakeConversations{}, 30, 12)
+	s.focus()
+	s, _ = sidebarKey(t, s, typeKeys("the")...)
+	var titles []string
+	for _, c := range s.items {
+		titles = append(titles, c.Title)
+	}
+	// "the" is in "Planning the Lisbon trip"; archived ones stay hidden.
+	if len(titles) != 1 || titles[0] != "Planning the Lisbon trip in spring" {
+		t.Fatalf("filtered titles = %q", titles)
+	}
+	// Esc clears the filter first, then gives the keys back.
+	s, msgs := sidebarKey(t, s, keyEsc)
+	if len(msgs) != 0 || len(s.items) != 5 {
+		t.Fatalf("esc with a filter: msgs %v, %d items", msgs, len(s.items))
+	}
+	_, msgs = sidebarKey(t, s, keyEsc)
+	if len(msgs) != 1 || msgs[0] != (sidebarBlurMsg{}) {
+		t.Fatalf("esc without a filter: %v", msgs)
+	}
+}
+
+func TestSidebarActions(t *testing.T) {
+	mgr := &fakeConversations{}
+	s := loadedSidebar(t, mgr, 30, 12)
+	s.focus()
+	keyDown := tea.KeyPressMsg{Code: tea.KeyDown}
+
+	// Enter opens the chosen conversation.
+	s, msgs := sidebarKey(t, s, keyDown, keyEnter)
+	if len(msgs) != 1 || msgs[0].(openConversationMsg).conv.ID != "c2" {
+		t.Fatalf("enter: %v", msgs)
+	}
+	// Ctrl+N asks for a new conversation.
+	_, msgs = sidebarKey(t, s, tea.KeyPressMsg{Code: 'n', Mod: tea.ModCtrl})
+	if len(msgs) != 1 || msgs[0] != (newConversationMsg{}) {
+		t.Fatalf("ctrl+n: %v", msgs)
+	}
+	// Ctrl+A archives.
+	_, msgs = sidebarKey(t, s, tea.KeyPressMsg{Code: 'a', Mod: tea.ModCtrl})
+	if ch, ok := msgs[0].(convChangedMsg); !ok || ch.op != convArchive || ch.conv.ID != "c2" || !ch.conv.Archived {
+		t.Fatalf("ctrl+a: %v", msgs)
+	}
+	// Ctrl+R renames: the box starts with the title.
+	s, _ = sidebarKey(t, s, tea.KeyPressMsg{Code: 'r', Mod: tea.ModCtrl})
+	if got := s.rename.Value(); got != "Planning the Lisbon trip in spring" {
+		t.Fatalf("rename box = %q", got)
+	}
+	s.rename.SetValue("")
+	s, msgs = sidebarKey(t, s, append(typeKeys("Lisbon"), keyEnter)...)
+	var changed []convChangedMsg
+	for _, m := range msgs {
+		if ch, ok := m.(convChangedMsg); ok {
+			changed = append(changed, ch)
+		}
+	}
+	if len(changed) != 1 || changed[0].op != convRename || changed[0].conv.Title != "Lisbon" {
+		t.Fatalf("rename: %v", msgs)
+	}
+	// Delete asks first: n keeps it, y deletes it.
+	keyCtrlD := tea.KeyPressMsg{Code: 'd', Mod: tea.ModCtrl}
+	s, msgs = sidebarKey(t, s, keyCtrlD, tea.KeyPressMsg{Code: 'n', Text: "n"})
+	if len(msgs) != 0 || s.mode != sideList {
+		t.Fatalf("ctrl+d then n: %v, mode %v", msgs, s.mode)
+	}
+	_, msgs = sidebarKey(t, s, keyCtrlD, tea.KeyPressMsg{Code: 'y', Text: "y"})
+	if ch, ok := msgs[0].(convChangedMsg); !ok || ch.op != convDelete || ch.conv.ID != "c2" {
+		t.Fatalf("ctrl+d then y: %v", msgs)
+	}
+	want := []string{"archive c2 true", "rename c2 Lisbon", "delete c2"}
+	if got := mgr.recorded(); strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Fatalf("changes = %q, want %q", got, want)
+	}
+}
+
+func TestSidebarDropsAnOlderListing(t *testing.T) {
+	s := loadedSidebar(t, &fakeConversations{}, 30, 12)
+	old := s.seq
+	s.reload()
+	s, _ = s.update(sidebarListMsg{seq: old, convs: sampleConversations()[:1]})
+	if len(s.items) != 5 {
+		t.Fatalf("an older listing replaced the list: %d items", len(s.items))
+	}
+}
+
+func TestShortAgo(t *testing.T) {
+	for _, tt := range []struct {
+		ago  time.Duration
+		want string
+	}{{10 * time.Second, "now"}, {5 * time.Minute, "5m"}, {3 * time.Hour, "3h"}, {50 * time.Hour, "2d"}, {20 * 24 * time.Hour, "18 Feb"}} {
+		if got := shortAgo(sidebarNow, sidebarNow.Add(-tt.ago)); got != tt.want {
+			t.Errorf("shortAgo(-%v) = %q, want %q", tt.ago, got, tt.want)
+		}
+	}
+	if got := shortAgo(sidebarNow, sidebarNow.AddDate(-1, 0, 0)); got != "2025" {
+		t.Errorf("a year ago = %q", got)
+	}
+}

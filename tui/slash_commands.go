@@ -1,0 +1,320 @@
+package tui
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+	"unicode"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/mneme-dev/mneme/memory"
+)
+
+// The slash commands added with the full chat screen, and what they share
+// with keys: composing in $EDITOR, copying, exporting, choosing models, the
+// light or dark theme.
+
+func (m *Model) slashNew(string) tea.Cmd {
+	m.input.reset()
+	return m.newConversation()
+}
+
+func (m *Model) slashSearch(args string) tea.Cmd {
+	m.input.reset()
+	return m.openPanel(panelSearch, args)
+}
+
+func (m *Model) slashMemory(string) tea.Cmd {
+	m.input.reset()
+	return m.openPanel(panelMemory, "")
+}
+
+// slashModel opens the model picker; "/model pull NAME" also pulls NAME.
+func (m *Model) slashModel(args string) tea.Cmd {
+	verb, name, _ := strings.Cut(strings.TrimSpace(args), " ")
+	switch {
+	case args == "":
+	case strings.EqualFold(verb, "pull") && strings.TrimSpace(name) != "":
+		name = strings.TrimSpace(name)
+	default:
+		m.hint = "Usage: /model, or /model pull NAME"
+		return nil
+	}
+	m.input.reset()
+	return m.openPanel(panelModels, name)
+}
+
+func (m *Model) slashRename(args string) tea.Cmd { return m.renameCurrent(strings.TrimSpace(args)) }
+
+func (m *Model) slashArchive(string) tea.Cmd { return m.archiveCurrent() }
+
+func (m *Model) slashQuit(string) tea.Cmd {
+	m.input.reset()
+	if m.run != nil {
+		m.run.cancel()
+	}
+	return tea.Quit
+}
+
+// openHelp shows the full key help over whatever is open.
+func (m *Model) openHelp() {
+	m.helpView.setSize(m.width, m.bodyHeight())
+	m.helpView.open(m.st, m.keys, m.help)
+	m.helpOpen = true
+}
+
+// slashCopy copies the last answer to the clipboard with OSC 52, which
+// works over SSH and in tmux (with set-clipboard on).
+func (m *Model) slashCopy(string) tea.Cmd {
+	text := m.transcript.lastAnswer()
+	if strings.TrimSpace(text) == "" {
+		m.hint = "There is no answer to copy yet."
+		return nil
+	}
+	m.input.reset()
+	m.hint = fmt.Sprintf("Copied the last answer (%d characters) to the clipboard.", len([]rune(text)))
+	return tea.SetClipboard(text)
+}
+
+// lastAnswer is the text of the last answer in the transcript.
+func (t *transcript) lastAnswer() string {
+	for i := len(t.entries) - 1; i >= 0; i-- {
+		if e := t.entries[i]; e.kind == entryAssistant && strings.TrimSpace(e.text) != "" {
+			return e.text
+		}
+	}
+	return ""
+}
+
+// exporter writes a conversation out; *memory.Store has it.
+type exporter interface {
+	Export(ctx context.Context, userID, conversationID string, format memory.ExportFormat, w io.Writer) error
+}
+
+// exportedMsg reports an export.
+type exportedMsg struct {
+	path string
+	err  error
+}
+
+// slashExport writes the conversation as markdown to FILE, by default
+// mneme-<title>-<id>.md in the current directory. An existing file is
+// never overwritten.
+func (m *Model) slashExport(args string) tea.Cmd {
+	ex, ok := m.store.(exporter)
+	switch {
+	case !ok:
+		m.hint = "Exporting is not available here."
+		return nil
+	case m.convID == "":
+		m.hint = "Nothing to export yet: the conversation has not started."
+		return nil
+	}
+	path := strings.TrimSpace(args)
+	if path == "" {
+		path = exportName(m.title, m.convID)
+	}
+	m.input.reset()
+	ctx, user, id := m.life.ctx, m.userID, m.convID
+	return func() tea.Msg {
+		abs, err := filepath.Abs(path)
+		if err != nil {
+			return exportedMsg{path: path, err: err}
+		}
+		f, err := os.OpenFile(abs, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+		if err != nil {
+			return exportedMsg{path: abs, err: err}
+		}
+		err = ex.Export(ctx, user, id, memory.FormatMarkdown, f)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			os.Remove(abs)
+		}
+		return exportedMsg{path: abs, err: err}
+	}
+}
+
+func (m *Model) handleExported(msg exportedMsg) {
+	if msg.err != nil {
+		m.hint = "Export failed: " + msg.err.Error()
+		return
+	}
+	m.hint = "Exported to " + msg.path
+}
+
+// maxExportNameRunes bounds the title part of an export's file name.
+const maxExportNameRunes = 40
+
+// exportName is the default file name of an export: the title made safe
+// for a file name, and the start of the conversation's id.
+func exportName(title, id string) string {
+	var b strings.Builder
+	dash := false
+	for _, r := range strings.ToLower(title) {
+		switch {
+		case unicode.IsLetter(r) || unicode.IsDigit(r):
+			b.WriteRune(r)
+			dash = false
+		case !dash && b.Len() > 0:
+			b.WriteByte('-')
+			dash = true
+		}
+	}
+	slug := strings.Trim(b.String(), "-")
+	if r := []rune(slug); len(r) > maxExportNameRunes {
+		slug = strings.Trim(string(r[:maxExportNameRunes]), "-")
+	}
+	short := id
+	if len(short) > 8 {
+		short = short[:8]
+	}
+	if slug == "" {
+		return "mneme-" + short + ".md"
+	}
+	return "mneme-" + slug + "-" + short + ".md"
+}
+
+// composeOwner tags the editor started by Ctrl+E.
+const composeOwner = "compose"
+
+// composedMsg carries the message written in the editor.
+type composedMsg struct {
+	text string
+	err  error
+}
+
+// compose opens the input's text in the user's editor; what is saved there
+// replaces the input (it is not sent: Enter sends it).
+func (m *Model) compose() tea.Cmd {
+	text, dir := m.input.value(), m.cfg.TempDir
+	return func() tea.Msg {
+		path, err := WriteEditFile(dir, "mneme-message-*.md", text)
+		if err != nil {
+			return composedMsg{err: err}
+		}
+		return ExternalEditMsg{Owner: composeOwner, Path: path}
+	}
+}
+
+// handleComposeDone reads the composed message back.
+func (m *Model) handleComposeDone(msg ExternalEditDoneMsg) tea.Cmd {
+	if msg.Owner != composeOwner {
+		return nil // the memory browser's, routed by Owns
+	}
+	path, err := msg.Path, msg.Err
+	return func() tea.Msg {
+		text, rerr := ReadEditedFile(path)
+		if err == nil {
+			err = rerr
+		}
+		return composedMsg{text: text, err: err}
+	}
+}
+
+func (m *Model) handleComposed(msg composedMsg) {
+	if msg.err != nil {
+		m.hint = "The editor failed: " + msg.err.Error()
+		return
+	}
+	m.input.reset()
+	m.hint = m.input.paste(msg.text)
+}
+
+// modelsSavedMsg reports that the chosen models were saved.
+type modelsSavedMsg struct {
+	chat, embed string
+	err         error
+}
+
+// chooseModels saves the models chosen in the picker, then probes Ollama
+// again so that the chat and search use them.
+func (m *Model) chooseModels(msg ModelChosenMsg) tea.Cmd {
+	save := m.cfg.SaveModels
+	return func() tea.Msg {
+		var err error
+		if save != nil {
+			err = save(msg.Chat, msg.Embed)
+		}
+		return modelsSavedMsg{chat: msg.Chat, embed: msg.Embed, err: err}
+	}
+}
+
+func (m *Model) handleModelsSaved(msg modelsSavedMsg) tea.Cmd {
+	switch {
+	case msg.err != nil:
+		m.log.Warn("saving the models failed", "err", msg.err)
+		m.hint = "Could not save the models to the config file: " + msg.err.Error()
+	case m.cfg.SaveModels == nil:
+		m.hint = "Models chosen for this session."
+	default:
+		m.hint = "Models saved to the config file."
+	}
+	if m.probing {
+		return nil
+	}
+	m.probing = true
+	return probeCmd(m.life.ctx, m.probeFn)
+}
+
+// offerModels opens the model picker once when Ollama has no chat model,
+// or, on a first run, no embedding model: the picker offers to pull one.
+func (m *Model) offerModels(p Probe) tea.Cmd {
+	if m.offered || !p.Reachable || m.cfg.Models == nil || m.panel != panelNone {
+		return nil
+	}
+	if p.Model != "" && (p.EmbedModel != "" || !m.cfg.FirstRun) {
+		return nil
+	}
+	m.offered = true
+	return m.openPanel(panelModels, "")
+}
+
+// setTheme switches the styles to a light or a dark background, as the
+// terminal reports it.
+func (m *Model) setTheme(dark bool) {
+	if m.st.Dark == dark {
+		return
+	}
+	*m.st = NewStyles(dark)
+	m.help.Styles = m.st.Help
+	m.spin.Style = m.st.Spinner
+	m.input.ta.SetStyles(m.st.Input)
+	m.input.fit()
+	m.transcript.restyle()
+	m.sidebar.restyle()
+	if m.panel != panelSearch {
+		m.search = NewSearchOverlay(m.st, SearchConfig{Searcher: m.cfg.Search, UserID: m.userID, Context: m.life.ctx})
+	}
+	if m.panel != panelMemory {
+		m.memory = NewMemoryBrowser(m.st, MemoryConfig{Notes: m.cfg.Notes, Conversations: m.cfg.Store, UserID: m.userID,
+			Context: m.life.ctx, TempDir: m.cfg.TempDir})
+	}
+	if m.panel != panelModels && !m.models.Pulling() {
+		m.models = NewModelPicker(m.st, ModelsConfig{Manager: m.cfg.Models, Context: m.life.ctx})
+	}
+	m.panelSize = [2]int{}
+}
+
+// restyle renders every entry again in the current styles.
+func (t *transcript) restyle() {
+	t.md = newMarkdown(t.st.Markdown)
+	for i := range t.entries {
+		t.entries[i].viewWidth, t.entries[i].stableSrc, t.entries[i].stableView = 0, "", ""
+	}
+	t.lastLive = time.Time{}
+	t.refresh(t.now, false)
+}
+
+// restyle rebuilds the sidebar's boxes in the current styles.
+func (s *sidebar) restyle() {
+	ost := newOverlayStyles(s.st)
+	s.filter.SetStyles(ost.Input)
+	s.rename.SetStyles(ost.Input)
+}

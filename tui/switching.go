@@ -1,0 +1,279 @@
+package tui
+
+import (
+	"fmt"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/mneme-dev/mneme/memory"
+)
+
+// Switching conversations: the sidebar, /switch, /new, a search result and
+// a note's provenance all open a conversation through openConversation.
+// The transcripts of the last few conversations are kept, rendered, so that
+// going back to one is instant; the store is still read in the background,
+// and the transcript replaced only if the conversation changed meanwhile
+// (another device, another mneme). Where the reader was in each
+// conversation is remembered for the whole session.
+
+// maxCachedConversations is how many transcripts are kept besides the open one.
+const maxCachedConversations = 8
+
+// cachedConversation is a conversation's transcript as it was left.
+type cachedConversation struct {
+	entries  []entry
+	title    string
+	archived bool
+	msgCount int // stored messages the entries show
+	context  int
+}
+
+// convCache keeps the transcripts of recently open conversations, most
+// recently left last. It is shared by the copies of a Model.
+type convCache struct {
+	items   map[string]cachedConversation
+	order   []string
+	scrolls map[string]scrollState // where the reader was, by conversation
+}
+
+func newConvCache() *convCache {
+	return &convCache{items: map[string]cachedConversation{}, scrolls: map[string]scrollState{}}
+}
+
+func (c *convCache) put(id string, cc cachedConversation) {
+	c.drop(id)
+	c.items[id] = cc
+	c.order = append(c.order, id)
+	for len(c.order) > maxCachedConversations {
+		delete(c.items, c.order[0])
+		c.order = c.order[1:]
+	}
+}
+
+func (c *convCache) take(id string) (cachedConversation, bool) {
+	cc, ok := c.items[id]
+	c.drop(id)
+	return cc, ok
+}
+
+func (c *convCache) drop(id string) {
+	delete(c.items, id)
+	for i, o := range c.order {
+		if o == id {
+			c.order = append(c.order[:i:i], c.order[i+1:]...)
+			break
+		}
+	}
+}
+
+// forget drops everything kept about a deleted conversation.
+func (c *convCache) forget(id string) {
+	c.drop(id)
+	delete(c.scrolls, id)
+}
+
+// stash keeps the open conversation's transcript and position for later.
+func (m *Model) stash() {
+	if m.convID == "" {
+		return
+	}
+	m.cache.scrolls[m.convID] = m.transcript.position()
+	m.cache.put(m.convID, cachedConversation{
+		entries: m.transcript.entries, title: m.title, archived: m.archived,
+		msgCount: m.msgCount, context: m.contextPct,
+	})
+	m.transcript.entries = nil
+}
+
+// clearConversation empties the screen for a conversation not started yet.
+func (m *Model) clearConversation() {
+	m.convID, m.title, m.archived, m.msgCount, m.contextPct = "", "", false, 0, 0
+	m.resumeID, m.resumeTurn, m.loading = "", 0, false
+	m.transcript.entries = nil
+	m.transcript.refresh(m.now(), true)
+	m.sidebar.setCurrent("")
+}
+
+// newConversation starts an empty conversation (created on the first send).
+func (m *Model) newConversation() tea.Cmd {
+	if why := m.commandBusy(); why != "" {
+		m.hint = why
+		return nil
+	}
+	if m.convID == "" {
+		m.hint = "This is a new conversation already."
+		return nil
+	}
+	m.stash()
+	m.clearConversation()
+	m.hint = "New conversation: it is saved once you send a message."
+	return nil
+}
+
+// openConversation shows conversation id (titled title, when known),
+// scrolled to turn (0: where the reader last was, or the end).
+func (m *Model) openConversation(id, title string, turn int) tea.Cmd {
+	if why := m.commandBusy(); why != "" {
+		m.hint = why
+		return nil
+	}
+	m.focus = focusInput
+	m.sidebar.blur()
+	if id == m.convID {
+		if turn > 0 {
+			return m.landOnTurn(turn)
+		}
+		m.hint = "Already in “" + oneLine(displayTitle(m.title)) + "”."
+		return nil
+	}
+	m.stash()
+	m.sidebar.setCurrent(id)
+	m.convID, m.resumeID, m.resumeTurn = id, id, turn
+	load := loadHistoryCmd(m.life.ctx, m.store, m.userID, id)
+	if cc, ok := m.cache.take(id); ok {
+		m.title, m.archived, m.msgCount, m.contextPct = cc.title, cc.archived, cc.msgCount, cc.context
+		m.transcript.entries = cc.entries
+		m.loading = false
+		var cmd tea.Cmd
+		if turn > 0 {
+			cmd = m.landOnTurn(turn)
+			m.resumeTurn = 0
+		} else {
+			m.restoreScroll(id)
+		}
+		// Read it again in the background: it may have changed meanwhile.
+		return tea.Batch(cmd, load)
+	}
+	m.title, m.archived, m.msgCount, m.contextPct = title, false, 0, 0
+	m.transcript.entries = nil
+	m.transcript.refresh(m.now(), true)
+	m.loading = true
+	return load
+}
+
+// restoreScroll goes back to where the reader was in conversation id, or
+// to its end.
+func (m *Model) restoreScroll(id string) {
+	m.transcript.refresh(m.now(), false)
+	if s, ok := m.cache.scrolls[id]; ok {
+		m.transcript.restore(s)
+		return
+	}
+	m.transcript.bottom()
+}
+
+// landOnTurn scrolls to turn n of the open conversation and highlights it
+// for a moment.
+func (m *Model) landOnTurn(n int) tea.Cmd {
+	m.transcript.clearHighlight()
+	m.transcript.refresh(m.now(), false)
+	if !m.transcript.gotoTurn(n) {
+		m.hint = fmt.Sprintf("This conversation has no turn %d.", n)
+		return nil
+	}
+	return m.tick(highlightFor, func(time.Time) tea.Msg { return highlightDoneMsg{} })
+}
+
+// historyIsCurrent reports whether a loaded history only confirms the
+// transcript already shown (from the cache), so nothing needs replacing.
+func (m *Model) historyIsCurrent(msg historyMsg) bool {
+	return !m.loading && msg.err == nil && msg.conv.ID == m.convID && len(msg.msgs) == m.msgCount &&
+		len(m.transcript.entries) > 0
+}
+
+// handleConvChanged follows a rename, an archive or a delete.
+func (m *Model) handleConvChanged(msg convChangedMsg) tea.Cmd {
+	name := "“" + oneLine(displayTitle(msg.conv.Title)) + "”"
+	if msg.err != nil {
+		m.log.Warn("conversation change failed", "op", msg.op, "conversation", msg.conv.ID, "err", msg.err)
+		m.hint = fmt.Sprintf("Could not %s %s: %s", msg.op, name, msg.err.Error())
+		return m.sidebar.reload()
+	}
+	current := msg.conv.ID == m.convID
+	switch msg.op {
+	case convRename:
+		if current {
+			m.title = msg.conv.Title
+		}
+		if cc, ok := m.cache.items[msg.conv.ID]; ok {
+			cc.title = msg.conv.Title
+			m.cache.items[msg.conv.ID] = cc
+		}
+		m.hint = "Renamed to " + name + "."
+	case convArchive, convUnarchive:
+		if current {
+			m.archived = msg.conv.Archived
+		}
+		if cc, ok := m.cache.items[msg.conv.ID]; ok {
+			cc.archived = msg.conv.Archived
+			m.cache.items[msg.conv.ID] = cc
+		}
+		if msg.op == convArchive {
+			m.hint = "Archived " + name + ": hidden from the list (ctrl+v shows it) and from search."
+		} else {
+			m.hint = "Unarchived " + name + "."
+		}
+	case convDelete:
+		m.cache.forget(msg.conv.ID)
+		if current {
+			m.clearConversation()
+		}
+		m.hint = "Deleted " + name + "."
+	}
+	return tea.Batch(m.sidebar.reload(), m.memoryStatusNow())
+}
+
+// renameCurrent renames the open conversation (/rename TITLE).
+func (m *Model) renameCurrent(title string) tea.Cmd {
+	switch {
+	case m.cfg.Conversations == nil:
+		m.hint = "Renaming is not available here."
+	case m.convID == "":
+		m.hint = "Nothing to rename yet: the conversation has not started."
+	case title == "":
+		m.hint = "Usage: /rename TITLE"
+	default:
+		m.input.reset()
+		c := memory.Conversation{ID: m.convID, Title: m.title, Archived: m.archived}
+		return renameConversationCmd(m.life.ctx, m.cfg.Conversations, m.userID, c, title)
+	}
+	return nil
+}
+
+// archiveCurrent archives the open conversation, or unarchives it (/archive).
+func (m *Model) archiveCurrent() tea.Cmd {
+	switch {
+	case m.cfg.Conversations == nil:
+		m.hint = "Archiving is not available here."
+	case m.convID == "":
+		m.hint = "Nothing to archive yet: the conversation has not started."
+	default:
+		m.input.reset()
+		c := memory.Conversation{ID: m.convID, Title: m.title, Archived: m.archived}
+		return archiveConversationCmd(m.life.ctx, m.cfg.Conversations, m.userID, c, !m.archived)
+	}
+	return nil
+}
+
+// toggleSidebar shows the conversation list and gives it the keys; pressed
+// while the list has them, it hides the list.
+func (m *Model) toggleSidebar() tea.Cmd {
+	if m.cfg.Conversations == nil {
+		m.hint = "The conversation list is not available here."
+		return nil
+	}
+	switch {
+	case !m.sideOpen:
+		m.sideOpen, m.focus = true, focusSidebar
+		m.sidebar.setCurrent(m.convID)
+		return tea.Batch(m.sidebar.reload(), m.sidebar.focus())
+	case m.focus == focusSidebar:
+		m.sideOpen, m.focus = false, focusInput
+		m.sidebar.blur()
+	default:
+		m.focus = focusSidebar
+		return m.sidebar.focus()
+	}
+	return nil
+}
