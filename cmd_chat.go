@@ -77,25 +77,35 @@ func (a *App) runChat(ctx context.Context, args []string) error {
 	}()
 
 	var probed lastProbe
+	var chosen chosenModels
 	return tui.Run(ctx, s.withSync(tui.Config{
 		Store:          s.store,
 		UserID:         s.cfg.User,
 		ConversationID: convID,
 		Turn:           *turn,
 		Probe: func(ctx context.Context) tui.Probe {
-			st := probeOllama(ctx, s.client, s.host, s.cfg)
+			st := probeOllama(ctx, s.client, s.host, chosen.apply(s.cfg))
 			probed.set(st)
 			if st.Embed.Name != "" {
 				ix.SetEmbedding(s.client, memory.EmbedModel{Name: st.Embed.Name, ContextLength: st.Embed.ContextLength})
 			}
-			return tui.Probe{Host: st.Host, Reachable: st.Reachable, Version: st.Version, Model: st.Model, Err: st.Err}
+			return tui.Probe{Host: st.Host, Reachable: st.Reachable, Version: st.Version, Model: st.Model,
+				EmbedModel: st.Embed.Name, Err: st.Err}
 		},
 		NewRunner: func(model string) tui.Runner {
 			return indexingRunner{agent: s.newAgent(model, ix, probed.toolsSupported(model)), index: ix}
 		},
-		Find: findConversations(ix),
-		Log:  s.log,
-		Dark: true,
+		Find:          findConversations(ix),
+		Log:           s.log,
+		Dark:          true, // until the terminal reports its background
+		Conversations: conversationManager{Store: s.store, ix: ix},
+		Search:        ix,
+		Notes:         ix,
+		Models:        newModelManager(s.client),
+		SaveModels:    chosen.saver(s.cfg.ConfigFile),
+		MemoryStatus:  memoryStatus(s.store, ix),
+		FirstRun:      !s.cfg.ConfigFileFound,
+		Editor:        first(a.getenv("VISUAL"), a.getenv("EDITOR")),
 	}))
 }
 
