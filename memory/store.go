@@ -91,7 +91,7 @@ func Open(ctx context.Context, path string, opts ...Option) (*Store, error) {
 func (s *Store) open(ctx context.Context) error {
 	replica := isReplica(s.path)
 	if replica && s.key != "" {
-		return fmt.Errorf("open store: %w", ErrEncryptedReplica)
+		return fmt.Errorf("open store: %s is a sync replica, which cannot be encrypted: unset the encryption key (%w)", s.path, ErrEncryptedReplica)
 	}
 	if !replica {
 		if err := s.checkReadable(ctx); err != nil {
@@ -252,6 +252,17 @@ func (c *pragmaConnector) Connect(ctx context.Context) (driver.Conn, error) {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
 	conn, err := c.base.Connect(ctx)
+	// Connecting to a replica can meet a lock held by a sync inserting
+	// frames (go-libsql has no busy timeout there): wait as a query would.
+	for deadline := time.Now().Add(busyTimeoutMS * time.Millisecond); err != nil &&
+		strings.Contains(err.Error(), "database is locked") && time.Now().Before(deadline); {
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(5 * time.Millisecond):
+		}
+		conn, err = c.base.Connect(ctx)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -64,6 +64,8 @@ const (
 	probeTimeout    = 10 * time.Second
 	offlineRetryMin = 15 * time.Second
 	mergeAttempts   = 3
+	maxIndexWait    = 30 * time.Second // longest a push waits for the index
+	indexPoll       = 500 * time.Millisecond
 )
 
 // SyncConfig configures a Syncer.
@@ -596,6 +598,7 @@ func (sy *Syncer) Run(ctx context.Context) {
 	sy.lastSeq, _ = sy.store.maxLogSeq(ctx)
 	lastWAL := walSize(sy.store.path)
 	var dueAt, firstChange time.Time // pending debounce
+	var waitingSince time.Time       // a due round waits for the index
 	retry := time.Time{}
 	backoff := offlineRetryMin
 	for {
@@ -634,7 +637,20 @@ func (sy *Syncer) Run(ctx context.Context) {
 		if dueAt.IsZero() || (now.Before(dueAt) && (firstChange.IsZero() || now.Sub(firstChange) < maxDebounce)) {
 			continue
 		}
-		dueAt, firstChange = time.Time{}, time.Time{}
+		if sy.indexBusy(ctx) {
+			// Let the index derive turns and vectors first, so that they
+			// travel with the rows: a device that pulls rows without them
+			// derives them too, and two devices writing the same derived
+			// rows is a conflict.
+			if waitingSince.IsZero() {
+				waitingSince = now
+			}
+			if now.Sub(waitingSince) < maxIndexWait {
+				dueAt = now.Add(indexPoll)
+				continue
+			}
+		}
+		dueAt, firstChange, waitingSince = time.Time{}, time.Time{}, time.Time{}
 		err := sy.round(ctx)
 		switch {
 		case errors.Is(err, ErrSyncOffline):
@@ -646,6 +662,46 @@ func (sy *Syncer) Run(ctx context.Context) {
 		sy.lastSeq, _ = sy.store.maxLogSeq(ctx)
 		lastWAL = walSize(sy.store.path)
 	}
+}
+
+// indexBusy reports whether the attached index still has work on rows
+// written here: turns to derive, text to put in the keyword index, vectors
+// to compute (while the embedding model answers).
+func (sy *Syncer) indexBusy(ctx context.Context) bool {
+	ix := sy.ix.Load()
+	if ix == nil {
+		return false
+	}
+	busy := func(what string, n int, err error) bool {
+		if err != nil || n == 0 {
+			return false
+		}
+		sy.log.Debug("sync: waiting for the index", "work", what, "n", n)
+		ix.Notify() // the work may come from a writer that did not tell it
+		return true
+	}
+	stale, err := sy.store.StaleConversations(ctx)
+	if busy("turns", len(stale), err) {
+		return true
+	}
+	turns, err := sy.store.TurnsNeedingKeywordIndex(ctx, 1)
+	if busy("turn keywords", len(turns), err) {
+		return true
+	}
+	notes, err := sy.store.notesNeedingKeywordIndex(ctx, 1)
+	if busy("note keywords", len(notes), err) {
+		return true
+	}
+	model := ix.EmbedModelName()
+	if model == "" || ix.EmbedError() != nil {
+		return false
+	}
+	n, err := sy.store.CountTurnsNeedingEmbedding(ctx, model)
+	if busy("turn vectors", n, err) {
+		return true
+	}
+	notes, err = sy.store.notesNeedingEmbedding(ctx, model, 1)
+	return busy("note vectors", len(notes), err)
 }
 
 func (sy *Syncer) round(ctx context.Context) error {

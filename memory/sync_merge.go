@@ -205,6 +205,16 @@ func (sy *Syncer) mergeInto(ctx context.Context, newPath string, all bool, done 
 // new turn ids (a message moved after the other device's gets a new turn
 // number, not a new text).
 func deriveMerged(ctx context.Context, src, dst *Store, touched map[string]bool) error {
+	// Conversations whose turns the server lacks (rows pushed before their
+	// turns were derived) are derived here too, once, instead of on every
+	// device that pulls them.
+	stale, err := dst.StaleConversations(ctx)
+	if err != nil {
+		return err
+	}
+	for _, r := range stale {
+		touched[r.ConversationID] = true
+	}
 	for conv := range touched {
 		var user string
 		err := dst.db.QueryRowContext(ctx, `SELECT user_id FROM conversations WHERE id = ?`, conv).Scan(&user)

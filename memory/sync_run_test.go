@@ -2,6 +2,8 @@ package memory
 
 import (
 	"context"
+	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -9,11 +11,14 @@ import (
 )
 
 // waitFor polls cond (the background rounds run on their own clock).
-func waitFor(t *testing.T, what string, cond func() bool) time.Duration {
+func waitFor(t *testing.T, what string, cond func() bool, devices ...*syncDevice) time.Duration {
 	t.Helper()
 	start := time.Now()
 	for !cond() {
 		if time.Since(start) > 20*time.Second {
+			for _, d := range devices {
+				t.Logf("%s: %+v\nlog:\n%s", d.name, d.sy.Status(context.Background()), d.logs.String())
+			}
 			t.Fatalf("timed out waiting for %s", what)
 		}
 		time.Sleep(20 * time.Millisecond) // polling, not synchronisation
@@ -53,9 +58,29 @@ func TestSyncRunFollowsChanges(t *testing.T) {
 
 	srv.Down()
 	chat(t, b.store, "alice", "Offline", "written while the server is down", "kept")
-	waitFor(t, "B offline", func() bool { return b.sy.Label() == "offline" })
+	waitFor(t, "B offline", func() bool { return b.sy.Label() == "offline" }, a, b)
 	if err := srv.Up(); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "B back in sync", func() bool { return b.sy.Label() == "synced" })
+	waitFor(t, "B back in sync", func() bool { return b.sy.Label() == "synced" }, a, b)
+
+	// Both write at once, again and again: conflicts are merged in the
+	// background, nothing is lost, and the rounds settle (no loop).
+	for i := 0; i < 3; i++ {
+		chat(t, a.store, "alice", fmt.Sprintf("A %d", i), "from A", "ok")
+		chat(t, b.store, "alice", fmt.Sprintf("B %d", i), "from B", "ok")
+	}
+	titles := func(d *syncDevice) string { return strings.Join(d.titles(), "|") }
+	took = waitFor(t, "both to hold the union", func() bool {
+		return titles(a) == titles(b) && len(a.titles()) == 8 && a.sy.Label() == "synced" && b.sy.Label() == "synced"
+	}, a, b)
+	t.Logf("settled %s after concurrent writes, %d conflicts merged", took, srv.Conflicts())
+	// Without writes the rounds go quiet: a while of several intervals
+	// passes with no new conflict.
+	took = waitFor(t, "no more conflicts", func() bool {
+		before := srv.Conflicts()
+		time.Sleep(1500 * time.Millisecond)
+		return srv.Conflicts() == before
+	})
+	t.Logf("quiet after %s more, %d conflicts in all", took, srv.Conflicts())
 }
