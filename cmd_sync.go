@@ -57,15 +57,17 @@ func (s *session) startSync(ctx context.Context, ix *memory.Index) (stop func())
 	if sy == nil {
 		return func() {}
 	}
-	if ix != nil {
-		if err := sy.AttachIndex(ctx, ix); err != nil {
-			s.log.Warn("sync: index", "err", err)
-		}
-	}
 	rctx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
+		// Attaching may bring the index up to date with a replica another
+		// process pulled into: not before the chat opens.
+		if ix != nil {
+			if err := sy.AttachIndex(rctx, ix); err != nil {
+				s.log.Warn("sync: index", "err", err)
+			}
+		}
 		sy.Run(rctx)
 	}()
 	return func() {

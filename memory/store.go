@@ -44,7 +44,9 @@ type Store struct {
 	// readOnly, when set, is why writes are refused (a newer mneme's
 	// schema arrived through sync).
 	readOnly atomic.Pointer[error]
-	lock     *fileLock // shared while open; see sync_swap.go
+	lock     *fileLock   // shared while open; see sync_swap.go
+	swapMu   sync.Mutex  // held while the files are being replaced
+	closing  atomic.Bool // set by Close: no swap starts after it
 }
 
 // Option configures a Store.
@@ -80,6 +82,10 @@ func Open(ctx context.Context, path string, opts ...Option) (*Store, error) {
 		return nil, fmt.Errorf("open store: %w", err)
 	}
 	s.lock = lock
+	if err := recoverSwap(path); err != nil {
+		lock.Close()
+		return nil, fmt.Errorf("open store: %w", err)
+	}
 	if err := s.open(ctx); err != nil {
 		lock.Close()
 		return nil, err
@@ -198,6 +204,10 @@ func (s *Store) IsReplica() bool { return s.replica.Load() }
 // Close closes the database. (go-libsql closes the files in the
 // background, shortly after.)
 func (s *Store) Close() error {
+	// A swap of the files (sync_swap.go) finishes first; none starts after.
+	s.closing.Store(true)
+	s.swapMu.Lock()
+	defer s.swapMu.Unlock()
 	err := s.db.Close()
 	if s.lock != nil {
 		s.lock.Close()

@@ -563,6 +563,8 @@ func (sy *Syncer) finish(ctx context.Context, start time.Time, rep SyncReport, e
 		sy.log.Warn("sync: state file", "err", werr)
 	}
 	switch {
+	case err == nil && rep.Pushed == 0 && rep.Received.Empty() && !rep.Merged:
+		sy.log.Debug("sync: up to date", "url", sy.display, "took", rep.Duration.Round(time.Millisecond))
 	case err == nil:
 		sy.log.Info("sync: done", "url", sy.display, "summary", rep.String(), "pending", sy.pending, "took", rep.Duration.Round(time.Millisecond))
 	case errors.Is(err, ErrSyncOffline):

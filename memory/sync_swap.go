@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -124,6 +125,11 @@ const drainWait = 10 * time.Second
 // exclusive lock. Connections are drained first: new ones wait, open ones
 // are closed as their users return them.
 func (s *Store) swapDatabase(newPath, backupDir string) error {
+	s.swapMu.Lock()
+	defer s.swapMu.Unlock()
+	if s.closing.Load() {
+		return fmt.Errorf("swap database: the store is closing: %w", ErrBusy)
+	}
 	c := s.conn
 	c.mu.Lock()
 	s.db.SetMaxIdleConns(0)
@@ -149,11 +155,21 @@ func (s *Store) swapDatabase(newPath, backupDir string) error {
 	if err := os.MkdirAll(backupDir, 0o700); err != nil {
 		return s.reopenBase(fmt.Errorf("swap database: %w", err))
 	}
+	// Until the marker is gone the move is incomplete: a crash in between
+	// is rolled back when the store is next opened (recoverSwap).
+	marker := filepath.Join(backupDir, swapMarker)
+	if err := writeSynced(marker, "1"); err != nil {
+		return s.reopenBase(fmt.Errorf("swap database: %w", err))
+	}
 	backup := filepath.Join(backupDir, filepath.Base(s.path))
 	for _, suf := range replicaSuffixes {
 		if err := renameIfExists(s.path+suf, backup+suf); err != nil {
 			return s.reopenBase(fmt.Errorf("swap database: %w", err))
 		}
+	}
+	// Phase 2: every old file is in the backup; new ones move in.
+	if err := writeSynced(marker, "2"); err != nil {
+		return s.reopenBase(fmt.Errorf("swap database: %w", err))
 	}
 	for _, suf := range replicaSuffixes {
 		if suf == "-shm" {
@@ -175,7 +191,11 @@ func (s *Store) swapDatabase(newPath, backupDir string) error {
 			os.Remove(s.path + suf)
 			renameIfExists(backup+suf, s.path+suf)
 		}
+		os.Remove(marker)
 		return s.reopenBase(fmt.Errorf("swap database: open new replica: %w", err))
+	}
+	if err := os.Remove(marker); err != nil {
+		return fmt.Errorf("swap database: %w", err)
 	}
 	c.base = base
 	s.replica.Store(true)
@@ -193,6 +213,52 @@ func (s *Store) reopenBase(cause error) error {
 	s.conn.base = base
 	s.replica.Store(replica)
 	return cause
+}
+
+// swapMarker is in the backup directory while a swap moves files.
+const swapMarker = "SWAPPING"
+
+// recoverSwap rolls back a swap that a crash interrupted, putting the
+// backed-up files back. (The merged copy was pushed before the swap
+// began; the next sync merges again, idempotently.) The marker says how
+// far the swap got: "1" while old files move to the backup (what is in
+// place is old), "2" once they all have (what is in place is new).
+func recoverSwap(path string) error {
+	backupDir := filepath.Join(filepath.Dir(path), backupDirName)
+	marker := filepath.Join(backupDir, swapMarker)
+	phase, err := os.ReadFile(marker)
+	if err != nil {
+		return nil
+	}
+	backup := filepath.Join(backupDir, filepath.Base(path))
+	for _, suf := range replicaSuffixes {
+		if strings.TrimSpace(string(phase)) == "2" {
+			if err := os.Remove(path + suf); err != nil && !errors.Is(err, os.ErrNotExist) {
+				return fmt.Errorf("roll back an interrupted sync merge: %w", err)
+			}
+		}
+		if err := renameIfExists(backup+suf, path+suf); err != nil {
+			return fmt.Errorf("roll back an interrupted sync merge: %w", err)
+		}
+	}
+	return os.Remove(marker)
+}
+
+// writeSynced writes a small file and flushes it to disk.
+func writeSynced(path, content string) error {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
+	if err != nil {
+		return err
+	}
+	if _, err := f.WriteString(content); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
 
 // fileID identifies a file whatever its name.
@@ -216,23 +282,9 @@ const closeWait = 3 * time.Second
 
 // closeWatch waits for this process's file descriptors on some files to
 // close: go-libsql closes its files in the background after Close returns.
-// Descriptors open when the watch began (other handles) are not waited for.
 type closeWatch struct {
 	ids      map[fileID]bool
-	baseline map[string]bool
-}
-
-// watchNew starts a watch on ids; call it before opening the handle whose
-// closing is to be awaited.
-func watchNew(ids []fileID) *closeWatch {
-	w := &closeWatch{ids: map[fileID]bool{}, baseline: map[string]bool{}}
-	for _, id := range ids {
-		w.ids[id] = true
-	}
-	for _, fd := range w.open() {
-		w.baseline[fd] = true
-	}
-	return w
+	baseline map[string]bool // descriptors not to wait for
 }
 
 // watchAll starts a watch that waits for every descriptor on ids.

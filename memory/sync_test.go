@@ -505,3 +505,46 @@ func TestEncryptionAtRest(t *testing.T) {
 		t.Fatalf("sync of an encrypted store: %v", err)
 	}
 }
+
+// TestSyncSwapCrashRollsBack: a crash while the merged replica's files
+// move in leaves a marker; the next open puts the old files back.
+func TestSyncSwapCrashRollsBack(t *testing.T) {
+	ctx := context.Background()
+	for _, phase := range []string{"1", "2"} {
+		t.Run("phase"+phase, func(t *testing.T) {
+			srv := syncserver.New(t)
+			a := newSyncDevice(t, "A", srv, "")
+			chat(t, a.store, "alice", "Keep me", "hello", "hi")
+			a.sync()
+			a.close()
+			path := filepath.Join(a.dir, DBFileName)
+			backupDir := filepath.Join(a.dir, backupDirName)
+			os.MkdirAll(backupDir, 0o700)
+			backup := filepath.Join(backupDir, DBFileName)
+			if phase == "1" {
+				// Crashed after moving the database, before its WAL.
+				os.Rename(path, backup)
+			} else {
+				// Crashed after every old file moved and a new one came in.
+				for _, suf := range replicaSuffixes {
+					renameIfExists(path+suf, backup+suf)
+				}
+				os.WriteFile(path, []byte("half a merge"), 0o600)
+				os.WriteFile(path+"-info", []byte("{}"), 0o600)
+			}
+			os.WriteFile(filepath.Join(backupDir, swapMarker), []byte(phase), 0o600)
+			s, err := Open(ctx, path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			list, err := s.ListConversations(ctx, "alice", ListOptions{})
+			if err != nil || len(list) != 1 || list[0].Title != "Keep me" || !s.IsReplica() {
+				t.Fatalf("after recovery: %v %v replica=%v", list, err, s.IsReplica())
+			}
+			if _, err := os.Stat(filepath.Join(backupDir, swapMarker)); err == nil {
+				t.Fatal("marker left behind")
+			}
+		})
+	}
+}
