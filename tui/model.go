@@ -241,6 +241,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case composedMsg:
 		m.handleComposed(msg)
 	case openConversationMsg:
+		m.sidebar.clearFilter()
 		cmd = m.openConversation(msg.conv.ID, msg.conv.Title, 0)
 	case newConversationMsg:
 		m.focus = focusInput

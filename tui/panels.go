@@ -6,6 +6,7 @@ import (
 	"charm.land/bubbles/v2/help"
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 )
 
@@ -179,16 +180,39 @@ func (h *helpOverlay) open(st *Styles, km KeyMap, hm help.Model) {
 			rows = append(rows, "")
 		}
 		rows = append(rows, st.SidebarTitle.Render(sec.title))
-		rows = append(rows, strings.Split(hm.FullHelpView(sec.keys.FullHelp()), "\n")...)
+		rows = append(rows, fullHelpRows(hm, sec.keys.FullHelp(), h.width)...)
 		if i == 0 {
 			rows = append(rows, "", st.SidebarTitle.Render("Slash commands (type / in the input; tab completes)"))
 			for _, c := range slashCommands() {
-				rows = append(rows, st.CompleteName.Render(c.usage())+st.CompleteHelp.Render(" — "+c.help))
+				line := ansi.Wrap(c.usage()+" — "+c.help, max(minContentWidth, h.width-2), "")
+				for i, l := range strings.Split(line, "\n") {
+					if i > 0 {
+						l = "  " + l
+					}
+					rows = append(rows, st.CompleteHelp.Render(l))
+				}
 			}
 			rows = append(rows, st.CompleteHelp.Render("Start a message with // to send it with a leading /."))
 		}
 	}
 	h.lines, h.top = rows, 0
+}
+
+// fullHelpRows renders groups of bindings as columns, as many side by side
+// as fit in width, the rest below: every binding is shown, however narrow
+// the window (help.Model drops the columns that do not fit).
+func fullHelpRows(hm help.Model, groups [][]key.Binding, width int) []string {
+	hm.SetWidth(0)
+	var rows []string
+	for len(groups) > 0 {
+		n := len(groups)
+		for n > 1 && lipgloss.Width(hm.FullHelpView(groups[:n])) > width {
+			n--
+		}
+		rows = append(rows, strings.Split(hm.FullHelpView(groups[:n]), "\n")...)
+		groups = groups[n:]
+	}
+	return rows
 }
 
 func (h *helpOverlay) setSize(width, height int) {

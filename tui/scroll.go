@@ -3,7 +3,6 @@ package tui
 import (
 	"strings"
 
-	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 )
 
@@ -177,11 +176,16 @@ func (t *transcript) prepare() {
 		}
 		for r, n := start, t.blockLen(i); r < n && len(rows) < t.height; r++ {
 			line := t.blockRow(i, r)
-			if ansi.StringWidth(line) > t.width {
-				line = ansi.Cut(line, 0, t.width)
+			w := ansi.StringWidth(line)
+			if w > t.width {
+				line, w = ansi.Cut(line, 0, t.width), t.width
 			}
-			rows = append(rows, line)
+			rows = append(rows, line+strings.Repeat(" ", t.width-w))
 		}
 	}
-	t.page = lipgloss.NewStyle().Width(t.width).Height(t.height).Render(strings.Join(rows, "\n"))
+	blank := strings.Repeat(" ", t.width)
+	for len(rows) < t.height {
+		rows = append(rows, blank)
+	}
+	t.page = strings.Join(rows, "\n")
 }

@@ -211,6 +211,13 @@ func (s *sidebar) blur() {
 	s.mode = sideList
 }
 
+// clearFilter lists every conversation again.
+func (s *sidebar) clearFilter() {
+	keep, _ := s.selected()
+	s.filter.Reset()
+	s.apply(keep.ID)
+}
+
 // setCurrent marks the open conversation and chooses it.
 func (s *sidebar) setCurrent(id string) {
 	s.current = id

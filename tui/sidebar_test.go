@@ -102,7 +102,6 @@ func typeKeys(text string) []tea.Msg {
 }
 
 func TestSidebarGolden(t *testing.T) {
-	keyDown := tea.KeyPressMsg{Code: tea.KeyDown}
 	keyCtrlD := tea.KeyPressMsg{Code: 'd', Mod: tea.ModCtrl}
 	keyCtrlR := tea.KeyPressMsg{Code: 'r', Mod: tea.ModCtrl}
 	keyCtrlV := tea.KeyPressMsg{Code: 'v', Mod: tea.ModCtrl}
@@ -171,7 +170,6 @@ func TestSidebarActions(t *testing.T) {
 	mgr := &fakeConversations{}
 	s := loadedSidebar(t, mgr, 30, 12)
 	s.focus()
-	keyDown := tea.KeyPressMsg{Code: tea.KeyDown}
 
 	// Enter opens the chosen conversation.
 	s, msgs := sidebarKey(t, s, keyDown, keyEnter)

@@ -194,18 +194,19 @@ func (t *transcript) addRecall(mems []agent.Memory) {
 // hasDetails reports whether any entry has details to expand.
 func (t *transcript) hasDetails() bool {
 	for i := range t.entries {
-		if k := t.entries[i].kind; k == entryTool || k == entryRecall || k == entryCompaction {
+		if t.entries[i].hasDetail() {
 			return true
 		}
 	}
 	return false
 }
 
-// toggleDetails expands or collapses the details of tool calls and recalls.
+// toggleDetails expands or collapses thinking, tool calls, receipts and
+// compaction summaries.
 func (t *transcript) toggleDetails() {
 	t.details = !t.details
 	for i := range t.entries {
-		if k := t.entries[i].kind; k == entryTool || k == entryRecall || k == entryCompaction {
+		if t.entries[i].hasDetail() {
 			t.entries[i].viewWidth = 0
 		}
 	}
@@ -283,7 +284,7 @@ func (t *transcript) renderAssistant(e *entry, now time.Time) string {
 	w := max(t.width, minContentWidth)
 	var parts []string
 	if e.thinking != "" {
-		parts = append(parts, thinkingLine(t.st, e, w))
+		parts = append(parts, thinkingLine(t.st, e, w, t.details))
 	}
 	if strings.TrimSpace(e.text) != "" {
 		if e.streaming {
@@ -328,16 +329,29 @@ func (t *transcript) markdown(src string) string {
 	return out
 }
 
-// thinkingLine is the collapsed thinking of an answer: its last line while
-// it streams, its size once done.
-func thinkingLine(st *Styles, e *entry, width int) string {
-	var s string
+// thinkingLine is the thinking of an answer: its last line while it
+// streams, then its size, collapsed; with details, the thinking in full.
+func thinkingLine(st *Styles, e *entry, width int, details bool) string {
 	if e.streaming && strings.TrimSpace(e.text) == "" {
-		s = "thinking… " + lastLine(Sanitize(e.thinking))
-	} else {
-		s = fmt.Sprintf("▸ thought for %d words", len(strings.Fields(e.thinking)))
+		return st.Thinking.Render(ansi.Truncate("thinking… "+lastLine(Sanitize(e.thinking)), width-markdownMargin, "…"))
 	}
-	return st.Thinking.Render(ansi.Truncate(s, width-markdownMargin, "…"))
+	words := len(strings.Fields(e.thinking))
+	if !details {
+		return st.Thinking.Render(ansi.Truncate(fmt.Sprintf("▸ thought for %d words", words), width-markdownMargin, "…"))
+	}
+	return st.Thinking.Render(fmt.Sprintf("▾ thought for %d words:", words)) + "\n" +
+		st.Thinking.Width(width).Render(Sanitize(strings.TrimSpace(e.thinking)))
+}
+
+// hasDetail reports whether an entry expands with the details key.
+func (e *entry) hasDetail() bool {
+	switch e.kind {
+	case entryTool, entryRecall, entryCompaction:
+		return true
+	case entryAssistant:
+		return strings.TrimSpace(e.thinking) != ""
+	}
+	return false
 }
 
 // compact kinds are one-line entries kept together without blank lines.

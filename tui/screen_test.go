@@ -1,0 +1,500 @@
+package tui
+
+import (
+	"context"
+	"fmt"
+	"image/color"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/mneme-dev/mneme/memory"
+)
+
+// Tests of the chat screen as a whole: the sidebar, the panels, the slash
+// commands and the key help, driven through the root model.
+
+var (
+	keyCtrlF = tea.KeyPressMsg{Code: 'f', Mod: tea.ModCtrl}
+	keyCtrlE = tea.KeyPressMsg{Code: 'e', Mod: tea.ModCtrl}
+	keyTab   = tea.KeyPressMsg{Code: tea.KeyTab}
+	keyF1    = tea.KeyPressMsg{Code: tea.KeyF1}
+)
+
+// storeConversation stores a conversation of user/assistant pairs.
+func storeConversation(t *testing.T, store *memory.Store, title string, pairs ...string) memory.Conversation {
+	t.Helper()
+	ctx := context.Background()
+	c, err := store.CreateConversation(ctx, testUser, title)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, p := range pairs {
+		role := memory.RoleUser
+		if i%2 == 1 {
+			role = memory.RoleAssistant
+		}
+		if _, err := store.AppendMessage(ctx, testUser, memory.Message{ConversationID: c.ID, Role: role, Content: p}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return c
+}
+
+// longPairs are n turns; turn 26 asks about the lighthouse keeper.
+func longPairs(n int) []string {
+	var out []string
+	for i := 1; i <= n; i++ {
+		q := fmt.Sprintf("filler question number %d", i)
+		if i == 26 {
+			q = "what was the name of the lighthouse keeper?"
+		}
+		out = append(out, q, fmt.Sprintf("filler answer %d\n\nwith a second paragraph", i))
+	}
+	return out
+}
+
+// screenConfig is a chat over store with every optional part main passes.
+func screenConfig(t *testing.T, store *memory.Store) (Config, *memory.Index) {
+	t.Helper()
+	ix, err := memory.OpenIndex(context.Background(), store, t.TempDir(), memory.IndexOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ix.Close() })
+	if err := ix.Drain(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	cfg := config(store, newFakeRunner(store, "An answer."), readyProbe)
+	cfg.Conversations, cfg.Search, cfg.Notes = store, ix, ix
+	return cfg, ix
+}
+
+func TestSidebarSwitchIsInstantAndRemembersThePosition(t *testing.T) {
+	store := openStore(t)
+	long := storeConversation(t, store, "Long chat", longPairs(40)...)
+	storeConversation(t, store, "Short chat", "just one question", "and its short answer")
+	cfg, _ := screenConfig(t, store)
+	cfg.ConversationID = long.ID
+	h := newHarness(t, cfg)
+	h.send(tea.WindowSizeMsg{Width: 50, Height: 24}) // narrow: the sidebar takes the chat's place
+	h.runUntil("history", func() bool { return !h.m.loading })
+	h.send(keyPgUp)
+	h.send(keyPgUp)
+	before := h.m.transcript.view()
+
+	h.send(keyCtrlS)
+	h.runUntilShown("Short chat", "Long chat")
+	h.typeText("short")
+	h.send(keyEnter)
+	h.runUntilShown("just one question", "and its short answer")
+	if h.shows("filler") {
+		t.Fatalf("the long chat is still on screen:\n%s", h.screen())
+	}
+
+	h.send(keyCtrlS)
+	h.runUntilShown("Long chat")
+	h.typeText("long")
+	h.send(keyEnter)
+	// Instant: shown as soon as the choice arrives, before the store is
+	// read again, where the reader left it.
+	h.runUntil("the switch", func() bool { return h.m.convID == long.ID })
+	if h.m.loading || h.m.transcript.view() != before {
+		t.Fatalf("back in the long chat, the screen is not as it was left:\n%s\nwant:\n%s",
+			ansi.Strip(h.m.transcript.view()), ansi.Strip(before))
+	}
+	h.runUntil("commands done", func() bool { return len(h.queue) == 0 })
+	if h.m.transcript.view() != before {
+		t.Fatalf("reading the long chat again moved the screen:\n%s", h.screen())
+	}
+}
+
+func TestSearchOpensTheConversationAtTheTurn(t *testing.T) {
+	store := openStore(t)
+	long := storeConversation(t, store, "Long chat", longPairs(40)...)
+	cfg, _ := screenConfig(t, store)
+	h := newHarness(t, cfg)
+	h.send(tea.WindowSizeMsg{Width: 100, Height: 30})
+	h.runUntilShown("Ollama ready")
+	h.sendText("/search lighthouse keeper")
+	h.runUntilShown("what was the name of the lighthouse keeper?", "turn 26")
+	h.send(keyEnter)
+	h.runUntil("the conversation", func() bool { return h.m.convID == long.ID && !h.m.loading })
+	s := h.screen()
+	if !strings.Contains(s, "lighthouse keeper") || strings.Contains(s, "filler question number 40") {
+		t.Fatalf("the screen is not at turn 26:\n%s", s)
+	}
+	highlighted := false
+	for _, e := range h.m.transcript.entries {
+		if e.highlight && e.turn != 26 {
+			t.Fatalf("turn %d is highlighted", e.turn)
+		}
+		highlighted = highlighted || e.highlight
+	}
+	if !highlighted {
+		t.Fatal("the turn is not highlighted")
+	}
+	h.send(highlightDoneMsg{})
+	for _, e := range h.m.transcript.entries {
+		if e.highlight {
+			t.Fatal("the highlight stayed")
+		}
+	}
+	// Ctrl+F opens search too.
+	h.send(keyCtrlF)
+	if !h.shows("Search") || h.m.panel != panelSearch {
+		t.Fatalf("ctrl+f did not open search:\n%s", h.screen())
+	}
+}
+
+func TestSlashCompletionAndUsage(t *testing.T) {
+	store := openStore(t)
+	cfg, _ := screenConfig(t, store)
+	h := newHarness(t, cfg)
+	h.runUntilShown("Ollama ready")
+	h.typeText("/")
+	for _, c := range []string{"/new — start a new conversation", "/search [QUERY]", "tab complete"} {
+		if !h.shows(c) {
+			t.Fatalf("typing / does not list %q:\n%s", c, h.screen())
+		}
+	}
+	h.typeText("ar")
+	h.send(keyTab)
+	if got := h.m.input.value(); got != "/archive" {
+		t.Fatalf("tab completed /ar to %q", got)
+	}
+	h.m.input.reset()
+	h.typeText("/re")
+	h.send(keyEnter) // /rename needs a title: completed, not run
+	if got := h.m.input.value(); got != "/rename " {
+		t.Fatalf("enter on /re gave %q", got)
+	}
+	if !h.shows("/rename TITLE — rename this conversation") {
+		t.Fatalf("no usage line while the arguments are typed:\n%s", h.screen())
+	}
+	h.m.input.reset()
+	h.typeText("/m")
+	h.send(keyDown) // from /memory to /model
+	if !h.shows("› /model") {
+		t.Fatalf("down did not choose /model:\n%s", h.screen())
+	}
+}
+
+func TestConversationCommands(t *testing.T) {
+	store := openStore(t)
+	cfg, _ := screenConfig(t, store)
+	h := newHarness(t, cfg)
+	h.runUntilShown("Ollama ready")
+	h.sendText("/rename") // completed to "/rename ", with its usage
+	h.runUntilShown("/rename TITLE — rename this conversation")
+	h.send(keyEnter)
+	h.runUntilShown("Nothing to rename yet")
+	h.m.input.reset()
+	h.sendText("first question")
+	h.runUntilShown("An answer.")
+	h.runUntilIdle()
+	h.sendText("/rename Trip planning")
+	h.runUntilShown("Renamed to “Trip planning”.")
+	conv, _ := storedMessages(t, store)
+	if conv.Title != "Trip planning" {
+		t.Fatalf("stored title %q", conv.Title)
+	}
+	h.sendText("/archive")
+	h.runUntilShown("Archived “Trip planning”")
+	if c, _ := store.Conversation(context.Background(), testUser, conv.ID); !c.Archived {
+		t.Fatal("not archived in the store")
+	}
+	h.sendText("/archive")
+	h.runUntilShown("Unarchived “Trip planning”.")
+
+	h.sendText("/new")
+	h.runUntilShown("New conversation", "new conversation")
+	if h.shows("first question") {
+		t.Fatalf("/new left the old conversation on screen:\n%s", h.screen())
+	}
+	// Delete it from the sidebar, after confirming.
+	h.send(keyCtrlS)
+	h.runUntilShown("Trip planning")
+	h.send(tea.KeyPressMsg{Code: 'd', Mod: tea.ModCtrl})
+	h.runUntilShown("Delete “Trip planning”?")
+	h.send(tea.KeyPressMsg{Code: 'y', Text: "y"})
+	h.runUntilShown("Deleted “Trip planning”.", "No conversations yet.")
+	if list, _ := store.ListConversations(context.Background(), testUser, memory.ListOptions{IncludeArchived: true}); len(list) != 0 {
+		t.Fatalf("conversations after the delete: %+v", list)
+	}
+}
+
+func TestDeletingTheOpenConversationClearsTheScreen(t *testing.T) {
+	store := openStore(t)
+	c := storeConversation(t, store, "Doomed", "delete me", "sure")
+	cfg, _ := screenConfig(t, store)
+	cfg.ConversationID = c.ID
+	h := newHarness(t, cfg)
+	h.runUntilShown("delete me")
+	h.send(keyCtrlS)
+	h.runUntilShown("› Doomed")
+	h.send(tea.KeyPressMsg{Code: 'd', Mod: tea.ModCtrl})
+	h.send(tea.KeyPressMsg{Code: 'y', Text: "y"})
+	h.runUntilShown("Deleted “Doomed”.", "new conversation")
+	if h.shows("delete me") || h.m.convID != "" {
+		t.Fatalf("the deleted conversation is still open:\n%s", h.screen())
+	}
+}
+
+func TestKeyHelpOverlay(t *testing.T) {
+	store := openStore(t)
+	cfg, _ := screenConfig(t, store)
+	for _, size := range [][2]int{{100, 30}, {60, 20}} {
+		t.Run(fmt.Sprintf("%dx%d", size[0], size[1]), func(t *testing.T) {
+			h := newHarness(t, cfg)
+			h.send(tea.WindowSizeMsg{Width: size[0], Height: size[1]})
+			h.runUntilShown("Ollama ready")
+			h.send(keyF1)
+			got := h.m.View().Content
+			requireGolden(t, fmt.Sprintf("screen_help_%dx%d", size[0], size[1]), got)
+			assertFits(t, got, size[0], size[1])
+			for _, want := range []string{"Keys and commands", "ctrl+f", "search", "esc close"} {
+				if !h.shows(want) {
+					t.Errorf("the help lacks %q", want)
+				}
+			}
+			// Scrolling reaches the panels' keys.
+			for range 10 {
+				h.send(tea.KeyPressMsg{Code: tea.KeyPgDown})
+			}
+			if !h.shows("Models (/model)") {
+				t.Errorf("the end of the help has no model keys:\n%s", h.screen())
+			}
+			// Typing closes it and goes on to the input.
+			h.typeText("x")
+			if h.m.helpOpen || h.m.input.value() != "x" {
+				t.Fatalf("typing with the help open: open %v, input %q", h.m.helpOpen, h.m.input.value())
+			}
+		})
+	}
+	h := newHarness(t, cfg)
+	h.runUntilShown("Ollama ready")
+	h.sendText("/help")
+	h.runUntilShown("Keys and commands", "/export [FILE] — write this conversation to a markdown file")
+	h.send(keyEsc)
+	if h.m.helpOpen {
+		t.Fatal("esc did not close the help")
+	}
+}
+
+// assertFits checks that a screen has exactly h rows of at most w cells.
+func assertFits(t *testing.T, screen string, w, h int) {
+	t.Helper()
+	lines := strings.Split(screen, "\n")
+	if len(lines) != h {
+		t.Errorf("the screen has %d rows, want %d", len(lines), h)
+	}
+	for i, l := range lines {
+		if lw := ansi.StringWidth(l); lw > w {
+			t.Errorf("row %d is %d wide, more than %d: %q", i, lw, w, ansi.Strip(l))
+		}
+	}
+}
+
+func TestScreenWithSidebarGolden(t *testing.T) {
+	store := openStore(t)
+	conv := seedConversation(t, store)
+	for _, size := range [][2]int{{100, 30}, {60, 20}} {
+		t.Run(fmt.Sprintf("%dx%d", size[0], size[1]), func(t *testing.T) {
+			cfg := config(store, newFakeRunner(store), readyProbe)
+			cfg.ConversationID = conv.ID
+			list := sampleConversations()
+			list[1].ID, list[1].Title = conv.ID, "Resuming conversation"
+			cfg.Conversations = &fakeConversations{list: list}
+			cfg.MemoryStatus = func(context.Context, string) (MemoryStatus, error) {
+				return MemoryStatus{EmbedModel: "nomic-embed-text", Pending: 3, Notes: 12}, nil
+			}
+			h := newHarness(t, cfg)
+			h.m.sidebar.now = func() time.Time { return sidebarNow }
+			h.send(tea.WindowSizeMsg{Width: size[0], Height: size[1]})
+			h.runUntil("history and probe", func() bool { return !h.m.loading && !h.m.probing })
+			h.send(keyCtrlS)
+			h.runUntilShown("Tax retur")
+			h.send(keyEsc) // the keys back to the input; the sidebar stays
+			h.runUntil("the keys back and the memory status", func() bool { return h.m.focus == focusInput && h.m.memStat.known })
+			got := h.m.View().Content
+			assertFits(t, got, size[0], size[1])
+			requireGolden(t, fmt.Sprintf("screen_sidebar_%dx%d", size[0], size[1]), got)
+		})
+	}
+}
+
+func TestCopyExportAndCompose(t *testing.T) {
+	store := openStore(t)
+	cfg, _ := screenConfig(t, store)
+	cfg.TempDir = t.TempDir()
+	h := newHarness(t, cfg)
+	h.runUntilShown("Ollama ready")
+	h.sendText("/copy")
+	h.runUntilShown("There is no answer to copy yet.")
+	h.m.input.reset()
+	h.sendText("what is the capital of Portugal")
+	h.runUntilShown("An answer.")
+	h.runUntilIdle()
+
+	// /copy writes the answer to the clipboard with OSC 52.
+	h.typeText("/copy")
+	next, cmd := h.m.Update(keyEnter)
+	h.m = next.(Model)
+	if msg := runCmd(t, cmd); fmt.Sprintf("%T", msg) != "tea.setClipboardMsg" || fmt.Sprint(msg) != "An answer." {
+		t.Fatalf("/copy sent %T %q, want the answer for the clipboard", msg, msg)
+	}
+	if !h.shows("Copied the last answer (10 characters) to the clipboard.") {
+		t.Fatalf("no notice after /copy:\n%s", h.screen())
+	}
+
+	// /export writes markdown, never over an existing file.
+	path := filepath.Join(t.TempDir(), "trip.md")
+	h.sendText("/export " + path)
+	h.runUntilShown("Exported to " + path)
+	md, err := os.ReadFile(path)
+	if err != nil || !strings.Contains(string(md), "what is the capital of Portugal") || !strings.Contains(string(md), "An answer.") {
+		t.Fatalf("exported %q, %v", md, err)
+	}
+	h.sendText("/export " + path)
+	h.runUntilShown("Export failed")
+	h.m.input.reset()
+	if got := exportName("Trip: Lisbon & Porto!", "0193abcdef"); got != "mneme-trip-lisbon-porto-0193abcd.md" {
+		t.Errorf("exportName = %q", got)
+	}
+
+	// Ctrl+E writes the input to a file for the editor and takes back what
+	// was saved there.
+	h.typeText("draft")
+	h.send(keyCtrlE)
+	h.runUntil("the editor request", func() bool { return len(h.queue) > 0 })
+	edit, ok := runCmd(t, h.queue[len(h.queue)-1]).(ExternalEditMsg)
+	if !ok || edit.Owner != composeOwner {
+		t.Fatalf("ctrl+e asked for %#v", edit)
+	}
+	if b, _ := os.ReadFile(edit.Path); string(b) != "draft" {
+		t.Fatalf("the editor got %q", b)
+	}
+	if err := os.WriteFile(edit.Path, []byte("a long message\nwritten in the editor\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	h.queue = nil
+	h.send(ExternalEditDoneMsg{Owner: composeOwner, Path: edit.Path})
+	h.runUntil("the composed text", func() bool { return h.m.input.value() != "draft" })
+	if got := h.m.input.value(); got != "a long message\nwritten in the editor" {
+		t.Fatalf("input after the editor = %q", got)
+	}
+	if _, err := os.Stat(edit.Path); !os.IsNotExist(err) {
+		t.Errorf("the editor's file was left behind: %v", err)
+	}
+}
+
+func TestThemeFollowsTheTerminalBackground(t *testing.T) {
+	store := openStore(t)
+	conv := seedConversation(t, store)
+	cfg, _ := screenConfig(t, store)
+	cfg.ConversationID = conv.ID
+	cfg.Dark = true
+	h := newHarness(t, cfg)
+	h.runUntilShown("You asked about goroutines before.")
+	dark := h.m.View().Content
+	h.send(tea.BackgroundColorMsg{Color: color.White})
+	if h.m.st.Dark {
+		t.Fatal("a white background kept the dark styles")
+	}
+	if light := h.m.View().Content; light == dark || !h.shows("You asked about goroutines before.") {
+		t.Fatalf("the screen was not drawn again in light styles:\n%s", h.screen())
+	}
+	h.send(tea.BackgroundColorMsg{Color: color.Black})
+	if !h.m.st.Dark || h.m.View().Content != dark {
+		t.Fatal("a black background did not bring the dark styles back")
+	}
+}
+
+func TestCtrlOOpensTheMemoryBrowser(t *testing.T) {
+	store := openStore(t)
+	cfg, ix := screenConfig(t, store)
+	if _, err := ix.SaveNote(context.Background(), testUser, "The user's cat is called Tom.", memory.NoteSource{}); err != nil {
+		t.Fatal(err)
+	}
+	h := newHarness(t, cfg)
+	h.runUntilShown("Ollama ready")
+	h.send(keyCtrlO)
+	h.runUntilShown("Memory", "The user's cat is called Tom.")
+	h.send(keyEsc)
+	h.runUntil("the browser closed", func() bool { return h.m.panel == panelNone })
+	h.sendText("/memory")
+	h.runUntilShown("The user's cat is called Tom.")
+}
+
+func TestFirstRunOffersAnEmbeddingModel(t *testing.T) {
+	store := openStore(t)
+	cfg, _ := screenConfig(t, store)
+	cfg.Models = newFakeModels(ModelInfo{Name: testModel, Capabilities: []string{"completion", "tools"}})
+	cfg.FirstRun = true
+	var saved []string
+	cfg.SaveModels = func(chat, embed string) error { saved = append(saved, chat+"|"+embed); return nil }
+	h := newHarness(t, cfg)
+	h.runUntil("the picker", func() bool { return h.m.panel == panelModels })
+	h.runUntilShown("Models", "✓ chat")
+	h.send(keyEnter) // use the model for chat
+	h.runUntil("saved", func() bool { return len(saved) > 0 })
+	if saved[0] != testModel+"|" {
+		t.Fatalf("saved %q", saved)
+	}
+	// Not a first run: no offer while a chat model is there.
+	cfg.FirstRun = false
+	h2 := newHarness(t, cfg)
+	h2.runUntilShown("Ollama ready")
+	h2.runUntil("commands done", func() bool { return len(h2.queue) == 0 })
+	if h2.m.panel != panelNone {
+		t.Fatal("models were offered with a chat model installed")
+	}
+}
+
+func TestThinkingExpandsWithDetails(t *testing.T) {
+	store := openStore(t)
+	r := newFakeRunner(store, "The answer is 4.")
+	r.thinking = []string{"Two plus two ", "is four, obviously."}
+	h := newHarness(t, config(store, r, readyProbe))
+	h.runUntilShown("Ollama ready")
+	h.sendText("what is 2+2")
+	h.runUntilShown("The answer is 4.", "▸ thought for 6 words", "ctrl+t details")
+	if h.shows("is four, obviously.") {
+		t.Fatalf("the thinking is shown before it is expanded:\n%s", h.screen())
+	}
+	h.send(pressBinding(t, h.m.keys.Details))
+	h.runUntilShown("▾ thought for 6 words:", "Two plus two is four, obviously.")
+}
+
+func TestScrollKeysAndWheel(t *testing.T) {
+	store := openStore(t)
+	long := storeConversation(t, store, "Long chat", longPairs(40)...)
+	cfg, _ := screenConfig(t, store)
+	cfg.ConversationID = long.ID
+	h := newHarness(t, cfg)
+	h.runUntilShown("filler question number 40")
+	h.send(tea.KeyPressMsg{Code: tea.KeyHome, Mod: tea.ModCtrl})
+	if !h.shows("filler question number 1\n") && !strings.Contains(h.screen(), "filler question number 1 ") {
+		t.Fatalf("ctrl+home is not at the top:\n%s", h.screen())
+	}
+	top := h.m.transcript.view()
+	h.send(tea.MouseWheelMsg{Button: tea.MouseWheelDown})
+	if h.m.transcript.view() == top {
+		t.Fatal("the wheel did not scroll")
+	}
+	h.send(tea.MouseWheelMsg{Button: tea.MouseWheelUp})
+	if h.m.transcript.view() != top {
+		t.Fatal("the wheel up did not come back")
+	}
+	h.send(tea.KeyPressMsg{Code: tea.KeyPgDown})
+	h.send(tea.KeyPressMsg{Code: tea.KeyEnd, Mod: tea.ModCtrl})
+	if !h.shows("filler answer 40") || !h.m.transcript.atBottom() {
+		t.Fatalf("ctrl+end is not at the bottom:\n%s", h.screen())
+	}
+}
