@@ -64,6 +64,7 @@ const (
 	probeTimeout    = 10 * time.Second
 	offlineRetryMin = 15 * time.Second
 	mergeAttempts   = 3
+	syncLockWait    = 2 * time.Minute  // for another process's round
 	maxIndexWait    = 30 * time.Second // longest a push waits for the index
 	indexPoll       = 500 * time.Millisecond
 )
@@ -350,7 +351,9 @@ func (sy *Syncer) SyncNow(ctx context.Context) (rep SyncReport, err error) {
 	if sy.cfg.EncryptionKey {
 		return rep, ErrEncryptedReplica
 	}
-	lock, err := sy.store.lockSync(ctx)
+	lctx, cancel := context.WithTimeout(ctx, syncLockWait)
+	lock, err := sy.store.lockSync(lctx)
+	cancel()
 	if err != nil {
 		return rep, fmt.Errorf("sync: waiting for another mneme's sync: %w", err)
 	}
@@ -365,37 +368,20 @@ func (sy *Syncer) SyncNow(ctx context.Context) (rep SyncReport, err error) {
 	if err := sy.catchUpIndex(ctx); err != nil {
 		sy.log.Warn("sync: index catch-up", "err", err)
 	}
-	pre, err := takeFingerprints(ctx, sy.store)
-	if err != nil {
-		return rep, err
-	}
 	sy.mu.Lock()
 	wm := sy.state.Watermark
 	sy.mu.Unlock()
-	pendingBefore, err := sy.store.countChangedRows(ctx, wm)
-	if err != nil {
-		return rep, err
-	}
-	infoBefore, _ := readReplicaInfo(sy.store.path)
 
 	// In-process writers wait while go-libsql inserts pulled frames (its
-	// connection has no busy timeout) and while the watermark is read.
+	// connection has no busy timeout), and while the store is described
+	// before and after, so that what changed came from the server.
 	sy.store.writeMu.Lock()
-	err = sy.syncFiles(sy.store.path)
-	maxSeq, seqErr := sy.store.maxLogSeq(ctx)
+	pre, post, pendingBefore, maxSeq, infoBefore, infoAfter, err := sy.exchange(ctx, wm)
 	sy.store.writeMu.Unlock()
-	if err != nil {
-		if isConflict(err) {
-			sy.log.Info("sync: conflict: both this device and another wrote since the last sync; rebuilding from the server", "pending", pendingBefore)
-			return sy.rebuild(ctx, false)
-		}
-		return rep, fmt.Errorf("sync: %s", sy.cleanError(err))
+	if isConflict(err) {
+		sy.log.Info("sync: conflict: both this device and another wrote since the last sync; rebuilding from the server", "pending", pendingBefore)
+		return sy.rebuild(ctx, false)
 	}
-	if seqErr != nil {
-		return rep, seqErr
-	}
-	infoAfter, _ := readReplicaInfo(sy.store.path)
-	post, err := takeFingerprints(ctx, sy.store)
 	if err != nil {
 		return rep, err
 	}
@@ -423,6 +409,30 @@ func (sy *Syncer) SyncNow(ctx context.Context) (rep SyncReport, err error) {
 	// device's next push into a conflict. It grows by one short row per
 	// row written.
 	return rep, nil
+}
+
+// exchange runs go-libsql's sync on the store's files and describes the
+// store before and after. The caller holds writeMu.
+func (sy *Syncer) exchange(ctx context.Context, watermark int64) (pre, post *fingerprints, pending int, maxSeq int64, before, after replicaInfo, err error) {
+	if pre, err = takeFingerprints(ctx, sy.store); err != nil {
+		return
+	}
+	if pending, err = sy.store.countChangedRows(ctx, watermark); err != nil {
+		return
+	}
+	before, _ = readReplicaInfo(sy.store.path)
+	if err = sy.syncFiles(sy.store.path); err != nil {
+		if !isConflict(err) {
+			err = fmt.Errorf("sync: %s", sy.cleanError(err))
+		}
+		return
+	}
+	after, _ = readReplicaInfo(sy.store.path)
+	if maxSeq, err = sy.store.maxLogSeq(ctx); err != nil {
+		return
+	}
+	post, err = takeFingerprints(ctx, sy.store)
+	return
 }
 
 // reloadState takes the state file's watermark: another process (`mneme
