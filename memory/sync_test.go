@@ -548,3 +548,54 @@ func TestSyncSwapCrashRollsBack(t *testing.T) {
 		})
 	}
 }
+
+// TestSyncConversationDeletes: a conversation deleted on one device goes
+// on the other, from the list and from search, after a plain sync and
+// after a conflict merge.
+func TestSyncConversationDeletes(t *testing.T) {
+	ctx := context.Background()
+	srv := syncserver.New(t)
+	a := newSyncDevice(t, "A", srv, "")
+	b := newSyncDevice(t, "B", srv, "")
+	x := chat(t, a.store, "alice", "Doomed", "a kitten named Pixel", "cute")
+	y := chat(t, a.store, "alice", "Also doomed", "the engine of my car", "noisy")
+	a.drain()
+	a.sync()
+	b.sync()
+	if !hasTitle(b.searchTurns("Pixel"), "Doomed") {
+		t.Fatal("B does not find the conversation before the delete")
+	}
+	if err := a.ix.DeleteConversation(ctx, "alice", x.ID); err != nil {
+		t.Fatal(err)
+	}
+	a.sync()
+	b.sync()
+	if got := b.titles(); len(got) != 1 || got[0] != "Also doomed" {
+		t.Fatalf("B lists %q", got)
+	}
+	if hasTitle(b.searchTurns("Pixel"), "Doomed") {
+		t.Fatal("B still finds the deleted conversation")
+	}
+
+	// Deleted on A while B writes elsewhere: the merge on A keeps the delete.
+	srv.Down()
+	if err := a.ix.DeleteConversation(ctx, "alice", y.ID); err != nil {
+		t.Fatal(err)
+	}
+	chat(t, b.store, "alice", "New on B", "sourdough bread", "bake it")
+	b.drain()
+	srv.Up()
+	b.sync()
+	if rep := a.sync(); !rep.Conflict {
+		t.Fatalf("A: %+v", rep)
+	}
+	b.sync()
+	for _, d := range []*syncDevice{a, b} {
+		if got := d.titles(); len(got) != 1 || got[0] != "New on B" {
+			t.Errorf("%s lists %q", d.name, got)
+		}
+		if hasTitle(d.searchTurns("engine"), "Also doomed") {
+			t.Errorf("%s still finds the conversation deleted on A", d.name)
+		}
+	}
+}
