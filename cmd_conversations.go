@@ -58,24 +58,7 @@ func (a *App) runConversations(ctx context.Context, args []string) error {
 		if title == "" {
 			title = "(untitled)"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\n", c.ID, relativeTime(now, c.Updated), c.MessageCount, tui.Sanitize(title))
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\n", c.ID, tui.RelativeDate(now, c.Updated), c.MessageCount, tui.Sanitize(title))
 	}
 	return tw.Flush()
-}
-
-// relativeTime renders t relative to now for listings.
-func relativeTime(now, t time.Time) string {
-	d := now.Sub(t)
-	switch {
-	case d < time.Minute:
-		return "just now"
-	case d < time.Hour:
-		return fmt.Sprintf("%dm ago", int(d.Minutes()))
-	case d < 24*time.Hour:
-		return fmt.Sprintf("%dh ago", int(d.Hours()))
-	case d < 7*24*time.Hour:
-		return fmt.Sprintf("%dd ago", int(d.Hours()/24))
-	default:
-		return t.Format("2006-01-02")
-	}
 }

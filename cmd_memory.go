@@ -105,7 +105,7 @@ func (a *App) memoryList(ctx context.Context, args []string) error {
 		if n.ConversationID != "" {
 			from = fmt.Sprintf("%s turn %d", n.ConversationID, n.TurnNumber)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", n.ID, relativeTime(now, n.Updated), from, truncate(tui.Sanitize(n.Content), 80))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", n.ID, tui.RelativeDate(now, n.Updated), from, truncate(tui.Sanitize(n.Content), 80))
 	}
 	return tw.Flush()
 }

@@ -28,7 +28,11 @@ func (ix *Index) embedPending(ctx context.Context) error {
 		if err != nil || len(turns) == 0 {
 			return err
 		}
-		sets, err := em.embedTurns(ctx, turns)
+		items := make([]owned, len(turns))
+		for i, t := range turns {
+			items[i] = owned{id: t.ID, userID: t.UserID, hash: t.Hash, text: t.Text, kind: OwnerTurn}
+		}
+		sets, err := em.embedOwners(ctx, items)
 		if err != nil {
 			return err
 		}
@@ -41,12 +45,20 @@ func (ix *Index) embedPending(ctx context.Context) error {
 	}
 }
 
-func (em embedder) embedTurns(ctx context.Context, turns []Turn) ([]EmbeddingSet, error) {
-	sets := make([]EmbeddingSet, len(turns))
+// owned is a text to embed and what it belongs to.
+type owned struct {
+	id, userID, hash, text string
+	kind                   OwnerKind
+}
+
+// embedOwners embeds each owner's text, chunked to the model's context, in
+// one request, and returns the sets to store.
+func (em embedder) embedOwners(ctx context.Context, items []owned) ([]EmbeddingSet, error) {
+	sets := make([]EmbeddingSet, len(items))
 	var inputs []string
-	for i, t := range turns {
-		chunks := Chunks(t.Text, em.model.ContextLength)
-		sets[i] = EmbeddingSet{OwnerID: t.ID, Kind: OwnerTurn, UserID: t.UserID, Model: em.model.Name, Hash: t.Hash, Chunks: chunks}
+	for i, it := range items {
+		chunks := Chunks(it.text, em.model.ContextLength)
+		sets[i] = EmbeddingSet{OwnerID: it.id, Kind: it.kind, UserID: it.userID, Model: em.model.Name, Hash: it.hash, Chunks: chunks}
 		inputs = append(inputs, chunks...)
 	}
 	vecs, err := em.embedTexts(ctx, inputs)

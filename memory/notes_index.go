@@ -147,20 +147,13 @@ func (ix *Index) embedPendingNotes(ctx context.Context) error {
 }
 
 func (ix *Index) embedNotes(ctx context.Context, em embedder, notes []Note) error {
-	sets := make([]EmbeddingSet, len(notes))
-	var inputs []string
+	items := make([]owned, len(notes))
 	for i, n := range notes {
-		chunks := Chunks(n.Content, em.model.ContextLength)
-		sets[i] = EmbeddingSet{OwnerID: n.ID, Kind: OwnerNote, UserID: n.UserID, Model: em.model.Name, Hash: n.Hash, Chunks: chunks}
-		inputs = append(inputs, chunks...)
+		items[i] = owned{id: n.ID, userID: n.UserID, hash: n.Hash, text: n.Content, kind: OwnerNote}
 	}
-	vecs, err := em.embedTexts(ctx, inputs)
+	sets, err := em.embedOwners(ctx, items)
 	if err != nil {
 		return err
-	}
-	for i := range sets {
-		k := len(sets[i].Chunks)
-		sets[i].Vectors, vecs = vecs[:k], vecs[k:]
 	}
 	return ix.store.SaveEmbeddings(ctx, sets...)
 }

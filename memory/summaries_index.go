@@ -66,20 +66,13 @@ func (ix *Index) embedPendingSummaries(ctx context.Context) error {
 		if err != nil || len(list) == 0 {
 			return err
 		}
-		sets := make([]EmbeddingSet, len(list))
-		var inputs []string
+		items := make([]owned, len(list))
 		for i, sum := range list {
-			chunks := Chunks(sum.Text, em.model.ContextLength)
-			sets[i] = EmbeddingSet{OwnerID: sum.ID, Kind: OwnerSummary, UserID: sum.UserID, Model: em.model.Name, Hash: sum.Hash, Chunks: chunks}
-			inputs = append(inputs, chunks...)
+			items[i] = owned{id: sum.ID, userID: sum.UserID, hash: sum.Hash, text: sum.Text, kind: OwnerSummary}
 		}
-		vecs, err := em.embedTexts(ctx, inputs)
+		sets, err := em.embedOwners(ctx, items)
 		if err != nil {
 			return err
-		}
-		for i := range sets {
-			n := len(sets[i].Chunks)
-			sets[i].Vectors, vecs = vecs[:n], vecs[n:]
 		}
 		if err := ix.store.SaveEmbeddings(ctx, sets...); err != nil {
 			return err

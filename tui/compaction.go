@@ -228,7 +228,7 @@ func (m Model) choiceView() string {
 		if i == m.choice.sel {
 			mark = "› "
 		}
-		line := fmt.Sprintf("%s%d. %s · %s · %s", mark, i+1, oneLine(displayTitle(c.Title)), ago(now, c.Updated), strings.Join(c.MatchedBy, "+"))
+		line := fmt.Sprintf("%s%d. %s · %s · %s", mark, i+1, oneLine(displayTitle(c.Title)), RelativeDate(now, c.Updated), strings.Join(c.MatchedBy, "+"))
 		if c.Snippet != "" {
 			line += " · " + oneLine(c.Snippet)
 		}
@@ -247,22 +247,6 @@ func (m Model) choiceHeight() int {
 		return 0
 	}
 	return len(m.choice.items) + 1
-}
-
-// ago renders t relative to now, briefly.
-func ago(now, t time.Time) string {
-	d := now.Sub(t)
-	switch {
-	case d < time.Minute:
-		return "just now"
-	case d < time.Hour:
-		return fmt.Sprintf("%dm ago", int(d.Minutes()))
-	case d < 24*time.Hour:
-		return fmt.Sprintf("%dh ago", int(d.Hours()))
-	case d < 30*24*time.Hour:
-		return fmt.Sprintf("%dd ago", int(d.Hours()/24))
-	}
-	return t.Format("2 Jan 2006")
 }
 
 // loadSummaries reads the conversation's summaries when the store can.

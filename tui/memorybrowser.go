@@ -914,7 +914,7 @@ func (b MemoryBrowser) noteRow(n memory.Note, selected bool, now time.Time) stri
 	if selected {
 		marker, text = b.st.Marker.Render("▸ "), b.st.Selected
 	}
-	meta := b.st.Dim.Render(relativeDate(now, n.Updated))
+	meta := b.st.Dim.Render(RelativeDate(now, n.Updated))
 	if b.fresh[n.ID] {
 		text = b.st.Fresh
 		meta = b.st.Fresh.Render("● new") + b.st.Dim.Render(" · ") + meta
@@ -971,9 +971,9 @@ func (b MemoryBrowser) noteView() ([]string, []key.Binding) {
 		return nil, []key.Binding{b.keys.Back}
 	}
 	now := b.clock.now()
-	when := "saved " + relativeDate(now, n.Created)
+	when := "saved " + RelativeDate(now, n.Created)
 	if n.Updated.Sub(n.Created) > time.Minute {
-		when += " · edited " + relativeDate(now, n.Updated)
+		when += " · edited " + RelativeDate(now, n.Updated)
 	}
 	right := b.st.Dim.Render(when)
 	if b.fresh[n.ID] {

@@ -210,9 +210,9 @@ func block(rows []string, width, height int) string {
 	return strings.Join(out, "\n")
 }
 
-// relativeDate renders t relative to now, briefly: "just now", "5m ago",
+// RelativeDate renders t relative to now, briefly: "just now", "5m ago",
 // "3h ago", "yesterday", "4d ago", then the date.
-func relativeDate(now, t time.Time) string {
+func RelativeDate(now, t time.Time) string {
 	if t.IsZero() {
 		return ""
 	}

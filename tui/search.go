@@ -403,7 +403,7 @@ func (s SearchOverlay) resultRows(r memory.SearchResult, selected bool, words []
 	}
 	score := s.st.Dim.Render(fmt.Sprintf("%.2f", r.Score))
 	meta := fmt.Sprintf("turn %d", r.Turn)
-	if d := relativeDate(now, r.Time); d != "" {
+	if d := RelativeDate(now, r.Time); d != "" {
 		meta += " · " + d
 	}
 	meta = s.st.Dim.Render(meta)
