@@ -46,6 +46,8 @@ type Server struct {
 
 	mu        sync.Mutex
 	ln        net.Listener
+	conns     map[net.Conn]bool
+	down      bool
 	frames    [][]byte
 	conflicts int
 	requests  []string
@@ -68,9 +70,9 @@ func Start(addr string) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{addr: ln.Addr().String(), ln: ln}
+	s := &Server{addr: ln.Addr().String(), ln: ln, conns: map[net.Conn]bool{}}
 	s.URL = "http://" + s.addr
-	s.srv = &http.Server{Handler: http.HandlerFunc(s.serve)}
+	s.srv = &http.Server{Handler: http.HandlerFunc(s.serve), ConnState: s.track}
 	go s.srv.Serve(ln)
 	return s, nil
 }
@@ -83,14 +85,32 @@ func (s *Server) Close() { s.srv.Close() }
 func (s *Server) Down() {
 	s.mu.Lock()
 	ln := s.ln
-	s.ln = nil
+	s.ln, s.down = nil, true
+	conns := s.conns
+	s.conns = map[net.Conn]bool{}
 	s.mu.Unlock()
 	if ln != nil {
 		ln.Close()
 	}
-	// Drop keep-alive connections too, without stopping the http.Server.
-	s.srv.SetKeepAlivesEnabled(false)
-	s.srv.SetKeepAlivesEnabled(true)
+	for c := range conns {
+		c.Close()
+	}
+}
+
+// track follows the server's connections so that Down can drop them.
+func (s *Server) track(c net.Conn, st http.ConnState) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch st {
+	case http.StateNew:
+		if s.down {
+			c.Close()
+			return
+		}
+		s.conns[c] = true
+	case http.StateClosed, http.StateHijacked:
+		delete(s.conns, c)
+	}
 }
 
 // Up listens again on the same address after Down.
@@ -104,7 +124,7 @@ func (s *Server) Up() error {
 	if err != nil {
 		return err
 	}
-	s.ln = ln
+	s.ln, s.down = ln, false
 	go s.srv.Serve(ln)
 	return nil
 }
@@ -135,6 +155,9 @@ const generation = 1
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.down {
+		panic(http.ErrAbortHandler) // drops the connection: no answer
+	}
 	s.requests = append(s.requests, r.Method+" "+r.URL.Path)
 	if s.Token != "" && r.Header.Get("Authorization") != "Bearer "+s.Token {
 		http.Error(w, `{"error":"unauthorized"}`, http.StatusUnauthorized)
