@@ -75,7 +75,7 @@ func (a *App) runAsk(ctx context.Context, args []string) error {
 	if ix != nil {
 		a.indexTurn(ctx, s, ix, memory.ConversationRef{UserID: s.cfg.User, ConversationID: conv.ID})
 	}
-	s.syncAfterAsk(ctx, ix)
+	s.syncAfterChange(ctx, ix)
 	if *asJSON {
 		enc := json.NewEncoder(a.stdout)
 		enc.SetIndent("", "  ")

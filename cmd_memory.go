@@ -119,21 +119,9 @@ func (a *App) memoryAdd(ctx context.Context, args []string) error {
 	if strings.TrimSpace(text) == "" {
 		return exitError{code: 2, msg: "memory add: nothing to save: give the note's text"}
 	}
-	s, err := a.open(ctx, common)
-	if err != nil {
-		return err
-	}
-	defer s.Close()
-	ix, err := a.noteIndex(ctx, s, true)
-	if err != nil {
-		return err
-	}
-	defer ix.Close()
-	n, err := ix.SaveNote(ctx, s.cfg.User, text, memory.NoteSource{})
-	if err != nil {
-		return noteError("add", err)
-	}
-	return a.printNote(n, "Saved", asJSON)
+	return a.changeNote(ctx, common, "add", "Saved", asJSON, true, func(ix *memory.Index, user string) (memory.Note, error) {
+		return ix.SaveNote(ctx, user, text, memory.NoteSource{})
+	})
 }
 
 func (a *App) memoryEdit(ctx context.Context, args []string) error {
@@ -144,21 +132,9 @@ func (a *App) memoryEdit(ctx context.Context, args []string) error {
 	if len(rest) < 2 || strings.TrimSpace(strings.Join(rest[1:], " ")) == "" {
 		return exitError{code: 2, msg: "memory edit: give the note's id and its new text"}
 	}
-	s, err := a.open(ctx, common)
-	if err != nil {
-		return err
-	}
-	defer s.Close()
-	ix, err := a.noteIndex(ctx, s, true)
-	if err != nil {
-		return err
-	}
-	defer ix.Close()
-	n, err := ix.UpdateNote(ctx, s.cfg.User, rest[0], strings.Join(rest[1:], " "))
-	if err != nil {
-		return noteError("edit", err)
-	}
-	return a.printNote(n, "Updated", asJSON)
+	return a.changeNote(ctx, common, "edit", "Updated", asJSON, true, func(ix *memory.Index, user string) (memory.Note, error) {
+		return ix.UpdateNote(ctx, user, rest[0], strings.Join(rest[1:], " "))
+	})
 }
 
 func (a *App) memoryRemove(ctx context.Context, args []string) error {
@@ -169,21 +145,34 @@ func (a *App) memoryRemove(ctx context.Context, args []string) error {
 	if len(rest) != 1 {
 		return exitError{code: 2, msg: "memory rm: give one note id"}
 	}
+	return a.changeNote(ctx, common, "rm", "Deleted", asJSON, false, func(ix *memory.Index, user string) (memory.Note, error) {
+		return ix.DeleteNote(ctx, user, rest[0])
+	})
+}
+
+// changeNote opens the session and the index, applies change, prints the
+// note, and sends the change to the sync server when sync is set up.
+func (a *App) changeNote(ctx context.Context, common commonFlags, cmd, verb string, asJSON, embed bool,
+	change func(ix *memory.Index, user string) (memory.Note, error)) error {
 	s, err := a.open(ctx, common)
 	if err != nil {
 		return err
 	}
 	defer s.Close()
-	ix, err := a.noteIndex(ctx, s, false)
+	ix, err := a.noteIndex(ctx, s, embed)
 	if err != nil {
 		return err
 	}
 	defer ix.Close()
-	n, err := ix.DeleteNote(ctx, s.cfg.User, rest[0])
+	n, err := change(ix, s.cfg.User)
 	if err != nil {
-		return noteError("rm", err)
+		return noteError(cmd, err)
 	}
-	return a.printNote(n, "Deleted", asJSON)
+	if err := a.printNote(n, verb, asJSON); err != nil {
+		return err
+	}
+	s.syncAfterChange(ctx, ix)
+	return nil
 }
 
 func (a *App) memorySearch(ctx context.Context, args []string) error {

@@ -93,9 +93,9 @@ func (s *session) withSync(cfg tui.Config) tui.Config {
 	return cfg
 }
 
-// syncAfterAsk sends the new turn to the server, within askSyncWait.
+// syncAfterChange sends a change (a turn, a note, an import) to the server, within askSyncWait.
 // Failures are logged, never printed: the turn is stored.
-func (s *session) syncAfterAsk(ctx context.Context, ix *memory.Index) {
+func (s *session) syncAfterChange(ctx context.Context, ix *memory.Index) {
 	sy := s.syncer()
 	if sy == nil {
 		return

@@ -55,6 +55,7 @@ func (a *App) runImport(ctx context.Context, args []string) error {
 	}
 	fmt.Fprintf(a.stdout, "Imported %d messages into %d conversations in %s (%d unchanged, %d bad lines skipped).\n",
 		st.Imported, len(st.Conversations), time.Since(start).Round(time.Millisecond), st.Unchanged, st.Bad)
+	defer s.syncAfterChange(ctx, ix)
 	if ix.EmbedModelName() == "" {
 		fmt.Fprintln(a.stdout, "Keyword search is ready.", probe.EmbedNote)
 		return nil
