@@ -544,7 +544,11 @@ func (m *Model) handleEvents(msg runEventsMsg) tea.Cmd {
 	}
 	m.transcript.refresh(m.now(), false)
 	if m.run == nil {
-		return m.titleAfterRun()
+		var notes tea.Cmd
+		if m.panel == panelMemory && len(m.fresh) > 0 {
+			m.memory, notes = m.memory.Refresh() // show what the model just wrote
+		}
+		return tea.Batch(m.titleAfterRun(), notes)
 	}
 	return waitForEvents(m.run.id, m.run.events)
 }

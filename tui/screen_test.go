@@ -13,6 +13,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/mneme-dev/mneme/agent"
 	"github.com/mneme-dev/mneme/memory"
 )
 
@@ -497,4 +498,45 @@ func TestScrollKeysAndWheel(t *testing.T) {
 	if !h.shows("filler answer 40") || !h.m.transcript.atBottom() {
 		t.Fatalf("ctrl+end is not at the bottom:\n%s", h.screen())
 	}
+}
+
+// savingRunner answers after saving a note with the memory tool, as the
+// agent does.
+type savingRunner struct {
+	store *memory.Store
+	ix    *memory.Index
+}
+
+func (r savingRunner) Run(ctx context.Context, req agent.Request, emit func(agent.Event)) (agent.Result, error) {
+	res := agent.Result{ConversationID: req.ConversationID, Model: testModel}
+	if _, err := r.store.AppendMessage(ctx, req.UserID, memory.Message{ConversationID: req.ConversationID, Role: memory.RoleUser, Content: req.Prompt}); err != nil {
+		return res, err
+	}
+	n, err := r.ix.SaveNote(ctx, req.UserID, "The user's dog is called Rex.", memory.NoteSource{ConversationID: req.ConversationID, TurnNumber: 1})
+	if err != nil {
+		return res, err
+	}
+	call := agent.ToolActivity{ID: "1", Name: "memory_save", Args: `{"content":"The user's dog is called Rex."}`,
+		Result: fmt.Sprintf(`{"note_id":%q,"status":"saved"}`, n.ID)}
+	emit(agent.ToolCallEvent{Call: agent.ToolActivity{ID: "1", Name: "memory_save", Args: call.Args}})
+	emit(agent.ToolResultEvent{Call: call})
+	emit(agent.ContentDelta{Text: "Noted."})
+	emit(agent.DoneEvent{Result: res})
+	return res, nil
+}
+
+func TestNotesWrittenInTheAnswerAreMarked(t *testing.T) {
+	store := openStore(t)
+	cfg, ix := screenConfig(t, store)
+	if _, err := ix.SaveNote(context.Background(), testUser, "An older note.", memory.NoteSource{}); err != nil {
+		t.Fatal(err)
+	}
+	cfg.NewRunner = func(string) Runner { return savingRunner{store: store, ix: ix} }
+	h := newHarness(t, cfg)
+	h.runUntilShown("Ollama ready")
+	h.sendText("my dog is called Rex")
+	h.runUntilShown("Noted.")
+	h.runUntilIdle()
+	h.send(keyCtrlO)
+	h.runUntilShown("The user's dog is called Rex.", "● 1 new", "An older note.")
 }
