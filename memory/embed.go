@@ -20,14 +20,16 @@ func (ix *Index) embedPending(ctx context.Context) error {
 	if !em.enabled() {
 		return nil
 	}
+	before := ""
 	for {
 		if ix.embedding().model != em.model {
 			return nil // the model changed: the next round starts over
 		}
-		turns, err := ix.store.TurnsNeedingEmbedding(ctx, em.model.Name, embedBatch)
+		turns, err := ix.store.TurnsNeedingEmbedding(ctx, em.model.Name, before, embedBatch)
 		if err != nil || len(turns) == 0 {
 			return err
 		}
+		before = turns[len(turns)-1].ID
 		items := make([]owned, len(turns))
 		for i, t := range turns {
 			items[i] = owned{id: t.ID, userID: t.UserID, hash: t.Hash, text: t.Text, kind: OwnerTurn}

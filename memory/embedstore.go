@@ -58,11 +58,16 @@ func (s *Store) SaveEmbeddings(ctx context.Context, sets ...EmbeddingSet) error 
 }
 
 // TurnsNeedingEmbedding returns turns with no vectors under model for their
-// current text. Unchanged turns are skipped by their content hash.
-func (s *Store) TurnsNeedingEmbedding(ctx context.Context, model string, limit int) ([]Turn, error) {
-	turns, err := s.queryTurns(ctx, `SELECT `+turnColumns+` FROM turns t WHERE NOT EXISTS (
+// current text, in descending id order below the id before ("" to start),
+// so that paging with the last id read walks the table once. Unchanged
+// turns are skipped by their content hash.
+func (s *Store) TurnsNeedingEmbedding(ctx context.Context, model, before string, limit int) ([]Turn, error) {
+	if before == "" {
+		before = "\U0010FFFF" // above every id
+	}
+	turns, err := s.queryTurns(ctx, `SELECT `+turnColumns+` FROM turns t WHERE t.id < ? AND NOT EXISTS (
 		SELECT 1 FROM embeddings e WHERE e.owner_id = t.id AND e.model = ? AND e.hash = t.hash AND e.chunk = 0)
-		ORDER BY t.created_at DESC LIMIT ?`, model, limit)
+		ORDER BY t.id DESC LIMIT ?`, before, model, limit)
 	if err != nil {
 		return nil, fmt.Errorf("turns to embed: %w", err)
 	}

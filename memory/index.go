@@ -372,11 +372,13 @@ func (ix *Index) syncTurns(ctx context.Context) error {
 const keywordBatch = 1000
 
 func (ix *Index) indexKeywords(ctx context.Context) error {
+	after := ""
 	for {
-		turns, err := ix.store.TurnsNeedingKeywordIndex(ctx, keywordBatch)
+		turns, err := ix.store.TurnsNeedingKeywordIndex(ctx, after, keywordBatch)
 		if err != nil || len(turns) == 0 {
 			return err
 		}
+		after = turns[len(turns)-1].ID
 		titles, err := ix.store.conversationTitles(ctx, turns)
 		if err != nil {
 			return err

@@ -696,7 +696,7 @@ func (sy *Syncer) indexBusy(ctx context.Context) bool {
 	if busy("turns", len(stale), err) {
 		return true
 	}
-	turns, err := sy.store.TurnsNeedingKeywordIndex(ctx, 1)
+	turns, err := sy.store.TurnsNeedingKeywordIndex(ctx, "", 1)
 	if busy("turn keywords", len(turns), err) {
 		return true
 	}

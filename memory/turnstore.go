@@ -156,9 +156,13 @@ func (s *Store) TurnsByID(ctx context.Context, userID string, ids []string) (map
 	return out, nil
 }
 
-// TurnsNeedingKeywordIndex returns turns whose text is not yet in the keyword index.
-func (s *Store) TurnsNeedingKeywordIndex(ctx context.Context, limit int) ([]Turn, error) {
-	turns, err := s.queryTurns(ctx, `SELECT `+turnColumns+` FROM turns t WHERE t.keyword_hash != t.hash LIMIT ?`, limit)
+// TurnsNeedingKeywordIndex returns turns whose text is not yet in the
+// keyword index, in id order after the id after ("" to start): a caller
+// paging with the last id it got reads the table once, however many
+// batches it takes.
+func (s *Store) TurnsNeedingKeywordIndex(ctx context.Context, after string, limit int) ([]Turn, error) {
+	turns, err := s.queryTurns(ctx, `SELECT `+turnColumns+` FROM turns t
+		WHERE t.id > ? AND t.keyword_hash != t.hash ORDER BY t.id LIMIT ?`, after, limit)
 	if err != nil {
 		return nil, fmt.Errorf("turns to index: %w", err)
 	}
