@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"context"
 	"strings"
 
 	"charm.land/bubbles/v2/help"
@@ -34,6 +35,28 @@ const (
 	focusInput focusArea = iota
 	focusSidebar
 )
+
+// The panels are built with the root key map's bindings for them, so that
+// the full help and the panels never disagree.
+
+func newSearchPanel(ctx context.Context, st *Styles, cfg Config, km KeyMap) SearchOverlay {
+	p := NewSearchOverlay(st, SearchConfig{Searcher: cfg.Search, UserID: cfg.UserID, Context: ctx})
+	p.keys = km.SearchKeys
+	return p
+}
+
+func newMemoryPanel(ctx context.Context, st *Styles, cfg Config, km KeyMap) MemoryBrowser {
+	p := NewMemoryBrowser(st, MemoryConfig{Notes: cfg.Notes, Conversations: cfg.Store, UserID: cfg.UserID,
+		Context: ctx, TempDir: cfg.TempDir})
+	p.keys = km.MemoryKeys
+	return p
+}
+
+func newModelsPanel(ctx context.Context, st *Styles, cfg Config, km KeyMap) ModelPicker {
+	p := NewModelPicker(st, ModelsConfig{Manager: cfg.Models, Context: ctx})
+	p.keys = km.ModelKeys
+	return p
+}
 
 // routeOwned hands a panel's or the sidebar's own message to it; handled
 // is false for any other message.

@@ -176,10 +176,10 @@ func (op convOp) String() string {
 	return "delete"
 }
 
-func newSidebar(ctx context.Context, st *Styles, convs ConversationManager, userID string, now func() time.Time) sidebar {
+func newSidebar(ctx context.Context, st *Styles, keys SidebarKeyMap, convs ConversationManager, userID string, now func() time.Time) sidebar {
 	ost := newOverlayStyles(st)
 	s := sidebar{
-		st: st, keys: DefaultSidebarKeyMap(), ctx: ctx, convs: convs, userID: userID, now: now,
+		st: st, keys: keys, ctx: ctx, convs: convs, userID: userID, now: now,
 		filter: newOverlayInput(ost, "/ ", "type to filter"),
 		rename: newOverlayInput(ost, "✎ ", "new title"),
 	}

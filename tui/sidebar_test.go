@@ -73,7 +73,7 @@ func (f *fakeConversations) recorded() []string {
 func loadedSidebar(t *testing.T, mgr ConversationManager, w, h int) sidebar {
 	t.Helper()
 	st := NewStyles(true)
-	s := newSidebar(context.Background(), &st, mgr, testUser, func() time.Time { return sidebarNow })
+	s := newSidebar(context.Background(), &st, DefaultSidebarKeyMap(), mgr, testUser, func() time.Time { return sidebarNow })
 	s.setSize(w, h)
 	s.reload()
 	s, _ = s.update(sidebarListMsg{seq: s.seq, convs: sampleConversations()})

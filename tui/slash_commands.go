@@ -290,14 +290,13 @@ func (m *Model) setTheme(dark bool) {
 	m.transcript.restyle()
 	m.sidebar.restyle()
 	if m.panel != panelSearch {
-		m.search = NewSearchOverlay(m.st, SearchConfig{Searcher: m.cfg.Search, UserID: m.userID, Context: m.life.ctx})
+		m.search = newSearchPanel(m.life.ctx, m.st, m.cfg, m.keys)
 	}
 	if m.panel != panelMemory {
-		m.memory = NewMemoryBrowser(m.st, MemoryConfig{Notes: m.cfg.Notes, Conversations: m.cfg.Store, UserID: m.userID,
-			Context: m.life.ctx, TempDir: m.cfg.TempDir})
+		m.memory = newMemoryPanel(m.life.ctx, m.st, m.cfg, m.keys)
 	}
 	if m.panel != panelModels && !m.models.Pulling() {
-		m.models = NewModelPicker(m.st, ModelsConfig{Manager: m.cfg.Models, Context: m.life.ctx})
+		m.models = newModelsPanel(m.life.ctx, m.st, m.cfg, m.keys)
 	}
 	m.panelSize = [2]int{}
 }
