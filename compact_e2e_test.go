@@ -249,6 +249,7 @@ func TestTUISwitchByDescription(t *testing.T) {
 
 	term := startTerminal(t, 100, 30, d.env(), "--continue")
 	term.waitText("You said: how long should sourdough rise?")
+	term.waitIdle()
 	term.typeText("/switch the lisbon itinerary")
 	term.keys("Enter")
 	term.waitText("You said: question 4: and then?")
@@ -260,6 +261,7 @@ func TestTUISwitchByDescription(t *testing.T) {
 	term.typeText("question 5: anything else?")
 	term.keys("Enter")
 	term.waitText("You said: question 5: anything else?")
+	term.waitIdle()
 	term.keys("C-c")
 	term.exitStatus()
 	if n := d.exportCount(trip.ConversationID); n != 10 {

@@ -80,6 +80,15 @@ func (term *terminal) waitText(text string) string {
 	return term.waitFor(fmt.Sprintf("%q on screen", text), func(s string) bool { return strings.Contains(s, text) })
 }
 
+// waitIdle waits until no answer is being generated or compacted, as a
+// person waits for the spinner to stop before pressing the next key.
+func (term *terminal) waitIdle() string {
+	term.t.Helper()
+	return term.waitFor("the answer to finish", func(s string) bool {
+		return !strings.Contains(s, "generating") && !strings.Contains(s, "compacting")
+	})
+}
+
 // exitStatus waits for mneme to exit and returns its exit code.
 func (term *terminal) exitStatus() int {
 	term.t.Helper()
