@@ -229,6 +229,25 @@ func (c *importConv) messageID(m Message, key convKey) string {
 	return uuid.NewSHA1(idSpace, []byte(fmt.Sprintf("message\x00%s\x00%d", c.id, m.Seq))).String()
 }
 
+// convTouch is what a batch did to one conversation.
+type convTouch struct {
+	inserted    bool
+	first, last int64 // time span of the messages inserted
+	firstUser   string
+}
+
+func (t convTouch) add(m Message) convTouch {
+	ms := m.Created.UnixMilli()
+	if !t.inserted || ms < t.first {
+		t.first = ms
+	}
+	if !t.inserted || ms > t.last {
+		t.last = ms
+	}
+	t.inserted = true
+	return t
+}
+
 // write stores a batch in one transaction and reports how many were new.
 func (imp *importer) write(ctx context.Context, batch []importMsg) (int, error) {
 	s := imp.s
@@ -236,6 +255,7 @@ func (imp *importer) write(ctx context.Context, batch []importMsg) (int, error) 
 	n := 0
 	err := s.write(ctx, func(tx execer) error {
 		n = 0
+		touched := map[*importConv]convTouch{}
 		for _, im := range batch {
 			c := im.conv
 			if !c.created {
@@ -268,20 +288,27 @@ func (imp *importer) write(ctx context.Context, batch []importMsg) (int, error) 
 			if k, _ := res.RowsAffected(); k > 0 {
 				n++
 				c.nextSeq++
-				if _, err := tx.ExecContext(ctx, `UPDATE conversations SET updated_at = MAX(updated_at, ?),
-					created_at = MIN(created_at, ?) WHERE id = ?`, m.Created.UnixMilli(), m.Created.UnixMilli(), c.id); err != nil {
-					return err
-				}
+				touched[c] = touched[c].add(m)
+			} else if _, ok := touched[c]; !ok {
+				touched[c] = convTouch{}
 			}
-			if c.newTitle != "" {
-				if _, err := tx.ExecContext(ctx, `UPDATE conversations SET title = ? WHERE id = ?`, cleanText(c.newTitle), c.id); err != nil {
-					return err
-				}
-				c.newTitle = ""
-			} else if m.Role == RoleUser {
-				if _, err := tx.ExecContext(ctx, `UPDATE conversations SET title = ? WHERE id = ? AND title = ''`, DeriveTitle(m.Content), c.id); err != nil {
-					return err
-				}
+			if m.Role == RoleUser && touched[c].firstUser == "" {
+				t := touched[c]
+				t.firstUser = m.Content
+				touched[c] = t
+			}
+		}
+		// One update per conversation and batch: its time span and title.
+		for c, t := range touched {
+			title := cleanText(c.newTitle)
+			c.newTitle = ""
+			if _, err := tx.ExecContext(ctx, `UPDATE conversations SET
+				updated_at = CASE WHEN ? THEN MAX(updated_at, ?) ELSE updated_at END,
+				created_at = CASE WHEN ? THEN MIN(created_at, ?) ELSE created_at END,
+				title = CASE WHEN ? != '' THEN ? WHEN title = '' THEN ? ELSE title END
+				WHERE id = ?`,
+				t.inserted, t.last, t.inserted, t.first, title, title, DeriveTitle(t.firstUser), c.id); err != nil {
+				return err
 			}
 		}
 		return nil
