@@ -26,7 +26,7 @@ import (
 //	go test -run '^$' -bench 'Import|HybridSearch' -benchtime 1x -timeout 60m ./memory/
 //
 // (HybridSearch takes -benchtime 200x or more for stable percentiles.)
-// The text is real dialogue (LoCoMo lines recombined); the vectors are
+// The text is real dialogue (LoCoMo lines, without speaker names, recombined); the vectors are
 // 768-dim unit vectors around 200 topics, as real embeddings cluster.
 
 const (
@@ -49,9 +49,15 @@ func loadBenchText(b *testing.B) benchText {
 	if err != nil {
 		b.Fatal(err)
 	}
+	// Real chat messages do not start with the speaker's name, so the lines
+	// go in without it (the recall evaluation keeps LoCoMo's "Name: text").
 	var bt benchText
-	for _, r := range locomo.ImportLines(samples) {
-		bt.lines = append(bt.lines, r.Content)
+	for _, sm := range samples {
+		for _, ses := range sm.Sessions {
+			for _, m := range ses.Messages {
+				bt.lines = append(bt.lines, m.Text)
+			}
+		}
 	}
 	for _, q := range locomo.Questions(samples) {
 		bt.questions = append(bt.questions, q.Question)

@@ -102,17 +102,28 @@ func (ix *Index) Search(ctx context.Context, q SearchQuery) ([]SearchResult, err
 	if err != nil {
 		return nil, err
 	}
+	// The two rankings run side by side: a search takes as long as the
+	// slower of them, not their sum.
+	var (
+		vecHits []vectorHit
+		vecErr  error
+		vecDone = make(chan struct{})
+	)
+	go func() {
+		defer close(vecDone)
+		vecHits, vecErr = ix.vectorSearch(ctx, q)
+	}()
 	kwHits, err := ix.kw.Search(ctx, keyword.Query{
 		UserID: q.UserID, Text: q.Text, Limit: candidates, Kinds: []keyword.Kind{keyword.KindTurn},
 		ConversationID: q.ConversationID, Since: q.Since, Until: q.Until,
 	})
+	<-vecDone
 	if err != nil {
 		return nil, fmt.Errorf("search: %w", err)
 	}
-	vecHits, err := ix.vectorSearch(ctx, q)
-	if err != nil {
+	if vecErr != nil {
 		// Vector search is an extra: without it keyword search still answers.
-		ix.log.Warn("vector search unavailable", "err", err)
+		ix.log.Warn("vector search unavailable", "err", vecErr)
 	}
 
 	kwIDs := make([]string, 0, len(kwHits))
