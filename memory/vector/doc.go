@@ -19,9 +19,9 @@
 //	// read the F32_BLOBs of cands' keys, set Score = Cosine(q, v), sort, keep k
 //
 // Search's own scores are int8 estimates of the cosine, within about
-// ±0.001 of the exact value. Its top 10 already has recall@10 ≥ 0.95
-// against exact search. Rescoring 2k candidates exactly lifts recall@10
-// to ≥ 0.995 (see the tables below).
+// ±0.001 of the exact value. Its top 10 already has recall@10 0.96-0.98
+// against exact search at 100k vectors. Rescoring 2k candidates exactly
+// lifts recall@10 to ≥ 0.995 (see the tables below).
 //
 // # Design
 //
@@ -65,8 +65,9 @@
 //     plain int8 loop and 2.5x faster than float32.
 //
 // Phase 2 therefore adapts to the data. At 100k vectors it rescores ~100
-// (skewed), ~300 (clustered) or ~4,800 (uniformly random, the worst case)
-// vectors. Fixed-size prefilters cannot adapt like this (see below).
+// (skewed), ~300 (clustered) or ~4,700 (uniformly random, the worst case)
+// vectors. A fixed-size prefilter (top M, then rescore) cannot adapt like
+// this (see below).
 //
 // # Memory
 //
@@ -80,79 +81,88 @@
 // # Measurements
 //
 // Machine: 2 vCPUs (AMD EPYC, linux/amd64, GOAMD64=v1), Go 1.26. Other
-// engineers were running tests at the same time (load average 2-9 on 2
-// cores), so wall-clock times vary up to 2x between runs. cpu-ms/op
-// (user+system CPU per search, all goroutines) is the steadier figure.
-// On an idle 2-core machine, p50 ≈ cpu-ms/op / 2 plus ~0.2 ms. The data
-// are random unit vectors (the hardest case); "clustered" means 200 topic
-// centroids plus noise (same-topic cosine ≈ 0.5); "skewed" adds a shared
-// offset and a power-law spread of variance over the coordinates. Queries
-// are fresh draws from the same distribution. recall@10 is measured
-// against exact float32 brute force over 100 queries; "rescored" means
-// that Search(q, 20) is rescored exactly and its top 10 kept.
+// engineers ran tests at the same time (load average 1-10 on 2 cores), so
+// wall-clock times vary up to 2x between runs. The tables show runs in
+// quiet moments (load ≈ 1), with loaded runs noted. cpu-ms/op (user+
+// system CPU per search, all goroutines) is the steadier figure; on an
+// idle machine, p50 ≈ cpu-ms/op / 2 + 0.2 ms.
 //
-//	BenchmarkSearch (k=10)           p50 ms  p95 ms  cpu-ms/op  recall@10  rescored  int8 rescorings
-//	n=10k,dim=768   random             1.1     1.3       1.6      0.982      0.996       1,240
-//	n=100k,dim=768  random             5.2     8.1      10.1      0.972      0.996       4,800
-//	n=100k          clustered          3.1     4.6       5.6      0.983      0.997         313
-//	n=100k          skewed             2.6     3.7       4.6      0.964      0.999          98
+// Data: "random" is uniformly random unit vectors, the hardest case.
+// "clustered" is 200 topic centroids plus noise (same-topic cosine ≈ 0.5).
+// "skewed" is clustered plus a shared offset (mean cosine 0.4) and
+// variance spread unevenly over the coordinates, as in real embeddings.
+// Queries are fresh draws from the same distribution. recall@10 is
+// measured against exact float32 brute force over 100 queries.
+// "rescored" means Search(q, 20) rescored exactly, top 10 kept.
 //
-// The best of three runs in quiet moments is shown. The slowest run under
-// full contention (load ≈ 8) gave 100k random p50 27 ms, p95 76 ms, at the
-// same CPU per search.
+//	BenchmarkSearch, k=10     p50 ms  p95 ms  cpu-ms/op  recall@10  rescored  int8 rescorings
+//	n=10k,dim=768   random      0.64    1.0      1.1       0.980      0.996       1,210
+//	n=100k,dim=768  random      4.4     6.0      8.1       0.971      0.995       4,690
+//	n=100k          clustered   4.0*    5.7      4.2       0.985      0.998         314
+//	n=100k          skewed      2.9     4.2      4.0-5.0   0.959      0.999          98
 //
-// The 1-bit interval width ε (here 1.9) trades work for recall.
-// TestEpsilonStudy, n=100k, 200 queries:
+//	* The other core was busy (p50 ≈ cpu-ms/op); estimated ≈ 2.3 ms when
+//	  both cores are free.
 //
-//	ε     random: recall / rescored / int8 rescorings   clustered          skewed
-//	1.3   0.919 / 0.962 / 1,678                      0.962/0.985/212    0.949/0.996/65
-//	1.5   0.951 / 0.985 / 2,701                      0.971/0.991/246    0.960/0.997/75
-//	1.7   0.965 / 0.992 / 3,712                      0.978/0.996/280    0.962/0.998/86
-//	1.9   0.972 / 0.996 / 4,801                      0.983/0.997/313    0.964/0.999/98
-//	2.2   0.977 / 0.998 / 6,867                      0.985/0.999/359    0.966/1.000/116
+// When another process holds one core (load ≈ 2), p50 ≈ cpu-ms/op: 100k
+// random 11 ms (p95 14), clustered 4.0 ms (p95 5.4), skewed 3.9 ms (p95
+// 6.8). Under load ≈ 8, 100k random gave p50 27 ms. The random-data phase
+// 2 is bound by memory latency (~0.7 µs per rescoring from DRAM against
+// 0.27 µs in cache); touching the next candidate's cache lines early
+// saved only ~15% in a microbenchmark, so it was left out.
 //
-// The alternatives below were measured on the same 100k random 768-dim
-// vectors, with 2 goroutines where parallel. Recall is for the returned
-// top 10 (BenchmarkAlternatives).
+// The 1-bit interval half-width ε (here 1.9) trades work for recall.
+// TestEpsilonStudy, n=100k, 200 queries; each cell is recall@10 /
+// recall after rescoring 20 / int8 rescorings per query:
 //
-//	alternative                          p50 ms  recall@10  bytes/vector
-//	float32 exact scan                     24      1.000        3072
-//	int8 full scan (packed kernel)         29      0.964         776
-//	Hamming top 2,000 + int8               2.7     0.686         872
-//	Hamming top 10,000 + int8              8.8     0.927         872
-//	Hamming top 30,000 + int8             17       0.975         872
-//	chosen (1-bit bounds + int8)           5.2     0.972         908
+//	ε     random               clustered          skewed
+//	1.3   0.919/0.962/1,678    0.962/0.985/212    0.949/0.996/65
+//	1.5   0.951/0.985/2,701    0.971/0.991/246    0.960/0.997/75
+//	1.7   0.965/0.992/3,712    0.978/0.996/280    0.962/0.998/86
+//	1.9   0.972/0.996/4,801    0.983/0.997/313    0.964/0.999/98
+//	2.2   0.977/0.998/6,867    0.985/0.999/359    0.966/1.000/116
 //
-// Symmetric Hamming distance quantises both sides, so its estimate is
-// biased low exactly for near neighbours. For the true top 100 it is
-// 1.3σ low on random data and 5.9σ low on clustered data, so it cannot
-// bound anything: it needs a fixed and huge M.
+// Alternatives on the same 100k random 768-dim vectors, 2 goroutines,
+// recall of the returned top 10 (BenchmarkAlternatives, quiet run):
 //
-// The kernels, per 768-dim vector, on one goroutine over 100k vectors
-// (BenchmarkKernel):
+//	alternative                        p50 ms  p95 ms  recall@10  bytes/vector
+//	float32 exact scan                  23      31      1.000        3072
+//	int8 full scan (packed kernel)      18-25   22-37   0.978         776
+//	Hamming top 2,000 + int8             2.7     3.5    0.686         872
+//	Hamming top 10,000 + int8            7.4    10      0.927         872
+//	Hamming top 30,000 + int8           15      19      0.975         872
+//	chosen: 1-bit bounds + int8          4.4     6.0    0.971         908
 //
-//	float32 dot, 4 accumulators            240-420 ns
-//	int8 dot, sign-extending loop          650 ns
-//	int8 dot, query widened to int32       450 ns
-//	int8 dot, packed (dotPacked)           240-260 ns
-//	1-bit vs 4-bit query, bit planes         28-50 ns  (20 ns with GOAMD64=v3)
-//	1-bit vs float query, 8-bit lookup table 50-90 ns
-//	Hamming (XOR+POPCNT)                   14-18 ns
+// Symmetric Hamming distance quantises both sides. Its estimate is biased
+// low exactly for near neighbours: for each query's true top 100 it lies
+// 1.35 (random) to 5.9 (clustered) standard deviations below the
+// asymmetric estimate (TestHammingStudy). No error bound can be derived
+// from it, so it needs a fixed, large M.
 //
-// Building 100k vectors takes 1.1-1.9 s on one goroutine (11-19 µs per
-// Add: normalise, quantise, rotate). Add encodes outside the write lock,
-// so loaders may call it from several goroutines.
+// Kernels, one goroutine, one sequential pass over 100k vectors of dim
+// 768, ns per vector (BenchmarkKernel, quiet run):
+//
+//	float32 dot, 4 accumulators                     256 (memory-bound at 12 GB/s)
+//	int8 dot, sign-extending loop                   535
+//	int8 dot, query widened to int32                457
+//	int8 dot, two products per multiply (chosen)    266
+//	Hamming, XOR+POPCNT                              14
+//	1-bit × 4-bit query, bit planes (chosen)         38  (≈ 20 with GOAMD64=v3)
+//	1-bit × float query, 8-bit lookup tables         61  (int16 tables 63, 4-bit 175)
+//
+// Building 100k vectors takes 1.2 s (12 µs per Add: normalise, quantise,
+// rotate), or 1.1 s from 2 goroutines on this shared machine.
 //
 // # Not done
 //
-//   - libSQL's DiskANN index: slow to build and recall 0.22 at 100k (see
-//     ENVIRONMENT.md).
-//   - SIMD: hand-written assembly, or GOEXPERIMENT=simd, which is not on
-//     by default. Both kernels would gain several times.
+//   - libSQL's DiskANN index: slow to build, and recall@10 0.22 at 100k
+//     with float8 and 32 neighbours (see ENVIRONMENT.md).
+//   - SIMD, by hand-written assembly or GOEXPERIMENT=simd (not on by
+//     default). Both kernels would likely gain several times; not tried.
 //   - A Hamming cascade before phase 1 (biased, see above).
-//   - A 1-bit-only mode that rescores from libSQL (~120 B/vector): this
-//     would fit clustered data (~300 blob reads per query), but not the
-//     worst case.
+//   - A 1-bit-only mode that drops the int8 codes and rescores from libSQL
+//     (~140 B/vector): this would fit clustered data (~300 blob reads per
+//     query), but not the worst case.
 //
 // # Reproduce
 //

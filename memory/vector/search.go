@@ -60,6 +60,10 @@ type searchScratch struct {
 // for 2k and rescoring with the exact float32 vectors (Cosine on the
 // F32_BLOB column) gives recall@10 ≥ 0.995.
 //
+// Workers share a pruning floor, so a vector whose 1-bit bound only just
+// misses it may be kept in one run and skipped in another: results can
+// differ slightly between identical calls.
+//
 // filter is called from several goroutines while the index's read lock is
 // held: it must be safe for concurrent use and must not modify the index.
 // It is only called for vectors that could enter the result, so a cheap
