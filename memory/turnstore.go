@@ -19,7 +19,7 @@ func (s *Store) SyncTurns(ctx context.Context, userID, conversationID string) (c
 	turns := BuildTurns(userID, conversationID, msgs)
 	err = s.write(ctx, func(tx execer) error {
 		old := map[string]string{}
-		rows, err := tx.QueryContext(ctx, `SELECT id, hash FROM turns WHERE conversation_id = ? AND user_id = ?`, conversationID, userID)
+		rows, err := tx.QueryContext(ctx, `SELECT id, hash FROM turns WHERE conversation_id = ? AND +user_id = ?`, conversationID, userID)
 		if err != nil {
 			return err
 		}
