@@ -70,20 +70,7 @@ func scanNote(row interface{ Scan(...any) error }) (Note, error) {
 }
 
 func (s *Store) queryNotes(ctx context.Context, q string, args ...any) ([]Note, error) {
-	rows, err := s.db.QueryContext(ctx, q, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []Note
-	for rows.Next() {
-		n, err := scanNote(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, n)
-	}
-	return out, rows.Err()
+	return queryRows(ctx, s.db, func(r rowScanner) (Note, error) { return scanNote(r) }, q, args...)
 }
 
 // SaveNote stores a new note for userID.

@@ -182,14 +182,8 @@ type NoteResult struct {
 // ranking and (with an embedding model) a vector ranking, fused with
 // reciprocal rank fusion.
 func (ix *Index) SearchNotes(ctx context.Context, q NoteQuery) ([]NoteResult, error) {
-	if q.UserID == "" {
-		return nil, ErrNoUser
-	}
-	if q.Limit == 0 {
-		q.Limit = DefaultSearchLimit
-	}
-	if q.Limit < 1 || q.Limit > MaxSearchLimit {
-		return nil, fmt.Errorf("search limit %d not in 1-%d: %w", q.Limit, MaxSearchLimit, ErrInvalid)
+	if err := checkSearch(q.UserID, &q.Limit); err != nil {
+		return nil, err
 	}
 	if strings.TrimSpace(q.Text) == "" {
 		return []NoteResult{}, nil

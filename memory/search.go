@@ -82,18 +82,26 @@ type fused struct {
 	distance float64
 }
 
+// checkSearch validates a search's user and limit, defaulting the limit.
+func checkSearch(userID string, limit *int) error {
+	if userID == "" {
+		return ErrNoUser
+	}
+	if *limit == 0 {
+		*limit = DefaultSearchLimit
+	}
+	if *limit < 1 || *limit > MaxSearchLimit {
+		return fmt.Errorf("search limit %d not in 1-%d: %w", *limit, MaxSearchLimit, ErrInvalid)
+	}
+	return nil
+}
+
 // Search ranks the user's past turns for q by fusing a BM25 ranking and a
 // vector ranking (when an embedding model is available) with reciprocal
 // rank fusion, then groups by turn.
 func (ix *Index) Search(ctx context.Context, q SearchQuery) ([]SearchResult, error) {
-	if q.UserID == "" {
-		return nil, ErrNoUser
-	}
-	if q.Limit == 0 {
-		q.Limit = DefaultSearchLimit
-	}
-	if q.Limit < 1 || q.Limit > MaxSearchLimit {
-		return nil, fmt.Errorf("search limit %d not in 1-%d: %w", q.Limit, MaxSearchLimit, ErrInvalid)
+	if err := checkSearch(q.UserID, &q.Limit); err != nil {
+		return nil, err
 	}
 	if strings.TrimSpace(q.Text) == "" {
 		return []SearchResult{}, nil

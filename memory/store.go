@@ -409,3 +409,24 @@ func NewID() string { return uuid.Must(uuid.NewV7()).String() }
 func (s *Store) nowMS() int64 { return s.now().UnixMilli() }
 
 func fromMS(ms int64) time.Time { return time.UnixMilli(ms) }
+
+// rowScanner is what scan functions read a row from.
+type rowScanner interface{ Scan(...any) error }
+
+// queryRows runs q and scans every row with scan.
+func queryRows[T any](ctx context.Context, db *sql.DB, scan func(rowScanner) (T, error), q string, args ...any) ([]T, error) {
+	rows, err := db.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []T
+	for rows.Next() {
+		v, err := scan(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, rows.Err()
+}

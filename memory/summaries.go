@@ -51,20 +51,7 @@ func scanSummary(row interface{ Scan(...any) error }) (Summary, error) {
 }
 
 func (s *Store) querySummaries(ctx context.Context, q string, args ...any) ([]Summary, error) {
-	rows, err := s.db.QueryContext(ctx, q, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []Summary
-	for rows.Next() {
-		sum, err := scanSummary(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, sum)
-	}
-	return out, rows.Err()
+	return queryRows(ctx, s.db, func(r rowScanner) (Summary, error) { return scanSummary(r) }, q, args...)
 }
 
 // SaveSummary stores a summary of the user's conversation and returns it

@@ -122,20 +122,7 @@ func scanTurn(row interface{ Scan(...any) error }) (Turn, error) {
 }
 
 func (s *Store) queryTurns(ctx context.Context, q string, args ...any) ([]Turn, error) {
-	rows, err := s.db.QueryContext(ctx, q, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []Turn
-	for rows.Next() {
-		t, err := scanTurn(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, t)
-	}
-	return out, rows.Err()
+	return queryRows(ctx, s.db, func(r rowScanner) (Turn, error) { return scanTurn(r) }, q, args...)
 }
 
 // TurnsByID returns the user's turns with the given ids (missing ones are skipped).
