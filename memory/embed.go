@@ -47,6 +47,30 @@ func (ix *Index) embedPending(ctx context.Context) error {
 	}
 }
 
+// embedBacklog embeds, batch by batch, what next returns under the current
+// model, until it returns nothing or the model changes. Owners embedded
+// here are searched exactly from the database, not from memory.
+func (ix *Index) embedBacklog(ctx context.Context, next func(model string) ([]owned, error)) error {
+	em := ix.embedding()
+	if !em.enabled() {
+		return nil
+	}
+	for ix.embedding().model == em.model {
+		items, err := next(em.model.Name)
+		if err != nil || len(items) == 0 {
+			return err
+		}
+		sets, err := em.embedOwners(ctx, items)
+		if err != nil {
+			return err
+		}
+		if err := ix.store.SaveEmbeddings(ctx, sets...); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // owned is a text to embed and what it belongs to.
 type owned struct {
 	id, userID, hash, text string

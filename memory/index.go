@@ -197,12 +197,6 @@ func (ix *Index) recreateKeyword(ctx context.Context) error {
 	if err := ix.store.ResetKeywordIndexed(ctx); err != nil {
 		return err
 	}
-	if err := ix.store.resetNotesKeywordIndexed(ctx); err != nil {
-		return err
-	}
-	if err := ix.store.resetSummariesKeywordIndexed(ctx); err != nil {
-		return err
-	}
 	if err := ix.store.SetMeta(ctx, metaKeywordVersion, keyword.Version); err != nil {
 		return err
 	}
@@ -287,6 +281,12 @@ func (ix *Index) Sync(ctx context.Context) error {
 	if err := ix.catchUp(ctx); err != nil {
 		return err
 	}
+	return ix.indexAllKeywords(ctx)
+}
+
+// indexAllKeywords derives the turns of changed conversations and brings
+// the keyword index up to date with turns, notes and summaries.
+func (ix *Index) indexAllKeywords(ctx context.Context) error {
 	if err := ix.syncTurns(ctx); err != nil {
 		return err
 	}
@@ -314,30 +314,15 @@ func (ix *Index) catchUp(ctx context.Context) error {
 }
 
 func (ix *Index) work(ctx context.Context) error {
-	if err := ix.syncTurns(ctx); err != nil {
+	if err := ix.indexAllKeywords(ctx); err != nil {
 		return err
 	}
-	if err := ix.indexKeywords(ctx); err != nil {
-		return err
-	}
-	if err := ix.indexNoteKeywords(ctx); err != nil {
-		return err
-	}
-	if err := ix.indexSummaryKeywords(ctx); err != nil {
-		return err
-	}
-	err := ix.embedPendingAll(ctx)
-	if err == nil {
-		err = ix.embedPendingSummaries(ctx)
-	}
-	if err != nil {
+	if err := ix.embedPendingAll(ctx); err != nil {
 		if ctx.Err() != nil {
 			return nil // stopped, not failed: the rest waits for later
 		}
 		ix.setEmbedErr(err)
-		if ctx.Err() == nil {
-			ix.log.Warn("embedding paused", "model", ix.EmbedModelName(), "err", err)
-		}
+		ix.log.Warn("embedding paused", "model", ix.EmbedModelName(), "err", err)
 		return nil
 	}
 	ix.setEmbedErr(nil)

@@ -299,14 +299,6 @@ func (s *Store) markNotesKeywordRemoved(ctx context.Context, ids []string) error
 	})
 }
 
-// resetNotesKeywordIndexed forgets which notes are in the keyword index.
-func (s *Store) resetNotesKeywordIndexed(ctx context.Context) error {
-	return s.write(ctx, func(tx execer) error {
-		_, err := tx.ExecContext(ctx, `UPDATE notes SET keyword_hash = ''`)
-		return err
-	})
-}
-
 // notesNeedingEmbedding returns live notes with no vectors under model for their current text.
 func (s *Store) notesNeedingEmbedding(ctx context.Context, model string, limit int) ([]Note, error) {
 	notes, err := s.queryNotes(ctx, `SELECT `+noteColumns+` FROM notes n WHERE n.deleted_at IS NULL AND NOT EXISTS (

@@ -117,41 +117,35 @@ func (ix *Index) indexNoteKeywords(ctx context.Context) error {
 	}
 }
 
-// embedPendingAll embeds pending turns, then pending notes.
+// embedPendingAll embeds the turns, notes and summaries that have no
+// vectors for their current text under the current model.
 func (ix *Index) embedPendingAll(ctx context.Context) error {
 	if err := ix.embedPending(ctx); err != nil {
 		return err
 	}
-	return ix.embedPendingNotes(ctx)
+	err := ix.embedBacklog(ctx, func(model string) ([]owned, error) {
+		notes, err := ix.store.notesNeedingEmbedding(ctx, model, embedBatch)
+		return noteOwners(notes), err
+	})
+	if err != nil {
+		return err
+	}
+	return ix.embedBacklog(ctx, func(model string) ([]owned, error) {
+		list, err := ix.store.summariesNeedingEmbedding(ctx, model, embedBatch)
+		return summaryOwners(list), err
+	})
 }
 
-// embedPendingNotes embeds notes that have no vectors for their current
-// text under the current model.
-func (ix *Index) embedPendingNotes(ctx context.Context) error {
-	em := ix.embedding()
-	if !em.enabled() {
-		return nil
-	}
-	for {
-		if ix.embedding().model != em.model {
-			return nil
-		}
-		notes, err := ix.store.notesNeedingEmbedding(ctx, em.model.Name, embedBatch)
-		if err != nil || len(notes) == 0 {
-			return err
-		}
-		if err := ix.embedNotes(ctx, em, notes); err != nil {
-			return err
-		}
-	}
-}
-
-func (ix *Index) embedNotes(ctx context.Context, em embedder, notes []Note) error {
+func noteOwners(notes []Note) []owned {
 	items := make([]owned, len(notes))
 	for i, n := range notes {
 		items[i] = owned{id: n.ID, userID: n.UserID, hash: n.Hash, text: n.Content, kind: OwnerNote}
 	}
-	sets, err := em.embedOwners(ctx, items)
+	return items
+}
+
+func (ix *Index) embedNotes(ctx context.Context, em embedder, notes []Note) error {
+	sets, err := em.embedOwners(ctx, noteOwners(notes))
 	if err != nil {
 		return err
 	}

@@ -166,14 +166,6 @@ func (s *Store) markSummariesKeywordIndexed(ctx context.Context, list []Summary)
 	})
 }
 
-// resetSummariesKeywordIndexed forgets which summaries are in the keyword index.
-func (s *Store) resetSummariesKeywordIndexed(ctx context.Context) error {
-	return s.write(ctx, func(tx execer) error {
-		_, err := tx.ExecContext(ctx, `UPDATE summaries SET keyword_hash = ''`)
-		return err
-	})
-}
-
 // summariesNeedingEmbedding returns summaries with no vectors under model for their text.
 func (s *Store) summariesNeedingEmbedding(ctx context.Context, model string, limit int) ([]Summary, error) {
 	out, err := s.querySummaries(ctx, `SELECT `+summaryColumns+` FROM summaries s WHERE NOT EXISTS (

@@ -51,33 +51,12 @@ func summaryConversations(list []Summary) []Turn {
 	return out
 }
 
-// embedPendingSummaries embeds summaries that have no vectors for their
-// text under the current model.
-func (ix *Index) embedPendingSummaries(ctx context.Context) error {
-	em := ix.embedding()
-	if !em.enabled() {
-		return nil
+func summaryOwners(list []Summary) []owned {
+	items := make([]owned, len(list))
+	for i, sum := range list {
+		items[i] = owned{id: sum.ID, userID: sum.UserID, hash: sum.Hash, text: sum.Text, kind: OwnerSummary}
 	}
-	for {
-		if ix.embedding().model != em.model {
-			return nil
-		}
-		list, err := ix.store.summariesNeedingEmbedding(ctx, em.model.Name, embedBatch)
-		if err != nil || len(list) == 0 {
-			return err
-		}
-		items := make([]owned, len(list))
-		for i, sum := range list {
-			items[i] = owned{id: sum.ID, userID: sum.UserID, hash: sum.Hash, text: sum.Text, kind: OwnerSummary}
-		}
-		sets, err := em.embedOwners(ctx, items)
-		if err != nil {
-			return err
-		}
-		if err := ix.store.SaveEmbeddings(ctx, sets...); err != nil {
-			return err
-		}
-	}
+	return items
 }
 
 // FindQuery asks which of a user's conversations a description is about.

@@ -187,11 +187,15 @@ func (s *Store) MarkKeywordIndexed(ctx context.Context, turns []Turn) error {
 }
 
 // ResetKeywordIndexed forgets what is in the keyword index, so that every
-// turn is indexed again.
+// turn, note and summary is indexed again.
 func (s *Store) ResetKeywordIndexed(ctx context.Context) error {
 	return s.write(ctx, func(tx execer) error {
-		_, err := tx.ExecContext(ctx, `UPDATE turns SET keyword_hash = ''`)
-		return err
+		for _, table := range []string{"turns", "notes", "summaries"} {
+			if _, err := tx.ExecContext(ctx, `UPDATE `+table+` SET keyword_hash = ''`); err != nil {
+				return err
+			}
+		}
+		return nil
 	})
 }
 
