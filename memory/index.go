@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"os"
 	"path/filepath"
 	"sync"
 	"time"
@@ -38,6 +37,9 @@ type IndexOptions struct {
 	Model  EmbedModel
 	Fusion Fusion
 	Log    *slog.Logger
+	// Lease tunes how long this process keeps the keyword index, which it
+	// shares with the other mneme processes (zero: keyword.DefaultLease).
+	Lease keyword.LeaseOptions
 }
 
 // Index keeps the derived search state of a Store up to date (turns, the
@@ -48,10 +50,12 @@ type Index struct {
 	store  *Store
 	kw     *keyword.Index
 	kwDir  string
+	lease  keyword.LeaseOptions
 	fusion Fusion
 	log    *slog.Logger
 
-	wake chan struct{}
+	wake    chan struct{}
+	changes chan struct{}
 
 	mu       sync.Mutex
 	dirty    map[ConversationRef]struct{}
@@ -107,12 +111,15 @@ const (
 // rebuilt; the rebuild itself runs with the rest of the indexing work.
 func OpenIndex(ctx context.Context, store *Store, dir string, opts IndexOptions) (*Index, error) {
 	ix := &Index{
-		store: store, kwDir: filepath.Join(dir, "keyword"),
-		fusion: opts.Fusion.withDefaults(), log: opts.Log, wake: make(chan struct{}, 1),
+		store: store, kwDir: filepath.Join(dir, "keyword"), lease: opts.Lease,
+		fusion: opts.Fusion.withDefaults(), log: opts.Log, wake: make(chan struct{}, 1), changes: make(chan struct{}, 1),
 		dirty: map[ConversationRef]struct{}{}, vecs: map[string]*userVectors{},
 	}
 	if ix.log == nil {
 		ix.log = slog.New(slog.DiscardHandler)
+	}
+	if ix.lease == (keyword.LeaseOptions{}) {
+		ix.lease = keyword.DefaultLease
 	}
 	if opts.Embed != nil && opts.Model.Name != "" {
 		ix.SetEmbedding(opts.Embed, opts.Model)
@@ -124,24 +131,29 @@ func OpenIndex(ctx context.Context, store *Store, dir string, opts IndexOptions)
 }
 
 func (ix *Index) openKeyword(ctx context.Context) error {
-	kw, err := keyword.Open(ix.kwDir)
-	if err != nil {
+	ix.kw = keyword.New(ix.kwDir, ix.lease)
+	var reason string
+	err := ix.kw.Hold(ctx, func() error {
+		var err error
+		reason, err = ix.keywordStale(ctx)
+		return err
+	})
+	switch {
+	case errors.Is(err, keyword.ErrCorrupt), errors.Is(err, keyword.ErrStale):
 		ix.log.Warn("keyword index unusable; rebuilding", "dir", ix.kwDir, "err", err)
 		return ix.recreateKeyword(ctx)
-	}
-	ix.kw = kw
-	reason, err := ix.keywordStale(ctx)
-	if err != nil {
+	case err != nil:
+		ix.kw.Close()
 		return err
-	}
-	if reason != "" {
+	case reason != "":
 		ix.log.Info("keyword index out of step; rebuilding", "reason", reason)
 		return ix.recreateKeyword(ctx)
 	}
 	return nil
 }
 
-// keywordStale says why the keyword index does not match the store ("" if it does).
+// keywordStale says why the keyword index does not match the store ("" if
+// it does). It runs under the index's lease.
 func (ix *Index) keywordStale(ctx context.Context) (string, error) {
 	want, err := ix.store.Meta(ctx, metaKeywordID)
 	if err != nil {
@@ -175,32 +187,21 @@ func (ix *Index) keywordStale(ctx context.Context) (string, error) {
 }
 
 // recreateKeyword replaces the keyword index with an empty one and marks
-// every turn for indexing.
+// every turn for indexing, with no other process in between.
 func (ix *Index) recreateKeyword(ctx context.Context) error {
-	if ix.kw != nil {
-		ix.kw.Close()
-		ix.kw = nil
-	}
-	if err := os.RemoveAll(ix.kwDir); err != nil {
-		return err
-	}
-	kw, err := keyword.Open(ix.kwDir)
-	if err != nil {
-		return err
-	}
-	id := NewID()
-	if err := kw.SetMeta(kwMetaID, id); err != nil {
-		kw.Close()
-		return err
-	}
-	ix.kw = kw
-	if err := ix.store.ResetKeywordIndexed(ctx); err != nil {
-		return err
-	}
-	if err := ix.store.SetMeta(ctx, metaKeywordVersion, keyword.Version); err != nil {
-		return err
-	}
-	return ix.store.SetMeta(ctx, metaKeywordID, id)
+	return ix.kw.Reset(ctx, func() error {
+		id := NewID()
+		if err := ix.kw.SetMeta(kwMetaID, id); err != nil {
+			return err
+		}
+		if err := ix.store.ResetKeywordIndexed(ctx); err != nil {
+			return err
+		}
+		if err := ix.store.SetMeta(ctx, metaKeywordVersion, keyword.Version); err != nil {
+			return err
+		}
+		return ix.store.SetMeta(ctx, metaKeywordID, id)
+	})
 }
 
 // Close closes the keyword index.
@@ -234,18 +235,37 @@ func (ix *Index) Notify(refs ...ConversationRef) {
 	}
 }
 
+// pollEvery is how often Run looks for writes made by other processes
+// (another chat screen, `mneme ask` in a script, a sync).
+const pollEvery = time.Second
+
 // Run does the indexing work in the background until ctx ends: it catches
-// up on what was missed, then follows Notify. Embedding failures (Ollama
-// down) are retried with back-off and never stop keyword indexing.
+// up on what was missed, then follows Notify and the writes of other
+// processes, which it notices within pollEvery and announces on Changes.
+// Embedding failures (Ollama down) are retried with back-off and never
+// stop keyword indexing.
 func (ix *Index) Run(ctx context.Context) {
 	backoff := time.Duration(0)
+	poll := time.NewTicker(pollEvery)
+	defer poll.Stop()
+	mark := ix.store.ChangeMark()
+	changed := false
 	for {
 		if err := ix.catchUp(ctx); err != nil && ctx.Err() == nil {
 			ix.log.Warn("index catch-up failed", "err", err)
 		}
-		if err := ix.work(ctx); err != nil && ctx.Err() == nil {
+		if err := ix.indexAllKeywords(ctx); err != nil && ctx.Err() == nil {
 			ix.log.Warn("indexing failed", "err", err)
 		}
+		if changed {
+			// Announced once keyword search has the new rows, so that
+			// whoever listens finds them.
+			select {
+			case ix.changes <- struct{}{}:
+			default:
+			}
+		}
+		ix.embedStep(ctx)
 		var retry <-chan time.Time
 		if ix.EmbedError() != nil {
 			backoff = min(max(2*backoff, 5*time.Second), 5*time.Minute)
@@ -253,14 +273,37 @@ func (ix *Index) Run(ctx context.Context) {
 		} else {
 			backoff = 0
 		}
-		select {
-		case <-ctx.Done():
+		var ok bool
+		if changed, ok = ix.wait(ctx, poll.C, retry, &mark); !ok {
 			return
-		case <-ix.wake:
-		case <-retry:
 		}
 	}
 }
+
+// wait blocks until there is work: a Notify, a retry, or a write seen in
+// the store's files since mark (changed). It returns ok false when ctx ends.
+func (ix *Index) wait(ctx context.Context, poll, retry <-chan time.Time, mark *string) (changed, ok bool) {
+	for {
+		select {
+		case <-ctx.Done():
+			return false, false
+		case <-ix.wake:
+			return false, true
+		case <-retry:
+			return false, true
+		case <-poll:
+			if m := ix.store.ChangeMark(); m != *mark {
+				*mark = m
+				return true, true
+			}
+		}
+	}
+}
+
+// Changes receives a value when Run has seen the store change, possibly by
+// another process, and has brought keyword search up to date. Lists shown
+// to the user (conversations, notes) should be read again.
+func (ix *Index) Changes() <-chan struct{} { return ix.changes }
 
 // Drain does all pending work now: it returns once every stored message is
 // in a turn, every turn is in the keyword index and (when an embedding model
@@ -317,16 +360,22 @@ func (ix *Index) work(ctx context.Context) error {
 	if err := ix.indexAllKeywords(ctx); err != nil {
 		return err
 	}
+	ix.embedStep(ctx)
+	return nil
+}
+
+// embedStep embeds what is pending; a failure is recorded for Status and
+// the back-off, never returned: keyword search covers everything.
+func (ix *Index) embedStep(ctx context.Context) {
 	if err := ix.embedPendingAll(ctx); err != nil {
 		if ctx.Err() != nil {
-			return nil // stopped, not failed: the rest waits for later
+			return // stopped, not failed: the rest waits for later
 		}
 		ix.setEmbedErr(err)
 		ix.log.Warn("embedding paused", "model", ix.EmbedModelName(), "err", err)
-		return nil
+		return
 	}
 	ix.setEmbedErr(nil)
-	return nil
 }
 
 func (ix *Index) syncTurns(ctx context.Context) error {
@@ -375,13 +424,22 @@ func (ix *Index) indexKeywords(ctx context.Context) error {
 				Title: titles[t.ConversationID], Number: t.Number, Text: t.Text, UserText: t.UserText, Time: t.Time,
 			}
 		}
-		if err := ix.kw.Upsert(docs...); err != nil {
-			return fmt.Errorf("keyword index: %w", err)
-		}
-		if err := ix.store.MarkKeywordIndexed(ctx, turns); err != nil {
+		if err := ix.indexAndMark(ctx, docs, func() error { return ix.store.MarkKeywordIndexed(ctx, turns) }); err != nil {
 			return err
 		}
 	}
+}
+
+// indexAndMark puts docs in the keyword index and records that with mark,
+// under one lease: another process that rebuilds the index cannot come in
+// between and leave rows marked that its new index lacks.
+func (ix *Index) indexAndMark(ctx context.Context, docs []keyword.Doc, mark func() error) error {
+	return ix.kw.Hold(ctx, func() error {
+		if err := ix.kw.Upsert(docs...); err != nil {
+			return fmt.Errorf("keyword index: %w", err)
+		}
+		return mark()
+	})
 }
 
 // Reindex rebuilds the keyword index from the store.

@@ -78,17 +78,16 @@ func (ix *Index) upsertNoteKeywords(ctx context.Context, notes []Note) error {
 	for i, n := range notes {
 		docs[i] = keyword.Doc{ID: n.ID, Kind: keyword.KindNote, UserID: n.UserID, Text: n.Content, UserText: n.Content, Time: n.Updated}
 	}
-	if err := ix.kw.Upsert(docs...); err != nil {
-		return fmt.Errorf("keyword index: %w", err)
-	}
-	return ix.store.markNotesKeywordIndexed(ctx, notes)
+	return ix.indexAndMark(ctx, docs, func() error { return ix.store.markNotesKeywordIndexed(ctx, notes) })
 }
 
 func (ix *Index) removeNoteKeywords(ctx context.Context, ids []string) error {
-	if err := ix.kw.Delete(ids...); err != nil {
-		return fmt.Errorf("keyword index: %w", err)
-	}
-	return ix.store.markNotesKeywordRemoved(ctx, ids)
+	return ix.kw.Hold(ctx, func() error {
+		if err := ix.kw.Delete(ids...); err != nil {
+			return fmt.Errorf("keyword index: %w", err)
+		}
+		return ix.store.markNotesKeywordRemoved(ctx, ids)
+	})
 }
 
 // indexNoteKeywords brings the keyword index up to date with the notes:

@@ -32,10 +32,7 @@ func (ix *Index) indexSummaryKeywords(ctx context.Context) error {
 				Title: titles[sum.ConversationID], Text: sum.Text, UserText: sum.Text, Time: sum.Created,
 			}
 		}
-		if err := ix.kw.Upsert(docs...); err != nil {
-			return fmt.Errorf("keyword index: %w", err)
-		}
-		if err := ix.store.markSummariesKeywordIndexed(ctx, list); err != nil {
+		if err := ix.indexAndMark(ctx, docs, func() error { return ix.store.markSummariesKeywordIndexed(ctx, list) }); err != nil {
 			return err
 		}
 	}

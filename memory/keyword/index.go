@@ -6,6 +6,7 @@
 package keyword
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -44,13 +45,29 @@ type Doc struct {
 	Time           time.Time
 }
 
-// Index is a keyword index on disk. It is safe for concurrent use.
+// Index is a keyword index on disk, shared with the other mneme processes
+// that use the same directory (see lease.go). It is safe for concurrent use.
 type Index struct {
-	mu     sync.RWMutex
-	bi     bleve.Index // nil once closed
+	dir    string
 	an     *analyzer
 	ty     *typer
 	params params
+	lease  LeaseOptions
+
+	// gate is held (a one-slot semaphore, so that waiting for it can be
+	// cancelled) while the index is opened, closed or reset.
+	gate  chan struct{}
+	lockf *os.File // "<dir>.lock", taken while the index is open
+
+	mu         sync.Mutex
+	bi         bleve.Index // nil while this process does not hold the index
+	users      int         // operations using bi now
+	gen        uint64      // bumped on every use; a linger timer of an older gen does nothing
+	since      time.Time   // when bi was opened
+	yieldUntil time.Time   // after a lease ended for MaxHold: do not take the lock before
+	draining   bool        // Reset or Close is waiting for users to finish
+	closed     bool
+	closeErr   error // the last failure to close bi, reported by Close
 }
 
 // versionKey is the internal key holding Version; metaPrefix prefixes Meta keys.
@@ -64,36 +81,69 @@ const (
 // directory that holds no readable index gives an error wrapping ErrCorrupt;
 // an index of another Version one wrapping ErrStale.
 func Open(dir string) (*Index, error) {
-	empty, err := isEmptyDir(dir)
+	return OpenLease(context.Background(), dir, DefaultLease)
+}
+
+// OpenLease is Open with the given lease timing; ctx bounds the wait for
+// another process that holds the index.
+func OpenLease(ctx context.Context, dir string, lease LeaseOptions) (*Index, error) {
+	ix := New(dir, lease)
+	if ix.lease.Wait > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, ix.lease.Wait)
+		defer cancel()
+	}
+	// The first lease checks (or creates) the index.
+	if err := ix.with(ctx, func(bleve.Index) error { return nil }); err != nil {
+		ix.Close()
+		return nil, err
+	}
+	return ix, nil
+}
+
+// New returns the index in dir without touching the disk: the first
+// operation opens it (or creates it), and fails with ErrCorrupt or
+// ErrStale as Open would; Reset then starts it afresh.
+func New(dir string, lease LeaseOptions) *Index {
+	return &Index{
+		dir: dir, an: newAnalyzer(), ty: newTyper(), params: defaultParams(),
+		lease: lease, gate: make(chan struct{}, 1),
+	}
+}
+
+// openBleve opens (or creates) the index in ix.dir and checks its version.
+// The lock file is held.
+func (ix *Index) openBleve() (bleve.Index, error) {
+	empty, err := isEmptyDir(ix.dir)
 	if err != nil {
 		return nil, fmt.Errorf("keyword: %w", err)
 	}
 	if empty {
-		return create(dir)
+		return create(ix.dir)
 	}
-	bi, err := openBleve(dir)
+	bi, err := openExisting(ix.dir)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %s: %w", ErrCorrupt, dir, err)
+		return nil, fmt.Errorf("%w: %s: %w", ErrCorrupt, ix.dir, err)
 	}
 	v, err := bi.GetInternal([]byte(versionKey))
 	if err != nil {
 		_ = bi.Close()
-		return nil, fmt.Errorf("%w: %s: %w", ErrCorrupt, dir, err)
+		return nil, fmt.Errorf("%w: %s: %w", ErrCorrupt, ix.dir, err)
 	}
 	if string(v) != Version {
 		_ = bi.Close()
-		return nil, fmt.Errorf("%w: %s has %q, want %q", ErrStale, dir, v, Version)
+		return nil, fmt.Errorf("%w: %s has %q, want %q", ErrStale, ix.dir, v, Version)
 	}
-	return newIndex(bi), nil
+	return bi, nil
 }
 
-func openBleve(dir string) (bi bleve.Index, err error) {
+func openExisting(dir string) (bi bleve.Index, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("panic opening index: %v", r)
 		}
 	}()
-	return bleve.Open(dir)
+	return bleve.OpenUsing(dir, map[string]interface{}{"bolt_timeout": boltTimeout})
 }
 
 func isEmptyDir(dir string) (bool, error) {
@@ -107,15 +157,15 @@ func isEmptyDir(dir string) (bool, error) {
 	return len(entries) == 0, nil
 }
 
-func create(dir string) (*Index, error) {
+func create(dir string) (bleve.Index, error) {
 	m, err := newMapping()
 	if err != nil {
 		return nil, fmt.Errorf("keyword: mapping: %w", err)
 	}
-	if err := os.Remove(dir); err != nil && !errors.Is(err, os.ErrNotExist) {
+	if err := os.RemoveAll(dir); err != nil {
 		return nil, fmt.Errorf("keyword: %w", err)
 	}
-	bi, err := bleve.NewUsing(dir, m, scorch.Name, scorch.Name, nil)
+	bi, err := bleve.NewUsing(dir, m, scorch.Name, scorch.Name, map[string]interface{}{"bolt_timeout": boltTimeout})
 	if err != nil {
 		return nil, fmt.Errorf("keyword: create %s: %w", dir, err)
 	}
@@ -123,36 +173,77 @@ func create(dir string) (*Index, error) {
 		_ = bi.Close()
 		return nil, fmt.Errorf("keyword: %w", err)
 	}
-	return newIndex(bi), nil
+	return bi, nil
 }
 
-func newIndex(bi bleve.Index) *Index {
-	return &Index{bi: bi, an: newAnalyzer(), ty: newTyper(), params: defaultParams()}
-}
-
-// Close closes the index; later calls return ErrClosed.
-func (ix *Index) Close() error {
+// Reset replaces the index with an empty one and runs during while no
+// other process can use it, so that records kept elsewhere about what is
+// indexed can be reset in step. It waits for this process's operations to
+// finish; it must not be called from inside Hold.
+func (ix *Index) Reset(ctx context.Context, during func() error) error {
+	if err := ix.takeGate(ctx); err != nil {
+		return err
+	}
+	defer ix.dropGate()
+	if err := ix.drain(ctx); err != nil {
+		return err
+	}
 	ix.mu.Lock()
-	defer ix.mu.Unlock()
-	if ix.bi == nil {
+	bi, closed := ix.bi, ix.closed
+	ix.bi = nil
+	ix.mu.Unlock()
+	if closed {
+		ix.undrain()
 		return ErrClosed
 	}
-	err := ix.bi.Close()
-	ix.bi = nil
+	if bi != nil {
+		_ = bi.Close() // the lock file stays ours
+	} else if err := ix.lockFile(ctx); err != nil {
+		ix.undrain()
+		return err
+	}
+	nbi, err := create(ix.dir)
 	if err != nil {
-		return fmt.Errorf("keyword: close: %w", err)
+		ix.unlockFile()
+		ix.undrain()
+		return err
+	}
+	ix.mu.Lock()
+	ix.bi, ix.since, ix.draining = nbi, time.Now(), false
+	ix.users++
+	ix.mu.Unlock()
+	defer ix.release()
+	if during == nil {
+		return nil
+	}
+	return during()
+}
+
+// Close closes the index; later calls return ErrClosed. It waits for the
+// operations under way.
+func (ix *Index) Close() error {
+	ix.gate <- struct{}{}
+	defer ix.dropGate()
+	_ = ix.drain(context.Background())
+	ix.mu.Lock()
+	if ix.closed {
+		ix.mu.Unlock()
+		return ErrClosed
+	}
+	ix.closed = true
+	bi := ix.bi
+	ix.bi = nil
+	ix.mu.Unlock()
+	if bi != nil {
+		ix.closeLease(bi)
+	}
+	if ix.lockf != nil {
+		ix.lockf.Close()
+	}
+	if ix.closeErr != nil {
+		return fmt.Errorf("keyword: close: %w", ix.closeErr)
 	}
 	return nil
-}
-
-// withIndex runs fn with the open Bleve index under the read lock.
-func (ix *Index) withIndex(fn func(bleve.Index) error) error {
-	ix.mu.RLock()
-	defer ix.mu.RUnlock()
-	if ix.bi == nil {
-		return ErrClosed
-	}
-	return fn(ix.bi)
 }
 
 // Upsert adds or replaces documents by ID, in batches.

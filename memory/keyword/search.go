@@ -48,11 +48,11 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 	}
 	limit = min(limit, maxLimit)
 	pq := ix.parseQuery(q.Text)
+	if pq.empty() {
+		return nil, ix.checkOpen()
+	}
 	var hits []Hit
-	err := ix.withIndex(func(bi bleve.Index) error {
-		if pq.empty() {
-			return nil
-		}
+	err := ix.with(ctx, func(bi bleve.Index) error {
 		var err error
 		hits, err = ix.rank(ctx, bi, q, pq, limit)
 		return err

@@ -1,0 +1,170 @@
+package keyword
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// Two handles on one directory stand for two processes: flock locks belong
+// to an open file, so the handles exclude each other as processes do.
+
+func openShared(t *testing.T, dir string, lease LeaseOptions) *Index {
+	t.Helper()
+	ix, err := OpenLease(context.Background(), dir, lease)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = ix.Close() })
+	return ix
+}
+
+// testLease is DefaultLease with shorter holds, so that tests of giving
+// the index up run quickly.
+var testLease = LeaseOptions{Linger: 20 * time.Millisecond, MaxHold: 100 * time.Millisecond, Wait: 10 * time.Second}
+
+func TestTwoProcessesShareTheIndex(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "kw")
+	a := openShared(t, dir, testLease)
+	b := openShared(t, dir, testLease)
+	must(t, a.Upsert(turn("u", "a", 1, "the tomatoes need more sun")))
+	if got := ids(find(t, b, Query{UserID: "u", Text: "tomatoes"})); len(got) != 1 || got[0] != "a:1" {
+		t.Fatalf("b does not see a's turn: %v", got)
+	}
+	must(t, b.Upsert(turn("u", "b", 1, "the basil needs water")))
+	if got := ids(find(t, a, Query{UserID: "u", Text: "basil"})); len(got) == 0 || got[0] != "b:1" {
+		t.Fatalf("a does not see b's turn: %v", got)
+	}
+	// Interleaved writes from both, none lost.
+	for i := 2; i < 9; i++ {
+		must(t, a.Upsert(turn("u", "a", i, fmt.Sprintf("apple note %d", i))))
+		must(t, b.Upsert(turn("u", "b", i, fmt.Sprintf("apple note %d", i))))
+	}
+	if n, err := a.Count(); err != nil || n != 16 {
+		t.Fatalf("count %d, %v; want 16", n, err)
+	}
+}
+
+func TestWaitForTheIndexEndsWithTheContext(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "kw")
+	a := openShared(t, dir, testLease)
+	b := openShared(t, dir, testLease)
+	must(t, a.Upsert(turn("u", "a", 1, "lisbon trip")))
+	held, release := make(chan struct{}), make(chan struct{})
+	done := make(chan error)
+	go func() {
+		done <- a.Hold(context.Background(), func() error {
+			close(held)
+			<-release
+			return nil
+		})
+	}()
+	<-held
+	ctx, cancel := context.WithCancel(context.Background())
+	searched := make(chan error)
+	go func() {
+		_, err := b.Search(ctx, Query{UserID: "u", Text: "lisbon"})
+		searched <- err
+	}()
+	cancel()
+	if err := <-searched; !errors.Is(err, context.Canceled) {
+		t.Fatalf("search while the other process holds the index: %v, want context.Canceled", err)
+	}
+	close(release)
+	must(t, <-done)
+	if got := ids(find(t, b, Query{UserID: "u", Text: "lisbon"})); len(got) != 1 {
+		t.Fatalf("after the holder let go: %v", got)
+	}
+}
+
+func TestABusyProcessLetsTheOthersIn(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "kw")
+	a := openShared(t, dir, testLease)
+	b := openShared(t, dir, testLease)
+	must(t, b.Upsert(turn("u", "b", 1, "sourdough starter")))
+	// a works without pause, one operation after the other, until b's
+	// search is answered (or a gives up after many operations).
+	searched := make(chan struct{})
+	stopped := make(chan int)
+	go func() {
+		n := 0
+		for ; n < 100000; n++ {
+			select {
+			case <-searched:
+				stopped <- n
+				return
+			default:
+			}
+			if _, err := a.Count(); err != nil {
+				t.Error(err)
+				break
+			}
+		}
+		stopped <- n
+	}()
+	if got := ids(find(t, b, Query{UserID: "u", Text: "sourdough"})); len(got) != 1 {
+		t.Errorf("search: %v", got)
+	}
+	close(searched)
+	if n := <-stopped; n >= 100000 {
+		t.Fatal("b's search was answered only after a stopped")
+	}
+}
+
+func TestLockFileIsHeldOnlyWhileInUse(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "kw")
+	a := openShared(t, dir, testLease)
+	must(t, a.Upsert(turn("u", "a", 1, "hello")))
+	// Another process (the test) can take the lock once a is idle: its
+	// lease ends by itself after Linger.
+	f, err := os.OpenFile(dir+".lock", os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	lctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	for syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) != nil {
+		select {
+		case <-lctx.Done():
+			t.Fatal("the idle index kept its lock")
+		case <-time.After(lockPoll):
+		}
+	}
+	// While the test holds it, a waits, within its bound, then says so.
+	a.lease.Wait = 50 * time.Millisecond
+	if _, err := a.Count(); !errors.Is(err, ErrBusy) {
+		t.Fatalf("count while another process holds the index: %v, want ErrBusy", err)
+	}
+	must(t, syscall.Flock(int(f.Fd()), syscall.LOCK_UN))
+	a.lease.Wait = 10 * time.Second
+	if n, err := a.Count(); err != nil || n != 1 {
+		t.Fatalf("count after: %d, %v", n, err)
+	}
+}
+
+func TestResetWhileAnotherProcessUsesTheIndex(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "kw")
+	a := openShared(t, dir, testLease)
+	b := openShared(t, dir, testLease)
+	must(t, a.Upsert(turn("u", "a", 1, "old text about kites")))
+	ran := false
+	must(t, b.Reset(context.Background(), func() error {
+		ran = true
+		return b.SetMeta("id", "fresh")
+	}))
+	if !ran {
+		t.Fatal("Reset did not run its function")
+	}
+	if got := ids(find(t, a, Query{UserID: "u", Text: "kites"})); len(got) != 0 {
+		t.Fatalf("a still finds the old index: %v", got)
+	}
+	if v, err := a.Meta("id"); err != nil || v != "fresh" {
+		t.Fatalf("a reads meta %q, %v", v, err)
+	}
+}
