@@ -180,7 +180,17 @@ func (s *Store) migrate(ctx context.Context) error {
 		if applied[m.version] {
 			continue
 		}
+		// Another process opening the same new database may have applied
+		// it since we looked: check again inside the write transaction,
+		// which holds the database's write lock.
 		err := s.write(ctx, func(tx execer) error {
+			var done int
+			if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM schema_migrations WHERE version = ?`, m.version).Scan(&done); err != nil {
+				return err
+			}
+			if done > 0 {
+				return nil
+			}
 			for _, stmt := range m.statements {
 				if _, err := tx.ExecContext(ctx, stmt); err != nil {
 					return err
