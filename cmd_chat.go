@@ -104,6 +104,7 @@ func (a *App) runChat(ctx context.Context, args []string) error {
 		Models:        newModelManager(s.client),
 		SaveModels:    chosen.saver(s.cfg.ConfigFile),
 		MemoryStatus:  memoryStatus(s.store, ix),
+		Changes:       ix.Changes(),
 		FirstRun:      !s.cfg.ConfigFileFound,
 		Editor:        first(a.getenv("VISUAL"), a.getenv("EDITOR")),
 	}))

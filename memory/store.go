@@ -403,6 +403,22 @@ func (s *Store) write(ctx context.Context, fn func(tx execer) error) (err error)
 	return nil
 }
 
+// ChangeMark describes the database files as they are now: it differs
+// from an earlier mark once any process has committed a write (a commit
+// appends to the WAL; a checkpoint writes the database file). It only
+// stats the files, so it is cheap enough to poll.
+func (s *Store) ChangeMark() string {
+	var b strings.Builder
+	for _, p := range []string{s.path, s.path + "-wal"} {
+		if fi, err := os.Stat(p); err == nil {
+			fmt.Fprintf(&b, "%d.%d;", fi.Size(), fi.ModTime().UnixNano())
+		} else {
+			b.WriteString("-;")
+		}
+	}
+	return b.String()
+}
+
 // NewID returns a new globally unique, time-ordered id (UUIDv7).
 func NewID() string { return uuid.Must(uuid.NewV7()).String() }
 

@@ -105,6 +105,12 @@ type Config struct {
 	// MemoryStatus reports the state of search and the notes for the status
 	// line; it is polled in a command (nil: the status line leaves it out).
 	MemoryStatus func(ctx context.Context, userID string) (MemoryStatus, error)
+	// Changes receives a value when the store changed, possibly by another
+	// mneme process (a second chat, `mneme ask` in a script, a sync), and
+	// search has caught up: the conversation list and the memory status
+	// are read again (nil: they are read only after this screen's own
+	// changes).
+	Changes <-chan struct{}
 	// FirstRun offers pulling an embedding model when none is installed (a
 	// missing chat model is offered every time).
 	FirstRun bool

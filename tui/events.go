@@ -1,6 +1,8 @@
 package tui
 
 import (
+	"context"
+
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/mneme-dev/mneme/agent"
@@ -51,7 +53,26 @@ type (
 
 	// spinMsg advances the spinner one frame.
 	spinMsg struct{}
+
+	// storeChangedMsg says the store changed, possibly in another process.
+	storeChangedMsg struct{}
 )
+
+// waitForChanges waits for the next change of the store; Update re-issues
+// it after each.
+func waitForChanges(ctx context.Context, ch <-chan struct{}) tea.Cmd {
+	if ch == nil {
+		return nil
+	}
+	return func() tea.Msg {
+		select {
+		case <-ch:
+			return storeChangedMsg{}
+		case <-ctx.Done():
+			return nil
+		}
+	}
+}
 
 // eventBuffer is how many agent events may wait for the UI before the run
 // goroutine blocks.

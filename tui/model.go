@@ -192,7 +192,7 @@ func (m Model) Init() tea.Cmd {
 	if m.loading {
 		cmds = append(cmds, loadHistoryCmd(m.life.ctx, m.store, m.userID, m.resumeID))
 	}
-	cmds = append(cmds, tea.RequestBackgroundColor, m.memoryStatusCmd(true))
+	cmds = append(cmds, tea.RequestBackgroundColor, m.memoryStatusCmd(true), waitForChanges(m.life.ctx, m.cfg.Changes))
 	return tea.Batch(cmds...)
 }
 
@@ -278,6 +278,8 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		cmd = m.handleEvents(msg)
 	case syncTickMsg:
 		cmd = syncTickCmd()
+	case storeChangedMsg:
+		cmd = tea.Batch(m.sidebar.reload(), m.memoryStatusNow(), waitForChanges(m.life.ctx, m.cfg.Changes))
 	case spinMsg:
 		cmd = m.handleSpin()
 	default:
