@@ -8,12 +8,28 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 )
 
+// shutdownGrace is how long a command may take to finish after SIGINT or
+// SIGTERM (storing a partial answer, closing the database) before it is
+// ended anyway: whatever it waits for, it ends within 2 s of the signal.
+const shutdownGrace = 1500 * time.Millisecond
+
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, cancel := context.WithCancelCause(context.Background())
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	go watchSignals(sigs, cancel)
 	err := run(ctx, os.Args[1:])
-	stop()
+	signal.Stop(sigs)
+	var sig signalError
+	if errors.As(context.Cause(ctx), &sig) && errors.Is(err, context.Canceled) {
+		// Stopped while waiting (for the index, the database, Ollama):
+		// say so, not "context canceled".
+		err = exitError{code: signalExitCode(sig.sig), msg: "interrupted"}
+	}
+	cancel(nil)
 	if err != nil {
 		var ex exitError
 		if errors.As(err, &ex) {
@@ -25,6 +41,33 @@ func main() {
 		fmt.Fprintln(os.Stderr, "mneme:", err)
 		os.Exit(1)
 	}
+}
+
+// watchSignals cancels the command's context on the first signal, and
+// ends the process if the command has not returned shutdownGrace later,
+// or at once on a second signal.
+func watchSignals(sigs <-chan os.Signal, cancel context.CancelCauseFunc) {
+	sig := <-sigs
+	cancel(signalError{sig})
+	select {
+	case <-time.After(shutdownGrace):
+		fmt.Fprintf(os.Stderr, "mneme: %v: stopped before finishing; what was already stored is kept\n", sig)
+	case sig = <-sigs:
+	}
+	os.Exit(signalExitCode(sig))
+}
+
+// signalError is why the command's context ended: a signal.
+type signalError struct{ sig os.Signal }
+
+func (e signalError) Error() string { return "received " + e.sig.String() }
+
+// signalExitCode is the shell's convention: 128 + the signal number.
+func signalExitCode(sig os.Signal) int {
+	if s, ok := sig.(syscall.Signal); ok {
+		return 128 + int(s)
+	}
+	return 1
 }
 
 func run(ctx context.Context, args []string) error {

@@ -1,0 +1,279 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/mneme-dev/mneme/internal/fakeollama"
+)
+
+// Several mneme processes on one data dir, as people use it: a chat open
+// all day, scripts running `mneme ask` beside it, a second terminal.
+
+// start runs the binary in the background; wait for it with finish.
+func (d *device) start(args ...string) *exec.Cmd {
+	d.t.Helper()
+	cmd := exec.Command(mnemeBin, args...)
+	cmd.Env = d.env()
+	var out, errb strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Start(); err != nil {
+		d.t.Fatal(err)
+	}
+	d.t.Cleanup(func() {
+		if cmd.ProcessState == nil {
+			cmd.Process.Kill()
+			cmd.Wait()
+		}
+	})
+	return cmd
+}
+
+// holdsOpen reports whether process pid has a file open whose name ends
+// in suffix, from /proc: where a process is waiting can be seen there.
+func holdsOpen(pid int, suffix string) bool {
+	dir := fmt.Sprintf("/proc/%d/fd", pid)
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if target, err := os.Readlink(filepath.Join(dir, e.Name())); err == nil && strings.HasSuffix(target, suffix) {
+			return true
+		}
+	}
+	return false
+}
+
+// waitUntil polls cond until it holds, failing after limit.
+func waitUntil(t *testing.T, what string, limit time.Duration, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(limit)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(10 * time.Millisecond) // polling interval, not synchronisation
+	}
+}
+
+// lockKeywordIndex takes the keyword index's lock as another mneme process
+// would while it uses the index; the returned func lets it go.
+func lockKeywordIndex(t *testing.T, d *device) func() {
+	t.Helper()
+	f, err := os.OpenFile(filepath.Join(d.home, "data", "keyword.lock"), os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitUntil(t, "the keyword index lock", 10*time.Second, func() bool {
+		return syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) == nil
+	})
+	var once sync.Once
+	unlock := func() { once.Do(func() { f.Close() }) }
+	t.Cleanup(unlock)
+	return unlock
+}
+
+// Processes started together on a new data dir all work: the schema and
+// the keyword index are created once, whoever comes first.
+func TestColdStartRace(t *testing.T) {
+	const rounds, procs = 4, 6
+	for r := 0; r < rounds; r++ {
+		d := newDevice(t, closedPort(t))
+		cmds := make([]*exec.Cmd, procs)
+		for i := range cmds {
+			cmds[i] = d.start("memory", "add", fmt.Sprintf("note %d of round %d", i, r))
+		}
+		for i, cmd := range cmds {
+			if err := cmd.Wait(); err != nil {
+				t.Fatalf("round %d: process %d: %v\nstderr: %s", r, i, err, cmd.Stderr)
+			}
+		}
+		if got := len(d.notes()); got != procs {
+			t.Fatalf("round %d: %d notes stored, want %d", r, got, procs)
+		}
+		out := d.mustOK("", "memory", "search", "--json", fmt.Sprintf("round %d", r)).stdout
+		if got := strings.Count(out, fmt.Sprintf("of round %d", r)); got != procs {
+			t.Fatalf("round %d: memory search finds %d of the %d notes:\n%s", r, got, procs, out)
+		}
+	}
+}
+
+// A command waiting for the index that another process holds ends within
+// 2 s of SIGINT or SIGTERM, saying it was interrupted; without a signal it
+// goes on as soon as the index is free.
+func TestWaitingCommandEndsOnSignal(t *testing.T) {
+	d := newDevice(t, closedPort(t))
+	d.mustOK("", "memory", "add", "The user grows tomatoes.")
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+		unlock := lockKeywordIndex(t, d)
+		cmd := d.start("search", "tomatoes")
+		waitUntil(t, "search to wait for the index", 20*time.Second, func() bool {
+			return holdsOpen(cmd.Process.Pid, "keyword.lock")
+		})
+		sent := time.Now()
+		cmd.Process.Signal(sig)
+		err := cmd.Wait()
+		took := time.Since(sent)
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != 128+int(sig) {
+			t.Fatalf("%v: exit %v, want %d; stderr: %s", sig, err, 128+int(sig), cmd.Stderr)
+		}
+		if took > 2*time.Second {
+			t.Fatalf("%v: exited %s after the signal", sig, took)
+		}
+		if !strings.Contains(fmt.Sprint(cmd.Stderr), "interrupted") {
+			t.Fatalf("%v: stderr %q does not say it was interrupted", sig, cmd.Stderr)
+		}
+		unlock()
+	}
+
+	unlock := lockKeywordIndex(t, d)
+	cmd := d.start("memory", "search", "tomatoes")
+	waitUntil(t, "memory search to wait for the index", 20*time.Second, func() bool {
+		return holdsOpen(cmd.Process.Pid, "keyword.lock")
+	})
+	unlock()
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("memory search after the index was free: %v\n%s", err, cmd.Stderr)
+	}
+	if out := fmt.Sprint(cmd.Stdout); !strings.Contains(out, "tomatoes") {
+		t.Fatalf("memory search printed:\n%s", out)
+	}
+}
+
+// Two asks at once run side by side: the second is answered while the
+// first is still streaming.
+func TestTwoAsksRunSideBySide(t *testing.T) {
+	srv := fakeollama.New(t)
+	d := newDevice(t, srv.Host())
+	d.mustOK("", "memory", "add", "warm-up so the data dir exists")
+	gate := make(chan struct{})
+	srv.Script(fakeollama.Reply{Content: fakeollama.SplitWords("the first answer, slowly"), Gate: gate})
+	first := d.start("ask", "first question")
+	<-srv.Started()
+	// The first answer is mid-stream; the second ask must not wait for it.
+	second := d.mustOK("", "ask", "second question")
+	if !strings.Contains(second.stdout, "second question") {
+		t.Fatalf("second answer: %q", second.stdout)
+	}
+	if first.ProcessState != nil {
+		t.Fatal("the first ask ended before its answer was released")
+	}
+	close(gate)
+	if err := first.Wait(); err != nil {
+		t.Fatalf("first ask: %v\n%s", err, first.Stderr)
+	}
+	if out := fmt.Sprint(first.Stdout); !strings.Contains(out, "the first answer, slowly") {
+		t.Fatalf("first answer: %q", out)
+	}
+	if n := len(d.conversations()); n != 2 {
+		t.Fatalf("%d conversations, want 2", n)
+	}
+}
+
+// The issue's flow: a chat open in a terminal while two scripts run 100
+// commands each (ask, memory add, search) on the same data dir. Nothing
+// hangs, nothing is lost, and the chat's search, conversation list and
+// status line show what the scripts wrote.
+func TestChatBesideTwoScripts(t *testing.T) {
+	srv := fakeollama.New(t)
+	d := newDevice(t, srv.Host())
+	d.timeout = 30 * time.Second // any single command: no hang
+	term := startTerminal(t, 100, 30, d.env())
+	term.waitText("fake-chat")
+
+	const perScript = 100
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	asks, adds := 0, 0
+	run := func(args ...string) bool {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, mnemeBin, args...)
+		cmd.Env = d.env()
+		out, err := cmd.CombinedOutput()
+		if ctx.Err() != nil {
+			t.Errorf("mneme %v hung (no end within 30 s)", args)
+			return false
+		}
+		if err != nil {
+			t.Errorf("mneme %v: %v\n%s", args, err, out)
+			return false
+		}
+		return true
+	}
+	for s := 0; s < 2; s++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < perScript; i++ {
+				var ok bool
+				switch i % 3 {
+				case 0:
+					if ok = run("ask", fmt.Sprintf("script%d asks about zebra%dx%d", s, s, i)); ok {
+						mu.Lock()
+						asks++
+						mu.Unlock()
+					}
+				case 1:
+					if ok = run("memory", "add", fmt.Sprintf("script %d remembers walrus%dx%d", s, s, i)); ok {
+						mu.Lock()
+						adds++
+						mu.Unlock()
+					}
+				case 2:
+					ok = run("search", "zebra")
+				}
+				if !ok {
+					return
+				}
+			}
+		}()
+	}
+	// The chat is used meanwhile.
+	term.typeText("a message from the chat itself")
+	term.keys("Enter")
+	term.waitText("You said: a message from the chat itself")
+	wg.Wait()
+	if t.Failed() {
+		return
+	}
+
+	if got := len(d.conversations()); got != asks+1 {
+		t.Fatalf("%d conversations stored, want %d (every ask and the chat's)", got, asks+1)
+	}
+	if got := len(d.notes()); got != adds {
+		t.Fatalf("%d notes stored, want %d", got, adds)
+	}
+	// The status line counts the scripts' notes, within a couple of seconds.
+	term.waitText(fmt.Sprintf("%d notes", adds))
+	// The conversation list shows the scripts' conversations.
+	term.keys("C-s")
+	term.waitFor(fmt.Sprintf("the conversation list to count %d", asks+1), func(s string) bool {
+		for _, line := range strings.Split(s, "\n") {
+			if f := strings.Fields(strings.ReplaceAll(line, "│", " ")); len(f) >= 2 && f[0] == "Conversations" {
+				return f[1] == fmt.Sprint(asks+1)
+			}
+		}
+		return false
+	})
+	term.keys("C-s")
+	// The chat's search finds the turn the last ask of script 1 wrote.
+	last := (perScript - 1) / 3 * 3
+	term.keys("C-f")
+	term.typeText(fmt.Sprintf("zebra1x%d", last))
+	term.waitText(fmt.Sprintf("script1 asks about zebra1x%d", last))
+	term.keys("Escape")
+	term.waitFor("the search to close", func(s string) bool { return !strings.Contains(s, "Search · all conversations") })
+	term.keys("C-c")
+	if code := term.exitStatus(); code != 0 {
+		t.Fatalf("chat exited %d", code)
+	}
+}
