@@ -58,6 +58,7 @@ type Index struct {
 	// cancelled) while the index is opened, closed or reset.
 	gate  chan struct{}
 	lockf *os.File // "<dir>.lock", taken while the index is open
+	waitf *os.File // "<dir>.wait", taken shared while waiting for lockf
 
 	mu         sync.Mutex
 	bi         bleve.Index // nil while this process does not hold the index
@@ -239,6 +240,7 @@ func (ix *Index) Close() error {
 	}
 	if ix.lockf != nil {
 		ix.lockf.Close()
+		ix.waitf.Close()
 	}
 	if ix.closeErr != nil {
 		return fmt.Errorf("keyword: close: %w", ix.closeErr)

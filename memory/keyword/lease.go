@@ -18,9 +18,10 @@ import (
 // takes a lease on it. The first operation of a lease takes "<dir>.lock"
 // (flock, polled, so that a cancelled context stops the wait) and opens the
 // index; the index is closed and the lock released once nothing in the
-// process has used it for Linger, and at once when a lease has lasted
-// MaxHold, so that a long rebuild or a busy chat still lets the others in
-// between two operations.
+// process has used it for Linger, and at the next idle moment once a lease
+// has lasted MaxHold while another process waits (it says so by holding
+// "<dir>.wait" shared), so that a long rebuild or a busy chat still lets
+// the others in between two operations.
 
 // LeaseOptions tunes how long a process keeps the shared index.
 type LeaseOptions struct {
@@ -28,8 +29,8 @@ type LeaseOptions struct {
 	// burst of operations (typing in the search box) opens it once.
 	Linger time.Duration
 	// MaxHold ends a lease that has lasted this long at its next idle
-	// moment, and the process then waits YieldGap before it takes the lock
-	// again, long enough for a waiting process to get it.
+	// moment if another process is waiting; this one then stays away for
+	// yieldGap, long enough for the waiting process to get the lock.
 	MaxHold time.Duration
 	// Wait bounds how long an operation without a context of its own
 	// (Upsert, Delete, Meta…) waits for another process.
@@ -107,9 +108,13 @@ func (ix *Index) release() {
 	ix.gen++
 	gen := ix.gen
 	if time.Since(ix.since) >= ix.lease.MaxHold {
-		ix.yieldUntil = time.Now().Add(yieldGap)
-		go ix.expire(gen)
-		return
+		if !ix.othersWaiting() {
+			ix.since = time.Now() // nobody to make way for
+		} else {
+			ix.yieldUntil = time.Now().Add(yieldGap)
+			go ix.expire(gen)
+			return
+		}
 	}
 	time.AfterFunc(ix.lease.Linger, func() { ix.expire(gen) })
 }
@@ -229,15 +234,28 @@ func (ix *Index) undrain() {
 	ix.mu.Unlock()
 }
 
-// lockFile takes "<dir>.lock" exclusively, polling until ctx ends.
+// lockFile takes "<dir>.lock" exclusively, polling until ctx ends. While
+// it waits it holds "<dir>.wait" shared, which tells the holder that
+// someone is waiting (othersWaiting).
 func (ix *Index) lockFile(ctx context.Context) error {
 	if ix.lockf == nil {
 		f, err := os.OpenFile(ix.dir+".lock", os.O_CREATE|os.O_RDWR, 0o600)
 		if err != nil {
 			return fmt.Errorf("keyword: lock: %w", err)
 		}
-		ix.lockf = f
+		w, err := os.OpenFile(ix.dir+".wait", os.O_CREATE|os.O_RDWR, 0o600)
+		if err != nil {
+			f.Close()
+			return fmt.Errorf("keyword: lock: %w", err)
+		}
+		ix.lockf, ix.waitf = f, w
 	}
+	waiting := false
+	defer func() {
+		if waiting {
+			_ = syscall.Flock(int(ix.waitf.Fd()), syscall.LOCK_UN)
+		}
+	}()
 	for {
 		err := syscall.Flock(int(ix.lockf.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
 		if err == nil {
@@ -246,12 +264,29 @@ func (ix *Index) lockFile(ctx context.Context) error {
 		if !errors.Is(err, syscall.EWOULDBLOCK) && !errors.Is(err, syscall.EINTR) {
 			return fmt.Errorf("keyword: lock: %w", err)
 		}
+		if !waiting {
+			waiting = syscall.Flock(int(ix.waitf.Fd()), syscall.LOCK_SH|syscall.LOCK_NB) == nil
+		}
 		select {
 		case <-ctx.Done():
 			return leaseErr(ctx)
 		case <-time.After(lockPoll):
 		}
 	}
+}
+
+// othersWaiting reports whether another process waits for the index: it
+// then holds "<dir>.wait" shared.
+func (ix *Index) othersWaiting() bool {
+	if ix.waitf == nil {
+		return false
+	}
+	fd := int(ix.waitf.Fd())
+	if syscall.Flock(fd, syscall.LOCK_EX|syscall.LOCK_NB) != nil {
+		return true
+	}
+	_ = syscall.Flock(fd, syscall.LOCK_UN)
+	return false
 }
 
 func (ix *Index) unlockFile() {
