@@ -11,8 +11,8 @@ GO ?= go
 # ~/.cache/mneme-ci on first use (~4 min); the tests find it via MNEME_OLLAMA_BIN.
 test: need-tmux
 	@bin="$$(scripts/ollama-bin.sh)"; \
-	echo "MNEME_OLLAMA_BIN=$$bin $(GO) test -count=1 ./..."; \
-	MNEME_OLLAMA_BIN="$$bin" $(GO) test -count=1 ./...
+	echo "MNEME_OLLAMA_BIN=$$bin $(GO) test -count=1 -timeout 30m ./..."; \
+	MNEME_OLLAMA_BIN="$$bin" $(GO) test -count=1 -timeout 30m ./...
 
 build:
 	$(GO) build -o bin/mneme .

@@ -171,3 +171,45 @@ func BenchmarkUpsertBatch(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.N*len(docs))/time.Since(start).Seconds(), "docs/s")
 }
+
+// BenchmarkLease100k: what sharing the index with other processes costs a
+// search at 100k turns. "held": the lease is already taken (a burst of
+// searches, as typing in the search box); "reopened": every search takes
+// the lock and opens the index first, as after the index was idle for
+// Linger or another process used it.
+func BenchmarkLease100k(b *testing.B) {
+	ix := bigIndex(b)
+	c := newCorpus(2, 30000)
+	queries := make([]string, 200)
+	for i := range queries {
+		queries[i] = "what did " + c.sentence(3+c.rng.Intn(5)) + "?"
+	}
+	ctx := context.Background()
+	idle := func() {
+		ix.mu.Lock()
+		gen := ix.gen
+		ix.mu.Unlock()
+		ix.expire(gen)
+	}
+	for _, reopen := range []bool{false, true} {
+		name := "held"
+		if reopen {
+			name = "reopened"
+		}
+		b.Run(name, func(b *testing.B) {
+			saved := ix.lease
+			ix.lease.Linger = time.Hour // only idle() gives the index up
+			defer func() { ix.lease = saved }()
+			for i := 0; i < b.N; i++ {
+				if reopen {
+					b.StopTimer()
+					idle()
+					b.StartTimer()
+				}
+				if _, err := ix.Search(ctx, Query{UserID: "u1", Text: queries[i%len(queries)], Limit: 25}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
