@@ -111,10 +111,12 @@ func (em embedder) embedTexts(ctx context.Context, texts []string) ([][]float32,
 
 // userVectors is one user's vectors under the current model, in memory.
 type userVectors struct {
-	once sync.Once
-	err  error
-	idx  *vector.Index // nil until the first vector is known
-	mu   sync.Mutex
+	once   sync.Once
+	err    error
+	idx    *vector.Index // nil until the first vector is known
+	mu     sync.Mutex
+	last   int64 // the store's mark of the newest vector read (VectorsSince)
+	loaded bool  // the first load is done: later ones read from last on
 }
 
 // vectorsFor returns the user's vectors under model, loading them from the
@@ -128,12 +130,16 @@ func (ix *Index) vectorsFor(ctx context.Context, userID, model string) (*userVec
 	}
 	ix.mu.Unlock()
 	uv.once.Do(func() {
-		uv.err = ix.store.Vectors(ctx, userID, model, func(sv StoredVector) error {
+		var last int64
+		last, uv.err = ix.store.VectorsSince(ctx, userID, model, 0, func(sv StoredVector) error {
 			if sv.Kind == OwnerTurn {
 				uv.add(vector.Key{Turn: sv.OwnerID, Chunk: sv.Chunk}, sv.Vector, ix)
 			}
 			return nil
 		})
+		uv.mu.Lock()
+		uv.last, uv.loaded = last, uv.err == nil
+		uv.mu.Unlock()
 	})
 	if uv.err != nil {
 		// Let a later search try again.
@@ -143,6 +149,48 @@ func (ix *Index) vectorsFor(ctx context.Context, userID, model string) (*userVec
 		return nil, uv.err
 	}
 	return uv, nil
+}
+
+// followVectors adds to the loaded vectors those that other processes
+// stored since they were read (an ask in a script embeds its turn).
+func (ix *Index) followVectors(ctx context.Context) {
+	em := ix.embedding()
+	if !em.enabled() {
+		return
+	}
+	ix.mu.Lock()
+	users := make(map[string]*userVectors, len(ix.vecs))
+	for u, uv := range ix.vecs {
+		users[u] = uv
+	}
+	ix.mu.Unlock()
+	for userID, uv := range users {
+		uv.mu.Lock()
+		after, loaded := uv.last, uv.loaded
+		uv.mu.Unlock()
+		if !loaded {
+			continue // the first load reads everything
+		}
+		replaced := map[string]bool{}
+		last, err := ix.store.VectorsSince(ctx, userID, em.model.Name, after, func(sv StoredVector) error {
+			if sv.Kind != OwnerTurn {
+				return nil
+			}
+			if !replaced[sv.OwnerID] {
+				replaced[sv.OwnerID] = true
+				ix.forgetVectors(userID, []string{sv.OwnerID})
+			}
+			uv.add(vector.Key{Turn: sv.OwnerID, Chunk: sv.Chunk}, sv.Vector, ix)
+			return nil
+		})
+		if err != nil {
+			ix.log.Warn("vectors of other processes not loaded", "err", err)
+			continue
+		}
+		uv.mu.Lock()
+		uv.last = max(uv.last, last)
+		uv.mu.Unlock()
+	}
 }
 
 // Preload loads the user's vectors so that the first search is fast.

@@ -95,27 +95,47 @@ type StoredVector struct {
 
 // Vectors calls fn with every vector of the user under model.
 func (s *Store) Vectors(ctx context.Context, userID, model string, fn func(StoredVector) error) error {
-	rows, err := s.db.QueryContext(ctx, `SELECT owner_id, kind, chunk, vector FROM embeddings WHERE user_id = ? AND model = ?`, userID, model)
+	_, err := s.VectorsSince(ctx, userID, model, 0, fn)
+	return err
+}
+
+// VectorsSince calls fn with the user's vectors under model stored after
+// the row mark after (0: all of them), and returns the mark of the newest
+// one, for the next call: a process follows the vectors others store.
+func (s *Store) VectorsSince(ctx context.Context, userID, model string, after int64, fn func(StoredVector) error) (int64, error) {
+	q := `SELECT rowid, owner_id, kind, chunk, vector FROM embeddings WHERE user_id = ? AND model = ?`
+	if after > 0 {
+		// A range of the table itself: the few rows written since.
+		q = `SELECT rowid, owner_id, kind, chunk, vector FROM embeddings WHERE rowid > ? AND +user_id = ? AND +model = ?`
+	}
+	args := []any{userID, model}
+	if after > 0 {
+		args = append([]any{after}, args...)
+	}
+	rows, err := s.db.QueryContext(ctx, q, args...)
 	if err != nil {
-		return fmt.Errorf("vectors: %w", err)
+		return after, fmt.Errorf("vectors: %w", err)
 	}
 	defer rows.Close()
+	last := after
 	for rows.Next() {
 		var sv StoredVector
 		var kind string
 		var blob []byte
-		if err := rows.Scan(&sv.OwnerID, &kind, &sv.Chunk, &blob); err != nil {
-			return fmt.Errorf("vectors: %w", err)
+		var rowid int64
+		if err := rows.Scan(&rowid, &sv.OwnerID, &kind, &sv.Chunk, &blob); err != nil {
+			return after, fmt.Errorf("vectors: %w", err)
 		}
+		last = max(last, rowid)
 		sv.Kind = OwnerKind(kind)
 		if sv.Vector, err = vector.DecodeF32(blob); err != nil {
-			return fmt.Errorf("vectors of %s: %w", sv.OwnerID, err)
+			return after, fmt.Errorf("vectors of %s: %w", sv.OwnerID, err)
 		}
 		if err := fn(sv); err != nil {
-			return err
+			return after, err
 		}
 	}
-	return rows.Err()
+	return last, rows.Err()
 }
 
 // VectorKey names one stored chunk vector.

@@ -258,8 +258,9 @@ func (ix *Index) Run(ctx context.Context) {
 			ix.log.Warn("indexing failed", "err", err)
 		}
 		if changed {
-			// Announced once keyword search has the new rows, so that
-			// whoever listens finds them.
+			ix.followVectors(ctx)
+			// Announced once search has the new rows, so that whoever
+			// listens finds them.
 			select {
 			case ix.changes <- struct{}{}:
 			default:
