@@ -1,15 +1,25 @@
 package main
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/ollama/ollama/api"
 
 	"github.com/mneme-dev/mneme/internal/fakeollama"
+	"github.com/mneme-dev/mneme/internal/realollama"
 )
 
 // longModel is a chat model like most of Ollama's library: a long
@@ -165,5 +175,98 @@ func TestDoctorShowsTheContext(t *testing.T) {
 		if !strings.Contains(r.stdout, "context") || !strings.Contains(r.stdout, c.want) {
 			t.Errorf("%v: doctor lacks %q:\n%s", c.extra, c.want, r.stdout)
 		}
+	}
+}
+
+// chatRecorder is a reverse proxy in front of a real Ollama that records
+// the chat requests passing through it.
+type chatRecorder struct {
+	mu   sync.Mutex
+	reqs []api.ChatRequest
+	host string // host:port of the proxy
+}
+
+func newChatRecorder(t *testing.T, target string) *chatRecorder {
+	t.Helper()
+	u, err := url.Parse(target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := &chatRecorder{}
+	proxy := httputil.NewSingleHostReverseProxy(u)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/api/chat" {
+			body, err := io.ReadAll(r.Body)
+			if err != nil {
+				http.Error(w, err.Error(), http.StatusBadRequest)
+				return
+			}
+			var req api.ChatRequest
+			if err := json.Unmarshal(body, &req); err != nil {
+				t.Errorf("chat request is not JSON: %v", err)
+			}
+			rec.mu.Lock()
+			rec.reqs = append(rec.reqs, req)
+			rec.mu.Unlock()
+			r.Body = io.NopCloser(bytes.NewReader(body))
+		}
+		proxy.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	rec.host = strings.TrimPrefix(srv.URL, "http://")
+	return rec
+}
+
+func (rec *chatRecorder) requests() []api.ChatRequest {
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	return slices.Clone(rec.reqs)
+}
+
+// TestContextRealOllama: against a real Ollama server and a model with no
+// num_ctx parameter, mneme sends the context it chose (the model's length
+// capped by num_ctx_max, here 512) with every chat and summary request,
+// the server accepts it, and compaction at that small context works.
+func TestContextRealOllama(t *testing.T) {
+	srv := realollama.Start(t)
+	srv.CreateChatModel(t, "stories-plain", 0)
+	rec := newChatRecorder(t, srv.URL)
+	d := newDevice(t, rec.host)
+	d.extra = []string{"MNEME_MODEL=stories-plain", "MNEME_NUM_CTX_MAX=512", "MNEME_SUMMARY_TOKENS=32"}
+	if r := d.mustOK("", "doctor"); !strings.Contains(r.stdout, "512 tokens (model ") {
+		t.Fatalf("doctor does not show the context:\n%s", r.stdout)
+	}
+	prompts := []string{
+		"Once upon a time there was a little dog.", "The dog liked to play in the park.",
+		"One day the dog met a cat.", "The cat was called Tom.", "Tom and the dog became friends.",
+		"They went to the river together.", "The river was big and blue.", "At night they went home.",
+	}
+	compacted := false
+	for i, p := range prompts {
+		args := []string{p}
+		if i > 0 {
+			args = []string{"--continue", p}
+		}
+		out, _ := d.askCompact(args...)
+		if strings.TrimSpace(out.Answer) == "" || out.ContextWindow != 512 {
+			t.Fatalf("turn %d: %+v", i+1, out)
+		}
+		compacted = compacted || *out.Compacted
+	}
+	if !compacted {
+		t.Fatal("a context of 512 tokens never compacted")
+	}
+	reqs := rec.requests()
+	summaries := 0
+	for i, req := range reqs {
+		if isSummaryRequest(req) {
+			summaries++
+		}
+		if n := numCtx(req); n != 512 {
+			t.Errorf("request %d: options.num_ctx = %v, want 512", i, req.Options["num_ctx"])
+		}
+	}
+	if len(reqs) < len(prompts) || summaries == 0 {
+		t.Fatalf("%d chat requests, %d of them summaries", len(reqs), summaries)
 	}
 }
