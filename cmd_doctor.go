@@ -6,6 +6,9 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/ollama/ollama/api"
+
+	"github.com/mneme-dev/mneme/agent"
 	"github.com/mneme-dev/mneme/memory"
 )
 
@@ -65,6 +68,7 @@ func (a *App) runDoctor(ctx context.Context, args []string) error {
 	if st.Model != "" {
 		row("chat model", fmt.Sprintf("%s (%s)", st.Model, st.ModelWhy))
 	}
+	row("context", chatContext(ctx, s.client, st, cfg).String())
 	switch {
 	case st.Embed.Name != "":
 		row("embedding", fmt.Sprintf("%s (%s)", st.Embed.Name, st.EmbedNote))
@@ -103,6 +107,19 @@ func (a *App) runDoctor(ctx context.Context, args []string) error {
 	}
 	fmt.Fprintln(a.stdout, "\nall good")
 	return nil
+}
+
+// chatContext is the context the chat model runs with, as the agent
+// chooses it (agent.ChooseContext): without the model's details, from the
+// settings alone.
+func chatContext(ctx context.Context, client *api.Client, st ollamaState, cfg Config) agent.ContextChoice {
+	var show *api.ShowResponse
+	if st.Reachable && st.Model != "" {
+		sctx, cancel := context.WithTimeout(ctx, probeTimeout)
+		defer cancel()
+		show, _ = client.Show(sctx, &api.ShowRequest{Model: st.Model})
+	}
+	return agent.ChooseContext(cfg.NumCtx, cfg.NumCtxMax, show)
 }
 
 func humanBytes(n int64) string {

@@ -26,7 +26,6 @@ type Config struct {
 	Ollama       string `toml:"ollama"`
 	MaxSteps     int    `toml:"max_steps"`
 	SystemPrompt string `toml:"system_prompt"`
-	NumCtx       int    `toml:"num_ctx"`
 	LogLevel     string `toml:"log_level"`
 	EmbedModel   string `toml:"embed_model"`
 	// Hybrid search: reciprocal rank fusion constant and ranking weights.
@@ -43,6 +42,8 @@ type Config struct {
 	// Sync with a libSQL server (Turso) and encryption at rest:
 	// [sync] url, token, interval; encryption_key (config_sync.go).
 	syncConfig
+	// The model's context: num_ctx, num_ctx_max (context_config.go).
+	contextConfig
 	// Sliding-window compaction: window_size, compact_at, summary_tokens,
 	// summary_model (compact_config.go).
 	compactionConfig
@@ -59,7 +60,6 @@ const (
 	envModel    = "MNEME_MODEL"
 	envConfig   = "MNEME_CONFIG"
 	envMaxSteps = "MNEME_MAX_STEPS"
-	envNumCtx   = "MNEME_NUM_CTX"
 	envLogLevel = "MNEME_LOG_LEVEL"
 	envOllama   = "OLLAMA_HOST"
 	envEmbed    = "MNEME_EMBED_MODEL"
@@ -70,6 +70,7 @@ const defaultOllama = "http://127.0.0.1:11434"
 // commonFlags are the flags every command takes.
 type commonFlags struct {
 	configFile, dataDir, user, model, ollama, embedModel string
+	contextFlags
 }
 
 func (c *commonFlags) register(fs *flag.FlagSet) {
@@ -79,6 +80,7 @@ func (c *commonFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.model, "model", "", "chat model (env "+envModel+"; default: first installed model with tools)")
 	fs.StringVar(&c.ollama, "ollama", "", "Ollama address (env "+envOllama+"; default "+defaultOllama+")")
 	fs.StringVar(&c.embedModel, "embed-model", "", "embedding model (env "+envEmbed+"; default: first installed embedding model)")
+	c.contextFlags.register(fs)
 }
 
 // loadConfig resolves flags, then env, then the config file, then defaults.
@@ -115,7 +117,7 @@ func loadConfig(flags commonFlags, getenv func(string) string) (Config, error) {
 	for _, n := range []struct {
 		env string
 		dst *int
-	}{{envMaxSteps, &cfg.MaxSteps}, {envNumCtx, &cfg.NumCtx}} {
+	}{{envMaxSteps, &cfg.MaxSteps}} {
 		if v := getenv(n.env); v != "" {
 			i, err := strconv.Atoi(v)
 			if err != nil || i < 0 {
@@ -123,6 +125,9 @@ func loadConfig(flags commonFlags, getenv func(string) string) (Config, error) {
 			}
 			*n.dst = i
 		}
+	}
+	if err := cfg.contextConfig.resolve(flags.contextFlags, getenv, cfg.ConfigFile); err != nil {
+		return cfg, err
 	}
 	if err := cfg.compactionConfig.resolve(getenv, cfg.ConfigFile); err != nil {
 		return cfg, err

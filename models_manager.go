@@ -6,6 +6,7 @@ import (
 
 	"github.com/ollama/ollama/api"
 
+	"github.com/mneme-dev/mneme/agent"
 	"github.com/mneme-dev/mneme/tui"
 )
 
@@ -35,7 +36,7 @@ func (o ollamaModels) List(ctx context.Context) ([]tui.ModelInfo, error) {
 			for _, c := range show.Capabilities {
 				info.Capabilities = append(info.Capabilities, string(c))
 			}
-			info.ContextLength = contextLength(show.ModelInfo)
+			info.ContextLength = agent.ContextLength(show.ModelInfo)
 		} else if ctx.Err() != nil {
 			return nil, fmt.Errorf("list models: %w", ctx.Err())
 		}

@@ -84,7 +84,7 @@ func probeOllama(ctx context.Context, client *api.Client, host string, cfg Confi
 			for _, c := range show.Capabilities {
 				info.Capabilities = append(info.Capabilities, string(c))
 			}
-			info.ContextLength = contextLength(show.ModelInfo)
+			info.ContextLength = agent.ContextLength(show.ModelInfo)
 		}
 		st.Models = append(st.Models, info)
 	}
@@ -148,16 +148,4 @@ func sameModel(a, b string) bool {
 		return s
 	}
 	return norm(a) == norm(b)
-}
-
-// contextLength finds "<arch>.context_length" in /api/show's model_info.
-func contextLength(info map[string]any) int {
-	for k, v := range info {
-		if strings.HasSuffix(k, ".context_length") {
-			if f, ok := v.(float64); ok {
-				return int(f)
-			}
-		}
-	}
-	return 0
 }

@@ -32,9 +32,6 @@ func (s *session) newAgent(model string, ix *memory.Index, toolsOK bool) *agent.
 	if s.cfg.SystemPrompt != "" {
 		opts = append(opts, agent.WithSystemPrompt(s.cfg.SystemPrompt))
 	}
-	if s.cfg.NumCtx > 0 {
-		opts = append(opts, agent.WithModelOptions(map[string]any{"num_ctx": s.cfg.NumCtx}))
-	}
 	opts = append(opts, s.compactOptions()...)
 	return agent.New(s.client, s.store, opts...)
 }

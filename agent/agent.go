@@ -295,7 +295,7 @@ type streamOut struct {
 // stream makes one model call. A model that refuses tools is asked again
 // without them, and the user is told once.
 func (a *Agent) stream(ctx context.Context, msgs []api.Message, withTools bool, emit func(Event)) (*streamOut, error) {
-	req := &api.ChatRequest{Model: a.model, Messages: msgs, Options: a.options}
+	req := &api.ChatRequest{Model: a.model, Messages: msgs, Options: a.requestOptions(ctx)}
 	if withTools && a.tools != nil {
 		if a.toolsSupported() {
 			req.Tools = a.tools.Definitions()

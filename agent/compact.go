@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -34,10 +33,6 @@ const (
 	DefaultWindowSize    = 30
 	DefaultCompactAt     = 0.75
 	DefaultSummaryTokens = 500
-	// DefaultContextWindow is the context assumed when neither num_ctx nor
-	// the model's parameters say otherwise: what Ollama (v0.6) runs a model
-	// with by default, whatever longer context the model supports.
-	DefaultContextWindow = 2048
 	// DefaultSummaryTimeout bounds one summary or title request.
 	DefaultSummaryTimeout = 2 * time.Minute
 )
@@ -76,12 +71,16 @@ type Compaction struct {
 	SummaryTokens int
 	// SummaryModel writes summaries and titles (default: the chat model).
 	SummaryModel string
-	// ContextWindow is the model's context in tokens. When 0 it is the
-	// num_ctx model option, else the num_ctx parameter /api/show reports
-	// for the model (through Show), else DefaultContextWindow (or the
-	// model's own length, when that is shorter).
+	// ContextWindow is the model's context in tokens (num_ctx), sent with
+	// every request. When 0 it is the num_ctx model option, else what
+	// ChooseContext makes of /api/show's answer (through Show): the
+	// model's num_ctx parameter, else its context_length capped by
+	// MaxContextWindow.
 	ContextWindow int
-	Show          ShowClient
+	// MaxContextWindow caps a context chosen from the model's
+	// context_length (num_ctx_max; default DefaultMaxContext).
+	MaxContextWindow int
+	Show             ShowClient
 	// Timeout bounds one summary or title request (default 2 minutes).
 	Timeout time.Duration
 }
@@ -100,6 +99,9 @@ func (c Compaction) withDefaults() Compaction {
 	if c.Timeout <= 0 {
 		c.Timeout = DefaultSummaryTimeout
 	}
+	if c.MaxContextWindow <= 0 {
+		c.MaxContextWindow = DefaultMaxContext
+	}
 	return c
 }
 
@@ -111,7 +113,7 @@ type compactor struct {
 	gen       GenerateClient
 
 	mu     sync.Mutex
-	window int                            // resolved context window, 0 until known
+	choice ContextChoice                  // resolved context, zero until known
 	basis  map[string]memory.ContextUsage // per conversation: what the run in flight sent
 }
 
@@ -150,79 +152,58 @@ func (a *Agent) ContextWindow(ctx context.Context) int {
 }
 
 func (a *Agent) contextWindow(ctx context.Context) int {
+	return a.contextChoice(ctx).Tokens
+}
+
+// contextChoice resolves the context once (see Compaction.ContextWindow).
+// When /api/show fails the cap is used for this request and the server is
+// asked again on the next one.
+func (a *Agent) contextChoice(ctx context.Context) ContextChoice {
 	c := a.compact
 	c.mu.Lock()
-	w := c.window
+	choice := c.choice
 	c.mu.Unlock()
-	if w > 0 {
-		return w
+	if choice.Tokens > 0 {
+		return choice
 	}
-	w = c.cfg.ContextWindow
-	if w <= 0 {
-		w = intOption(a.options["num_ctx"])
+	configured := c.cfg.ContextWindow
+	if configured <= 0 {
+		configured = intOption(a.options["num_ctx"])
 	}
-	known := w > 0
+	known := configured > 0 || c.cfg.Show == nil
+	var show *api.ShowResponse
 	if !known {
-		w = DefaultContextWindow
-		if c.cfg.Show != nil {
-			sctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-			show, err := c.cfg.Show.Show(sctx, &api.ShowRequest{Model: a.model})
-			cancel()
-			if err == nil {
-				known = true
-				if n := paramNumCtx(show.Parameters); n > 0 {
-					w = n
-				} else if n := infoContextLength(show.ModelInfo); n > 0 {
-					w = min(n, DefaultContextWindow)
-				}
-			} else {
-				a.log.Info("model context unknown; assuming the default", "model", a.model, "window", w, "err", err)
-			}
+		sctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		resp, err := c.cfg.Show.Show(sctx, &api.ShowRequest{Model: a.model})
+		cancel()
+		if err == nil {
+			show, known = resp, true
+		} else {
+			a.log.Info("model context unknown; using num_ctx_max", "model", a.model, "max", c.cfg.MaxContextWindow, "err", err)
 		}
 	}
-	if known || c.cfg.Show == nil {
+	choice = ChooseContext(configured, c.cfg.MaxContextWindow, show)
+	if known {
 		c.mu.Lock()
-		c.window = w
+		c.choice = choice
 		c.mu.Unlock()
+		a.log.Debug("context chosen", "model", a.model, "context", choice.String())
 	}
-	return w
+	return choice
 }
 
-// paramNumCtx finds "num_ctx N" in /api/show's parameters text.
-func paramNumCtx(params string) int {
-	for _, line := range strings.Split(params, "\n") {
-		f := strings.Fields(line)
-		if len(f) == 2 && f[0] == "num_ctx" {
-			if n, err := strconv.Atoi(f[1]); err == nil && n > 0 {
-				return n
-			}
-		}
+// requestOptions are the model options of a chat request: those set with
+// WithModelOptions, and num_ctx, the context the agent budgets for.
+func (a *Agent) requestOptions(ctx context.Context) map[string]any {
+	if a.compact == nil {
+		return a.options
 	}
-	return 0
-}
-
-// infoContextLength finds "<arch>.context_length" in /api/show's model_info.
-func infoContextLength(info map[string]any) int {
-	for k, v := range info {
-		if strings.HasSuffix(k, ".context_length") {
-			if n := intOption(v); n > 0 {
-				return n
-			}
-		}
+	opts := make(map[string]any, len(a.options)+1)
+	for k, v := range a.options {
+		opts[k] = v
 	}
-	return 0
-}
-
-func intOption(v any) int {
-	switch n := v.(type) {
-	case int:
-		return n
-	case int64:
-		return int(n)
-	case float64:
-		return int(n)
-	}
-	return 0
+	opts["num_ctx"] = a.contextWindow(ctx)
+	return opts
 }
 
 // Token estimates. Ollama's counts are used where known; text not yet

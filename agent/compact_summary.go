@@ -136,7 +136,7 @@ func (a *Agent) summaryCall(ctx context.Context, model, instructions, prev, chun
 	}
 	stream := false
 	req := &api.ChatRequest{
-		Model: model, Stream: &stream, Options: a.oneShotOptions(cfg.SummaryTokens),
+		Model: model, Stream: &stream, Options: a.oneShotOptions(ctx, cfg.SummaryTokens),
 		Messages: []api.Message{
 			{Role: string(memory.RoleSystem), Content: instructions},
 			{Role: string(memory.RoleUser), Content: "Previous summary:\n" + prev + "\n\nNew messages:\n" + chunk},
@@ -160,14 +160,10 @@ func (a *Agent) summaryCall(ctx context.Context, model, instructions, prev, chun
 	return text, nil
 }
 
-// oneShotOptions are the options of a summary or title request: the chat
-// model's options (num_ctx), no randomness, and a bounded length.
-func (a *Agent) oneShotOptions(numPredict int) map[string]any {
-	opts := map[string]any{"temperature": 0, "num_predict": numPredict}
-	if n := intOption(a.options["num_ctx"]); n > 0 {
-		opts["num_ctx"] = n
-	}
-	return opts
+// oneShotOptions are the options of a summary or title request: the
+// chat's context (num_ctx), no randomness, and a bounded length.
+func (a *Agent) oneShotOptions(ctx context.Context, numPredict int) map[string]any {
+	return map[string]any{"temperature": 0, "num_predict": numPredict, "num_ctx": a.contextWindow(ctx)}
 }
 
 // stripThinking drops a leading <think>…</think> block that some models
@@ -339,7 +335,7 @@ func (a *Agent) titleCall(ctx context.Context, source string) (string, error) {
 	var out strings.Builder
 	err := a.compact.gen.Generate(ctx, &api.GenerateRequest{
 		Model: model, Prompt: titleInstructions + source, Stream: &stream, Format: titleFormat,
-		Options: a.oneShotOptions(titleTokens),
+		Options: a.oneShotOptions(ctx, titleTokens),
 	}, func(r api.GenerateResponse) error {
 		out.WriteString(r.Response)
 		return nil

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -536,33 +537,109 @@ func TestCleanTitle(t *testing.T) {
 	}
 }
 
+// TestContextWindowResolution: the context the agent budgets for is the
+// configured num_ctx, else the model's context_length as /api/show reports
+// it, capped by MaxContextWindow (8192 by default), else the cap.
 func TestContextWindowResolution(t *testing.T) {
 	ctx := context.Background()
-	srv := fakeollama.New(t)
+	srv := fakeollama.New(t, fakeollama.WithModels(
+		fakeollama.Model{Name: "long", Capabilities: []string{"completion"}, ContextLength: 131072},
+		fakeollama.Model{Name: "short", Capabilities: []string{"completion"}, ContextLength: 4096},
+	))
 	u, _ := url.Parse(srv.URL)
 	client := api.NewClient(u, http.DefaultClient)
+	down := api.NewClient(&url.URL{Scheme: "http", Host: "127.0.0.1:1"}, http.DefaultClient)
 	store, err := memory.Open(ctx, filepath.Join(t.TempDir(), memory.DBFileName))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer store.Close()
 	for name, c := range map[string]struct {
-		opts []Option
-		want int
+		model string
+		opts  []Option
+		want  int
 	}{
-		"configured":             {[]Option{WithCompaction(store, Compaction{ContextWindow: 512})}, 512},
-		"num_ctx option":         {[]Option{WithModelOptions(map[string]any{"num_ctx": 8192}), WithCompaction(store, Compaction{Show: client})}, 8192},
-		"model length, capped":   {[]Option{WithCompaction(store, Compaction{Show: client})}, DefaultContextWindow},
-		"nothing known":          {[]Option{WithCompaction(store, Compaction{})}, DefaultContextWindow},
-		"compaction not enabled": {nil, 0},
+		"configured":             {"long", []Option{WithCompaction(store, Compaction{ContextWindow: 512, Show: client})}, 512},
+		"num_ctx option":         {"long", []Option{WithModelOptions(map[string]any{"num_ctx": 1024}), WithCompaction(store, Compaction{Show: client})}, 1024},
+		"long model, capped":     {"long", []Option{WithCompaction(store, Compaction{Show: client})}, DefaultMaxContext},
+		"long model, other cap":  {"long", []Option{WithCompaction(store, Compaction{Show: client, MaxContextWindow: 32768})}, 32768},
+		"short model, whole":     {"short", []Option{WithCompaction(store, Compaction{Show: client})}, 4096},
+		"server down: the cap":   {"long", []Option{WithCompaction(store, Compaction{Show: down, MaxContextWindow: 16384})}, 16384},
+		"nothing known: the cap": {"long", []Option{WithCompaction(store, Compaction{})}, DefaultMaxContext},
+		"compaction not enabled": {"long", nil, 0},
 	} {
-		a := New(client, store, append([]Option{WithModel(fakeollama.DefaultChatModel)}, c.opts...)...)
+		a := New(client, store, append([]Option{WithModel(c.model)}, c.opts...)...)
 		if got := a.ContextWindow(ctx); got != c.want {
 			t.Errorf("%s: window %d, want %d", name, got, c.want)
 		}
 	}
-	if n := paramNumCtx("temperature 0\nnum_ctx 256\nstop \"x\""); n != 256 {
-		t.Errorf("num_ctx parameter = %d", n)
+}
+
+// TestChooseContext: one parser of /api/show, whatever Go type the
+// context_length was decoded as, and a num_ctx parameter in the Modelfile
+// wins over the length.
+func TestChooseContext(t *testing.T) {
+	info := func(v any) *api.ShowResponse {
+		return &api.ShowResponse{ModelInfo: map[string]any{"general.architecture": "llama", "llama.context_length": v}}
+	}
+	for name, c := range map[string]struct {
+		configured, max int
+		show            *api.ShowResponse
+		want            ContextChoice
+	}{
+		"float64 from JSON":     {0, 0, info(float64(131072)), ContextChoice{8192, 131072, ContextCapped}},
+		"int":                   {0, 0, info(131072), ContextChoice{8192, 131072, ContextCapped}},
+		"int64":                 {0, 0, info(int64(2048)), ContextChoice{2048, 2048, ContextModel}},
+		"json.Number":           {0, 16384, info(json.Number("131072")), ContextChoice{16384, 131072, ContextCapped}},
+		"a string is no number": {0, 0, info("131072"), ContextChoice{8192, 0, ContextUnknown}},
+		"no show":               {0, 4096, nil, ContextChoice{4096, 0, ContextUnknown}},
+		"configured wins":       {1024, 0, info(131072.0), ContextChoice{1024, 131072, ContextConfigured}},
+		"model parameter": {0, 0, &api.ShowResponse{Parameters: "temperature 0\nnum_ctx 256\nstop \"x\"", ModelInfo: info(512.0).ModelInfo},
+			ContextChoice{256, 512, ContextParameter}},
+	} {
+		if got := ChooseContext(c.configured, c.max, c.show); got != c.want {
+			t.Errorf("%s: %+v, want %+v", name, got, c.want)
+		}
+	}
+	if got := (ContextChoice{8192, 131072, ContextCapped}).String(); got != "8192 tokens (model 131072, capped by num_ctx_max)" {
+		t.Errorf("String() = %q", got)
+	}
+	for n, ok := range map[int]bool{-1: false, 0: false, 511: false, 512: true, 8192: true, MaxContext: true, MaxContext + 1: false} {
+		if err := CheckContext(n); (err == nil) != ok || (err != nil && !errors.Is(err, ErrContextSize)) {
+			t.Errorf("CheckContext(%d) = %v", n, err)
+		}
+	}
+}
+
+// TestEveryRequestCarriesTheContext: chat, summary and title requests all
+// send options.num_ctx, the context the agent budgets for, so the server
+// runs the model with the window compaction assumes.
+func TestEveryRequestCarriesTheContext(t *testing.T) {
+	h := newCompactHarness(t, Compaction{ContextWindow: 0, WindowSize: 4})
+	h.agent.compact.cfg.Show = h.client // the fake chat model: context_length 4096
+	for i := 1; i <= 4; i++ {
+		h.mustRun(fmt.Sprintf("question %d", i))
+	}
+	summaries := 0
+	for i, req := range h.srv.Requests() {
+		if isSummaryRequest(req) {
+			summaries++
+		}
+		if n := intOption(req.Options["num_ctx"]); n != 4096 {
+			t.Errorf("chat request %d: num_ctx %v, want 4096", i, req.Options["num_ctx"])
+		}
+	}
+	if summaries == 0 {
+		t.Error("a window of 4 messages never made a summary request")
+	}
+	gens := h.srv.GenerateRequests()
+	if len(gens) == 0 {
+		t.Fatal("no title request")
+	}
+	for i, req := range gens {
+		if n := intOption(req.Options["num_ctx"]); n != 4096 {
+			t.Errorf("title request %d: num_ctx %v, want 4096", i, req.Options["num_ctx"])
+		}
 	}
 }
 

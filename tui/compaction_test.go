@@ -10,6 +10,7 @@ import (
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/mneme-dev/mneme/agent"
 	"github.com/mneme-dev/mneme/memory"
@@ -138,7 +139,7 @@ func TestCompactionIsMarkedAndItsSummaryShown(t *testing.T) {
 	h.sendText("first question")
 	h.runUntilShown("Answer to first question")
 	h.runUntilIdle()
-	if !h.shows("ctx 75%") {
+	if !h.shows("ctx 75% of 2k") {
 		t.Fatalf("no context use in the status line:\n%s", h.screen())
 	}
 
@@ -150,7 +151,7 @@ func TestCompactionIsMarkedAndItsSummaryShown(t *testing.T) {
 	h.sendText("second question")
 	h.runUntilShown("Answer to second question", "context compacted: messages 1–2")
 	h.runUntilIdle()
-	if !h.shows("ctx 21%") || h.shows("about Lisbon") {
+	if !h.shows("ctx 21% of 2k") || h.shows("about Lisbon") {
 		t.Fatalf("after compacting:\n%s", h.screen())
 	}
 	mark, prompt, answer := h.lineIndex("context compacted"), h.lineIndex("second question"), h.lineIndex("Answer to second")
@@ -365,5 +366,18 @@ func TestSwitchOffersCloseMatches(t *testing.T) {
 	h.runUntil("the chosen conversation loaded", func() bool { return h.m.convID == second.ID && !h.m.loading })
 	if h.shows("Which conversation?") {
 		t.Fatalf("the list stayed open:\n%s", h.screen())
+	}
+}
+
+// TestStatusContextWindowSizes: the status line names the window in a
+// form a person reads at a glance.
+func TestStatusContextWindowSizes(t *testing.T) {
+	st := NewStyles(true)
+	for window, want := range map[int]string{512: "ctx 40% of 512", 2048: "ctx 40% of 2k", 8192: "ctx 40% of 8k",
+		131072: "ctx 40% of 128k", 1536: "ctx 40% of 1.5k", 6000: "ctx 40% of 5.9k", 0: "ctx 40%"} {
+		got := ansi.Strip(renderStatus(&st, 120, statusInfo{model: "m", ollama: ollamaReady, context: 40, window: window}))
+		if !strings.Contains(got, want+" ") && !strings.HasSuffix(got, want) {
+			t.Errorf("window %d: status %q lacks %q", window, got, want)
+		}
 	}
 }

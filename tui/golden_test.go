@@ -69,6 +69,8 @@ func TestStatusLineGolden(t *testing.T) {
 			memory: memoryInfo{known: true, embed: embedKeywordOnly}}},
 		{"paused_pulling_80", 80, statusInfo{model: "llama3.2", ollama: ollamaReady, version: "0.6.5", title: "Lisbon",
 			memory: memoryInfo{known: true, embed: embedPaused, notes: 4}, pull: "pulling nomic-embed-text 42%"}},
+		{"context_window_100", 100, statusInfo{model: "llama3.2", ollama: ollamaReady, version: "0.6.5", title: "Goroutines and channels",
+			context: 3, window: 8192, memory: memoryInfo{known: true, embed: embedReady, notes: 12}}},
 		{"memory_60", 60, statusInfo{model: "llama3.2", ollama: ollamaReady, version: "0.6.5", title: "Goroutines and channels",
 			context: 43, memory: memoryInfo{known: true, embed: embedPending, pending: 5, notes: 12}, sync: "synced"}},
 	}

@@ -98,10 +98,13 @@ type Model struct {
 	syncStatus func() string
 
 	// Compaction and switching (compaction.go, slash.go).
-	find       FindFunc    // nil: /switch is unavailable
-	compacting bool        // the model history is being summarised
-	contextPct int         // share of the context window the last request filled (0: unknown)
-	choice     *choiceList // close matches of /switch to choose from
+	find       FindFunc // nil: /switch is unavailable
+	compacting bool     // the model history is being summarised
+	contextPct int      // share of the context window the last request filled (0: unknown)
+	// contextWindow is the model's context in tokens, from the last run
+	// (0: unknown); it belongs to the model, not the conversation.
+	contextWindow int
+	choice        *choiceList // close matches of /switch to choose from
 
 	// The rest of the chat screen: the optional parts main supplies, the
 	// sidebar, the panels and the key help (panels.go, switching.go).
@@ -789,7 +792,7 @@ func (m Model) statusView() string {
 			s.activity = "compacting"
 		}
 	}
-	s.context = m.contextPct
+	s.context, s.window = m.contextPct, m.contextWindow
 	s.memory = m.memStat
 	if m.models.Pulling() {
 		s.pull = fmt.Sprintf("pulling %d%%", int(m.models.PullPercent()*100))

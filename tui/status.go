@@ -32,6 +32,8 @@ type statusInfo struct {
 	// context is the share (%) of the model's context window the last
 	// request and its answer filled; 0 when not known yet.
 	context int
+	// window is the context window in tokens (0: not known yet).
+	window int
 	// memory is the state of search and the notes (known is false until
 	// the first report, or when the chat has no memory).
 	memory memoryInfo
@@ -146,7 +148,7 @@ func statusSegments(st *Styles, s statusInfo) (left, right []statusSegment) {
 		left = append(left, statusSegment{st.StatusOffline.Render("Ollama offline"), prioOllama})
 	}
 	if s.context > 0 {
-		left = append(left, statusSegment{contextUse(st, s.context), prioContext})
+		left = append(left, statusSegment{contextUse(st, s.context, s.window), prioContext})
 	}
 	if s.memory.known {
 		left = append(left, statusSegment{embedLabel(st, s.memory), prioEmbed})

@@ -134,7 +134,7 @@ const (
 )
 
 // CreateChatModel creates model name from ModelFile with temperature 0 and
-// the given num_ctx. Its template is the server's default for a GGUF
+// the given num_ctx parameter (none when 0, as for most library models). Its template is the server's default for a GGUF
 // without a chat template ({{ .Prompt }}), which does not support tools:
 // a chat request with tools gets HTTP 400 "... does not support tools".
 //
@@ -171,9 +171,11 @@ func (s *Server) createModel(t testing.TB, name string, numCtx, numPredict int, 
 		Template: template,
 		Parameters: map[string]any{
 			"temperature": 0,
-			"num_ctx":     numCtx,
 			"num_predict": numPredict,
 		},
+	}
+	if numCtx > 0 {
+		req.Parameters["num_ctx"] = numCtx
 	}
 	if err := s.client.Create(ctx, req, func(api.ProgressResponse) error { return nil }); err != nil {
 		t.Fatalf("realollama: creating model %s: %v", name, err)
