@@ -19,7 +19,14 @@ func (a *App) runChat(ctx context.Context, args []string) error {
 	fs.BoolVar(&cont, "continue", false, "resume the latest conversation")
 	fs.BoolVar(&cont, "c", false, "shorthand for --continue")
 	resume := fs.String("resume", "", "resume the conversation with this id (a prefix is enough)")
-	turn := fs.Int("turn", 0, "with --resume or --continue: open scrolled to this turn (as `mneme search` prints it)")
+	turn := fs.Int("turn", 0, "with --resume or --continue: open scrolled to this turn (as 'mneme search' prints it)")
+	// mneme -h, --help and `mneme help` all show the commands; the chat's
+	// own flags follow.
+	fs.Usage = func() {
+		fmt.Fprint(a.stderr, usageText)
+		fmt.Fprint(a.stderr, "\nFlags of the chat:\n")
+		fs.PrintDefaults()
+	}
 	rest, err := parseArgs(fs, args)
 	if err != nil {
 		return err

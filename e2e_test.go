@@ -297,3 +297,20 @@ func TestAskRealOllama(t *testing.T) {
 		t.Fatalf("stored %q (%s), printed %q", msgs[1].Content, msgs[1].Status, r.stdout)
 	}
 }
+
+// mneme -h, --help and help all list the commands, and flag help reads
+// as written (no usage text mistaken for an argument name).
+func TestHelpListsTheCommands(t *testing.T) {
+	d := newDevice(t, "127.0.0.1:1")
+	for _, args := range [][]string{{"--help"}, {"-h"}, {"help"}} {
+		r := d.mneme("", args...)
+		out := r.stdout + r.stderr
+		if r.code != 0 || !strings.Contains(out, "mneme ask [flags] PROMPT") || !strings.Contains(out, "mneme search --batch FILE") {
+			t.Fatalf("mneme %v: exit %d, output:\n%s", args, r.code, out)
+		}
+	}
+	r := d.mneme("", "--help")
+	if out := r.stdout + r.stderr; strings.Contains(out, "-turn mneme") || !strings.Contains(out, "-turn int") {
+		t.Fatalf("the --turn flag's help reads wrong:\n%s", out)
+	}
+}
