@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"syscall"
 	"time"
 
@@ -239,6 +240,9 @@ func (ix *Index) undrain() {
 // someone is waiting (othersWaiting).
 func (ix *Index) lockFile(ctx context.Context) error {
 	if ix.lockf == nil {
+		if err := os.MkdirAll(filepath.Dir(ix.dir), 0o700); err != nil {
+			return fmt.Errorf("keyword: %w", err)
+		}
 		f, err := os.OpenFile(ix.dir+".lock", os.O_CREATE|os.O_RDWR, 0o600)
 		if err != nil {
 			return fmt.Errorf("keyword: lock: %w", err)
