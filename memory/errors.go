@@ -16,6 +16,9 @@ var (
 	ErrNoUser = errors.New("user id required")
 	// ErrInvalid is returned for values the store refuses to write.
 	ErrInvalid = errors.New("invalid value")
+	// ErrSyncLocked is returned when go-libsql's sync kept finding the
+	// database locked by another connection, after every retry.
+	ErrSyncLocked = errors.New("the database stayed locked during sync")
 )
 
 // ErrNoteNotFound is returned for a note that does not exist, was deleted

@@ -421,8 +421,11 @@ func (sy *Syncer) exchange(ctx context.Context, watermark int64) (pre, post *fin
 		return
 	}
 	before, _ = readReplicaInfo(sy.store.path)
-	if err = sy.syncFiles(sy.store.path); err != nil {
-		if !isConflict(err) {
+	if err = sy.syncFiles(ctx, sy.store.path); err != nil {
+		switch {
+		case errors.Is(err, ErrSyncLocked) || ctx.Err() != nil:
+			err = fmt.Errorf("sync: %w", err)
+		case !isConflict(err):
 			err = fmt.Errorf("sync: %s", sy.cleanError(err))
 		}
 		return
@@ -478,10 +481,54 @@ func walSize(path string) int64 {
 	return fi.Size()
 }
 
-// syncFiles runs one go-libsql sync on the replica at path: it opens a
+// Retries of a go-libsql sync that finds the database locked.
+const (
+	lockAttempts   = 8
+	lockBackoff    = 50 * time.Millisecond
+	maxLockBackoff = time.Second // 3.55 s of waiting in all
+)
+
+// syncFiles runs go-libsql's sync on the replica at path (see
+// syncFilesOnce), again while it fails because the database is locked:
+// up to lockAttempts times with a growing wait between, ending early with
+// ctx's error when ctx ends.
+//
+// go-libsql's sync runs on a connection of its own, which it opens inside
+// the native library (libsql's sync_offline: db.connect()) and which
+// Go never sees: neither go-libsql nor libsql's C API offers a way to set
+// its busy_timeout, and SQLite has no process-wide default. So where every
+// connection of the store waits up to busyTimeoutMS for a lock, this one
+// fails at once with "database is locked"; the retry stands in for the
+// busy handler it lacks. A go-libsql call in progress cannot be
+// interrupted; the waits between attempts can.
+func (sy *Syncer) syncFiles(ctx context.Context, path string) error {
+	wait := lockBackoff
+	for attempt := 1; ; attempt++ {
+		err := sy.syncFilesOnce(path)
+		if err == nil || !isLocked(err) {
+			return err
+		}
+		if attempt == lockAttempts {
+			return fmt.Errorf("%w (%d attempts): %s", ErrSyncLocked, attempt, sy.cleanError(err))
+		}
+		// Which connections hold the lock cannot be asked of SQLite; the
+		// descriptors this process has on the files say whether it is
+		// one of ours.
+		sy.log.Info("sync: database is locked; trying again", "attempt", attempt, "wait", wait,
+			"file", filepath.Base(filepath.Dir(path))+"/"+filepath.Base(path), "open_here", len(watchAll(fileIDs(path)).open()))
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("sync: the database was locked, then: %w", ctx.Err())
+		case <-time.After(wait):
+		}
+		wait = min(2*wait, maxLockBackoff)
+	}
+}
+
+// syncFilesOnce runs one go-libsql sync on the replica at path: it opens a
 // synced connector (which bootstraps a missing replica from the server and
 // then pushes or pulls) and closes it.
-func (sy *Syncer) syncFiles(path string) error {
+func (sy *Syncer) syncFilesOnce(path string) error {
 	var opts []libsql.Option
 	if sy.cfg.Token != "" {
 		opts = append(opts, libsql.WithAuthToken(sy.cfg.Token))
@@ -491,6 +538,19 @@ func (sy *Syncer) syncFiles(path string) error {
 		return err
 	}
 	return c.Close()
+}
+
+// isLocked reports whether go-libsql's sync failed on a lock another
+// connection holds: SQLITE_BUSY on a read or a write ("database is
+// locked"), or, for a pull, the write lock of another writer, which
+// libsql reports as "wal_insert_begin failed" (tested: a transaction held
+// open with BEGIN IMMEDIATE gives exactly that).
+func isLocked(err error) bool {
+	if err == nil {
+		return false
+	}
+	msg := err.Error()
+	return strings.Contains(msg, "database is locked") || strings.Contains(msg, "wal_insert_begin failed")
 }
 
 func isConflict(err error) bool { return err != nil && strings.Contains(err.Error(), "conflict") }

@@ -103,7 +103,7 @@ func (sy *Syncer) rebuildOnce(ctx context.Context, adopt bool, work, backup stri
 		return 0, err
 	}
 	// Download the server's database (go-libsql bootstraps a missing replica).
-	if err := sy.syncFiles(newPath); err != nil {
+	if err := sy.syncFiles(ctx, newPath); err != nil {
 		return 0, err
 	}
 	if _, ok := readReplicaInfo(newPath); !ok {
@@ -119,7 +119,7 @@ func (sy *Syncer) rebuildOnce(ctx context.Context, adopt bool, work, backup stri
 		}
 		total += n
 		if n > 0 {
-			if err := sy.syncFiles(newPath); err != nil {
+			if err := sy.syncFiles(ctx, newPath); err != nil {
 				return total, err
 			}
 		}
@@ -133,7 +133,7 @@ func (sy *Syncer) rebuildOnce(ctx context.Context, adopt bool, work, backup stri
 	}
 	total += n
 	if n > 0 {
-		if err := sy.syncFiles(newPath); err != nil {
+		if err := sy.syncFiles(ctx, newPath); err != nil {
 			return total, err
 		}
 	}

@@ -12,6 +12,7 @@ import (
 
 // TestSyncScale measures sync on 20,000 messages (500 conversations):
 // first sync of each device, small push and pull, and a conflict merge.
+// B must end up with every message, and both devices with the same ones.
 // Run with MNEME_SYNC_SCALE=1 go test ./memory -run TestSyncScale -v.
 func TestSyncScale(t *testing.T) {
 	if os.Getenv("MNEME_SYNC_SCALE") == "" {
@@ -56,9 +57,16 @@ func TestSyncScale(t *testing.T) {
 	b := newSyncDevice(t, "B", srv, "")
 	rep = b.sync()
 	t.Logf("B first sync (download + index refresh): %s in %s", rep.Received, rep.Duration)
+	if rep.Received.Conversations != convs || rep.Received.Messages != convs*per {
+		t.Fatalf("B's first sync received %+v, want %d conversations and %d messages", rep.Received, convs, convs*per)
+	}
+	assertHolds(t, b, convs, convs*per)
 	t0 = time.Now()
 	res := b.searchTurns("conversation 417")
 	t.Logf("B search %d results in %s", len(res), time.Since(t0))
+	if len(res) == 0 {
+		t.Fatal("B finds nothing for \"conversation 417\"")
+	}
 	// small push / pull on a big database
 	chat(t, a.store, "alice", "New", "a new question about kittens", "an answer")
 	a.drain()
@@ -66,8 +74,14 @@ func TestSyncScale(t *testing.T) {
 	t.Logf("A small push: %s in %s", rep, rep.Duration)
 	rep = b.sync()
 	t.Logf("B small pull: %s in %s", rep, rep.Duration)
+	if rep.Received.Conversations != 1 || rep.Received.Messages != 2 {
+		t.Fatalf("B's small pull received %+v", rep.Received)
+	}
 	rep = b.sync()
 	t.Logf("B no-op round: %s in %s", rep, rep.Duration)
+	if rep.Pushed != 0 || !rep.Received.Empty() || rep.Merged {
+		t.Fatalf("B's no-op round: %+v", rep)
+	}
 	// conflict with a few rows pending
 	srv.Down()
 	chat(t, a.store, "alice", "A offline", "from A", "ok")
@@ -78,4 +92,29 @@ func TestSyncScale(t *testing.T) {
 	a.sync()
 	rep = b.sync()
 	t.Logf("B conflict merge on the big database: %s in %s", rep, rep.Duration)
+	if !rep.Conflict {
+		t.Fatalf("B's round after both wrote offline: %+v", rep)
+	}
+	a.sync()
+	// The seed, "New", "A offline" and "B offline" (two messages each).
+	for _, d := range []*syncDevice{a, b} {
+		assertHolds(t, d, convs+3, convs*per+6)
+	}
+}
+
+// assertHolds fails the test unless d's store holds exactly convs
+// conversations and msgs messages of alice.
+func assertHolds(t *testing.T, d *syncDevice, convs, msgs int) {
+	t.Helper()
+	ctx := context.Background()
+	var c, m int
+	if err := d.store.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM conversations WHERE user_id = 'alice'`).Scan(&c); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.store.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM messages WHERE user_id = 'alice'`).Scan(&m); err != nil {
+		t.Fatal(err)
+	}
+	if c != convs || m != msgs {
+		t.Fatalf("%s holds %d conversations and %d messages, want %d and %d", d.name, c, m, convs, msgs)
+	}
 }
