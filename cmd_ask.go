@@ -25,6 +25,7 @@ const exitInterrupted = 130
 func (a *App) runAsk(ctx context.Context, args []string) error {
 	var common commonFlags
 	fs := a.newFlagSet("ask", "mneme ask [--continue | --conversation ID] [--json] PROMPT...", &common)
+	common.stream.register(fs)
 	var cont bool
 	fs.BoolVar(&cont, "continue", false, "continue the latest conversation")
 	fs.BoolVar(&cont, "c", false, "shorthand for --continue")

@@ -46,6 +46,9 @@ type Config struct {
 	// Sliding-window compaction: window_size, compact_at, summary_tokens,
 	// summary_model (compact_config.go).
 	compactionConfig
+	// Stream timeouts: first_token_timeout, stream_idle_timeout
+	// (stream_config.go).
+	streamConfig
 
 	// ConfigFile is where the file layer came from (not a file key).
 	ConfigFile      string `toml:"-"`
@@ -70,6 +73,8 @@ const defaultOllama = "http://127.0.0.1:11434"
 // commonFlags are the flags every command takes.
 type commonFlags struct {
 	configFile, dataDir, user, model, ollama, embedModel string
+	// stream is set by the commands that stream answers (ask, chat).
+	stream streamFlags
 }
 
 func (c *commonFlags) register(fs *flag.FlagSet) {
@@ -125,6 +130,9 @@ func loadConfig(flags commonFlags, getenv func(string) string) (Config, error) {
 		}
 	}
 	if err := cfg.compactionConfig.resolve(getenv, cfg.ConfigFile); err != nil {
+		return cfg, err
+	}
+	if err := cfg.streamConfig.resolve(flags.stream, getenv, cfg.ConfigFile); err != nil {
 		return cfg, err
 	}
 	if err := cfg.syncConfig.resolve(getenv); err != nil {
