@@ -11,7 +11,12 @@ import (
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	// A closed stdout (mneme ask … | head) makes writes fail with EPIPE
+	// instead of killing mneme, so that the answer is still stored.
+	signal.Ignore(syscall.SIGPIPE)
+	// SIGHUP (the terminal was closed) ends a run like Ctrl+C: the partial
+	// answer is stored, marked interrupted.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	err := run(ctx, os.Args[1:])
 	stop()
 	if err != nil {
