@@ -189,7 +189,9 @@ func (a *App) open(ctx context.Context, flags commonFlags) (*session, error) {
 	s.client = api.NewClient(u, &http.Client{Transport: &http.Transport{
 		Proxy:                 http.ProxyFromEnvironment,
 		DialContext:           (&dialer).DialContext,
-		ResponseHeaderTimeout: 5 * time.Minute, // a cold model load can be slow
+		// A cold model load can be slow. Chat streams are bounded sooner,
+		// with a clearer message, by first_token_timeout.
+		ResponseHeaderTimeout: max(5*time.Minute, cfg.FirstTokenTimeout+time.Minute),
 	}})
 	s.log.Debug("session opened", "data_dir", cfg.DataDir, "user", cfg.User, "ollama", s.host)
 	return s, nil
