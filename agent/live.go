@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"sync"
 	"time"
@@ -35,6 +36,7 @@ type liveAnswer struct {
 
 	writeMu sync.Mutex // one write at a time, the final one last
 	stored  memory.Message
+	gone    bool // the message or its conversation was deleted meanwhile: stop saving
 
 	kick chan struct{}
 	stop chan struct{}
@@ -87,7 +89,7 @@ func (l *liveAnswer) loop() {
 // save writes the text so far, still marked interrupted.
 func (l *liveAnswer) save() {
 	l.mu.Lock()
-	if !l.dirty {
+	if !l.dirty || l.gone {
 		l.mu.Unlock()
 		return
 	}
@@ -96,6 +98,11 @@ func (l *liveAnswer) save() {
 	l.mu.Unlock()
 	if _, err := l.write(content, thinking, nil, memory.StatusInterrupted); err != nil {
 		l.a.log.Warn("save streaming answer", "conversation", l.req.ConversationID, "err", err)
+		if errors.Is(err, memory.ErrNotFound) {
+			l.mu.Lock()
+			l.gone = true
+			l.mu.Unlock()
+		}
 	}
 }
 

@@ -135,3 +135,27 @@ func TestPromptStoredByTheCaller(t *testing.T) {
 		t.Fatalf("stored %+v", msgs)
 	}
 }
+
+// A conversation deleted (say, from another window) while its answer
+// streams stays deleted: the rest of the answer is not saved anywhere.
+func TestConversationDeletedMidAnswerStaysDeleted(t *testing.T) {
+	h := newHarness(t, nil)
+	gate := make(chan struct{})
+	h.srv.Script(fakeollama.Reply{Content: []string{"Once", " upon", " a", " time"}, Gate: gate})
+	done := make(chan error, 1)
+	go func() {
+		_, _, err := h.run(context.Background(), "story")
+		done <- err
+	}()
+	h.waitStored("the first chunk", func(m []memory.Message) bool { return len(m) == 2 && m[1].Content == "Once" })
+	if err := h.store.DeleteConversation(context.Background(), "alice", h.conv.ID); err != nil {
+		t.Fatal(err)
+	}
+	close(gate)
+	if err := <-done; !errors.Is(err, memory.ErrNotFound) {
+		t.Fatalf("err = %v, want ErrNotFound", err)
+	}
+	if msgs := h.messages(); len(msgs) != 0 {
+		t.Fatalf("the deleted conversation has messages again: %+v", msgs)
+	}
+}
