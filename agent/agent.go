@@ -418,10 +418,10 @@ func (a *Agent) explainStream(err error, out *streamOut) error {
 		kept = "the partial answer is saved, marked interrupted"
 	}
 	if stalled.first {
-		return fmt.Errorf("%w: Ollama at %s sent no answer within %s (loading %s may need longer); %s",
+		return fmt.Errorf("%w: Ollama at %s sent no answer within %s (loading %s may take longer: raise first_token_timeout); %s",
 			ErrStreamStalled, a.host, seconds(stalled.wait), a.model, kept)
 	}
-	return fmt.Errorf("%w: Ollama at %s sent nothing for %s mid-answer; %s", ErrStreamStalled, a.host, seconds(stalled.wait), kept)
+	return fmt.Errorf("%w: Ollama at %s sent nothing for %s mid-answer (stream_idle_timeout); %s", ErrStreamStalled, a.host, seconds(stalled.wait), kept)
 }
 
 // stalledError says which wait ran out; Run explains it.
