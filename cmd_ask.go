@@ -155,12 +155,17 @@ func (a *App) storePrompt(ctx context.Context, s *session, cont bool, id, prompt
 
 // indexTurn makes the finished turn searchable before ask exits: keyword
 // search at once, its embedding within a short budget (a later run catches
-// up on the rest). Failures are logged, never fatal: the turn is stored.
+// up on the rest; after an interruption, all of it: the user wants out).
+// Failures are logged, never fatal: the turn is stored.
 func (a *App) indexTurn(ctx context.Context, s *session, ix *memory.Index, ref memory.ConversationRef) {
+	interrupted := ctx.Err() != nil
 	ctx = context.WithoutCancel(ctx)
 	ix.Notify(ref)
 	if err := ix.Sync(ctx); err != nil {
 		s.log.Warn("index after ask", "err", err)
+		return
+	}
+	if interrupted {
 		return
 	}
 	ectx, cancel := context.WithTimeout(ctx, searchEmbedBudget)
