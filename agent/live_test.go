@@ -60,11 +60,11 @@ func TestAnswerIsSavedWhileItStreams(t *testing.T) {
 }
 
 func TestStalledStreamIsCutAndKeepsPartial(t *testing.T) {
-	h := newHarness(t, nil, WithStreamTimeouts(time.Minute, 200*time.Millisecond))
+	h := newHarness(t, nil, WithStreamTimeouts(time.Minute, time.Second))
 	h.srv.Script(fakeollama.Reply{Content: []string{"Half", " an"}, Hold: true})
 	start := time.Now()
 	_, events, err := h.run(context.Background(), "question")
-	if !errors.Is(err, ErrStreamStalled) || !strings.Contains(err.Error(), "sent nothing for 0.2 s") ||
+	if !errors.Is(err, ErrStreamStalled) || !strings.Contains(err.Error(), "sent nothing for 1 s") ||
 		!strings.Contains(err.Error(), "partial answer is saved") {
 		t.Fatalf("err = %v", err)
 	}
@@ -104,14 +104,18 @@ func TestStallBeforeTheFirstChunk(t *testing.T) {
 // A consumer slower than the idle timeout (a paused terminal, a pipe that
 // is not read) is not mistaken for a stalled Ollama.
 func TestSlowConsumerIsNotAStall(t *testing.T) {
-	idle := 100 * time.Millisecond
+	idle := 250 * time.Millisecond
 	h := newHarness(t, nil, WithStreamTimeouts(time.Minute, idle))
-	h.srv.Script(fakeollama.Say("one two three"))
+	gate := make(chan struct{})
+	h.srv.Script(fakeollama.Reply{Content: []string{"one", " two", " three"}, Gate: gate})
 	var got strings.Builder
 	res, err := h.agent.Run(context.Background(), Request{UserID: "alice", ConversationID: h.conv.ID, Prompt: "count"}, func(e Event) {
 		if d, ok := e.(ContentDelta); ok {
 			got.WriteString(d.Text)
-			time.Sleep(3 * idle) // the reader is slow, not the server
+			if d.Text == "one" {
+				time.Sleep(3 * idle) // the reader is slow, not the server
+				close(gate)          // which answers the rest at once
+			}
 		}
 	})
 	if err != nil || res.Answer != "one two three" || got.String() != "one two three" {
