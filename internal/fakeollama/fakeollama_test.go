@@ -518,3 +518,18 @@ func TestStallSendsNoHeaders(t *testing.T) {
 	resp.Body.Close()
 	receive(t, srv.Cancelled(), "cancellation of the held answer")
 }
+
+func TestFreezeHoldsEveryEndpoint(t *testing.T) {
+	srv := fakeollama.New(t)
+	srv.Freeze()
+	client := &http.Client{Timeout: 300 * time.Millisecond}
+	for _, path := range []string{"/api/version", "/api/tags"} {
+		if resp, err := client.Get(srv.URL + path); err == nil {
+			resp.Body.Close()
+			t.Fatalf("a frozen server answered %s: %s", path, resp.Status)
+		}
+		if got := receive(t, srv.Held(), "the held request"); got != path {
+			t.Fatalf("held %q, want %q", got, path)
+		}
+	}
+}
