@@ -236,3 +236,30 @@ func TestAskInterruptedBeforeTheAnswerKeepsThePrompt(t *testing.T) {
 		})
 	}
 }
+
+// Ctrl+C while Ollama hangs altogether (the start-up probe gets no
+// answer): the prompt, stored before the probe, is kept; no conversation
+// is left empty; mneme exits at once.
+func TestAskInterruptedWhileOllamaHangsKeepsThePrompt(t *testing.T) {
+	srv := fakeollama.New(t)
+	srv.Freeze()
+	d := newDevice(t, srv.Host())
+	cmd, stderr := d.start(nil, "ask", "are you there?")
+	select {
+	case <-srv.Held():
+	case <-time.After(30 * time.Second):
+		t.Fatalf("mneme never asked Ollama anything\nstderr: %s", stderr.String())
+	}
+	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	if code := waitExit(t, cmd, 2*time.Second, stderr); code != exitInterrupted || !strings.Contains(stderr.String(), "prompt was kept") {
+		t.Fatalf("exit %d stderr %q", code, stderr.String())
+	}
+	if recs := d.exported(); len(recs) != 1 || recs[0].Content != "are you there?" || recs[0].Role != memory.RoleUser {
+		t.Fatalf("export %+v", recs)
+	}
+	if list := d.conversations(); len(list) != 1 || list[0].MessageCount != 1 {
+		t.Fatalf("conversations %+v", list)
+	}
+}
