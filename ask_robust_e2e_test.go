@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -34,12 +35,31 @@ func (d *device) exported() []memory.Record {
 	return out
 }
 
+// lockedBuffer collects a running process's output; it can be read while
+// the process still writes.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
 // start runs the binary in the background; the caller waits for it.
-func (d *device) start(stdout *os.File, args ...string) (*exec.Cmd, *bytes.Buffer) {
+func (d *device) start(stdout *os.File, args ...string) (*exec.Cmd, *lockedBuffer) {
 	d.t.Helper()
 	cmd := exec.Command(mnemeBin, args...)
 	cmd.Env = d.env()
-	var errb bytes.Buffer
+	var errb lockedBuffer
 	cmd.Stdout, cmd.Stderr = stdout, &errb
 	if stdout == nil {
 		cmd.Stdout = &bytes.Buffer{}
@@ -58,7 +78,7 @@ func (d *device) start(stdout *os.File, args ...string) (*exec.Cmd, *bytes.Buffe
 
 // waitExit waits at most limit for cmd and returns its exit code (-1 if
 // a signal killed it).
-func waitExit(t *testing.T, cmd *exec.Cmd, limit time.Duration, stderr *bytes.Buffer) int {
+func waitExit(t *testing.T, cmd *exec.Cmd, limit time.Duration, stderr *lockedBuffer) int {
 	t.Helper()
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
@@ -78,7 +98,7 @@ func waitExit(t *testing.T, cmd *exec.Cmd, limit time.Duration, stderr *bytes.Bu
 }
 
 // waitStarted waits until a chat request reached the fake Ollama.
-func waitStarted(t *testing.T, srv *fakeollama.Server, stderr *bytes.Buffer) {
+func waitStarted(t *testing.T, srv *fakeollama.Server, stderr *lockedBuffer) {
 	t.Helper()
 	select {
 	case <-srv.Started():
