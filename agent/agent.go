@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -187,10 +188,14 @@ func (a *Agent) Run(ctx context.Context, req Request, emit func(Event)) (res Res
 		return res, fmt.Errorf("load history: %w", err)
 	}
 	var all []memory.Message
-	if n := len(history); req.PromptID != "" && n > 0 && history[n-1].ID == req.PromptID {
-		all = history
-	} else if req.PromptID != "" {
-		return res, fmt.Errorf("store prompt: %w: message %s is not the conversation's last", memory.ErrNotFound, req.PromptID)
+	if req.PromptID != "" {
+		// The history up to the prompt: what another process appended to
+		// the conversation since is not part of this question.
+		i := slices.IndexFunc(history, func(m memory.Message) bool { return m.ID == req.PromptID })
+		if i < 0 {
+			return res, fmt.Errorf("load prompt %s: %w", req.PromptID, memory.ErrNotFound)
+		}
+		all = history[:i+1]
 	} else {
 		userMsg, err := a.store.AppendMessage(ctx, req.UserID, memory.Message{
 			ConversationID: req.ConversationID, Role: memory.RoleUser, Content: req.Prompt,

@@ -138,6 +138,23 @@ func TestPromptStoredByTheCaller(t *testing.T) {
 	if roles(msgs) != "user,assistant" || msgs[0].ID != p.ID {
 		t.Fatalf("stored %+v", msgs)
 	}
+
+	// Another process appended to the conversation after the prompt was
+	// stored: the model is asked the prompt, not the later message.
+	p2, err := h.store.AppendMessage(ctx, "alice", memory.Message{ConversationID: h.conv.ID, Role: memory.RoleUser, Content: "mine"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.store.AppendMessage(ctx, "alice", memory.Message{ConversationID: h.conv.ID, Role: memory.RoleUser, Content: "theirs"}); err != nil {
+		t.Fatal(err)
+	}
+	res, err = h.agent.Run(ctx, Request{UserID: "alice", ConversationID: h.conv.ID, Prompt: "mine", PromptID: p2.ID}, nil)
+	if err != nil || res.Answer != "You said: mine" {
+		t.Fatalf("answer %q err %v", res.Answer, err)
+	}
+	if _, err := h.agent.Run(ctx, Request{UserID: "alice", ConversationID: h.conv.ID, Prompt: "x", PromptID: "nosuch"}, nil); !errors.Is(err, memory.ErrNotFound) {
+		t.Fatalf("unknown prompt id: %v", err)
+	}
 }
 
 // A conversation deleted (say, from another window) while its answer
