@@ -148,9 +148,10 @@ type Request struct {
 	UserID         string
 	ConversationID string
 	Prompt         string
-	// PromptID, if set, is the id of the prompt already stored as the last
-	// message of the conversation (stored early, so that it survives an
-	// interruption before the run); Run then does not store it again.
+	// PromptID, if set, is the id of the prompt, already stored in the
+	// conversation (early, so that it survives an interruption before the
+	// run); Run does not store it again and answers it with the history up
+	// to it.
 	PromptID string
 }
 
@@ -158,8 +159,10 @@ type Request struct {
 // answers without tools (at most the step limit), and stores every message.
 // The user message is stored before anything is sent (unless the caller
 // stored it, see Request.PromptID). Each assistant message is stored as it
-// streams, marked interrupted, and marked complete when its stream ends: an
-// interruption, a failure or a crash leaves the answer so far, interrupted. Events go to emit as they
+// streams (at once, then every second), marked interrupted, and marked
+// complete when its stream ends: an interruption, a failure or a crash
+// leaves the answer so far, interrupted. A stream silent for longer than
+// the stream timeouts is cut (ErrStreamStalled). Events go to emit as they
 // happen; the last one is a DoneEvent or an ErrorEvent. Cancelling ctx
 // interrupts the run: the partial answer is stored, marked interrupted, and
 // Run returns a Result with Interrupted set and no error.
