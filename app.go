@@ -187,9 +187,11 @@ func (a *App) open(ctx context.Context, flags commonFlags) (*session, error) {
 	// No overall timeout: answers stream for as long as they take. Dialing
 	// and the first response byte are bounded so a dead address fails fast.
 	s.client = api.NewClient(u, &http.Client{Transport: &http.Transport{
-		Proxy:                 http.ProxyFromEnvironment,
-		DialContext:           (&dialer).DialContext,
-		ResponseHeaderTimeout: 5 * time.Minute, // a cold model load can be slow
+		Proxy:       http.ProxyFromEnvironment,
+		DialContext: (&dialer).DialContext,
+		// A cold model load can be slow. Chat streams are bounded sooner,
+		// with a clearer message, by first_token_timeout.
+		ResponseHeaderTimeout: max(5*time.Minute, cfg.FirstTokenTimeout+time.Minute),
 	}})
 	s.log.Debug("session opened", "data_dir", cfg.DataDir, "user", cfg.User, "ollama", s.host)
 	return s, nil

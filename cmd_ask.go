@@ -19,12 +19,37 @@ import (
 // maxPromptBytes bounds a prompt read from stdin.
 const maxPromptBytes = 4 << 20
 
-// exitInterrupted is the conventional exit code after Ctrl+C.
-const exitInterrupted = 130
+// Exit codes of ask besides 0, 1 (an error) and 2 (a usage error).
+const (
+	// exitInterrupted is the conventional exit code after Ctrl+C.
+	exitInterrupted = 130
+	// exitOutputClosed: stdout was closed before the answer was printed in
+	// full (`mneme ask … | head`); the whole answer was still generated and
+	// stored. It is the code a shell reports for a process killed by
+	// SIGPIPE, so pipelines treat it the same way.
+	exitOutputClosed = 141
+)
+
+const askExitCodes = `
+Exit status:
+  0    the answer was printed and stored
+  1    an error (Ollama unreachable, the model stalled or stopped mid-answer;
+       whatever was written is stored, marked interrupted)
+  2    a usage error
+  130  interrupted (Ctrl+C, SIGTERM, terminal closed); the partial answer is stored
+  141  stdout was closed early (e.g. mneme ask … | head); the whole answer is stored
+The prompt is stored first, so it is kept whatever happens next.
+`
 
 func (a *App) runAsk(ctx context.Context, args []string) error {
 	var common commonFlags
 	fs := a.newFlagSet("ask", "mneme ask [--continue | --conversation ID] [--json] PROMPT...", &common)
+	common.stream.register(fs)
+	usage := fs.Usage
+	fs.Usage = func() {
+		usage()
+		fmt.Fprint(a.stderr, askExitCodes)
+	}
 	var cont bool
 	fs.BoolVar(&cont, "continue", false, "continue the latest conversation")
 	fs.BoolVar(&cont, "c", false, "shorthand for --continue")
@@ -47,13 +72,18 @@ func (a *App) runAsk(ctx context.Context, args []string) error {
 	}
 	defer s.Close()
 
-	st := probeOllama(ctx, s.client, s.host, s.cfg)
-	if st.Err != nil {
-		return st.Err
-	}
-	conv, err := a.askConversation(ctx, s, cont, *convID)
+	// The prompt is stored before anything slow (the probe, recall, the
+	// model), so that it survives whatever comes next.
+	conv, promptMsg, err := a.storePrompt(ctx, s, cont, *convID, prompt)
 	if err != nil {
 		return err
+	}
+	st := probeOllama(ctx, s.client, s.host, s.cfg)
+	if ctx.Err() != nil {
+		return exitError{code: exitInterrupted, msg: "interrupted; your prompt was kept"}
+	}
+	if st.Err != nil {
+		return st.Err
 	}
 	// The index serves the memory tools and recall during the run, then
 	// makes the new turn searchable.
@@ -67,7 +97,7 @@ func (a *App) runAsk(ctx context.Context, args []string) error {
 	}
 	p := &askPrinter{out: a.stdout, errw: a.stderr, quiet: *asJSON}
 	ag := s.newAgent(st.Model, ix, st.toolsSupported())
-	res, runErr := ag.Run(ctx, agent.Request{UserID: s.cfg.User, ConversationID: conv.ID, Prompt: prompt}, p.emit)
+	res, runErr := ag.Run(ctx, agent.Request{UserID: s.cfg.User, ConversationID: conv.ID, Prompt: prompt, PromptID: promptMsg.ID}, p.emit)
 	p.finish()
 	if runErr == nil && !res.Interrupted {
 		s.retitle(ctx, ag, conv.ID)
@@ -76,30 +106,66 @@ func (a *App) runAsk(ctx context.Context, args []string) error {
 		a.indexTurn(ctx, s, ix, memory.ConversationRef{UserID: s.cfg.User, ConversationID: conv.ID})
 	}
 	s.syncAfterChange(ctx, ix)
-	if *asJSON {
+	if *asJSON && !p.closed {
 		enc := json.NewEncoder(a.stdout)
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(res); err != nil {
-			return err
+			p.close(err)
 		}
 	}
 	if runErr != nil {
 		return runErr
 	}
 	if res.Interrupted {
+		if res.Answer == "" {
+			return exitError{code: exitInterrupted, msg: "interrupted before the answer began; your prompt was kept"}
+		}
 		return exitError{code: exitInterrupted, msg: "interrupted; the partial answer was kept"}
+	}
+	if p.closed {
+		s.log.Info("stdout closed during ask; the answer is stored", "conversation", conv.ID, "err", p.err)
+		return exitError{code: exitOutputClosed, msg: fmt.Sprintf(
+			"stdout was closed before the answer was printed in full; the whole answer is stored (mneme export --conversation %s)", conv.ID)}
 	}
 	return nil
 }
 
+// storePrompt finds or creates the conversation and stores the prompt in
+// it. The writes are not cancelled by ctx: once started they finish, so
+// that an interruption never leaves a conversation without its prompt.
+// A conversation created here is deleted again if the prompt could not be
+// stored, so no empty conversation is left behind.
+func (a *App) storePrompt(ctx context.Context, s *session, cont bool, id, prompt string) (memory.Conversation, memory.Message, error) {
+	wctx := context.WithoutCancel(ctx)
+	conv, created, err := a.askConversation(wctx, s, cont, id)
+	if err != nil {
+		return conv, memory.Message{}, err
+	}
+	msg, err := s.store.AppendMessage(wctx, s.cfg.User, memory.Message{ConversationID: conv.ID, Role: memory.RoleUser, Content: prompt})
+	if err != nil {
+		if created {
+			if derr := s.store.DeleteConversation(wctx, s.cfg.User, conv.ID); derr != nil {
+				s.log.Warn("delete the empty conversation", "conversation", conv.ID, "err", derr)
+			}
+		}
+		return conv, msg, fmt.Errorf("store prompt: %w", err)
+	}
+	return conv, msg, nil
+}
+
 // indexTurn makes the finished turn searchable before ask exits: keyword
 // search at once, its embedding within a short budget (a later run catches
-// up on the rest). Failures are logged, never fatal: the turn is stored.
+// up on the rest; after an interruption, all of it: the user wants out).
+// Failures are logged, never fatal: the turn is stored.
 func (a *App) indexTurn(ctx context.Context, s *session, ix *memory.Index, ref memory.ConversationRef) {
+	interrupted := ctx.Err() != nil
 	ctx = context.WithoutCancel(ctx)
 	ix.Notify(ref)
 	if err := ix.Sync(ctx); err != nil {
 		s.log.Warn("index after ask", "err", err)
+		return
+	}
+	if interrupted {
 		return
 	}
 	ectx, cancel := context.WithTimeout(ctx, searchEmbedBudget)
@@ -109,24 +175,27 @@ func (a *App) indexTurn(ctx context.Context, s *session, ix *memory.Index, ref m
 	}
 }
 
-func (a *App) askConversation(ctx context.Context, s *session, cont bool, id string) (memory.Conversation, error) {
+// askConversation finds the conversation to continue, or creates one
+// (created is then true).
+func (a *App) askConversation(ctx context.Context, s *session, cont bool, id string) (c memory.Conversation, created bool, err error) {
 	switch {
 	case id != "":
 		c, err := s.store.Conversation(ctx, s.cfg.User, id)
 		if err != nil {
-			return c, fmt.Errorf("--conversation %s: %w", id, err)
+			return c, false, fmt.Errorf("--conversation %s: %w", id, err)
 		}
-		return c, nil
+		return c, false, nil
 	case cont:
 		c, err := s.store.LatestConversation(ctx, s.cfg.User)
 		if err == nil {
-			return c, nil
+			return c, false, nil
 		}
 		if !errors.Is(err, memory.ErrNotFound) {
-			return c, err
+			return c, false, err
 		}
 	}
-	return s.store.CreateConversation(ctx, s.cfg.User, "")
+	c, err = s.store.CreateConversation(ctx, s.cfg.User, "")
+	return c, err == nil, err
 }
 
 // readPrompt joins the arguments, or reads stdin when it is piped and no
@@ -162,11 +231,30 @@ func (a *App) stdinPiped() bool {
 }
 
 // askPrinter streams answer text to stdout and tool activity to stderr.
+// Once a write to stdout fails (a closed pipe: SIGPIPE is ignored, so the
+// write fails with EPIPE) it prints nothing more there, and the run goes on
+// so that the whole answer is stored.
 type askPrinter struct {
 	out, errw io.Writer
 	quiet     bool // --json: no streamed text
 	lastByte  byte
 	wrote     bool
+	closed    bool  // stdout failed: print no more to it
+	err       error // why
+}
+
+// write prints to stdout until it fails.
+func (p *askPrinter) write(s string) {
+	if p.closed {
+		return
+	}
+	if _, err := io.WriteString(p.out, s); err != nil {
+		p.close(err)
+	}
+}
+
+func (p *askPrinter) close(err error) {
+	p.closed, p.err = true, err
 }
 
 func (p *askPrinter) emit(ev agent.Event) {
@@ -179,7 +267,7 @@ func (p *askPrinter) emit(ev agent.Event) {
 		if text == "" {
 			return
 		}
-		io.WriteString(p.out, text)
+		p.write(text)
 		p.wrote, p.lastByte = true, text[len(text)-1]
 	case agent.ToolResultEvent:
 		// One line per call, worded as in the chat screen.
@@ -197,7 +285,7 @@ func (p *askPrinter) emit(ev agent.Event) {
 // finish ends streamed text with a newline.
 func (p *askPrinter) finish() {
 	if p.wrote && p.lastByte != '\n' {
-		io.WriteString(p.out, "\n")
+		p.write("\n")
 	}
 }
 

@@ -15,6 +15,7 @@ import (
 func (a *App) runChat(ctx context.Context, args []string) error {
 	var common commonFlags
 	fs := a.newFlagSet("mneme", "mneme [-c | --continue | --resume ID] [flags]", &common)
+	common.stream.register(fs)
 	var cont bool
 	fs.BoolVar(&cont, "continue", false, "resume the latest conversation")
 	fs.BoolVar(&cont, "c", false, "shorthand for --continue")

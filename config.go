@@ -47,6 +47,9 @@ type Config struct {
 	// Sliding-window compaction: window_size, compact_at, summary_tokens,
 	// summary_model (compact_config.go).
 	compactionConfig
+	// Stream timeouts: first_token_timeout, stream_idle_timeout
+	// (stream_config.go).
+	streamConfig
 
 	// ConfigFile is where the file layer came from (not a file key).
 	ConfigFile      string `toml:"-"`
@@ -71,6 +74,8 @@ const defaultOllama = "http://127.0.0.1:11434"
 type commonFlags struct {
 	configFile, dataDir, user, model, ollama, embedModel string
 	contextFlags
+	// stream is set by the commands that stream answers (ask, chat).
+	stream streamFlags
 }
 
 func (c *commonFlags) register(fs *flag.FlagSet) {
@@ -130,6 +135,9 @@ func loadConfig(flags commonFlags, getenv func(string) string) (Config, error) {
 		return cfg, err
 	}
 	if err := cfg.compactionConfig.resolve(getenv, cfg.ConfigFile); err != nil {
+		return cfg, err
+	}
+	if err := cfg.streamConfig.resolve(flags.stream, getenv, cfg.ConfigFile); err != nil {
 		return cfg, err
 	}
 	if err := cfg.syncConfig.resolve(getenv); err != nil {

@@ -11,15 +11,20 @@ import (
 	"time"
 )
 
-// shutdownGrace is how long a command may take to finish after SIGINT or
-// SIGTERM (storing a partial answer, closing the database) before it is
+// shutdownGrace is how long a command may take to finish after SIGINT,
+// SIGTERM or SIGHUP (storing a partial answer, closing the database) before it is
 // ended anyway: whatever it waits for, it ends within 2 s of the signal.
 const shutdownGrace = 1500 * time.Millisecond
 
 func main() {
+	// A closed stdout (mneme ask … | head) makes writes fail with EPIPE
+	// instead of killing mneme, so that the answer is still stored.
+	signal.Ignore(syscall.SIGPIPE)
+	// SIGHUP (the terminal was closed) ends a run like Ctrl+C: the partial
+	// answer is stored, marked interrupted.
 	ctx, cancel := context.WithCancelCause(context.Background())
 	sigs := make(chan os.Signal, 2)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	go watchSignals(sigs, cancel)
 	err := run(ctx, os.Args[1:])
 	signal.Stop(sigs)

@@ -19,25 +19,6 @@ import (
 // Several mneme processes on one data dir, as people use it: a chat open
 // all day, scripts running `mneme ask` beside it, a second terminal.
 
-// start runs the binary in the background; wait for it with finish.
-func (d *device) start(args ...string) *exec.Cmd {
-	d.t.Helper()
-	cmd := exec.Command(mnemeBin, args...)
-	cmd.Env = d.env()
-	var out, errb strings.Builder
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Start(); err != nil {
-		d.t.Fatal(err)
-	}
-	d.t.Cleanup(func() {
-		if cmd.ProcessState == nil {
-			cmd.Process.Kill()
-			cmd.Wait()
-		}
-	})
-	return cmd
-}
-
 // holdsOpen reports whether process pid has a file open whose name ends
 // in suffix, from /proc: where a process is waiting can be seen there.
 func holdsOpen(pid int, suffix string) bool {
@@ -88,7 +69,7 @@ func TestColdStartRace(t *testing.T) {
 		d := newDevice(t, closedPort(t))
 		cmds := make([]*exec.Cmd, procs)
 		for i := range cmds {
-			cmds[i] = d.start("memory", "add", fmt.Sprintf("note %d of round %d", i, r))
+			cmds[i], _ = d.start(nil, "memory", "add", fmt.Sprintf("note %d of round %d", i, r))
 		}
 		for i, cmd := range cmds {
 			if err := cmd.Wait(); err != nil {
@@ -113,7 +94,7 @@ func TestWaitingCommandEndsOnSignal(t *testing.T) {
 	d.mustOK("", "memory", "add", "The user grows tomatoes.")
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
 		unlock := lockKeywordIndex(t, d)
-		cmd := d.start("search", "tomatoes")
+		cmd, stderr := d.start(nil, "search", "tomatoes")
 		waitUntil(t, "search to wait for the index", 20*time.Second, func() bool {
 			return holdsOpen(cmd.Process.Pid, "keyword.lock")
 		})
@@ -123,25 +104,25 @@ func TestWaitingCommandEndsOnSignal(t *testing.T) {
 		took := time.Since(sent)
 		var ee *exec.ExitError
 		if !errors.As(err, &ee) || ee.ExitCode() != 128+int(sig) {
-			t.Fatalf("%v: exit %v, want %d; stderr: %s", sig, err, 128+int(sig), cmd.Stderr)
+			t.Fatalf("%v: exit %v, want %d; stderr: %s", sig, err, 128+int(sig), stderr)
 		}
 		if took > 2*time.Second {
 			t.Fatalf("%v: exited %s after the signal", sig, took)
 		}
-		if !strings.Contains(fmt.Sprint(cmd.Stderr), "interrupted") {
-			t.Fatalf("%v: stderr %q does not say it was interrupted", sig, cmd.Stderr)
+		if !strings.Contains(stderr.String(), "interrupted") {
+			t.Fatalf("%v: stderr %q does not say it was interrupted", sig, stderr)
 		}
 		unlock()
 	}
 
 	unlock := lockKeywordIndex(t, d)
-	cmd := d.start("memory", "search", "tomatoes")
+	cmd, stderr := d.start(nil, "memory", "search", "tomatoes")
 	waitUntil(t, "memory search to wait for the index", 20*time.Second, func() bool {
 		return holdsOpen(cmd.Process.Pid, "keyword.lock")
 	})
 	unlock()
 	if err := cmd.Wait(); err != nil {
-		t.Fatalf("memory search after the index was free: %v\n%s", err, cmd.Stderr)
+		t.Fatalf("memory search after the index was free: %v\n%s", err, stderr)
 	}
 	if out := fmt.Sprint(cmd.Stdout); !strings.Contains(out, "tomatoes") {
 		t.Fatalf("memory search printed:\n%s", out)
@@ -156,7 +137,7 @@ func TestTwoAsksRunSideBySide(t *testing.T) {
 	d.mustOK("", "memory", "add", "warm-up so the data dir exists")
 	gate := make(chan struct{})
 	srv.Script(fakeollama.Reply{Content: fakeollama.SplitWords("the first answer, slowly"), Gate: gate})
-	first := d.start("ask", "first question")
+	first, firstErr := d.start(nil, "ask", "first question")
 	<-srv.Started()
 	// The first answer is mid-stream; the second ask must not wait for it.
 	second := d.mustOK("", "ask", "second question")
@@ -168,7 +149,7 @@ func TestTwoAsksRunSideBySide(t *testing.T) {
 	}
 	close(gate)
 	if err := first.Wait(); err != nil {
-		t.Fatalf("first ask: %v\n%s", err, first.Stderr)
+		t.Fatalf("first ask: %v\n%s", err, firstErr)
 	}
 	if out := fmt.Sprint(first.Stdout); !strings.Contains(out, "the first answer, slowly") {
 		t.Fatalf("first answer: %q", out)

@@ -19,6 +19,7 @@ func (s *session) newAgent(model string, ix *memory.Index, toolsOK bool) *agent.
 		agent.WithHost(s.host),
 		agent.WithLogger(s.log),
 		agent.WithToolsSupported(toolsOK),
+		agent.WithStreamTimeouts(s.cfg.FirstTokenTimeout, s.cfg.StreamIdleTimeout),
 	}
 	if ix != nil {
 		opts = append(opts, agent.WithTools(tools.NewRegistry(s.log, tools.MemoryTools(ix)...)))

@@ -11,8 +11,11 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -31,6 +34,8 @@ type ChatClient interface {
 type Store interface {
 	Messages(ctx context.Context, userID, conversationID string) ([]memory.Message, error)
 	AppendMessage(ctx context.Context, userID string, m memory.Message) (memory.Message, error)
+	// UpdateMessage rewrites an answer saved while it streamed.
+	UpdateMessage(ctx context.Context, userID string, m memory.Message) error
 }
 
 // ToolRunner lists and runs the tools offered to the model.
@@ -61,6 +66,9 @@ type Agent struct {
 	now      func() time.Time
 	recaller Recaller
 	compact  *compactor // nil: no compaction or titles
+	// firstToken and idle bound the wait for Ollama's first chunk and
+	// between chunks.
+	firstToken, idle time.Duration
 
 	mu      sync.Mutex
 	toolsOK bool // false once the model said it does not support tools
@@ -95,6 +103,21 @@ func WithToolsSupported(ok bool) Option { return func(a *Agent) { a.toolsOK = ok
 // WithModelOptions sets Ollama model options such as num_ctx.
 func WithModelOptions(o map[string]any) Option { return func(a *Agent) { a.options = o } }
 
+// WithStreamTimeouts bounds how long a model call may wait for its first
+// chunk (which covers loading the model) and then between chunks. A stream
+// silent for longer is cut, its partial answer kept, and Run fails with
+// ErrStreamStalled. Values <= 0 keep the defaults.
+func WithStreamTimeouts(firstToken, idle time.Duration) Option {
+	return func(a *Agent) {
+		if firstToken > 0 {
+			a.firstToken = firstToken
+		}
+		if idle > 0 {
+			a.idle = idle
+		}
+	}
+}
+
 // WithHost names the Ollama address in error messages.
 func WithHost(h string) Option { return func(a *Agent) { a.host = h } }
 
@@ -109,6 +132,7 @@ func New(client ChatClient, store Store, opts ...Option) *Agent {
 	a := &Agent{
 		client: client, store: store, system: DefaultSystemPrompt, maxSteps: DefaultMaxSteps,
 		host: "http://127.0.0.1:11434", log: slog.New(slog.DiscardHandler), now: time.Now, toolsOK: true,
+		firstToken: DefaultFirstTokenTimeout, idle: DefaultStreamIdleTimeout,
 	}
 	for _, o := range opts {
 		o(a)
@@ -124,12 +148,21 @@ type Request struct {
 	UserID         string
 	ConversationID string
 	Prompt         string
+	// PromptID, if set, is the id of the prompt, already stored in the
+	// conversation (early, so that it survives an interruption before the
+	// run); Run does not store it again and answers it with the history up
+	// to it.
+	PromptID string
 }
 
 // Run sends the prompt, streams the answer, runs tool calls until the model
 // answers without tools (at most the step limit), and stores every message.
-// The user message is stored before anything is sent; each assistant message
-// when its stream ends, is interrupted, or fails. Events go to emit as they
+// The user message is stored before anything is sent (unless the caller
+// stored it, see Request.PromptID). Each assistant message is stored as it
+// streams (at once, then every second), marked interrupted, and marked
+// complete when its stream ends: an interruption, a failure or a crash
+// leaves the answer so far, interrupted. A stream silent for longer than
+// the stream timeouts is cut (ErrStreamStalled). Events go to emit as they
 // happen; the last one is a DoneEvent or an ErrorEvent. Cancelling ctx
 // interrupts the run: the partial answer is stored, marked interrupted, and
 // Run returns a Result with Interrupted set and no error.
@@ -157,13 +190,24 @@ func (a *Agent) Run(ctx context.Context, req Request, emit func(Event)) (res Res
 	if err != nil {
 		return res, fmt.Errorf("load history: %w", err)
 	}
-	userMsg, err := a.store.AppendMessage(ctx, req.UserID, memory.Message{
-		ConversationID: req.ConversationID, Role: memory.RoleUser, Content: req.Prompt,
-	})
-	if err != nil {
-		return res, fmt.Errorf("store prompt: %w", err)
+	var all []memory.Message
+	if req.PromptID != "" {
+		// The history up to the prompt: what another process appended to
+		// the conversation since is not part of this question.
+		i := slices.IndexFunc(history, func(m memory.Message) bool { return m.ID == req.PromptID })
+		if i < 0 {
+			return res, fmt.Errorf("load prompt %s: %w", req.PromptID, memory.ErrNotFound)
+		}
+		all = history[:i+1]
+	} else {
+		userMsg, err := a.store.AppendMessage(ctx, req.UserID, memory.Message{
+			ConversationID: req.ConversationID, Role: memory.RoleUser, Content: req.Prompt,
+		})
+		if err != nil {
+			return res, fmt.Errorf("store prompt: %w", err)
+		}
+		all = append(history, userMsg)
 	}
-	all := append(history, userMsg)
 	session := tools.Session{UserID: req.UserID, ConversationID: req.ConversationID}
 	if turns := memory.BuildTurns(req.UserID, req.ConversationID, all); len(turns) > 0 {
 		session.TurnNumber = turns[len(turns)-1].Number
@@ -179,7 +223,8 @@ func (a *Agent) Run(ctx context.Context, req Request, emit func(Event)) (res Res
 
 	for step := 1; ; step++ {
 		last := step >= a.maxSteps
-		out, streamErr := a.stream(ctx, msgs, !last, emit)
+		live := a.newLiveAnswer(ctx, req)
+		out, streamErr := a.stream(ctx, msgs, !last, live, emit)
 		if out.promptTokens+out.evalTokens > 0 {
 			res.ContextTokens = out.promptTokens + out.evalTokens
 		}
@@ -189,21 +234,18 @@ func (a *Agent) Run(ctx context.Context, req Request, emit func(Event)) (res Res
 		}
 		if streamErr != nil {
 			interrupted := ctx.Err() != nil
-			if err := a.storePartial(ctx, req, out); err != nil {
-				return res, err
+			if _, err := live.finish(out, nil, memory.StatusInterrupted); err != nil {
+				return res, fmt.Errorf("store partial answer: %w", err)
 			}
 			if interrupted {
 				res.Interrupted = true
 				return res, nil
 			}
-			return res, a.explain(streamErr)
+			return res, a.explainStream(streamErr, out)
 		}
 
 		calls := fromAPICalls(out.calls)
-		assistant, err := a.store.AppendMessage(context.WithoutCancel(ctx), req.UserID, memory.Message{
-			ConversationID: req.ConversationID, Role: memory.RoleAssistant,
-			Content: out.content.String(), Thinking: out.thinking.String(), ToolCalls: calls,
-		})
+		assistant, err := live.finish(out, calls, memory.StatusComplete)
 		if err != nil {
 			return res, fmt.Errorf("store answer: %w", err)
 		}
@@ -254,21 +296,6 @@ func (a *Agent) Run(ctx context.Context, req Request, emit func(Event)) (res Res
 	}
 }
 
-// storePartial keeps whatever streamed before an interruption or failure.
-func (a *Agent) storePartial(ctx context.Context, req Request, out *streamOut) error {
-	if out.content.Len() == 0 && out.thinking.Len() == 0 {
-		return nil
-	}
-	_, err := a.store.AppendMessage(context.WithoutCancel(ctx), req.UserID, memory.Message{
-		ConversationID: req.ConversationID, Role: memory.RoleAssistant,
-		Content: out.content.String(), Thinking: out.thinking.String(), Status: memory.StatusInterrupted,
-	})
-	if err != nil {
-		return fmt.Errorf("store partial answer: %w", err)
-	}
-	return nil
-}
-
 // systemMessages is the system prompt with today's date and the
 // remembered notes, if any.
 func (a *Agent) systemMessages(memories []Memory) []api.Message {
@@ -294,7 +321,10 @@ type streamOut struct {
 
 // stream makes one model call. A model that refuses tools is asked again
 // without them, and the user is told once.
-func (a *Agent) stream(ctx context.Context, msgs []api.Message, withTools bool, emit func(Event)) (*streamOut, error) {
+// Streamed text goes to live, which saves it as it comes. A stream silent
+// for longer than the first-token or idle timeout is cut with a
+// stalledError.
+func (a *Agent) stream(ctx context.Context, msgs []api.Message, withTools bool, live *liveAnswer, emit func(Event)) (*streamOut, error) {
 	req := &api.ChatRequest{Model: a.model, Messages: msgs, Options: a.requestOptions(ctx)}
 	if withTools && a.tools != nil {
 		if a.toolsSupported() {
@@ -304,7 +334,24 @@ func (a *Agent) stream(ctx context.Context, msgs []api.Message, withTools bool, 
 		}
 	}
 	out := &streamOut{}
-	err := a.client.Chat(ctx, req, func(r api.ChatResponse) error {
+	// The watchdog cuts a silent stream. Time spent in this callback
+	// (printing, saving) does not count: only Ollama's silence does.
+	sctx, cut := context.WithCancelCause(ctx)
+	defer cut(nil)
+	var chunks atomic.Int64
+	watchdog := time.AfterFunc(a.firstToken, func() {
+		if chunks.Load() == 0 {
+			cut(stalledError{wait: a.firstToken, first: true})
+		} else {
+			cut(stalledError{wait: a.idle})
+		}
+	})
+	defer watchdog.Stop()
+	err := a.client.Chat(sctx, req, func(r api.ChatResponse) error {
+		watchdog.Stop()
+		chunks.Add(1)
+		defer watchdog.Reset(a.idle)
+		live.add(r.Message.Thinking, r.Message.Content)
 		if t := r.Message.Thinking; t != "" {
 			out.thinking.WriteString(t)
 			emit(ThinkingDelta{Text: t})
@@ -325,14 +372,18 @@ func (a *Agent) stream(ctx context.Context, msgs []api.Message, withTools bool, 
 		a.toolsOK = false
 		a.mu.Unlock()
 		a.tellNoTools(emit)
-		return a.stream(ctx, msgs, false, emit)
+		return a.stream(ctx, msgs, false, live, emit)
 	}
 	if err == nil && !out.done {
 		// The Ollama client returns nil when the body ends early.
 		err = ErrStreamBroken
 	}
-	if err != nil && ctx.Err() != nil {
+	var stalled stalledError
+	switch {
+	case err != nil && ctx.Err() != nil:
 		err = ctx.Err()
+	case err != nil && errors.As(context.Cause(sctx), &stalled):
+		err = stalled
 	}
 	return out, err
 }
@@ -363,6 +414,39 @@ func isToolsUnsupported(err error) bool {
 	return errors.As(err, &se) && se.StatusCode == http.StatusBadRequest &&
 		strings.Contains(se.ErrorMessage, "does not support tools")
 }
+
+// explainStream explains why a stream ended early, saying what was kept.
+func (a *Agent) explainStream(err error, out *streamOut) error {
+	var stalled stalledError
+	if !errors.As(err, &stalled) {
+		return a.explain(err)
+	}
+	kept := "your prompt is saved"
+	if out.content.Len() > 0 || out.thinking.Len() > 0 {
+		kept = "the partial answer is saved, marked interrupted"
+	}
+	if stalled.first {
+		return fmt.Errorf("%w: Ollama at %s sent no answer within %s (loading %s may take longer: raise first_token_timeout); %s",
+			ErrStreamStalled, a.host, seconds(stalled.wait), a.model, kept)
+	}
+	return fmt.Errorf("%w: Ollama at %s sent nothing for %s mid-answer (stream_idle_timeout); %s", ErrStreamStalled, a.host, seconds(stalled.wait), kept)
+}
+
+// stalledError says which wait ran out; Run explains it.
+type stalledError struct {
+	wait  time.Duration
+	first bool
+}
+
+func (e stalledError) Error() string {
+	return fmt.Sprintf("no data from Ollama for %s", seconds(e.wait))
+}
+
+// seconds writes a duration the way a person says it: "30 s", "2.5 s".
+func seconds(d time.Duration) string {
+	return strconv.FormatFloat(d.Seconds(), 'f', -1, 64) + " s"
+}
+func (e stalledError) Unwrap() error { return ErrStreamStalled }
 
 // explain turns a transport error into one a user can act on.
 func (a *Agent) explain(err error) error {

@@ -9,6 +9,9 @@ var (
 	ErrModelNotFound = errors.New("model not found")
 	// ErrStreamBroken means the answer stream ended before the model finished.
 	ErrStreamBroken = errors.New("the answer stream broke off")
+	// ErrStreamStalled means Ollama sent nothing for longer than the
+	// first-token or idle timeout, and the stream was cut.
+	ErrStreamStalled = errors.New("the answer stream stalled")
 	// ErrNoModel means no chat model is configured or installed.
 	ErrNoModel = errors.New("no chat model")
 	// ErrEmptyPrompt is returned for a prompt with no text.

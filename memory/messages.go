@@ -165,3 +165,46 @@ func (s *Store) Messages(ctx context.Context, userID, conversationID string) ([]
 	}
 	return out, nil
 }
+
+// UpdateMessage rewrites the text, tool calls and status of a stored
+// message that is still interrupted: an answer saved as it streams (marked
+// interrupted, so that a crash leaves it so) and completed when its stream
+// ends. A complete message never changes; updating one fails with
+// ErrInvalid. The message must belong to userID.
+func (s *Store) UpdateMessage(ctx context.Context, userID string, m Message) error {
+	if userID == "" {
+		return ErrNoUser
+	}
+	if m.Status == "" {
+		m.Status = StatusComplete
+	}
+	if m.Status != StatusComplete && m.Status != StatusInterrupted {
+		return fmt.Errorf("update message: status %q: %w", m.Status, ErrInvalid)
+	}
+	var calls any
+	if len(m.ToolCalls) > 0 {
+		b, err := json.Marshal(m.ToolCalls)
+		if err != nil {
+			return fmt.Errorf("update message: tool calls: %w", err)
+		}
+		calls = string(b)
+	}
+	return s.write(ctx, func(tx execer) error {
+		var status string
+		err := tx.QueryRowContext(ctx, `SELECT status FROM messages WHERE id = ? AND user_id = ?`, m.ID, userID).Scan(&status)
+		if errors.Is(err, sql.ErrNoRows) {
+			return fmt.Errorf("update message %q: %w", m.ID, ErrNotFound)
+		}
+		if err != nil {
+			return fmt.Errorf("update message: %w", err)
+		}
+		if Status(status) != StatusInterrupted {
+			return fmt.Errorf("update message %q: it is %s: %w", m.ID, status, ErrInvalid)
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE messages SET content = ?, thinking = ?, tool_calls = ?, status = ? WHERE id = ?`,
+			cleanText(m.Content), cleanText(m.Thinking), calls, string(m.Status), m.ID); err != nil {
+			return fmt.Errorf("update message: %w", err)
+		}
+		return nil
+	})
+}

@@ -293,3 +293,40 @@ func mustTime(t *testing.T, s string) time.Time {
 	}
 	return tm
 }
+
+// An answer saved while it streams is one row, interrupted until its
+// stream ends; the turn derived from it follows it.
+func TestStreamingAnswerIsCompletedInPlace(t *testing.T) {
+	ctx := context.Background()
+	s := openTest(t)
+	c, _ := s.CreateConversation(ctx, "alice", "")
+	if _, err := s.AppendMessage(ctx, "alice", Message{ConversationID: c.ID, Role: RoleUser, Content: "tell me a story"}); err != nil {
+		t.Fatal(err)
+	}
+	live, err := s.AppendMessage(ctx, "alice", Message{ConversationID: c.ID, Role: RoleAssistant, Content: "Once upon", Status: StatusInterrupted})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if changed, _, err := s.SyncTurns(ctx, "alice", c.ID); err != nil || len(changed) != 1 || !strings.Contains(changed[0].Text, "Once upon") {
+		t.Fatalf("turn of the partial answer: %+v %v", changed, err)
+	}
+	live.Content, live.Status = "Once upon a time", StatusComplete
+	if err := s.UpdateMessage(ctx, "bob", live); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("another user's update: %v", err)
+	}
+	if err := s.UpdateMessage(ctx, "alice", live); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := s.Messages(ctx, "alice", c.ID)
+	if len(got) != 2 || got[1].ID != live.ID || got[1].Content != "Once upon a time" || got[1].Status != StatusComplete {
+		t.Fatalf("after completion: %+v", got)
+	}
+	changed, removed, err := s.SyncTurns(ctx, "alice", c.ID)
+	if err != nil || len(changed) != 1 || len(removed) != 0 || !strings.Contains(changed[0].Text, "Once upon a time") {
+		t.Fatalf("turn after completion: %+v %v %v", changed, removed, err)
+	}
+	live.Content = "rewritten"
+	if err := s.UpdateMessage(ctx, "alice", live); !errors.Is(err, ErrInvalid) {
+		t.Fatalf("a complete message changed: %v", err)
+	}
+}

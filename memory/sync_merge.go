@@ -22,8 +22,10 @@ import (
 //   - a row both sides have is replaced by the local one, except that a
 //     table with updated_at keeps whichever is newer (notes: last edit or
 //     delete wins);
-//   - messages never change once written: one the server has is skipped,
-//     and one whose place (conversation, seq) the other device took is
+//   - messages never change once written, except an answer saved while it
+//     streamed: one the server has is skipped unless the server's copy is
+//     still interrupted and the local one is complete or longer (the rest
+//     of that answer), and one whose place (conversation, seq) the other device took is
 //     appended after the server's messages of that conversation;
 //   - a row deleted here is deleted there.
 //
@@ -432,6 +434,31 @@ func readRows(ctx context.Context, s *Store, table string, cols, ids []string) (
 	return out, nil
 }
 
+// completeMessage brings the server's copy of a message up to date when it
+// is an answer that was pushed while it streamed (still interrupted) and
+// this device has more of it. Other messages never change.
+func completeMessage(ctx context.Context, tx execer, cols []string, r row) (bool, error) {
+	get := func(name string) any {
+		if i := indexOf(cols, name); i >= 0 {
+			return r.vals[i]
+		}
+		return nil
+	}
+	content, status := get("content"), get("status")
+	if content == nil || status == nil {
+		return false, nil
+	}
+	res, err := tx.ExecContext(ctx, `UPDATE messages SET content = ?, thinking = ?, tool_calls = ?, status = ?
+		WHERE id = ? AND status = 'interrupted'
+		  AND (? = 'complete' OR length(?) > length(content))`,
+		content, get("thinking"), get("tool_calls"), status, r.id, status, content)
+	if err != nil {
+		return false, err
+	}
+	n, _ := res.RowsAffected()
+	return n > 0, nil
+}
+
 // applyRow writes one row into dst; false means it was already there.
 func applyRow(ctx context.Context, tx execer, table string, cols []string, r row) (bool, error) {
 	quoted := make([]string, len(cols))
@@ -449,7 +476,7 @@ func applyRow(ctx context.Context, tx execer, table string, cols []string, r row
 			return false, err
 		}
 		if exists > 0 {
-			return false, nil // messages never change
+			return completeMessage(ctx, tx, cols, r)
 		}
 		ci, si := indexOf(cols, "conversation_id"), indexOf(cols, "seq")
 		var taken int

@@ -44,8 +44,12 @@ const (
 //   - messages before the first user message join the first turn;
 //   - trailing messages with no answer form a turn of their own.
 //
-// The last rule keeps every stored message searchable; callers derive turns
-// only after a run has ended, so a turn still being answered is not indexed.
+// The last rule keeps every stored message searchable. An answer is saved
+// while it streams (marked interrupted until it ends), so a catch-up in
+// another process can derive a turn from the answer so far; the run that
+// writes it re-derives the turn when it ends, and the changed hash gets it
+// re-indexed. After a crash the turn stays as last derived until the
+// conversation changes.
 func BuildTurns(userID, conversationID string, msgs []Message) []Turn {
 	var groups [][]Message
 	var cur []Message

@@ -159,6 +159,9 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 		writeError(w, rep.Status, rep.Error)
 	case req.Stream != nil && !*req.Stream:
 		c.answerWhole(w, r.Context(), rep)
+	case rep.Stall:
+		c.markStarted()
+		c.hold(r.Context())
 	default:
 		c.stream(w, r.Context(), rep)
 	}

@@ -493,3 +493,43 @@ func TestVersionAndRoot(t *testing.T) {
 		t.Fatalf("Host = %q", srv.Host())
 	}
 }
+
+// Stall sends not even the headers: a client bounding the wait for them
+// gives up, while Hold answers 200 at once and then says nothing.
+func TestStallSendsNoHeaders(t *testing.T) {
+	srv := fakeollama.New(t)
+	client := &http.Client{Transport: &http.Transport{ResponseHeaderTimeout: 300 * time.Millisecond}}
+	post := func() (*http.Response, error) {
+		return client.Post(srv.URL+"/api/chat", "application/json",
+			strings.NewReader(`{"model":"fake-chat","messages":[{"role":"user","content":"x"}]}`))
+	}
+	srv.Script(fakeollama.Reply{Stall: true})
+	if resp, err := post(); err == nil {
+		resp.Body.Close()
+		t.Fatalf("a stalled answer sent headers: %s", resp.Status)
+	}
+	receive(t, srv.Cancelled(), "cancellation of the stalled answer")
+
+	srv.Script(fakeollama.Reply{Hold: true})
+	resp, err := post()
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("held answer: %v %v", resp, err)
+	}
+	resp.Body.Close()
+	receive(t, srv.Cancelled(), "cancellation of the held answer")
+}
+
+func TestFreezeHoldsEveryEndpoint(t *testing.T) {
+	srv := fakeollama.New(t)
+	srv.Freeze()
+	client := &http.Client{Timeout: 300 * time.Millisecond}
+	for _, path := range []string{"/api/version", "/api/tags"} {
+		if resp, err := client.Get(srv.URL + path); err == nil {
+			resp.Body.Close()
+			t.Fatalf("a frozen server answered %s: %s", path, resp.Status)
+		}
+		if got := receive(t, srv.Held(), "the held request"); got != path {
+			t.Fatalf("held %q, want %q", got, path)
+		}
+	}
+}

@@ -44,6 +44,11 @@ type Reply struct {
 	// disconnection is counted by Server.Cancellations and reported on
 	// Server.Cancelled.
 	Hold bool
+	// Stall, for a streamed reply, answers nothing at all, not even the
+	// response headers, until the client goes away (or the server closes):
+	// a server stuck before it starts answering. Counted and reported like
+	// Hold.
+	Stall bool
 	// Gate, if non-nil, steps a stream deterministically: before each event
 	// after the first line (each further line, the final line, or the drop)
 	// the server receives from Gate. Send one value to release one event,

@@ -63,6 +63,7 @@ type Server struct {
 
 	started   chan api.ChatRequest
 	cancelled chan api.ChatRequest
+	held      chan string // paths of requests held by Freeze
 
 	mu            sync.Mutex
 	models        []Model // installed models, names normalised
@@ -74,6 +75,7 @@ type Server struct {
 	pulls         []string
 	embedFail     *failure
 	cancellations int
+	frozen        bool
 	gen           generator // POST /api/generate (generate.go)
 }
 
@@ -159,6 +161,7 @@ func Start(opts ...Option) (*Server, error) {
 		version:   cfg.version,
 		started:   make(chan api.ChatRequest, signalBuffer),
 		cancelled: make(chan api.ChatRequest, signalBuffer),
+		held:      make(chan string, signalBuffer),
 	}
 	for _, m := range cfg.models {
 		s.models = append(s.models, m.normalised())
@@ -216,8 +219,37 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("POST /api/generate", s.handleGenerate)
 	mux.HandleFunc("POST /api/embed", s.handleEmbed)
 	mux.HandleFunc("POST /api/pull", s.handlePull)
-	return mux
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.mu.Lock()
+		frozen := s.frozen
+		s.mu.Unlock()
+		if !frozen {
+			mux.ServeHTTP(w, r)
+			return
+		}
+		select {
+		case s.held <- r.URL.Path:
+		default:
+		}
+		select {
+		case <-r.Context().Done():
+		case <-s.quit:
+		}
+	})
 }
+
+// Freeze makes the server answer nothing from now on, not even headers,
+// on any endpoint: each request is held until its client goes away (or
+// the server closes), like an Ollama that hangs. Held reports each one.
+func (s *Server) Freeze() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.frozen = true
+}
+
+// Held receives the path of each request held because of Freeze, once it
+// is held. Buffered like Started.
+func (s *Server) Held() <-chan string { return s.held }
 
 // writeJSON writes v as a single JSON response with the given status.
 func writeJSON(w http.ResponseWriter, status int, v any) {

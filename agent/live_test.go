@@ -1,0 +1,182 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mneme-dev/mneme/internal/fakeollama"
+	"github.com/mneme-dev/mneme/memory"
+)
+
+// waitStored polls the store until the conversation's messages satisfy ok.
+func (h *harness) waitStored(what string, ok func([]memory.Message) bool) []memory.Message {
+	h.t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		msgs := h.messages()
+		if ok(msgs) {
+			return msgs
+		}
+		if time.Now().After(deadline) {
+			h.t.Fatalf("not stored within 10 s: %s; stored %+v", what, msgs)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func TestAnswerIsSavedWhileItStreams(t *testing.T) {
+	h := newHarness(t, nil)
+	gate := make(chan struct{})
+	h.srv.Script(fakeollama.Reply{Content: []string{"Once", " upon", " a", " time"}, Gate: gate})
+	done := make(chan error, 1)
+	go func() {
+		_, _, err := h.run(context.Background(), "story")
+		done <- err
+	}()
+	// The first chunk is saved at once, marked interrupted: a crash now
+	// would leave it so.
+	first := h.waitStored("the first chunk", func(m []memory.Message) bool {
+		return len(m) == 2 && m[1].Content == "Once"
+	})
+	if first[1].Status != memory.StatusInterrupted || first[0].Content != "story" {
+		t.Fatalf("while streaming: %+v", first)
+	}
+	// Later chunks follow within the save interval, in the same row.
+	gate <- struct{}{}
+	h.waitStored("the second chunk", func(m []memory.Message) bool {
+		return len(m) == 2 && m[1].Content == "Once upon" && m[1].ID == first[1].ID
+	})
+	close(gate)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	msgs := h.messages()
+	if len(msgs) != 2 || msgs[1].ID != first[1].ID || msgs[1].Content != "Once upon a time" || msgs[1].Status != memory.StatusComplete {
+		t.Fatalf("after the stream: %+v", msgs)
+	}
+}
+
+func TestStalledStreamIsCutAndKeepsPartial(t *testing.T) {
+	h := newHarness(t, nil, WithStreamTimeouts(time.Minute, time.Second))
+	h.srv.Script(fakeollama.Reply{Content: []string{"Half", " an"}, Hold: true})
+	start := time.Now()
+	_, events, err := h.run(context.Background(), "question")
+	if !errors.Is(err, ErrStreamStalled) || !strings.Contains(err.Error(), "sent nothing for 1 s") ||
+		!strings.Contains(err.Error(), "partial answer is saved") {
+		t.Fatalf("err = %v", err)
+	}
+	if took := time.Since(start); took > 30*time.Second {
+		t.Fatalf("the stall was cut after %s, not by the idle timeout", took)
+	}
+	if _, ok := events[len(events)-1].(ErrorEvent); !ok {
+		t.Fatalf("last event = %T", events[len(events)-1])
+	}
+	<-h.srv.Cancelled() // the connection to Ollama was closed
+	msgs := h.messages()
+	if roles(msgs) != "user,assistant" || msgs[1].Content != "Half an" || msgs[1].Status != memory.StatusInterrupted {
+		t.Fatalf("stored %+v", msgs)
+	}
+}
+
+func TestStallBeforeTheFirstChunk(t *testing.T) {
+	for name, rep := range map[string]fakeollama.Reply{
+		"no headers":   {Stall: true},
+		"headers only": {Hold: true},
+	} {
+		t.Run(name, func(t *testing.T) {
+			h := newHarness(t, nil, WithStreamTimeouts(300*time.Millisecond, time.Minute))
+			h.srv.Script(rep)
+			_, _, err := h.run(context.Background(), "question")
+			if !errors.Is(err, ErrStreamStalled) || !strings.Contains(err.Error(), "sent no answer within 0.3 s") ||
+				!strings.Contains(err.Error(), "prompt is saved") || strings.Contains(err.Error(), "is it running") {
+				t.Fatalf("err = %v", err)
+			}
+			if msgs := h.messages(); roles(msgs) != "user" {
+				t.Fatalf("stored %+v", msgs)
+			}
+		})
+	}
+}
+
+// A consumer slower than the idle timeout (a paused terminal, a pipe that
+// is not read) is not mistaken for a stalled Ollama.
+func TestSlowConsumerIsNotAStall(t *testing.T) {
+	idle := 250 * time.Millisecond
+	h := newHarness(t, nil, WithStreamTimeouts(time.Minute, idle))
+	gate := make(chan struct{})
+	h.srv.Script(fakeollama.Reply{Content: []string{"one", " two", " three"}, Gate: gate})
+	var got strings.Builder
+	res, err := h.agent.Run(context.Background(), Request{UserID: "alice", ConversationID: h.conv.ID, Prompt: "count"}, func(e Event) {
+		if d, ok := e.(ContentDelta); ok {
+			got.WriteString(d.Text)
+			if d.Text == "one" {
+				time.Sleep(3 * idle) // the reader is slow, not the server
+				close(gate)          // which answers the rest at once
+			}
+		}
+	})
+	if err != nil || res.Answer != "one two three" || got.String() != "one two three" {
+		t.Fatalf("answer %q printed %q err %v", res.Answer, got.String(), err)
+	}
+}
+
+func TestPromptStoredByTheCaller(t *testing.T) {
+	h := newHarness(t, nil)
+	ctx := context.Background()
+	p, err := h.store.AppendMessage(ctx, "alice", memory.Message{ConversationID: h.conv.ID, Role: memory.RoleUser, Content: "hello"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := h.agent.Run(ctx, Request{UserID: "alice", ConversationID: h.conv.ID, Prompt: "hello", PromptID: p.ID}, nil)
+	if err != nil || res.Answer != "You said: hello" {
+		t.Fatalf("answer %q err %v", res.Answer, err)
+	}
+	msgs := h.messages()
+	if roles(msgs) != "user,assistant" || msgs[0].ID != p.ID {
+		t.Fatalf("stored %+v", msgs)
+	}
+
+	// Another process appended to the conversation after the prompt was
+	// stored: the model is asked the prompt, not the later message.
+	p2, err := h.store.AppendMessage(ctx, "alice", memory.Message{ConversationID: h.conv.ID, Role: memory.RoleUser, Content: "mine"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.store.AppendMessage(ctx, "alice", memory.Message{ConversationID: h.conv.ID, Role: memory.RoleUser, Content: "theirs"}); err != nil {
+		t.Fatal(err)
+	}
+	res, err = h.agent.Run(ctx, Request{UserID: "alice", ConversationID: h.conv.ID, Prompt: "mine", PromptID: p2.ID}, nil)
+	if err != nil || res.Answer != "You said: mine" {
+		t.Fatalf("answer %q err %v", res.Answer, err)
+	}
+	if _, err := h.agent.Run(ctx, Request{UserID: "alice", ConversationID: h.conv.ID, Prompt: "x", PromptID: "nosuch"}, nil); !errors.Is(err, memory.ErrNotFound) {
+		t.Fatalf("unknown prompt id: %v", err)
+	}
+}
+
+// A conversation deleted (say, from another window) while its answer
+// streams stays deleted: the rest of the answer is not saved anywhere.
+func TestConversationDeletedMidAnswerStaysDeleted(t *testing.T) {
+	h := newHarness(t, nil)
+	gate := make(chan struct{})
+	h.srv.Script(fakeollama.Reply{Content: []string{"Once", " upon", " a", " time"}, Gate: gate})
+	done := make(chan error, 1)
+	go func() {
+		_, _, err := h.run(context.Background(), "story")
+		done <- err
+	}()
+	h.waitStored("the first chunk", func(m []memory.Message) bool { return len(m) == 2 && m[1].Content == "Once" })
+	if err := h.store.DeleteConversation(context.Background(), "alice", h.conv.ID); err != nil {
+		t.Fatal(err)
+	}
+	close(gate)
+	if err := <-done; !errors.Is(err, memory.ErrNotFound) {
+		t.Fatalf("err = %v, want ErrNotFound", err)
+	}
+	if msgs := h.messages(); len(msgs) != 0 {
+		t.Fatalf("the deleted conversation has messages again: %+v", msgs)
+	}
+}
