@@ -518,7 +518,7 @@ func (sy *Syncer) syncFiles(ctx context.Context, path string) error {
 			"file", filepath.Base(filepath.Dir(path))+"/"+filepath.Base(path), "open_here", len(watchAll(fileIDs(path)).open()))
 		select {
 		case <-ctx.Done():
-			return fmt.Errorf("sync: the database was locked, then: %w", ctx.Err())
+			return fmt.Errorf("waiting for the database lock: %w", ctx.Err())
 		case <-time.After(wait):
 		}
 		wait = min(2*wait, maxLockBackoff)

@@ -153,7 +153,16 @@ func (sy *Syncer) mergeInto(ctx context.Context, newPath string, all bool, done 
 	if err != nil {
 		return 0, err
 	}
-	defer dst.Close()
+	defer func() {
+		// go-libsql finishes closing connections in the background, and a
+		// connection closing takes the database file's lock (SQLite's WAL
+		// close checks whether it is the last one). The push that follows
+		// runs on go-libsql's own connection, which has no busy timeout: it
+		// would fail with "database is locked". Let the close finish first.
+		ids := fileIDs(newPath)
+		dst.Close()
+		waitClosed(ids)
+	}()
 	if all {
 		n, _, err := applyRows(ctx, sy.store, dst, nil, sy)
 		return n, err
