@@ -102,3 +102,17 @@ func spinnerCmd(tick tickFunc, every time.Duration) tea.Cmd {
 
 // tickFunc schedules a message after a delay; tea.Tick in production.
 type tickFunc func(time.Duration, func(time.Time) tea.Msg) tea.Cmd
+
+// deleteEmptyConversationCmd deletes a conversation created for a send
+// that was cancelled before its prompt was stored.
+func deleteEmptyConversationCmd(ctx context.Context, convs ConversationManager, userID, id string, log *slog.Logger) tea.Cmd {
+	if convs == nil {
+		return nil
+	}
+	return func() tea.Msg {
+		if err := convs.DeleteConversation(ctx, userID, id); err != nil {
+			log.Warn("empty conversation left after a cancelled send", "conversation", id, "err", err)
+		}
+		return nil
+	}
+}

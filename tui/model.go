@@ -524,12 +524,13 @@ func (m *Model) handleConversation(msg conversationMsg) tea.Cmd {
 		}
 		return nil
 	}
+	if m.phase != phaseCreating {
+		// The send was cancelled meanwhile: leave no empty conversation.
+		return deleteEmptyConversationCmd(m.life.ctx, m.cfg.Conversations, m.userID, msg.conv.ID, m.log)
+	}
 	m.convID, m.title, m.archived, m.msgCount = msg.conv.ID, memory.DeriveTitle(msg.prompt), false, 0
 	m.resumeID = m.convID
 	m.sidebar.setCurrent(m.convID)
-	if m.phase != phaseCreating {
-		return nil // the send was cancelled meanwhile
-	}
 	return m.startRun()
 }
 

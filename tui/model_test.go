@@ -517,3 +517,29 @@ func seedConversation(t *testing.T, store *memory.Store) memory.Conversation {
 	add(memory.Message{Role: memory.RoleAssistant, Content: "You asked about goroutines before."})
 	return conv
 }
+
+// Esc while the conversation for the first prompt is being created
+// cancels the send and leaves no empty conversation behind.
+func TestCancelWhileCreatingLeavesNoConversation(t *testing.T) {
+	store := openStore(t)
+	cfg := config(store, newFakeRunner(store, "never"), readyProbe)
+	cfg.Conversations = store
+	h := newHarness(t, cfg)
+	h.runUntil("the probe", func() bool { return !h.m.probing })
+	h.typeText("hello")
+	h.send(keyEnter)
+	if h.m.phase != phaseCreating {
+		t.Fatalf("phase %v after Enter, want creating", h.m.phase)
+	}
+	h.send(keyEsc)
+	for len(h.queue) > 0 {
+		h.step()
+	}
+	convs, err := store.ListConversations(context.Background(), testUser, memory.ListOptions{IncludeArchived: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(convs) != 0 {
+		t.Fatalf("%d conversations left after the cancelled send: %+v", len(convs), convs)
+	}
+}
