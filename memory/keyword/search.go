@@ -148,6 +148,14 @@ func (ix *Index) fetch(ctx context.Context, bi bleve.Index, clauses []query.Quer
 	bq.AddMust(bleve.NewDisjunctionQuery(clauses...))
 	bq.AddFilter(filterQuery(q))
 	req := bleve.NewSearchRequestOptions(bq, size, 0, false)
+	n, err := bi.DocCount()
+	if err != nil {
+		return nil, fmt.Errorf("keyword: count: %w", err)
+	}
+	req.PreSearchData = map[string]interface{}{search.BM25PreSearchDataKey: firstStageStats(n)}
+	// Ties are broken by id: Bleve's own tie order follows its internal
+	// document numbers, which depend on how segments were merged.
+	req.SortBy([]string{"-_score", "_id"})
 	req.Fields = []string{fieldKind, fieldConv, fieldNumber, fieldText, fieldTitle, fieldWhen, fieldTypes}
 	res, err := bi.SearchInContext(ctx, req)
 	if err != nil {
@@ -158,6 +166,24 @@ func (ix *Index) fetch(ctx context.Context, bi bleve.Index, clauses []query.Quer
 		out = append(out, toCand(h))
 	}
 	return out, nil
+}
+
+// firstStageStats are the BM25 statistics of the first stage for an index
+// of n documents. Left to itself, Bleve derives a field's mean length from
+// the sum of each segment's distinct-term count, which changes as segments
+// merge in the background: the same query on the same documents then picks
+// a different set of candidates from one moment to the next. A fixed
+// reference length per field (in terms) keeps the first stage a function
+// of the documents alone; the rescoring normalises to the candidates' true
+// mean length.
+func firstStageStats(n uint64) *search.BM25Stats {
+	n = max(n, 1)
+	card := func(length int) int { return length * int(n) }
+	return &search.BM25Stats{DocCount: float64(n), FieldCardinality: map[string]int{
+		fieldText: card(40), fieldTitle: card(4), fieldWhen: card(8), fieldTypes: card(1),
+		fieldKind: card(1), fieldUser: card(1), fieldConv: card(1), fieldTime: card(1),
+		"*": card(1), // Bleve's merged searcher of an unscored disjunction (the date range filter)
+	}}
 }
 
 func toCand(h *search.DocumentMatch) *cand {
