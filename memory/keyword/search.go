@@ -19,6 +19,9 @@ type Query struct {
 	Kinds          []Kind // any of these kinds; all kinds when empty
 	ConversationID string // only this conversation when set
 	Since, Until   time.Time
+	// Now resolves relative times in Text ("yesterday", "last week");
+	// time.Now() when zero.
+	Now time.Time
 }
 
 // Hit is one search result. Scores rank the hits of one query; their scale
@@ -47,7 +50,11 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 		limit = defaultLimit
 	}
 	limit = min(limit, maxLimit)
-	pq := ix.parseQuery(q.Text)
+	now := q.Now
+	if now.IsZero() {
+		now = time.Now()
+	}
+	pq := ix.parseQuery(q.Text, now)
 	var hits []Hit
 	err := ix.withIndex(func(bi bleve.Index) error {
 		if pq.empty() {
@@ -93,8 +100,9 @@ type clause struct {
 	weight float64
 }
 
-// clauses lists what the query is scored on: its terms in the text, the
-// title and the time words, and the dates it names in the time words.
+// clauses lists what the query is scored on: its terms in the text and
+// the title, and the time-words tokens of the temporal expressions it
+// names (never its plain words: "may" or "even" is not a time).
 func (ix *Index) clauses(pq parsedQuery) []clause {
 	p := ix.params
 	var out []clause
@@ -106,10 +114,12 @@ func (ix *Index) clauses(pq parsedQuery) []clause {
 	for _, t := range pq.terms {
 		add(fieldText, t, pq.counts[t])
 		add(fieldTitle, t, pq.counts[t]*p.title)
-		add(fieldWhen, t, pq.counts[t]*p.when)
 	}
-	for _, d := range pq.dates {
-		add(fieldWhen, d, p.date)
+	for _, t := range pq.time.loose {
+		add(fieldWhen, t, p.when)
+	}
+	for _, t := range pq.time.exact {
+		add(fieldWhen, t, p.date)
 	}
 	return out
 }
