@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 	"sort"
+	"strconv"
 	"testing"
 	"time"
 
