@@ -263,10 +263,11 @@ func (p *timeParser) period(lead, w string, today time.Time) bool {
 	last := lead != "this"
 	switch w {
 	case "week":
-		monday := today.AddDate(0, 0, -((int(today.Weekday()) + 6) % 7))
+		sinceMonday := (int(today.Weekday()) + 6) % 7
+		monday := today.AddDate(0, 0, -sinceMonday)
 		switch lead {
 		case "this":
-			p.days(monday, int(today.Sub(monday).Hours()/24)+1)
+			p.days(monday, sinceMonday+1)
 		case "past":
 			p.days(today.AddDate(0, 0, -7), 8)
 		default:

@@ -77,6 +77,9 @@ func TestTemporalQueriesUseTime(t *testing.T) {
 		{"holiday", "yesterday", at(2023, 5, 16, 15), at(2023, 5, 1, 15)},
 		{"roof", "in 2021", at(2021, 3, 3, 15), at(2023, 3, 3, 15)},
 		{"violin", "three days ago", at(2023, 5, 14, 15), at(2023, 5, 7, 15)},
+		{"sofa", "this week", at(2023, 5, 15, 15), at(2023, 5, 10, 15)},
+		{"lamp", "two weeks ago", at(2023, 5, 3, 15), at(2023, 5, 12, 15)},
+		{"boat", "last friday", at(2023, 5, 12, 15), at(2023, 5, 5, 15)},
 		{"tax", "when did we talk about it in 2022", at(2022, 9, 1, 15), at(2023, 1, 1, 15)},
 	}
 	ix, _ := openTest(t)

@@ -78,7 +78,8 @@ func weights(cl []clause, st *stats, field string, pow float64) map[string]float
 }
 
 // score sets each candidate's base relevance: BM25 of its text, plus the
-// weights of the query terms found in its title and time words, times the
+// weights of the query terms found in its title and of the query's time
+// tokens matching the time it was written, times the
 // answer-type boost; scaled so the best candidate has 1.
 func (ix *Index) score(cs []*cand, pq parsedQuery, cl []clause, st *stats) {
 	p := ix.params
