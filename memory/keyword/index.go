@@ -315,7 +315,7 @@ func (ix *Index) fields(d Doc) map[string]interface{} {
 	}
 	if !d.Time.IsZero() {
 		f[fieldTime] = d.Time.UTC()
-		f[fieldWhen] = strings.Join(append(ix.an.terms(timeWords(d.Time)), dateTokens(d.Time)...), " ")
+		f[fieldWhen] = strings.Join(whenTokens(d.Time), " ")
 	}
 	return f
 }
@@ -363,25 +363,4 @@ func (ix *Index) SetMeta(key, value string) error {
 	return ix.withIndex(func(bi bleve.Index) error {
 		return bi.SetInternal([]byte(metaPrefix+key), []byte(value))
 	})
-}
-
-// timeWords renders a time as words a question may use: month, year,
-// weekday, day of month and part of day ("May 2023 Monday 8 afternoon"),
-// in the time's own location.
-func timeWords(t time.Time) string {
-	return fmt.Sprintf("%s %d %s %d %s", t.Month(), t.Year(), t.Weekday(), t.Day(), partOfDay(t.Hour()))
-}
-
-func partOfDay(h int) string {
-	switch {
-	case h < 5:
-		return "night"
-	case h < 12:
-		return "morning"
-	case h < 18:
-		return "afternoon"
-	case h < 22:
-		return "evening"
-	}
-	return "night"
 }

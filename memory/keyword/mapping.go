@@ -11,7 +11,7 @@ import (
 
 // Version identifies the analyzer and mapping. Bump it whenever either
 // changes: Open then reports ErrStale for indexes built by another version.
-const Version = "keyword-2"
+const Version = "keyword-3"
 
 // Bleve field names.
 const (
@@ -22,7 +22,7 @@ const (
 	fieldTime   = "time"
 	fieldText   = "text"  // analyzed terms of the whole turn, stored for feedback
 	fieldTitle  = "title" // analyzed terms of the conversation title
-	fieldWhen   = "when"  // the time rendered as words ("may 2023 monday 8 afternoon")
+	fieldWhen   = "when"  // tokens of the time written ("y2023 mo05 wdmonday ... d20230508"), see whenTokens
 	fieldTypes  = "types" // answer types the text holds ("time")
 )
 

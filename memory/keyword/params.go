@@ -14,8 +14,8 @@ type params struct {
 	coord  float64 // a score is multiplied by (share of the query's terms matched)^coord
 
 	title      float64 // weight of query terms found in the conversation title
-	when       float64 // weight of query terms found in the time words ("may 2023 monday 8")
-	date       float64 // weight of a date the query names ("8 May 2023", "May 2023") found in the time words
+	when       float64 // weight of a year, month, weekday or part of day the query names ("in 2023", "in June") matching the time written
+	date       float64 // weight of a day or month of a year the query names ("8 May 2023", "May 2023", "yesterday") matching it
 	answerType float64 // a document holding the answer type asked for scores (1+answerType) times more
 
 	neighbour     float64 // share of each adjacent turn's relevance added to a turn's

@@ -28,15 +28,23 @@ func (s bm25) score(weights map[string]float64, doc []string) float64 {
 	if len(weights) == 0 {
 		return 0
 	}
+	// Terms are summed in the order they first occur in doc, not in map
+	// order: float addition is not associative, and a sum whose order
+	// changed from run to run would reorder near-ties.
 	tf := map[string]float64{}
+	var order []string
 	for _, t := range doc {
 		if _, ok := weights[t]; ok {
+			if tf[t] == 0 {
+				order = append(order, t)
+			}
 			tf[t]++
 		}
 	}
 	norm := s.k1 * (1 - s.b + s.b*float64(len(doc))/s.avgLen)
 	sum := 0.0
-	for t, f := range tf {
+	for _, t := range order {
+		f := tf[t]
 		sum += weights[t] * f * (s.k1 + 1) / (f + norm)
 	}
 	if s.coord > 0 {
@@ -70,7 +78,8 @@ func weights(cl []clause, st *stats, field string, pow float64) map[string]float
 }
 
 // score sets each candidate's base relevance: BM25 of its text, plus the
-// weights of the query terms found in its title and time words, times the
+// weights of the query terms found in its title and of the query's time
+// tokens matching the time it was written, times the
 // answer-type boost; scaled so the best candidate has 1.
 func (ix *Index) score(cs []*cand, pq parsedQuery, cl []clause, st *stats) {
 	p := ix.params

@@ -19,6 +19,9 @@ type Query struct {
 	Kinds          []Kind // any of these kinds; all kinds when empty
 	ConversationID string // only this conversation when set
 	Since, Until   time.Time
+	// Now resolves relative times in Text ("yesterday", "last week");
+	// time.Now() when zero.
+	Now time.Time
 }
 
 // Hit is one search result. Scores rank the hits of one query; their scale
@@ -47,7 +50,11 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 		limit = defaultLimit
 	}
 	limit = min(limit, maxLimit)
-	pq := ix.parseQuery(q.Text)
+	now := q.Now
+	if now.IsZero() {
+		now = time.Now()
+	}
+	pq := ix.parseQuery(q.Text, now)
 	if pq.empty() {
 		return nil, ix.checkOpen()
 	}
@@ -93,8 +100,9 @@ type clause struct {
 	weight float64
 }
 
-// clauses lists what the query is scored on: its terms in the text, the
-// title and the time words, and the dates it names in the time words.
+// clauses lists what the query is scored on: its terms in the text and
+// the title, and the time-words tokens of the temporal expressions it
+// names (never its plain words: "may" or "even" is not a time).
 func (ix *Index) clauses(pq parsedQuery) []clause {
 	p := ix.params
 	var out []clause
@@ -106,10 +114,12 @@ func (ix *Index) clauses(pq parsedQuery) []clause {
 	for _, t := range pq.terms {
 		add(fieldText, t, pq.counts[t])
 		add(fieldTitle, t, pq.counts[t]*p.title)
-		add(fieldWhen, t, pq.counts[t]*p.when)
 	}
-	for _, d := range pq.dates {
-		add(fieldWhen, d, p.date)
+	for _, t := range pq.time.loose {
+		add(fieldWhen, t, p.when)
+	}
+	for _, t := range pq.time.exact {
+		add(fieldWhen, t, p.date)
 	}
 	return out
 }
@@ -148,6 +158,14 @@ func (ix *Index) fetch(ctx context.Context, bi bleve.Index, clauses []query.Quer
 	bq.AddMust(bleve.NewDisjunctionQuery(clauses...))
 	bq.AddFilter(filterQuery(q))
 	req := bleve.NewSearchRequestOptions(bq, size, 0, false)
+	n, err := bi.DocCount()
+	if err != nil {
+		return nil, fmt.Errorf("keyword: count: %w", err)
+	}
+	req.PreSearchData = map[string]interface{}{search.BM25PreSearchDataKey: firstStageStats(n)}
+	// Ties are broken by id: Bleve's own tie order follows its internal
+	// document numbers, which depend on how segments were merged.
+	req.SortBy([]string{"-_score", "_id"})
 	req.Fields = []string{fieldKind, fieldConv, fieldNumber, fieldText, fieldTitle, fieldWhen, fieldTypes}
 	res, err := bi.SearchInContext(ctx, req)
 	if err != nil {
@@ -158,6 +176,24 @@ func (ix *Index) fetch(ctx context.Context, bi bleve.Index, clauses []query.Quer
 		out = append(out, toCand(h))
 	}
 	return out, nil
+}
+
+// firstStageStats are the BM25 statistics of the first stage for an index
+// of n documents. Left to itself, Bleve derives a field's mean length from
+// the sum of each segment's distinct-term count, which changes as segments
+// merge in the background: the same query on the same documents then picks
+// a different set of candidates from one moment to the next. A fixed
+// reference length per field (in terms) keeps the first stage a function
+// of the documents alone; the rescoring normalises to the candidates' true
+// mean length.
+func firstStageStats(n uint64) *search.BM25Stats {
+	n = max(n, 1)
+	card := func(length int) int { return length * int(n) }
+	return &search.BM25Stats{DocCount: float64(n), FieldCardinality: map[string]int{
+		fieldText: card(40), fieldTitle: card(4), fieldWhen: card(8), fieldTypes: card(1),
+		fieldKind: card(1), fieldUser: card(1), fieldConv: card(1), fieldTime: card(1),
+		"*": card(1), // Bleve's merged searcher of an unscored disjunction (the date range filter)
+	}}
 }
 
 func toCand(h *search.DocumentMatch) *cand {
