@@ -120,15 +120,21 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// BenchmarkSearch100k: one user with 100k turns, Limit 25; sub-benchmarks
-// with all ranking stages and without the feedback query.
-func BenchmarkSearch100k(b *testing.B) {
-	ix := bigIndex(b)
+// benchQueries are 200 questions in the pseudo-words of the 100k corpus.
+func benchQueries() []string {
 	c := newCorpus(2, 30000)
 	queries := make([]string, 200)
 	for i := range queries {
 		queries[i] = "what did " + c.sentence(3+c.rng.Intn(5)) + "?"
 	}
+	return queries
+}
+
+// BenchmarkSearch100k: one user with 100k turns, Limit 25; sub-benchmarks
+// with all ranking stages and without the feedback query.
+func BenchmarkSearch100k(b *testing.B) {
+	ix := bigIndex(b)
+	queries := benchQueries()
 	ctx := context.Background()
 	run := func(name string, p params) {
 		b.Run(name, func(b *testing.B) {
@@ -179,11 +185,7 @@ func BenchmarkUpsertBatch(b *testing.B) {
 // Linger or another process used it.
 func BenchmarkLease100k(b *testing.B) {
 	ix := bigIndex(b)
-	c := newCorpus(2, 30000)
-	queries := make([]string, 200)
-	for i := range queries {
-		queries[i] = "what did " + c.sentence(3+c.rng.Intn(5)) + "?"
-	}
+	queries := benchQueries()
 	ctx := context.Background()
 	idle := func() {
 		ix.mu.Lock()
