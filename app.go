@@ -6,10 +6,12 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log"
 	"log/slog"
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -68,10 +70,7 @@ Run 'mneme COMMAND -h' for a command's flags.
 
 // Run dispatches to a subcommand.
 func (a *App) Run(ctx context.Context, args []string) error {
-	cmd := ""
-	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
-		cmd, args = args[0], args[1:]
-	}
+	cmd, args := splitCommand(args)
 	switch cmd {
 	case "":
 		return a.runChat(ctx, args)
@@ -103,6 +102,51 @@ func (a *App) Run(ctx context.Context, args []string) error {
 		fmt.Fprint(a.stderr, usageText)
 		return exitError{code: 2, msg: fmt.Sprintf("unknown command %q", cmd)}
 	}
+}
+
+// splitCommand finds the command word: the first argument that is not a
+// flag, which may follow flags common to every command (mneme --data-dir D
+// search x); those flags are kept for the command, which parses flags
+// anywhere. No command word: the chat.
+func splitCommand(args []string) (string, []string) {
+	// The flags that may come first: the common ones and the chat's.
+	var common commonFlags
+	fs := flag.NewFlagSet("", flag.ContinueOnError)
+	common.register(fs)
+	common.stream.register(fs)
+	registerChatFlags(fs)
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			return "", args
+		}
+		if !strings.HasPrefix(a, "-") {
+			return a, moveFlags(args[:i], args[i+1:])
+		}
+		name := strings.TrimLeft(a, "-")
+		if strings.Contains(name, "=") {
+			continue
+		}
+		if f := fs.Lookup(name); f != nil {
+			if bf, ok := f.Value.(interface{ IsBoolFlag() bool }); !ok || !bf.IsBoolFlag() {
+				i++ // the flag's value
+			}
+		}
+	}
+	return "", args
+}
+
+// moveFlags puts flags given before the command among its own arguments:
+// after a subcommand word (memory add, sync init), before any "--".
+func moveFlags(flags, rest []string) []string {
+	out := make([]string, 0, len(flags)+len(rest))
+	end := slices.Index(rest, "--")
+	if end < 0 {
+		end = len(rest)
+	}
+	out = append(out, rest[:end]...)
+	out = append(out, flags...)
+	return append(out, rest[end:]...)
 }
 
 // newFlagSet makes a command's FlagSet with the common flags registered.
@@ -169,6 +213,13 @@ func (a *App) open(ctx context.Context, flags commonFlags) (*session, error) {
 	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
 		return nil, fmt.Errorf("data dir: %w", err)
 	}
+	// A data dir that others can enter (made by hand, or by an older
+	// mneme) would let them read the files in it: make it owner-only.
+	if fi, err := os.Stat(cfg.DataDir); err == nil && fi.Mode().Perm()&0o077 != 0 {
+		if err := os.Chmod(cfg.DataDir, 0o700); err != nil {
+			return nil, fmt.Errorf("data dir %s is readable by other users and cannot be made private: %w", cfg.DataDir, err)
+		}
+	}
 	s := &session{cfg: cfg, host: u.String()}
 	s.logFile, err = os.OpenFile(filepath.Join(cfg.DataDir, "mneme.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {
@@ -179,6 +230,9 @@ func (a *App) open(ctx context.Context, flags commonFlags) (*session, error) {
 		level = slog.LevelInfo
 	}
 	s.log = slog.New(slog.NewTextHandler(s.logFile, &slog.HandlerOptions{Level: level}))
+	// Libraries that log through the standard logger (Bleve's scorch does)
+	// write to the log file, never over the chat screen or a command's output.
+	log.SetOutput(s.logFile)
 	s.store, err = memory.Open(ctx, filepath.Join(cfg.DataDir, memory.DBFileName), storeOptions(cfg)...)
 	if err != nil {
 		s.logFile.Close()

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"os"
 
@@ -12,15 +13,21 @@ import (
 	"github.com/mneme-dev/mneme/tui"
 )
 
+// registerChatFlags registers the chat's own flags.
+func registerChatFlags(fs *flag.FlagSet) (cont *bool, resume *string, turn *int) {
+	cont = new(bool)
+	fs.BoolVar(cont, "continue", false, "resume the latest conversation")
+	fs.BoolVar(cont, "c", false, "shorthand for --continue")
+	resume = fs.String("resume", "", "resume the conversation with this id (a prefix is enough)")
+	turn = fs.Int("turn", 0, "with --resume or --continue: open scrolled to this turn (as 'mneme search' prints it)")
+	return cont, resume, turn
+}
+
 func (a *App) runChat(ctx context.Context, args []string) error {
 	var common commonFlags
 	fs := a.newFlagSet("mneme", "mneme [-c | --continue | --resume ID] [flags]", &common)
 	common.stream.register(fs)
-	var cont bool
-	fs.BoolVar(&cont, "continue", false, "resume the latest conversation")
-	fs.BoolVar(&cont, "c", false, "shorthand for --continue")
-	resume := fs.String("resume", "", "resume the conversation with this id (a prefix is enough)")
-	turn := fs.Int("turn", 0, "with --resume or --continue: open scrolled to this turn (as 'mneme search' prints it)")
+	cont, resume, turn := registerChatFlags(fs)
 	// mneme -h, --help and `mneme help` all show the commands; the chat's
 	// own flags follow.
 	fs.Usage = func() {
@@ -35,7 +42,7 @@ func (a *App) runChat(ctx context.Context, args []string) error {
 	if len(rest) > 0 {
 		return exitError{code: 2, msg: fmt.Sprintf("unexpected argument %q (did you mean `mneme ask %s`?)", rest[0], rest[0])}
 	}
-	if *turn < 0 || (*turn > 0 && *resume == "" && !cont) {
+	if *turn < 0 || (*turn > 0 && *resume == "" && !*cont) {
 		return exitError{code: 2, msg: "--turn needs --resume ID or --continue"}
 	}
 	if !a.interactive() {
@@ -55,7 +62,7 @@ func (a *App) runChat(ctx context.Context, args []string) error {
 			return fmt.Errorf("--resume %s: %w", *resume, err)
 		}
 		convID = c.ID
-	case cont:
+	case *cont:
 		c, err := s.store.LatestConversation(ctx, s.cfg.User)
 		if err != nil && !errors.Is(err, memory.ErrNotFound) {
 			return err

@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"fmt"
+	"io/fs"
+	"path/filepath"
 	"strings"
 	"text/tabwriter"
 
@@ -10,6 +12,7 @@ import (
 
 	"github.com/mneme-dev/mneme/agent"
 	"github.com/mneme-dev/mneme/memory"
+	"github.com/mneme-dev/mneme/tui"
 )
 
 func (a *App) runDoctor(ctx context.Context, args []string) error {
@@ -39,6 +42,14 @@ func (a *App) runDoctor(ctx context.Context, args []string) error {
 	}
 	row("database", fmt.Sprintf("%s (schema %d of %d)", s.store.Path(), schema, memory.LatestSchemaVersion()))
 	row("log", cfg.DataDir+"/mneme.log")
+	if wide := widePermissions(cfg.DataDir); len(wide) > 0 {
+		files := fmt.Sprintf("%d files", len(wide))
+		if len(wide) == 1 {
+			files = "1 file"
+		}
+		row("permissions", fmt.Sprintf("warning: %s other users could read (e.g. %s); fix with: chmod -R go-rwx %s",
+			files, tui.Sanitize(wide[0]), tui.Sanitize(cfg.DataDir)))
+	}
 	row("user", cfg.User)
 
 	st := probeOllama(ctx, s.client, s.host, cfg)
@@ -133,4 +144,21 @@ func humanBytes(n int64) string {
 		exp++
 	}
 	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
+}
+
+// widePermissions lists the files and directories under dir that other
+// users may read or enter (mneme makes them owner-only; older versions, a
+// copy or a restore may not have).
+func widePermissions(dir string) []string {
+	var wide []string
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		if fi, err := d.Info(); err == nil && fi.Mode().Perm()&0o077 != 0 {
+			wide = append(wide, p)
+		}
+		return nil
+	})
+	return wide
 }

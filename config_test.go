@@ -1,6 +1,8 @@
 package main
 
 import (
+	"context"
+	"log"
 	"os"
 	"path/filepath"
 	"strings"
@@ -128,5 +130,29 @@ func TestParseArgsInterspersed(t *testing.T) {
 	}
 	if !*asJSON || strings.Join(rest, " ") != "hello world --not-a-flag" {
 		t.Fatalf("json=%v rest=%q", *asJSON, rest)
+	}
+}
+
+// Libraries' logs through the standard logger (Bleve's scorch) go to the
+// log file once a command has opened its session, never to the terminal.
+func TestLibraryLogsGoToTheLogFile(t *testing.T) {
+	dir := t.TempDir()
+	var stdout, stderr strings.Builder
+	a := newApp(strings.NewReader(""), &stdout, &stderr, envMap(map[string]string{
+		"MNEME_DATA_DIR": dir, "MNEME_USER": "tester", "XDG_CONFIG_HOME": t.TempDir(),
+	}))
+	s, err := a.open(context.Background(), commonFlags{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer log.SetOutput(os.Stderr)
+	log.Printf("unable to load snapshot, test, continuing")
+	s.Close()
+	data, err := os.ReadFile(filepath.Join(dir, "mneme.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(data), "unable to load snapshot") {
+		t.Fatalf("the library's line is not in the log file:\n%s", data)
 	}
 }

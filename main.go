@@ -17,6 +17,9 @@ import (
 const shutdownGrace = 1500 * time.Millisecond
 
 func main() {
+	// Owner-only files: the database, its WAL, the index, logs and backups
+	// hold the user's conversations.
+	syscall.Umask(0o077)
 	// A closed stdout (mneme ask … | head) makes writes fail with EPIPE
 	// instead of killing mneme, so that the answer is still stored.
 	signal.Ignore(syscall.SIGPIPE)

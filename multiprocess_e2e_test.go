@@ -258,3 +258,71 @@ func TestChatBesideTwoScripts(t *testing.T) {
 		t.Fatalf("chat exited %d", code)
 	}
 }
+
+// Every file mneme writes is the user's alone, even in a data dir that
+// was made readable for others before mneme first ran.
+func TestDataFilesAreOwnerOnly(t *testing.T) {
+	srv := fakeollama.New(t)
+	d := newDevice(t, srv.Host())
+	data := filepath.Join(d.home, "data")
+	if err := os.MkdirAll(data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	d.mustOK("", "memory", "add", "The user's bank is in Lisbon.")
+	d.mustOK("", "ask", "where is my bank?")
+	d.mustOK("", "search", "bank")
+	d.mustOK("", "export", "-o", filepath.Join(data, "export.jsonl"))
+	n := 0
+	err := filepath.Walk(data, func(p string, fi os.FileInfo, err error) error {
+		if err != nil {
+			return err
+		}
+		n++
+		if perm := fi.Mode().Perm(); perm&0o077 != 0 {
+			t.Errorf("%s is %v: other users can read it", p, perm)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n < 5 {
+		t.Fatalf("only %d files in the data dir", n)
+	}
+}
+
+// Flags common to every command may come before the command's name.
+func TestCommonFlagsBeforeTheCommand(t *testing.T) {
+	d := newDevice(t, closedPort(t))
+	other := filepath.Join(t.TempDir(), "other")
+	d.mustOK("", "--data-dir", other, "memory", "add", "kept in the other data dir")
+	out := d.mustOK("", "--data-dir="+other, "--user", "tester", "memory", "list").stdout
+	if !strings.Contains(out, "kept in the other data dir") {
+		t.Fatalf("memory list with flags before it:\n%s", out)
+	}
+	if out := d.mustOK("", "memory", "list").stdout; strings.Contains(out, "kept in the other data dir") {
+		t.Fatalf("the note went to the default data dir:\n%s", out)
+	}
+}
+
+// doctor warns about files in the data dir that other users could read.
+func TestDoctorWarnsAboutReadableFiles(t *testing.T) {
+	d := newDevice(t, closedPort(t))
+	d.mustOK("", "memory", "add", "private")
+	if out := d.mneme("", "doctor").stdout; strings.Contains(out, "other users could read") {
+		t.Fatalf("doctor warns about a private data dir:\n%s", out)
+	}
+	leak := filepath.Join(d.home, "data", "copy-of-notes.txt")
+	if err := os.WriteFile(leak, []byte("private"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(leak, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out := d.mneme("", "doctor").stdout; !strings.Contains(out, "1 file other users could read") || !strings.Contains(out, "copy-of-notes.txt") {
+		t.Fatalf("doctor does not warn about %s:\n%s", leak, out)
+	}
+}
