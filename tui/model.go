@@ -592,8 +592,11 @@ func (m *Model) finishRun(interrupted bool, err error) {
 		m.transcript.endLive(true)
 		m.transcript.addError(err.Error())
 		m.noteRunError(err)
-	} else if !m.transcript.endLive(interrupted) && interrupted {
-		m.transcript.addInterrupted()
+	} else {
+		m.transcript.answered() // the agent stores an answer, even an empty or interrupted one
+		if !m.transcript.endLive(interrupted) && interrupted {
+			m.transcript.addInterrupted()
+		}
 	}
 	if m.hint == hintStopping {
 		m.hint = ""

@@ -65,6 +65,7 @@ const minContentWidth = 20
 // rendered again as it grows. Scrolling is virtual (scroll.go).
 type transcript struct {
 	entries  []entry
+	turns    memory.TurnCounter // numbers the entries' turns as the store does
 	md       *markdown
 	st       *Styles
 	log      *slog.Logger
@@ -105,7 +106,7 @@ func (t *transcript) setSize(width, height int, now time.Time) {
 
 // load replaces the transcript with stored messages.
 func (t *transcript) load(msgs []memory.Message) {
-	t.entries = entriesFromHistory(msgs)
+	t.entries, t.turns = entriesFromHistory(msgs)
 }
 
 // gotoTurn scrolls so that turn n starts at the top and highlights it.
@@ -133,8 +134,18 @@ func (t *transcript) clearHighlight() {
 	}
 }
 
+// addUser shows a prompt as it is stored, starting a turn numbered as a
+// reloaded transcript numbers it.
 func (t *transcript) addUser(text string) {
-	t.entries = append(t.entries, entry{kind: entryUser, text: text})
+	turn := t.turns.Add(memory.Message{Role: memory.RoleUser, Content: text})
+	t.entries = append(t.entries, entry{kind: entryUser, text: text, turn: turn})
+}
+
+// answered counts an assistant message stored for the current prompt (an
+// answer, a tool call, an interrupted answer): the next prompt starts a new
+// turn.
+func (t *transcript) answered() int {
+	return t.turns.Add(memory.Message{Role: memory.RoleAssistant})
 }
 
 func (t *transcript) addNotice(text string) {
@@ -150,7 +161,7 @@ func (t *transcript) live() *entry {
 	if n := len(t.entries); n > 0 && t.entries[n-1].streaming {
 		return &t.entries[n-1]
 	}
-	t.entries = append(t.entries, entry{kind: entryAssistant, streaming: true})
+	t.entries = append(t.entries, entry{kind: entryAssistant, streaming: true, turn: t.answered()})
 	return &t.entries[len(t.entries)-1]
 }
 
@@ -182,7 +193,7 @@ func (t *transcript) endLive(interrupted bool) bool {
 
 // addInterrupted marks a run stopped before it wrote anything.
 func (t *transcript) addInterrupted() {
-	t.entries = append(t.entries, entry{kind: entryAssistant, interrupted: true})
+	t.entries = append(t.entries, entry{kind: entryAssistant, interrupted: true, turn: t.answered()})
 }
 
 // addRecall shows the notes recalled for the prompt being answered.
@@ -214,7 +225,7 @@ func (t *transcript) toggleDetails() {
 
 func (t *transcript) toolCall(act agent.ToolActivity) {
 	t.endLive(false)
-	t.entries = append(t.entries, entry{kind: entryTool, tool: act})
+	t.entries = append(t.entries, entry{kind: entryTool, tool: act, turn: t.answered()})
 }
 
 func (t *transcript) toolResult(act agent.ToolActivity) {
@@ -225,7 +236,7 @@ func (t *transcript) toolResult(act agent.ToolActivity) {
 			return
 		}
 	}
-	t.entries = append(t.entries, entry{kind: entryTool, tool: act, toolDone: true})
+	t.entries = append(t.entries, entry{kind: entryTool, tool: act, toolDone: true, turn: t.turns.Current()})
 }
 
 func (t *transcript) wheel(msg tea.MouseWheelMsg) {
@@ -436,16 +447,17 @@ func lastLine(s string) string {
 	return strings.TrimSpace(s)
 }
 
-// entriesFromHistory turns stored messages into transcript entries. Tool
-// results are paired with the calls that asked for them.
-func entriesFromHistory(msgs []memory.Message) []entry {
+// entriesFromHistory turns stored messages into transcript entries,
+// numbered by turn with the counter that goes on numbering live entries.
+// Tool results are paired with the calls that asked for them.
+func entriesFromHistory(msgs []memory.Message) ([]entry, memory.TurnCounter) {
 	var (
 		out   []entry
 		calls = map[string]memory.ToolCall{}
-		turns = turnOfSeq(msgs)
+		turns memory.TurnCounter
 	)
 	for _, m := range msgs {
-		first := len(out)
+		first, turn := len(out), turns.Add(m)
 		switch m.Role {
 		case memory.RoleUser:
 			out = append(out, entry{kind: entryUser, text: m.Content})
@@ -469,21 +481,10 @@ func entriesFromHistory(msgs []memory.Message) []entry {
 			out = append(out, entry{kind: entryTool, tool: act, toolDone: true})
 		}
 		for i := first; i < len(out); i++ {
-			out[i].turn, out[i].seq = turns[m.Seq], m.Seq
+			out[i].turn, out[i].seq = turn, m.Seq
 		}
 	}
-	return out
-}
-
-// turnOfSeq numbers messages by turn, with the same rules search uses.
-func turnOfSeq(msgs []memory.Message) map[int]int {
-	out := make(map[int]int, len(msgs))
-	for _, t := range memory.BuildTurns("", "", msgs) {
-		for seq := t.FirstSeq; seq <= t.LastSeq; seq++ {
-			out[seq] = t.Number
-		}
-	}
-	return out
+	return out, turns
 }
 
 // toolOutcome splits a stored tool message into result and error: the
