@@ -380,3 +380,36 @@ func TestEmptyPromptIsRefused(t *testing.T) {
 		t.Fatal("an empty prompt was sent or stored")
 	}
 }
+
+// An answer stopped before its first word is stored empty, marked
+// interrupted, so the turn shows it was interrupted after a reload too;
+// the model is never sent the empty answer.
+func TestCancelBeforeFirstWordMarksTheTurnInterrupted(t *testing.T) {
+	h := newHarness(t, nil)
+	h.srv.Script(fakeollama.Reply{Hold: true})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	var res Result
+	go func() {
+		var err error
+		res, err = h.agent.Run(ctx, Request{UserID: "alice", ConversationID: h.conv.ID, Prompt: "long question"}, func(Event) {})
+		done <- err
+	}()
+	<-h.srv.Started()
+	cancel()
+	if err := <-done; err != nil || !res.Interrupted {
+		t.Fatalf("result %+v err %v", res, err)
+	}
+	msgs := h.messages()
+	if roles(msgs) != "user,assistant" || msgs[1].Content != "" || msgs[1].Status != memory.StatusInterrupted {
+		t.Fatalf("stored %+v", msgs)
+	}
+	if _, _, err := h.run(context.Background(), "next question"); err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range h.srv.LastRequest().Messages {
+		if m.Role == "assistant" && m.Content == "" && len(m.ToolCalls) == 0 {
+			t.Fatalf("the model was sent the empty interrupted answer: %+v", h.srv.LastRequest().Messages)
+		}
+	}
+}
