@@ -635,6 +635,9 @@ func (m *Model) handleSpin() tea.Cmd {
 	}
 	// The spinner's own tick command is dropped: spinnerCmd drives it.
 	m.spin, _ = m.spin.Update(spinner.TickMsg{ID: m.spin.ID()})
+	if m.transcript.liveStale() {
+		m.transcript.refresh(m.now(), false) // text held back by the render interval
+	}
 	return spinnerCmd(m.tick, m.spin.Spinner.FPS)
 }
 

@@ -48,13 +48,17 @@ type entry struct {
 	lines     []string // view, one string a row
 	viewWidth int
 
-	// While streaming: the glamour rendering of a stable prefix of text.
+	// While streaming: the glamour rendering of a stable prefix of text,
+	// and of the open block after it as of liveSrc (the text rendered).
 	stableSrc  string
 	stableView string
+	liveSrc    string
+	openView   string
 }
 
 // liveRenderInterval is the least time between two glamour renderings of
-// an answer that is still streaming; in between, new text is shown plain.
+// an answer that is still streaming; in between, the last rendering stays
+// on screen (and the spinner's tick brings it up to date: liveStale).
 const liveRenderInterval = 120 * time.Millisecond
 
 // minContentWidth keeps rendering sane in absurdly narrow terminals.
@@ -96,7 +100,7 @@ func (t *transcript) setSize(width, height int, now time.Time) {
 	if width != t.width {
 		t.width = width
 		for i := range t.entries {
-			t.entries[i].stableSrc, t.entries[i].stableView = "", ""
+			t.entries[i].clearLive()
 		}
 		t.lastLive = time.Time{}
 	}
@@ -183,7 +187,8 @@ func (t *transcript) endLive(interrupted bool) bool {
 		return false
 	}
 	e := &t.entries[n-1]
-	e.streaming, e.viewWidth, e.stableSrc, e.stableView = false, 0, "", ""
+	e.streaming, e.viewWidth = false, 0
+	e.clearLive()
 	e.interrupted = interrupted
 	if e.text == "" && e.thinking == "" && !interrupted {
 		t.entries = t.entries[:n-1]
@@ -310,21 +315,38 @@ func (t *transcript) renderAssistant(e *entry, now time.Time) string {
 	return strings.Join(parts, "\n")
 }
 
-// renderLive renders a streaming answer: the stable prefix with glamour
-// (again at most every liveRenderInterval) and the rest as plain text.
+// renderLive renders a streaming answer as markdown while it grows: the
+// stable prefix (rendered again only when a block is complete) and the
+// open block after it, with an unclosed code fence closed so that the code
+// being written shows as code. Glamour runs at most every
+// liveRenderInterval; in between, the last rendering stays.
 func (t *transcript) renderLive(e *entry, now time.Time) string {
-	if stable := stablePrefix(e.text); stable != e.stableSrc && now.Sub(t.lastLive) >= liveRenderInterval {
-		e.stableSrc, e.stableView, t.lastLive = stable, t.markdown(stable), now
+	if e.liveSrc != e.text && (e.liveSrc == "" || now.Sub(t.lastLive) >= liveRenderInterval) {
+		if stable := stablePrefix(e.text); stable != e.stableSrc {
+			e.stableSrc, e.stableView = stable, t.markdown(stable)
+		}
+		e.openView = t.markdown(closeOpenBlock(e.text[len(e.stableSrc):]))
+		e.liveSrc, t.lastLive = e.text, now
 	}
-	tail := strings.TrimLeft(e.text[len(e.stableSrc):], "\n")
-	if tail == "" {
+	switch {
+	case e.stableView == "":
+		return e.openView
+	case e.openView == "":
 		return e.stableView
 	}
-	plain := t.st.Assistant.Width(max(t.width, minContentWidth)).Render(Sanitize(tail))
-	if e.stableSrc == "" {
-		return plain
-	}
-	return e.stableView + "\n\n" + plain
+	return e.stableView + "\n\n" + e.openView
+}
+
+// liveStale reports whether the streaming answer has text not rendered
+// yet (held back by liveRenderInterval).
+func (t *transcript) liveStale() bool {
+	n := len(t.entries)
+	return n > 0 && t.entries[n-1].streaming && t.entries[n-1].liveSrc != t.entries[n-1].text
+}
+
+// clearLive forgets the renderings of a streaming answer.
+func (e *entry) clearLive() {
+	e.stableSrc, e.stableView, e.liveSrc, e.openView = "", "", "", ""
 }
 
 // markdown renders finished markdown, falling back to plain text.
