@@ -77,7 +77,8 @@ func stablePrefix(src string) string {
 
 // closeOpenBlock makes the block being written render as it will once
 // complete: an unclosed code fence is closed, and a last line that is only
-// the start of a fence marker (` or ``) is left out until it is one.
+// the start of a fence marker (one or two backticks or tildes) is left
+// out until it is one.
 func closeOpenBlock(src string) string {
 	var (
 		inFence bool
