@@ -73,3 +73,24 @@ func TestStreamingMarkdownCatchesUp(t *testing.T) {
 		t.Fatalf("the rest did not show after the interval:\n%s", got)
 	}
 }
+
+// TestStreamingHidesAFenceBeingTyped: a line that is only the first
+// backticks of a fence shows nothing until the fence is complete.
+func TestStreamingHidesAFenceBeingTyped(t *testing.T) {
+	st := NewStyles(true)
+	tr := newTranscript(&st, slog.Default())
+	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	tr.setSize(60, 20, now)
+	tr.addUser("code please")
+	tr.appendContent("Here it is:\n\n``")
+	tr.refresh(now, false)
+	if got := plain(tr.view()); strings.Contains(got, "`") || !strings.Contains(got, "Here it is:") {
+		t.Fatalf("a fence being typed shows:\n%s", got)
+	}
+	tr.appendContent("`sh\necho hi")
+	now = now.Add(liveRenderInterval)
+	tr.refresh(now, false)
+	if got := plain(tr.view()); strings.Contains(got, "`") || !strings.Contains(got, "echo hi") {
+		t.Fatalf("the code being written does not show as code:\n%s", got)
+	}
+}
