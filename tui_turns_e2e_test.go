@@ -35,7 +35,8 @@ func TestTUISearchHitInTodaysConversationOpens(t *testing.T) {
 		term.keys("Enter")
 		s := term.waitFor("turn 1 at the top", func(s string) bool {
 			return strings.Contains(s, "has no turn") ||
-				strings.Contains(s, "┃ where did the lighthouse keeper live?") && !strings.Contains(s, "filler question number 8")
+				strings.Contains(s, "┃ where did the lighthouse keeper live?") && !strings.Contains(s, "filler question number 8") &&
+					!strings.Contains(s, "Search · all conversations")
 		})
 		if strings.Contains(s, "has no turn") {
 			t.Fatalf("the search hit did not open:\n%s", s)
