@@ -413,3 +413,31 @@ func TestCancelBeforeFirstWordMarksTheTurnInterrupted(t *testing.T) {
 		}
 	}
 }
+
+// Stopped while a tool runs: the turn ends with an empty answer marked
+// interrupted, as the chat shows it, and no further model call is made.
+func TestCancelDuringToolCallMarksTheTurnInterrupted(t *testing.T) {
+	h := newHarness(t, nil, WithTools(tools.NewRegistry(nil, upper{})))
+	h.srv.Script(
+		fakeollama.Reply{ToolCalls: []api.ToolCall{fakeollama.ToolCall("shout", map[string]any{"text": "hi"})}},
+		fakeollama.Say("never asked for"),
+	)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	res, err := h.agent.Run(ctx, Request{UserID: "alice", ConversationID: h.conv.ID, Prompt: "shout hi"}, func(e Event) {
+		if _, ok := e.(ToolCallEvent); ok {
+			cancel() // Esc while the tool runs
+		}
+	})
+	if err != nil || !res.Interrupted {
+		t.Fatalf("result %+v err %v", res, err)
+	}
+	msgs := h.messages()
+	last := msgs[len(msgs)-1]
+	if roles(msgs) != "user,assistant,tool,assistant" || last.Content != "" || last.Status != memory.StatusInterrupted {
+		t.Fatalf("stored %s: %+v", roles(msgs), msgs)
+	}
+	if h.srv.Remaining() != 1 {
+		t.Fatal("the model was asked again after the interruption")
+	}
+}
