@@ -228,7 +228,8 @@ func TestAskKilledMidStreamKeepsThePartialAnswer(t *testing.T) {
 	}
 }
 
-// Ctrl+C while Ollama has not answered yet: the prompt is kept, no empty
+// Ctrl+C while Ollama has not answered yet: the prompt is kept, with an
+// empty answer marked interrupted (as the chat shows it), no empty
 // conversation is left, and mneme exits promptly.
 func TestAskInterruptedBeforeTheAnswerKeepsThePrompt(t *testing.T) {
 	for name, rep := range map[string]fakeollama.Reply{
@@ -247,10 +248,11 @@ func TestAskInterruptedBeforeTheAnswerKeepsThePrompt(t *testing.T) {
 			if code := waitExit(t, cmd, 2*time.Second, stderr); code != exitInterrupted || !strings.Contains(stderr.String(), "prompt was kept") {
 				t.Fatalf("exit %d stderr %q", code, stderr.String())
 			}
-			if recs := d.exported(); len(recs) != 1 || recs[0].Content != "are you there?" || recs[0].Role != memory.RoleUser {
+			if recs := d.exported(); len(recs) != 2 || recs[0].Content != "are you there?" || recs[0].Role != memory.RoleUser ||
+				recs[1].Role != memory.RoleAssistant || recs[1].Content != "" || recs[1].Status != memory.StatusInterrupted {
 				t.Fatalf("export %+v", recs)
 			}
-			if list := d.conversations(); len(list) != 1 || list[0].MessageCount != 1 {
+			if list := d.conversations(); len(list) != 1 || list[0].MessageCount != 2 {
 				t.Fatalf("conversations %+v", list)
 			}
 		})

@@ -234,7 +234,7 @@ func (a *Agent) Run(ctx context.Context, req Request, emit func(Event)) (res Res
 		}
 		if streamErr != nil {
 			interrupted := ctx.Err() != nil
-			if _, err := live.finish(out, nil, memory.StatusInterrupted); err != nil {
+			if _, err := live.finish(out, nil, memory.StatusInterrupted, interrupted); err != nil {
 				return res, fmt.Errorf("store partial answer: %w", err)
 			}
 			if interrupted {
@@ -245,7 +245,7 @@ func (a *Agent) Run(ctx context.Context, req Request, emit func(Event)) (res Res
 		}
 
 		calls := fromAPICalls(out.calls)
-		assistant, err := live.finish(out, calls, memory.StatusComplete)
+		assistant, err := live.finish(out, calls, memory.StatusComplete, false)
 		if err != nil {
 			return res, fmt.Errorf("store answer: %w", err)
 		}
@@ -286,6 +286,13 @@ func (a *Agent) Run(ctx context.Context, req Request, emit func(Event)) (res Res
 			emit(ToolResultEvent{Call: act})
 		}
 		if ctx.Err() != nil {
+			// Stopped between model calls: an empty answer marks the turn
+			// interrupted, as a stream stopped before its first word does.
+			if _, err := a.store.AppendMessage(context.WithoutCancel(ctx), req.UserID, memory.Message{
+				ConversationID: req.ConversationID, Role: memory.RoleAssistant, Status: memory.StatusInterrupted,
+			}); err != nil {
+				return res, fmt.Errorf("store interrupted answer: %w", err)
+			}
 			res.Interrupted = true
 			return res, nil
 		}

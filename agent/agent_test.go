@@ -380,3 +380,64 @@ func TestEmptyPromptIsRefused(t *testing.T) {
 		t.Fatal("an empty prompt was sent or stored")
 	}
 }
+
+// An answer stopped before its first word is stored empty, marked
+// interrupted, so the turn shows it was interrupted after a reload too;
+// the model is never sent the empty answer.
+func TestCancelBeforeFirstWordMarksTheTurnInterrupted(t *testing.T) {
+	h := newHarness(t, nil)
+	h.srv.Script(fakeollama.Reply{Hold: true})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	var res Result
+	go func() {
+		var err error
+		res, err = h.agent.Run(ctx, Request{UserID: "alice", ConversationID: h.conv.ID, Prompt: "long question"}, func(Event) {})
+		done <- err
+	}()
+	<-h.srv.Started()
+	cancel()
+	if err := <-done; err != nil || !res.Interrupted {
+		t.Fatalf("result %+v err %v", res, err)
+	}
+	msgs := h.messages()
+	if roles(msgs) != "user,assistant" || msgs[1].Content != "" || msgs[1].Status != memory.StatusInterrupted {
+		t.Fatalf("stored %+v", msgs)
+	}
+	if _, _, err := h.run(context.Background(), "next question"); err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range h.srv.LastRequest().Messages {
+		if m.Role == "assistant" && m.Content == "" && len(m.ToolCalls) == 0 {
+			t.Fatalf("the model was sent the empty interrupted answer: %+v", h.srv.LastRequest().Messages)
+		}
+	}
+}
+
+// Stopped while a tool runs: the turn ends with an empty answer marked
+// interrupted, as the chat shows it, and no further model call is made.
+func TestCancelDuringToolCallMarksTheTurnInterrupted(t *testing.T) {
+	h := newHarness(t, nil, WithTools(tools.NewRegistry(nil, upper{})))
+	h.srv.Script(
+		fakeollama.Reply{ToolCalls: []api.ToolCall{fakeollama.ToolCall("shout", map[string]any{"text": "hi"})}},
+		fakeollama.Say("never asked for"),
+	)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	res, err := h.agent.Run(ctx, Request{UserID: "alice", ConversationID: h.conv.ID, Prompt: "shout hi"}, func(e Event) {
+		if _, ok := e.(ToolCallEvent); ok {
+			cancel() // Esc while the tool runs
+		}
+	})
+	if err != nil || !res.Interrupted {
+		t.Fatalf("result %+v err %v", res, err)
+	}
+	msgs := h.messages()
+	last := msgs[len(msgs)-1]
+	if roles(msgs) != "user,assistant,tool,assistant" || last.Content != "" || last.Status != memory.StatusInterrupted {
+		t.Fatalf("stored %s: %+v", roles(msgs), msgs)
+	}
+	if h.srv.Remaining() != 1 {
+		t.Fatal("the model was asked again after the interruption")
+	}
+}

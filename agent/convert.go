@@ -12,6 +12,9 @@ import (
 func toAPI(msgs []memory.Message) []api.Message {
 	out := make([]api.Message, 0, len(msgs))
 	for _, m := range msgs {
+		if m.Role == memory.RoleAssistant && m.Status == memory.StatusInterrupted && m.Content == "" && len(m.ToolCalls) == 0 {
+			continue // an answer stopped before its first word: nothing was said
+		}
 		am := api.Message{Role: string(m.Role), Content: m.Content, ToolCallID: m.ToolCallID, ToolName: m.ToolName}
 		for i, c := range m.ToolCalls {
 			args := api.NewToolCallFunctionArguments()

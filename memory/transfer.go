@@ -455,16 +455,18 @@ func exportMarkdown(w *bufio.Writer, c Conversation, msgs []Message) error {
 		case RoleUser:
 			fmt.Fprintf(w, "\n## You\n\n%s\n", m.Content)
 		case RoleAssistant:
-			fmt.Fprintf(w, "\n## Assistant\n\n")
+			// An answer stopped before its first word is its mark alone.
+			var parts []string
 			if m.Content != "" {
-				fmt.Fprintf(w, "%s\n", m.Content)
+				parts = append(parts, m.Content)
 			}
 			for _, c := range m.ToolCalls {
-				fmt.Fprintf(w, "\n> tool call: `%s`\n", ToolCallText(c))
+				parts = append(parts, fmt.Sprintf("> tool call: `%s`", ToolCallText(c)))
 			}
 			if m.Status == StatusInterrupted {
-				fmt.Fprintf(w, "\n_(interrupted)_\n")
+				parts = append(parts, "_(interrupted)_")
 			}
+			fmt.Fprintf(w, "\n## Assistant\n\n%s\n", strings.Join(parts, "\n\n"))
 		case RoleTool:
 			fmt.Fprintf(w, "\n> tool result (%s):\n>\n> %s\n", m.ToolName, strings.ReplaceAll(strings.TrimSpace(m.Content), "\n", "\n> "))
 		case RoleSystem:

@@ -52,23 +52,12 @@ const (
 // conversation changes.
 func BuildTurns(userID, conversationID string, msgs []Message) []Turn {
 	var groups [][]Message
-	var cur []Message
-	asked, answered := false, false // the current group has a user message / an answer to it
+	var c TurnCounter
 	for _, m := range msgs {
-		if isRealUser(m) {
-			if answered {
-				groups = append(groups, cur)
-				cur, answered = nil, false
-			}
-			asked = true
+		if n := c.Add(m); n > len(groups) {
+			groups = append(groups, nil)
 		}
-		cur = append(cur, m)
-		if m.Role == RoleAssistant && asked {
-			answered = true
-		}
-	}
-	if len(cur) > 0 {
-		groups = append(groups, cur)
+		groups[len(groups)-1] = append(groups[len(groups)-1], m)
 	}
 	turns := make([]Turn, 0, len(groups))
 	for i, g := range groups {
@@ -76,6 +65,36 @@ func BuildTurns(userID, conversationID string, msgs []Message) []Turn {
 	}
 	return turns
 }
+
+// TurnCounter numbers a conversation's messages by turn one at a time,
+// with the rules of BuildTurns (which uses it). Feed it every message in
+// seq order, as it is stored: a transcript that grows live numbers its
+// turns as a reloaded one does.
+type TurnCounter struct {
+	n               int
+	asked, answered bool // the current turn has a user message / an answer to it
+}
+
+// Add counts m and returns the number of the turn m belongs to.
+func (c *TurnCounter) Add(m Message) int {
+	if isRealUser(m) {
+		if c.answered {
+			c.n, c.answered = c.n+1, false
+		}
+		c.asked = true
+	}
+	if c.n == 0 {
+		c.n = 1
+	}
+	if m.Role == RoleAssistant && c.asked {
+		c.answered = true
+	}
+	return c.n
+}
+
+// Current is the number of the turn the last message belongs to (0 before
+// any).
+func (c *TurnCounter) Current() int { return c.n }
 
 func isRealUser(m Message) bool {
 	return m.Role == RoleUser && strings.TrimSpace(m.Content) != ""

@@ -75,6 +75,51 @@ func stablePrefix(src string) string {
 	return src[:cut]
 }
 
+// closeOpenBlock makes the block being written render as it will once
+// complete: an unclosed code fence is closed, and a last line that is only
+// the start of a fence marker (one or two backticks or tildes) is left
+// out until it is one.
+func closeOpenBlock(src string) string {
+	var (
+		inFence bool
+		fence   string
+	)
+	lines := strings.Split(src, "\n")
+	if last := strings.TrimSpace(lines[len(lines)-1]); last != "" && len(last) < 3 &&
+		(strings.Trim(last, "`") == "" || strings.Trim(last, "~") == "") {
+		lines = lines[:len(lines)-1]
+	}
+	for _, line := range lines {
+		trimmed := strings.TrimLeft(line, " ")
+		if len(line)-len(trimmed) > 3 {
+			continue
+		}
+		marker := fenceMarker(trimmed)
+		switch {
+		case marker == "":
+		case !inFence:
+			inFence, fence = true, marker
+		case marker[0] == fence[0] && len(marker) >= len(fence) && strings.TrimSpace(trimmed[len(marker):]) == "":
+			inFence = false
+		}
+	}
+	out := strings.Join(lines, "\n")
+	if inFence {
+		out = strings.TrimRight(out, "\n") + "\n" + fence
+	}
+	return out
+}
+
+// fenceMarker returns the run of three or more backticks or tildes a line
+// starts with ("" if none).
+func fenceMarker(line string) string {
+	if !strings.HasPrefix(line, "```") && !strings.HasPrefix(line, "~~~") {
+		return ""
+	}
+	n := len(line) - len(strings.TrimLeft(line, line[:1]))
+	return line[:n]
+}
+
 // trimBlankLines drops blank lines (spaces and styling only) at the start
 // and end of rendered text.
 func trimBlankLines(s string) string {

@@ -593,8 +593,11 @@ func (m *Model) finishRun(interrupted bool, err error) {
 		m.transcript.endLive(true)
 		m.transcript.addError(err.Error())
 		m.noteRunError(err)
-	} else if !m.transcript.endLive(interrupted) && interrupted {
-		m.transcript.addInterrupted()
+	} else {
+		m.transcript.answered() // the agent stores an answer, even an empty or interrupted one
+		if !m.transcript.endLive(interrupted) && interrupted {
+			m.transcript.addInterrupted()
+		}
 	}
 	if m.hint == hintStopping {
 		m.hint = ""
@@ -633,6 +636,9 @@ func (m *Model) handleSpin() tea.Cmd {
 	}
 	// The spinner's own tick command is dropped: spinnerCmd drives it.
 	m.spin, _ = m.spin.Update(spinner.TickMsg{ID: m.spin.ID()})
+	if m.transcript.liveStale() {
+		m.transcript.refresh(m.now(), false) // text held back by the render interval
+	}
 	return spinnerCmd(m.tick, m.spin.Spinner.FPS)
 }
 

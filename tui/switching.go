@@ -23,6 +23,7 @@ const maxCachedConversations = 8
 // cachedConversation is a conversation's transcript as it was left.
 type cachedConversation struct {
 	entries  []entry
+	turns    memory.TurnCounter
 	title    string
 	archived bool
 	msgCount int // stored messages the entries show
@@ -80,17 +81,17 @@ func (m *Model) stash() {
 	}
 	m.cache.scrolls[m.convID] = m.transcript.position()
 	m.cache.put(m.convID, cachedConversation{
-		entries: m.transcript.entries, title: m.title, archived: m.archived,
+		entries: m.transcript.entries, turns: m.transcript.turns, title: m.title, archived: m.archived,
 		msgCount: m.msgCount, context: m.contextPct,
 	})
-	m.transcript.entries = nil
+	m.transcript.entries, m.transcript.turns = nil, memory.TurnCounter{}
 }
 
 // clearConversation empties the screen for a conversation not started yet.
 func (m *Model) clearConversation() {
 	m.convID, m.title, m.archived, m.msgCount, m.contextPct = "", "", false, 0, 0
 	m.resumeID, m.resumeTurn, m.loading = "", 0, false
-	m.transcript.entries = nil
+	m.transcript.entries, m.transcript.turns = nil, memory.TurnCounter{}
 	m.transcript.refresh(m.now(), true)
 	m.sidebar.setCurrent("")
 }
@@ -133,7 +134,7 @@ func (m *Model) openConversation(id, title string, turn int) tea.Cmd {
 	load := loadHistoryCmd(m.life.ctx, m.store, m.userID, id)
 	if cc, ok := m.cache.take(id); ok {
 		m.title, m.archived, m.msgCount, m.contextPct = cc.title, cc.archived, cc.msgCount, cc.context
-		m.transcript.entries = cc.entries
+		m.transcript.entries, m.transcript.turns = cc.entries, cc.turns
 		m.loading = false
 		var cmd tea.Cmd
 		if turn > 0 {
@@ -146,7 +147,7 @@ func (m *Model) openConversation(id, title string, turn int) tea.Cmd {
 		return tea.Batch(cmd, load)
 	}
 	m.title, m.archived, m.msgCount, m.contextPct = title, false, 0, 0
-	m.transcript.entries = nil
+	m.transcript.entries, m.transcript.turns = nil, memory.TurnCounter{}
 	m.transcript.refresh(m.now(), true)
 	m.loading = true
 	return load

@@ -48,13 +48,17 @@ type entry struct {
 	lines     []string // view, one string a row
 	viewWidth int
 
-	// While streaming: the glamour rendering of a stable prefix of text.
+	// While streaming: the glamour rendering of a stable prefix of text,
+	// and of the open block after it as of liveSrc (the text rendered).
 	stableSrc  string
 	stableView string
+	liveSrc    string
+	openView   string
 }
 
 // liveRenderInterval is the least time between two glamour renderings of
-// an answer that is still streaming; in between, new text is shown plain.
+// an answer that is still streaming; in between, the last rendering stays
+// on screen (and the spinner's tick brings it up to date: liveStale).
 const liveRenderInterval = 120 * time.Millisecond
 
 // minContentWidth keeps rendering sane in absurdly narrow terminals.
@@ -65,6 +69,7 @@ const minContentWidth = 20
 // rendered again as it grows. Scrolling is virtual (scroll.go).
 type transcript struct {
 	entries  []entry
+	turns    memory.TurnCounter // numbers the entries' turns as the store does
 	md       *markdown
 	st       *Styles
 	log      *slog.Logger
@@ -95,7 +100,7 @@ func (t *transcript) setSize(width, height int, now time.Time) {
 	if width != t.width {
 		t.width = width
 		for i := range t.entries {
-			t.entries[i].stableSrc, t.entries[i].stableView = "", ""
+			t.entries[i].clearLive()
 		}
 		t.lastLive = time.Time{}
 	}
@@ -105,7 +110,7 @@ func (t *transcript) setSize(width, height int, now time.Time) {
 
 // load replaces the transcript with stored messages.
 func (t *transcript) load(msgs []memory.Message) {
-	t.entries = entriesFromHistory(msgs)
+	t.entries, t.turns = entriesFromHistory(msgs)
 }
 
 // gotoTurn scrolls so that turn n starts at the top and highlights it.
@@ -133,8 +138,18 @@ func (t *transcript) clearHighlight() {
 	}
 }
 
+// addUser shows a prompt as it is stored, starting a turn numbered as a
+// reloaded transcript numbers it.
 func (t *transcript) addUser(text string) {
-	t.entries = append(t.entries, entry{kind: entryUser, text: text})
+	turn := t.turns.Add(memory.Message{Role: memory.RoleUser, Content: text})
+	t.entries = append(t.entries, entry{kind: entryUser, text: text, turn: turn})
+}
+
+// answered counts an assistant message stored for the current prompt (an
+// answer, a tool call, an interrupted answer): the next prompt starts a new
+// turn.
+func (t *transcript) answered() int {
+	return t.turns.Add(memory.Message{Role: memory.RoleAssistant})
 }
 
 func (t *transcript) addNotice(text string) {
@@ -150,7 +165,7 @@ func (t *transcript) live() *entry {
 	if n := len(t.entries); n > 0 && t.entries[n-1].streaming {
 		return &t.entries[n-1]
 	}
-	t.entries = append(t.entries, entry{kind: entryAssistant, streaming: true})
+	t.entries = append(t.entries, entry{kind: entryAssistant, streaming: true, turn: t.answered()})
 	return &t.entries[len(t.entries)-1]
 }
 
@@ -172,7 +187,8 @@ func (t *transcript) endLive(interrupted bool) bool {
 		return false
 	}
 	e := &t.entries[n-1]
-	e.streaming, e.viewWidth, e.stableSrc, e.stableView = false, 0, "", ""
+	e.streaming, e.viewWidth = false, 0
+	e.clearLive()
 	e.interrupted = interrupted
 	if e.text == "" && e.thinking == "" && !interrupted {
 		t.entries = t.entries[:n-1]
@@ -182,7 +198,7 @@ func (t *transcript) endLive(interrupted bool) bool {
 
 // addInterrupted marks a run stopped before it wrote anything.
 func (t *transcript) addInterrupted() {
-	t.entries = append(t.entries, entry{kind: entryAssistant, interrupted: true})
+	t.entries = append(t.entries, entry{kind: entryAssistant, interrupted: true, turn: t.answered()})
 }
 
 // addRecall shows the notes recalled for the prompt being answered.
@@ -214,7 +230,7 @@ func (t *transcript) toggleDetails() {
 
 func (t *transcript) toolCall(act agent.ToolActivity) {
 	t.endLive(false)
-	t.entries = append(t.entries, entry{kind: entryTool, tool: act})
+	t.entries = append(t.entries, entry{kind: entryTool, tool: act, turn: t.answered()})
 }
 
 func (t *transcript) toolResult(act agent.ToolActivity) {
@@ -225,7 +241,7 @@ func (t *transcript) toolResult(act agent.ToolActivity) {
 			return
 		}
 	}
-	t.entries = append(t.entries, entry{kind: entryTool, tool: act, toolDone: true})
+	t.entries = append(t.entries, entry{kind: entryTool, tool: act, toolDone: true, turn: t.turns.Current()})
 }
 
 func (t *transcript) wheel(msg tea.MouseWheelMsg) {
@@ -299,21 +315,38 @@ func (t *transcript) renderAssistant(e *entry, now time.Time) string {
 	return strings.Join(parts, "\n")
 }
 
-// renderLive renders a streaming answer: the stable prefix with glamour
-// (again at most every liveRenderInterval) and the rest as plain text.
+// renderLive renders a streaming answer as markdown while it grows: the
+// stable prefix (rendered again only when a block is complete) and the
+// open block after it, with an unclosed code fence closed so that the code
+// being written shows as code. Glamour runs at most every
+// liveRenderInterval; in between, the last rendering stays.
 func (t *transcript) renderLive(e *entry, now time.Time) string {
-	if stable := stablePrefix(e.text); stable != e.stableSrc && now.Sub(t.lastLive) >= liveRenderInterval {
-		e.stableSrc, e.stableView, t.lastLive = stable, t.markdown(stable), now
+	if e.liveSrc != e.text && (e.liveSrc == "" || now.Sub(t.lastLive) >= liveRenderInterval) {
+		if stable := stablePrefix(e.text); stable != e.stableSrc {
+			e.stableSrc, e.stableView = stable, t.markdown(stable)
+		}
+		e.openView = t.markdown(closeOpenBlock(e.text[len(e.stableSrc):]))
+		e.liveSrc, t.lastLive = e.text, now
 	}
-	tail := strings.TrimLeft(e.text[len(e.stableSrc):], "\n")
-	if tail == "" {
+	switch {
+	case e.stableView == "":
+		return e.openView
+	case e.openView == "":
 		return e.stableView
 	}
-	plain := t.st.Assistant.Width(max(t.width, minContentWidth)).Render(Sanitize(tail))
-	if e.stableSrc == "" {
-		return plain
-	}
-	return e.stableView + "\n\n" + plain
+	return e.stableView + "\n\n" + e.openView
+}
+
+// liveStale reports whether the streaming answer has text not rendered
+// yet (held back by liveRenderInterval).
+func (t *transcript) liveStale() bool {
+	n := len(t.entries)
+	return n > 0 && t.entries[n-1].streaming && t.entries[n-1].liveSrc != t.entries[n-1].text
+}
+
+// clearLive forgets the renderings of a streaming answer.
+func (e *entry) clearLive() {
+	e.stableSrc, e.stableView, e.liveSrc, e.openView = "", "", "", ""
 }
 
 // markdown renders finished markdown, falling back to plain text.
@@ -436,16 +469,17 @@ func lastLine(s string) string {
 	return strings.TrimSpace(s)
 }
 
-// entriesFromHistory turns stored messages into transcript entries. Tool
-// results are paired with the calls that asked for them.
-func entriesFromHistory(msgs []memory.Message) []entry {
+// entriesFromHistory turns stored messages into transcript entries,
+// numbered by turn with the counter that goes on numbering live entries.
+// Tool results are paired with the calls that asked for them.
+func entriesFromHistory(msgs []memory.Message) ([]entry, memory.TurnCounter) {
 	var (
 		out   []entry
 		calls = map[string]memory.ToolCall{}
-		turns = turnOfSeq(msgs)
+		turns memory.TurnCounter
 	)
 	for _, m := range msgs {
-		first := len(out)
+		first, turn := len(out), turns.Add(m)
 		switch m.Role {
 		case memory.RoleUser:
 			out = append(out, entry{kind: entryUser, text: m.Content})
@@ -469,21 +503,10 @@ func entriesFromHistory(msgs []memory.Message) []entry {
 			out = append(out, entry{kind: entryTool, tool: act, toolDone: true})
 		}
 		for i := first; i < len(out); i++ {
-			out[i].turn, out[i].seq = turns[m.Seq], m.Seq
+			out[i].turn, out[i].seq = turn, m.Seq
 		}
 	}
-	return out
-}
-
-// turnOfSeq numbers messages by turn, with the same rules search uses.
-func turnOfSeq(msgs []memory.Message) map[int]int {
-	out := make(map[int]int, len(msgs))
-	for _, t := range memory.BuildTurns("", "", msgs) {
-		for seq := t.FirstSeq; seq <= t.LastSeq; seq++ {
-			out[seq] = t.Number
-		}
-	}
-	return out
+	return out, turns
 }
 
 // toolOutcome splits a stored tool message into result and error: the

@@ -1,0 +1,96 @@
+package tui
+
+import (
+	"log/slog"
+	"strings"
+	"testing"
+	"time"
+)
+
+// halfStreamed is an answer cut off while it writes a code block.
+const halfStreamed = "## Plan\n\nThree steps:\n- read the **config**\n- open the `store`\n\n```go\nfunc main() {\n\tcfg := load()\n"
+
+// TestStreamingMarkdownGolden: an answer still streaming is shown as
+// markdown, as it will look once complete: the heading and list rendered,
+// the code block being written (its fence not closed yet) shown as code.
+func TestStreamingMarkdownGolden(t *testing.T) {
+	store := openStore(t)
+	r := newFakeRunner(store, halfStreamed)
+	r.hold = true
+	h := newHarness(t, config(store, r, readyProbe))
+	h.runUntilShown("Ollama ready")
+	h.typeText("how do I start?")
+	h.send(keyEnter)
+	h.runUntilShown("cfg := load()")
+	s := h.screen()
+	for _, raw := range []string{"```", "- read", "**config**", "`store`"} {
+		if strings.Contains(s, raw) {
+			t.Errorf("the streaming answer shows raw markdown %q:\n%s", raw, s)
+		}
+	}
+	live := h.m.transcript.view()
+	requireGolden(t, "transcript_streaming_80", live)
+
+	// Stopped there, the answer looks the same, marked interrupted.
+	h.send(keyEsc)
+	h.runUntilShown("(interrupted)")
+	h.runUntilIdle()
+	done := strings.Replace(plain(h.m.transcript.view()), "  (interrupted)", "", 1)
+	if trimRows(done) != trimRows(plain(live)) {
+		t.Errorf("the streamed rendering differs from the finished one:\nstreamed:\n%s\nfinished:\n%s", plain(live), done)
+	}
+}
+
+// trimRows drops trailing spaces and blank rows.
+func trimRows(s string) string {
+	rows := strings.Split(s, "\n")
+	for i := range rows {
+		rows[i] = strings.TrimRight(rows[i], " ")
+	}
+	return strings.TrimRight(strings.Join(rows, "\n"), "\n")
+}
+
+// TestStreamingMarkdownCatchesUp: text that arrives within the render
+// interval is held back, and shows at the next refresh after it (the
+// spinner's tick), without waiting for more text.
+func TestStreamingMarkdownCatchesUp(t *testing.T) {
+	st := NewStyles(true)
+	tr := newTranscript(&st, slog.Default())
+	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	tr.setSize(60, 20, now)
+	tr.addUser("go on")
+	tr.appendContent("First words")
+	tr.refresh(now, false)
+	tr.appendContent(" and a `tail`")
+	now = now.Add(liveRenderInterval / 2)
+	tr.refresh(now, false)
+	if got := plain(tr.view()); strings.Contains(got, "tail") || !strings.Contains(got, "First words") || !tr.liveStale() {
+		t.Fatalf("text within the render interval was rendered at once:\n%s", got)
+	}
+	now = now.Add(liveRenderInterval)
+	tr.refresh(now, false)
+	if got := plain(tr.view()); !strings.Contains(strings.Join(strings.Fields(got), " "), "First words and a tail") || tr.liveStale() {
+		t.Fatalf("the rest did not show after the interval:\n%s", got)
+	}
+}
+
+// TestStreamingHidesAFenceBeingTyped: a line that is only the first
+// backticks of a fence shows nothing until the fence is complete.
+func TestStreamingHidesAFenceBeingTyped(t *testing.T) {
+	st := NewStyles(true)
+	tr := newTranscript(&st, slog.Default())
+	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	tr.setSize(60, 20, now)
+	tr.addUser("code please")
+	tr.appendContent("Here it is:\n\n``")
+	tr.refresh(now, false)
+	if got := plain(tr.view()); strings.Contains(got, "`") || !strings.Contains(got, "Here it is:") {
+		t.Fatalf("a fence being typed shows:\n%s", got)
+	}
+	tr.appendContent("`sh\necho hi")
+	now = now.Add(liveRenderInterval)
+	tr.refresh(now, false)
+	if got := plain(tr.view()); strings.Contains(got, "`") || !strings.Contains(got, "echo hi") {
+		t.Fatalf("the code being written does not show as code:\n%s", got)
+	}
+}
