@@ -84,8 +84,8 @@ func WithModel(name string) Option { return func(a *Agent) { a.model = name } }
 // WithSystemPrompt replaces the default system prompt.
 func WithSystemPrompt(p string) Option { return func(a *Agent) { a.system = p } }
 
-// WithMaxSteps bounds model calls per prompt (values < 1 mean 1).
-func WithMaxSteps(n int) Option { return func(a *Agent) { a.maxSteps = max(n, 1) } }
+// WithMaxSteps bounds model calls per prompt (values < 1 mean 1; at most MaxStepsLimit).
+func WithMaxSteps(n int) Option { return func(a *Agent) { a.maxSteps = min(max(n, 1), MaxStepsLimit) } }
 
 // WithTools sets the tools offered to the model.
 func WithTools(t ToolRunner) Option { return func(a *Agent) { a.tools = t } }
