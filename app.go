@@ -17,6 +17,7 @@ import (
 
 	"github.com/ollama/ollama/api"
 
+	"github.com/mneme-dev/mneme/agent"
 	"github.com/mneme-dev/mneme/memory"
 )
 
@@ -240,13 +241,15 @@ func (a *App) open(ctx context.Context, flags commonFlags) (*session, error) {
 	}
 	// No overall timeout: answers stream for as long as they take. Dialing
 	// and the first response byte are bounded so a dead address fails fast.
-	s.client = api.NewClient(u, &http.Client{Transport: &http.Transport{
+	// Tool calls whose arguments are not a JSON object get an error result
+	// instead of failing the turn (agent.ToleratingTransport).
+	s.client = api.NewClient(u, &http.Client{Transport: agent.ToleratingTransport(&http.Transport{
 		Proxy:       http.ProxyFromEnvironment,
 		DialContext: (&dialer).DialContext,
 		// A cold model load can be slow. Chat streams are bounded sooner,
 		// with a clearer message, by first_token_timeout.
 		ResponseHeaderTimeout: max(5*time.Minute, cfg.FirstTokenTimeout+time.Minute),
-	}})
+	})})
 	s.log.Debug("session opened", "data_dir", cfg.DataDir, "user", cfg.User, "ollama", s.host)
 	return s, nil
 }

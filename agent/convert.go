@@ -50,6 +50,13 @@ func fromAPICalls(calls []api.ToolCall) (out []memory.ToolCall, refused []string
 			args = []byte("{}")
 		}
 		mc := memory.ToolCall{ID: id, Name: c.Function.Name, Arguments: args}
+		if raw, ok := c.Function.Arguments.Get(notAnObject); ok && c.Function.Arguments.Len() == 1 {
+			s, _ := raw.(string)
+			refused[i] = argumentsNotAnObject(s)
+			mc.Arguments, _ = json.Marshal(map[string]string{"arguments_not_an_object": clip(s, storedArgsBytes)})
+			out = append(out, mc)
+			continue
+		}
 		refused[i] = boundCall(&mc)
 		out = append(out, mc)
 	}

@@ -113,3 +113,50 @@ func TestHugeToolInputIsBoundedWhereEchoedAndStored(t *testing.T) {
 		t.Fatalf("%d notes saved from refused calls", len(notes))
 	}
 }
+
+// TestArgumentsThatAreNotAnObjectGetAnErrorResult: calls whose arguments
+// are a string, an array or a number on the wire do not end the turn:
+// each gets an error result naming what it was, a good call in the same
+// reply still runs, and the model answers.
+func TestArgumentsThatAreNotAnObjectGetAnErrorResult(t *testing.T) {
+	h := newHarness(t, nil, WithTools(tools.NewRegistry(nil, upper{})))
+	h.srv.Script(
+		fakeollama.Reply{
+			ToolCalls: []api.ToolCall{fakeollama.ToolCall("shout", map[string]any{"text": "hi"})},
+			RawToolCalls: []json.RawMessage{
+				json.RawMessage(`{"function":{"name":"shout","arguments":"{\"text\": \"trunc"}}`),
+				json.RawMessage(`{"function":{"name":"shout","arguments":["a","b"]}}`),
+				json.RawMessage(`{"function":{"name":"shout","arguments":42}}`),
+			},
+		},
+		fakeollama.Say("Sorry about that."),
+	)
+	res, _, err := h.run(context.Background(), "shout")
+	if err != nil {
+		t.Fatalf("the turn failed: %v", err)
+	}
+	if res.Answer != "Sorry about that." || len(res.ToolCalls) != 4 {
+		t.Fatalf("answer %q, tool calls %+v", res.Answer, res.ToolCalls)
+	}
+	if res.ToolCalls[0].Result != "HI" {
+		t.Fatalf("the good call = %+v", res.ToolCalls[0])
+	}
+	for i, kind := range []string{"a string", "an array", "a number"} {
+		if e := res.ToolCalls[i+1].Error; !strings.Contains(e, "must be a JSON object") || !strings.Contains(e, kind) {
+			t.Fatalf("call %d error = %q, want one saying it was %s", i+1, e, kind)
+		}
+	}
+	sent := h.srv.LastRequest().Messages
+	var results []string
+	for _, m := range sent {
+		if m.Role == "tool" {
+			results = append(results, m.Content)
+		}
+	}
+	if len(results) != 4 || !strings.Contains(results[1], `trunc`) || !strings.Contains(results[2], "an array") {
+		t.Fatalf("tool results sent back = %q", results)
+	}
+	if got := roles(h.messages()); got != "user,assistant,tool,tool,tool,tool,assistant" {
+		t.Fatalf("stored roles = %s", got)
+	}
+}
