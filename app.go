@@ -203,6 +203,17 @@ type session struct {
 // open resolves configuration, opens the log file and the store, and makes
 // an Ollama client. It does not talk to Ollama.
 func (a *App) open(ctx context.Context, flags commonFlags) (*session, error) {
+	return a.openStore(ctx, flags)
+}
+
+// openForReading is open for the commands that only read (doctor, export):
+// a database written by a newer mneme opens read-only instead of failing,
+// and s.store.ReadOnlyReason says why.
+func (a *App) openForReading(ctx context.Context, flags commonFlags) (*session, error) {
+	return a.openStore(ctx, flags, memory.ReadOnlyIfNewer())
+}
+
+func (a *App) openStore(ctx context.Context, flags commonFlags, extra ...memory.Option) (*session, error) {
 	cfg, err := loadConfig(flags, a.getenv)
 	if err != nil {
 		return nil, err
@@ -234,7 +245,7 @@ func (a *App) open(ctx context.Context, flags commonFlags) (*session, error) {
 	// Libraries that log through the standard logger (Bleve's scorch does)
 	// write to the log file, never over the chat screen or a command's output.
 	log.SetOutput(s.logFile)
-	s.store, err = memory.Open(ctx, filepath.Join(cfg.DataDir, memory.DBFileName), storeOptions(cfg)...)
+	s.store, err = memory.Open(ctx, filepath.Join(cfg.DataDir, memory.DBFileName), append(storeOptions(cfg), extra...)...)
 	if err != nil {
 		s.logFile.Close()
 		return nil, err

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"database/sql"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -75,5 +76,35 @@ func TestSyncStatusErrorOnOneLine(t *testing.T) {
 	}
 	if !strings.HasSuffix(errLine, " sync failed: stream error Caused by: connection reset") {
 		t.Fatalf("status:\n%s", out)
+	}
+}
+
+// TestNewerSchemaStillExportsAndDoctors: a database a newer mneme wrote
+// (a migration this build does not know) can still be exported, and doctor
+// runs and says exactly why it is read-only; a writing command still
+// refuses, saying to upgrade.
+func TestNewerSchemaStillExportsAndDoctors(t *testing.T) {
+	d := newDevice(t, closedPort(t))
+	d.mustOK("", "import", writeFile(t, "chat.jsonl", tripImport))
+	db, err := sql.Open("libsql", "file:"+filepath.Join(d.home, "data", memory.DBFileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(`INSERT INTO schema_migrations(version, applied_at) VALUES (999, 0)`); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+
+	out := d.mustOK("", "export").stdout
+	if !strings.Contains(strings.ToLower(out), "lisbon") {
+		t.Fatalf("export of a newer schema:\n%s", out)
+	}
+	r := d.mneme("", "doctor")
+	if r.code != 1 || !strings.Contains(r.stdout, "schema version 999 is unknown") || !strings.Contains(r.stdout, "upgrade mneme") ||
+		!strings.Contains(r.stdout, "problem:") || !strings.Contains(r.stdout, "read-only") {
+		t.Fatalf("doctor: exit %d\nstdout: %s\nstderr: %s", r.code, r.stdout, r.stderr)
+	}
+	if r := d.mneme("", "memory", "add", "x"); r.code == 0 || !strings.Contains(r.stderr, "upgrade mneme") {
+		t.Fatalf("a write on a newer schema: %+v", r)
 	}
 }
