@@ -17,6 +17,7 @@ import (
 
 	"github.com/ollama/ollama/api"
 
+	"github.com/mneme-dev/mneme/agent"
 	"github.com/mneme-dev/mneme/memory"
 )
 
@@ -202,6 +203,17 @@ type session struct {
 // open resolves configuration, opens the log file and the store, and makes
 // an Ollama client. It does not talk to Ollama.
 func (a *App) open(ctx context.Context, flags commonFlags) (*session, error) {
+	return a.openStore(ctx, flags)
+}
+
+// openForReading is open for the commands that only read (doctor, export):
+// a database written by a newer mneme opens read-only instead of failing,
+// and s.store.ReadOnlyReason says why.
+func (a *App) openForReading(ctx context.Context, flags commonFlags) (*session, error) {
+	return a.openStore(ctx, flags, memory.ReadOnlyIfNewer())
+}
+
+func (a *App) openStore(ctx context.Context, flags commonFlags, extra ...memory.Option) (*session, error) {
 	cfg, err := loadConfig(flags, a.getenv)
 	if err != nil {
 		return nil, err
@@ -233,20 +245,22 @@ func (a *App) open(ctx context.Context, flags commonFlags) (*session, error) {
 	// Libraries that log through the standard logger (Bleve's scorch does)
 	// write to the log file, never over the chat screen or a command's output.
 	log.SetOutput(s.logFile)
-	s.store, err = memory.Open(ctx, filepath.Join(cfg.DataDir, memory.DBFileName), storeOptions(cfg)...)
+	s.store, err = memory.Open(ctx, filepath.Join(cfg.DataDir, memory.DBFileName), append(storeOptions(cfg), extra...)...)
 	if err != nil {
 		s.logFile.Close()
 		return nil, err
 	}
 	// No overall timeout: answers stream for as long as they take. Dialing
 	// and the first response byte are bounded so a dead address fails fast.
-	s.client = api.NewClient(u, &http.Client{Transport: &http.Transport{
+	// Tool calls whose arguments are not a JSON object get an error result
+	// instead of failing the turn (agent.ToleratingTransport).
+	s.client = api.NewClient(u, &http.Client{Transport: agent.ToleratingTransport(&http.Transport{
 		Proxy:       http.ProxyFromEnvironment,
 		DialContext: (&dialer).DialContext,
 		// A cold model load can be slow. Chat streams are bounded sooner,
 		// with a clearer message, by first_token_timeout.
 		ResponseHeaderTimeout: max(5*time.Minute, cfg.FirstTokenTimeout+time.Minute),
-	}})
+	})})
 	s.log.Debug("session opened", "data_dir", cfg.DataDir, "user", cfg.User, "ollama", s.host)
 	return s, nil
 }

@@ -42,7 +42,10 @@ func (a *App) runChat(ctx context.Context, args []string) error {
 	if len(rest) > 0 {
 		return exitError{code: 2, msg: fmt.Sprintf("unexpected argument %q (did you mean `mneme ask %s`?)", rest[0], rest[0])}
 	}
-	if *turn < 0 || (*turn > 0 && *resume == "" && !*cont) {
+	if *turn < 0 {
+		return exitError{code: 2, msg: fmt.Sprintf("--turn %d: turns are numbered from 1 (as 'mneme search' prints them)", *turn)}
+	}
+	if *turn > 0 && *resume == "" && !*cont {
 		return exitError{code: 2, msg: "--turn needs --resume ID or --continue"}
 	}
 	if !a.interactive() {

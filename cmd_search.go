@@ -185,16 +185,26 @@ func (a *App) searchBatch(ctx context.Context, s *session, ix *memory.Index, pat
 	return nil
 }
 
+// The dates search can filter on: the search index holds times as
+// nanoseconds since 1970 in an int64, which reach from 1677 to 2262.
+var (
+	firstSearchDate = time.Date(1678, 1, 1, 0, 0, 0, 0, time.UTC)
+	lastSearchDate  = time.Date(2262, 1, 1, 0, 0, 0, 0, time.UTC)
+)
+
 func parseDate(s string) (time.Time, error) {
 	if s == "" {
 		return time.Time{}, nil
 	}
-	if t, err := time.ParseInLocation("2006-01-02", s, time.Local); err == nil {
-		return t, nil
-	}
-	t, err := time.Parse(time.RFC3339, s)
+	t, err := time.ParseInLocation("2006-01-02", s, time.Local)
 	if err != nil {
-		return time.Time{}, fmt.Errorf("%q is not YYYY-MM-DD or RFC 3339", s)
+		if t, err = time.Parse(time.RFC3339, s); err != nil {
+			return time.Time{}, fmt.Errorf("%q is not YYYY-MM-DD or RFC 3339", s)
+		}
+	}
+	if t.Before(firstSearchDate) || !t.Before(lastSearchDate) {
+		return time.Time{}, fmt.Errorf("%q: %w: want a date from %s to %s", s, ErrConfigValue,
+			firstSearchDate.Format("2006-01-02"), lastSearchDate.AddDate(0, 0, -1).Format("2006-01-02"))
 	}
 	return t, nil
 }

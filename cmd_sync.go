@@ -215,19 +215,23 @@ func (a *App) printSyncStatus(ctx context.Context, sy *memory.Syncer, asJSON boo
 		}
 		return fmt.Sprintf("%s (%s ago)", t.Local().Format("2006-01-02 15:04:05"), time.Since(*t).Round(time.Second))
 	}
-	row := func(k, v string) { fmt.Fprintf(a.stdout, "%-14s %s\n", k+":", v) }
+	// One line per row: an error from the server or the driver may span
+	// several lines ("…\n\nCaused by: …").
+	row := func(k, v string) {
+		fmt.Fprintf(a.stdout, "%-14s %s\n", k+":", strings.Join(strings.Fields(tui.Sanitize(v)), " "))
+	}
 	row("server", st.URL)
 	row("state", st.Label())
 	row("last success", when(st.LastSuccess))
 	row("pending", fmt.Sprintf("%d local changes not on the server yet", st.Pending))
 	if st.LastError != "" {
-		row("last error", tui.Sanitize(st.LastError))
+		row("last error", st.LastError)
 	}
 	if st.LastConflict != nil {
 		row("last conflict", when(st.LastConflict))
 	}
 	if st.Message != "" {
-		row("note", tui.Sanitize(st.Message))
+		row("note", st.Message)
 	}
 	return nil
 }

@@ -96,7 +96,7 @@ func (a *App) runExport(ctx context.Context, args []string) error {
 	if f != memory.FormatJSONL && f != memory.FormatMarkdown {
 		return exitError{code: 2, msg: fmt.Sprintf("export: --format must be jsonl or markdown, not %q", *format)}
 	}
-	s, err := a.open(ctx, common)
+	s, err := a.openForReading(ctx, common)
 	if err != nil {
 		return err
 	}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"math"
 	"net"
 	"net/url"
 	"os"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 
+	"github.com/mneme-dev/mneme/agent"
 	"github.com/mneme-dev/mneme/memory"
 )
 
@@ -119,16 +121,26 @@ func loadConfig(flags commonFlags, getenv func(string) string) (Config, error) {
 	cfg.Ollama = first(flags.ollama, getenv(envOllama), cfg.Ollama, defaultOllama)
 	cfg.EmbedModel = first(flags.embedModel, getenv(envEmbed), cfg.EmbedModel)
 	cfg.LogLevel = first(getenv(envLogLevel), cfg.LogLevel, "info")
-	for _, n := range []struct {
-		env string
-		dst *int
-	}{{envMaxSteps, &cfg.MaxSteps}} {
-		if v := getenv(n.env); v != "" {
-			i, err := strconv.Atoi(v)
-			if err != nil || i < 0 {
-				return cfg, fmt.Errorf("%s=%q: want a whole number", n.env, v)
-			}
-			*n.dst = i
+	where := fmt.Sprintf("config %s: max_steps = %d", cfg.ConfigFile, cfg.MaxSteps)
+	if v := getenv(envMaxSteps); v != "" {
+		i, err := strconv.Atoi(v)
+		if err != nil {
+			return cfg, fmt.Errorf("%s=%q: want a whole number", envMaxSteps, v)
+		}
+		cfg.MaxSteps, where = i, fmt.Sprintf("%s=%s", envMaxSteps, v)
+	}
+	if cfg.MaxSteps < 0 || cfg.MaxSteps > agent.MaxStepsLimit {
+		return cfg, fmt.Errorf("%s: %w: want 1-%d (0 or unset: %d)", where, ErrConfigValue, agent.MaxStepsLimit, agent.DefaultMaxSteps)
+	}
+	if cfg.RRFK < 0 {
+		return cfg, fmt.Errorf("config %s: rrf_k = %d: %w: want 0 or more (0: the default)", cfg.ConfigFile, cfg.RRFK, ErrConfigValue)
+	}
+	for _, w := range []struct {
+		key string
+		v   float64
+	}{{"keyword_weight", cfg.KeywordWeight}, {"vector_weight", cfg.VectorWeight}} {
+		if w.v < 0 || math.IsNaN(w.v) || math.IsInf(w.v, 0) {
+			return cfg, fmt.Errorf("config %s: %s = %g: %w: want 0 or more (0: the default)", cfg.ConfigFile, w.key, w.v, ErrConfigValue)
 		}
 	}
 	if err := cfg.contextConfig.resolve(flags.contextFlags, getenv, cfg.ConfigFile); err != nil {

@@ -156,3 +156,39 @@ func TestLibraryLogsGoToTheLogFile(t *testing.T) {
 		t.Fatalf("the library's line is not in the log file:\n%s", data)
 	}
 }
+
+// TestConfigRangesAreCheckedTheSameEverywhere: a negative or too large
+// max_steps, and a negative rrf_k or weight, are refused from the config
+// file as they are from the environment, naming where the value came from.
+func TestConfigRangesAreCheckedTheSameEverywhere(t *testing.T) {
+	for _, c := range []struct {
+		file, env, want string
+	}{
+		{file: "max_steps = -1", want: "max_steps = -1"},
+		{file: "max_steps = 51", want: "max_steps = 51"},
+		{env: "-1", want: "MNEME_MAX_STEPS=-1"},
+		{env: "1000", want: "MNEME_MAX_STEPS=1000"},
+		{file: "rrf_k = -5", want: "rrf_k = -5"},
+		{file: "keyword_weight = -0.5", want: "keyword_weight = -0.5"},
+		{file: "vector_weight = -1.0", want: "vector_weight = -1"},
+		{file: "num_ctx = -4096", want: "num_ctx = -4096"},
+	} {
+		dir := t.TempDir()
+		file := filepath.Join(dir, "config.toml")
+		if err := os.WriteFile(file, []byte(c.file+"\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		_, err := loadConfig(commonFlags{configFile: file}, envMap(map[string]string{"HOME": dir, "MNEME_MAX_STEPS": c.env}))
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("file %q env %q: err = %v, want one naming %q", c.file, c.env, err, c.want)
+		}
+	}
+	dir := t.TempDir()
+	file := filepath.Join(dir, "config.toml")
+	if err := os.WriteFile(file, []byte("max_steps = 50\nrrf_k = 0\nkeyword_weight = 0.3\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if cfg, err := loadConfig(commonFlags{configFile: file}, envMap(map[string]string{"HOME": dir})); err != nil || cfg.MaxSteps != 50 {
+		t.Fatalf("in-range values: %+v %v", cfg.MaxSteps, err)
+	}
+}

@@ -84,8 +84,8 @@ func WithModel(name string) Option { return func(a *Agent) { a.model = name } }
 // WithSystemPrompt replaces the default system prompt.
 func WithSystemPrompt(p string) Option { return func(a *Agent) { a.system = p } }
 
-// WithMaxSteps bounds model calls per prompt (values < 1 mean 1).
-func WithMaxSteps(n int) Option { return func(a *Agent) { a.maxSteps = max(n, 1) } }
+// WithMaxSteps bounds model calls per prompt (values < 1 mean 1; at most MaxStepsLimit).
+func WithMaxSteps(n int) Option { return func(a *Agent) { a.maxSteps = min(max(n, 1), MaxStepsLimit) } }
 
 // WithTools sets the tools offered to the model.
 func WithTools(t ToolRunner) Option { return func(a *Agent) { a.tools = t } }
@@ -244,7 +244,7 @@ func (a *Agent) Run(ctx context.Context, req Request, emit func(Event)) (res Res
 			return res, a.explainStream(streamErr, out)
 		}
 
-		calls := fromAPICalls(out.calls)
+		calls, refused := fromAPICalls(out.calls)
 		assistant, err := live.finish(out, calls, memory.StatusComplete, false)
 		if err != nil {
 			return res, fmt.Errorf("store answer: %w", err)
@@ -254,12 +254,17 @@ func (a *Agent) Run(ctx context.Context, req Request, emit func(Event)) (res Res
 			return res, nil
 		}
 
-		for _, c := range calls {
-			act := ToolActivity{ID: c.ID, Name: c.Name, Args: string(c.Arguments)}
+		for i, c := range calls {
+			act := ToolActivity{ID: c.ID, Name: c.Name, Args: clip(string(c.Arguments), maxEchoBytes)}
 			emit(ToolCallEvent{Call: act})
 			var content string
 			if last {
 				act.Error = fmt.Sprintf("not run: the step limit (%d) was reached", a.maxSteps)
+			} else if i >= MaxToolCallsPerReply {
+				act.Error = fmt.Sprintf("not run: at most %d tool calls are run per reply, and this reply made %d; make the calls that matter first",
+					MaxToolCallsPerReply, len(calls))
+			} else if refused[i] != "" {
+				act.Error = refused[i]
 			} else if a.tools == nil {
 				act.Error = fmt.Sprintf("%v %q", tools.ErrUnknownTool, c.Name)
 			} else {
@@ -269,6 +274,7 @@ func (a *Agent) Run(ctx context.Context, req Request, emit func(Event)) (res Res
 					act.Error = err.Error()
 				}
 			}
+			act.Error = clip(act.Error, maxEchoBytes)
 			content = act.Result
 			if act.Error != "" {
 				b, _ := json.Marshal(map[string]string{"error": act.Error})

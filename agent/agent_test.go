@@ -41,7 +41,8 @@ func newHarness(t *testing.T, srvOpts []fakeollama.Option, opts ...Option) *harn
 		t.Fatal(err)
 	}
 	u, _ := url.Parse(srv.URL)
-	client := api.NewClient(u, http.DefaultClient)
+	// The transport the app uses (app.go).
+	client := api.NewClient(u, &http.Client{Transport: ToleratingTransport(nil)})
 	opts = append([]Option{WithModel(fakeollama.DefaultChatModel), WithHost(srv.URL)}, opts...)
 	return &harness{t: t, srv: srv, store: store, conv: conv, agent: New(client, store, opts...)}
 }

@@ -34,10 +34,13 @@ func toAPI(msgs []memory.Message) []api.Message {
 }
 
 // fromAPICalls maps the model's tool calls to stored ones, giving each an
-// id when the server sent none so results can be paired with calls.
-func fromAPICalls(calls []api.ToolCall) []memory.ToolCall {
-	out := make([]memory.ToolCall, 0, len(calls))
-	for _, c := range calls {
+// id when the server sent none so results can be paired with calls. Calls
+// that must not run (oversized or malformed arguments) have a reason in
+// refused, at the same index; their stored arguments are bounded.
+func fromAPICalls(calls []api.ToolCall) (out []memory.ToolCall, refused []string) {
+	out = make([]memory.ToolCall, 0, len(calls))
+	refused = make([]string, len(calls))
+	for i, c := range calls {
 		id := c.ID
 		if id == "" {
 			id = "call_" + memory.NewID()
@@ -46,7 +49,16 @@ func fromAPICalls(calls []api.ToolCall) []memory.ToolCall {
 		if err != nil || string(args) == "null" {
 			args = []byte("{}")
 		}
-		out = append(out, memory.ToolCall{ID: id, Name: c.Function.Name, Arguments: args})
+		mc := memory.ToolCall{ID: id, Name: c.Function.Name, Arguments: args}
+		if raw, ok := c.Function.Arguments.Get(notAnObject); ok && c.Function.Arguments.Len() == 1 {
+			s, _ := raw.(string)
+			refused[i] = argumentsNotAnObject(s)
+			mc.Arguments, _ = json.Marshal(map[string]string{"arguments_not_an_object": clip(s, storedArgsBytes)})
+			out = append(out, mc)
+			continue
+		}
+		refused[i] = boundCall(&mc)
+		out = append(out, mc)
 	}
-	return out
+	return out, refused
 }

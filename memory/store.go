@@ -38,6 +38,9 @@ type Store struct {
 
 	conn *pragmaConnector
 	key  string // encryption key at rest ("" for none); never logged
+	// readIfNewer opens a database of a newer schema read-only instead of
+	// refusing it (ReadOnlyIfNewer).
+	readIfNewer bool
 	// replica is true when the file is a libSQL sync replica (it has a
 	// <db>-info file beside it), false for a plain local database.
 	replica atomic.Bool
@@ -60,6 +63,12 @@ func WithClock(now func() time.Time) Option { return func(s *Store) { s.now = no
 // connection). An existing database must have been created with the same
 // key. A sync replica cannot be encrypted: see ErrEncryptedReplica.
 func WithEncryptionKey(key string) Option { return func(s *Store) { s.key = key } }
+
+// ReadOnlyIfNewer opens a database written by a newer mneme (one with a
+// migration this build does not know) read-only, for the commands that
+// only read, instead of failing with ErrSchemaTooNew: every write then
+// fails with ReadOnlyReason, which wraps ErrSchemaTooNew.
+func ReadOnlyIfNewer() Option { return func(s *Store) { s.readIfNewer = true } }
 
 // Open opens (creating if needed) the database at path and migrates it.
 //
@@ -120,7 +129,7 @@ func (s *Store) open(ctx context.Context) error {
 		s.db.Close()
 		return fmt.Errorf("open store: %w", err)
 	}
-	if replica {
+	if replica && s.ReadOnlyReason() == nil {
 		if err := s.ensureSyncTriggers(ctx); err != nil {
 			s.db.Close()
 			return fmt.Errorf("open store: %w", err)

@@ -330,3 +330,38 @@ func TestStreamingAnswerIsCompletedInPlace(t *testing.T) {
 		t.Fatalf("a complete message changed: %v", err)
 	}
 }
+
+// TestNewerSchemaOpensReadOnlyForReaders: with ReadOnlyIfNewer, a database
+// from a newer mneme opens, reads what this build knows, and refuses every
+// write with the reason.
+func TestNewerSchemaOpensReadOnlyForReaders(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), DBFileName)
+	s, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := s.CreateConversation(ctx, "alice", "trip")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.db.ExecContext(ctx, `INSERT INTO schema_migrations(version, applied_at) VALUES (999, 0)`); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	s, err = Open(ctx, path, ReadOnlyIfNewer())
+	if err != nil {
+		t.Fatalf("open a newer schema for reading: %v", err)
+	}
+	defer s.Close()
+	if got, err := s.Conversation(ctx, "alice", c.ID); err != nil || got.Title != "trip" {
+		t.Fatalf("read: %+v %v", got, err)
+	}
+	ro := s.ReadOnlyReason()
+	if !errors.Is(ro, ErrSchemaTooNew) || !strings.Contains(ro.Error(), "999") {
+		t.Fatalf("read-only reason = %v", ro)
+	}
+	if _, err := s.CreateConversation(ctx, "alice", "new"); !errors.Is(err, ErrSchemaTooNew) {
+		t.Fatalf("write on a newer schema: %v", err)
+	}
+}

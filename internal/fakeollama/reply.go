@@ -2,6 +2,7 @@ package fakeollama
 
 import (
 	"cmp"
+	"encoding/json"
 	"slices"
 	"strings"
 	"time"
@@ -24,6 +25,12 @@ type Reply struct {
 	// ToolCalls are sent together in one chunk after the content, as Ollama
 	// does. Function.Index is set to each call's position.
 	ToolCalls []api.ToolCall
+	// RawToolCalls are sent verbatim, as the elements of message.tool_calls
+	// of one more streamed line after ToolCalls: a hostile or broken model's
+	// calls that api.ToolCall cannot hold, e.g.
+	// {"function":{"name":"x","arguments":"not an object"}}. Streamed
+	// replies only.
+	RawToolCalls []json.RawMessage
 
 	// Status, if non-zero, answers with this HTTP status and the body
 	// {"error": Error} instead of a stream, e.g. 400 with
@@ -125,14 +132,26 @@ func (rep Reply) toolCalls() []api.ToolCall {
 	return calls
 }
 
+// rawCallsLine is a streamed line carrying RawToolCalls.
+type rawCallsLine struct {
+	Model     string    `json:"model"`
+	CreatedAt time.Time `json:"created_at"`
+	Message   struct {
+		Role      string            `json:"role"`
+		Content   string            `json:"content"`
+		ToolCalls []json.RawMessage `json:"tool_calls"`
+	} `json:"message"`
+	Done bool `json:"done"`
+}
+
 // chunks returns the streamed lines before the final one.
-func (rep Reply) chunks(model string) []api.ChatResponse {
+func (rep Reply) chunks(model string) []any {
 	now := time.Now().UTC()
 	line := func(m api.Message) api.ChatResponse {
 		m.Role = "assistant"
 		return api.ChatResponse{Model: model, CreatedAt: now, Message: m}
 	}
-	var out []api.ChatResponse
+	var out []any
 	for _, t := range rep.Thinking {
 		out = append(out, line(api.Message{Thinking: t}))
 	}
@@ -141,6 +160,12 @@ func (rep Reply) chunks(model string) []api.ChatResponse {
 	}
 	if len(rep.ToolCalls) > 0 {
 		out = append(out, line(api.Message{ToolCalls: rep.toolCalls()}))
+	}
+	if len(rep.RawToolCalls) > 0 {
+		raw := rawCallsLine{Model: model, CreatedAt: now}
+		raw.Message.Role = "assistant"
+		raw.Message.ToolCalls = rep.RawToolCalls
+		out = append(out, raw)
 	}
 	return out
 }

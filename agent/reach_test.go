@@ -1,0 +1,162 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/ollama/ollama/api"
+
+	"github.com/mneme-dev/mneme/internal/fakeollama"
+	"github.com/mneme-dev/mneme/memory"
+	"github.com/mneme-dev/mneme/tools"
+)
+
+// counter is a side-effecting test tool that counts its runs.
+type counter struct{ runs *atomic.Int64 }
+
+func (counter) Definition() api.Tool {
+	return api.Tool{Type: "function", Function: api.ToolFunction{Name: "tally", Description: "Counts."}}
+}
+func (counter) Tier() tools.Tier       { return tools.SideEffecting }
+func (counter) Timeout() time.Duration { return time.Second }
+func (c counter) Run(context.Context, tools.Session, json.RawMessage) (string, error) {
+	c.runs.Add(1)
+	return "ok", nil
+}
+
+// TestToolCallsPerReplyAreCapped: a reply with 200 calls runs only the
+// first MaxToolCallsPerReply; every other call gets an error result saying
+// why, and the turn goes on.
+func TestToolCallsPerReplyAreCapped(t *testing.T) {
+	var runs atomic.Int64
+	h := newHarness(t, nil, WithTools(tools.NewRegistry(nil, counter{&runs})))
+	calls := make([]api.ToolCall, 200)
+	for i := range calls {
+		calls[i] = fakeollama.ToolCall("tally", map[string]any{"n": i})
+	}
+	h.srv.Script(fakeollama.Reply{ToolCalls: calls}, fakeollama.Say("Done."))
+	res, _, err := h.run(context.Background(), "count a lot")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if runs.Load() != MaxToolCallsPerReply {
+		t.Fatalf("the tool ran %d times, want %d", runs.Load(), MaxToolCallsPerReply)
+	}
+	if res.Answer != "Done." || len(res.ToolCalls) != 200 {
+		t.Fatalf("answer %q, %d tool activities", res.Answer, len(res.ToolCalls))
+	}
+	sent := h.srv.LastRequest().Messages
+	var ok, refused int
+	for _, m := range sent {
+		switch {
+		case m.Role == "tool" && m.Content == "ok":
+			ok++
+		case m.Role == "tool" && strings.Contains(m.Content, "at most 16 tool calls"):
+			refused++
+		}
+	}
+	if ok != 16 || refused != 184 {
+		t.Fatalf("results sent back: %d ok, %d refused", ok, refused)
+	}
+}
+
+// TestHugeToolInputIsBoundedWhereEchoedAndStored: an unknown field name of
+// 200,000 characters is not echoed whole into the tool error, and 1 MB of
+// arguments is not stored whole; both say what was cut.
+func TestHugeToolInputIsBoundedWhereEchoedAndStored(t *testing.T) {
+	ctx := context.Background()
+	h := newHarness(t, nil)
+	ix, err := memory.OpenIndex(ctx, h.store, t.TempDir(), memory.IndexOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	h.agent = New(h.agent.client, h.store, WithModel(fakeollama.DefaultChatModel), WithHost(h.srv.URL),
+		WithTools(tools.NewRegistry(nil, tools.MemoryTools(ix)...)))
+	longName := strings.Repeat("x", 50_000) // under the size bound: it reaches the tool
+	h.srv.Script(
+		fakeollama.Reply{ToolCalls: []api.ToolCall{
+			fakeollama.ToolCall(tools.MemorySaveName, map[string]any{"content": "fine", longName: 1}),
+			fakeollama.ToolCall(tools.MemorySaveName, map[string]any{"content": strings.Repeat("y", 1<<20)}),
+		}},
+		fakeollama.Say("Sorry."),
+	)
+	if _, _, err := h.run(ctx, "save"); err != nil {
+		t.Fatal(err)
+	}
+	msgs := h.messages()
+	if roles(msgs) != "user,assistant,tool,tool,assistant" {
+		t.Fatalf("stored roles = %s", roles(msgs))
+	}
+	if c := msgs[2].Content; len(c) > 4<<10 || !strings.Contains(c, "unknown field") || !strings.Contains(c, "[cut: ") {
+		t.Fatalf("unknown field result: %d bytes, %.200q", len(c), c)
+	}
+	if !strings.Contains(msgs[3].Content, "1,048,") || !strings.Contains(msgs[3].Content, "not run") {
+		t.Fatalf("oversized call result = %.300q", msgs[3].Content)
+	}
+	big := msgs[1].ToolCalls[1].Arguments
+	if len(big) > 4<<10 || !strings.Contains(string(big), "[cut: 1,047,") {
+		t.Fatalf("stored arguments: %d bytes, %.200q", len(big), big)
+	}
+	sent := h.srv.LastRequest().Messages
+	for _, m := range sent {
+		if len(m.Content) > 4<<10 {
+			t.Fatalf("%s message of %d bytes sent back to the model", m.Role, len(m.Content))
+		}
+	}
+	notes, err := h.store.ListNotes(ctx, "alice")
+	if err == nil && len(notes) != 0 {
+		t.Fatalf("%d notes saved from refused calls", len(notes))
+	}
+}
+
+// TestArgumentsThatAreNotAnObjectGetAnErrorResult: calls whose arguments
+// are a string, an array or a number on the wire do not end the turn:
+// each gets an error result naming what it was, a good call in the same
+// reply still runs, and the model answers.
+func TestArgumentsThatAreNotAnObjectGetAnErrorResult(t *testing.T) {
+	h := newHarness(t, nil, WithTools(tools.NewRegistry(nil, upper{})))
+	h.srv.Script(
+		fakeollama.Reply{
+			ToolCalls: []api.ToolCall{fakeollama.ToolCall("shout", map[string]any{"text": "hi"})},
+			RawToolCalls: []json.RawMessage{
+				json.RawMessage(`{"function":{"name":"shout","arguments":"{\"text\": \"trunc"}}`),
+				json.RawMessage(`{"function":{"name":"shout","arguments":["a","b"]}}`),
+				json.RawMessage(`{"function":{"name":"shout","arguments":42}}`),
+			},
+		},
+		fakeollama.Say("Sorry about that."),
+	)
+	res, _, err := h.run(context.Background(), "shout")
+	if err != nil {
+		t.Fatalf("the turn failed: %v", err)
+	}
+	if res.Answer != "Sorry about that." || len(res.ToolCalls) != 4 {
+		t.Fatalf("answer %q, tool calls %+v", res.Answer, res.ToolCalls)
+	}
+	if res.ToolCalls[0].Result != "HI" {
+		t.Fatalf("the good call = %+v", res.ToolCalls[0])
+	}
+	for i, kind := range []string{"a string", "an array", "a number"} {
+		if e := res.ToolCalls[i+1].Error; !strings.Contains(e, "must be a JSON object") || !strings.Contains(e, kind) {
+			t.Fatalf("call %d error = %q, want one saying it was %s", i+1, e, kind)
+		}
+	}
+	sent := h.srv.LastRequest().Messages
+	var results []string
+	for _, m := range sent {
+		if m.Role == "tool" {
+			results = append(results, m.Content)
+		}
+	}
+	if len(results) != 4 || !strings.Contains(results[1], `trunc`) || !strings.Contains(results[2], "an array") {
+		t.Fatalf("tool results sent back = %q", results)
+	}
+	if got := roles(h.messages()); got != "user,assistant,tool,tool,tool,tool,assistant" {
+		t.Fatalf("stored roles = %s", got)
+	}
+}
