@@ -16,6 +16,9 @@ var (
 	ErrNoUser = errors.New("user id required")
 	// ErrInvalid is returned for values the store refuses to write.
 	ErrInvalid = errors.New("invalid value")
+	// ErrOtherUser is returned for an import line that names another user
+	// when the import may only write the importing user's data.
+	ErrOtherUser = errors.New("the line names another user")
 	// ErrSyncLocked is returned when go-libsql's sync kept finding the
 	// database locked by another connection, after every retry.
 	ErrSyncLocked = errors.New("the database stayed locked during sync")

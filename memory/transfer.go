@@ -42,6 +42,15 @@ type ImportStats struct {
 	Conversations []ConversationRef `json:"-"`
 }
 
+// ImportOptions says whose data an import may write and where bad lines go.
+type ImportOptions struct {
+	// AllUsers lets lines name any user. Without it a line whose "user" is
+	// not the importing user is a bad line (ErrOtherUser) and is skipped.
+	AllUsers bool
+	// OnBad is told about each bad line; the line is skipped.
+	OnBad func(LineError)
+}
+
 // LineError is a bad line in an import file.
 type LineError struct {
 	Line int
@@ -60,14 +69,17 @@ const importBatch = 2000
 // idSpace namespaces the deterministic ids of imported rows.
 var idSpace = uuid.MustParse("6f1c7f8e-3a52-4d7e-9a51-0f6d1b1f3c11")
 
-// Import reads JSON lines from r and stores their messages. Lines without
-// "user" belong to defaultUser. Bad lines are reported to onBad with their
-// line number and skipped; everything else is kept. Importing the same file
-// again changes nothing: each message's id derives from its user,
-// conversation and position in the file.
-func (s *Store) Import(ctx context.Context, defaultUser string, r io.Reader, onBad func(LineError)) (ImportStats, error) {
+// Import reads JSON lines from r and stores their messages as user's. A
+// line may name another user only with opts.AllUsers. Bad lines are
+// reported to opts.OnBad with their line number and skipped; everything
+// else is kept. Importing the same file again changes nothing: each
+// message's id derives from its user, conversation and position in the
+// file. A conversation id of another user's conversation is never
+// appended to: the line's user gets a conversation of their own.
+func (s *Store) Import(ctx context.Context, user string, r io.Reader, opts ImportOptions) (ImportStats, error) {
 	var st ImportStats
-	imp := &importer{s: s, convs: map[convKey]*importConv{}}
+	onBad := opts.OnBad
+	imp := &importer{s: s, convs: map[convKey]*importConv{}, user: strings.TrimSpace(user), allUsers: opts.AllUsers}
 	br := bufio.NewReaderSize(r, 1<<20)
 	var pending []importMsg
 	flush := func() error {
@@ -100,7 +112,7 @@ func (s *Store) Import(ctx context.Context, defaultUser string, r io.Reader, onB
 			continue
 		}
 		st.Lines++
-		m, lerr := imp.parse(raw, defaultUser)
+		m, lerr := imp.parse(raw)
 		if lerr != nil {
 			st.Bad++
 			if onBad != nil {
@@ -165,20 +177,24 @@ type importMsg struct {
 }
 
 type importer struct {
-	s     *Store
-	convs map[convKey]*importConv
+	s        *Store
+	convs    map[convKey]*importConv
+	user     string // the importing user, the default of lines without "user"
+	allUsers bool
 }
 
-func (imp *importer) parse(raw []byte, defaultUser string) (importMsg, error) {
+func (imp *importer) parse(raw []byte) (importMsg, error) {
 	var rec Record
 	dec := json.NewDecoder(strings.NewReader(string(raw)))
 	if err := dec.Decode(&rec); err != nil {
 		return importMsg{}, fmt.Errorf("not a JSON object: %w", err)
 	}
-	user := strings.TrimSpace(first(rec.User, defaultUser))
+	user := strings.TrimSpace(first(rec.User, imp.user))
 	switch {
 	case user == "":
 		return importMsg{}, errors.New(`no "user" and no default user`)
+	case user != imp.user && !imp.allUsers:
+		return importMsg{}, fmt.Errorf("%q: %w", user, ErrOtherUser)
 	case strings.TrimSpace(rec.Conversation) == "":
 		return importMsg{}, errors.New(`missing "conversation"`)
 	case !rec.Role.Valid():
