@@ -54,3 +54,62 @@ func TestImportWritesOnlyYourOwnMemory(t *testing.T) {
 		t.Fatalf("carol: %+v %v", carol, err)
 	}
 }
+
+func TestSearchBatchReadsOnlyYourOwnTurns(t *testing.T) {
+	d := newDevice(t, closedPort(t))
+	d.asUser("alice")
+	d.mustOK("", "import", writeFile(t, "alice.jsonl", tripImport))
+
+	d.asUser("bob")
+	long := `{"id":9,"query":"` + strings.Repeat("lisbon ", (4<<20)/7+1) + `"}`
+	batch := `{"id":1,"query":"Lisbon trip","user":"alice"}
+` + long + `
+{"id":"typed","query":42}
+{"id":3,"query":"Lisbon trip"}
+`
+	r := d.mustOK("", "search", "--batch", writeFile(t, "q.jsonl", batch))
+	answers := batchAnswers(t, r.stdout)
+	if len(answers) != 4 {
+		t.Fatalf("%d answers for 4 lines:\n%s\nstderr %s", len(answers), r.stdout, r.stderr)
+	}
+	if a := answers[0]; string(a.ID) != "1" || len(a.Results) != 0 || !strings.Contains(a.Error, "line 1") || !strings.Contains(a.Error, "--all-users") {
+		t.Fatalf("bob reading alice's turns: %+v", a)
+	}
+	if a := answers[1]; string(a.ID) != "null" || !strings.Contains(a.Error, "line 2") || !strings.Contains(a.Error, "4 MiB") {
+		t.Fatalf("over-long line: %+v", a)
+	}
+	if a := answers[2]; string(a.ID) != `"typed"` || !strings.Contains(a.Error, "line 3") {
+		t.Fatalf("a line that does not parse keeps the id it can read: %+v", a)
+	}
+	if a := answers[3]; string(a.ID) != "3" || a.Error != "" || len(a.Results) != 0 {
+		t.Fatalf("bob's own search: %+v", a)
+	}
+
+	// With --all-users (and a warning) the evaluation can search alice's turns.
+	r = d.mustOK("", "search", "--all-users", "--batch", writeFile(t, "q2.jsonl", `{"id":1,"query":"Lisbon trip","user":"alice"}`+"\n"))
+	answers = batchAnswers(t, r.stdout)
+	if !strings.Contains(r.stderr, "warning") || len(answers) != 1 || len(answers[0].Results) == 0 || answers[0].Results[0].Refs[0] != "D1:1" {
+		t.Fatalf("--all-users: %s\nstderr %s", r.stdout, r.stderr)
+	}
+}
+
+type batchAnswerLine struct {
+	ID      json.RawMessage `json:"id"`
+	Results []struct {
+		Refs []string `json:"refs"`
+	} `json:"results"`
+	Error string `json:"error"`
+}
+
+func batchAnswers(t *testing.T, out string) []batchAnswerLine {
+	t.Helper()
+	var answers []batchAnswerLine
+	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+		var a batchAnswerLine
+		if err := json.Unmarshal([]byte(l), &a); err != nil {
+			t.Fatalf("answer %q: %v", l, err)
+		}
+		answers = append(answers, a)
+	}
+	return answers
+}
