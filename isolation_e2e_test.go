@@ -113,3 +113,25 @@ func batchAnswers(t *testing.T, out string) []batchAnswerLine {
 	}
 	return answers
 }
+
+func TestMemoryRmNeedsAnEightCharacterPrefix(t *testing.T) {
+	d := newDevice(t, closedPort(t))
+	var note struct{ ID string }
+	if err := json.Unmarshal([]byte(d.mustOK("", "memory", "add", "--json", "My only note").stdout), &note); err != nil {
+		t.Fatal(err)
+	}
+	// A UUIDv7's first characters are its timestamp: "rm 01a2" must not
+	// delete the note saved around that time.
+	for _, args := range [][]string{{"rm", note.ID[:4]}, {"edit", note.ID[:7], "changed"}} {
+		r := d.mneme("", append([]string{"memory"}, args...)...)
+		if r.code != 2 || !strings.Contains(r.stderr, "at least 8 characters") {
+			t.Fatalf("memory %v: exit %d stderr %q", args, r.code, r.stderr)
+		}
+	}
+	if list := d.notes(); len(list) != 1 || list[0].Content != "My only note" {
+		t.Fatalf("notes after short prefixes: %+v", list)
+	}
+	if r := d.mustOK("", "memory", "rm", note.ID[:8]); !strings.Contains(r.stdout, "Deleted note "+note.ID) {
+		t.Fatalf("rm by 8 characters: %s", r.stdout)
+	}
+}
