@@ -65,6 +65,9 @@ func (a *App) runImport(ctx context.Context, args []string) error {
 	if err := ix.Sync(ctx); err != nil {
 		return err
 	}
+	if st.Conflicts > 0 {
+		fmt.Fprintf(a.stderr, "mneme: import: %d lines had an id already imported with other content; kept the stored one\n", st.Conflicts)
+	}
 	fmt.Fprintf(a.stdout, "Imported %d messages into %d conversations in %s (%d unchanged, %d bad lines skipped).\n",
 		st.Imported, len(st.Conversations), time.Since(start).Round(time.Millisecond), st.Unchanged, st.Bad)
 	defer s.syncAfterChange(ctx, ix)

@@ -135,3 +135,30 @@ func TestMemoryRmNeedsAnEightCharacterPrefix(t *testing.T) {
 		t.Fatalf("rm by 8 characters: %s", r.stdout)
 	}
 }
+
+func TestImportReportsBadTimesTrailingDataAndChangedLines(t *testing.T) {
+	d := newDevice(t, closedPort(t))
+	first := `{"conversation":"c","role":"user","content":"first version","time":"2024-04-01T09:00:00Z"}
+`
+	d.mustOK("", "import", writeFile(t, "a.jsonl", first))
+	second := `{"conversation":"c","role":"user","content":"second version","time":"2024-04-01T09:00:00Z"}
+{"conversation":"c","role":"assistant","content":"an answer","time":"2024-04-01T09:00:05Z"} {"extra":1}
+{"conversation":"c","role":"assistant","content":"from year one","time":"0001-01-01T00:00:00Z"}
+{"conversation":"pinned","role":"user","content":"latest for ever","time":"9999-12-31T00:00:00Z"}
+`
+	r := d.mustOK("", "import", writeFile(t, "b.jsonl", second))
+	for _, want := range []string{
+		"line 2: unexpected data after the JSON object",
+		`line 3: "time" 0001-01-01T00:00:00Z is out of range`,
+		`line 4: "time" 9999-12-31T00:00:00Z is out of range`,
+		"1 lines had an id already imported with other content; kept the stored one",
+	} {
+		if !strings.Contains(r.stderr, want) {
+			t.Fatalf("stderr lacks %q:\n%s", want, r.stderr)
+		}
+	}
+	convs := d.conversations()
+	if len(convs) != 1 || convs[0].Title != "first version" || convs[0].MessageCount != 1 {
+		t.Fatalf("conversations: %+v", convs)
+	}
+}

@@ -35,9 +35,12 @@ type Record struct {
 
 // ImportStats counts what an import did.
 type ImportStats struct {
-	Lines         int               `json:"lines"`
-	Imported      int               `json:"imported"`
-	Unchanged     int               `json:"unchanged"`
+	Lines     int `json:"lines"`
+	Imported  int `json:"imported"`
+	Unchanged int `json:"unchanged"`
+	// Conflicts counts lines whose message id was already stored with
+	// other content; the stored message was kept.
+	Conflicts     int               `json:"conflicts"`
 	Bad           int               `json:"bad"`
 	Conversations []ConversationRef `json:"-"`
 }
@@ -63,6 +66,11 @@ func (e LineError) Unwrap() error { return e.Err }
 // maxImportLine bounds one JSON line.
 const maxImportLine = 16 << 20
 
+// Imported times must lie between minImportTime and maxImportAhead from now.
+var minImportTime = time.Unix(0, 0)
+
+const maxImportAhead = 24 * time.Hour
+
 // importBatch is how many messages go into one transaction.
 const importBatch = 2000
 
@@ -86,9 +94,10 @@ func (s *Store) Import(ctx context.Context, user string, r io.Reader, opts Impor
 		if len(pending) == 0 {
 			return nil
 		}
-		n, err := imp.write(ctx, pending)
+		n, conflicts, err := imp.write(ctx, pending)
 		st.Imported += n
-		st.Unchanged += len(pending) - n
+		st.Conflicts += conflicts
+		st.Unchanged += len(pending) - n - conflicts
 		pending = pending[:0]
 		return err
 	}
@@ -189,6 +198,9 @@ func (imp *importer) parse(raw []byte) (importMsg, error) {
 	if err := dec.Decode(&rec); err != nil {
 		return importMsg{}, fmt.Errorf("not a JSON object: %w", err)
 	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return importMsg{}, errors.New("unexpected data after the JSON object")
+	}
 	user := strings.TrimSpace(first(rec.User, imp.user))
 	switch {
 	case user == "":
@@ -207,6 +219,13 @@ func (imp *importer) parse(raw []byte) (importMsg, error) {
 		t, err := time.Parse(time.RFC3339Nano, rec.Time)
 		if err != nil {
 			return importMsg{}, fmt.Errorf(`"time" is not RFC 3339: %q`, rec.Time)
+		}
+		// Year 1 would read as "no time"; a time far ahead would keep its
+		// conversation the latest (the one -c resumes) for ever.
+		latest := imp.s.now().Add(maxImportAhead)
+		if t.Before(minImportTime) || t.After(latest) {
+			return importMsg{}, fmt.Errorf(`"time" %s is out of range: it must be from 1970 to %s: %w`,
+				rec.Time, latest.UTC().Format(time.RFC3339), ErrTimeOutOfRange)
 		}
 		created = t
 	}
@@ -264,13 +283,13 @@ func (t convTouch) add(m Message) convTouch {
 	return t
 }
 
-// write stores a batch in one transaction and reports how many were new.
-func (imp *importer) write(ctx context.Context, batch []importMsg) (int, error) {
+// write stores a batch in one transaction and reports how many were new
+// and how many had an id already stored with other content (kept as stored).
+func (imp *importer) write(ctx context.Context, batch []importMsg) (n, conflicts int, err error) {
 	s := imp.s
 	now := s.nowMS()
-	n := 0
-	err := s.write(ctx, func(tx execer) error {
-		n = 0
+	err = s.write(ctx, func(tx execer) error {
+		n, conflicts = 0, 0
 		touched := map[*importConv]convTouch{}
 		for _, im := range batch {
 			c := im.conv
@@ -305,8 +324,17 @@ func (imp *importer) write(ctx context.Context, batch []importMsg) (int, error) 
 				n++
 				c.nextSeq++
 				touched[c] = touched[c].add(m)
-			} else if _, ok := touched[c]; !ok {
-				touched[c] = convTouch{}
+			} else {
+				same, err := sameMessage(ctx, tx, c.id, m)
+				if err != nil {
+					return fmt.Errorf("import message: %w", err)
+				}
+				if !same {
+					conflicts++
+				}
+				if _, ok := touched[c]; !ok {
+					touched[c] = convTouch{}
+				}
 			}
 			if m.Role == RoleUser && touched[c].firstUser == "" {
 				t := touched[c]
@@ -334,9 +362,24 @@ func (imp *importer) write(ctx context.Context, batch []importMsg) (int, error) 
 		for _, im := range batch {
 			im.conv.created = false
 		}
-		return 0, err
+		return 0, 0, err
 	}
-	return n, nil
+	return n, conflicts, nil
+}
+
+// sameMessage tells whether the stored message with m's id is m: in the
+// same conversation, with the same role and content.
+func sameMessage(ctx context.Context, tx execer, conversationID string, m Message) (bool, error) {
+	var role, content string
+	err := tx.QueryRowContext(ctx, `SELECT role, content FROM messages WHERE id = ? AND conversation_id = ?`,
+		m.ID, conversationID).Scan(&role, &content)
+	if errors.Is(err, sql.ErrNoRows) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	return role == string(m.Role) && content == m.Content, nil
 }
 
 // ensureConversation finds or creates the conversation a file names: the
