@@ -20,8 +20,8 @@ memory tools, and the ones relevant to a prompt are recalled into it.
 Commands:
   list                 list your notes, newest first, with where they were saved from
   add TEXT...          save a note
-  edit ID TEXT...      replace a note's text (an id prefix of 4+ characters is enough)
-  rm ID                delete a note
+  edit ID TEXT...      replace a note's text (a unique id prefix of 8+ characters is enough)
+  rm ID                delete a note (a unique id prefix of 8+ characters is enough)
   search QUERY...      search your notes by meaning and by words
 
 Every command takes --json, and the common flags (--user, --data-dir, ...).
@@ -64,10 +64,10 @@ func (a *App) memoryFlags(name, usage string, args []string) (commonFlags, bool,
 	return common, *asJSON, rest, err
 }
 
-// noteError turns a store error into the command's exit: bad text is a
-// usage error (2), anything else a failure (1).
+// noteError turns a store error into the command's exit: bad text or a
+// too short id prefix is a usage error (2), anything else a failure (1).
 func noteError(cmd string, err error) error {
-	if errors.Is(err, memory.ErrInvalid) {
+	if errors.Is(err, memory.ErrInvalid) || errors.Is(err, memory.ErrShortPrefix) {
 		return exitError{code: 2, msg: fmt.Sprintf("memory %s: %v", cmd, err)}
 	}
 	return fmt.Errorf("memory %s: %w", cmd, err)

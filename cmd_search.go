@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -28,11 +29,15 @@ func (a *App) runSearch(ctx context.Context, args []string) error {
 	since := fs.String("since", "", "only turns from this date on (YYYY-MM-DD or RFC 3339)")
 	until := fs.String("until", "", "only turns before this date (YYYY-MM-DD or RFC 3339)")
 	batch := fs.String("batch", "", `read JSON lines {"id","query","user"?,"limit"?} from FILE ("-" for stdin) and write {"id","results"} lines`)
+	allUsers := fs.Bool("all-users", false, `with --batch: let lines with "user" search other users' turns (an evaluation set)`)
 	rest, err := parseArgs(fs, args)
 	if err != nil {
 		return err
 	}
 	query := strings.TrimSpace(strings.Join(rest, " "))
+	if *allUsers && *batch == "" {
+		return exitError{code: 2, msg: "search: --all-users only goes with --batch"}
+	}
 	if *batch == "" && query == "" {
 		return exitError{code: 2, msg: "search: nothing to search for: give a query or --batch FILE"}
 	}
@@ -66,7 +71,10 @@ func (a *App) runSearch(ctx context.Context, args []string) error {
 	}
 	defer ix.Close()
 	if *batch != "" {
-		return a.searchBatch(ctx, s, ix, *batch, q)
+		if *allUsers {
+			fmt.Fprintln(a.stderr, `mneme: search --batch: warning: --all-users: lines naming another "user" search that user's turns`)
+		}
+		return a.searchBatch(ctx, ix, *batch, q, *allUsers)
 	}
 	results, err := ix.Search(ctx, q)
 	if err != nil {
@@ -132,9 +140,13 @@ type batchAnswer struct {
 	Error   string                `json:"error,omitempty"`
 }
 
+// maxBatchLine bounds one --batch line.
+const maxBatchLine = 4 << 20
+
 // searchBatch answers one JSON line per query line; a bad line gets an
-// answer with an error and does not stop the batch.
-func (a *App) searchBatch(ctx context.Context, s *session, ix *memory.Index, path string, base memory.SearchQuery) error {
+// answer with an error and its line number, and does not stop the batch.
+// A line naming another user is such an error unless allUsers is set.
+func (a *App) searchBatch(ctx context.Context, ix *memory.Index, path string, base memory.SearchQuery, allUsers bool) error {
 	var in io.Reader = a.stdin
 	if path != "-" {
 		f, err := os.Open(path)
@@ -144,45 +156,87 @@ func (a *App) searchBatch(ctx context.Context, s *session, ix *memory.Index, pat
 		defer f.Close()
 		in = f
 	}
-	sc := bufio.NewScanner(in)
-	sc.Buffer(make([]byte, 0, 64<<10), 4<<20)
+	br := bufio.NewReaderSize(in, 64<<10)
 	bw := bufio.NewWriter(a.stdout)
 	defer bw.Flush()
 	enc := json.NewEncoder(bw)
-	for n := 1; sc.Scan(); n++ {
-		if strings.TrimSpace(sc.Text()) == "" {
+	for n := 1; ; n++ {
+		raw, tooLong, err := readBatchLine(br)
+		if err != nil && !errors.Is(err, io.EOF) {
+			return fmt.Errorf("search --batch: line %d: %w", n, err)
+		}
+		if errors.Is(err, io.EOF) && len(raw) == 0 && !tooLong {
+			return nil
+		}
+		if !tooLong && strings.TrimSpace(string(raw)) == "" {
 			continue
 		}
-		var bl batchLine
-		ans := batchAnswer{Results: []memory.SearchResult{}}
-		if err := json.Unmarshal(sc.Bytes(), &bl); err != nil {
-			ans.ID, ans.Error = json.RawMessage("null"), fmt.Sprintf("line %d: not a JSON object: %v", n, err)
+		ans := a.batchAnswer(ctx, ix, n, raw, tooLong, base, allUsers)
+		if ans.Error != "" {
 			fmt.Fprintln(a.stderr, "mneme: search --batch:", ans.Error)
-		} else {
-			ans.ID = bl.ID
-			if ans.ID == nil {
-				ans.ID = json.RawMessage("null")
-			}
-			q := base
-			q.Text, q.UserID = bl.Query, first(bl.User, base.UserID)
-			if bl.Limit != 0 {
-				q.Limit = bl.Limit
-			}
-			res, err := ix.Search(ctx, q)
-			if err != nil {
-				ans.Error = err.Error()
-			} else {
-				ans.Results = res
-			}
 		}
 		if err := enc.Encode(ans); err != nil {
 			return err
 		}
 	}
-	if err := sc.Err(); err != nil {
-		return fmt.Errorf("search --batch: %w", err)
+}
+
+// batchAnswer answers line n. A line that does not parse answers with the
+// id it can still read, else null.
+func (a *App) batchAnswer(ctx context.Context, ix *memory.Index, n int, raw []byte, tooLong bool, base memory.SearchQuery, allUsers bool) batchAnswer {
+	ans := batchAnswer{ID: json.RawMessage("null"), Results: []memory.SearchResult{}}
+	if tooLong {
+		ans.Error = fmt.Sprintf("line %d: longer than %d MiB", n, maxBatchLine>>20)
+		return ans
 	}
-	return nil
+	var bl batchLine
+	if err := json.Unmarshal(raw, &bl); err != nil {
+		var idOnly struct {
+			ID json.RawMessage `json:"id"`
+		}
+		if json.Unmarshal(raw, &idOnly) == nil && idOnly.ID != nil {
+			ans.ID = idOnly.ID
+		}
+		ans.Error = fmt.Sprintf("line %d: not a JSON object of the batch format: %v", n, err)
+		return ans
+	}
+	if bl.ID != nil {
+		ans.ID = bl.ID
+	}
+	user := strings.TrimSpace(bl.User)
+	if user != "" && user != base.UserID && !allUsers {
+		ans.Error = fmt.Sprintf(`line %d: "user" %q is not you (%q): search other users' turns only with --all-users`, n, user, base.UserID)
+		return ans
+	}
+	q := base
+	q.Text, q.UserID = bl.Query, first(user, base.UserID)
+	if bl.Limit != 0 {
+		q.Limit = bl.Limit
+	}
+	res, err := ix.Search(ctx, q)
+	if err != nil {
+		ans.Error = fmt.Sprintf("line %d: %v", n, err)
+		return ans
+	}
+	ans.Results = res
+	return ans
+}
+
+// readBatchLine reads one line; a line over maxBatchLine is read to its
+// end and dropped (tooLong).
+func readBatchLine(br *bufio.Reader) (line []byte, tooLong bool, err error) {
+	for {
+		chunk, err := br.ReadSlice('\n')
+		if !tooLong && len(line)+len(chunk) > maxBatchLine {
+			tooLong, line = true, nil
+		}
+		if !tooLong {
+			line = append(line, chunk...)
+		}
+		if !errors.Is(err, bufio.ErrBufferFull) {
+			return line, tooLong, err
+		}
+	}
 }
 
 // The dates search can filter on: the search index holds times as

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -12,7 +13,8 @@ import (
 
 func (a *App) runImport(ctx context.Context, args []string) error {
 	var common commonFlags
-	fs := a.newFlagSet("import", "mneme import FILE|-", &common)
+	fs := a.newFlagSet("import", "mneme import [--all-users] FILE|-", &common)
+	allUsers := fs.Bool("all-users", false, `let lines with "user" write other users' data (an evaluation set); otherwise such lines are skipped`)
 	rest, err := parseArgs(fs, args)
 	if err != nil {
 		return err
@@ -34,12 +36,22 @@ func (a *App) runImport(ctx context.Context, args []string) error {
 		return err
 	}
 	defer s.Close()
+	if *allUsers {
+		fmt.Fprintln(a.stderr, `mneme: import: warning: --all-users: lines naming another "user" write into that user's memory`)
+	}
 	start := time.Now()
-	st, err := s.store.Import(ctx, s.cfg.User, in, func(e memory.LineError) {
+	others := 0
+	st, err := s.store.Import(ctx, s.cfg.User, in, memory.ImportOptions{AllUsers: *allUsers, OnBad: func(e memory.LineError) {
+		if errors.Is(e, memory.ErrOtherUser) {
+			others++
+		}
 		fmt.Fprintf(a.stderr, "mneme: import: skipped %v\n", e)
-	})
+	}})
 	if err != nil {
 		return err
+	}
+	if others > 0 {
+		fmt.Fprintf(a.stderr, "mneme: import: %d lines name a user other than %q and were skipped; import them as that user (--user NAME), or pass --all-users\n", others, s.cfg.User)
 	}
 	// Messages are stored; now make them searchable. Keyword search works at
 	// once; embeddings follow when a model is available.
@@ -52,6 +64,9 @@ func (a *App) runImport(ctx context.Context, args []string) error {
 	ix.Notify(st.Conversations...)
 	if err := ix.Sync(ctx); err != nil {
 		return err
+	}
+	if st.Conflicts > 0 {
+		fmt.Fprintf(a.stderr, "mneme: import: %d lines had an id already imported with other content; kept the stored one\n", st.Conflicts)
 	}
 	fmt.Fprintf(a.stdout, "Imported %d messages into %d conversations in %s (%d unchanged, %d bad lines skipped).\n",
 		st.Imported, len(st.Conversations), time.Since(start).Round(time.Millisecond), st.Unchanged, st.Bad)

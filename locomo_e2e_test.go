@@ -48,8 +48,8 @@ func TestLoCoMoRecallEndToEnd(t *testing.T) {
 
 	d := newDevice(t, closedPort(t))
 	d.timeout = 10 * time.Minute
-	d.mustOK("", "import", importFile)
-	out := d.mustOK("", "search", "--batch", batchFile).stdout
+	d.mustOK("", "import", "--all-users", importFile)
+	out := d.mustOK("", "search", "--all-users", "--batch", batchFile).stdout
 
 	ranked := make([][][]string, len(qs))
 	sc := bufio.NewScanner(strings.NewReader(out))

@@ -109,7 +109,7 @@ func buildCorpus(b *testing.B, dir string, bt benchText, n int) (*Store, *Index,
 		b.Fatal(err)
 	}
 	start := time.Now()
-	st, err := s.Import(ctx, benchUser, r, nil)
+	st, err := s.Import(ctx, benchUser, r, ImportOptions{})
 	if err != nil {
 		b.Fatal(err)
 	}

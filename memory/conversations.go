@@ -30,6 +30,10 @@ type ListOptions struct {
 // minPrefix is the shortest id prefix accepted in place of a full id.
 const minPrefix = 4
 
+// MinChangePrefix is the shortest id prefix accepted by what changes or
+// deletes a row (UpdateNote, DeleteNote).
+const MinChangePrefix = 8
+
 const convColumns = `c.id, c.user_id, c.title, c.created_at, c.updated_at, c.archived,
 	(SELECT COUNT(*) FROM messages m WHERE m.conversation_id = c.id)`
 

@@ -169,7 +169,19 @@ func (s *Store) ListNotes(ctx context.Context, userID string) ([]Note, error) {
 	return notes, nil
 }
 
-// UpdateNote replaces the text of the user's note (id or unique prefix),
+// noteToChange is Note for UpdateNote and DeleteNote: a prefix must have
+// at least MinChangePrefix characters.
+func (s *Store) noteToChange(ctx context.Context, userID, id string) (Note, error) {
+	id = strings.TrimSpace(id)
+	n, err := s.Note(ctx, userID, id)
+	if len(id) < MinChangePrefix && (err != nil || n.ID != id) {
+		return Note{}, fmt.Errorf("note %q: %w", id, ErrShortPrefix)
+	}
+	return n, err
+}
+
+// UpdateNote replaces the text of the user's note (id or unique prefix of
+// at least MinChangePrefix characters),
 // keeping its id and provenance. Its old vectors are dropped; the keyword
 // index and the embeddings catch up with the new text.
 func (s *Store) UpdateNote(ctx context.Context, userID, id, content string) (Note, error) {
@@ -177,7 +189,7 @@ func (s *Store) UpdateNote(ctx context.Context, userID, id, content string) (Not
 	if err != nil {
 		return Note{}, fmt.Errorf("update note: %w", err)
 	}
-	n, err := s.Note(ctx, userID, id)
+	n, err := s.noteToChange(ctx, userID, id)
 	if err != nil {
 		return Note{}, err
 	}
@@ -201,10 +213,11 @@ func (s *Store) UpdateNote(ctx context.Context, userID, id, content string) (Not
 	return n, nil
 }
 
-// DeleteNote deletes the user's note (id or unique prefix) and its vectors,
+// DeleteNote deletes the user's note (id or unique prefix of at least
+// MinChangePrefix characters) and its vectors,
 // and returns it as it was. The row stays as a tombstone with no content.
 func (s *Store) DeleteNote(ctx context.Context, userID, id string) (Note, error) {
-	n, err := s.Note(ctx, userID, id)
+	n, err := s.noteToChange(ctx, userID, id)
 	if err != nil {
 		return Note{}, err
 	}

@@ -108,7 +108,7 @@ func TestNotesAreIsolatedByUser(t *testing.T) {
 	if _, err := ix.UpdateNote(ctx, "bob", n.ID, "hacked"); !errors.Is(err, ErrNoteNotFound) {
 		t.Fatalf("bob updates alice's note: %v", err)
 	}
-	if _, err := ix.DeleteNote(ctx, "bob", n.ID[:6]); !errors.Is(err, ErrNoteNotFound) {
+	if _, err := ix.DeleteNote(ctx, "bob", n.ID[:8]); !errors.Is(err, ErrNoteNotFound) {
 		t.Fatalf("bob deletes alice's note by prefix: %v", err)
 	}
 	if list, _ := s.ListNotes(ctx, "bob"); len(list) != 0 {
@@ -262,5 +262,34 @@ func TestNotesSurviveKeywordRebuildAndEmbeddingOutage(t *testing.T) {
 	}
 	if got := noteTexts(searchNotes(t, ix2, "alice", "Tom")); got != "My cat is called Tom" {
 		t.Fatalf("after rebuild: %q", got)
+	}
+}
+
+func TestChangingANoteNeedsAnEightCharacterPrefix(t *testing.T) {
+	ctx := context.Background()
+	s := openTest(t)
+	n, err := s.SaveNote(ctx, "alice", "My only note", NoteSource{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A UUIDv7's first characters are its timestamp: "01a2" names a time,
+	// not a note, and must not pick the user's only note.
+	for _, p := range []string{n.ID[:4], n.ID[:7]} {
+		if _, err := s.DeleteNote(ctx, "alice", p); !errors.Is(err, ErrShortPrefix) || !strings.Contains(err.Error(), "at least 8 characters") {
+			t.Fatalf("delete %q: %v", p, err)
+		}
+		if _, err := s.UpdateNote(ctx, "alice", p, "changed"); !errors.Is(err, ErrShortPrefix) {
+			t.Fatalf("update %q: %v", p, err)
+		}
+	}
+	if got, err := s.Note(ctx, "alice", n.ID); err != nil || got.Content != "My only note" {
+		t.Fatalf("the note after short prefixes: %+v %v", got, err)
+	}
+	// Reading still takes 4, changing takes 8.
+	if _, err := s.Note(ctx, "alice", n.ID[:4]); err != nil {
+		t.Fatalf("read by a 4-character prefix: %v", err)
+	}
+	if d, err := s.DeleteNote(ctx, "alice", n.ID[:8]); err != nil || d.ID != n.ID {
+		t.Fatalf("delete by an 8-character prefix: %+v %v", d, err)
 	}
 }

@@ -35,11 +35,23 @@ type Record struct {
 
 // ImportStats counts what an import did.
 type ImportStats struct {
-	Lines         int               `json:"lines"`
-	Imported      int               `json:"imported"`
-	Unchanged     int               `json:"unchanged"`
+	Lines     int `json:"lines"`
+	Imported  int `json:"imported"`
+	Unchanged int `json:"unchanged"`
+	// Conflicts counts lines whose message id was already stored with
+	// other content; the stored message was kept.
+	Conflicts     int               `json:"conflicts"`
 	Bad           int               `json:"bad"`
 	Conversations []ConversationRef `json:"-"`
+}
+
+// ImportOptions says whose data an import may write and where bad lines go.
+type ImportOptions struct {
+	// AllUsers lets lines name any user. Without it a line whose "user" is
+	// not the importing user is a bad line (ErrOtherUser) and is skipped.
+	AllUsers bool
+	// OnBad is told about each bad line; the line is skipped.
+	OnBad func(LineError)
 }
 
 // LineError is a bad line in an import file.
@@ -54,29 +66,38 @@ func (e LineError) Unwrap() error { return e.Err }
 // maxImportLine bounds one JSON line.
 const maxImportLine = 16 << 20
 
+// Imported times must lie between minImportTime and maxImportAhead from now.
+var minImportTime = time.Unix(0, 0)
+
+const maxImportAhead = 24 * time.Hour
+
 // importBatch is how many messages go into one transaction.
 const importBatch = 2000
 
 // idSpace namespaces the deterministic ids of imported rows.
 var idSpace = uuid.MustParse("6f1c7f8e-3a52-4d7e-9a51-0f6d1b1f3c11")
 
-// Import reads JSON lines from r and stores their messages. Lines without
-// "user" belong to defaultUser. Bad lines are reported to onBad with their
-// line number and skipped; everything else is kept. Importing the same file
-// again changes nothing: each message's id derives from its user,
-// conversation and position in the file.
-func (s *Store) Import(ctx context.Context, defaultUser string, r io.Reader, onBad func(LineError)) (ImportStats, error) {
+// Import reads JSON lines from r and stores their messages as user's. A
+// line may name another user only with opts.AllUsers. Bad lines are
+// reported to opts.OnBad with their line number and skipped; everything
+// else is kept. Importing the same file again changes nothing: each
+// message's id derives from its user, conversation and position in the
+// file. A conversation id of another user's conversation is never
+// appended to: the line's user gets a conversation of their own.
+func (s *Store) Import(ctx context.Context, user string, r io.Reader, opts ImportOptions) (ImportStats, error) {
 	var st ImportStats
-	imp := &importer{s: s, convs: map[convKey]*importConv{}}
+	onBad := opts.OnBad
+	imp := &importer{s: s, convs: map[convKey]*importConv{}, user: strings.TrimSpace(user), allUsers: opts.AllUsers}
 	br := bufio.NewReaderSize(r, 1<<20)
 	var pending []importMsg
 	flush := func() error {
 		if len(pending) == 0 {
 			return nil
 		}
-		n, err := imp.write(ctx, pending)
+		n, conflicts, err := imp.write(ctx, pending)
 		st.Imported += n
-		st.Unchanged += len(pending) - n
+		st.Conflicts += conflicts
+		st.Unchanged += len(pending) - n - conflicts
 		pending = pending[:0]
 		return err
 	}
@@ -100,7 +121,7 @@ func (s *Store) Import(ctx context.Context, defaultUser string, r io.Reader, onB
 			continue
 		}
 		st.Lines++
-		m, lerr := imp.parse(raw, defaultUser)
+		m, lerr := imp.parse(raw)
 		if lerr != nil {
 			st.Bad++
 			if onBad != nil {
@@ -165,20 +186,27 @@ type importMsg struct {
 }
 
 type importer struct {
-	s     *Store
-	convs map[convKey]*importConv
+	s        *Store
+	convs    map[convKey]*importConv
+	user     string // the importing user, the default of lines without "user"
+	allUsers bool
 }
 
-func (imp *importer) parse(raw []byte, defaultUser string) (importMsg, error) {
+func (imp *importer) parse(raw []byte) (importMsg, error) {
 	var rec Record
 	dec := json.NewDecoder(strings.NewReader(string(raw)))
 	if err := dec.Decode(&rec); err != nil {
 		return importMsg{}, fmt.Errorf("not a JSON object: %w", err)
 	}
-	user := strings.TrimSpace(first(rec.User, defaultUser))
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return importMsg{}, errors.New("unexpected data after the JSON object")
+	}
+	user := strings.TrimSpace(first(rec.User, imp.user))
 	switch {
 	case user == "":
 		return importMsg{}, errors.New(`no "user" and no default user`)
+	case user != imp.user && !imp.allUsers:
+		return importMsg{}, fmt.Errorf("%q: %w", user, ErrOtherUser)
 	case strings.TrimSpace(rec.Conversation) == "":
 		return importMsg{}, errors.New(`missing "conversation"`)
 	case !rec.Role.Valid():
@@ -191,6 +219,13 @@ func (imp *importer) parse(raw []byte, defaultUser string) (importMsg, error) {
 		t, err := time.Parse(time.RFC3339Nano, rec.Time)
 		if err != nil {
 			return importMsg{}, fmt.Errorf(`"time" is not RFC 3339: %q`, rec.Time)
+		}
+		// Year 1 would read as "no time"; a time far ahead would keep its
+		// conversation the latest (the one -c resumes) for ever.
+		latest := imp.s.now().Add(maxImportAhead)
+		if t.Before(minImportTime) || t.After(latest) {
+			return importMsg{}, fmt.Errorf(`"time" %s is out of range: it must be from 1970 to %s: %w`,
+				rec.Time, latest.UTC().Format(time.RFC3339), ErrTimeOutOfRange)
 		}
 		created = t
 	}
@@ -248,13 +283,13 @@ func (t convTouch) add(m Message) convTouch {
 	return t
 }
 
-// write stores a batch in one transaction and reports how many were new.
-func (imp *importer) write(ctx context.Context, batch []importMsg) (int, error) {
+// write stores a batch in one transaction and reports how many were new
+// and how many had an id already stored with other content (kept as stored).
+func (imp *importer) write(ctx context.Context, batch []importMsg) (n, conflicts int, err error) {
 	s := imp.s
 	now := s.nowMS()
-	n := 0
-	err := s.write(ctx, func(tx execer) error {
-		n = 0
+	err = s.write(ctx, func(tx execer) error {
+		n, conflicts = 0, 0
 		touched := map[*importConv]convTouch{}
 		for _, im := range batch {
 			c := im.conv
@@ -289,8 +324,17 @@ func (imp *importer) write(ctx context.Context, batch []importMsg) (int, error) 
 				n++
 				c.nextSeq++
 				touched[c] = touched[c].add(m)
-			} else if _, ok := touched[c]; !ok {
-				touched[c] = convTouch{}
+			} else {
+				same, err := sameMessage(ctx, tx, c.id, m)
+				if err != nil {
+					return fmt.Errorf("import message: %w", err)
+				}
+				if !same {
+					conflicts++
+				}
+				if _, ok := touched[c]; !ok {
+					touched[c] = convTouch{}
+				}
 			}
 			if m.Role == RoleUser && touched[c].firstUser == "" {
 				t := touched[c]
@@ -318,9 +362,24 @@ func (imp *importer) write(ctx context.Context, batch []importMsg) (int, error) 
 		for _, im := range batch {
 			im.conv.created = false
 		}
-		return 0, err
+		return 0, 0, err
 	}
-	return n, nil
+	return n, conflicts, nil
+}
+
+// sameMessage tells whether the stored message with m's id is m: in the
+// same conversation, with the same role and content.
+func sameMessage(ctx context.Context, tx execer, conversationID string, m Message) (bool, error) {
+	var role, content string
+	err := tx.QueryRowContext(ctx, `SELECT role, content FROM messages WHERE id = ? AND conversation_id = ?`,
+		m.ID, conversationID).Scan(&role, &content)
+	if errors.Is(err, sql.ErrNoRows) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	return role == string(m.Role) && content == m.Content, nil
 }
 
 // ensureConversation finds or creates the conversation a file names: the

@@ -8,6 +8,8 @@ import (
 	"sort"
 	"time"
 
+	"github.com/google/uuid"
+
 	"github.com/mneme-dev/mneme/memory"
 )
 
@@ -147,7 +149,7 @@ type updateArgs struct {
 }
 
 func (a updateArgs) Validate() error {
-	if err := checkText("note_id", a.NoteID, 1, maxNoteIDLength); err != nil {
+	if err := checkNoteID(a.NoteID); err != nil {
 		return err
 	}
 	return checkText("content", a.Content, 1, memory.MaxNoteRunes)
@@ -179,7 +181,22 @@ type deleteArgs struct {
 	NoteID string `json:"note_id"`
 }
 
-func (a deleteArgs) Validate() error { return checkText("note_id", a.NoteID, 1, maxNoteIDLength) }
+func (a deleteArgs) Validate() error { return checkNoteID(a.NoteID) }
+
+// checkNoteID accepts only a note's full id: a prefix of a UUIDv7 is its
+// timestamp, so a model guessing "01a2" would pick whatever note was saved
+// then.
+func checkNoteID(id string) error {
+	if err := checkText("note_id", id, 1, maxNoteIDLength); err != nil {
+		return err
+	}
+	if u, err := uuid.Parse(id); err != nil || u.String() != id {
+		return fmt.Errorf(`"note_id" must be a note's full id as memory_search returns it (like %s), not %q`, exampleNoteID, id)
+	}
+	return nil
+}
+
+const exampleNoteID = "0192f1a4-7c3e-7b1a-9d2f-5e6a7b8c9d0e"
 
 // MemoryDelete is memory_delete(note_id).
 func MemoryDelete(ix NoteDeleter) Tool {

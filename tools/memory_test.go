@@ -170,7 +170,6 @@ func TestToolsIsolateUsers(t *testing.T) {
 	for _, c := range []struct{ name, args string }{
 		{MemoryUpdateName, `{"note_id": "` + saved.NoteID + `", "content": "hacked"}`},
 		{MemoryDeleteName, `{"note_id": "` + saved.NoteID + `"}`},
-		{MemoryDeleteName, `{"note_id": "` + saved.NoteID[:8] + `"}`},
 	} {
 		_, err := e.call(bob, c.name, c.args)
 		if !errors.Is(err, memory.ErrNoteNotFound) || !strings.Contains(err.Error(), "note not found") {
@@ -302,8 +301,8 @@ func TestMemoryToolsNeedAUser(t *testing.T) {
 	for _, c := range []struct{ name, args string }{
 		{MemorySaveName, `{"content": "x"}`},
 		{MemorySearchName, `{"query": "x"}`},
-		{MemoryUpdateName, `{"note_id": "abcd", "content": "x"}`},
-		{MemoryDeleteName, `{"note_id": "abcd"}`},
+		{MemoryUpdateName, `{"note_id": "` + exampleNoteID + `", "content": "x"}`},
+		{MemoryDeleteName, `{"note_id": "` + exampleNoteID + `"}`},
 	} {
 		if _, err := e.call(Session{}, c.name, c.args); !errors.Is(err, ErrNoUser) {
 			t.Fatalf("%s without a user: %v", c.name, err)
@@ -337,7 +336,7 @@ func TestInvalidCallsAreClearErrors(t *testing.T) {
 		{"limit too big", SearchChatHistoryName, `{"query": "cat", "limit": 50}`, `"limit" is 50; it must be 1-20`},
 		{"limit negative", SearchChatHistoryName, `{"query": "cat", "limit": -1}`, `"limit" is -1`},
 		{"missing note_id", MemoryUpdateName, `{"content": "x"}`, `missing required field "note_id"`},
-		{"missing content", MemoryUpdateName, `{"note_id": "abcd"}`, `missing required field "content"`},
+		{"missing content", MemoryUpdateName, `{"note_id": "` + exampleNoteID + `"}`, `missing required field "content"`},
 		{"note_id too long", MemoryDeleteName, `{"note_id": "` + strings.Repeat("a", 65) + `"}`, `"note_id" is 65 characters`},
 	}
 	for _, c := range cases {
@@ -472,4 +471,24 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	slices.Sort(keys)
 	return keys
+}
+
+func TestNoteToolsTakeOnlyFullIDs(t *testing.T) {
+	e := newEnv(t, false)
+	var saved NoteOut
+	e.mustCall(alice, MemorySaveName, `{"content": "The user's only note."}`, &saved)
+	// A UUIDv7 prefix is a timestamp: "01a2" would have picked this note.
+	for _, c := range []struct{ name, args string }{
+		{MemoryDeleteName, `{"note_id": "` + saved.NoteID[:4] + `"}`},
+		{MemoryDeleteName, `{"note_id": "` + saved.NoteID[:35] + `"}`},
+		{MemoryUpdateName, `{"note_id": "` + saved.NoteID[:8] + `", "content": "changed"}`},
+	} {
+		out, err := e.call(alice, c.name, c.args)
+		if !errors.Is(err, ErrInvalidArgs) || !strings.Contains(err.Error(), `"note_id" must be a note's full id`) || out != "" {
+			t.Fatalf("%s(%s) = %q, %v", c.name, c.args, out, err)
+		}
+	}
+	if list, _ := e.store.ListNotes(context.Background(), "alice"); len(list) != 1 || list[0].Content != "The user's only note." {
+		t.Fatalf("notes after prefix calls: %+v", list)
+	}
 }

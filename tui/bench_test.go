@@ -42,7 +42,7 @@ func seedLong(tb testing.TB, store *memory.Store, n int) memory.Conversation {
 			tb.Fatal(err)
 		}
 	}
-	if _, err := store.Import(context.Background(), testUser, strings.NewReader(b.String()), nil); err != nil {
+	if _, err := store.Import(context.Background(), testUser, strings.NewReader(b.String()), memory.ImportOptions{}); err != nil {
 		tb.Fatal(err)
 	}
 	list, err := store.ListConversations(context.Background(), testUser, memory.ListOptions{})

@@ -72,6 +72,14 @@ func TestImportLines(t *testing.T) {
 	if !reflect.DeepEqual(recs, want) {
 		t.Fatalf("got\n%#v\nwant\n%#v", recs, want)
 	}
+	// An undated session has no time (not year 1, which import refuses).
+	undated := testSample()
+	undated.Sessions[0].DateTime = "someday"
+	for _, r := range ImportLines([]Sample{undated}) {
+		if r.Time != "" {
+			t.Fatalf("undated session record has time %q", r.Time)
+		}
+	}
 }
 
 func TestTurns(t *testing.T) {

@@ -28,7 +28,8 @@ const (
 // first speaker is the user and the other the assistant; content is
 // "Name: text" plus " [shared a photo: caption]" for image turns; ref is the
 // dia_id; a message's time is its session's date plus its index in seconds.
-// A session whose date cannot be parsed keeps the zero time.
+// A session whose date cannot be parsed has no time: mneme's import
+// refuses times before 1970, and stores such lines at the time of import.
 func ImportLines(samples []Sample) []Record {
 	var out []Record
 	for _, s := range samples {
@@ -43,7 +44,8 @@ func sessionRecords(user string, session Session) []Record {
 	if len(session.Messages) == 0 {
 		return nil
 	}
-	start, _ := ParseDateTime(session.DateTime)
+	start, err := ParseDateTime(session.DateTime)
+	dated := err == nil
 	first := session.Messages[0].Speaker
 	conversation := fmt.Sprintf("%s-session_%d", user, session.Number)
 	title := fmt.Sprintf("Session %d", session.Number)
@@ -53,13 +55,17 @@ func sessionRecords(user string, session Session) []Record {
 		if m.Speaker == first {
 			role = RoleUser
 		}
+		var at string
+		if dated {
+			at = start.Add(time.Duration(i) * time.Second).Format(time.RFC3339)
+		}
 		records = append(records, Record{
 			User:         user,
 			Conversation: conversation,
 			Title:        title,
 			Role:         role,
 			Content:      content(m),
-			Time:         start.Add(time.Duration(i) * time.Second).Format(time.RFC3339),
+			Time:         at,
 			Ref:          m.DiaID,
 		})
 	}
