@@ -99,9 +99,9 @@ func (a *App) runAsk(ctx context.Context, args []string) error {
 	ag := s.newAgent(st.Model, ix, st.toolsSupported())
 	res, runErr := ag.Run(ctx, agent.Request{UserID: s.cfg.User, ConversationID: conv.ID, Prompt: prompt, PromptID: promptMsg.ID}, p.emit)
 	p.finish()
-	if runErr == nil && !res.Interrupted {
-		s.retitle(ctx, ag, conv.ID)
-	}
+	// No title call here: ask exits once the answer is stored. The
+	// conversation keeps the title derived from its first prompt until the
+	// chat gives it the model's (see pendingTitles).
 	if ix != nil {
 		a.indexTurn(ctx, s, ix, memory.ConversationRef{UserID: s.cfg.User, ConversationID: conv.ID})
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"sync"
 
 	"golang.org/x/term"
 
@@ -84,6 +85,16 @@ func (a *App) runChat(ctx context.Context, args []string) error {
 		<-indexDone
 	}()
 
+	// Conversations that `mneme ask` left without a model title get one in
+	// the background, once Ollama is found.
+	tctx, stopTitles := context.WithCancel(ctx)
+	var titles sync.Once
+	var titling sync.WaitGroup
+	defer func() {
+		stopTitles()
+		titling.Wait()
+	}()
+
 	var probed lastProbe
 	var chosen chosenModels
 	return tui.Run(ctx, s.withSync(tui.Config{
@@ -94,6 +105,15 @@ func (a *App) runChat(ctx context.Context, args []string) error {
 		Probe: func(ctx context.Context) tui.Probe {
 			st := probeOllama(ctx, s.client, s.host, chosen.apply(s.cfg))
 			probed.set(st)
+			if st.Err == nil && st.Model != "" {
+				titles.Do(func() {
+					titling.Add(1)
+					go func() {
+						defer titling.Done()
+						s.titlePending(tctx, s.newAgent(st.Model, nil, false))
+					}()
+				})
+			}
 			if st.Embed.Name != "" {
 				ix.SetEmbedding(s.client, memory.EmbedModel{Name: st.Embed.Name, ContextLength: st.Embed.ContextLength})
 			}

@@ -1,0 +1,63 @@
+package main
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ollama/ollama/api"
+
+	"github.com/mneme-dev/mneme/internal/fakeollama"
+)
+
+// TestAskExitsWithoutWaitingForATitle: ask exits once the answer is stored,
+// even when the model would take minutes to write a title; the
+// conversation is titled from its first prompt meanwhile.
+func TestAskExitsWithoutWaitingForATitle(t *testing.T) {
+	srv := fakeollama.New(t)
+	release := make(chan struct{})
+	t.Cleanup(func() { close(release) }) // before the server closes
+	srv.SetGenerate(func(api.GenerateRequest) fakeollama.Reply {
+		<-release // a title model that never answers while ask runs
+		return fakeollama.Say(`{"title": "A model title"}`)
+	})
+	d := newDevice(t, srv.Host())
+	d.timeout = 30 * time.Second // the title call's own bound is 2 minutes
+	r := d.mustOK("", "ask", "hello there, how are you?")
+	if r.stdout != "You said: hello there, how are you?\n" {
+		t.Fatalf("stdout = %q", r.stdout)
+	}
+	if list := d.conversations(); len(list) != 1 || list[0].Title != "hello there, how are you?" {
+		t.Fatalf("conversations = %+v", list)
+	}
+	if n := len(srv.GenerateRequests()); n != 0 {
+		t.Fatalf("ask made %d title requests", n)
+	}
+}
+
+// TestChatTitlesWhatAskLeftUntitled: the chat, once it finds Ollama, gives
+// the model's title to a conversation `mneme ask` made; the conversation
+// list shows it.
+func TestChatTitlesWhatAskLeftUntitled(t *testing.T) {
+	srv := fakeollama.New(t)
+	srv.SetGenerate(func(req api.GenerateRequest) fakeollama.Reply {
+		if strings.Contains(req.Prompt, "User: where do puffins nest?") {
+			return fakeollama.Say(`{"title": "Puffin nesting sites"}`)
+		}
+		return fakeollama.Say(`{"title": "Something else"}`)
+	})
+	d := newDevice(t, srv.Host())
+	d.mustOK("", "ask", "where do puffins nest?")
+	if list := d.conversations(); len(list) != 1 || list[0].Title != "where do puffins nest?" {
+		t.Fatalf("after ask: %+v", d.conversations())
+	}
+	term := startTerminal(t, 100, 30, d.env())
+	term.waitText("Ollama ready")
+	term.keys("C-s")
+	term.waitText("Puffin nesting sites")
+	term.keys("C-c")
+	term.exitStatus()
+	if list := d.conversations(); len(list) != 1 || list[0].Title != "Puffin nesting sites" {
+		t.Fatalf("after the chat: %+v", list)
+	}
+}
