@@ -1,7 +1,9 @@
 package main
 
 import (
+	"fmt"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -59,5 +61,47 @@ func TestChatTitlesWhatAskLeftUntitled(t *testing.T) {
 	term.exitStatus()
 	if list := d.conversations(); len(list) != 1 || list[0].Title != "Puffin nesting sites" {
 		t.Fatalf("after the chat: %+v", list)
+	}
+}
+
+// TestNoToolsNoticeOncePerModel: the notice that a model cannot use tools
+// is shown by the first ask with that model only, also when several asks
+// start at once; another such model gets its own notice.
+func TestNoToolsNoticeOncePerModel(t *testing.T) {
+	srv := fakeollama.New(t, fakeollama.WithModels(
+		fakeollama.Model{Name: "plain", Capabilities: []string{"completion"}},
+		fakeollama.Model{Name: "other:1b", Capabilities: []string{"completion"}},
+		fakeollama.Model{Name: fakeollama.DefaultEmbedModel, Capabilities: []string{"embedding"}},
+	))
+	d := newDevice(t, srv.Host())
+	const notice = "does not support tools"
+	told := func(r result) int { return strings.Count(r.stderr, notice) }
+
+	if r := d.mustOK("", "ask", "--model", "plain", "first"); told(r) != 1 {
+		t.Fatalf("first ask with plain: told %d times\n%s", told(r), r.stderr)
+	}
+	if r := d.mustOK("", "ask", "--model", "plain:latest", "second"); told(r) != 0 {
+		t.Fatalf("second ask with plain: told again\n%s", r.stderr)
+	}
+	// Four processes at once with a model not seen yet: one tells.
+	results := make([]result, 4)
+	var wg sync.WaitGroup
+	for i := range results {
+		wg.Add(1)
+		go func() {
+			defer wg.Done() // also when d.mneme gives up on a process
+			results[i] = d.mneme("", "ask", "--model", "other:1b", fmt.Sprintf("at once %d", i))
+		}()
+	}
+	wg.Wait()
+	total := 0
+	for _, r := range results {
+		if r.code != 0 {
+			t.Fatalf("concurrent ask exited %d\n%s", r.code, r.stderr)
+		}
+		total += told(r)
+	}
+	if total != 1 {
+		t.Fatalf("four concurrent asks with other:1b told %d times, want 1", total)
 	}
 }
