@@ -105,3 +105,56 @@ func TestNoToolsNoticeOncePerModel(t *testing.T) {
 		t.Fatalf("four concurrent asks with other:1b told %d times, want 1", total)
 	}
 }
+
+// TestAskStepLimitIsAnError: a model that keeps calling tools up to the
+// step limit, even on the last call that offers none, ends ask with a
+// non-zero exit that says the limit was reached; what it said is stored.
+func TestAskStepLimitIsAnError(t *testing.T) {
+	srv := fakeollama.New(t)
+	srv.SetDefault(func(api.ChatRequest) fakeollama.Reply {
+		return fakeollama.Reply{Content: []string{"Let me look."},
+			ToolCalls: []api.ToolCall{fakeollama.ToolCall("memory_search", map[string]any{"query": "cat"})}}
+	})
+	d := newDevice(t, srv.Host())
+	d.extra = []string{"MNEME_MAX_STEPS=3"}
+	r := d.mneme("", "ask", "what is my cat called?")
+	if r.code != 1 || !strings.Contains(r.stderr, "step limit") || !strings.Contains(r.stderr, "max_steps") {
+		t.Fatalf("exit %d\nstdout %q\nstderr %s", r.code, r.stdout, r.stderr)
+	}
+	if n := len(srv.Requests()); n != 3 {
+		t.Fatalf("%d model calls, want 3", n)
+	}
+	if list := d.conversations(); len(list) != 1 || list[0].MessageCount < 2 {
+		t.Fatalf("conversations %+v", list)
+	}
+}
+
+// TestAskEmptyAnswerIsAnError: a model whose last call, without tools,
+// answers nothing ends ask with a non-zero exit that says so, instead of
+// exit 0 and an empty answer.
+func TestAskEmptyAnswerIsAnError(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		script []fakeollama.Reply
+	}{
+		{"no text", []fakeollama.Reply{{Content: []string{"  ", "\n"}}}},
+		{"tools, then nothing", []fakeollama.Reply{
+			{ToolCalls: []api.ToolCall{fakeollama.ToolCall("memory_search", map[string]any{"query": "cat"})}},
+			{},
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := fakeollama.New(t)
+			srv.Script(tc.script...)
+			d := newDevice(t, srv.Host())
+			d.extra = []string{"MNEME_MAX_STEPS=2"}
+			r := d.mneme("", "ask", "what is my cat called?")
+			if r.code != 1 || !strings.Contains(r.stderr, "no answer") {
+				t.Fatalf("exit %d\nstdout %q\nstderr %s", r.code, r.stdout, r.stderr)
+			}
+			if srv.Remaining() != 0 {
+				t.Fatalf("%d scripted replies not used", srv.Remaining())
+			}
+		})
+	}
+}

@@ -34,7 +34,9 @@ const askExitCodes = `
 Exit status:
   0    the answer was printed and stored
   1    an error (Ollama unreachable, the model stalled or stopped mid-answer;
-       whatever was written is stored, marked interrupted)
+       whatever was written is stored, marked interrupted), or no answer:
+       the model's reply was empty, or it still called tools when the step
+       limit (max_steps) was reached
   2    a usage error
   130  interrupted (Ctrl+C, SIGTERM, terminal closed); the partial answer is stored
   141  stdout was closed early (e.g. mneme ask … | head); the whole answer is stored
@@ -121,6 +123,14 @@ func (a *App) runAsk(ctx context.Context, args []string) error {
 			return exitError{code: exitInterrupted, msg: "interrupted before the answer began; your prompt was kept"}
 		}
 		return exitError{code: exitInterrupted, msg: "interrupted; the partial answer was kept"}
+	}
+	if res.StepLimitReached {
+		return exitError{code: 1, msg: fmt.Sprintf(
+			"no final answer: the step limit (%d model calls) was reached while the model kept calling tools; "+
+				"what it said is stored. Raise max_steps (MNEME_MAX_STEPS) or ask again", ag.MaxSteps())}
+	}
+	if strings.TrimSpace(res.Answer) == "" {
+		return exitError{code: 1, msg: "the model gave no answer (its reply was empty); ask again or try another model"}
 	}
 	if p.closed {
 		s.log.Info("stdout closed during ask; the answer is stored", "conversation", conv.ID, "err", p.err)

@@ -153,6 +153,9 @@ func New(client ChatClient, store Store, opts ...Option) *Agent {
 	return a
 }
 
+// MaxSteps is the most model calls a prompt may take.
+func (a *Agent) MaxSteps() int { return a.maxSteps }
+
 // Model is the chat model in use.
 func (a *Agent) Model() string { return a.model }
 
@@ -303,6 +306,7 @@ func (a *Agent) Run(ctx context.Context, req Request, emit func(Event)) (res Res
 			return res, nil
 		}
 		if last {
+			res.StepLimitReached = true
 			emit(NoticeEvent{Text: fmt.Sprintf("Stopped after %d model calls: the model kept calling tools.", a.maxSteps)})
 			return res, nil
 		}
