@@ -2,6 +2,9 @@ package main
 
 import (
 	"fmt"
+	"io"
+	"os"
+	"os/exec"
 	"strings"
 	"sync"
 	"testing"
@@ -156,5 +159,87 @@ func TestAskEmptyAnswerIsAnError(t *testing.T) {
 				t.Fatalf("%d scripted replies not used", srv.Remaining())
 			}
 		})
+	}
+}
+
+// importLines makes n JSON lines: conversations of 100 messages each.
+func importLines(n int) []string {
+	lines := make([]string, n)
+	for i := range lines {
+		role := "user"
+		if i%2 == 1 {
+			role = "assistant"
+		}
+		lines[i] = fmt.Sprintf(`{"conversation":"c%d","role":%q,"content":"message %d about topic %d"}`, i/100, role, i, i/100)
+	}
+	return lines
+}
+
+// storedMessages sums the message counts of the conversations.
+func (d *device) storedMessages() int {
+	n := 0
+	for _, c := range d.conversations() {
+		n += c.MessageCount
+	}
+	return n
+}
+
+// TestImportInterruptedSaysHowFarAndResumes: Ctrl+C during an import from
+// stdin (here: waiting for more input) says how many messages are stored
+// and that running the command again resumes; running it again stores the
+// rest, each message once.
+func TestImportInterruptedSaysHowFarAndResumes(t *testing.T) {
+	srv := fakeollama.New(t)
+	d := newDevice(t, srv.Host())
+	lines := importLines(5000)
+	cmd := exec.Command(mnemeBin, "import", "-")
+	cmd.Env = d.env()
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr lockedBuffer
+	cmd.Stdout, cmd.Stderr = io.Discard, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if cmd.ProcessState == nil {
+			cmd.Process.Kill()
+			cmd.Wait()
+		}
+	})
+	// 2,500 lines: the first batch of 2,000 is stored, the rest waits for
+	// more input that never comes.
+	if _, err := io.WriteString(stdin, strings.Join(lines[:2500], "\n")+"\n"); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for d.storedMessages() < 2000 {
+		if time.Now().After(deadline) {
+			t.Fatalf("the first batch was never stored\nstderr: %s", stderr.String())
+		}
+		time.Sleep(50 * time.Millisecond) // polling interval
+	}
+	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	code := waitExit(t, cmd, 5*time.Second, &stderr)
+	msg := stderr.String()
+	if code != exitInterrupted || !strings.Contains(msg, "2,000 messages are stored") ||
+		!strings.Contains(msg, "run the same command again to resume") || strings.Contains(msg, "context canceled") {
+		t.Fatalf("exit %d stderr %q", code, msg)
+	}
+
+	file := writeFile(t, "all.jsonl", strings.Join(lines, "\n")+"\n")
+	r := d.mustOK("", "import", file)
+	if !strings.Contains(r.stdout, "Imported 3000 messages") || !strings.Contains(r.stdout, "2000 unchanged") {
+		t.Fatalf("resumed import: %s", r.stdout)
+	}
+	if n := d.storedMessages(); n != 5000 {
+		t.Fatalf("%d messages stored, want 5000", n)
+	}
+	if n := len(d.conversations()); n != 50 {
+		t.Fatalf("%d conversations, want 50", n)
 	}
 }
