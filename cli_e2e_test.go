@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -241,5 +242,49 @@ func TestImportInterruptedSaysHowFarAndResumes(t *testing.T) {
 	}
 	if n := len(d.conversations()); n != 50 {
 		t.Fatalf("%d conversations, want 50", n)
+	}
+}
+
+// crashedIndex is a device with 2,500 turns whose keyword index is gone,
+// as after a crash: the next command rebuilds it.
+func crashedIndex(t *testing.T) *device {
+	srv := fakeollama.New(t)
+	d := newDevice(t, srv.Host())
+	d.mustOK("", "import", writeFile(t, "all.jsonl", strings.Join(importLines(5000), "\n")+"\n"))
+	if err := os.RemoveAll(filepath.Join(d.home, "data", "keyword")); err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// TestIndexRebuildIsAnnounced: the first command after the keyword index
+// was lost rebuilds it and says so on stderr, once, when stderr is not a
+// terminal; the search still finds the turn.
+func TestIndexRebuildIsAnnounced(t *testing.T) {
+	d := crashedIndex(t)
+	r := d.mustOK("", "search", "message 4321")
+	if n := strings.Count(r.stderr, "indexing 2,500 turns for search"); n != 1 {
+		t.Fatalf("announced %d times; stderr:\n%s", n, r.stderr)
+	}
+	if !strings.Contains(r.stdout, "message 4320 about topic 43") {
+		t.Fatalf("search after the rebuild:\n%s", r.stdout)
+	}
+	if r := d.mustOK("", "search", "message 4321"); strings.Contains(r.stderr, "indexing") {
+		t.Fatalf("announced again with nothing to rebuild:\n%s", r.stderr)
+	}
+}
+
+// TestIndexRebuildCountsOnATerminal: on a terminal the rebuild shows a
+// counter that ends at the total.
+func TestIndexRebuildCountsOnATerminal(t *testing.T) {
+	d := crashedIndex(t)
+	term := startTerminal(t, 100, 30, d.env(), "search", "message 4321")
+	if code := term.exitStatus(); code != 0 {
+		t.Fatalf("exit %d\n%s", code, term.screen())
+	}
+	// The whole pane, scrolled-off lines included.
+	s := term.tmux("capture-pane", "-p", "-S", "-", "-t", "mneme")
+	if !strings.Contains(s, "mneme: indexing turns for search: 2,500 of 2,500\n") || !strings.Contains(s, "topic 43") {
+		t.Fatalf("screen:\n%s", s)
 	}
 }

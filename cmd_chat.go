@@ -47,6 +47,7 @@ func (a *App) runChat(ctx context.Context, args []string) error {
 		return err
 	}
 	defer s.Close()
+	s.progress = nil // the chat owns the terminal
 
 	var convID string
 	switch {
