@@ -20,6 +20,7 @@ import (
 // even when the model would take minutes to write a title; the
 // conversation is titled from its first prompt meanwhile.
 func TestAskExitsWithoutWaitingForATitle(t *testing.T) {
+	t.Parallel() // own data dir and fake Ollama
 	srv := fakeollama.New(t)
 	release := make(chan struct{})
 	t.Cleanup(func() { close(release) }) // before the server closes
@@ -72,6 +73,7 @@ func TestChatTitlesWhatAskLeftUntitled(t *testing.T) {
 // is shown by the first ask with that model only, also when several asks
 // start at once; another such model gets its own notice.
 func TestNoToolsNoticeOncePerModel(t *testing.T) {
+	t.Parallel() // own data dir and fake Ollama
 	srv := fakeollama.New(t, fakeollama.WithModels(
 		fakeollama.Model{Name: "plain", Capabilities: []string{"completion"}},
 		fakeollama.Model{Name: "other:1b", Capabilities: []string{"completion"}},
@@ -114,6 +116,7 @@ func TestNoToolsNoticeOncePerModel(t *testing.T) {
 // step limit, even on the last call that offers none, ends ask with a
 // non-zero exit that says the limit was reached; what it said is stored.
 func TestAskStepLimitIsAnError(t *testing.T) {
+	t.Parallel() // own data dir and fake Ollama
 	srv := fakeollama.New(t)
 	srv.SetDefault(func(api.ChatRequest) fakeollama.Reply {
 		return fakeollama.Reply{Content: []string{"Let me look."},
@@ -137,6 +140,7 @@ func TestAskStepLimitIsAnError(t *testing.T) {
 // answers nothing ends ask with a non-zero exit that says so, instead of
 // exit 0 and an empty answer.
 func TestAskEmptyAnswerIsAnError(t *testing.T) {
+	t.Parallel() // own data dir and fake Ollama
 	for _, tc := range []struct {
 		name   string
 		script []fakeollama.Reply
@@ -261,6 +265,7 @@ func crashedIndex(t *testing.T) *device {
 // was lost rebuilds it and says so on stderr, once, when stderr is not a
 // terminal; the search still finds the turn.
 func TestIndexRebuildIsAnnounced(t *testing.T) {
+	t.Parallel() // own data dir and fake Ollama
 	d := crashedIndex(t)
 	r := d.mustOK("", "search", "message 4321")
 	if n := strings.Count(r.stderr, "indexing 2,500 turns for search"); n != 1 {
