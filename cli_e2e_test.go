@@ -293,3 +293,28 @@ func TestIndexRebuildCountsOnATerminal(t *testing.T) {
 		t.Fatalf("screen:\n%s", s)
 	}
 }
+
+// TestAskSeparatesTheTextOfEachModelCall: text the model writes before a
+// tool call and the answer after it are printed as separate paragraphs,
+// as they are stored, not run together.
+func TestAskSeparatesTheTextOfEachModelCall(t *testing.T) {
+	t.Parallel() // own data dir and fake Ollama
+	srv := fakeollama.New(t)
+	script := func() {
+		srv.Script(
+			fakeollama.Reply{Content: []string{"Let me look."},
+				ToolCalls: []api.ToolCall{fakeollama.ToolCall("memory_search", map[string]any{"query": "cat"})}},
+			fakeollama.Say("Your cat is called Tom."),
+		)
+	}
+	d := newDevice(t, srv.Host())
+	script()
+	r := d.mustOK("", "ask", "what is my cat called?")
+	if r.stdout != "Let me look.\n\nYour cat is called Tom.\n" {
+		t.Fatalf("stdout %q", r.stdout)
+	}
+	script()
+	if out, _ := d.askJSON("what is my cat called?"); out.Answer+"\n" != r.stdout {
+		t.Fatalf("stored answer %q, printed %q", out.Answer, r.stdout)
+	}
+}

@@ -251,6 +251,10 @@ type askPrinter struct {
 	wrote     bool
 	closed    bool  // stdout failed: print no more to it
 	err       error // why
+
+	// para: a tool call ended the text of a model call; the next text
+	// starts a new paragraph, as in the stored answer.
+	para bool
 }
 
 // write prints to stdout until it fails.
@@ -277,9 +281,17 @@ func (p *askPrinter) emit(ev agent.Event) {
 		if text == "" {
 			return
 		}
+		if p.para && p.wrote {
+			if p.lastByte != '\n' {
+				p.write("\n")
+			}
+			p.write("\n")
+		}
+		p.para = false
 		p.write(text)
 		p.wrote, p.lastByte = true, text[len(text)-1]
 	case agent.ToolResultEvent:
+		p.para = true
 		// One line per call, worded as in the chat screen.
 		act := tools.Activity{Name: ev.Call.Name, Args: ev.Call.Args, Result: ev.Call.Result, Error: ev.Call.Error, Done: true}
 		fmt.Fprintf(p.errw, "⚙ %s\n", truncate(tui.Sanitize(act.Summary()), 200))
