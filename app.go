@@ -198,6 +198,9 @@ type session struct {
 	// syncerVal is made by syncer() (cmd_sync.go) when sync is set up.
 	syncerVal  *memory.Syncer
 	syncerMade bool
+	// progress reports long catch-ups of the search index on stderr; nil
+	// in the chat, which owns the screen.
+	progress *indexProgress
 }
 
 // open resolves configuration, opens the log file and the store, and makes
@@ -232,7 +235,7 @@ func (a *App) openStore(ctx context.Context, flags commonFlags, extra ...memory.
 			return nil, fmt.Errorf("data dir %s is readable by other users and cannot be made private: %w", cfg.DataDir, err)
 		}
 	}
-	s := &session{cfg: cfg, host: u.String()}
+	s := &session{cfg: cfg, host: u.String(), progress: newIndexProgress(a.stderr)}
 	s.logFile, err = os.OpenFile(filepath.Join(cfg.DataDir, "mneme.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("log file: %w", err)
@@ -266,6 +269,9 @@ func (a *App) openStore(ctx context.Context, flags commonFlags, extra ...memory.
 }
 
 func (s *session) Close() {
+	if s.progress != nil {
+		s.progress.end()
+	}
 	s.store.Close()
 	s.logFile.Close()
 }

@@ -128,6 +128,7 @@ func (d *device) pollExport(what string, ok func([]memory.Record) bool) []memory
 // answer is still generated and stored, and mneme exits 141 by itself
 // (not killed by SIGPIPE).
 func TestAskIntoClosedPipeStoresTheWholeAnswer(t *testing.T) {
+	t.Parallel() // own data dir and fake Ollama
 	srv := fakeollama.New(t)
 	gate := make(chan struct{})
 	chunks := []string{"The first line is long enough.\n", "Then", " the", " rest", " of", " the", " answer."}
@@ -165,6 +166,7 @@ func TestAskIntoClosedPipeStoresTheWholeAnswer(t *testing.T) {
 }
 
 func TestAskStalledStreamEndsWithinTheIdleTimeout(t *testing.T) {
+	t.Parallel() // own data dir and fake Ollama
 	srv := fakeollama.New(t)
 	srv.Script(fakeollama.Reply{Content: []string{"Half", " an"}, Hold: true})
 	d := newDevice(t, srv.Host())
@@ -182,6 +184,7 @@ func TestAskStalledStreamEndsWithinTheIdleTimeout(t *testing.T) {
 }
 
 func TestAskStallBeforeHeadersSaysWhatHappened(t *testing.T) {
+	t.Parallel() // own data dir and fake Ollama
 	srv := fakeollama.New(t)
 	srv.Script(fakeollama.Reply{Stall: true})
 	d := newDevice(t, srv.Host())
@@ -199,6 +202,7 @@ func TestAskStallBeforeHeadersSaysWhatHappened(t *testing.T) {
 // kill -9 mid-answer loses at most the last second of it: the answer is
 // saved as it streams, marked interrupted until it is complete.
 func TestAskKilledMidStreamKeepsThePartialAnswer(t *testing.T) {
+	t.Parallel() // own data dir and fake Ollama
 	srv := fakeollama.New(t)
 	gate := make(chan struct{})
 	srv.Script(fakeollama.Reply{Content: []string{"Once", " upon", " a", " time"}, Gate: gate})

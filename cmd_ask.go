@@ -34,7 +34,9 @@ const askExitCodes = `
 Exit status:
   0    the answer was printed and stored
   1    an error (Ollama unreachable, the model stalled or stopped mid-answer;
-       whatever was written is stored, marked interrupted)
+       whatever was written is stored, marked interrupted), or no answer:
+       the model's reply was empty, or it still called tools when the step
+       limit (max_steps) was reached
   2    a usage error
   130  interrupted (Ctrl+C, SIGTERM, terminal closed); the partial answer is stored
   141  stdout was closed early (e.g. mneme ask … | head); the whole answer is stored
@@ -99,9 +101,9 @@ func (a *App) runAsk(ctx context.Context, args []string) error {
 	ag := s.newAgent(st.Model, ix, st.toolsSupported())
 	res, runErr := ag.Run(ctx, agent.Request{UserID: s.cfg.User, ConversationID: conv.ID, Prompt: prompt, PromptID: promptMsg.ID}, p.emit)
 	p.finish()
-	if runErr == nil && !res.Interrupted {
-		s.retitle(ctx, ag, conv.ID)
-	}
+	// No title call here: ask exits once the answer is stored. The
+	// conversation keeps the title derived from its first prompt until the
+	// chat gives it the model's (see pendingTitles).
 	if ix != nil {
 		a.indexTurn(ctx, s, ix, memory.ConversationRef{UserID: s.cfg.User, ConversationID: conv.ID})
 	}
@@ -121,6 +123,14 @@ func (a *App) runAsk(ctx context.Context, args []string) error {
 			return exitError{code: exitInterrupted, msg: "interrupted before the answer began; your prompt was kept"}
 		}
 		return exitError{code: exitInterrupted, msg: "interrupted; the partial answer was kept"}
+	}
+	if res.StepLimitReached {
+		return exitError{code: 1, msg: fmt.Sprintf(
+			"no final answer: the step limit (%d model calls) was reached while the model kept calling tools; "+
+				"what it said is stored. Raise max_steps (MNEME_MAX_STEPS) or ask again", ag.MaxSteps())}
+	}
+	if strings.TrimSpace(res.Answer) == "" {
+		return exitError{code: 1, msg: "the model gave no answer (its reply was empty); ask again or try another model"}
 	}
 	if p.closed {
 		s.log.Info("stdout closed during ask; the answer is stored", "conversation", conv.ID, "err", p.err)
@@ -241,6 +251,10 @@ type askPrinter struct {
 	wrote     bool
 	closed    bool  // stdout failed: print no more to it
 	err       error // why
+
+	// para: a tool call ended the text of a model call; the next text
+	// starts a new paragraph, as in the stored answer.
+	para bool
 }
 
 // write prints to stdout until it fails.
@@ -267,9 +281,17 @@ func (p *askPrinter) emit(ev agent.Event) {
 		if text == "" {
 			return
 		}
+		if p.para && p.wrote {
+			if p.lastByte != '\n' {
+				p.write("\n")
+			}
+			p.write("\n")
+		}
+		p.para = false
 		p.write(text)
 		p.wrote, p.lastByte = true, text[len(text)-1]
 	case agent.ToolResultEvent:
+		p.para = true
 		// One line per call, worded as in the chat screen.
 		act := tools.Activity{Name: ev.Call.Name, Args: ev.Call.Args, Result: ev.Call.Result, Error: ev.Call.Error, Done: true}
 		fmt.Fprintf(p.errw, "⚙ %s\n", truncate(tui.Sanitize(act.Summary()), 200))

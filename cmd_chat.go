@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"sync"
 
 	"golang.org/x/term"
 
@@ -56,6 +57,7 @@ func (a *App) runChat(ctx context.Context, args []string) error {
 		return err
 	}
 	defer s.Close()
+	s.progress = nil // the chat owns the terminal
 
 	var convID string
 	switch {
@@ -94,6 +96,16 @@ func (a *App) runChat(ctx context.Context, args []string) error {
 		<-indexDone
 	}()
 
+	// Conversations that `mneme ask` left without a model title get one in
+	// the background, once Ollama is found.
+	tctx, stopTitles := context.WithCancel(ctx)
+	var titles sync.Once
+	var titling sync.WaitGroup
+	defer func() {
+		stopTitles()
+		titling.Wait()
+	}()
+
 	var probed lastProbe
 	var chosen chosenModels
 	return tui.Run(ctx, s.withSync(tui.Config{
@@ -104,6 +116,15 @@ func (a *App) runChat(ctx context.Context, args []string) error {
 		Probe: func(ctx context.Context) tui.Probe {
 			st := probeOllama(ctx, s.client, s.host, chosen.apply(s.cfg))
 			probed.set(st)
+			if st.Err == nil && st.Model != "" {
+				titles.Do(func() {
+					titling.Add(1)
+					go func() {
+						defer titling.Done()
+						s.titlePending(tctx, s.newAgent(st.Model, nil, false))
+					}()
+				})
+			}
 			if st.Embed.Name != "" {
 				ix.SetEmbedding(s.client, memory.EmbedModel{Name: st.Embed.Name, ContextLength: st.Embed.ContextLength})
 			}

@@ -1,11 +1,14 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/mneme-dev/mneme/memory"
@@ -23,12 +26,16 @@ func (a *App) runImport(ctx context.Context, args []string) error {
 		return exitError{code: 2, msg: "import: name one file, or - for stdin"}
 	}
 	var in io.Reader = a.stdin
+	total := -1 // lines in the file; unknown for stdin
 	if rest[0] != "-" {
 		f, err := os.Open(rest[0])
 		if err != nil {
 			return fmt.Errorf("import: %w", err)
 		}
 		defer f.Close()
+		if total, err = countLines(f); err != nil {
+			return fmt.Errorf("import: %w", err)
+		}
 		in = f
 	}
 	s, err := a.open(ctx, common)
@@ -41,12 +48,17 @@ func (a *App) runImport(ctx context.Context, args []string) error {
 	}
 	start := time.Now()
 	others := 0
-	st, err := s.store.Import(ctx, s.cfg.User, in, memory.ImportOptions{AllUsers: *allUsers, OnBad: func(e memory.LineError) {
+	// Ctrl+C stops the import even while it waits for more input on stdin.
+	st, err := s.store.Import(ctx, s.cfg.User, cancelableReader(ctx, in), memory.ImportOptions{AllUsers: *allUsers, OnBad: func(e memory.LineError) {
 		if errors.Is(e, memory.ErrOtherUser) {
 			others++
 		}
 		fmt.Fprintf(a.stderr, "mneme: import: skipped %v\n", e)
 	}})
+	if err != nil && ctx.Err() != nil {
+		s.log.Info("import interrupted", "imported", st.Imported, "unchanged", st.Unchanged, "lines", st.Lines, "err", err)
+		return exitError{code: exitInterrupted, msg: importInterrupted(st, total)}
+	}
 	if err != nil {
 		return err
 	}
@@ -134,4 +146,73 @@ func (a *App) runExport(ctx context.Context, args []string) error {
 		w = file
 	}
 	return s.store.Export(ctx, s.cfg.User, convID, f, w)
+}
+
+// importInterrupted says how far an interrupted import got and how to
+// finish it. Messages are written in batches: the batch being written
+// when the import stopped is not stored, and running the import again
+// skips every message already there.
+func importInterrupted(st memory.ImportStats, totalLines int) string {
+	done := st.Imported + st.Unchanged
+	var b strings.Builder
+	b.WriteString("import interrupted: ")
+	if totalLines >= 0 {
+		fmt.Fprintf(&b, "%s of ~%s messages are stored", thousands(done), thousands(totalLines))
+	} else {
+		fmt.Fprintf(&b, "%s messages are stored (%s lines read)", thousands(done), thousands(st.Lines))
+	}
+	if st.Unchanged > 0 {
+		fmt.Fprintf(&b, " (%s of them were already there)", thousands(st.Unchanged))
+	}
+	b.WriteString("; run the same command again to resume: messages already imported are skipped")
+	return b.String()
+}
+
+// thousands writes n with comma separators: 1200 -> "1,200".
+func thousands(n int) string {
+	s := strconv.Itoa(n)
+	if n < 0 {
+		return "-" + thousands(-n)
+	}
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
+
+// countLines counts the lines of f (blank ones too: the count is an
+// estimate of the messages in it) and rewinds it.
+func countLines(f *os.File) (int, error) {
+	n, last := 0, byte('\n')
+	buf := make([]byte, 256<<10)
+	for {
+		k, err := f.Read(buf)
+		if k > 0 {
+			n += bytes.Count(buf[:k], []byte{'\n'})
+			last = buf[k-1]
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return 0, err
+		}
+	}
+	if last != '\n' {
+		n++ // a last line without a newline
+	}
+	_, err := f.Seek(0, io.SeekStart)
+	return n, err
+}
+
+// cancelableReader reads r until ctx ends; then reads fail with ctx's
+// error at once, even while r blocks (stdin waiting for more input).
+func cancelableReader(ctx context.Context, r io.Reader) io.Reader {
+	pr, pw := io.Pipe()
+	go func() {
+		_, err := io.Copy(pw, r)
+		pw.CloseWithError(err)
+	}()
+	context.AfterFunc(ctx, func() { pr.CloseWithError(ctx.Err()) })
+	return pr
 }

@@ -99,12 +99,29 @@ func (s *session) compactOptions() []agent.Option {
 	}
 }
 
-// retitle lets the model title the conversation from its first exchange
-// once the run is over (a no-op once it was asked). Failures are logged:
-// the title stays as derived from the prompt.
-func (s *session) retitle(ctx context.Context, ag *agent.Agent, conversationID string) {
-	if _, err := ag.Retitle(context.WithoutCancel(ctx), s.cfg.User, conversationID); err != nil {
-		s.log.Warn("title", "conversation", conversationID, "err", err)
+// pendingTitleLimit is how many of the latest conversations the chat
+// checks for a missing model title when it starts.
+const pendingTitleLimit = 20
+
+// titlePending lets the model title the latest conversations that have an
+// answer but were never titled by it: those `mneme ask` made, which exits
+// without waiting for a title. The chat runs it in the background once
+// Ollama is found; conversations already titled, or named by the user,
+// cost one read each. Failures are logged: a conversation keeps the title
+// derived from its first prompt.
+func (s *session) titlePending(ctx context.Context, ag *agent.Agent) {
+	list, err := s.store.ListConversations(ctx, s.cfg.User, memory.ListOptions{Limit: pendingTitleLimit})
+	if err != nil {
+		s.log.Warn("pending titles", "err", err)
+		return
+	}
+	for _, c := range list {
+		if ctx.Err() != nil {
+			return
+		}
+		if _, err := ag.Retitle(ctx, s.cfg.User, c.ID); err != nil {
+			s.log.Warn("title", "conversation", c.ID, "err", err)
+		}
 	}
 }
 

@@ -100,6 +100,7 @@ func (d *device) exportCount(convID string) int {
 // at most 30 messages besides the system prompt, and export still returns
 // all 70 messages.
 func TestAsk35TurnsStayInTheWindow(t *testing.T) {
+	t.Parallel() // own data dir and fake Ollama
 	srv := fakeollama.New(t)
 	srv.SetDefault(ledgerSummariser(""))
 	d := newDevice(t, srv.Host())
@@ -149,6 +150,7 @@ func TestAsk35TurnsStayInTheWindow(t *testing.T) {
 // turn still completes, the user is told, the requests stay in the window
 // and nothing is lost.
 func TestAsk35TurnsWithAFailingSummariser(t *testing.T) {
+	t.Parallel() // own data dir and fake Ollama
 	srv := fakeollama.New(t)
 	srv.SetDefault(func(req api.ChatRequest) fakeollama.Reply {
 		if isSummaryRequest(req) {
@@ -187,6 +189,7 @@ func TestAsk35TurnsWithAFailingSummariser(t *testing.T) {
 // description is about, through its summary or its turns, though the
 // description shares no word with its title; close ones are listed.
 func TestConversationsFind(t *testing.T) {
+	t.Parallel() // own data dir and fake Ollama
 	srv := fakeollama.New(t)
 	srv.SetDefault(ledgerSummariser(" They settled on a Lisbon itinerary: Alfama, Belém, tram 28."))
 	d := newDevice(t, srv.Host())

@@ -42,6 +42,7 @@ func numCtx(req api.ChatRequest) int {
 // `ask --continue` turns reach the model whole, tool definitions included,
 // with no summary request, and every request says num_ctx 8192.
 func TestTenShortTurnsReachTheModelWhole(t *testing.T) {
+	t.Parallel() // own data dir and fake Ollama
 	srv := fakeollama.New(t, fakeollama.WithModels(longModel))
 	srv.SetDefault(ledgerSummariser(""))
 	d := newDevice(t, srv.Host())
@@ -103,6 +104,7 @@ func TestTenShortTurnsReachTheModelWhole(t *testing.T) {
 // environment or a flag caps the num_ctx sent; num_ctx sets it outright;
 // a nonsense size stops the command with a message naming it.
 func TestContextSettingsChangeNumCtx(t *testing.T) {
+	t.Parallel() // own data dir and fake Ollama
 	srv := fakeollama.New(t, fakeollama.WithModels(longModel))
 	for _, c := range []struct {
 		name string
@@ -158,6 +160,7 @@ func TestContextSettingsChangeNumCtx(t *testing.T) {
 // TestDoctorShowsTheContext: doctor says which context the chat model
 // runs with and why.
 func TestDoctorShowsTheContext(t *testing.T) {
+	t.Parallel() // own data dir and fake Ollama
 	srv := fakeollama.New(t, fakeollama.WithModels(longModel,
 		fakeollama.Model{Name: "short", Capabilities: []string{"completion"}, ContextLength: 4096}))
 	for _, c := range []struct {

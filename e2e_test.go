@@ -117,6 +117,7 @@ func (d *device) conversations() []memory.Conversation {
 }
 
 func TestAskContinueAndList(t *testing.T) {
+	t.Parallel() // own data dir and fake Ollama
 	srv := fakeollama.New(t)
 	d := newDevice(t, srv.Host())
 
@@ -147,6 +148,7 @@ func TestAskContinueAndList(t *testing.T) {
 }
 
 func TestAskJSONAndStdin(t *testing.T) {
+	t.Parallel() // own data dir and fake Ollama
 	srv := fakeollama.New(t)
 	d := newDevice(t, srv.Host())
 	r := d.mustOK("summarise this piped text\n", "ask", "--json")
@@ -188,6 +190,7 @@ func TestAskClosedPortFailsFastNamingTheAddress(t *testing.T) {
 }
 
 func TestAskUnknownToolStillCompletes(t *testing.T) {
+	t.Parallel() // own data dir and fake Ollama
 	srv := fakeollama.New(t)
 	srv.Script(
 		fakeollama.Reply{ToolCalls: []api.ToolCall{fakeollama.ToolCall("remember_forever", map[string]any{"content": "cat is Tom"})}},
@@ -205,6 +208,7 @@ func TestAskUnknownToolStillCompletes(t *testing.T) {
 }
 
 func TestAskMidStreamFailureKeepsPartial(t *testing.T) {
+	t.Parallel() // own data dir and fake Ollama
 	srv := fakeollama.New(t)
 	srv.Script(fakeollama.Reply{Content: []string{"Half", " an", " answer"}, DropAfter: 2})
 	d := newDevice(t, srv.Host())
@@ -219,6 +223,7 @@ func TestAskMidStreamFailureKeepsPartial(t *testing.T) {
 }
 
 func TestAskNeutralisesTerminalEscapes(t *testing.T) {
+	t.Parallel() // own data dir and fake Ollama
 	srv := fakeollama.New(t)
 	srv.Script(fakeollama.Reply{Content: []string{"\x1b]0;pwned\x07safe ", "\x1b[2J\x1b[Htext", "\x1b]52;c;aGk=\x07!"}})
 	d := newDevice(t, srv.Host())
@@ -229,6 +234,7 @@ func TestAskNeutralisesTerminalEscapes(t *testing.T) {
 }
 
 func TestAskMissingModel(t *testing.T) {
+	t.Parallel() // own data dir and fake Ollama
 	srv := fakeollama.New(t)
 	d := newDevice(t, srv.Host())
 	r := d.mneme("", "ask", "--model", "nosuch", "hi")
@@ -242,6 +248,7 @@ func TestAskMissingModel(t *testing.T) {
 }
 
 func TestDoctor(t *testing.T) {
+	t.Parallel() // own data dir and fake Ollama
 	srv := fakeollama.New(t)
 	d := newDevice(t, srv.Host())
 	r := d.mustOK("", "doctor")
@@ -258,6 +265,7 @@ func TestDoctor(t *testing.T) {
 }
 
 func TestUsageErrors(t *testing.T) {
+	t.Parallel() // own data dir and fake Ollama
 	d := newDevice(t, "127.0.0.1:1")
 	if r := d.mneme("", "frobnicate"); r.code != 2 || !strings.Contains(r.stderr, "unknown command") {
 		t.Fatalf("unknown command: %+v", r)
@@ -302,6 +310,7 @@ func TestAskRealOllama(t *testing.T) {
 // mneme -h, --help and help all list the commands, and flag help reads
 // as written (no usage text mistaken for an argument name).
 func TestHelpListsTheCommands(t *testing.T) {
+	t.Parallel() // own data dir and fake Ollama
 	d := newDevice(t, "127.0.0.1:1")
 	for _, args := range [][]string{{"--help"}, {"-h"}, {"help"}} {
 		r := d.mneme("", args...)

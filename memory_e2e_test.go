@@ -65,6 +65,7 @@ func toolNames(req api.ChatRequest) []string {
 
 // TestAcceptanceRememberMyCat is the acceptance scenario.
 func TestAcceptanceRememberMyCat(t *testing.T) {
+	t.Parallel() // own data dir and fake Ollama
 	srv := fakeollama.New(t)
 	srv.Script(saveCall("The user's cat is called Tom."), fakeollama.Say("Noted: your cat is Tom."))
 	d := newDevice(t, srv.Host())
@@ -100,6 +101,7 @@ func TestAcceptanceRememberMyCat(t *testing.T) {
 // unknown tool each come back to the model as an error result; the turn
 // completes and ask exits 0.
 func TestAskToolErrorsGoBackToTheModel(t *testing.T) {
+	t.Parallel() // own data dir and fake Ollama
 	srv := fakeollama.New(t)
 	srv.Script(
 		fakeollama.Reply{ToolCalls: []api.ToolCall{
@@ -137,6 +139,7 @@ func TestAskToolErrorsGoBackToTheModel(t *testing.T) {
 // conversation; in a new one the note is recalled into the system prompt,
 // and memory_search finds it.
 func TestMemoryAcrossConversations(t *testing.T) {
+	t.Parallel() // own data dir and fake Ollama
 	srv := fakeollama.New(t)
 	srv.Script(saveCall("The user's cat is called Tom."), fakeollama.Say("Noted."))
 	d := newDevice(t, srv.Host())
@@ -177,6 +180,7 @@ func TestMemoryAcrossConversations(t *testing.T) {
 }
 
 func TestSearchChatHistoryThroughAsk(t *testing.T) {
+	t.Parallel() // own data dir and fake Ollama
 	srv := fakeollama.New(t)
 	d := newDevice(t, srv.Host())
 	d.mustOK("", "ask", "My sister moved to Lisbon near the tram line")
@@ -219,6 +223,7 @@ func TestSearchChatHistoryThroughAsk(t *testing.T) {
 }
 
 func TestMemoryCommands(t *testing.T) {
+	t.Parallel() // own data dir and fake Ollama
 	srv := fakeollama.New(t)
 	d := newDevice(t, srv.Host())
 
@@ -305,6 +310,7 @@ func TestMemoryCommands(t *testing.T) {
 }
 
 func TestMemoryAddWorksWithOllamaDown(t *testing.T) {
+	t.Parallel() // own data dir and fake Ollama
 	d := newDevice(t, closedPort(t))
 	d.mustOK("", "memory", "add", "My cat is called Tom")
 	if r := d.mustOK("", "memory", "search", "cat"); !strings.Contains(r.stdout, "My cat is called Tom") {
@@ -313,6 +319,7 @@ func TestMemoryAddWorksWithOllamaDown(t *testing.T) {
 }
 
 func TestRecallCanBeSwitchedOff(t *testing.T) {
+	t.Parallel() // own data dir and fake Ollama
 	srv := fakeollama.New(t)
 	d := newDevice(t, srv.Host())
 	d.mustOK("", "memory", "add", "The user's cat is called Tom.")
@@ -352,6 +359,7 @@ func TestRecallCanBeSwitchedOff(t *testing.T) {
 }
 
 func TestModelWithoutToolsStillRecalls(t *testing.T) {
+	t.Parallel() // own data dir and fake Ollama
 	srv := fakeollama.New(t, fakeollama.WithModels(
 		fakeollama.Model{Name: "plain", Capabilities: []string{"completion"}},
 		fakeollama.Model{Name: fakeollama.DefaultEmbedModel, Capabilities: []string{"embedding"}},

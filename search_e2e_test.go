@@ -44,6 +44,7 @@ func closedPort(t *testing.T) string {
 }
 
 func TestImportAndSearchOffline(t *testing.T) {
+	t.Parallel() // own data dir and fake Ollama
 	d := newDevice(t, closedPort(t))
 	r := d.mustOK("", "import", writeFile(t, "chat.jsonl", tripImport))
 	if !strings.Contains(r.stderr, "line 4") || !strings.Contains(r.stdout, "Imported 6 messages into 2 conversations") {
@@ -110,6 +111,7 @@ not json
 }
 
 func TestAskedTurnsAreFoundByVectorAndKeyword(t *testing.T) {
+	t.Parallel() // own data dir and fake Ollama
 	srv := fakeollama.New(t)
 	srv.Script(fakeollama.Say("Feed the starter daily."), fakeollama.Say("Patch the inner tube."), fakeollama.Say("Ferns and pothos."))
 	d := newDevice(t, srv.Host())
@@ -141,6 +143,7 @@ func TestAskedTurnsAreFoundByVectorAndKeyword(t *testing.T) {
 }
 
 func TestExportImportRoundTripCLI(t *testing.T) {
+	t.Parallel() // own data dir and fake Ollama
 	a := newDevice(t, closedPort(t))
 	a.mustOK("", "import", writeFile(t, "chat.jsonl", tripImport))
 	exported := a.mustOK("", "export").stdout
@@ -172,6 +175,7 @@ func TestExportImportRoundTripCLI(t *testing.T) {
 }
 
 func TestKeywordIndexRepairsAfterDeletion(t *testing.T) {
+	t.Parallel() // own data dir and fake Ollama
 	d := newDevice(t, closedPort(t))
 	d.mustOK("", "import", writeFile(t, "chat.jsonl", tripImport))
 	if err := os.RemoveAll(filepath.Join(d.home, "data", "keyword")); err != nil {

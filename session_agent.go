@@ -19,6 +19,8 @@ func (s *session) newAgent(model string, ix *memory.Index, toolsOK bool) *agent.
 		agent.WithHost(s.host),
 		agent.WithLogger(s.log),
 		agent.WithToolsSupported(toolsOK),
+		// "The model cannot use tools" is said once per model, not per run.
+		agent.WithNoToolsNotice(s.firstNotice("no-tools")),
 		agent.WithStreamTimeouts(s.cfg.FirstTokenTimeout, s.cfg.StreamIdleTimeout),
 	}
 	if ix != nil {

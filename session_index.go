@@ -13,6 +13,9 @@ func (s *session) openIndex(ctx context.Context, st ollamaState) (*memory.Index,
 		Log:    s.log,
 		Fusion: memory.Fusion{K: s.cfg.RRFK, KeywordWeight: s.cfg.KeywordWeight, VectorWeight: s.cfg.VectorWeight},
 	}
+	if s.progress != nil {
+		opts.Progress = s.progress.report
+	}
 	if st.Embed.Name != "" {
 		opts.Embed = s.client
 		opts.Model = memory.EmbedModel{Name: st.Embed.Name, ContextLength: st.Embed.ContextLength}

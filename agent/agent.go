@@ -70,6 +70,10 @@ type Agent struct {
 	// between chunks.
 	firstToken, idle time.Duration
 
+	// firstNoTools, if set, decides whether the user is told that the
+	// model cannot use tools (see WithNoToolsNotice).
+	firstNoTools func(model string) bool
+
 	mu      sync.Mutex
 	toolsOK bool // false once the model said it does not support tools
 	told    bool // the user was told that tools are unavailable
@@ -99,6 +103,15 @@ func WithRecaller(r Recaller) Option { return func(a *Agent) { a.recaller = r } 
 // user once that memory tools are unavailable. With true (the default) a
 // model that refuses tools is still detected on its first answer.
 func WithToolsSupported(ok bool) Option { return func(a *Agent) { a.toolsOK = ok } }
+
+// WithNoToolsNotice narrows when the user is told that the model cannot
+// use tools: besides once per agent, only when first(model) reports that
+// this is the first time for the model. first is called at most once per
+// agent; it should record its answer, e.g. so that the user is told once
+// per model across processes.
+func WithNoToolsNotice(first func(model string) bool) Option {
+	return func(a *Agent) { a.firstNoTools = first }
+}
 
 // WithModelOptions sets Ollama model options such as num_ctx.
 func WithModelOptions(o map[string]any) Option { return func(a *Agent) { a.options = o } }
@@ -139,6 +152,9 @@ func New(client ChatClient, store Store, opts ...Option) *Agent {
 	}
 	return a
 }
+
+// MaxSteps is the most model calls a prompt may take.
+func (a *Agent) MaxSteps() int { return a.maxSteps }
 
 // Model is the chat model in use.
 func (a *Agent) Model() string { return a.model }
@@ -303,6 +319,7 @@ func (a *Agent) Run(ctx context.Context, req Request, emit func(Event)) (res Res
 			return res, nil
 		}
 		if last {
+			res.StepLimitReached = true
 			emit(NoticeEvent{Text: fmt.Sprintf("Stopped after %d model calls: the model kept calling tools.", a.maxSteps)})
 			return res, nil
 		}
@@ -401,7 +418,8 @@ func (a *Agent) stream(ctx context.Context, msgs []api.Message, withTools bool, 
 	return out, err
 }
 
-// tellNoTools tells the user, once per agent, that the model cannot use tools.
+// tellNoTools tells the user, once per agent (and, with WithNoToolsNotice,
+// once per model), that the model cannot use tools.
 func (a *Agent) tellNoTools(emit func(Event)) {
 	a.mu.Lock()
 	first := !a.told
@@ -409,6 +427,11 @@ func (a *Agent) tellNoTools(emit func(Event)) {
 	a.mu.Unlock()
 	if first {
 		a.log.Info("model does not support tools", "model", a.model)
+	}
+	if first && a.firstNoTools != nil {
+		first = a.firstNoTools(a.model)
+	}
+	if first {
 		emit(NoticeEvent{Text: fmt.Sprintf("Model %s does not support tools: memory tools are unavailable with it (remembered notes are still used).", a.model)})
 	}
 }

@@ -86,4 +86,7 @@ type Result struct {
 	// Dropped counts old messages left out of this run's request because
 	// they could not be summarised (they stay stored).
 	Dropped int `json:"dropped_messages,omitempty"`
+	// StepLimitReached says the model still called tools on the last model
+	// call the step limit allowed: the run stopped without a final answer.
+	StepLimitReached bool `json:"step_limit_reached,omitempty"`
 }

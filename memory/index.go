@@ -40,6 +40,10 @@ type IndexOptions struct {
 	// Lease tunes how long this process keeps the keyword index, which it
 	// shares with the other mneme processes (zero: keyword.DefaultLease).
 	Lease keyword.LeaseOptions
+	// Progress, if set, is told how far the keyword index has caught up
+	// on turns after each batch: done of total turns (total is counted
+	// once per catch-up). A rebuild after a crash reports here.
+	Progress func(done, total int)
 }
 
 // Index keeps the derived search state of a Store up to date (turns, the
@@ -53,6 +57,8 @@ type Index struct {
 	lease  keyword.LeaseOptions
 	fusion Fusion
 	log    *slog.Logger
+	// progress is IndexOptions.Progress.
+	progress func(done, total int)
 
 	wake    chan struct{}
 	changes chan struct{}
@@ -113,7 +119,7 @@ func OpenIndex(ctx context.Context, store *Store, dir string, opts IndexOptions)
 	ix := &Index{
 		store: store, kwDir: filepath.Join(dir, "keyword"), lease: opts.Lease,
 		fusion: opts.Fusion.withDefaults(), log: opts.Log, wake: make(chan struct{}, 1), changes: make(chan struct{}, 1),
-		dirty: map[ConversationRef]struct{}{}, vecs: map[string]*userVectors{},
+		dirty: map[ConversationRef]struct{}{}, vecs: map[string]*userVectors{}, progress: opts.Progress,
 	}
 	if ix.log == nil {
 		ix.log = slog.New(slog.DiscardHandler)
@@ -408,10 +414,16 @@ const keywordBatch = 1000
 
 func (ix *Index) indexKeywords(ctx context.Context) error {
 	after := ""
+	done, total := 0, -1 // for ix.progress; total counted with the first batch
 	for {
 		turns, err := ix.store.TurnsNeedingKeywordIndex(ctx, after, keywordBatch)
 		if err != nil || len(turns) == 0 {
 			return err
+		}
+		if ix.progress != nil && total < 0 {
+			if err := ix.store.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM turns WHERE keyword_hash != hash`).Scan(&total); err != nil {
+				return err
+			}
 		}
 		after = turns[len(turns)-1].ID
 		titles, err := ix.store.conversationTitles(ctx, turns)
@@ -427,6 +439,9 @@ func (ix *Index) indexKeywords(ctx context.Context) error {
 		}
 		if err := ix.indexAndMark(ctx, docs, func() error { return ix.store.MarkKeywordIndexed(ctx, turns) }); err != nil {
 			return err
+		}
+		if done += len(turns); ix.progress != nil {
+			ix.progress(done, max(total, done))
 		}
 	}
 }

@@ -89,20 +89,20 @@ func ToolCallFormat(name string, args map[string]any) json.RawMessage {
 // $MNEME_SHARED_DIR, or else ../shared beside the repository root (the
 // nearest directory above the working directory holding go.mod). If the
 // file is missing, as it may be outside this project's machines, the test
-// is skipped with a message naming it.
+// is skipped with a message naming it, or fails when CI=true.
 func SharedFile(t testing.TB, rel string) string {
 	t.Helper()
 	dir := os.Getenv(EnvSharedDir)
 	if dir == "" {
 		root, err := repoRoot()
 		if err != nil {
-			t.Skipf("realollama: shared file %s wanted, but %v", rel, err)
+			skipOrFail(t, fmt.Sprintf("realollama: shared file %s wanted, but %v", rel, err))
 		}
 		dir = filepath.Join(filepath.Dir(root), "shared")
 	}
 	path := filepath.Join(dir, filepath.FromSlash(rel))
 	if _, err := os.Stat(path); err != nil {
-		t.Skipf("realollama: shared file %s wanted (see shared/README.md): %v", rel, err)
+		skipOrFail(t, fmt.Sprintf("realollama: shared file %s wanted (see shared/README.md): %v", rel, err))
 	}
 	return path
 }

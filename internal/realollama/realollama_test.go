@@ -2,9 +2,11 @@ package realollama
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"net/http"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -258,6 +260,7 @@ func TestSharedFile(t *testing.T) {
 		dir := t.TempDir()
 		t.Setenv(EnvSharedDir, dir)
 		reached := false
+		t.Setenv("CI", "")
 		t.Run("missing", func(t *testing.T) {
 			SharedFile(t, ModelFile) // not in dir: skips
 			reached = true
@@ -266,4 +269,53 @@ func TestSharedFile(t *testing.T) {
 			t.Fatal("SharedFile returned for a missing file; want a skip")
 		}
 	})
+}
+
+// outcomeTB records whether a helper skipped or failed the test.
+type outcomeTB struct {
+	testing.TB
+	skipped, failed bool
+	msg             string
+}
+
+func (o *outcomeTB) Helper() {}
+func (o *outcomeTB) Skip(args ...any) {
+	o.skipped, o.msg = true, fmt.Sprint(args...)
+	runtime.Goexit()
+}
+func (o *outcomeTB) Fatal(args ...any) {
+	o.failed, o.msg = true, fmt.Sprint(args...)
+	runtime.Goexit()
+}
+func (o *outcomeTB) Skipf(format string, args ...any)  { o.Skip(fmt.Sprintf(format, args...)) }
+func (o *outcomeTB) Fatalf(format string, args ...any) { o.Fatal(fmt.Sprintf(format, args...)) }
+
+// outcome runs fn with an outcomeTB in its own goroutine, as the testing
+// package runs a test.
+func outcome(t *testing.T, fn func(testing.TB)) *outcomeTB {
+	o := &outcomeTB{TB: t}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		fn(o)
+	}()
+	<-done
+	return o
+}
+
+// TestSharedFileMissingFailsInCI: a clone without ../shared skips the real
+// model tests on a laptop, but under CI=true it fails, so that CI cannot go
+// green without running them.
+func TestSharedFileMissingFailsInCI(t *testing.T) {
+	t.Setenv(EnvSharedDir, t.TempDir())
+	for _, ci := range []string{"", "true"} {
+		t.Setenv("CI", ci)
+		o := outcome(t, func(tb testing.TB) { SharedFile(tb, ModelFile) })
+		if wantFail := ci == "true"; o.failed != wantFail || o.skipped == wantFail {
+			t.Errorf("CI=%q: failed=%v skipped=%v (%s)", ci, o.failed, o.skipped, o.msg)
+		}
+		if !strings.Contains(o.msg, "stories260K.gguf") {
+			t.Errorf("CI=%q: message %q does not name the missing file", ci, o.msg)
+		}
+	}
 }
