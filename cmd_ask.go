@@ -11,9 +11,9 @@ import (
 	"unicode/utf8"
 
 	"github.com/mneme-dev/mneme/agent"
+	"github.com/mneme-dev/mneme/internal/sanitize"
 	"github.com/mneme-dev/mneme/memory"
 	"github.com/mneme-dev/mneme/tools"
-	"github.com/mneme-dev/mneme/tui"
 )
 
 // maxPromptBytes bounds a prompt read from stdin.
@@ -263,7 +263,7 @@ func (p *askPrinter) emit(ev agent.Event) {
 		if p.quiet {
 			return
 		}
-		text := tui.Sanitize(ev.Text)
+		text := sanitize.Text(ev.Text)
 		if text == "" {
 			return
 		}
@@ -272,9 +272,9 @@ func (p *askPrinter) emit(ev agent.Event) {
 	case agent.ToolResultEvent:
 		// One line per call, worded as in the chat screen.
 		act := tools.Activity{Name: ev.Call.Name, Args: ev.Call.Args, Result: ev.Call.Result, Error: ev.Call.Error, Done: true}
-		fmt.Fprintf(p.errw, "⚙ %s\n", truncate(tui.Sanitize(act.Summary()), 200))
+		fmt.Fprintf(p.errw, "⚙ %s\n", truncate(sanitize.Text(act.Summary()), 200))
 	case agent.RecallEvent:
-		fmt.Fprintf(p.errw, "↺ %s\n", truncate(tui.Sanitize(ev.Summary()), 200))
+		fmt.Fprintf(p.errw, "↺ %s\n", truncate(sanitize.Text(ev.Summary()), 200))
 	case agent.NoticeEvent:
 		fmt.Fprintf(p.errw, "mneme: %s\n", ev.Text)
 	case agent.CompactedEvent:

@@ -8,6 +8,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/mneme-dev/mneme/internal/sanitize"
 	"github.com/mneme-dev/mneme/memory"
 	"github.com/mneme-dev/mneme/tui"
 )
@@ -58,7 +59,7 @@ func (a *App) runConversations(ctx context.Context, args []string) error {
 		if title == "" {
 			title = "(untitled)"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\n", c.ID, tui.RelativeDate(now, c.Updated), c.MessageCount, tui.Sanitize(title))
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\n", c.ID, tui.RelativeDate(now, c.Updated), c.MessageCount, sanitize.Text(title))
 	}
 	return tw.Flush()
 }

@@ -11,8 +11,8 @@ import (
 	"github.com/ollama/ollama/api"
 
 	"github.com/mneme-dev/mneme/agent"
+	"github.com/mneme-dev/mneme/internal/sanitize"
 	"github.com/mneme-dev/mneme/memory"
-	"github.com/mneme-dev/mneme/tui"
 )
 
 func (a *App) runDoctor(ctx context.Context, args []string) error {
@@ -48,7 +48,7 @@ func (a *App) runDoctor(ctx context.Context, args []string) error {
 			files = "1 file"
 		}
 		row("permissions", fmt.Sprintf("warning: %s other users could read (e.g. %s); fix with: chmod -R go-rwx %s",
-			files, tui.Sanitize(wide[0]), tui.Sanitize(cfg.DataDir)))
+			files, sanitize.Text(wide[0]), sanitize.Text(cfg.DataDir)))
 	}
 	row("user", cfg.User)
 

@@ -10,8 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mneme-dev/mneme/internal/sanitize"
 	"github.com/mneme-dev/mneme/memory"
-	"github.com/mneme-dev/mneme/tui"
 )
 
 // searchEmbedBudget bounds how long a search waits to embed turns that are
@@ -113,8 +113,8 @@ func printResults(w io.Writer, results []memory.SearchResult, query string) {
 		if title == "" {
 			title = "(untitled)"
 		}
-		fmt.Fprintf(w, "%2d. %.2f  %s · %s · turn %d · %s\n", i+1, r.Score, tui.Sanitize(title), r.Time.Local().Format("2 Jan 2006"), r.Turn, r.MatchedBy)
-		fmt.Fprintf(w, "    %s\n", truncate(tui.Sanitize(r.Snippet), 100))
+		fmt.Fprintf(w, "%2d. %.2f  %s · %s · turn %d · %s\n", i+1, r.Score, sanitize.Text(title), r.Time.Local().Format("2 Jan 2006"), r.Turn, r.MatchedBy)
+		fmt.Fprintf(w, "    %s\n", truncate(sanitize.Text(r.Snippet), 100))
 		fmt.Fprintf(w, "    mneme --resume %s --turn %d\n", r.ConversationID, r.Turn)
 	}
 }

@@ -13,6 +13,7 @@ import (
 
 	"golang.org/x/term"
 
+	"github.com/mneme-dev/mneme/internal/sanitize"
 	"github.com/mneme-dev/mneme/memory"
 	"github.com/mneme-dev/mneme/tui"
 )
@@ -221,13 +222,13 @@ func (a *App) printSyncStatus(ctx context.Context, sy *memory.Syncer, asJSON boo
 	row("last success", when(st.LastSuccess))
 	row("pending", fmt.Sprintf("%d local changes not on the server yet", st.Pending))
 	if st.LastError != "" {
-		row("last error", tui.Sanitize(st.LastError))
+		row("last error", sanitize.Text(st.LastError))
 	}
 	if st.LastConflict != nil {
 		row("last conflict", when(st.LastConflict))
 	}
 	if st.Message != "" {
-		row("note", tui.Sanitize(st.Message))
+		row("note", sanitize.Text(st.Message))
 	}
 	return nil
 }
