@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -90,7 +89,7 @@ func (a *App) runAsk(ctx context.Context, args []string) error {
 	ix, err := s.openIndex(ctx, st)
 	if err != nil {
 		s.log.Warn("no memory for this answer: index unavailable", "err", err)
-		fmt.Fprintf(a.stderr, "mneme: memory is unavailable for this answer: %v\n", err)
+		fmt.Fprintf(a.stderr, "mneme: memory is unavailable for this answer: %s\n", sanitize.Text(err.Error()))
 		ix = nil
 	} else {
 		defer ix.Close()
@@ -107,9 +106,7 @@ func (a *App) runAsk(ctx context.Context, args []string) error {
 	}
 	s.syncAfterChange(ctx, ix)
 	if *asJSON && !p.closed {
-		enc := json.NewEncoder(a.stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(res); err != nil {
+		if err := writeJSON(a.stdout, res); err != nil {
 			p.close(err)
 		}
 	}
@@ -276,7 +273,7 @@ func (p *askPrinter) emit(ev agent.Event) {
 	case agent.RecallEvent:
 		fmt.Fprintf(p.errw, "↺ %s\n", truncate(sanitize.Text(ev.Summary()), 200))
 	case agent.NoticeEvent:
-		fmt.Fprintf(p.errw, "mneme: %s\n", ev.Text)
+		fmt.Fprintf(p.errw, "mneme: %s\n", sanitize.Text(ev.Text))
 	case agent.CompactedEvent:
 		fmt.Fprintf(p.errw, "⋯ compacted: messages %d–%d are now a summary for the model (all stay saved)\n", ev.FirstSeq, ev.LastSeq)
 	}

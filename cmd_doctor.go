@@ -28,7 +28,8 @@ func (a *App) runDoctor(ctx context.Context, args []string) error {
 	defer s.Close()
 	cfg := s.cfg
 	tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
-	row := func(k, v string) { fmt.Fprintf(tw, "%s\t%s\n", k, v) }
+	// Versions, model names and errors come from the server: one clean line.
+	row := func(k, v string) { fmt.Fprintf(tw, "%s\t%s\n", k, sanitize.Line(v)) }
 
 	cfgState := "not found, using defaults"
 	if cfg.ConfigFileFound {
@@ -113,7 +114,7 @@ func (a *App) runDoctor(ctx context.Context, args []string) error {
 	}
 	if st.Err != nil {
 		fmt.Fprintln(a.stdout)
-		fmt.Fprintln(a.stdout, "problem:", st.Err)
+		fmt.Fprintln(a.stdout, "problem:", sanitize.Text(st.Err.Error()))
 		return exitError{code: 1}
 	}
 	fmt.Fprintln(a.stdout, "\nall good")

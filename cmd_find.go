@@ -77,7 +77,7 @@ func printFound(w io.Writer, winner *memory.ConversationMatch, choices []memory.
 		if title == "" {
 			title = "(untitled)"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%.2f\t%s\t%s\n", m.ID, tui.RelativeDate(now, m.Updated), m.Score, strings.Join(m.MatchedBy, "+"), sanitize.Text(title))
+		fmt.Fprintf(tw, "%s\t%s\t%.2f\t%s\t%s\n", m.ID, tui.RelativeDate(now, m.Updated), m.Score, strings.Join(m.MatchedBy, "+"), sanitize.Title(title))
 	}
 	tw.Flush()
 	for _, m := range choices {

@@ -113,7 +113,7 @@ func printResults(w io.Writer, results []memory.SearchResult, query string) {
 		if title == "" {
 			title = "(untitled)"
 		}
-		fmt.Fprintf(w, "%2d. %.2f  %s · %s · turn %d · %s\n", i+1, r.Score, sanitize.Text(title), r.Time.Local().Format("2 Jan 2006"), r.Turn, r.MatchedBy)
+		fmt.Fprintf(w, "%2d. %.2f  %s · %s · turn %d · %s\n", i+1, r.Score, sanitize.Title(title), r.Time.Local().Format("2 Jan 2006"), r.Turn, r.MatchedBy)
 		fmt.Fprintf(w, "    %s\n", truncate(sanitize.Text(r.Snippet), 100))
 		fmt.Fprintf(w, "    mneme --resume %s --turn %d\n", r.ConversationID, r.Turn)
 	}
@@ -148,7 +148,6 @@ func (a *App) searchBatch(ctx context.Context, s *session, ix *memory.Index, pat
 	sc.Buffer(make([]byte, 0, 64<<10), 4<<20)
 	bw := bufio.NewWriter(a.stdout)
 	defer bw.Flush()
-	enc := json.NewEncoder(bw)
 	for n := 1; sc.Scan(); n++ {
 		if strings.TrimSpace(sc.Text()) == "" {
 			continue
@@ -175,7 +174,7 @@ func (a *App) searchBatch(ctx context.Context, s *session, ix *memory.Index, pat
 				ans.Results = res
 			}
 		}
-		if err := enc.Encode(ans); err != nil {
+		if err := writeJSONLine(bw, ans); err != nil {
 			return err
 		}
 	}
@@ -199,10 +198,25 @@ func parseDate(s string) (time.Time, error) {
 	return t, nil
 }
 
+// writeJSON prints v as indented JSON, as every --json output does, with
+// the characters a terminal acts on escaped (sanitize.JSON).
 func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(append(sanitize.JSON(b), '\n'))
+	return err
+}
+
+// writeJSONLine prints v as one line of JSON, escaped like writeJSON.
+func writeJSONLine(w io.Writer, v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(append(sanitize.JSON(b), '\n'))
+	return err
 }
 
 func (a *App) runReindex(ctx context.Context, args []string) error {
