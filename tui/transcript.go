@@ -459,7 +459,7 @@ func detailBlock(style lipgloss.Style, rows []string, width int) string {
 
 // oneLine sanitises s and folds all its whitespace into single spaces.
 func oneLine(s string) string {
-	return strings.Join(strings.Fields(sanitize.Text(s)), " ")
+	return sanitize.Line(s)
 }
 
 func lastLine(s string) string {
