@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -11,9 +10,9 @@ import (
 	"unicode/utf8"
 
 	"github.com/mneme-dev/mneme/agent"
+	"github.com/mneme-dev/mneme/internal/sanitize"
 	"github.com/mneme-dev/mneme/memory"
 	"github.com/mneme-dev/mneme/tools"
-	"github.com/mneme-dev/mneme/tui"
 )
 
 // maxPromptBytes bounds a prompt read from stdin.
@@ -92,7 +91,7 @@ func (a *App) runAsk(ctx context.Context, args []string) error {
 	ix, err := s.openIndex(ctx, st)
 	if err != nil {
 		s.log.Warn("no memory for this answer: index unavailable", "err", err)
-		fmt.Fprintf(a.stderr, "mneme: memory is unavailable for this answer: %v\n", err)
+		fmt.Fprintf(a.stderr, "mneme: memory is unavailable for this answer: %s\n", sanitize.Text(err.Error()))
 		ix = nil
 	} else {
 		defer ix.Close()
@@ -109,9 +108,7 @@ func (a *App) runAsk(ctx context.Context, args []string) error {
 	}
 	s.syncAfterChange(ctx, ix)
 	if *asJSON && !p.closed {
-		enc := json.NewEncoder(a.stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(res); err != nil {
+		if err := writeJSON(a.stdout, res); err != nil {
 			p.close(err)
 		}
 	}
@@ -277,7 +274,7 @@ func (p *askPrinter) emit(ev agent.Event) {
 		if p.quiet {
 			return
 		}
-		text := tui.Sanitize(ev.Text)
+		text := sanitize.Text(ev.Text)
 		if text == "" {
 			return
 		}
@@ -294,11 +291,11 @@ func (p *askPrinter) emit(ev agent.Event) {
 		p.para = true
 		// One line per call, worded as in the chat screen.
 		act := tools.Activity{Name: ev.Call.Name, Args: ev.Call.Args, Result: ev.Call.Result, Error: ev.Call.Error, Done: true}
-		fmt.Fprintf(p.errw, "⚙ %s\n", truncate(tui.Sanitize(act.Summary()), 200))
+		fmt.Fprintf(p.errw, "⚙ %s\n", truncate(sanitize.Text(act.Summary()), 200))
 	case agent.RecallEvent:
-		fmt.Fprintf(p.errw, "↺ %s\n", truncate(tui.Sanitize(ev.Summary()), 200))
+		fmt.Fprintf(p.errw, "↺ %s\n", truncate(sanitize.Text(ev.Summary()), 200))
 	case agent.NoticeEvent:
-		fmt.Fprintf(p.errw, "mneme: %s\n", ev.Text)
+		fmt.Fprintf(p.errw, "mneme: %s\n", sanitize.Text(ev.Text))
 	case agent.CompactedEvent:
 		fmt.Fprintf(p.errw, "⋯ compacted: messages %d–%d are now a summary for the model (all stay saved)\n", ev.FirstSeq, ev.LastSeq)
 	}

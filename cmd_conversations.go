@@ -2,12 +2,12 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 	"text/tabwriter"
 	"time"
 
+	"github.com/mneme-dev/mneme/internal/sanitize"
 	"github.com/mneme-dev/mneme/memory"
 	"github.com/mneme-dev/mneme/tui"
 )
@@ -42,9 +42,7 @@ func (a *App) runConversations(ctx context.Context, args []string) error {
 		if list == nil {
 			list = []memory.Conversation{}
 		}
-		enc := json.NewEncoder(a.stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(list)
+		return writeJSON(a.stdout, list)
 	}
 	if len(list) == 0 {
 		fmt.Fprintln(a.stdout, "No conversations yet. Start one with `mneme` or `mneme ask`.")
@@ -58,7 +56,7 @@ func (a *App) runConversations(ctx context.Context, args []string) error {
 		if title == "" {
 			title = "(untitled)"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\n", c.ID, tui.RelativeDate(now, c.Updated), c.MessageCount, tui.Sanitize(title))
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\n", c.ID, tui.RelativeDate(now, c.Updated), c.MessageCount, sanitize.Title(title))
 	}
 	return tw.Flush()
 }

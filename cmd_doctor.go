@@ -12,8 +12,8 @@ import (
 	"github.com/ollama/ollama/api"
 
 	"github.com/mneme-dev/mneme/agent"
+	"github.com/mneme-dev/mneme/internal/sanitize"
 	"github.com/mneme-dev/mneme/memory"
-	"github.com/mneme-dev/mneme/tui"
 )
 
 func (a *App) runDoctor(ctx context.Context, args []string) error {
@@ -30,7 +30,8 @@ func (a *App) runDoctor(ctx context.Context, args []string) error {
 	cfg := s.cfg
 	readOnly := s.store.ReadOnlyReason()
 	tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
-	row := func(k, v string) { fmt.Fprintf(tw, "%s\t%s\n", k, v) }
+	// Versions, model names and errors come from the server: one clean line.
+	row := func(k, v string) { fmt.Fprintf(tw, "%s\t%s\n", k, sanitize.Line(v)) }
 
 	cfgState := "not found, using defaults"
 	if cfg.ConfigFileFound {
@@ -54,7 +55,7 @@ func (a *App) runDoctor(ctx context.Context, args []string) error {
 			files = "1 file"
 		}
 		row("permissions", fmt.Sprintf("warning: %s other users could read (e.g. %s); fix with: chmod -R go-rwx %s",
-			files, tui.Sanitize(wide[0]), tui.Sanitize(cfg.DataDir)))
+			files, sanitize.Text(wide[0]), sanitize.Text(cfg.DataDir)))
 	}
 	row("user", cfg.User)
 
@@ -105,7 +106,7 @@ func (a *App) runDoctor(ctx context.Context, args []string) error {
 	}
 	if problem := cmp.Or(st.Err, readOnly); problem != nil {
 		fmt.Fprintln(a.stdout)
-		fmt.Fprintln(a.stdout, "problem:", problem)
+		fmt.Fprintln(a.stdout, "problem:", sanitize.Text(problem.Error()))
 		return exitError{code: 1}
 	}
 	fmt.Fprintln(a.stdout, "\nall good")

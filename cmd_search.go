@@ -11,8 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mneme-dev/mneme/internal/sanitize"
 	"github.com/mneme-dev/mneme/memory"
-	"github.com/mneme-dev/mneme/tui"
 )
 
 // searchEmbedBudget bounds how long a search waits to embed turns that are
@@ -121,8 +121,8 @@ func printResults(w io.Writer, results []memory.SearchResult, query string) {
 		if title == "" {
 			title = "(untitled)"
 		}
-		fmt.Fprintf(w, "%2d. %.2f  %s · %s · turn %d · %s\n", i+1, r.Score, tui.Sanitize(title), r.Time.Local().Format("2 Jan 2006"), r.Turn, r.MatchedBy)
-		fmt.Fprintf(w, "    %s\n", truncate(tui.Sanitize(r.Snippet), 100))
+		fmt.Fprintf(w, "%2d. %.2f  %s · %s · turn %d · %s\n", i+1, r.Score, sanitize.Title(title), r.Time.Local().Format("2 Jan 2006"), r.Turn, r.MatchedBy)
+		fmt.Fprintf(w, "    %s\n", truncate(sanitize.Text(r.Snippet), 100))
 		fmt.Fprintf(w, "    mneme --resume %s --turn %d\n", r.ConversationID, r.Turn)
 	}
 }
@@ -159,7 +159,6 @@ func (a *App) searchBatch(ctx context.Context, ix *memory.Index, path string, ba
 	br := bufio.NewReaderSize(in, 64<<10)
 	bw := bufio.NewWriter(a.stdout)
 	defer bw.Flush()
-	enc := json.NewEncoder(bw)
 	for n := 1; ; n++ {
 		raw, tooLong, err := readBatchLine(br)
 		if err != nil && !errors.Is(err, io.EOF) {
@@ -173,9 +172,9 @@ func (a *App) searchBatch(ctx context.Context, ix *memory.Index, path string, ba
 		}
 		ans := a.batchAnswer(ctx, ix, n, raw, tooLong, base, allUsers)
 		if ans.Error != "" {
-			fmt.Fprintln(a.stderr, "mneme: search --batch:", ans.Error)
+			fmt.Fprintln(a.stderr, "mneme: search --batch:", sanitize.Line(ans.Error))
 		}
-		if err := enc.Encode(ans); err != nil {
+		if err := writeJSONLine(bw, ans); err != nil {
 			return err
 		}
 	}
@@ -263,10 +262,25 @@ func parseDate(s string) (time.Time, error) {
 	return t, nil
 }
 
+// writeJSON prints v as indented JSON, as every --json output does, with
+// the characters a terminal acts on escaped (sanitize.JSON).
 func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(append(sanitize.JSON(b), '\n'))
+	return err
+}
+
+// writeJSONLine prints v as one line of JSON, escaped like writeJSON.
+func writeJSONLine(w io.Writer, v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(append(sanitize.JSON(b), '\n'))
+	return err
 }
 
 func (a *App) runReindex(ctx context.Context, args []string) error {

@@ -13,6 +13,7 @@ import (
 
 	"golang.org/x/term"
 
+	"github.com/mneme-dev/mneme/internal/sanitize"
 	"github.com/mneme-dev/mneme/memory"
 	"github.com/mneme-dev/mneme/tui"
 )
@@ -218,7 +219,7 @@ func (a *App) printSyncStatus(ctx context.Context, sy *memory.Syncer, asJSON boo
 	// One line per row: an error from the server or the driver may span
 	// several lines ("…\n\nCaused by: …").
 	row := func(k, v string) {
-		fmt.Fprintf(a.stdout, "%-14s %s\n", k+":", strings.Join(strings.Fields(tui.Sanitize(v)), " "))
+		fmt.Fprintf(a.stdout, "%-14s %s\n", k+":", strings.Join(strings.Fields(sanitize.Text(v)), " "))
 	}
 	row("server", st.URL)
 	row("state", st.Label())

@@ -9,6 +9,8 @@ import (
 	"os/signal"
 	"syscall"
 	"time"
+
+	"github.com/mneme-dev/mneme/internal/sanitize"
 )
 
 // shutdownGrace is how long a command may take to finish after SIGINT,
@@ -42,11 +44,12 @@ func main() {
 		var ex exitError
 		if errors.As(err, &ex) {
 			if ex.msg != "" {
-				fmt.Fprintln(os.Stderr, "mneme:", ex.msg)
+				fmt.Fprintln(os.Stderr, "mneme:", sanitize.Text(ex.msg))
 			}
 			os.Exit(ex.code)
 		}
-		fmt.Fprintln(os.Stderr, "mneme:", err)
+		// Errors may quote Ollama, a model or a file: no escapes reach the terminal.
+		fmt.Fprintln(os.Stderr, "mneme:", sanitize.Text(err.Error()))
 		os.Exit(1)
 	}
 }

@@ -21,6 +21,7 @@ import (
 
 	"github.com/ollama/ollama/api"
 
+	"github.com/mneme-dev/mneme/internal/sanitize"
 	"github.com/mneme-dev/mneme/memory"
 	"github.com/mneme-dev/mneme/tools"
 )
@@ -432,7 +433,7 @@ func (a *Agent) tellNoTools(emit func(Event)) {
 		first = a.firstNoTools(a.model)
 	}
 	if first {
-		emit(NoticeEvent{Text: fmt.Sprintf("Model %s does not support tools: memory tools are unavailable with it (remembered notes are still used).", a.model)})
+		emit(NoticeEvent{Text: fmt.Sprintf("Model %s does not support tools: memory tools are unavailable with it (remembered notes are still used).", sanitize.Line(a.model))})
 	}
 }
 
@@ -490,8 +491,10 @@ func (a *Agent) explain(err error) error {
 }
 
 // ExplainError turns an Ollama client error into one that names the address
-// tried and the command that fixes it.
+// tried and the command that fixes it. What the server said, and the model
+// name, are made safe to print (sanitize.Line): errors end up on terminals.
 func ExplainError(err error, host, model string) error {
+	model = sanitize.Line(model)
 	var se api.StatusError
 	switch {
 	case err == nil:
@@ -499,13 +502,13 @@ func ExplainError(err error, host, model string) error {
 	case errors.As(err, &se) && se.StatusCode == http.StatusNotFound:
 		return fmt.Errorf("%w: %q is not installed in Ollama at %s; run `ollama pull %s`", ErrModelNotFound, model, host, model)
 	case errors.As(err, &se):
-		return fmt.Errorf("ollama at %s: %s", host, firstNonEmpty(se.ErrorMessage, se.Status))
+		return fmt.Errorf("ollama at %s: %s", host, sanitize.Line(firstNonEmpty(se.ErrorMessage, se.Status)))
 	case errors.Is(err, ErrStreamBroken):
 		return fmt.Errorf("%w: Ollama at %s stopped mid-answer; the partial answer was kept", ErrStreamBroken, host)
 	case isUnreachable(err):
 		return fmt.Errorf("%w at %s: is it running? Start it with `ollama serve`", ErrOllamaUnreachable, host)
 	default:
-		return fmt.Errorf("ollama at %s: %w", host, err)
+		return fmt.Errorf("ollama at %s: %w", host, safeError{err})
 	}
 }
 
@@ -524,3 +527,10 @@ func firstNonEmpty(s ...string) string {
 	}
 	return ""
 }
+
+// safeError is an error whose message is made safe to print; errors.Is and
+// errors.As still see the error it wraps.
+type safeError struct{ err error }
+
+func (e safeError) Error() string { return sanitize.Line(e.err.Error()) }
+func (e safeError) Unwrap() error { return e.err }

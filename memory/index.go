@@ -11,6 +11,7 @@ import (
 
 	"github.com/ollama/ollama/api"
 
+	"github.com/mneme-dev/mneme/internal/sanitize"
 	"github.com/mneme-dev/mneme/memory/keyword"
 )
 
@@ -501,7 +502,7 @@ func (ix *Index) Status(ctx context.Context) (IndexStatus, error) {
 		}
 	}
 	if e := ix.EmbedError(); e != nil {
-		st.EmbedError = e.Error()
+		st.EmbedError = sanitize.Line(e.Error()) // the embedding server's words, printed as they are
 	}
 	return st, nil
 }

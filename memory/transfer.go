@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+
+	"github.com/mneme-dev/mneme/internal/sanitize"
 )
 
 // Record is one message in mneme's JSON-lines import and export format.
@@ -489,7 +491,6 @@ func (s *Store) externalID(ctx context.Context, id string) (string, error) {
 }
 
 func exportJSONL(w io.Writer, user, conv, title string, msgs []Message) error {
-	enc := json.NewEncoder(w)
 	for _, m := range msgs {
 		rec := Record{
 			ID: m.ID, User: user, Conversation: conv, Title: title, Role: m.Role, Content: m.Content,
@@ -499,37 +500,44 @@ func exportJSONL(w io.Writer, user, conv, title string, msgs []Message) error {
 		if m.Status == StatusInterrupted {
 			rec.Status = m.Status
 		}
-		if err := enc.Encode(rec); err != nil {
+		// C1 and bidi controls are escaped: the file is often printed.
+		b, err := json.Marshal(rec)
+		if err != nil {
+			return err
+		}
+		if _, err := w.Write(append(sanitize.JSON(b), '\n')); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
+// exportMarkdown writes a conversation for people to read, often on a
+// terminal: text is cleaned (sanitize.Text) and the title is one line.
 func exportMarkdown(w *bufio.Writer, c Conversation, msgs []Message) error {
-	title := first(c.Title, "Untitled conversation")
+	title := first(sanitize.Title(c.Title), "Untitled conversation")
 	fmt.Fprintf(w, "# %s\n\n_%s · %d messages · %s_\n", title, c.Created.Format("2 January 2006 15:04"), len(msgs), c.ID)
 	for _, m := range msgs {
 		switch m.Role {
 		case RoleUser:
-			fmt.Fprintf(w, "\n## You\n\n%s\n", m.Content)
+			fmt.Fprintf(w, "\n## You\n\n%s\n", sanitize.Text(m.Content))
 		case RoleAssistant:
 			// An answer stopped before its first word is its mark alone.
 			var parts []string
 			if m.Content != "" {
-				parts = append(parts, m.Content)
+				parts = append(parts, sanitize.Text(m.Content))
 			}
 			for _, c := range m.ToolCalls {
-				parts = append(parts, fmt.Sprintf("> tool call: `%s`", ToolCallText(c)))
+				parts = append(parts, fmt.Sprintf("> tool call: `%s`", sanitize.Line(ToolCallText(c))))
 			}
 			if m.Status == StatusInterrupted {
 				parts = append(parts, "_(interrupted)_")
 			}
 			fmt.Fprintf(w, "\n## Assistant\n\n%s\n", strings.Join(parts, "\n\n"))
 		case RoleTool:
-			fmt.Fprintf(w, "\n> tool result (%s):\n>\n> %s\n", m.ToolName, strings.ReplaceAll(strings.TrimSpace(m.Content), "\n", "\n> "))
+			fmt.Fprintf(w, "\n> tool result (%s):\n>\n> %s\n", sanitize.Line(m.ToolName), strings.ReplaceAll(strings.TrimSpace(sanitize.Text(m.Content)), "\n", "\n> "))
 		case RoleSystem:
-			fmt.Fprintf(w, "\n## System\n\n%s\n", m.Content)
+			fmt.Fprintf(w, "\n## System\n\n%s\n", sanitize.Text(m.Content))
 		}
 	}
 	return nil

@@ -11,6 +11,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/mneme-dev/mneme/agent"
+	"github.com/mneme-dev/mneme/internal/sanitize"
 	"github.com/mneme-dev/mneme/memory"
 )
 
@@ -294,7 +295,7 @@ func (t *transcript) renderCompaction(e *entry, width int) string {
 		}
 		return t.st.Notice.Render(ansi.Truncate(head, width-markdownMargin, "…"))
 	}
-	return t.st.Notice.Width(width).Render(head+":") + "\n" + t.st.Thinking.Width(width).Render(Sanitize(s.Text))
+	return t.st.Notice.Width(width).Render(head+":") + "\n" + t.st.Thinking.Width(width).Render(sanitize.Text(s.Text))
 }
 
 // tokenCount renders a context size: 8192 as "8k", 1536 as "1.5k", 512 as "512".

@@ -9,6 +9,8 @@ import (
 	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/textarea"
 	tea "charm.land/bubbletea/v2"
+
+	"github.com/mneme-dev/mneme/internal/sanitize"
 )
 
 const (
@@ -146,5 +148,5 @@ func cleanPaste(s string) string {
 			return -1
 		}
 		return r
-	}, Sanitize(s))
+	}, sanitize.Text(s))
 }

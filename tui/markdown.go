@@ -7,6 +7,8 @@ import (
 	"charm.land/glamour/v2"
 	gansi "charm.land/glamour/v2/ansi"
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/mneme-dev/mneme/internal/sanitize"
 )
 
 // markdown renders assistant answers with glamour at one width. It keeps
@@ -35,7 +37,7 @@ func (md *markdown) render(src string, width int) (string, error) {
 		}
 		md.r, md.width = r, width
 	}
-	out, err := md.r.Render(Sanitize(src))
+	out, err := md.r.Render(sanitize.Text(src))
 	if err != nil {
 		return "", fmt.Errorf("render markdown: %w", err)
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/mneme-dev/mneme/agent"
+	"github.com/mneme-dev/mneme/internal/sanitize"
 	"github.com/mneme-dev/mneme/memory"
 	"github.com/mneme-dev/mneme/tools"
 )
@@ -778,7 +779,7 @@ func (b MemoryBrowser) viewLines() int {
 }
 
 func (b MemoryBrowser) wrapNote(n memory.Note) []string {
-	return strings.Split(ansi.Wrap(Sanitize(n.Content), max(1, b.width-2), ""), "\n")
+	return strings.Split(ansi.Wrap(sanitize.Text(n.Content), max(1, b.width-2), ""), "\n")
 }
 
 // Cursor is where the terminal cursor goes, relative to the browser's

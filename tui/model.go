@@ -16,6 +16,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/mneme-dev/mneme/agent"
+	"github.com/mneme-dev/mneme/internal/sanitize"
 	"github.com/mneme-dev/mneme/memory"
 )
 
@@ -772,7 +773,7 @@ func (m Model) alertView() string {
 		return ""
 	}
 	w := m.mainWidth()
-	lines := strings.Split(m.st.Alert.Width(w).Render("✗ "+Sanitize(m.alert)), "\n")
+	lines := strings.Split(m.st.Alert.Width(w).Render("✗ "+sanitize.Text(m.alert)), "\n")
 	if len(lines) > maxAlertRows {
 		lines = lines[:maxAlertRows]
 		lines[maxAlertRows-1] = ansi.Truncate(lines[maxAlertRows-1], w-1, "") + "…"

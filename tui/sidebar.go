@@ -12,6 +12,7 @@ import (
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/mneme-dev/mneme/internal/sanitize"
 	"github.com/mneme-dev/mneme/memory"
 )
 
@@ -438,7 +439,7 @@ func (s sidebar) view(focused bool) string {
 	rows = append(rows, s.st.Rule.Render(strings.Repeat("─", w)))
 	switch {
 	case s.err != nil:
-		rows = append(rows, s.st.Error.UnsetPaddingLeft().Width(w).Render("✗ "+Sanitize(s.err.Error())))
+		rows = append(rows, s.st.Error.UnsetPaddingLeft().Width(w).Render("✗ "+sanitize.Text(s.err.Error())))
 	case !s.loaded:
 		rows = append(rows, s.st.SidebarDate.Render("Loading…"))
 	case len(s.items) == 0 && s.filter.Value() != "":

@@ -12,6 +12,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/mneme-dev/mneme/agent"
+	"github.com/mneme-dev/mneme/internal/sanitize"
 	"github.com/mneme-dev/mneme/memory"
 	"github.com/mneme-dev/mneme/tools"
 )
@@ -277,9 +278,9 @@ func (t *transcript) render(e *entry, now time.Time) string {
 	switch e.kind {
 	case entryUser:
 		if e.highlight {
-			return t.st.UserHighlight.Width(w).Render(Sanitize(e.text))
+			return t.st.UserHighlight.Width(w).Render(sanitize.Text(e.text))
 		}
-		return t.st.User.Width(w).Render(Sanitize(e.text))
+		return t.st.User.Width(w).Render(sanitize.Text(e.text))
 	case entryAssistant:
 		return t.renderAssistant(e, now)
 	case entryTool:
@@ -287,9 +288,9 @@ func (t *transcript) render(e *entry, now time.Time) string {
 	case entryRecall:
 		return recallLine(t.st, e.memories, w, t.details)
 	case entryNotice:
-		return t.st.Notice.Width(w).Render("• " + Sanitize(e.text))
+		return t.st.Notice.Width(w).Render("• " + sanitize.Text(e.text))
 	case entryError:
-		return t.st.Error.Width(w).Render("✗ " + Sanitize(e.text))
+		return t.st.Error.Width(w).Render("✗ " + sanitize.Text(e.text))
 	case entryCompaction:
 		return t.renderCompaction(e, w)
 	}
@@ -357,7 +358,7 @@ func (t *transcript) markdown(src string) string {
 	out, err := t.md.render(src, t.width)
 	if err != nil {
 		t.log.Warn("markdown rendering failed", "err", err)
-		return t.st.Assistant.Width(max(t.width, minContentWidth)).Render(Sanitize(src))
+		return t.st.Assistant.Width(max(t.width, minContentWidth)).Render(sanitize.Text(src))
 	}
 	return out
 }
@@ -366,14 +367,14 @@ func (t *transcript) markdown(src string) string {
 // streams, then its size, collapsed; with details, the thinking in full.
 func thinkingLine(st *Styles, e *entry, width int, details bool) string {
 	if e.streaming && strings.TrimSpace(e.text) == "" {
-		return st.Thinking.Render(ansi.Truncate("thinking… "+lastLine(Sanitize(e.thinking)), width-markdownMargin, "…"))
+		return st.Thinking.Render(ansi.Truncate("thinking… "+lastLine(sanitize.Text(e.thinking)), width-markdownMargin, "…"))
 	}
 	words := len(strings.Fields(e.thinking))
 	if !details {
 		return st.Thinking.Render(ansi.Truncate(fmt.Sprintf("▸ thought for %d words", words), width-markdownMargin, "…"))
 	}
 	return st.Thinking.Render(fmt.Sprintf("▾ thought for %d words:", words)) + "\n" +
-		st.Thinking.Width(width).Render(Sanitize(strings.TrimSpace(e.thinking)))
+		st.Thinking.Width(width).Render(sanitize.Text(strings.TrimSpace(e.thinking)))
 }
 
 // hasDetail reports whether an entry expands with the details key.
@@ -458,7 +459,7 @@ func detailBlock(style lipgloss.Style, rows []string, width int) string {
 
 // oneLine sanitises s and folds all its whitespace into single spaces.
 func oneLine(s string) string {
-	return strings.Join(strings.Fields(Sanitize(s)), " ")
+	return sanitize.Line(s)
 }
 
 func lastLine(s string) string {

@@ -1,12 +1,13 @@
-package tui
+package sanitize
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 	"unicode/utf8"
 )
 
-func TestSanitize(t *testing.T) {
+func TestText(t *testing.T) {
 	tests := []struct {
 		name, in, want string
 	}{
@@ -40,31 +41,35 @@ func TestSanitize(t *testing.T) {
 		{"keeps newlines, tabs, emoji and CJK", "line\n\tindent 🎉👩‍👩‍👧 日本語 é ñ", "line\n\tindent 🎉👩‍👩‍👧 日本語 é ñ"},
 		{"keeps markdown", "# Title\n\n- item `code`\n\n```go\nfmt.Println(\"hi\")\n```", "# Title\n\n- item `code`\n\n```go\nfmt.Println(\"hi\")\n```"},
 		{"empty", "", ""},
+		{"bidi override", "abc\u202egnp.exe\u202c", "abcgnp.exe"},
+		{"bidi embeddings", "a\u202ab\u202bc\u202dd", "abcd"},
+		{"bidi isolates", "x\u2066y\u2067z\u2068w\u2069", "xyzw"},
+		{"keeps right-to-left text and other punctuation", "שלום \u2014 \u2028 \u200f", "שלום \u2014 \u2028 \u200f"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := Sanitize(tt.in); got != tt.want {
-				t.Errorf("Sanitize(%q) = %q, want %q", tt.in, got, tt.want)
+			if got := Text(tt.in); got != tt.want {
+				t.Errorf("Text(%q) = %q, want %q", tt.in, got, tt.want)
 			}
 		})
 	}
 }
 
-func FuzzSanitize(f *testing.F) {
+func FuzzText(f *testing.F) {
 	for _, s := range []string{"plain", "\x1b]52;c;AA==\x07", "\x1b[2J", "\u009b1m", "\xff", "日本\t\n", "\x1b\x1b[", "\x1bP\x1b"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, in string) {
-		out := Sanitize(in)
+		out := Text(in)
 		if !utf8.ValidString(out) {
-			t.Fatalf("Sanitize(%q) = %q: invalid UTF-8", in, out)
+			t.Fatalf("Text(%q) = %q: invalid UTF-8", in, out)
 		}
 		for _, r := range out {
 			if (r < 0x20 && r != '\n' && r != '\t') || (r >= 0x7f && r <= 0x9f) {
-				t.Fatalf("Sanitize(%q) = %q: contains control %U", in, out, r)
+				t.Fatalf("Text(%q) = %q: contains control %U", in, out, r)
 			}
 		}
-		if again := Sanitize(out); again != out {
+		if again := Text(out); again != out {
 			t.Fatalf("Sanitize is not idempotent: %q -> %q -> %q", in, out, again)
 		}
 		if !strings.ContainsAny(in, "\x1b\u009b\u009d\u0090\u0098\u009e\u009f") && utf8.ValidString(in) {
@@ -76,8 +81,52 @@ func FuzzSanitize(f *testing.F) {
 				return r
 			}, in)
 			if out != want {
-				t.Fatalf("Sanitize(%q) = %q, want %q", in, out, want)
+				t.Fatalf("Text(%q) = %q, want %q", in, out, want)
 			}
 		}
 	})
+}
+
+func TestLineAndTitle(t *testing.T) {
+	if got := Line("first\nsecond\r\n\tthird  \x1b[2Jfourth"); got != "first second third fourth" {
+		t.Errorf("Line = %q", got)
+	}
+	if got := Title("a title\nabcd1234\t2024-01-01\t9\tforged row"); strings.Contains(got, "\n") || strings.Contains(got, "\t") {
+		t.Errorf("Title kept a line break or tab: %q", got)
+	}
+	long := strings.Repeat("é", 500)
+	got := Title(long)
+	if n := utf8.RuneCountInString(got); n != TitleMax || !strings.HasSuffix(got, "…") {
+		t.Errorf("Title of 500 characters = %d characters %q…", n, got[:20])
+	}
+	if got := Title("short"); got != "short" {
+		t.Errorf("Title(short) = %q", got)
+	}
+}
+
+func TestJSONEscapesC1AndBidi(t *testing.T) {
+	in := map[string]string{"a": "x\u009b2J\u009d0;t\u009cy \u202eevil\u202c \u2066i\u2069 é日本 \x1b[1m"}
+	b, err := json.Marshal(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := JSON(b)
+	for _, r := range string(out) {
+		if (r >= 0x80 && r <= 0x9f) || isBidi(r) || r < 0x20 {
+			t.Fatalf("JSON kept %U raw: %q", r, out)
+		}
+	}
+	for _, esc := range []string{`\u009b`, `\u009d`, `\u009c`, `\u202e`, `\u202c`, `\u2066`, `\u2069`, "é日本"} {
+		if !strings.Contains(string(out), esc) {
+			t.Errorf("JSON output lacks %s: %s", esc, out)
+		}
+	}
+	var back map[string]string
+	if err := json.Unmarshal(out, &back); err != nil || back["a"] != in["a"] {
+		t.Fatalf("decoded %q (%v), want %q", back["a"], err, in["a"])
+	}
+	plain := []byte(`{"a":"plain é"}`)
+	if got := JSON(plain); string(got) != string(plain) {
+		t.Errorf("JSON changed clean input: %s", got)
+	}
 }

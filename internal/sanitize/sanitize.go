@@ -1,23 +1,31 @@
-package tui
+// Package sanitize makes text from a model, a tool, the store or an Ollama
+// server safe to show on a terminal, and JSON safe to print: it is the one
+// place every human-readable output of mneme (the CLI and the TUI) cleans
+// text.
+package sanitize
 
 import (
 	"strings"
 	"unicode/utf8"
 )
 
-// Sanitize makes text from a model, a tool or the store safe to print on a
+// TitleMax is how many characters of a title are shown.
+const TitleMax = 120
+
+// Text makes text from a model, a tool or the store safe to print on a
 // terminal. Escape sequences are removed whole: CSI (cursor moves, screen
 // clears, colours), OSC (window title, clipboard writes via OSC 52,
 // hyperlinks), DCS, SOS, PM and APC strings, and two-byte ESC sequences.
 // Every other C0 and C1 control character is dropped, except newline and
 // tab; a carriage return is dropped too, so "\r\n" becomes "\n". Invalid
 // UTF-8 becomes U+FFFD. Printable text, including emoji and wide characters,
-// is kept as it is.
+// is kept as it is. Bidirectional formatting controls (U+202A–U+202E,
+// U+2066–U+2069), which reorder what is shown around them, are dropped.
 //
 // A string sequence (OSC, DCS, ...) ends at its terminator (BEL or ST) or,
 // as terminals would otherwise swallow what follows, at the next newline,
 // which is kept.
-func Sanitize(s string) string {
+func Text(s string) string {
 	if clean(s) {
 		return s
 	}
@@ -40,8 +48,8 @@ func Sanitize(s string) string {
 			i = skipCSI(s, i+size)
 		case r == 0x90 || r == 0x98 || r == 0x9d || r == 0x9e || r == 0x9f: // C1 DCS, SOS, OSC, PM, APC
 			i = skipString(s, i+size)
-		case r < 0x20 || (r >= 0x7f && r <= 0x9f):
-			i += size // other C0, DEL and C1 controls
+		case r < 0x20 || (r >= 0x7f && r <= 0x9f) || isBidi(r):
+			i += size // other C0, DEL and C1 controls; bidi controls
 		default:
 			b.WriteString(s[i : i+size])
 			i += size
@@ -51,7 +59,7 @@ func Sanitize(s string) string {
 }
 
 // clean reports whether s is valid UTF-8 without control characters other
-// than newline and tab, so that Sanitize can return it unchanged.
+// than newline and tab, so that Text can return it unchanged.
 func clean(s string) bool {
 	for i := 0; i < len(s); i++ {
 		c := s[i]
@@ -61,6 +69,8 @@ func clean(s string) bool {
 			return false
 		case c == 0xc2 && i+1 < len(s) && s[i+1] >= 0x80 && s[i+1] <= 0x9f:
 			return false // a C1 control encoded in UTF-8
+		case c == 0xe2 && i+2 < len(s) && bidiBytes(s[i+1], s[i+2]):
+			return false // a bidi control
 		}
 	}
 	return utf8.ValidString(s)
@@ -120,4 +130,70 @@ func skipString(s string, i int) int {
 		i++
 	}
 	return i
+}
+
+// isBidi reports whether r is a bidirectional embedding, override or
+// isolate control.
+func isBidi(r rune) bool {
+	return (r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069)
+}
+
+// bidiBytes reports whether 0xe2 b1 b2 encodes a bidi control in UTF-8.
+func bidiBytes(b1, b2 byte) bool {
+	return (b1 == 0x80 && b2 >= 0xaa && b2 <= 0xae) || (b1 == 0x81 && b2 >= 0xa6 && b2 <= 0xa9)
+}
+
+// Line is Text on one line: newlines, tabs and runs of spaces become one
+// space, so that the text cannot start a row of its own in a listing.
+func Line(s string) string {
+	return strings.Join(strings.Fields(Text(s)), " ")
+}
+
+// Title is a title as shown: Line, cut to TitleMax characters with "…".
+func Title(s string) string {
+	s = Line(s)
+	if utf8.RuneCountInString(s) <= TitleMax {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:TitleMax-1]) + "…"
+}
+
+// JSON escapes, in encoded JSON, what encoding/json leaves raw but a
+// terminal acts on: C1 controls (U+0080–U+009F) and bidi controls become
+// \u escapes. The value decoded is unchanged: outside strings JSON is
+// ASCII, and in UTF-8 these bytes can only be the characters themselves.
+func JSON(b []byte) []byte {
+	if !needsJSONEscape(b) {
+		return b
+	}
+	const hex = "0123456789abcdef"
+	out := make([]byte, 0, len(b)+32)
+	for i := 0; i < len(b); i++ {
+		c := b[i]
+		switch {
+		case c == 0xc2 && i+1 < len(b) && b[i+1] >= 0x80 && b[i+1] <= 0x9f:
+			out = append(out, '\\', 'u', '0', '0', hex[b[i+1]>>4], hex[b[i+1]&0xf])
+			i++
+		case c == 0xe2 && i+2 < len(b) && bidiBytes(b[i+1], b[i+2]):
+			r, _ := utf8.DecodeRune(b[i:])
+			out = append(out, '\\', 'u', hex[r>>12&0xf], hex[r>>8&0xf], hex[r>>4&0xf], hex[r&0xf])
+			i += 2
+		default:
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+func needsJSONEscape(b []byte) bool {
+	for i := 0; i+1 < len(b); i++ {
+		switch {
+		case b[i] == 0xc2 && b[i+1] >= 0x80 && b[i+1] <= 0x9f:
+			return true
+		case b[i] == 0xe2 && i+2 < len(b) && bidiBytes(b[i+1], b[i+2]):
+			return true
+		}
+	}
+	return false
 }

@@ -1,0 +1,77 @@
+package tui
+
+import (
+	"context"
+	"log/slog"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mneme-dev/mneme/internal/sanitize/hostile"
+	"github.com/mneme-dev/mneme/memory"
+)
+
+// sgr matches the colour and style sequences the TUI itself draws with.
+var sgr = regexp.MustCompile(`\x1b\[[0-9;:]*m`)
+
+// requireSafeView checks a rendered view: apart from the TUI's own colours
+// it holds no control a terminal acts on, it shows want (line breaks
+// aside: the view wraps) and none of hidden.
+func requireSafeView(t *testing.T, where, view, want, hidden string) {
+	t.Helper()
+	if bad := hostile.Unsafe(sgr.ReplaceAllString(view, "")); bad != "" {
+		t.Fatalf("%s: %s", where, bad)
+	}
+	flat := strings.Join(strings.Fields(sgr.ReplaceAllString(view, "")), "")
+	if !strings.Contains(flat, want) {
+		t.Errorf("%s: %q is not shown:\n%s", where, want, plain(view))
+	}
+	if hidden != "" && strings.Contains(flat, hidden) {
+		t.Errorf("%s: the sequence's %q is shown:\n%s", where, hidden, plain(view))
+	}
+}
+
+// TestHostileTextIsShownSafely is the TUI's part of the terminal-safety
+// test (the binary's is TestHostileTextNeverReachesTheTerminal): the same
+// payloads, streamed as an answer on the whole screen, as a prompt, a
+// notice and an error in the transcript, and as titles in the sidebar.
+func TestHostileTextIsShownSafely(t *testing.T) {
+	for _, p := range hostile.Payloads {
+		t.Run(p.Name, func(t *testing.T) {
+			store := openStore(t)
+			h := newHarness(t, config(store, newFakeRunner(store, "answer ", p.Raw, "\n\nmore ", p.Raw), readyProbe))
+			h.typeText("a question")
+			h.send(keyEnter)
+			h.runUntilIdle()
+			requireSafeView(t, "screen after a streamed answer", h.m.View().Content, "answer"+p.Readable, p.Hidden)
+
+			st := NewStyles(true)
+			tr := newTranscript(&st, slog.Default())
+			now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+			tr.setSize(70, 40, now)
+			tr.addUser("prompt " + p.Raw)
+			tr.addNotice("Model m-" + p.Raw + " does not support tools")
+			tr.addError("ollama said " + p.Raw)
+			tr.refresh(now, false)
+			for _, want := range []string{"prompt" + p.Readable, "Modelm-" + p.Readable, "ollamasaid" + p.Readable} {
+				requireSafeView(t, "transcript", tr.view(), want, p.Hidden)
+			}
+
+			sb := newSidebar(context.Background(), &st, DefaultSidebarKeyMap(), &fakeConversations{}, testUser, func() time.Time { return sidebarNow })
+			sb.setSize(50, 8)
+			sb.reload()
+			sb, _ = sb.update(sidebarListMsg{seq: sb.seq, convs: []memory.Conversation{
+				{ID: "c1", Title: p.Raw + "\nforged row", Updated: sidebarNow.Add(-time.Minute)},
+				{ID: "c2", Title: "second", Updated: sidebarNow.Add(-time.Hour)},
+			}})
+			view := sb.view(false)
+			requireSafeView(t, "sidebar", view, p.Readable, p.Hidden)
+			for _, l := range strings.Split(plain(view), "\n") {
+				if strings.HasPrefix(strings.TrimSpace(l), "forged row") {
+					t.Errorf("a title forged a sidebar row:\n%s", plain(view))
+				}
+			}
+		})
+	}
+}
