@@ -73,10 +73,14 @@ type Model struct {
 
 	width, height int
 
-	probe       Probe
-	probing     bool // a probe is in flight
-	runner      Runner
-	runnerModel string
+	probe   Probe
+	probing bool // a probe is in flight
+	probed  bool // a probe has answered once
+	// Background probing while Ollama is unreachable (offline.go).
+	reprobeWait  time.Duration // the last wait before a probe
+	reprobeArmed bool          // a background probe is scheduled
+	runner       Runner
+	runnerModel  string
 
 	resumeID string // the conversation to load at start
 	convID   string // "" until the first prompt creates the conversation
@@ -262,7 +266,9 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case exportedMsg:
 		m.handleExported(msg)
 	case probeMsg:
-		cmd = tea.Batch(m.handleProbe(msg.probe), m.memoryStatusNow()) // the embedding model may have changed
+		cmd = tea.Batch(m.handleProbe(msg.probe), m.afterProbe(msg.probe), m.memoryStatusNow()) // the embedding model may have changed
+	case reprobeMsg:
+		cmd = m.handleReprobe()
 	case historyMsg:
 		cmd = m.handleHistory(msg)
 	case highlightDoneMsg:
@@ -540,6 +546,10 @@ func (m *Model) handleEvents(msg runEventsMsg) tea.Cmd {
 	for _, ev := range msg.events {
 		m.applyEvent(ev)
 	}
+	var offline tea.Cmd
+	if m.probed && !m.probe.Reachable {
+		offline = m.scheduleReprobe() // the run found Ollama gone
+	}
 	if m.run != nil && msg.closed {
 		// The runner returned without a final event.
 		m.finishRun(m.run.cancelled, nil)
@@ -553,9 +563,9 @@ func (m *Model) handleEvents(msg runEventsMsg) tea.Cmd {
 		if m.panel == panelMemory && len(m.fresh) > 0 {
 			m.memory, notes = m.memory.Refresh() // show what the model just wrote
 		}
-		return tea.Batch(m.titleAfterRun(), notes)
+		return tea.Batch(m.titleAfterRun(), notes, offline)
 	}
-	return waitForEvents(m.run.id, m.run.events)
+	return tea.Batch(waitForEvents(m.run.id, m.run.events), offline)
 }
 
 func (m *Model) applyEvent(ev agent.Event) {
@@ -589,9 +599,11 @@ func (m *Model) applyEvent(ev agent.Event) {
 // marked interrupted (the agent stores it so).
 func (m *Model) finishRun(interrupted bool, err error) {
 	if err != nil {
-		m.transcript.endLive(true)
-		m.transcript.addError(err.Error())
-		m.noteRunError(err)
+		if m.failRun(err) {
+			m.goOffline(err)
+		} else {
+			m.noteRunError(err)
+		}
 	} else if !m.transcript.endLive(interrupted) && interrupted {
 		m.transcript.addInterrupted()
 	}
@@ -798,7 +810,7 @@ func (m Model) statusView() string {
 		s.pull = fmt.Sprintf("pulling %d%%", int(m.models.PullPercent()*100))
 	}
 	switch {
-	case m.probing:
+	case m.probing && (!m.probed || m.phase == phaseProbing): // background probes stay quiet
 		s.ollama = ollamaConnecting
 	case m.probe.Reachable:
 		s.ollama = ollamaReady
