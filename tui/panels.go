@@ -53,7 +53,7 @@ func newMemoryPanel(ctx context.Context, st *Styles, cfg Config, km KeyMap) Memo
 }
 
 func newModelsPanel(ctx context.Context, st *Styles, cfg Config, km KeyMap) ModelPicker {
-	p := NewModelPicker(st, ModelsConfig{Manager: cfg.Models, Context: ctx})
+	p := NewModelPicker(st, ModelsConfig{Manager: cfg.Models, Context: ctx, Log: cfg.Log})
 	p.keys = km.ModelKeys
 	return p
 }
