@@ -205,6 +205,9 @@ func (h *helpOverlay) open(st *Styles, km KeyMap, hm help.Model) {
 		rows = append(rows, st.SidebarTitle.Render(sec.title))
 		rows = append(rows, fullHelpRows(hm, sec.keys.FullHelp(), h.width)...)
 		if i == 0 {
+			for _, l := range strings.Split(ansi.Wrap(helpMouse, max(minContentWidth, h.width), ""), "\n") {
+				rows = append(rows, st.CompleteHelp.Render(l))
+			}
 			rows = append(rows, "", st.SidebarTitle.Render("Slash commands (type / in the input; tab completes)"))
 			for _, c := range slashCommands() {
 				line := ansi.Wrap(c.usage()+" — "+c.help, max(minContentWidth, h.width-2), "")
