@@ -130,6 +130,8 @@ type Model struct {
 	completion completion // of a slash command being typed (complete.go)
 
 	memStat   memoryInfo      // for the status line (memstatus.go)
+	memPoll   poller          // background readings of memStat (poll.go)
+	syncPoll  poller          // background readings of the sync state
 	fresh     map[string]bool // notes the model wrote in the current answer
 	offered   bool            // models were offered once (a first run)
 	panelSize [2]int          // the size the panels were last given
@@ -194,7 +196,7 @@ func newModel(ctx context.Context, cfg Config) Model {
 func (m Model) Init() tea.Cmd {
 	cmds := []tea.Cmd{probeCmd(m.life.ctx, m.probeFn)}
 	if m.syncStatus != nil {
-		cmds = append(cmds, syncTickCmd())
+		cmds = append(cmds, func() tea.Msg { return syncTickMsg{} }) // the first reading starts the chain
 	}
 	if m.loading {
 		cmds = append(cmds, loadHistoryCmd(m.life.ctx, m.store, m.userID, m.resumeID))
@@ -262,7 +264,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case memoryStatusMsg:
 		cmd = m.handleMemoryStatus(msg)
 	case memoryTickMsg:
-		cmd = m.pollMemoryStatus()
+		cmd = m.pollMemoryStatus(msg)
 	case exportedMsg:
 		m.handleExported(msg)
 	case probeMsg:
@@ -282,13 +284,13 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if msg.err == nil && msg.conv.ID == m.convID {
 			m.title, m.msgCount = msg.conv.Title, msg.conv.MessageCount
 		}
-		cmd = tea.Batch(m.sidebar.reload(), m.memoryStatusNow())
+		cmd = tea.Batch(m.sidebar.reload(), m.memoryStatusNow(), m.pollSync(nil))
 	case runEventsMsg:
 		cmd = m.handleEvents(msg)
 	case syncTickMsg:
-		cmd = syncTickCmd()
+		cmd = m.pollSync(&msg)
 	case storeChangedMsg:
-		cmd = tea.Batch(m.sidebar.reload(), m.memoryStatusNow(), waitForChanges(m.life.ctx, m.cfg.Changes))
+		cmd = tea.Batch(m.sidebar.reload(), m.memoryStatusNow(), m.pollSync(nil), waitForChanges(m.life.ctx, m.cfg.Changes))
 	case spinMsg:
 		cmd = m.handleSpin()
 	default:
