@@ -68,6 +68,9 @@ func (m *Model) routeOwned(msg tea.Msg) (cmd tea.Cmd, handled bool) {
 		m.search, cmd = m.search.Update(msg)
 	case m.memory.Owns(msg):
 		m.memory, cmd = m.memory.Update(msg)
+		if w, ok := msg.(noteWrittenMsg); ok && w.err == nil {
+			cmd = tea.Batch(cmd, m.memoryStatusNow()) // a note deleted, restored or edited: count it now
+		}
 	case m.models.Owns(msg):
 		m.models, cmd = m.models.Update(msg)
 	default:
