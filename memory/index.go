@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/ollama/ollama/api"
@@ -62,6 +63,8 @@ type Index struct {
 	emb      embedder                // zero: keyword-only
 	vecs     map[string]*userVectors // by user, under emb's model, loaded on first use
 	embedErr error                   // last embedding failure, nil once it works again
+
+	kwDone, kwTotal atomic.Int64 // turns indexed of those to index, while indexKeywords runs (KeywordProgress)
 }
 
 // embedder is the embedding model in use and the client that runs it.
@@ -407,11 +410,17 @@ func (ix *Index) syncTurns(ctx context.Context) error {
 const keywordBatch = 1000
 
 func (ix *Index) indexKeywords(ctx context.Context) error {
-	after := ""
+	after, done := "", 0
+	defer func() { ix.kwDone.Store(0); ix.kwTotal.Store(0) }()
 	for {
 		turns, err := ix.store.TurnsNeedingKeywordIndex(ctx, after, keywordBatch)
 		if err != nil || len(turns) == 0 {
 			return err
+		}
+		if after == "" && len(turns) == keywordBatch { // a long job: say how long
+			if n, err := ix.store.CountTurnsNeedingKeywordIndex(ctx); err == nil {
+				ix.kwTotal.Store(int64(n))
+			}
 		}
 		after = turns[len(turns)-1].ID
 		titles, err := ix.store.conversationTitles(ctx, turns)
@@ -428,7 +437,15 @@ func (ix *Index) indexKeywords(ctx context.Context) error {
 		if err := ix.indexAndMark(ctx, docs, func() error { return ix.store.MarkKeywordIndexed(ctx, turns) }); err != nil {
 			return err
 		}
+		done += len(turns)
+		ix.kwDone.Store(int64(done))
 	}
+}
+
+// KeywordProgress says how far a long rebuild of the keyword index of
+// turns has come: done of total turns; total is 0 when none is running.
+func (ix *Index) KeywordProgress() (done, total int) {
+	return int(ix.kwDone.Load()), int(ix.kwTotal.Load())
 }
 
 // indexAndMark puts docs in the keyword index and records that with mark,
