@@ -62,7 +62,7 @@ func (m *Model) handleMemoryStatus(msg memoryStatusMsg) tea.Cmd {
 		m.log.Debug("memory status", "err", msg.err)
 	} else {
 		m.memStat = memoryInfoOf(msg.status)
-		if m.memStat.embed == embedPending || m.memStat.embed == embedPaused {
+		if m.memStat.embed == embedPending || m.memStat.embed == embedPaused || m.memStat.reindexTotal > 0 {
 			every = memoryPollBusy
 		}
 	}
@@ -74,7 +74,7 @@ func (m *Model) handleMemoryStatus(msg memoryStatusMsg) tea.Cmd {
 
 // memoryInfoOf is what the status line says about a memory state.
 func memoryInfoOf(s MemoryStatus) memoryInfo {
-	info := memoryInfo{known: true, notes: s.Notes, pending: s.Pending}
+	info := memoryInfo{known: true, notes: s.Notes, pending: s.Pending, reindexed: s.Reindexed, reindexTotal: s.ReindexTotal}
 	switch {
 	case s.EmbedModel == "":
 		info.embed = embedKeywordOnly
