@@ -34,7 +34,9 @@ func memoryStatus(store *memory.Store, ix *memory.Index) func(ctx context.Contex
 		if err != nil {
 			return tui.MemoryStatus{}, err
 		}
-		return tui.MemoryStatus{EmbedModel: st.EmbedModel, Pending: st.Pending, EmbedError: st.EmbedError, Notes: len(notes)}, nil
+		done, total := ix.KeywordProgress()
+		return tui.MemoryStatus{EmbedModel: st.EmbedModel, Pending: st.Pending, EmbedError: st.EmbedError, Notes: len(notes),
+			Reindexed: done, ReindexTotal: total}, nil
 	}
 }
 

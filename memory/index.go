@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/ollama/ollama/api"
@@ -69,6 +70,8 @@ type Index struct {
 	emb      embedder                // zero: keyword-only
 	vecs     map[string]*userVectors // by user, under emb's model, loaded on first use
 	embedErr error                   // last embedding failure, nil once it works again
+
+	kwDone, kwTotal atomic.Int64 // turns indexed of those to index, while indexKeywords runs (KeywordProgress)
 }
 
 // embedder is the embedding model in use and the client that runs it.
@@ -415,15 +418,21 @@ const keywordBatch = 1000
 
 func (ix *Index) indexKeywords(ctx context.Context) error {
 	after := ""
-	done, total := 0, -1 // for ix.progress; total counted with the first batch
+	done, total := 0, -1 // total is counted with the first batch, for the progress reports
+	defer func() { ix.kwDone.Store(0); ix.kwTotal.Store(0) }()
 	for {
 		turns, err := ix.store.TurnsNeedingKeywordIndex(ctx, after, keywordBatch)
 		if err != nil || len(turns) == 0 {
 			return err
 		}
-		if ix.progress != nil && total < 0 {
-			if err := ix.store.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM turns WHERE keyword_hash != hash`).Scan(&total); err != nil {
+		if total < 0 && (ix.progress != nil || len(turns) == keywordBatch) {
+			n, err := ix.store.CountTurnsNeedingKeywordIndex(ctx)
+			if err != nil {
 				return err
+			}
+			total = n
+			if len(turns) == keywordBatch { // a long job: the status line says how long
+				ix.kwTotal.Store(int64(n))
 			}
 		}
 		after = turns[len(turns)-1].ID
@@ -441,10 +450,18 @@ func (ix *Index) indexKeywords(ctx context.Context) error {
 		if err := ix.indexAndMark(ctx, docs, func() error { return ix.store.MarkKeywordIndexed(ctx, turns) }); err != nil {
 			return err
 		}
-		if done += len(turns); ix.progress != nil {
+		done += len(turns)
+		ix.kwDone.Store(int64(done))
+		if ix.progress != nil {
 			ix.progress(done, max(total, done))
 		}
 	}
+}
+
+// KeywordProgress says how far a long rebuild of the keyword index of
+// turns has come: done of total turns; total is 0 when none is running.
+func (ix *Index) KeywordProgress() (done, total int) {
+	return int(ix.kwDone.Load()), int(ix.kwTotal.Load())
 }
 
 // indexAndMark puts docs in the keyword index and records that with mark,

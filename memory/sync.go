@@ -320,6 +320,10 @@ type SyncReport struct {
 func (r SyncReport) String() string {
 	var parts []string
 	switch {
+	case r.Conflict && r.Received.Empty():
+		// Nothing arrived from another device: the server was ahead with
+		// this device's own changes (a push whose answer was lost).
+		parts = append(parts, fmt.Sprintf("the server already had this device's last push (its answer was lost): rebuilt from the server and re-applied %d local changes", r.Reapplied))
 	case r.Conflict:
 		parts = append(parts, fmt.Sprintf("both devices wrote while apart: rebuilt from the server and re-applied %d local changes", r.Reapplied))
 	case r.Merged:

@@ -156,6 +156,14 @@ func (s *Store) TurnsNeedingKeywordIndex(ctx context.Context, after string, limi
 	return turns, nil
 }
 
+// CountTurnsNeedingKeywordIndex counts the turns TurnsNeedingKeywordIndex
+// would list.
+func (s *Store) CountTurnsNeedingKeywordIndex(ctx context.Context) (int, error) {
+	var n int
+	err := s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM turns WHERE keyword_hash != hash`).Scan(&n)
+	return n, err
+}
+
 // AllTurns calls fn with every turn of every user in batches, for rebuilding indexes.
 func (s *Store) AllTurns(ctx context.Context, batch int, fn func([]Turn) error) error {
 	after := ""

@@ -132,4 +132,7 @@ type MemoryStatus struct {
 	EmbedError string
 	// Notes counts the user's notes.
 	Notes int
+	// Reindexed and ReindexTotal say how far a long rebuild of the keyword
+	// index has come, in turns (ReindexTotal is 0 when none is running).
+	Reindexed, ReindexTotal int
 }

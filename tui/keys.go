@@ -44,16 +44,18 @@ func DefaultKeyMap() KeyMap {
 		Cancel:   key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "stop")),
 		Quit:     key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "quit")),
 		PageUp:   key.NewBinding(key.WithKeys("pgup"), key.WithHelp("pgup/pgdn", "scroll")),
-		// PageDown's help is folded into PageUp's in the short help.
+		// PageDown's help is folded into PageUp's: it is listed nowhere.
 		PageDown: key.NewBinding(key.WithKeys("pgdown"), key.WithHelp("pgdn", "scroll down")),
 		Top:      key.NewBinding(key.WithKeys("ctrl+home", "alt+<"), key.WithHelp("ctrl+home", "top")),
 		Bottom:   key.NewBinding(key.WithKeys("ctrl+end", "alt+>"), key.WithHelp("ctrl+end", "bottom")),
 		Details:  key.NewBinding(key.WithKeys("ctrl+t"), key.WithHelp("ctrl+t", "details")),
 		Search:   key.NewBinding(key.WithKeys("ctrl+f"), key.WithHelp("ctrl+f", "search")),
 		Memory:   key.NewBinding(key.WithKeys("ctrl+o"), key.WithHelp("ctrl+o", "memory")),
-		Sidebar:  key.NewBinding(key.WithKeys("ctrl+s"), key.WithHelp("ctrl+s", "chats")),
-		Editor:   key.NewBinding(key.WithKeys("ctrl+e"), key.WithHelp("ctrl+e", "$EDITOR")),
-		Help:     key.NewBinding(key.WithKeys("f1"), key.WithHelp("f1", "help")),
+		// Ctrl+L ("list") is the binding people find; Ctrl+S, the first
+		// one, still works.
+		Sidebar: key.NewBinding(key.WithKeys("ctrl+l", "ctrl+s"), key.WithHelp("ctrl+l", "chats")),
+		Editor:  key.NewBinding(key.WithKeys("ctrl+e"), key.WithHelp("ctrl+e", "$EDITOR")),
+		Help:    key.NewBinding(key.WithKeys("f1"), key.WithHelp("f1", "help")),
 
 		SidebarKeys: DefaultSidebarKeyMap(),
 		SearchKeys:  DefaultSearchKeyMap(),
@@ -101,10 +103,14 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Send, k.Newline, k.Complete, k.Editor},
 		{k.Cancel, k.Quit, k.Help},
-		{k.PageUp, k.PageDown, k.Top, k.Bottom},
+		{k.PageUp, k.Top, k.Bottom},
 		{k.Search, k.Memory, k.Sidebar, k.Details},
 	}
 }
+
+// helpMouse is said under the chat's keys in the full help: the mouse
+// reporting that makes the wheel scroll takes plain drags from the terminal.
+const helpMouse = "The mouse wheel scrolls; select text with Shift+drag."
 
 // helpSection is one titled part of the full help.
 type helpSection struct {
@@ -119,9 +125,10 @@ func (k KeyMap) sections() []helpSection {
 	for _, b := range []*key.Binding{&chat.Complete, &chat.Cancel, &chat.Details} {
 		b.SetEnabled(true)
 	}
+	chat.Sidebar.SetHelp("ctrl+l/ctrl+s", "chats") // both work
 	return []helpSection{
 		{"Chat", chat},
-		{"Conversations (ctrl+s)", k.SidebarKeys},
+		{"Conversations (ctrl+l or ctrl+s)", k.SidebarKeys},
 		{"Search (ctrl+f, /search)", k.SearchKeys},
 		{"Memory (ctrl+o, /memory)", k.MemoryKeys},
 		{"Models (/model)", k.ModelKeys},

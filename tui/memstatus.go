@@ -12,10 +12,9 @@ import (
 )
 
 // The memory part of the status line (embeddings and notes) is read in a
-// command every few seconds, and at once after anything that changes it.
-
-// memoryStatusEvery is how often the memory state is read again.
-const memoryStatusEvery = 3 * time.Second
+// command at once after anything that changes it, and in the background
+// every few seconds while embeddings are pending, every minute otherwise
+// (poll.go).
 
 // memoryStatusTimeout bounds one reading.
 const memoryStatusTimeout = 10 * time.Second
@@ -29,14 +28,19 @@ type (
 		periodic bool
 	}
 	// memoryTickMsg asks for the next periodic reading.
-	memoryTickMsg struct{}
+	memoryTickMsg struct{ gen int }
 )
 
 // memoryStatusNow reads the memory state now (after a change).
 func (m *Model) memoryStatusNow() tea.Cmd { return m.memoryStatusCmd(false) }
 
-// pollMemoryStatus is the periodic reading.
-func (m *Model) pollMemoryStatus() tea.Cmd { return m.memoryStatusCmd(true) }
+// pollMemoryStatus is the periodic reading, unless the tick is stale.
+func (m *Model) pollMemoryStatus(msg memoryTickMsg) tea.Cmd {
+	if !m.memPoll.fired(msg.gen) {
+		return nil
+	}
+	return m.memoryStatusCmd(true)
+}
 
 func (m Model) memoryStatusCmd(periodic bool) tea.Cmd {
 	fn := m.cfg.MemoryStatus
@@ -53,20 +57,24 @@ func (m Model) memoryStatusCmd(periodic bool) tea.Cmd {
 }
 
 func (m *Model) handleMemoryStatus(msg memoryStatusMsg) tea.Cmd {
+	every := memoryPollIdle
 	if msg.err != nil {
 		m.log.Debug("memory status", "err", msg.err)
 	} else {
 		m.memStat = memoryInfoOf(msg.status)
+		if m.memStat.embed == embedPending || m.memStat.embed == embedPaused || m.memStat.reindexTotal > 0 {
+			every = memoryPollBusy
+		}
 	}
-	if !msg.periodic {
+	if !msg.periodic && !m.memPoll.hurry(every) {
 		return nil
 	}
-	return m.tick(memoryStatusEvery, func(time.Time) tea.Msg { return memoryTickMsg{} })
+	return m.memPoll.arm(m.tick, every, func(gen int) tea.Msg { return memoryTickMsg{gen} })
 }
 
 // memoryInfoOf is what the status line says about a memory state.
 func memoryInfoOf(s MemoryStatus) memoryInfo {
-	info := memoryInfo{known: true, notes: s.Notes, pending: s.Pending}
+	info := memoryInfo{known: true, notes: s.Notes, pending: s.Pending, reindexed: s.Reindexed, reindexTotal: s.ReindexTotal}
 	switch {
 	case s.EmbedModel == "":
 		info.embed = embedKeywordOnly

@@ -74,10 +74,14 @@ type Model struct {
 
 	width, height int
 
-	probe       Probe
-	probing     bool // a probe is in flight
-	runner      Runner
-	runnerModel string
+	probe   Probe
+	probing bool // a probe is in flight
+	probed  bool // a probe has answered once
+	// Background probing while Ollama is unreachable (offline.go).
+	reprobeWait  time.Duration // the last wait before a probe
+	reprobeArmed bool          // a background probe is scheduled
+	runner       Runner
+	runnerModel  string
 
 	resumeID string // the conversation to load at start
 	convID   string // "" until the first prompt creates the conversation
@@ -127,6 +131,8 @@ type Model struct {
 	completion completion // of a slash command being typed (complete.go)
 
 	memStat   memoryInfo      // for the status line (memstatus.go)
+	memPoll   poller          // background readings of memStat (poll.go)
+	syncPoll  poller          // background readings of the sync state
 	fresh     map[string]bool // notes the model wrote in the current answer
 	offered   bool            // models were offered once (a first run)
 	panelSize [2]int          // the size the panels were last given
@@ -191,7 +197,7 @@ func newModel(ctx context.Context, cfg Config) Model {
 func (m Model) Init() tea.Cmd {
 	cmds := []tea.Cmd{probeCmd(m.life.ctx, m.probeFn)}
 	if m.syncStatus != nil {
-		cmds = append(cmds, syncTickCmd())
+		cmds = append(cmds, func() tea.Msg { return syncTickMsg{} }) // the first reading starts the chain
 	}
 	if m.loading {
 		cmds = append(cmds, loadHistoryCmd(m.life.ctx, m.store, m.userID, m.resumeID))
@@ -259,11 +265,13 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case memoryStatusMsg:
 		cmd = m.handleMemoryStatus(msg)
 	case memoryTickMsg:
-		cmd = m.pollMemoryStatus()
+		cmd = m.pollMemoryStatus(msg)
 	case exportedMsg:
 		m.handleExported(msg)
 	case probeMsg:
-		cmd = tea.Batch(m.handleProbe(msg.probe), m.memoryStatusNow()) // the embedding model may have changed
+		cmd = tea.Batch(m.handleProbe(msg.probe), m.afterProbe(msg.probe), m.memoryStatusNow()) // the embedding model may have changed
+	case reprobeMsg:
+		cmd = m.handleReprobe()
 	case historyMsg:
 		cmd = m.handleHistory(msg)
 	case highlightDoneMsg:
@@ -277,13 +285,13 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if msg.err == nil && msg.conv.ID == m.convID {
 			m.title, m.msgCount = msg.conv.Title, msg.conv.MessageCount
 		}
-		cmd = tea.Batch(m.sidebar.reload(), m.memoryStatusNow())
+		cmd = tea.Batch(m.sidebar.reload(), m.memoryStatusNow(), m.pollSync(nil))
 	case runEventsMsg:
 		cmd = m.handleEvents(msg)
 	case syncTickMsg:
-		cmd = syncTickCmd()
+		cmd = m.pollSync(&msg)
 	case storeChangedMsg:
-		cmd = tea.Batch(m.sidebar.reload(), m.memoryStatusNow(), waitForChanges(m.life.ctx, m.cfg.Changes))
+		cmd = tea.Batch(m.sidebar.reload(), m.memoryStatusNow(), m.pollSync(nil), waitForChanges(m.life.ctx, m.cfg.Changes))
 	case spinMsg:
 		cmd = m.handleSpin()
 	default:
@@ -542,6 +550,10 @@ func (m *Model) handleEvents(msg runEventsMsg) tea.Cmd {
 	for _, ev := range msg.events {
 		m.applyEvent(ev)
 	}
+	var offline tea.Cmd
+	if m.probed && !m.probe.Reachable {
+		offline = m.scheduleReprobe() // the run found Ollama gone
+	}
 	if m.run != nil && msg.closed {
 		// The runner returned without a final event.
 		m.finishRun(m.run.cancelled, nil)
@@ -555,9 +567,9 @@ func (m *Model) handleEvents(msg runEventsMsg) tea.Cmd {
 		if m.panel == panelMemory && len(m.fresh) > 0 {
 			m.memory, notes = m.memory.Refresh() // show what the model just wrote
 		}
-		return tea.Batch(m.titleAfterRun(), notes)
+		return tea.Batch(m.titleAfterRun(), notes, offline)
 	}
-	return waitForEvents(m.run.id, m.run.events)
+	return tea.Batch(waitForEvents(m.run.id, m.run.events), offline)
 }
 
 func (m *Model) applyEvent(ev agent.Event) {
@@ -591,9 +603,11 @@ func (m *Model) applyEvent(ev agent.Event) {
 // marked interrupted (the agent stores it so).
 func (m *Model) finishRun(interrupted bool, err error) {
 	if err != nil {
-		m.transcript.endLive(true)
-		m.transcript.addError(err.Error())
-		m.noteRunError(err)
+		if m.failRun(err) {
+			m.goOffline(err)
+		} else {
+			m.noteRunError(err)
+		}
 	} else {
 		m.transcript.answered() // the agent stores an answer, even an empty or interrupted one
 		if !m.transcript.endLive(interrupted) && interrupted {
@@ -806,7 +820,7 @@ func (m Model) statusView() string {
 		s.pull = fmt.Sprintf("pulling %d%%", int(m.models.PullPercent()*100))
 	}
 	switch {
-	case m.probing:
+	case m.probing && (!m.probed || m.phase == phaseProbing): // background probes stay quiet
 		s.ollama = ollamaConnecting
 	case m.probe.Reachable:
 		s.ollama = ollamaReady

@@ -1,9 +1,11 @@
 package tui
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"maps"
 	"slices"
 	"strings"
@@ -127,6 +129,8 @@ type ModelsConfig struct {
 	Context context.Context
 	// Now defaults to time.Now; it times the pull for its speed and ETA.
 	Now func() time.Time
+	// Log receives the full error of a failed pull (nil: discarded).
+	Log *slog.Logger
 }
 
 // listTimeout bounds one listing of the models.
@@ -141,6 +145,7 @@ type ModelPicker struct {
 	keys  ModelsKeyMap
 	clock overlayClock
 	mgr   ModelManager
+	log   *slog.Logger
 	id    int64
 
 	chat, embed string // the models in use
@@ -162,6 +167,9 @@ type ModelPicker struct {
 	bar     progress.Model
 	hint    string
 	hintErr bool
+	// pullFailed is set once a pull failed (no registry, a wrong name):
+	// the offer to pull gives way to how search works without one.
+	pullFailed bool
 
 	width, height int
 }
@@ -217,6 +225,7 @@ func NewModelPicker(st *Styles, cfg ModelsConfig) ModelPicker {
 		keys:  DefaultModelsKeyMap(),
 		clock: newOverlayClock(cfg.Context, cfg.Now, nil),
 		mgr:   cfg.Manager,
+		log:   cmp.Or(cfg.Log, slog.New(slog.DiscardHandler)),
 		id:    nextOverlayID(),
 		name:  newOverlayInput(ost, "pull › ", "model name, e.g. "+DefaultChatModel),
 		bar: progress.New(
@@ -596,7 +605,13 @@ func (p ModelPicker) handlePull(msg pullMsg) (ModelPicker, tea.Cmd) {
 		p.setHint(fmt.Sprintf("Pull of %s cancelled.", name), false)
 		return p, nil
 	case msg.err != nil:
-		p.setHint(fmt.Sprintf("Pull of %s failed: %s", name, oneLine(msg.err.Error())), true)
+		p.log.Warn("pull failed", "model", name, "err", msg.err)
+		p.pullFailed = true
+		what := fmt.Sprintf("Pull of %s failed", name)
+		if registryUnreachable(msg.err) {
+			what = fmt.Sprintf("Cannot download %s: the Ollama library is unreachable (offline?)", name)
+		}
+		p.setHint(what+": "+oneLine(msg.err.Error()), true)
 		return p, nil
 	}
 	p.setHint(fmt.Sprintf("Pulled %s.", name), false)
@@ -643,7 +658,39 @@ const (
 	modelsBottomRows = 6
 )
 
-func (p ModelPicker) listRows() int { return max(1, p.height-modelsTopRows-modelsBottomRows) }
+func (p ModelPicker) listRows() int {
+	return max(1, p.height-modelsTopRows-modelsBottomRows-(len(p.hintLines())-1))
+}
+
+// maxHintRows bounds the rows a long hint (an error) wraps to.
+const maxHintRows = 4
+
+// hintLines is the hint wrapped to the width, never cut at the edge: a long
+// error (a registry URL) is read whole. At least one row, maybe empty.
+func (p ModelPicker) hintLines() []string {
+	if p.hint == "" || p.width <= 0 {
+		return []string{""}
+	}
+	lines := strings.Split(ansi.Wrap(oneLine(p.hint), p.width, " /"), "\n")
+	if len(lines) > maxHintRows {
+		lines = lines[:maxHintRows]
+		lines[maxHintRows-1] = ansi.Truncate(lines[maxHintRows-1], p.width-1, "") + "…"
+	}
+	return lines
+}
+
+// registryUnreachable reports whether a pull failed because Ollama could
+// not reach the model library (no network), not because of the name.
+func registryUnreachable(err error) bool {
+	s := err.Error()
+	for _, sign := range []string{"dial tcp", "no such host", "i/o timeout", "connection refused",
+		"network is unreachable", "TLS handshake", "server misbehaving"} {
+		if strings.Contains(s, sign) {
+			return true
+		}
+	}
+	return false
+}
 
 // Cursor is where the terminal cursor goes, relative to the picker's
 // top-left corner.
@@ -688,15 +735,18 @@ func (p ModelPicker) View() string {
 	if p.height < modelsTopRows+modelsBottomRows {
 		return block(rows, w, p.height)
 	}
-	out := block(rows, w, p.height-2)
-	hint := ""
-	if p.hint != "" {
-		st := p.st.Hint
-		if p.hintErr {
-			st = p.st.Error
-		}
-		hint = st.Render(ansi.Truncate(oneLine(p.hint), w, "…"))
+	hints := p.hintLines()
+	out := block(rows, w, p.height-1-len(hints))
+	st := p.st.Hint
+	if p.hintErr {
+		st = p.st.Error
 	}
+	for i, l := range hints {
+		if l != "" {
+			hints[i] = st.Render(l)
+		}
+	}
+	hint := strings.Join(hints, "\n")
 	help := []key.Binding{p.keys.Up, p.keys.Chat, p.keys.Embed, p.keys.Pull, p.keys.Refresh, p.keys.Back}
 	switch {
 	case p.naming:
@@ -819,7 +869,12 @@ func (p ModelPicker) pullView() string {
 		if !hasChat && p.loadErr == nil {
 			lines = append(lines, p.st.Hint.Render(fmt.Sprintf("No chat model installed: press p to pull %s.", DefaultChatModel)))
 		}
-		if !hasEmbed && p.loadErr == nil {
+		switch {
+		case hasEmbed || p.loadErr != nil:
+		case p.pullFailed:
+			lines = append(lines, p.st.Hint.Render(fmt.Sprintf(
+				"Search uses keywords until an embedding model is installed: run `ollama pull %s`.", DefaultEmbedModel)))
+		default:
 			lines = append(lines, p.st.Hint.Render(fmt.Sprintf("No embedding model: press p to pull %s.", DefaultEmbedModel)))
 		}
 	}
@@ -827,7 +882,7 @@ func (p ModelPicker) pullView() string {
 		lines = append(lines, p.st.Dim.Render("p pulls another model from the Ollama library."))
 	}
 	for i := range lines {
-		lines[i] = ansi.Truncate(lines[i], w, "…")
+		lines[i] = ansi.Wrap(lines[i], w, " ") // read whole, not cut at the edge
 	}
 	return block(lines, w, 3)
 }

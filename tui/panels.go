@@ -53,7 +53,7 @@ func newMemoryPanel(ctx context.Context, st *Styles, cfg Config, km KeyMap) Memo
 }
 
 func newModelsPanel(ctx context.Context, st *Styles, cfg Config, km KeyMap) ModelPicker {
-	p := NewModelPicker(st, ModelsConfig{Manager: cfg.Models, Context: ctx})
+	p := NewModelPicker(st, ModelsConfig{Manager: cfg.Models, Context: ctx, Log: cfg.Log})
 	p.keys = km.ModelKeys
 	return p
 }
@@ -68,6 +68,9 @@ func (m *Model) routeOwned(msg tea.Msg) (cmd tea.Cmd, handled bool) {
 		m.search, cmd = m.search.Update(msg)
 	case m.memory.Owns(msg):
 		m.memory, cmd = m.memory.Update(msg)
+		if w, ok := msg.(noteWrittenMsg); ok && w.err == nil {
+			cmd = tea.Batch(cmd, m.memoryStatusNow()) // a note deleted, restored or edited: count it now
+		}
 	case m.models.Owns(msg):
 		m.models, cmd = m.models.Update(msg)
 	default:
@@ -205,6 +208,9 @@ func (h *helpOverlay) open(st *Styles, km KeyMap, hm help.Model) {
 		rows = append(rows, st.SidebarTitle.Render(sec.title))
 		rows = append(rows, fullHelpRows(hm, sec.keys.FullHelp(), h.width)...)
 		if i == 0 {
+			for _, l := range strings.Split(ansi.Wrap(helpMouse, max(minContentWidth, h.width), ""), "\n") {
+				rows = append(rows, st.CompleteHelp.Render(l))
+			}
 			rows = append(rows, "", st.SidebarTitle.Render("Slash commands (type / in the input; tab completes)"))
 			for _, c := range slashCommands() {
 				line := ansi.Wrap(c.usage()+" — "+c.help, max(minContentWidth, h.width-2), "")

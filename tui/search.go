@@ -53,7 +53,7 @@ func (k SearchKeyMap) ShortHelp() []key.Binding {
 
 // FullHelp lists every binding.
 func (k SearchKeyMap) FullHelp() [][]key.Binding {
-	return [][]key.Binding{{k.Up, k.Down}, {k.PageUp, k.PageDown}, {k.Open, k.Close}}
+	return [][]key.Binding{{k.Up, k.Down}, {k.PageUp}, {k.Open, k.Close}} // PageUp's help says pgup/pgdn
 }
 
 // SearchConfig is what the search overlay needs.

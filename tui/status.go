@@ -47,6 +47,9 @@ type memoryInfo struct {
 	embed   embedState
 	pending int // turns and notes waiting for embeddings
 	notes   int
+	// reindexed of reindexTotal turns are back in the keyword index
+	// (reindexTotal is 0 unless it is being rebuilt).
+	reindexed, reindexTotal int
 }
 
 // embedState is how search by meaning is doing.
@@ -67,6 +70,7 @@ const (
 	prioActivity = 90
 	prioOllama   = 80
 	prioContext  = 70
+	prioReindex  = 65
 	prioPull     = 60
 	prioTitle    = 55
 	prioSync     = 50
@@ -160,6 +164,10 @@ func statusSegments(st *Styles, s statusInfo) (left, right []statusSegment) {
 	if s.pull != "" {
 		right = append(right, statusSegment{st.StatusConnecting.Render(oneLine(s.pull)), prioPull})
 	}
+	if m := s.memory; m.reindexTotal > 0 {
+		text := fmt.Sprintf("rebuilding the search index: %s / %s turns", thousands(m.reindexed), thousands(m.reindexTotal))
+		right = append(right, statusSegment{st.StatusConnecting.Render(text), prioReindex})
+	}
 	if s.sync != "" {
 		right = append(right, statusSegment{renderSync(st, s.sync), prioSync})
 	}
@@ -177,6 +185,15 @@ func embedLabel(st *Styles, m memoryInfo) string {
 		return st.StatusConnecting.Render("embedding paused")
 	}
 	return st.StatusReady.Render("embeddings ready")
+}
+
+// thousands writes n with thousands separators: 44,000.
+func thousands(n int) string {
+	s := fmt.Sprint(n)
+	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
 }
 
 func noteCount(n int) string {

@@ -2,19 +2,28 @@ package tui
 
 import (
 	"strings"
-	"time"
 
 	tea "charm.land/bubbletea/v2"
 )
 
-// syncTickEvery is how often the status line re-reads the sync state.
-const syncTickEvery = 2 * time.Second
-
 // syncTickMsg redraws the status line with the current sync state.
-type syncTickMsg struct{}
+type syncTickMsg struct{ gen int }
 
-func syncTickCmd() tea.Cmd {
-	return tea.Tick(syncTickEvery, func(time.Time) tea.Msg { return syncTickMsg{} })
+// pollSync schedules the next reading of the sync state: soon while sync
+// has something under way, slowly once synced (poll.go). Readings after
+// events (nil msg) only hurry the chain along.
+func (m *Model) pollSync(msg *syncTickMsg) tea.Cmd {
+	if m.syncStatus == nil || (msg != nil && !m.syncPoll.fired(msg.gen)) {
+		return nil
+	}
+	every := syncPollBusy
+	if m.syncStatus() == "synced" {
+		every = syncPollIdle
+	}
+	if msg == nil && !m.syncPoll.hurry(every) && m.syncPoll.armed {
+		return nil
+	}
+	return m.syncPoll.arm(m.tick, every, func(gen int) tea.Msg { return syncTickMsg{gen} })
 }
 
 // renderSync draws the sync state: green when synced, amber while pending,

@@ -210,9 +210,14 @@ func (s *Server) handlePull(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	s.pulls = append(s.pulls, name)
 	m, ok := findModel(s.registry, name)
+	offline := s.offline
 	s.mu.Unlock()
 
-	const notFound = "pull model manifest: file does not exist"
+	notFound := "pull model manifest: file does not exist"
+	if offline {
+		ok = false
+		notFound = offlinePullError(name)
+	}
 	stream := req.Stream == nil || *req.Stream
 	if !stream {
 		if !ok {
@@ -241,6 +246,13 @@ func (s *Server) handlePull(w http.ResponseWriter, r *http.Request) {
 	_ = lw.write(api.ProgressResponse{Status: "writing manifest"})
 	s.install(m)
 	_ = lw.write(api.ProgressResponse{Status: "success"})
+}
+
+// offlinePullError is Ollama's answer to a pull without network.
+func offlinePullError(name string) string {
+	repo, tag, _ := strings.Cut(normaliseName(name), ":")
+	return fmt.Sprintf(`pull model manifest: Get "https://registry.ollama.ai/v2/library/%s/manifests/%s": `+
+		`dial tcp: lookup registry.ollama.ai on 127.0.0.53:53: server misbehaving`, repo, tag)
 }
 
 // install adds m to the installed models unless it is already there.

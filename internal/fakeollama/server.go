@@ -68,6 +68,7 @@ type Server struct {
 	mu            sync.Mutex
 	models        []Model // installed models, names normalised
 	registry      []Model // models that /api/pull can fetch, names normalised
+	offline       bool    // the registry cannot be reached: every pull fails
 	queue         []Reply
 	fallback      func(api.ChatRequest) Reply
 	chats         [][]byte // raw bodies of chat requests, in order
@@ -89,6 +90,7 @@ type failure struct {
 type config struct {
 	models   []Model
 	registry []Model
+	offline  bool
 	version  string
 	embedDim int
 	addr     string
@@ -109,6 +111,12 @@ func WithModels(models ...Model) Option {
 // models and the installed models are always pullable too.
 func WithRegistry(models ...Model) Option {
 	return func(c *config) { c.registry = append(c.registry, models...) }
+}
+
+// WithoutRegistry makes every POST /api/pull fail the way Ollama's does
+// on a machine without network: the model library cannot be reached.
+func WithoutRegistry() Option {
+	return func(c *config) { c.offline = true }
 }
 
 // WithVersion sets the version reported by GET /api/version
@@ -159,6 +167,7 @@ func Start(opts ...Option) (*Server, error) {
 		quit:      make(chan struct{}),
 		embedDim:  cfg.embedDim,
 		version:   cfg.version,
+		offline:   cfg.offline,
 		started:   make(chan api.ChatRequest, signalBuffer),
 		cancelled: make(chan api.ChatRequest, signalBuffer),
 		held:      make(chan string, signalBuffer),

@@ -49,6 +49,7 @@ type Server struct {
 	conns     map[net.Conn]bool
 	down      bool
 	frames    [][]byte
+	loseReply bool // the next push is stored but never answered
 	conflicts int
 	requests  []string
 }
@@ -75,6 +76,14 @@ func Start(addr string) (*Server, error) {
 	s.srv = &http.Server{Handler: http.HandlerFunc(s.serve), ConnState: s.track}
 	go s.srv.Serve(ln)
 	return s, nil
+}
+
+// LoseNextReply makes the next push be stored but never answered (the
+// connection drops), as when the network fails after the server applied it.
+func (s *Server) LoseNextReply() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.loseReply = true
 }
 
 // Close stops the server.
@@ -234,6 +243,10 @@ func (s *Server) push(w http.ResponseWriter, r *http.Request, g, start, end int)
 	}
 	for off := 0; off < len(data); off += FrameSize {
 		s.frames = append(s.frames, bytes.Clone(data[off:off+FrameSize]))
+	}
+	if s.loseReply {
+		s.loseReply = false
+		panic(http.ErrAbortHandler) // stored, but the answer is lost
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"status": "ok", "generation": generation, "max_frame_no": len(s.frames)})
 }

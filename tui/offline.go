@@ -1,0 +1,105 @@
+package tui
+
+import (
+	"errors"
+	"io"
+	"syscall"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/mneme-dev/mneme/agent"
+)
+
+// Ollama going away: a run that fails because Ollama stopped says so in
+// words, the status line shows Ollama offline, and Ollama is probed again
+// in the background, less and less often, until it answers.
+
+// Messages shown when Ollama stops in the middle of a run.
+const (
+	msgStoppedKept    = "Ollama stopped while answering; the partial answer is kept."
+	msgStoppedNothing = "Ollama stopped before answering; your message is kept."
+)
+
+// Background re-probing while Ollama is unreachable: the first after
+// reprobeFirst, then twice as long each time, up to reprobeMax.
+const (
+	reprobeFirst = time.Second
+	reprobeMax   = 30 * time.Second
+)
+
+// reprobeMsg asks for a background probe.
+type reprobeMsg struct{}
+
+// ollamaStopped reports whether err means the connection to Ollama broke
+// while it was answering (the server died or was stopped).
+func ollamaStopped(err error) bool {
+	return errors.Is(err, agent.ErrStreamBroken) || errors.Is(err, io.EOF) ||
+		errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET)
+}
+
+// failRun ends the live answer of a run that failed with err, marked
+// interrupted, and shows one line saying why. The full error goes to the
+// log. It reports whether Ollama went away.
+func (m *Model) failRun(err error) (offline bool) {
+	kept := m.transcript.endLive(true)
+	switch {
+	case ollamaStopped(err):
+		m.log.Warn("ollama stopped mid-answer", "err", err)
+		if kept {
+			m.transcript.addError(msgStoppedKept)
+		} else {
+			m.transcript.addInterrupted()
+			m.transcript.addError(msgStoppedNothing)
+		}
+		return true
+	case errors.Is(err, agent.ErrOllamaUnreachable):
+		m.log.Warn("ollama unreachable", "err", err)
+		m.transcript.addError(err.Error())
+		return true
+	}
+	m.log.Warn("run failed", "err", err)
+	m.transcript.addError(err.Error())
+	return false
+}
+
+// goOffline marks Ollama unreachable after a run broke off: the status line
+// says offline, the next send probes first, and handleEvents starts probing
+// in the background. No alert is shown: the transcript already says what
+// happened.
+func (m *Model) goOffline(err error) {
+	m.probe.Reachable, m.probe.Err = false, err
+	m.reprobeWait = 0
+}
+
+// scheduleReprobe arms the next background probe, unless one is armed.
+func (m *Model) scheduleReprobe() tea.Cmd {
+	if m.reprobeArmed {
+		return nil
+	}
+	m.reprobeWait = min(max(reprobeFirst, 2*m.reprobeWait), reprobeMax)
+	m.reprobeArmed = true
+	return m.tick(m.reprobeWait, func(time.Time) tea.Msg { return reprobeMsg{} })
+}
+
+// handleReprobe probes Ollama in the background, unless it is back or a
+// probe is already in flight (its answer schedules the next one).
+func (m *Model) handleReprobe() tea.Cmd {
+	m.reprobeArmed = false
+	if m.probe.Reachable || m.probing {
+		return nil
+	}
+	m.probing = true
+	return probeCmd(m.life.ctx, m.probeFn)
+}
+
+// afterProbe keeps probing in the background while Ollama is unreachable,
+// and forgets the backoff once it answers.
+func (m *Model) afterProbe(p Probe) tea.Cmd {
+	m.probed = true
+	if p.Reachable {
+		m.reprobeWait = 0
+		return nil
+	}
+	return m.scheduleReprobe()
+}

@@ -1,0 +1,34 @@
+package tui
+
+import (
+	"io"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/mneme-dev/mneme/agent"
+)
+
+// TestOllamaClosingBeforeAnswerIsSaidInWords: Ollama closing the
+// connection before the first token (Go's `Post "…": EOF`) is told in
+// words, once, and the status line says Ollama is offline.
+func TestOllamaClosingBeforeAnswerIsSaidInWords(t *testing.T) {
+	store := openStore(t)
+	r := newFakeRunner(store)
+	r.fail = agent.ExplainError(&url.Error{Op: "Post", URL: testHost + "/api/chat", Err: io.EOF}, testHost, testModel)
+	h := newHarness(t, config(store, r, readyProbe))
+	h.runUntilShown("Ollama ready")
+	h.typeText("hello")
+	h.send(keyEnter)
+	h.runUntilIdle()
+	s := h.screen()
+	if !strings.Contains(s, msgStoppedNothing) || !strings.Contains(s, "(interrupted)") || !strings.Contains(s, "Ollama offline") {
+		t.Errorf("want the stop said in words, the answer marked interrupted, Ollama offline:\n%s", s)
+	}
+	if strings.Contains(s, "EOF") || strings.Contains(s, "Post ") {
+		t.Errorf("the raw error is shown:\n%s", s)
+	}
+	if n := strings.Count(s, "✗"); n != 1 {
+		t.Errorf("%d error lines, want one:\n%s", n, s)
+	}
+}
