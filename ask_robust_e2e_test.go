@@ -194,7 +194,8 @@ func TestAskStallBeforeHeadersSaysWhatHappened(t *testing.T) {
 		!strings.Contains(r.stderr, "prompt is saved") {
 		t.Fatalf("exit %d stderr %q", r.code, r.stderr)
 	}
-	if recs := d.exported(); len(recs) != 1 || recs[0].Content != "question" {
+	// The prompt is kept; the turn ends with an empty answer marked interrupted.
+	if recs := d.exported(); len(recs) != 2 || recs[0].Content != "question" || recs[1].Content != "" || recs[1].Status != "interrupted" {
 		t.Fatalf("export %+v", recs)
 	}
 }

@@ -251,7 +251,10 @@ func (a *Agent) Run(ctx context.Context, req Request, emit func(Event)) (res Res
 		}
 		if streamErr != nil {
 			interrupted := ctx.Err() != nil
-			if _, err := live.finish(out, nil, memory.StatusInterrupted, interrupted); err != nil {
+			// Even with no text yet, the answer is stored (empty, marked
+			// interrupted), so that the turn reads the same live, after a
+			// reload and in exports: never two prompts in a row.
+			if _, err := live.finish(out, nil, memory.StatusInterrupted, true); err != nil {
 				return res, fmt.Errorf("store partial answer: %w", err)
 			}
 			if interrupted {

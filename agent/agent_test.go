@@ -349,8 +349,10 @@ func TestModelNotFound(t *testing.T) {
 	if !errors.Is(err, ErrModelNotFound) || !strings.Contains(err.Error(), "ollama pull nosuch") {
 		t.Fatalf("err = %v", err)
 	}
-	if msgs := h.messages(); len(msgs) != 1 || msgs[0].Content != "hi" {
-		t.Fatalf("the prompt was not kept: %+v", msgs)
+	// The prompt is kept, and the failed turn ends with an empty answer
+	// marked interrupted.
+	if msgs := h.messages(); roles(msgs) != "user,assistant" || msgs[0].Content != "hi" || msgs[1].Status != memory.StatusInterrupted {
+		t.Fatalf("the prompt was not kept, or the turn not marked: %+v", msgs)
 	}
 }
 
@@ -440,5 +442,21 @@ func TestCancelDuringToolCallMarksTheTurnInterrupted(t *testing.T) {
 	}
 	if h.srv.Remaining() != 1 {
 		t.Fatal("the model was asked again after the interruption")
+	}
+}
+
+// Ollama failing before the first word leaves the turn marked as an
+// empty interrupted answer, as a stop by the user does: the stored
+// conversation never holds two prompts in a row.
+func TestFailureBeforeFirstWordMarksTheTurnInterrupted(t *testing.T) {
+	h := newHarness(t, nil)
+	h.srv.Script(fakeollama.Reply{DropAfter: 1})
+	_, err := h.agent.Run(context.Background(), Request{UserID: "alice", ConversationID: h.conv.ID, Prompt: "question"}, func(Event) {})
+	if err == nil {
+		t.Fatal("a stream cut before its first word is not an error")
+	}
+	msgs := h.messages()
+	if roles(msgs) != "user,assistant" || msgs[1].Content != "" || msgs[1].Status != memory.StatusInterrupted {
+		t.Fatalf("stored %+v", msgs)
 	}
 }

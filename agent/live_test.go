@@ -94,7 +94,7 @@ func TestStallBeforeTheFirstChunk(t *testing.T) {
 				!strings.Contains(err.Error(), "prompt is saved") || strings.Contains(err.Error(), "is it running") {
 				t.Fatalf("err = %v", err)
 			}
-			if msgs := h.messages(); roles(msgs) != "user" {
+			if msgs := h.messages(); roles(msgs) != "user,assistant" || msgs[1].Content != "" || msgs[1].Status != memory.StatusInterrupted {
 				t.Fatalf("stored %+v", msgs)
 			}
 		})
