@@ -136,17 +136,17 @@ func (a *App) runExport(ctx context.Context, args []string) error {
 		}
 		convID = c.ID
 	}
-	w := a.stdout
-	if *outPath != "" {
-		file, err := os.OpenFile(*outPath, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
-		if err != nil {
-			return fmt.Errorf("export: %w", err)
-		}
-		defer file.Close()
-		w = file
+	if *outPath == "" {
+		return s.store.Export(ctx, s.cfg.User, convID, f, a.stdout)
 	}
-	return s.store.Export(ctx, s.cfg.User, convID, f, w)
+	if err := writeFileAtomic(*outPath, 0o600, func(w io.Writer) error {
+		return s.store.Export(ctx, s.cfg.User, convID, f, w)
+	}); err != nil {
+		return fmt.Errorf("export: %w", err)
+	}
+	return nil
 }
+
 
 // importInterrupted says how far an interrupted import got and how to
 // finish it. Messages are written in batches: the batch being written

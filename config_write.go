@@ -3,8 +3,8 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 
@@ -41,7 +41,10 @@ func saveModels(path, chat, embed string) error {
 	if fi, err := os.Stat(path); err == nil {
 		mode = fi.Mode().Perm()
 	}
-	return writeFileAtomic(path, doc, mode)
+	return writeFileAtomic(path, mode, func(w io.Writer) error {
+		_, err := io.WriteString(w, doc)
+		return err
+	})
 }
 
 // topKeyLine matches a top-level "key = value" line, capturing the key.
@@ -132,29 +135,4 @@ func trailingComment(line string) string {
 		return " " + value[end+i:]
 	}
 	return ""
-}
-
-// writeFileAtomic replaces path with text through a temporary file in the
-// same directory, so that a crash never leaves half a config behind.
-func writeFileAtomic(path, text string, mode os.FileMode) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".config-*.toml")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if err := tmp.Chmod(mode); err != nil {
-		tmp.Close()
-		return err
-	}
-	if _, err := tmp.WriteString(text); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
 }
