@@ -147,7 +147,6 @@ func (a *App) runExport(ctx context.Context, args []string) error {
 	return nil
 }
 
-
 // importInterrupted says how far an interrupted import got and how to
 // finish it. Messages are written in batches: the batch being written
 // when the import stopped is not stored, and running the import again
