@@ -53,6 +53,7 @@ type Index struct {
 	ty     *typer
 	params params
 	lease  LeaseOptions
+	make   func(dir string) (bleve.Index, error) // creates an empty index (create; tests make it fail)
 
 	// gate is held (a one-slot semaphore, so that waiting for it can be
 	// cancelled) while the index is opened, closed or reset.
@@ -108,7 +109,7 @@ func OpenLease(ctx context.Context, dir string, lease LeaseOptions) (*Index, err
 func New(dir string, lease LeaseOptions) *Index {
 	return &Index{
 		dir: dir, an: newAnalyzer(), ty: newTyper(), params: defaultParams(),
-		lease: lease, gate: make(chan struct{}, 1),
+		lease: lease, gate: make(chan struct{}, 1), make: create,
 	}
 }
 
@@ -190,22 +191,26 @@ func (ix *Index) Reset(ctx context.Context, during func() error) error {
 		return err
 	}
 	ix.mu.Lock()
-	bi, closed := ix.bi, ix.closed
-	ix.bi = nil
+	held, closed := ix.bi != nil, ix.closed
 	ix.mu.Unlock()
 	if closed {
 		ix.undrain()
 		return ErrClosed
 	}
-	if bi != nil {
-		_ = bi.Close() // the lock file stays ours
-	} else if err := ix.lockFile(ctx); err != nil {
-		ix.undrain()
-		return err
+	if !held {
+		if err := ix.lockFile(ctx); err != nil {
+			ix.undrain()
+			return err
+		}
 	}
-	nbi, err := create(ix.dir)
+	nbi, err := ix.swapInEmpty()
 	if err != nil {
-		ix.unlockFile()
+		ix.mu.Lock()
+		open := ix.bi != nil
+		ix.mu.Unlock()
+		if !open {
+			ix.unlockFile()
+		}
 		ix.undrain()
 		return err
 	}
@@ -218,6 +223,44 @@ func (ix *Index) Reset(ctx context.Context, during func() error) error {
 		return nil
 	}
 	return during()
+}
+
+// swapInEmpty builds an empty index beside the old one, then swaps it in:
+// when the new one cannot be made (a read-only or full disk), the old one
+// stays as it was and keeps answering. The gate and the lock are held.
+func (ix *Index) swapInEmpty() (bleve.Index, error) {
+	fresh := ix.dir + ".new"
+	if err := os.RemoveAll(fresh); err != nil {
+		return nil, fmt.Errorf("keyword: rebuild: %w", err)
+	}
+	bi, err := ix.make(fresh)
+	if err != nil {
+		os.RemoveAll(fresh)
+		return nil, fmt.Errorf("keyword: rebuild: the old index is kept: %w", err)
+	}
+	if err := bi.Close(); err != nil {
+		os.RemoveAll(fresh)
+		return nil, fmt.Errorf("keyword: rebuild: the old index is kept: %w", err)
+	}
+	ix.mu.Lock()
+	old := ix.bi
+	ix.bi = nil
+	ix.mu.Unlock()
+	if old != nil {
+		_ = old.Close()
+	}
+	stale := ix.dir + ".old"
+	os.RemoveAll(stale)
+	if err := os.Rename(ix.dir, stale); err != nil && !errors.Is(err, os.ErrNotExist) {
+		os.RemoveAll(fresh)
+		return nil, fmt.Errorf("keyword: rebuild: the old index is kept: %w", err)
+	}
+	if err := os.Rename(fresh, ix.dir); err != nil {
+		os.Rename(stale, ix.dir)
+		return nil, fmt.Errorf("keyword: rebuild: the old index is kept: %w", err)
+	}
+	os.RemoveAll(stale)
+	return ix.openBleve()
 }
 
 // Close closes the index; later calls return ErrClosed. It waits for the

@@ -9,6 +9,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/blevesearch/bleve/v2"
 )
 
 // Two handles on one directory stand for two processes: flock locks belong
@@ -166,5 +168,30 @@ func TestResetWhileAnotherProcessUsesTheIndex(t *testing.T) {
 	}
 	if v, err := a.Meta("id"); err != nil || v != "fresh" {
 		t.Fatalf("a reads meta %q, %v", v, err)
+	}
+}
+
+// A rebuild that cannot make its new index (a read-only or full disk)
+// keeps the old one, which goes on answering.
+func TestResetThatCannotBuildKeepsTheOldIndex(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "kw")
+	ix := openShared(t, dir, testLease)
+	must(t, ix.Upsert(turn("u", "a", 1, "the lighthouse keeper")))
+	full := errors.New("no space left on device")
+	ix.make = func(string) (bleve.Index, error) { return nil, full }
+	ran := false
+	if err := ix.Reset(context.Background(), func() error { ran = true; return nil }); !errors.Is(err, full) {
+		t.Fatalf("reset: %v", err)
+	}
+	if ran {
+		t.Fatal("the records were reset although the index was not")
+	}
+	if got := ids(find(t, ix, Query{UserID: "u", Text: "lighthouse"})); len(got) != 1 {
+		t.Fatalf("the old index no longer answers: %v", got)
+	}
+	// Another process still gets the index too.
+	other := openShared(t, dir, testLease)
+	if got := ids(find(t, other, Query{UserID: "u", Text: "keeper"})); len(got) != 1 {
+		t.Fatalf("another process: %v", got)
 	}
 }
