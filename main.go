@@ -34,9 +34,11 @@ func main() {
 	err := run(ctx, os.Args[1:])
 	signal.Stop(sigs)
 	var sig signalError
-	if errors.As(context.Cause(ctx), &sig) && errors.Is(err, context.Canceled) {
-		// Stopped while waiting (for the index, the database, Ollama):
-		// say so, not "context canceled".
+	var ex exitError
+	if errors.As(context.Cause(ctx), &sig) && (err == nil || errors.Is(err, context.Canceled)) && !errors.As(err, &ex) {
+		// Stopped by a signal, while waiting (for the index, the database,
+		// Ollama) or in the chat: say so, not "context canceled", and exit
+		// as a shell expects.
 		err = exitError{code: signalExitCode(sig.sig), msg: "interrupted"}
 	}
 	cancel(nil)

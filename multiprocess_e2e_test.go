@@ -326,3 +326,43 @@ func TestDoctorWarnsAboutReadableFiles(t *testing.T) {
 		t.Fatalf("doctor does not warn about %s:\n%s", leak, out)
 	}
 }
+
+// SIGTERM ends the chat at once and gives the terminal back (no chat
+// screen left on it). Bubble Tea's own signal handler used to race with
+// mneme's: the chat hung until the 1.5 s watchdog killed it, leaving the
+// terminal in the chat's state.
+func TestTUIEndsOnSIGTERM(t *testing.T) {
+	srv := fakeollama.New(t)
+	d := newDevice(t, srv.Host())
+	term := startTerminal(t, 100, 30, d.env())
+	term.waitText("fake-chat")
+	pid := strings.TrimSpace(term.tmux("display-message", "-p", "-t", "mneme", "#{pane_pid}"))
+	var p int
+	if _, err := fmt.Sscan(pid, &p); err != nil {
+		t.Fatalf("pane pid %q: %v", pid, err)
+	}
+	// The pane runs env, which execs mneme: the pane's pid is mneme's.
+	sent := time.Now()
+	if err := syscall.Kill(p, syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	waitUntil(t, "mneme to end", 5*time.Second, func() bool { return !running(p) })
+	if took := time.Since(sent); took > 2*time.Second {
+		t.Fatalf("the chat took %s to end after SIGTERM", took)
+	}
+	// (Its exit code, 143, is checked without a terminal in
+	// TestWaitingCommandEndsOnSignal: tmux does not always have the
+	// status of a pane that just died.)
+	term.waitFor("the terminal to be given back", func(s string) bool { return !strings.Contains(s, "fake-chat") })
+}
+
+// running reports whether process pid is alive (not gone, not a zombie).
+func running(pid int) bool {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	// The state follows the command name in parentheses.
+	i := strings.LastIndexByte(string(data), ')')
+	return i < 0 || i+2 >= len(data) || data[i+2] != 'Z'
+}

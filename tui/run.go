@@ -24,7 +24,11 @@ const maxFPS = 30
 func Run(ctx context.Context, cfg Config, opts ...tea.ProgramOption) error {
 	m := newModel(ctx, cfg)
 	defer m.life.shutdown()
-	p := tea.NewProgram(m, append([]tea.ProgramOption{tea.WithContext(ctx), tea.WithFPS(maxFPS)}, opts...)...)
+	// Signals are the caller's: it cancels ctx. Bubble Tea's own handler
+	// would race with that: on SIGTERM it tries to send a QuitMsg to a
+	// program that ctx already stopped, and its shutdown then waits on it
+	// for ever.
+	p := tea.NewProgram(m, append([]tea.ProgramOption{tea.WithContext(ctx), tea.WithFPS(maxFPS), tea.WithoutSignalHandler()}, opts...)...)
 	_, err := p.Run()
 	switch {
 	case err == nil, errors.Is(err, tea.ErrInterrupted):
