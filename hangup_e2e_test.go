@@ -41,11 +41,7 @@ func TestTUIHangupMidAnswerKeepsThePartialAnswer(t *testing.T) {
 	term.keys("Enter")
 	term.waitText("very long answer")
 
-	pid, err := strconv.Atoi(strings.TrimSpace(term.tmux("display-message", "-p", "-t", "mneme", "#{pane_pid}")))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := syscall.Kill(pid, syscall.SIGHUP); err != nil {
+	if err := syscall.Kill(term.pid(), syscall.SIGHUP); err != nil {
 		t.Fatal(err)
 	}
 	// It exits by itself (129, as a shell expects), not killed by the signal.

@@ -336,12 +336,7 @@ func TestTUIEndsOnSIGTERM(t *testing.T) {
 	d := newDevice(t, srv.Host())
 	term := startTerminal(t, 100, 30, d.env())
 	term.waitText("fake-chat")
-	pid := strings.TrimSpace(term.tmux("display-message", "-p", "-t", "mneme", "#{pane_pid}"))
-	var p int
-	if _, err := fmt.Sscan(pid, &p); err != nil {
-		t.Fatalf("pane pid %q: %v", pid, err)
-	}
-	// The pane runs env, which execs mneme: the pane's pid is mneme's.
+	p := term.pid()
 	sent := time.Now()
 	if err := syscall.Kill(p, syscall.SIGTERM); err != nil {
 		t.Fatal(err)

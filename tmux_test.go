@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -47,6 +48,16 @@ func (term *terminal) tmux(args ...string) string {
 		term.t.Fatalf("tmux %v: %v\n%s", args, err, out)
 	}
 	return string(out)
+}
+
+// pid is the pid of mneme in the pane (env execs it, so it is the pane's).
+func (term *terminal) pid() int {
+	term.t.Helper()
+	pid, err := strconv.Atoi(strings.TrimSpace(term.tmux("display-message", "-p", "-t", "mneme", "#{pane_pid}")))
+	if err != nil {
+		term.t.Fatalf("pane pid: %v", err)
+	}
+	return pid
 }
 
 // screen is what a person sees in the pane now.
