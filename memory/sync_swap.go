@@ -11,6 +11,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/mneme-dev/mneme/internal/flock"
 )
 
 // fileLock is an advisory lock (flock) on a file beside the database.
@@ -25,9 +27,6 @@ type fileLock struct {
 	mu sync.Mutex
 	f  *os.File
 }
-
-// lockPoll is how often a busy lock is tried again.
-const lockPoll = 20 * time.Millisecond
 
 // openLockWait bounds how long opening waits for a merge in another process.
 const openLockWait = 2 * time.Minute
@@ -45,29 +44,21 @@ func openFileLock(ctx context.Context, path string) (*fileLock, error) {
 	l := &fileLock{f: f}
 	ctx, cancel := context.WithTimeout(ctx, openLockWait)
 	defer cancel()
-	if err := l.acquire(ctx, syscall.LOCK_SH); err != nil {
+	if err := l.acquire(ctx, flock.Shared); err != nil {
 		f.Close()
 		return nil, fmt.Errorf("database is being merged by another mneme process: %w", err)
 	}
 	return l, nil
 }
 
-// acquire takes the lock in mode (LOCK_SH or LOCK_EX), polling until ctx ends.
+// acquire takes the lock in mode (LOCK_SH or LOCK_EX), polling until ctx
+// ends; then it returns ErrBusy.
 func (l *fileLock) acquire(ctx context.Context, mode int) error {
-	for {
-		err := syscall.Flock(int(l.f.Fd()), mode|syscall.LOCK_NB)
-		if err == nil {
-			return nil
-		}
-		if !errors.Is(err, syscall.EWOULDBLOCK) {
-			return err
-		}
-		select {
-		case <-ctx.Done():
-			return ErrBusy
-		case <-time.After(lockPoll):
-		}
+	err := flock.Acquire(ctx, l.f, mode, nil)
+	if err != nil && ctx.Err() != nil {
+		return ErrBusy
 	}
+	return err
 }
 
 // tryExclusive turns the shared lock exclusive if no other process holds
@@ -76,11 +67,11 @@ func (l *fileLock) acquire(ctx context.Context, mode int) error {
 func (l *fileLock) tryExclusive() bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if syscall.Flock(int(l.f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) == nil {
+	if flock.Try(l.f, flock.Exclusive) {
 		return true
 	}
 	// flock may have dropped the shared lock while trying: take it back.
-	l.acquire(context.Background(), syscall.LOCK_SH)
+	l.acquire(context.Background(), flock.Shared)
 	return false
 }
 
@@ -88,7 +79,7 @@ func (l *fileLock) tryExclusive() bool {
 func (l *fileLock) shared() {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.acquire(context.Background(), syscall.LOCK_SH)
+	l.acquire(context.Background(), flock.Shared)
 }
 
 // Close releases the lock.
@@ -105,7 +96,7 @@ func (s *Store) lockSync(ctx context.Context) (*fileLock, error) {
 		return nil, err
 	}
 	l := &fileLock{f: f}
-	if err := l.acquire(ctx, syscall.LOCK_EX); err != nil {
+	if err := l.acquire(ctx, flock.Exclusive); err != nil {
 		f.Close()
 		return nil, err
 	}
@@ -140,7 +131,7 @@ func (s *Store) swapDatabase(newPath, backupDir string) error {
 			c.mu.Unlock()
 			return fmt.Errorf("swap database: %d connections still in use: %w", c.live.Load(), ErrBusy)
 		}
-		time.Sleep(lockPoll)
+		time.Sleep(flock.Poll)
 	}
 	defer c.mu.Unlock()
 	// go-libsql closes files in the background after Close returns; moving

@@ -6,10 +6,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"syscall"
 	"time"
 
 	"github.com/blevesearch/bleve/v2"
+
+	"github.com/mneme-dev/mneme/internal/flock"
 )
 
 // Several mneme processes share one index directory: two chat screens, a
@@ -42,11 +43,9 @@ type LeaseOptions struct {
 var DefaultLease = LeaseOptions{Linger: 250 * time.Millisecond, MaxHold: time.Second, Wait: 30 * time.Second}
 
 const (
-	// lockPoll is how often a lock held by another process is tried again.
-	lockPoll = 10 * time.Millisecond
 	// yieldGap is how long a process that gave the lock up after MaxHold
 	// stays away from it: several polls of a waiting process.
-	yieldGap = 5 * lockPoll
+	yieldGap = 5 * flock.Poll
 	// boltTimeout makes Bleve's own file lock fail instead of hanging
 	// should anything ever open the index without our lock.
 	boltTimeout = "10s"
@@ -257,26 +256,21 @@ func (ix *Index) lockFile(ctx context.Context) error {
 	waiting := false
 	defer func() {
 		if waiting {
-			_ = syscall.Flock(int(ix.waitf.Fd()), syscall.LOCK_UN)
+			flock.Unlock(ix.waitf)
 		}
 	}()
-	for {
-		err := syscall.Flock(int(ix.lockf.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
-		if err == nil {
-			return nil
-		}
-		if !errors.Is(err, syscall.EWOULDBLOCK) && !errors.Is(err, syscall.EINTR) {
-			return fmt.Errorf("keyword: lock: %w", err)
-		}
+	err := flock.Acquire(ctx, ix.lockf, flock.Exclusive, func() {
 		if !waiting {
-			waiting = syscall.Flock(int(ix.waitf.Fd()), syscall.LOCK_SH|syscall.LOCK_NB) == nil
+			waiting = flock.Try(ix.waitf, flock.Shared)
 		}
-		select {
-		case <-ctx.Done():
-			return leaseErr(ctx)
-		case <-time.After(lockPoll):
-		}
+	})
+	switch {
+	case err == nil:
+		return nil
+	case ctx.Err() != nil:
+		return leaseErr(ctx)
 	}
+	return fmt.Errorf("keyword: lock: %w", err)
 }
 
 // othersWaiting reports whether another process waits for the index: it
@@ -285,17 +279,16 @@ func (ix *Index) othersWaiting() bool {
 	if ix.waitf == nil {
 		return false
 	}
-	fd := int(ix.waitf.Fd())
-	if syscall.Flock(fd, syscall.LOCK_EX|syscall.LOCK_NB) != nil {
+	if !flock.Try(ix.waitf, flock.Exclusive) {
 		return true
 	}
-	_ = syscall.Flock(fd, syscall.LOCK_UN)
+	flock.Unlock(ix.waitf)
 	return false
 }
 
 func (ix *Index) unlockFile() {
 	if ix.lockf != nil {
-		_ = syscall.Flock(int(ix.lockf.Fd()), syscall.LOCK_UN)
+		flock.Unlock(ix.lockf)
 	}
 }
 

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/blevesearch/bleve/v2"
+
+	"github.com/mneme-dev/mneme/internal/flock"
 )
 
 // Two handles on one directory stand for two processes: flock locks belong
@@ -135,7 +137,7 @@ func TestLockFileIsHeldOnlyWhileInUse(t *testing.T) {
 		select {
 		case <-lctx.Done():
 			t.Fatal("the idle index kept its lock")
-		case <-time.After(lockPoll):
+		case <-time.After(flock.Poll):
 		}
 	}
 	// While the test holds it, a waits, within its bound, then says so.
