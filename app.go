@@ -193,6 +193,7 @@ type session struct {
 	store   *memory.Store
 	log     *slog.Logger
 	logFile *os.File
+	prevLog io.Writer // the standard logger's output before the session took it
 	client  *api.Client
 	host    string
 	// syncerVal is made by syncer() (cmd_sync.go) when sync is set up.
@@ -247,9 +248,11 @@ func (a *App) openStore(ctx context.Context, flags commonFlags, extra ...memory.
 	s.log = slog.New(slog.NewTextHandler(s.logFile, &slog.HandlerOptions{Level: level}))
 	// Libraries that log through the standard logger (Bleve's scorch does)
 	// write to the log file, never over the chat screen or a command's output.
+	s.prevLog = log.Writer()
 	log.SetOutput(s.logFile)
 	s.store, err = memory.Open(ctx, filepath.Join(cfg.DataDir, memory.DBFileName), append(storeOptions(cfg), extra...)...)
 	if err != nil {
+		log.SetOutput(s.prevLog)
 		s.logFile.Close()
 		return nil, err
 	}
@@ -273,5 +276,6 @@ func (s *session) Close() {
 		s.progress.end()
 	}
 	s.store.Close()
+	log.SetOutput(s.prevLog) // never into a closed file
 	s.logFile.Close()
 }

@@ -283,10 +283,11 @@ func TestAskInterruptedWhileOllamaHangsKeepsThePrompt(t *testing.T) {
 	if code := waitExit(t, cmd, 2*time.Second, stderr); code != exitInterrupted || !strings.Contains(stderr.String(), "prompt was kept") {
 		t.Fatalf("exit %d stderr %q", code, stderr.String())
 	}
-	if recs := d.exported(); len(recs) != 1 || recs[0].Content != "are you there?" || recs[0].Role != memory.RoleUser {
+	if recs := d.exported(); len(recs) != 2 || recs[0].Content != "are you there?" || recs[0].Role != memory.RoleUser ||
+		recs[1].Content != "" || recs[1].Status != memory.StatusInterrupted {
 		t.Fatalf("export %+v", recs)
 	}
-	if list := d.conversations(); len(list) != 1 || list[0].MessageCount != 1 {
+	if list := d.conversations(); len(list) != 1 || list[0].MessageCount != 2 {
 		t.Fatalf("conversations %+v", list)
 	}
 }

@@ -80,10 +80,15 @@ func (a *App) runAsk(ctx context.Context, args []string) error {
 		return err
 	}
 	st := probeOllama(ctx, s.client, s.host, s.cfg)
-	if ctx.Err() != nil {
-		return exitError{code: exitInterrupted, msg: "interrupted; your prompt was kept"}
-	}
-	if st.Err != nil {
+	if ctx.Err() != nil || st.Err != nil {
+		// No answer will come: the turn is marked as one that ended before
+		// its first word, as the agent marks a stopped or failed answer.
+		if _, err := s.store.AppendMessage(context.WithoutCancel(ctx), s.cfg.User, memory.Unanswered(conv.ID)); err != nil {
+			s.log.Warn("mark unanswered prompt", "err", err)
+		}
+		if ctx.Err() != nil {
+			return exitError{code: exitInterrupted, msg: "interrupted; your prompt was kept"}
+		}
 		return st.Err
 	}
 	// The index serves the memory tools and recall during the run, then

@@ -219,7 +219,7 @@ func (a *App) printSyncStatus(ctx context.Context, sy *memory.Syncer, asJSON boo
 	// One line per row: an error from the server or the driver may span
 	// several lines ("…\n\nCaused by: …").
 	row := func(k, v string) {
-		fmt.Fprintf(a.stdout, "%-14s %s\n", k+":", strings.Join(strings.Fields(sanitize.Text(v)), " "))
+		fmt.Fprintf(a.stdout, "%-14s %s\n", k+":", sanitize.Line(v))
 	}
 	row("server", st.URL)
 	row("state", st.Label())

@@ -35,11 +35,17 @@ func main() {
 	signal.Stop(sigs)
 	var sig signalError
 	var ex exitError
-	if errors.As(context.Cause(ctx), &sig) && (err == nil || errors.Is(err, context.Canceled)) && !errors.As(err, &ex) {
-		// Stopped by a signal, while waiting (for the index, the database,
-		// Ollama) or in the chat: say so, not "context canceled", and exit
-		// as a shell expects.
-		err = exitError{code: signalExitCode(sig.sig), msg: "interrupted"}
+	if errors.As(context.Cause(ctx), &sig) {
+		switch {
+		case errors.As(err, &ex) && ex.code == exitInterrupted:
+			// The command said how far it got; the code is the signal's.
+			err = exitError{code: signalExitCode(sig.sig), msg: ex.msg}
+		case err == nil || errors.Is(err, context.Canceled):
+			// Stopped while waiting (for the index, the database, Ollama)
+			// or in the chat: say so, not "context canceled", and exit as
+			// a shell expects.
+			err = exitError{code: signalExitCode(sig.sig), msg: "interrupted"}
+		}
 	}
 	cancel(nil)
 	if err != nil {

@@ -254,7 +254,7 @@ func (a *Agent) Run(ctx context.Context, req Request, emit func(Event)) (res Res
 			// Even with no text yet, the answer is stored (empty, marked
 			// interrupted), so that the turn reads the same live, after a
 			// reload and in exports: never two prompts in a row.
-			if _, err := live.finish(out, nil, memory.StatusInterrupted, true); err != nil {
+			if _, err := live.finish(out, nil, memory.StatusInterrupted); err != nil {
 				return res, fmt.Errorf("store partial answer: %w", err)
 			}
 			if interrupted {
@@ -265,7 +265,7 @@ func (a *Agent) Run(ctx context.Context, req Request, emit func(Event)) (res Res
 		}
 
 		calls, refused := fromAPICalls(out.calls)
-		assistant, err := live.finish(out, calls, memory.StatusComplete, false)
+		assistant, err := live.finish(out, calls, memory.StatusComplete)
 		if err != nil {
 			return res, fmt.Errorf("store answer: %w", err)
 		}
@@ -314,9 +314,7 @@ func (a *Agent) Run(ctx context.Context, req Request, emit func(Event)) (res Res
 		if ctx.Err() != nil {
 			// Stopped between model calls: an empty answer marks the turn
 			// interrupted, as a stream stopped before its first word does.
-			if _, err := a.store.AppendMessage(context.WithoutCancel(ctx), req.UserID, memory.Message{
-				ConversationID: req.ConversationID, Role: memory.RoleAssistant, Status: memory.StatusInterrupted,
-			}); err != nil {
+			if _, err := a.store.AppendMessage(context.WithoutCancel(ctx), req.UserID, memory.Unanswered(req.ConversationID)); err != nil {
 				return res, fmt.Errorf("store interrupted answer: %w", err)
 			}
 			res.Interrupted = true

@@ -206,6 +206,10 @@ func (a *Agent) Retitle(ctx context.Context, userID, conversationID string) (boo
 	if a.compact == nil || a.compact.titles == nil {
 		return false, nil
 	}
+	// The title state first: most conversations need no messages read.
+	if !a.needsTitle(ctx, Request{UserID: userID, ConversationID: conversationID}) {
+		return false, nil
+	}
 	all, err := a.store.Messages(ctx, userID, conversationID)
 	if err != nil {
 		return false, fmt.Errorf("retitle: %w", err)
@@ -213,17 +217,23 @@ func (a *Agent) Retitle(ctx context.Context, userID, conversationID string) (boo
 	return a.retitle(ctx, Request{UserID: userID, ConversationID: conversationID}, all), nil
 }
 
-// retitle titles from the first exchange in all (see Retitle).
-func (a *Agent) retitle(ctx context.Context, req Request, all []memory.Message) bool {
-	if a.compact.titles == nil || a.compact.gen == nil {
-		return false
-	}
+// needsTitle reports whether the model may still title the conversation:
+// the user has not named it and the model was not asked before.
+func (a *Agent) needsTitle(ctx context.Context, req Request) bool {
 	ts, err := a.compact.titles.ConversationTitle(ctx, req.UserID, req.ConversationID)
 	if err != nil {
 		a.log.Warn("title state unreadable", "conversation", req.ConversationID, "err", err)
 		return false
 	}
-	if ts.Source == memory.TitleUser || ts.Seq != 0 {
+	return ts.Source != memory.TitleUser && ts.Seq == 0
+}
+
+// retitle titles from the first exchange in all (see Retitle).
+func (a *Agent) retitle(ctx context.Context, req Request, all []memory.Message) bool {
+	if a.compact.titles == nil || a.compact.gen == nil {
+		return false
+	}
+	if !a.needsTitle(ctx, req) {
 		return false
 	}
 	var prompt, answer *memory.Message

@@ -135,11 +135,8 @@ func (l *liveAnswer) write(content, thinking string, calls []memory.ToolCall, st
 // stored: nothing was written for it); one the user interrupted
 // (userStopped) is, empty: the turn shows it was interrupted, live, after
 // a reload and in exports alike.
-func (l *liveAnswer) finish(out *streamOut, calls []memory.ToolCall, status memory.Status, keepEmpty bool) (memory.Message, error) {
+func (l *liveAnswer) finish(out *streamOut, calls []memory.ToolCall, status memory.Status) (memory.Message, error) {
 	close(l.stop)
 	<-l.done
-	if status == memory.StatusInterrupted && !keepEmpty && out.content.Len() == 0 && out.thinking.Len() == 0 && l.stored.ID == "" {
-		return memory.Message{}, nil
-	}
 	return l.write(out.content.String(), out.thinking.String(), calls, status)
 }

@@ -208,3 +208,11 @@ func (s *Store) UpdateMessage(ctx context.Context, userID string, m Message) err
 		return nil
 	})
 }
+
+// Unanswered is the answer stored for a turn that ended before its first
+// word (stopped, Ollama unreachable or failing): empty and marked
+// interrupted, so that the turn reads the same live, after a reload and in
+// exports, and two prompts never follow each other.
+func Unanswered(conversationID string) Message {
+	return Message{ConversationID: conversationID, Role: RoleAssistant, Status: StatusInterrupted}
+}

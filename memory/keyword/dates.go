@@ -61,7 +61,7 @@ func (tq timeQuery) empty() bool { return len(tq.loose) == 0 && len(tq.exact) ==
 // abbreviated months count alone only after these words.
 func monthLead(w string) bool {
 	switch w {
-	case "in", "during", "since", "until", "till", "through", "throughout", "early", "late", "mid", "of", "last", "next", "this", "by":
+	case "in", "during", "since", "until", "till", "through", "throughout", "early", "late", "mid", "of", "last", "next", "by":
 		return true
 	}
 	return false
@@ -175,19 +175,18 @@ func (p *timeParser) dates() {
 			continue
 		}
 		at := []int{i}
+		dayAt := -1
 		day := dayNumber(p.word(i - 1))
 		switch {
 		case day > 0:
-			at = append(at, i-1)
+			dayAt = i - 1
 		case p.word(i-1) == "of" && dayNumber(p.word(i-2)) > 0: // "the 8th of May"
-			day = dayNumber(p.word(i - 2))
-			at = append(at, i-2)
+			day, dayAt = dayNumber(p.word(i-2)), i-2
 		}
 		yearAt := i + 1
 		if day == 0 {
 			if day = dayNumber(p.word(i + 1)); day > 0 {
-				at = append(at, i+1)
-				yearAt = i + 2
+				dayAt, yearAt = i+1, i+2
 			}
 		}
 		year := 0
@@ -196,7 +195,21 @@ func (p *timeParser) dates() {
 			at = append(at, yearAt)
 		}
 		full := strings.ToLower(time.Month(m).String())
-		alone := w == full && w != "may" && w != "march"
+		ambiguous := w != full || w == "may" || w == "march"
+		// "python 3 may crash", "march 10 miles": a plain number beside
+		// an ambiguous month is a day only with a year, as an ordinal
+		// ("May 3rd"), or after "on", "the" or a month lead ("on 3 May").
+		if day > 0 && ambiguous && year == 0 {
+			_, ord := ordinal(p.word(dayAt))
+			before := p.word(min(i, dayAt) - 1)
+			if !ord && before != "on" && before != "the" && !monthLead(before) {
+				day, dayAt = 0, -1
+			}
+		}
+		if dayAt >= 0 {
+			at = append(at, dayAt)
+		}
+		alone := !ambiguous
 		if day == 0 && year == 0 && !alone && !monthLead(p.word(i-1)) {
 			continue
 		}

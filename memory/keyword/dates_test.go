@@ -112,3 +112,19 @@ func TestTimeOnlyQuery(t *testing.T) {
 		t.Errorf("yesterday: %v, want then:1", got)
 	}
 }
+
+// Ordinary sentences with "may" or "march" beside a number or after
+// "this" are not dates.
+func TestAmbiguousMonthsNeedMoreThanANumber(t *testing.T) {
+	now := time.Date(2024, 6, 15, 12, 0, 0, 0, time.UTC)
+	for _, q := range []string{"this may take a while", "python 3 may crash", "march 10 miles", "it may 2 be"} {
+		if tq := queryTime(q, now, false); !tq.empty() {
+			t.Errorf("%q read as a time: %+v", q, tq)
+		}
+	}
+	for _, q := range []string{"on 3 may", "may 3rd", "may 3 2023", "in march", "the 10th of march"} {
+		if tq := queryTime(q, now, false); tq.empty() {
+			t.Errorf("%q not read as a time", q)
+		}
+	}
+}

@@ -63,7 +63,9 @@ func (ix *Index) acquire(ctx context.Context) (bleve.Index, error) {
 			ix.mu.Unlock()
 			return nil, ErrClosed
 		}
-		if ix.bi != nil && !ix.draining {
+		// While draining (Reset, Close) no new work joins, but an operation
+		// started inside a Hold must: the drain waits for that Hold.
+		if ix.bi != nil && (!ix.draining || ix.users > 0) {
 			ix.users++
 			ix.gen++ // a pending linger timer is now stale
 			bi := ix.bi
