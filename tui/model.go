@@ -80,6 +80,7 @@ type Model struct {
 	// Background probing while Ollama is unreachable (offline.go).
 	reprobeWait  time.Duration // the last wait before a probe
 	reprobeArmed bool          // a background probe is scheduled
+	quietProbe   bool          // the probe in flight is a background one: its failure is no news
 	runner       Runner
 	runnerModel  string
 
@@ -461,13 +462,21 @@ func (m *Model) setPhase(p phase) {
 func (m *Model) handleProbe(p Probe) tea.Cmd {
 	m.probing = false
 	m.probe = p
-	m.alert = ""
+	quiet := m.quietProbe && m.phase != phaseProbing
+	m.quietProbe = false
+	if !quiet || p.Ready() {
+		m.alert = ""
+	}
 	if p.Ready() {
 		if m.newRunner != nil && (m.runner == nil || m.runnerModel != p.Model) {
 			m.runner, m.runnerModel = m.newRunner(p.Model), p.Model
 		}
 	} else {
-		m.alert = p.problem()
+		if !quiet {
+			// A background probe that fails again says nothing new: the
+			// transcript and the status line already say Ollama is away.
+			m.alert = p.problem()
+		}
 		m.log.Info("ollama not ready", "host", p.Host, "reachable", p.Reachable, "model", p.Model, "err", p.Err)
 	}
 	offer := m.offerModels(p)

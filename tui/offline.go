@@ -89,7 +89,7 @@ func (m *Model) handleReprobe() tea.Cmd {
 	if m.probe.Reachable || m.probing {
 		return nil
 	}
-	m.probing = true
+	m.probing, m.quietProbe = true, true
 	return probeCmd(m.life.ctx, m.probeFn)
 }
 

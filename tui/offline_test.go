@@ -32,3 +32,29 @@ func TestOllamaClosingBeforeAnswerIsSaidInWords(t *testing.T) {
 		t.Errorf("%d error lines, want one:\n%s", n, s)
 	}
 }
+
+// While Ollama stays away after an answer broke off, the background probes
+// add nothing to the screen: the one message stays the only one. When it
+// comes back, the status says so.
+func TestBackgroundProbesAddNoAlert(t *testing.T) {
+	store := openStore(t)
+	r := newFakeRunner(store)
+	r.fail = agent.ExplainError(&url.Error{Op: "Post", URL: testHost + "/api/chat", Err: io.EOF}, testHost, testModel)
+	probe := &switchableProbe{}
+	probe.ready.Store(true)
+	h := newHarness(t, config(store, r, probe.probe))
+	h.runUntilShown("Ollama ready")
+	h.typeText("hello")
+	h.send(keyEnter)
+	h.runUntilIdle()
+	probe.ready.Store(false)
+	calls := probe.calls.Load()
+	h.send(reprobeMsg{})
+	h.runUntil("the background probe", func() bool { return probe.calls.Load() > calls && !h.m.probing })
+	if s := h.screen(); strings.Count(s, "✗") != 1 || strings.Contains(s, "is it running") {
+		t.Fatalf("a background probe that failed again added a message:\n%s", s)
+	}
+	probe.ready.Store(true)
+	h.send(reprobeMsg{})
+	h.runUntilShown("Ollama ready")
+}
