@@ -7,10 +7,10 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strconv"
 	"strings"
 	"time"
 
+	"github.com/mneme-dev/mneme/internal/text"
 	"github.com/mneme-dev/mneme/memory"
 )
 
@@ -156,27 +156,15 @@ func importInterrupted(st memory.ImportStats, totalLines int) string {
 	var b strings.Builder
 	b.WriteString("import interrupted: ")
 	if totalLines >= 0 {
-		fmt.Fprintf(&b, "%s of ~%s messages are stored", thousands(done), thousands(totalLines))
+		fmt.Fprintf(&b, "%s of ~%s messages are stored", text.Thousands(done), text.Thousands(totalLines))
 	} else {
-		fmt.Fprintf(&b, "%s messages are stored (%s lines read)", thousands(done), thousands(st.Lines))
+		fmt.Fprintf(&b, "%s messages are stored (%s lines read)", text.Thousands(done), text.Thousands(st.Lines))
 	}
 	if st.Unchanged > 0 {
-		fmt.Fprintf(&b, " (%s of them were already there)", thousands(st.Unchanged))
+		fmt.Fprintf(&b, " (%s of them were already there)", text.Thousands(st.Unchanged))
 	}
 	b.WriteString("; run the same command again to resume: messages already imported are skipped")
 	return b.String()
-}
-
-// thousands writes n with comma separators: 1200 -> "1,200".
-func thousands(n int) string {
-	s := strconv.Itoa(n)
-	if n < 0 {
-		return "-" + thousands(-n)
-	}
-	for i := len(s) - 3; i > 0; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return s
 }
 
 // countLines counts the lines of f (blank ones too: the count is an

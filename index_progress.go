@@ -7,6 +7,8 @@ import (
 	"sync"
 
 	"golang.org/x/term"
+
+	"github.com/mneme-dev/mneme/internal/text"
 )
 
 // progressMinTurns is the smallest catch-up of the keyword index that is
@@ -43,11 +45,11 @@ func (p *indexProgress) report(done, total int) {
 	}
 	if !p.tty {
 		if fresh {
-			fmt.Fprintf(p.w, "mneme: indexing %s turns for search…\n", thousands(total))
+			fmt.Fprintf(p.w, "mneme: indexing %s turns for search…\n", text.Thousands(total))
 		}
 		return
 	}
-	fmt.Fprintf(p.w, "\rmneme: indexing turns for search: %s of %s", thousands(done), thousands(total))
+	fmt.Fprintf(p.w, "\rmneme: indexing turns for search: %s of %s", text.Thousands(done), text.Thousands(total))
 	p.open = done < total
 	if !p.open {
 		fmt.Fprintln(p.w)

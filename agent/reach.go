@@ -3,9 +3,9 @@ package agent
 import (
 	"encoding/json"
 	"fmt"
-	"strconv"
 	"unicode/utf8"
 
+	"github.com/mneme-dev/mneme/internal/text"
 	"github.com/mneme-dev/mneme/memory"
 )
 
@@ -36,16 +36,7 @@ func clip(s string, n int) string {
 	for k > 0 && !utf8.RuneStart(s[k]) {
 		k--
 	}
-	return s[:k] + "…[cut: " + groupThousands(len(s)-k) + " bytes]"
-}
-
-// groupThousands writes n with commas: 1048576 -> "1,048,576".
-func groupThousands(n int) string {
-	s := strconv.Itoa(n)
-	for i := len(s) - 3; i > 0; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return s
+	return s[:k] + "…[cut: " + text.Thousands(len(s)-k) + " bytes]"
 }
 
 // boundCall bounds a call's arguments before it is stored: oversized
@@ -57,5 +48,5 @@ func boundCall(c *memory.ToolCall) (reason string) {
 	}
 	size := len(c.Arguments)
 	c.Arguments, _ = json.Marshal(map[string]string{"cut_arguments": clip(string(c.Arguments), storedArgsBytes)})
-	return fmt.Sprintf("not run: the arguments are %s bytes, more than the %s allowed", groupThousands(size), groupThousands(maxArgsBytes))
+	return fmt.Sprintf("not run: the arguments are %s bytes, more than the %s allowed", text.Thousands(size), text.Thousands(maxArgsBytes))
 }

@@ -6,6 +6,7 @@ import (
 
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
+	"github.com/mneme-dev/mneme/internal/text"
 )
 
 // ollamaState is what the status line says about Ollama.
@@ -165,7 +166,7 @@ func statusSegments(st *Styles, s statusInfo) (left, right []statusSegment) {
 		right = append(right, statusSegment{st.StatusConnecting.Render(oneLine(s.pull)), prioPull})
 	}
 	if m := s.memory; m.reindexTotal > 0 {
-		text := fmt.Sprintf("rebuilding the search index: %s / %s turns", thousands(m.reindexed), thousands(m.reindexTotal))
+		text := fmt.Sprintf("rebuilding the search index: %s / %s turns", text.Thousands(m.reindexed), text.Thousands(m.reindexTotal))
 		right = append(right, statusSegment{st.StatusConnecting.Render(text), prioReindex})
 	}
 	if s.sync != "" {
@@ -185,15 +186,6 @@ func embedLabel(st *Styles, m memoryInfo) string {
 		return st.StatusConnecting.Render("embedding paused")
 	}
 	return st.StatusReady.Render("embeddings ready")
-}
-
-// thousands writes n with thousands separators: 44,000.
-func thousands(n int) string {
-	s := fmt.Sprint(n)
-	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return s
 }
 
 func noteCount(n int) string {

@@ -1,0 +1,11 @@
+package text
+
+import "testing"
+
+func TestThousands(t *testing.T) {
+	for n, want := range map[int]string{0: "0", 999: "999", 1000: "1,000", 44000: "44,000", 1234567: "1,234,567", -1500: "-1,500"} {
+		if got := Thousands(n); got != want {
+			t.Errorf("Thousands(%d) = %q, want %q", n, got, want)
+		}
+	}
+}
