@@ -37,7 +37,7 @@ Exit status:
        the model's reply was empty, or it still called tools when the step
        limit (max_steps) was reached
   2    a usage error
-  130  interrupted (Ctrl+C, SIGTERM, terminal closed); the partial answer is stored
+  130  interrupted by Ctrl+C (143 after SIGTERM, 129 when the terminal closed); the partial answer is stored
   141  stdout was closed early (e.g. mneme ask … | head); the whole answer is stored
 The prompt is stored first, so it is kept whatever happens next.
 `
