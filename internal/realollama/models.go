@@ -140,6 +140,9 @@ const (
 //
 // Replies are bounded by the model's num_predict parameter (DefaultNumPredict):
 // stories260K rarely stops by itself and can write for tens of seconds.
+// The model runs on one thread (num_thread 1): the tiny model gains nothing
+// from a second, and the runner's threads spin-wait on each other, which on
+// a loaded two-core machine made one reply take 30 s instead of 0.3 s.
 func (s *Server) CreateChatModel(t testing.TB, name string, numCtx int) {
 	t.Helper()
 	s.createModel(t, name, numCtx, DefaultNumPredict, "")
@@ -172,6 +175,7 @@ func (s *Server) createModel(t testing.TB, name string, numCtx, numPredict int, 
 		Parameters: map[string]any{
 			"temperature": 0,
 			"num_predict": numPredict,
+			"num_thread":  1,
 		},
 	}
 	if numCtx > 0 {
