@@ -10,6 +10,7 @@ import (
 
 	"golang.org/x/term"
 
+	"github.com/mneme-dev/mneme/internal/ollama"
 	"github.com/mneme-dev/mneme/memory"
 	"github.com/mneme-dev/mneme/tui"
 )
@@ -140,7 +141,7 @@ func (a *App) runChat(ctx context.Context, args []string) error {
 		Conversations: conversationManager{Store: s.store, ix: ix},
 		Search:        ix,
 		Notes:         ix,
-		Models:        newModelManager(s.client),
+		Models:        ollama.Models{Client: s.client},
 		SaveModels:    chosen.saver(s.cfg.ConfigFile),
 		MemoryStatus:  memoryStatus(s.store, ix),
 		Changes:       ix.Changes(),

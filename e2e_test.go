@@ -17,6 +17,7 @@ import (
 	"github.com/ollama/ollama/api"
 
 	"github.com/mneme-dev/mneme/internal/fakeollama"
+	"github.com/mneme-dev/mneme/internal/ollama"
 	"github.com/mneme-dev/mneme/internal/realollama"
 	"github.com/mneme-dev/mneme/memory"
 )
@@ -161,7 +162,7 @@ func TestAskJSONAndStdin(t *testing.T) {
 	if err := json.Unmarshal([]byte(r.stdout), &res); err != nil {
 		t.Fatalf("--json output %q: %v", r.stdout, err)
 	}
-	if res.Answer != "You said: summarise this piped text" || !sameModel(res.Model, fakeollama.DefaultChatModel) ||
+	if res.Answer != "You said: summarise this piped text" || !ollama.SameModel(res.Model, fakeollama.DefaultChatModel) ||
 		res.ConversationID == "" || res.ToolCalls == nil {
 		t.Fatalf("json = %+v", res)
 	}

@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"github.com/mneme-dev/mneme/agent"
+	"github.com/mneme-dev/mneme/internal/ollama"
 	"github.com/mneme-dev/mneme/memory"
 	"github.com/mneme-dev/mneme/tools"
 )
@@ -64,8 +65,8 @@ func (r noteRecaller) Recall(ctx context.Context, userID, text string) ([]agent.
 // agent still falls back if the model refuses tools.
 func (st ollamaState) toolsSupported() bool {
 	for _, m := range st.Models {
-		if sameModel(m.Name, st.Model) {
-			return len(m.Capabilities) == 0 || m.has(capTools)
+		if ollama.SameModel(m.Name, st.Model) {
+			return m.MayUseTools()
 		}
 	}
 	return true

@@ -12,6 +12,7 @@ import (
 
 	"github.com/ollama/ollama/api"
 
+	"github.com/mneme-dev/mneme/internal/ollama"
 	"github.com/mneme-dev/mneme/memory"
 )
 
@@ -168,7 +169,7 @@ func (a *Agent) contextChoice(ctx context.Context) ContextChoice {
 	}
 	configured := c.cfg.ContextWindow
 	if configured <= 0 {
-		configured = intOption(a.options["num_ctx"])
+		configured = ollama.Number(a.options["num_ctx"])
 	}
 	known := configured > 0 || c.cfg.Show == nil
 	var show *api.ShowResponse

@@ -16,6 +16,7 @@ import (
 	"github.com/ollama/ollama/api"
 
 	"github.com/mneme-dev/mneme/internal/fakeollama"
+	"github.com/mneme-dev/mneme/internal/ollama"
 	"github.com/mneme-dev/mneme/memory"
 	"github.com/mneme-dev/mneme/tools"
 )
@@ -625,7 +626,7 @@ func TestEveryRequestCarriesTheContext(t *testing.T) {
 		if isSummaryRequest(req) {
 			summaries++
 		}
-		if n := intOption(req.Options["num_ctx"]); n != 4096 {
+		if n := ollama.Number(req.Options["num_ctx"]); n != 4096 {
 			t.Errorf("chat request %d: num_ctx %v, want 4096", i, req.Options["num_ctx"])
 		}
 	}
@@ -637,7 +638,7 @@ func TestEveryRequestCarriesTheContext(t *testing.T) {
 		t.Fatal("no title request")
 	}
 	for i, req := range gens {
-		if n := intOption(req.Options["num_ctx"]); n != 4096 {
+		if n := ollama.Number(req.Options["num_ctx"]); n != 4096 {
 			t.Errorf("title request %d: num_ctx %v, want 4096", i, req.Options["num_ctx"])
 		}
 	}

@@ -1,12 +1,11 @@
 package agent
 
 import (
-	"encoding/json"
 	"fmt"
-	"strconv"
-	"strings"
 
 	"github.com/ollama/ollama/api"
+
+	"github.com/mneme-dev/mneme/internal/ollama"
 )
 
 // The context a model runs with.
@@ -65,13 +64,13 @@ func ChooseContext(configured, maxTokens int, show *api.ShowResponse) ContextCho
 	}
 	var c ContextChoice
 	if show != nil {
-		c.ModelLength = ContextLength(show.ModelInfo)
+		c.ModelLength = ollama.ContextLength(show.ModelInfo)
 	}
 	switch {
 	case configured > 0:
 		c.Tokens, c.Source = configured, ContextConfigured
-	case show != nil && paramNumCtx(show.Parameters) > 0:
-		c.Tokens, c.Source = paramNumCtx(show.Parameters), ContextParameter
+	case show != nil && ollama.ParamNumCtx(show.Parameters) > 0:
+		c.Tokens, c.Source = ollama.ParamNumCtx(show.Parameters), ContextParameter
 	case c.ModelLength > maxTokens:
 		c.Tokens, c.Source = maxTokens, ContextCapped
 	case c.ModelLength > 0:
@@ -89,56 +88,4 @@ func CheckContext(n int) error {
 		return fmt.Errorf("%w: %d tokens; want %d-%d", ErrContextSize, n, MinContext, MaxContext)
 	}
 	return nil
-}
-
-// ContextLength finds "<arch>.context_length" in /api/show's model_info
-// (0 when absent). The number may have been decoded as any Go number type
-// (float64 from JSON by default).
-func ContextLength(info map[string]any) int {
-	for k, v := range info {
-		if strings.HasSuffix(k, ".context_length") {
-			if n := intOption(v); n > 0 {
-				return n
-			}
-		}
-	}
-	return 0
-}
-
-// paramNumCtx finds "num_ctx N" in /api/show's parameters text.
-func paramNumCtx(params string) int {
-	for _, line := range strings.Split(params, "\n") {
-		f := strings.Fields(line)
-		if len(f) == 2 && f[0] == "num_ctx" {
-			if n, err := strconv.Atoi(f[1]); err == nil && n > 0 {
-				return n
-			}
-		}
-	}
-	return 0
-}
-
-// intOption reads a whole number of any Go number type, or a JSON number.
-func intOption(v any) int {
-	switch n := v.(type) {
-	case int:
-		return n
-	case int32:
-		return int(n)
-	case int64:
-		return int(n)
-	case uint32:
-		return int(n)
-	case uint64:
-		return int(n)
-	case float32:
-		return int(n)
-	case float64:
-		return int(n)
-	case json.Number:
-		if i, err := n.Int64(); err == nil {
-			return int(i)
-		}
-	}
-	return 0
 }

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"log/slog"
 	"maps"
-	"slices"
 	"strings"
 	"time"
 
@@ -17,65 +16,16 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/mneme-dev/mneme/internal/ollama"
 )
-
-// Models suggested when none is installed.
-const (
-	DefaultChatModel  = "llama3.2"
-	DefaultEmbedModel = "nomic-embed-text"
-)
-
-// Model capabilities as Ollama's /api/show reports them.
-const (
-	CapCompletion = "completion"
-	CapTools      = "tools"
-	CapEmbedding  = "embedding"
-)
-
-// ModelInfo is an installed model, from /api/tags and /api/show.
-type ModelInfo struct {
-	Name          string
-	Size          int64 // bytes on disk
-	Capabilities  []string
-	ContextLength int
-}
-
-// Has reports whether the model has capability c.
-func (m ModelInfo) Has(c string) bool { return slices.Contains(m.Capabilities, c) }
-
-// CanChat reports whether the model can chat. A server that reports no
-// capabilities is trusted unless the name says embedding.
-func (m ModelInfo) CanChat() bool {
-	if len(m.Capabilities) == 0 {
-		return !strings.Contains(m.Name, "embed")
-	}
-	return m.Has(CapCompletion)
-}
-
-// CanEmbed reports whether the model makes embeddings.
-func (m ModelInfo) CanEmbed() bool {
-	if len(m.Capabilities) == 0 {
-		return strings.Contains(m.Name, "embed")
-	}
-	return m.Has(CapEmbedding)
-}
-
-// PullProgress is one progress report of a pull, as /api/pull streams it:
-// a status, and for a layer being downloaded its digest, size and bytes
-// done so far.
-type PullProgress struct {
-	Status    string
-	Digest    string
-	Total     int64
-	Completed int64
-}
 
 // ModelManager lists and pulls Ollama models. Pull calls progress for
 // every report and returns when the pull ends: nil on success, ctx's error
 // when it was cancelled.
 type ModelManager interface {
-	List(ctx context.Context) ([]ModelInfo, error)
-	Pull(ctx context.Context, name string, progress func(PullProgress)) error
+	List(ctx context.Context) ([]ollama.ModelInfo, error)
+	Pull(ctx context.Context, name string, progress func(ollama.PullProgress)) error
 }
 
 // ModelChosenMsg tells the root the models chosen in the picker, so that
@@ -150,7 +100,7 @@ type ModelPicker struct {
 
 	chat, embed string // the models in use
 
-	models  []ModelInfo
+	models  []ollama.ModelInfo
 	loading bool
 	loadErr error
 	loadSeq int
@@ -181,7 +131,7 @@ type pullState struct {
 	cancel context.CancelFunc
 	ch     <-chan pullEvent
 	status string
-	layers map[string]PullProgress // by digest
+	layers map[string]ollama.PullProgress // by digest
 	order  []string
 	// The first report with a size, for the speed.
 	firstAt   time.Time
@@ -190,7 +140,7 @@ type pullState struct {
 }
 
 type pullEvent struct {
-	progress PullProgress
+	progress ollama.PullProgress
 	done     bool
 	err      error
 }
@@ -200,7 +150,7 @@ type (
 	modelsLoadedMsg struct {
 		id     int64
 		seq    int
-		models []ModelInfo
+		models []ollama.ModelInfo
 		err    error
 	}
 	pullStartedMsg struct {
@@ -211,7 +161,7 @@ type (
 	pullMsg struct {
 		id      int64
 		n       int
-		updates []PullProgress
+		updates []ollama.PullProgress
 		done    bool
 		err     error
 	}
@@ -227,7 +177,7 @@ func NewModelPicker(st *Styles, cfg ModelsConfig) ModelPicker {
 		mgr:   cfg.Manager,
 		log:   cmp.Or(cfg.Log, slog.New(slog.DiscardHandler)),
 		id:    nextOverlayID(),
-		name:  newOverlayInput(ost, "pull › ", "model name, e.g. "+DefaultChatModel),
+		name:  newOverlayInput(ost, "pull › ", "model name, e.g. "+ollama.DefaultChatModel),
 		bar: progress.New(
 			progress.WithColors(ost.Bar.full.GetForeground()),
 			progress.WithFillCharacters('█', '░'),
@@ -254,7 +204,7 @@ func (p *ModelPicker) Restyle(st *Styles) {
 func (p *ModelPicker) SetClock(now func() time.Time) { p.clock = p.clock.with(now, nil) }
 
 // Models are the installed models listed.
-func (p ModelPicker) Models() []ModelInfo { return p.models }
+func (p ModelPicker) Models() []ollama.ModelInfo { return p.models }
 
 // Pulling reports whether a pull is in progress.
 func (p ModelPicker) Pulling() bool { return p.pull != nil }
@@ -423,9 +373,9 @@ func (p ModelPicker) suggestion() string {
 	}
 	switch {
 	case !chat:
-		return DefaultChatModel
+		return ollama.DefaultChatModel
 	case !embed:
-		return DefaultEmbedModel
+		return ollama.DefaultEmbedModel
 	}
 	return ""
 }
@@ -472,7 +422,7 @@ func (p ModelPicker) handleLoaded(msg modelsLoadedMsg) (ModelPicker, tea.Cmd) {
 	name := p.picked
 	p.picked = ""
 	for i, m := range p.models {
-		if !sameModelName(m.Name, name) {
+		if !ollama.SameModel(m.Name, name) {
 			continue
 		}
 		p.sel = i
@@ -491,18 +441,6 @@ func (p ModelPicker) handleLoaded(msg modelsLoadedMsg) (ModelPicker, tea.Cmd) {
 	return p, nil
 }
 
-// sameModelName compares names the way Ollama does: "x" is "x:latest".
-func sameModelName(a, b string) bool {
-	norm := func(s string) string {
-		s = strings.ToLower(strings.TrimSpace(s))
-		if !strings.Contains(s[strings.LastIndex(s, "/")+1:], ":") {
-			s += ":latest"
-		}
-		return s
-	}
-	return norm(a) == norm(b)
-}
-
 // startPull starts pulling name in a goroutine of a command.
 func (p *ModelPicker) startPull(name string) tea.Cmd {
 	name = strings.TrimSpace(name)
@@ -517,14 +455,14 @@ func (p *ModelPicker) startPull(name string) tea.Cmd {
 	p.done = nil
 	p.pulls++
 	ctx, cancel := context.WithCancel(p.clock.ctx)
-	p.pull = &pullState{n: p.pulls, name: name, cancel: cancel, status: "starting", layers: map[string]PullProgress{}}
+	p.pull = &pullState{n: p.pulls, name: name, cancel: cancel, status: "starting", layers: map[string]ollama.PullProgress{}}
 	p.hint, p.hintErr = "", false
 	mgr, id, n := p.mgr, p.id, p.pulls
 	return func() tea.Msg {
 		ch := make(chan pullEvent, 64)
 		go func() {
 			defer close(ch)
-			err := mgr.Pull(ctx, name, func(pr PullProgress) {
+			err := mgr.Pull(ctx, name, func(pr ollama.PullProgress) {
 				select {
 				case ch <- pullEvent{progress: pr}:
 				case <-ctx.Done():
@@ -608,7 +546,7 @@ func (p ModelPicker) handlePull(msg pullMsg) (ModelPicker, tea.Cmd) {
 		p.log.Warn("pull failed", "model", name, "err", msg.err)
 		p.pullFailed = true
 		what := fmt.Sprintf("Pull of %s failed", name)
-		if registryUnreachable(msg.err) {
+		if ollama.RegistryUnreachable(msg.err) {
 			what = fmt.Sprintf("Cannot download %s: the Ollama library is unreachable (offline?)", name)
 		}
 		p.setHint(what+": "+oneLine(msg.err.Error()), true)
@@ -677,19 +615,6 @@ func (p ModelPicker) hintLines() []string {
 		lines[maxHintRows-1] = ansi.Truncate(lines[maxHintRows-1], p.width-1, "") + "…"
 	}
 	return lines
-}
-
-// registryUnreachable reports whether a pull failed because Ollama could
-// not reach the model library (no network), not because of the name.
-func registryUnreachable(err error) bool {
-	s := err.Error()
-	for _, sign := range []string{"dial tcp", "no such host", "i/o timeout", "connection refused",
-		"network is unreachable", "TLS handshake", "server misbehaving"} {
-		if strings.Contains(s, sign) {
-			return true
-		}
-	}
-	return false
 }
 
 // Cursor is where the terminal cursor goes, relative to the picker's
@@ -803,22 +728,22 @@ func (p ModelPicker) listView(nameW, capW int) string {
 	return block(rows, p.width, h)
 }
 
-func (p ModelPicker) modelRow(m ModelInfo, selected bool, nameW, capW int) string {
+func (p ModelPicker) modelRow(m ollama.ModelInfo, selected bool, nameW, capW int) string {
 	marker, name := "  ", p.st.Text
 	if selected {
 		marker, name = p.st.Marker.Render("▸ "), p.st.Selected
 	}
 	var caps []string
 	for _, c := range m.Capabilities {
-		if c != CapCompletion {
+		if c != ollama.CapCompletion {
 			caps = append(caps, c)
 		}
 	}
 	var tags []string
-	if p.chat != "" && sameModelName(m.Name, p.chat) {
+	if p.chat != "" && ollama.SameModel(m.Name, p.chat) {
 		tags = append(tags, "✓ chat")
 	}
-	if p.embed != "" && sameModelName(m.Name, p.embed) {
+	if p.embed != "" && ollama.SameModel(m.Name, p.embed) {
 		tags = append(tags, "✓ search")
 	}
 	row := marker + name.Render(pad(oneLine(m.Name), nameW)) + "  " +
@@ -867,15 +792,15 @@ func (p ModelPicker) pullView() string {
 			hasEmbed = hasEmbed || m.CanEmbed()
 		}
 		if !hasChat && p.loadErr == nil {
-			lines = append(lines, p.st.Hint.Render(fmt.Sprintf("No chat model installed: press p to pull %s.", DefaultChatModel)))
+			lines = append(lines, p.st.Hint.Render(fmt.Sprintf("No chat model installed: press p to pull %s.", ollama.DefaultChatModel)))
 		}
 		switch {
 		case hasEmbed || p.loadErr != nil:
 		case p.pullFailed:
 			lines = append(lines, p.st.Hint.Render(fmt.Sprintf(
-				"Search uses keywords until an embedding model is installed: run `ollama pull %s`.", DefaultEmbedModel)))
+				"Search uses keywords until an embedding model is installed: run `ollama pull %s`.", ollama.DefaultEmbedModel)))
 		default:
-			lines = append(lines, p.st.Hint.Render(fmt.Sprintf("No embedding model: press p to pull %s.", DefaultEmbedModel)))
+			lines = append(lines, p.st.Hint.Render(fmt.Sprintf("No embedding model: press p to pull %s.", ollama.DefaultEmbedModel)))
 		}
 	}
 	if len(lines) == 0 {

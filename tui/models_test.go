@@ -10,6 +10,8 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+
+	"github.com/mneme-dev/mneme/internal/ollama"
 )
 
 // fakeModels is a ModelManager whose pulls are driven by the test: each
@@ -18,35 +20,35 @@ import (
 // reports its context's error on returned.
 type fakeModels struct {
 	mu        sync.Mutex
-	installed []ModelInfo
-	registry  map[string]ModelInfo
+	installed []ollama.ModelInfo
+	registry  map[string]ollama.ModelInfo
 	pulls     []string
 
-	feed     chan PullProgress
+	feed     chan ollama.PullProgress
 	finish   chan error
 	returned chan error
 }
 
-func newFakeModels(installed ...ModelInfo) *fakeModels {
+func newFakeModels(installed ...ollama.ModelInfo) *fakeModels {
 	return &fakeModels{
 		installed: installed,
-		registry: map[string]ModelInfo{
+		registry: map[string]ollama.ModelInfo{
 			"llama3.2":         {Name: "llama3.2:latest", Size: 2_019_393_189, Capabilities: []string{"completion", "tools"}},
 			"nomic-embed-text": {Name: "nomic-embed-text:latest", Size: 274_302_450, Capabilities: []string{"embedding"}},
 		},
-		feed:     make(chan PullProgress),
+		feed:     make(chan ollama.PullProgress),
 		finish:   make(chan error),
 		returned: make(chan error, 4),
 	}
 }
 
-func (f *fakeModels) List(context.Context) ([]ModelInfo, error) {
+func (f *fakeModels) List(context.Context) ([]ollama.ModelInfo, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return slices.Clone(f.installed), nil
 }
 
-func (f *fakeModels) Pull(ctx context.Context, name string, progress func(PullProgress)) error {
+func (f *fakeModels) Pull(ctx context.Context, name string, progress func(ollama.PullProgress)) error {
 	f.mu.Lock()
 	f.pulls = append(f.pulls, name)
 	f.mu.Unlock()
@@ -70,7 +72,7 @@ func (f *fakeModels) Pull(ctx context.Context, name string, progress func(PullPr
 }
 
 // send hands the running pull one progress report.
-func (f *fakeModels) send(t *testing.T, p PullProgress) {
+func (f *fakeModels) send(t *testing.T, p ollama.PullProgress) {
 	t.Helper()
 	select {
 	case f.feed <- p:
@@ -100,9 +102,9 @@ func (f *fakeModels) waitReturned(t *testing.T) error {
 }
 
 var (
-	chatModel  = ModelInfo{Name: "qwen2.5:7b", Size: 4_683_087_332, Capabilities: []string{"completion", "tools"}, ContextLength: 32768}
-	tinyModel  = ModelInfo{Name: "stories260k:latest", Size: 1_185_376, Capabilities: []string{"completion"}}
-	embedModel = ModelInfo{Name: "nomic-embed-text:latest", Size: 274_302_450, Capabilities: []string{"embedding"}}
+	chatModel  = ollama.ModelInfo{Name: "qwen2.5:7b", Size: 4_683_087_332, Capabilities: []string{"completion", "tools"}, ContextLength: 32768}
+	tinyModel  = ollama.ModelInfo{Name: "stories260k:latest", Size: 1_185_376, Capabilities: []string{"completion"}}
+	embedModel = ollama.ModelInfo{Name: "nomic-embed-text:latest", Size: 274_302_450, Capabilities: []string{"embedding"}}
 )
 
 func newPicker(t *testing.T, mgr ModelManager, clock *testClock, chat, embed string, w, h int) *component[ModelPicker] {
@@ -176,17 +178,17 @@ func TestModelPickerPullShowsProgressAndChoosesTheModel(t *testing.T) {
 	clock := newTestClock()
 	c := newPicker(t, mgr, clock, "", "", 80, 24)
 	requireShows(t, c.m.View(), "No chat model installed: press p to pull llama3.2.", "No models installed")
-	startPull(t, c, DefaultChatModel)
+	startPull(t, c, ollama.DefaultChatModel)
 
 	const total = 2_000_000_000
 	digest := "sha256:dde5aa3fc5ff"
-	mgr.send(t, PullProgress{Status: "pulling manifest"})
+	mgr.send(t, ollama.PullProgress{Status: "pulling manifest"})
 	c.step()
 	requireShows(t, c.m.View(), "Pulling llama3.2 · pulling manifest", "waiting for the download to start")
-	mgr.send(t, PullProgress{Status: "pulling dde5aa3fc5ff", Digest: digest, Total: total, Completed: 0})
+	mgr.send(t, ollama.PullProgress{Status: "pulling dde5aa3fc5ff", Digest: digest, Total: total, Completed: 0})
 	c.step()
 	clock.advance(10 * time.Second)
-	mgr.send(t, PullProgress{Status: "pulling dde5aa3fc5ff", Digest: digest, Total: total, Completed: total / 4})
+	mgr.send(t, ollama.PullProgress{Status: "pulling dde5aa3fc5ff", Digest: digest, Total: total, Completed: total / 4})
 	c.step()
 	view := plain(c.m.View())
 	requireShows(t, view, "500 MB / 2.0 GB · 25%", "50 MB/s", "ETA 30s")
@@ -198,10 +200,10 @@ func TestModelPickerPullShowsProgressAndChoosesTheModel(t *testing.T) {
 		t.Fatalf("percent %v, want 0.25", got)
 	}
 	clock.advance(10 * time.Second)
-	mgr.send(t, PullProgress{Status: "pulling dde5aa3fc5ff", Digest: digest, Total: total, Completed: total})
+	mgr.send(t, ollama.PullProgress{Status: "pulling dde5aa3fc5ff", Digest: digest, Total: total, Completed: total})
 	c.step()
 	requireShows(t, c.m.View(), "2.0 GB / 2.0 GB · 100%")
-	mgr.send(t, PullProgress{Status: "success"})
+	mgr.send(t, ollama.PullProgress{Status: "success"})
 	c.step()
 	mgr.end(t, nil)
 	c.runAll()
@@ -216,7 +218,7 @@ func TestModelPickerPullShowsProgressAndChoosesTheModel(t *testing.T) {
 		"No embedding model: press p to pull nomic-embed-text.")
 
 	// Then the embedding model is offered.
-	startPull(t, c, DefaultEmbedModel)
+	startPull(t, c, ollama.DefaultEmbedModel)
 	mgr.end(t, nil)
 	c.runAll()
 	got := sent[ModelChosenMsg](c)
@@ -228,8 +230,8 @@ func TestModelPickerPullShowsProgressAndChoosesTheModel(t *testing.T) {
 func TestModelPickerEscCancelsThePull(t *testing.T) {
 	mgr := newFakeModels(chatModel)
 	c := newPicker(t, mgr, newTestClock(), "qwen2.5:7b", "", 80, 24)
-	startPull(t, c, DefaultEmbedModel)
-	mgr.send(t, PullProgress{Status: "pulling 970aa74c0a90", Digest: "sha256:970aa74c0a90", Total: 274_302_450, Completed: 1_000_000})
+	startPull(t, c, ollama.DefaultEmbedModel)
+	mgr.send(t, ollama.PullProgress{Status: "pulling 970aa74c0a90", Digest: "sha256:970aa74c0a90", Total: 274_302_450, Completed: 1_000_000})
 	c.step()
 	requireShows(t, c.m.View(), "Pulling nomic-embed-text", "esc cancel pull")
 
@@ -286,10 +288,10 @@ func TestModelPickerGolden(t *testing.T) {
 		c.send(keyEnter)
 		c.step()
 		digest := "sha256:dde5aa3fc5ff"
-		mgr.send(t, PullProgress{Status: "pulling dde5aa3fc5ff", Digest: digest, Total: 2_019_393_189, Completed: 0})
+		mgr.send(t, ollama.PullProgress{Status: "pulling dde5aa3fc5ff", Digest: digest, Total: 2_019_393_189, Completed: 0})
 		c.step()
 		clock.advance(20 * time.Second)
-		mgr.send(t, PullProgress{Status: "pulling dde5aa3fc5ff", Digest: digest, Total: 2_019_393_189, Completed: 1_211_635_913})
+		mgr.send(t, ollama.PullProgress{Status: "pulling dde5aa3fc5ff", Digest: digest, Total: 2_019_393_189, Completed: 1_211_635_913})
 		c.step()
 		view := c.m.View()
 		requireSize(t, view, 80, 24)

@@ -9,6 +9,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/mneme-dev/mneme/internal/ollama"
 	"github.com/mneme-dev/mneme/memory"
 )
 
@@ -217,7 +218,7 @@ func TestOverlaysRestyleKeepState(t *testing.T) {
 
 	mgr := newFakeModels(chatModel)
 	p := newPicker(t, mgr, clock, "", "", 80, 24)
-	startPull(t, p, DefaultEmbedModel)
+	startPull(t, p, ollama.DefaultEmbedModel)
 	p.m.Restyle(&light)
 	if !p.m.Pulling() {
 		t.Fatal("restyle stopped the pull")

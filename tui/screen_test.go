@@ -14,6 +14,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/mneme-dev/mneme/agent"
+	"github.com/mneme-dev/mneme/internal/ollama"
 	"github.com/mneme-dev/mneme/memory"
 )
 
@@ -436,7 +437,7 @@ func TestCtrlOOpensTheMemoryBrowser(t *testing.T) {
 func TestFirstRunOffersAnEmbeddingModel(t *testing.T) {
 	store := openStore(t)
 	cfg, _ := screenConfig(t, store)
-	cfg.Models = newFakeModels(ModelInfo{Name: testModel, Capabilities: []string{"completion", "tools"}})
+	cfg.Models = newFakeModels(ollama.ModelInfo{Name: testModel, Capabilities: []string{"completion", "tools"}})
 	cfg.FirstRun = true
 	var saved []string
 	cfg.SaveModels = func(chat, embed string) error { saved = append(saved, chat+"|"+embed); return nil }

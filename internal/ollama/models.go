@@ -1,0 +1,161 @@
+// Package ollama is mneme's one home for what it knows about an Ollama
+// server: installed models and their capabilities, context lengths, model
+// names, listing and pulling. The commands, the TUI and the agent use it.
+package ollama
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/ollama/ollama/api"
+)
+
+// Models mneme suggests when none is installed.
+const (
+	DefaultChatModel  = "llama3.2"
+	DefaultEmbedModel = "nomic-embed-text"
+)
+
+// Model capabilities as /api/show reports them.
+const (
+	CapCompletion = "completion"
+	CapTools      = "tools"
+	CapEmbedding  = "embedding"
+)
+
+// ModelInfo is an installed model, from /api/tags and /api/show.
+type ModelInfo struct {
+	Name          string   `json:"name"`
+	Size          int64    `json:"size"` // bytes on disk
+	Capabilities  []string `json:"capabilities"`
+	ContextLength int      `json:"context_length,omitempty"`
+}
+
+// Has reports whether the model has capability c.
+func (m ModelInfo) Has(c string) bool { return slices.Contains(m.Capabilities, c) }
+
+// CanChat reports whether the model can chat. A server that reports no
+// capabilities is trusted unless the name says embedding.
+func (m ModelInfo) CanChat() bool {
+	if len(m.Capabilities) == 0 {
+		return !strings.Contains(m.Name, "embed")
+	}
+	return m.Has(CapCompletion)
+}
+
+// CanEmbed reports whether the model makes embeddings. A server that
+// reports no capabilities is trusted when the name says embedding.
+func (m ModelInfo) CanEmbed() bool {
+	if len(m.Capabilities) == 0 {
+		return strings.Contains(m.Name, "embed")
+	}
+	return m.Has(CapEmbedding)
+}
+
+// MayUseTools reports whether mneme should offer the model tools: it says
+// so, or the server reports no capabilities at all.
+func (m ModelInfo) MayUseTools() bool {
+	return len(m.Capabilities) == 0 || m.Has(CapTools)
+}
+
+// Lister is the Ollama call List needs; *api.Client has it.
+type Lister interface {
+	List(ctx context.Context) (*api.ListResponse, error)
+	Show(ctx context.Context, req *api.ShowRequest) (*api.ShowResponse, error)
+}
+
+// List returns the installed models with their sizes and, where /api/show
+// answers, their capabilities and context lengths. A model /api/show fails
+// for is listed without them; a cancelled ctx ends the listing.
+func List(ctx context.Context, c Lister) ([]ModelInfo, error) {
+	list, err := c.List(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("list models: %w", err)
+	}
+	out := make([]ModelInfo, 0, len(list.Models))
+	for _, m := range list.Models {
+		info := ModelInfo{Name: m.Name, Size: m.Size}
+		if show, err := c.Show(ctx, &api.ShowRequest{Model: m.Name}); err == nil {
+			for _, c := range show.Capabilities {
+				info.Capabilities = append(info.Capabilities, string(c))
+			}
+			info.ContextLength = ContextLength(show.ModelInfo)
+		} else if ctx.Err() != nil {
+			return nil, fmt.Errorf("list models: %w", ctx.Err())
+		}
+		out = append(out, info)
+	}
+	return out, nil
+}
+
+// SameModel compares names the way Ollama does: "x" is "x:latest", and
+// case and surrounding space do not count. A registry host's port
+// ("host:5000/x") is not a tag.
+func SameModel(a, b string) bool {
+	norm := func(s string) string {
+		s = strings.ToLower(strings.TrimSpace(s))
+		if !strings.Contains(s[strings.LastIndex(s, "/")+1:], ":") {
+			s += ":latest"
+		}
+		return s
+	}
+	return norm(a) == norm(b)
+}
+
+// ContextLength finds "<arch>.context_length" in /api/show's model_info
+// (0 when absent). The number may have been decoded as any Go number type
+// (float64 from JSON by default).
+func ContextLength(info map[string]any) int {
+	for k, v := range info {
+		if strings.HasSuffix(k, ".context_length") {
+			if n := Number(v); n > 0 {
+				return n
+			}
+		}
+	}
+	return 0
+}
+
+// ParamNumCtx finds "num_ctx N" in /api/show's parameters text (0 when
+// absent).
+func ParamNumCtx(params string) int {
+	for _, line := range strings.Split(params, "\n") {
+		f := strings.Fields(line)
+		if len(f) == 2 && f[0] == "num_ctx" {
+			if n, err := strconv.Atoi(f[1]); err == nil && n > 0 {
+				return n
+			}
+		}
+	}
+	return 0
+}
+
+// Number reads a whole number of any Go number type, or a JSON number, as
+// options and model_info hold them (0 for anything else).
+func Number(v any) int {
+	switch n := v.(type) {
+	case int:
+		return n
+	case int32:
+		return int(n)
+	case int64:
+		return int(n)
+	case uint32:
+		return int(n)
+	case uint64:
+		return int(n)
+	case float32:
+		return int(n)
+	case float64:
+		return int(n)
+	case json.Number:
+		if i, err := n.Int64(); err == nil {
+			return int(i)
+		}
+	}
+	return 0
+}
