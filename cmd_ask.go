@@ -11,6 +11,7 @@ import (
 
 	"github.com/mneme-dev/mneme/agent"
 	"github.com/mneme-dev/mneme/internal/sanitize"
+	"github.com/mneme-dev/mneme/internal/text"
 	"github.com/mneme-dev/mneme/memory"
 	"github.com/mneme-dev/mneme/tools"
 )
@@ -296,9 +297,9 @@ func (p *askPrinter) emit(ev agent.Event) {
 		p.para = true
 		// One line per call, worded as in the chat screen.
 		act := tools.Activity{Name: ev.Call.Name, Args: ev.Call.Args, Result: ev.Call.Result, Error: ev.Call.Error, Done: true}
-		fmt.Fprintf(p.errw, "⚙ %s\n", truncate(sanitize.Text(act.Summary()), 200))
+		fmt.Fprintf(p.errw, "⚙ %s\n", text.Cut(text.OneLine(sanitize.Text(act.Summary())), 200))
 	case agent.RecallEvent:
-		fmt.Fprintf(p.errw, "↺ %s\n", truncate(sanitize.Text(ev.Summary()), 200))
+		fmt.Fprintf(p.errw, "↺ %s\n", text.Cut(text.OneLine(sanitize.Text(ev.Summary())), 200))
 	case agent.NoticeEvent:
 		fmt.Fprintf(p.errw, "mneme: %s\n", sanitize.Text(ev.Text))
 	case agent.CompactedEvent:
@@ -311,13 +312,4 @@ func (p *askPrinter) finish() {
 	if p.wrote && p.lastByte != '\n' {
 		p.write("\n")
 	}
-}
-
-func truncate(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	r := []rune(s)
-	return string(r[:n-1]) + "…"
 }

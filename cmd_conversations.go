@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/mneme-dev/mneme/internal/sanitize"
+	"github.com/mneme-dev/mneme/internal/text"
 	"github.com/mneme-dev/mneme/memory"
-	"github.com/mneme-dev/mneme/tui"
 )
 
 func (a *App) runConversations(ctx context.Context, args []string) error {
@@ -56,7 +56,7 @@ func (a *App) runConversations(ctx context.Context, args []string) error {
 		if title == "" {
 			title = "(untitled)"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\n", c.ID, tui.RelativeDate(now, c.Updated), c.MessageCount, sanitize.Title(title))
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\n", c.ID, text.RelativeDate(now, c.Updated), c.MessageCount, sanitize.Title(title))
 	}
 	return tw.Flush()
 }

@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/mneme-dev/mneme/internal/sanitize"
+	"github.com/mneme-dev/mneme/internal/text"
 	"github.com/mneme-dev/mneme/memory"
-	"github.com/mneme-dev/mneme/tui"
 )
 
 // findResult is what `conversations --find --json` prints: the conversation
@@ -77,12 +77,12 @@ func printFound(w io.Writer, winner *memory.ConversationMatch, choices []memory.
 		if title == "" {
 			title = "(untitled)"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%.2f\t%s\t%s\n", m.ID, tui.RelativeDate(now, m.Updated), m.Score, strings.Join(m.MatchedBy, "+"), sanitize.Title(title))
+		fmt.Fprintf(tw, "%s\t%s\t%.2f\t%s\t%s\n", m.ID, text.RelativeDate(now, m.Updated), m.Score, strings.Join(m.MatchedBy, "+"), sanitize.Title(title))
 	}
 	tw.Flush()
 	for _, m := range choices {
 		if m.Snippet != "" {
-			fmt.Fprintf(w, "  %s: %s\n", m.ID[:8], truncate(sanitize.Text(m.Snippet), 100))
+			fmt.Fprintf(w, "  %s: %s\n", m.ID[:8], text.Cut(text.OneLine(sanitize.Text(m.Snippet)), 100))
 		}
 	}
 	if winner != nil {

@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/mneme-dev/mneme/internal/sanitize"
+	"github.com/mneme-dev/mneme/internal/text"
 	"github.com/mneme-dev/mneme/memory"
-	"github.com/mneme-dev/mneme/tui"
 )
 
 const memoryUsage = `Usage: mneme memory COMMAND [--json] ...
@@ -106,7 +106,7 @@ func (a *App) memoryList(ctx context.Context, args []string) error {
 		if n.ConversationID != "" {
 			from = fmt.Sprintf("%s turn %d", n.ConversationID, n.TurnNumber)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", n.ID, tui.RelativeDate(now, n.Updated), from, truncate(sanitize.Text(n.Content), 80))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", n.ID, text.RelativeDate(now, n.Updated), from, text.Cut(text.OneLine(sanitize.Text(n.Content)), 80))
 	}
 	return tw.Flush()
 }
@@ -214,7 +214,7 @@ func (a *App) memorySearch(ctx context.Context, args []string) error {
 		return nil
 	}
 	for i, r := range results {
-		fmt.Fprintf(a.stdout, "%2d. %.2f  %s\n    %s\n", i+1, r.Score, truncate(sanitize.Text(r.Content), 100), r.ID)
+		fmt.Fprintf(a.stdout, "%2d. %.2f  %s\n    %s\n", i+1, r.Score, text.Cut(text.OneLine(sanitize.Text(r.Content)), 100), r.ID)
 	}
 	return nil
 }
@@ -234,6 +234,6 @@ func (a *App) printNote(n memory.Note, verb string, asJSON bool) error {
 	if asJSON {
 		return writeJSON(a.stdout, n)
 	}
-	fmt.Fprintf(a.stdout, "%s note %s: %s\n", verb, n.ID, truncate(sanitize.Text(n.Content), 100))
+	fmt.Fprintf(a.stdout, "%s note %s: %s\n", verb, n.ID, text.Cut(text.OneLine(sanitize.Text(n.Content)), 100))
 	return nil
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/mneme-dev/mneme/internal/sanitize"
+	"github.com/mneme-dev/mneme/internal/text"
 	"github.com/mneme-dev/mneme/memory"
 )
 
@@ -122,7 +123,7 @@ func printResults(w io.Writer, results []memory.SearchResult, query string) {
 			title = "(untitled)"
 		}
 		fmt.Fprintf(w, "%2d. %.2f  %s · %s · turn %d · %s\n", i+1, r.Score, sanitize.Title(title), r.Time.Local().Format("2 Jan 2006"), r.Turn, r.MatchedBy)
-		fmt.Fprintf(w, "    %s\n", truncate(sanitize.Text(r.Snippet), 100))
+		fmt.Fprintf(w, "    %s\n", text.Cut(text.OneLine(sanitize.Text(r.Snippet)), 100))
 		fmt.Fprintf(w, "    mneme --resume %s --turn %d\n", r.ConversationID, r.Turn)
 	}
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/ollama/ollama/api"
 
+	"github.com/mneme-dev/mneme/internal/text"
 	"github.com/mneme-dev/mneme/memory"
 )
 
@@ -86,7 +87,7 @@ func summaryChunk(msgs []memory.Message, maxChars int) (int, string) {
 			break
 		}
 		if len(u) > maxChars {
-			u = cutRunes(u, maxChars) + "…\n"
+			u = text.Prefix(u, maxChars) + "…\n"
 		}
 		b.WriteString(u)
 		n = end
@@ -117,13 +118,6 @@ func renderForSummary(m memory.Message) string {
 		fmt.Fprintf(&b, "%s: %s\n", m.Role, content)
 	}
 	return b.String()
-}
-
-func cutRunes(s string, n int) string {
-	if r := []rune(s); len(r) > n {
-		return string(r[:n])
-	}
-	return s
 }
 
 // summaryCall asks the model for the summary of prev plus the messages in chunk.
@@ -252,8 +246,8 @@ func (a *Agent) retitle(ctx context.Context, req Request, all []memory.Message) 
 	if answer == nil {
 		return false
 	}
-	source := "User: " + cutRunes(strings.TrimSpace(prompt.Content), titleSourceRunes) +
-		"\nAssistant: " + cutRunes(strings.TrimSpace(answer.Content), titleSourceRunes)
+	source := "User: " + text.Prefix(strings.TrimSpace(prompt.Content), titleSourceRunes) +
+		"\nAssistant: " + text.Prefix(strings.TrimSpace(answer.Content), titleSourceRunes)
 	return a.setTitle(ctx, req, source, answer.Seq)
 }
 
@@ -274,8 +268,8 @@ func (a *Agent) retitleFromSummary(ctx context.Context, req Request, sum memory.
 			recent.WriteString(renderForSummary(m))
 		}
 	}
-	source := "Summary of the earlier part: " + cutRunes(sum.Text, titleSourceRunes) +
-		"\nLatest messages:\n" + cutRunes(recent.String(), titleSourceRunes)
+	source := "Summary of the earlier part: " + text.Prefix(sum.Text, titleSourceRunes) +
+		"\nLatest messages:\n" + text.Prefix(recent.String(), titleSourceRunes)
 	a.setTitle(ctx, req, source, sum.AtSeq)
 }
 
@@ -357,7 +351,7 @@ func (a *Agent) titleCall(ctx context.Context, source string) (string, error) {
 		Title string `json:"title"`
 	}
 	if err := json.Unmarshal([]byte(stripThinking(out.String())), &reply); err != nil {
-		return "", fmt.Errorf("%w: %q is not a JSON title", ErrEmptySummary, cutRunes(out.String(), 80))
+		return "", fmt.Errorf("%w: %q is not a JSON title", ErrEmptySummary, text.Prefix(out.String(), 80))
 	}
 	title := CleanTitle(reply.Title)
 	if title == "" {

@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"strings"
 	"time"
+
+	"github.com/mneme-dev/mneme/internal/text"
 )
 
 // Recaller finds the saved notes worth reminding the model of before it
@@ -81,18 +83,11 @@ func rememberBlock(mems []Memory) string {
 func (e RecallEvent) Summary() string {
 	quoted := make([]string, len(e.Memories))
 	for i, m := range e.Memories {
-		quoted[i] = `"` + cutText(strings.Join(strings.Fields(m.Text), " "), 40) + `"`
+		quoted[i] = `"` + text.Cut(text.OneLine(m.Text), 40) + `"`
 	}
 	noun := "notes"
 	if len(e.Memories) == 1 {
 		noun = "note"
 	}
 	return fmt.Sprintf("recalled %d %s: %s", len(e.Memories), noun, strings.Join(quoted, ", "))
-}
-
-func cutText(s string, n int) string {
-	if r := []rune(s); len(r) > n {
-		return string(r[:n-1]) + "…"
-	}
-	return s
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/mneme-dev/mneme/agent"
 	"github.com/mneme-dev/mneme/internal/sanitize"
+	"github.com/mneme-dev/mneme/internal/text"
 	"github.com/mneme-dev/mneme/memory"
 )
 
@@ -230,7 +231,7 @@ func (m Model) choiceView() string {
 		if i == m.choice.sel {
 			mark = "› "
 		}
-		line := fmt.Sprintf("%s%d. %s · %s · %s", mark, i+1, oneLine(displayTitle(c.Title)), RelativeDate(now, c.Updated), strings.Join(c.MatchedBy, "+"))
+		line := fmt.Sprintf("%s%d. %s · %s · %s", mark, i+1, oneLine(displayTitle(c.Title)), text.RelativeDate(now, c.Updated), strings.Join(c.MatchedBy, "+"))
 		if c.Snippet != "" {
 			line += " · " + oneLine(c.Snippet)
 		}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/mneme-dev/mneme/agent"
 	"github.com/mneme-dev/mneme/internal/sanitize"
+	"github.com/mneme-dev/mneme/internal/text"
 	"github.com/mneme-dev/mneme/memory"
 	"github.com/mneme-dev/mneme/tools"
 )
@@ -911,13 +912,13 @@ func (b MemoryBrowser) freshCount() int {
 
 // noteRow draws one note: "▸ The note's text…      ● new · 2d ago".
 func (b MemoryBrowser) noteRow(n memory.Note, selected bool, now time.Time) string {
-	marker, text := "  ", b.st.Text
+	marker, style := "  ", b.st.Text
 	if selected {
-		marker, text = b.st.Marker.Render("▸ "), b.st.Selected
+		marker, style = b.st.Marker.Render("▸ "), b.st.Selected
 	}
-	meta := b.st.Dim.Render(RelativeDate(now, n.Updated))
+	meta := b.st.Dim.Render(text.RelativeDate(now, n.Updated))
 	if b.fresh[n.ID] {
-		text = b.st.Fresh
+		style = b.st.Fresh
 		meta = b.st.Fresh.Render("● new") + b.st.Dim.Render(" · ") + meta
 	}
 	room := b.width - 2 - lipgloss.Width(meta) - 2
@@ -926,7 +927,7 @@ func (b MemoryBrowser) noteRow(n memory.Note, selected bool, now time.Time) stri
 	}
 	words := queryWords(b.query)
 	body := ansi.Truncate(oneLine(n.Content), max(1, room), "…")
-	return titleLine(b.width, marker+highlight(body, words, text, b.st.Match), meta)
+	return titleLine(b.width, marker+highlight(body, words, style, b.st.Match), meta)
 }
 
 // provenance says where a note was saved.
@@ -972,9 +973,9 @@ func (b MemoryBrowser) noteView() ([]string, []key.Binding) {
 		return nil, []key.Binding{b.keys.Back}
 	}
 	now := b.clock.now()
-	when := "saved " + RelativeDate(now, n.Created)
+	when := "saved " + text.RelativeDate(now, n.Created)
 	if n.Updated.Sub(n.Created) > time.Minute {
-		when += " · edited " + RelativeDate(now, n.Updated)
+		when += " · edited " + text.RelativeDate(now, n.Updated)
 	}
 	right := b.st.Dim.Render(when)
 	if b.fresh[n.ID] {

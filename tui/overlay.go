@@ -210,30 +210,6 @@ func block(rows []string, width, height int) string {
 	return strings.Join(out, "\n")
 }
 
-// RelativeDate renders t relative to now, briefly: "just now", "5m ago",
-// "3h ago", "yesterday", "4d ago", then the date.
-func RelativeDate(now, t time.Time) string {
-	if t.IsZero() {
-		return ""
-	}
-	d := now.Sub(t)
-	switch {
-	case d < time.Minute:
-		return "just now"
-	case d < time.Hour:
-		return fmt.Sprintf("%dm ago", int(d.Minutes()))
-	case d < 24*time.Hour:
-		return fmt.Sprintf("%dh ago", int(d.Hours()))
-	case d < 48*time.Hour:
-		return "yesterday"
-	case d < 7*24*time.Hour:
-		return fmt.Sprintf("%dd ago", int(d.Hours()/24))
-	case t.Year() == now.Year():
-		return t.Format("2 Jan")
-	}
-	return t.Format("2 Jan 2006")
-}
-
 // queryWords are the distinct words of a query, lower-cased, for
 // highlighting: runs of letters and digits.
 func queryWords(q string) []string {

@@ -12,6 +12,7 @@ import (
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/mneme-dev/mneme/internal/text"
 	"github.com/mneme-dev/mneme/memory"
 )
 
@@ -403,7 +404,7 @@ func (s SearchOverlay) resultRows(r memory.SearchResult, selected bool, words []
 	}
 	score := s.st.Dim.Render(fmt.Sprintf("%.2f", r.Score))
 	meta := fmt.Sprintf("turn %d", r.Turn)
-	if d := RelativeDate(now, r.Time); d != "" {
+	if d := text.RelativeDate(now, r.Time); d != "" {
 		meta += " · " + d
 	}
 	meta = s.st.Dim.Render(meta)

@@ -1,7 +1,15 @@
-// Package text holds small helpers for text shown to a person.
+// Package text holds small helpers for text shown to a person: numbers,
+// cutting, folding to one line, relative dates. Making text safe to show is
+// internal/sanitize's job.
 package text
 
-import "strconv"
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
 
 // Thousands writes n with commas between groups of three digits: 12,345.
 func Thousands(n int) string {
@@ -13,4 +21,56 @@ func Thousands(n int) string {
 		s = s[:i] + "," + s[i:]
 	}
 	return s
+}
+
+// Cut returns s whole when it has at most n runes, else its first n-1
+// runes and "…", so that the result is n runes long.
+func Cut(s string, n int) string {
+	if n <= 0 {
+		return ""
+	}
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	return string([]rune(s)[:n-1]) + "…"
+}
+
+// Prefix returns at most the first n runes of s, unmarked.
+func Prefix(s string, n int) string {
+	if n <= 0 {
+		return ""
+	}
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	return string([]rune(s)[:n])
+}
+
+// OneLine folds every run of white space in s, new lines included, into
+// one space, and trims both ends.
+func OneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// RelativeDate renders t relative to now, briefly: "just now", "5m ago",
+// "3h ago", "yesterday", "4d ago", then the date ("2 Jan", or "2 Jan 2006"
+// in another year). The zero time is "".
+func RelativeDate(now, t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	d := now.Sub(t)
+	switch {
+	case d < time.Minute:
+		return "just now"
+	case d < time.Hour:
+		return fmt.Sprintf("%dm ago", int(d.Minutes()))
+	case d < 24*time.Hour:
+		return fmt.Sprintf("%dh ago", int(d.Hours()))
+	case d < 48*time.Hour:
+		return "yesterday"
+	case d < 7*24*time.Hour:
+		return fmt.Sprintf("%dd ago", int(d.Hours()/24))
+	case t.Year() == now.Year():
+		return t.Format("2 Jan")
+	}
+	return t.Format("2 Jan 2006")
 }

@@ -1,11 +1,58 @@
 package text
 
-import "testing"
+import (
+	"testing"
+	"time"
+	"unicode/utf8"
+)
 
 func TestThousands(t *testing.T) {
 	for n, want := range map[int]string{0: "0", 999: "999", 1000: "1,000", 44000: "44,000", 1234567: "1,234,567", -1500: "-1,500"} {
 		if got := Thousands(n); got != want {
 			t.Errorf("Thousands(%d) = %q, want %q", n, got, want)
 		}
+	}
+}
+
+func TestCut(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		n    int
+		want string
+	}{
+		{"short", 10, "short"}, {"exactly10!", 10, "exactly10!"}, {"one too long", 11, "one too lo…"},
+		{"héllo wörld", 6, "héllo…"}, {"日本語のテキスト", 4, "日本語…"}, {"anything", 0, ""},
+	} {
+		if got := Cut(c.in, c.n); got != c.want {
+			t.Errorf("Cut(%q, %d) = %q, want %q", c.in, c.n, got, c.want)
+		}
+		if got := Prefix(c.in, c.n); c.n > 0 && utf8.RuneCountInString(got) > c.n {
+			t.Errorf("Prefix(%q, %d) = %q is longer", c.in, c.n, got)
+		}
+	}
+	if got := Prefix("日本語のテキスト", 3); got != "日本語" {
+		t.Errorf("Prefix = %q", got)
+	}
+}
+
+func TestOneLine(t *testing.T) {
+	if got := OneLine("  a\n\tb  c\r\n"); got != "a b c" {
+		t.Errorf("OneLine = %q", got)
+	}
+}
+
+func TestRelativeDate(t *testing.T) {
+	now := time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
+	for ago, want := range map[time.Duration]string{
+		10 * time.Second: "just now", 5 * time.Minute: "5m ago", 3 * time.Hour: "3h ago",
+		30 * time.Hour: "yesterday", 4 * 24 * time.Hour: "4d ago", 30 * 24 * time.Hour: "24 Oct",
+		400 * 24 * time.Hour: "19 Oct 2025",
+	} {
+		if got := RelativeDate(now, now.Add(-ago)); got != want {
+			t.Errorf("%v ago = %q, want %q", ago, got, want)
+		}
+	}
+	if got := RelativeDate(now, time.Time{}); got != "" {
+		t.Errorf("zero time = %q", got)
 	}
 }
