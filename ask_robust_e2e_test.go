@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mneme-dev/mneme/cli"
 	"github.com/mneme-dev/mneme/internal/fakeollama"
 	"github.com/mneme-dev/mneme/memory"
 )
@@ -153,7 +154,7 @@ func TestAskIntoClosedPipeStoresTheWholeAnswer(t *testing.T) {
 	if headOut.String() != chunks[0][:20] {
 		t.Fatalf("head printed %q", headOut.String())
 	}
-	if code != exitOutputClosed || !strings.Contains(stderr.String(), "the whole answer is stored") {
+	if code != cli.ExitOutputClosed || !strings.Contains(stderr.String(), "the whole answer is stored") {
 		t.Fatalf("exit %d, stderr %q", code, stderr.String())
 	}
 	recs := d.exported()
@@ -250,7 +251,7 @@ func TestAskInterruptedBeforeTheAnswerKeepsThePrompt(t *testing.T) {
 			if err := cmd.Process.Signal(os.Interrupt); err != nil {
 				t.Fatal(err)
 			}
-			if code := waitExit(t, cmd, 2*time.Second, stderr); code != exitInterrupted || !strings.Contains(stderr.String(), "prompt was kept") {
+			if code := waitExit(t, cmd, 2*time.Second, stderr); code != cli.ExitInterrupted || !strings.Contains(stderr.String(), "prompt was kept") {
 				t.Fatalf("exit %d stderr %q", code, stderr.String())
 			}
 			if recs := d.exported(); len(recs) != 2 || recs[0].Content != "are you there?" || recs[0].Role != memory.RoleUser ||
@@ -280,7 +281,7 @@ func TestAskInterruptedWhileOllamaHangsKeepsThePrompt(t *testing.T) {
 	if err := cmd.Process.Signal(os.Interrupt); err != nil {
 		t.Fatal(err)
 	}
-	if code := waitExit(t, cmd, 2*time.Second, stderr); code != exitInterrupted || !strings.Contains(stderr.String(), "prompt was kept") {
+	if code := waitExit(t, cmd, 2*time.Second, stderr); code != cli.ExitInterrupted || !strings.Contains(stderr.String(), "prompt was kept") {
 		t.Fatalf("exit %d stderr %q", code, stderr.String())
 	}
 	if recs := d.exported(); len(recs) != 2 || recs[0].Content != "are you there?" || recs[0].Role != memory.RoleUser ||

@@ -13,6 +13,7 @@ import (
 
 	"github.com/ollama/ollama/api"
 
+	"github.com/mneme-dev/mneme/cli"
 	"github.com/mneme-dev/mneme/internal/fakeollama"
 )
 
@@ -231,7 +232,7 @@ func TestImportInterruptedSaysHowFarAndResumes(t *testing.T) {
 	}
 	code := waitExit(t, cmd, 5*time.Second, &stderr)
 	msg := stderr.String()
-	if code != exitInterrupted || !strings.Contains(msg, "2,000 messages are stored") ||
+	if code != cli.ExitInterrupted || !strings.Contains(msg, "2,000 messages are stored") ||
 		!strings.Contains(msg, "run the same command again to resume") || strings.Contains(msg, "context canceled") {
 		t.Fatalf("exit %d stderr %q", code, msg)
 	}

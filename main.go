@@ -1,94 +1,12 @@
 // Command mneme is a terminal chat assistant with long-term memory.
+//
+// This file is wiring only: the commands live in package cli.
 package main
 
 import (
-	"context"
-	"errors"
-	"fmt"
 	"os"
-	"os/signal"
-	"syscall"
-	"time"
 
-	"github.com/mneme-dev/mneme/internal/sanitize"
+	"github.com/mneme-dev/mneme/cli"
 )
 
-// shutdownGrace is how long a command may take to finish after SIGINT,
-// SIGTERM or SIGHUP (storing a partial answer, closing the database) before it is
-// ended anyway: whatever it waits for, it ends within 2 s of the signal.
-const shutdownGrace = 1500 * time.Millisecond
-
-func main() {
-	// Owner-only files: the database, its WAL, the index, logs and backups
-	// hold the user's conversations.
-	syscall.Umask(0o077)
-	// A closed stdout (mneme ask … | head) makes writes fail with EPIPE
-	// instead of killing mneme, so that the answer is still stored.
-	signal.Ignore(syscall.SIGPIPE)
-	// SIGHUP (the terminal was closed) ends a run like Ctrl+C: the partial
-	// answer is stored, marked interrupted.
-	ctx, cancel := context.WithCancelCause(context.Background())
-	sigs := make(chan os.Signal, 2)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
-	go watchSignals(sigs, cancel)
-	err := run(ctx, os.Args[1:])
-	signal.Stop(sigs)
-	var sig signalError
-	var ex exitError
-	if errors.As(context.Cause(ctx), &sig) {
-		switch {
-		case errors.As(err, &ex) && ex.code == exitInterrupted:
-			// The command said how far it got; the code is the signal's.
-			err = exitError{code: signalExitCode(sig.sig), msg: ex.msg}
-		case err == nil || errors.Is(err, context.Canceled):
-			// Stopped while waiting (for the index, the database, Ollama)
-			// or in the chat: say so, not "context canceled", and exit as
-			// a shell expects.
-			err = exitError{code: signalExitCode(sig.sig), msg: "interrupted"}
-		}
-	}
-	cancel(nil)
-	if err != nil {
-		var ex exitError
-		if errors.As(err, &ex) {
-			if ex.msg != "" {
-				fmt.Fprintln(os.Stderr, "mneme:", sanitize.Text(ex.msg))
-			}
-			os.Exit(ex.code)
-		}
-		// Errors may quote Ollama, a model or a file: no escapes reach the terminal.
-		fmt.Fprintln(os.Stderr, "mneme:", sanitize.Text(err.Error()))
-		os.Exit(1)
-	}
-}
-
-// watchSignals cancels the command's context on the first signal, and
-// ends the process if the command has not returned shutdownGrace later,
-// or at once on a second signal.
-func watchSignals(sigs <-chan os.Signal, cancel context.CancelCauseFunc) {
-	sig := <-sigs
-	cancel(signalError{sig})
-	select {
-	case <-time.After(shutdownGrace):
-		fmt.Fprintf(os.Stderr, "mneme: %v: stopped before finishing; what was already stored is kept\n", sig)
-	case sig = <-sigs:
-	}
-	os.Exit(signalExitCode(sig))
-}
-
-// signalError is why the command's context ended: a signal.
-type signalError struct{ sig os.Signal }
-
-func (e signalError) Error() string { return "received " + e.sig.String() }
-
-// signalExitCode is the shell's convention: 128 + the signal number.
-func signalExitCode(sig os.Signal) int {
-	if s, ok := sig.(syscall.Signal); ok {
-		return 128 + int(s)
-	}
-	return 1
-}
-
-func run(ctx context.Context, args []string) error {
-	return newApp(os.Stdin, os.Stdout, os.Stderr, os.Getenv).Run(ctx, args)
-}
+func main() { os.Exit(cli.Main(os.Args[1:])) }

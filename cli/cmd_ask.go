@@ -1,0 +1,315 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/mneme-dev/mneme/agent"
+	"github.com/mneme-dev/mneme/internal/sanitize"
+	"github.com/mneme-dev/mneme/internal/text"
+	"github.com/mneme-dev/mneme/memory"
+	"github.com/mneme-dev/mneme/tools"
+)
+
+// maxPromptBytes bounds a prompt read from stdin.
+const maxPromptBytes = 4 << 20
+
+// Exit codes of ask besides 0, 1 (an error) and 2 (a usage error).
+const (
+	// ExitInterrupted is the conventional exit code after Ctrl+C.
+	ExitInterrupted = 130
+	// ExitOutputClosed: stdout was closed before the answer was printed in
+	// full (`mneme ask … | head`); the whole answer was still generated and
+	// stored. It is the code a shell reports for a process killed by
+	// SIGPIPE, so pipelines treat it the same way.
+	ExitOutputClosed = 141
+)
+
+const askExitCodes = `
+Exit status:
+  0    the answer was printed and stored
+  1    an error (Ollama unreachable, the model stalled or stopped mid-answer;
+       whatever was written is stored, marked interrupted), or no answer:
+       the model's reply was empty, or it still called tools when the step
+       limit (max_steps) was reached
+  2    a usage error
+  130  interrupted by Ctrl+C (143 after SIGTERM, 129 when the terminal closed); the partial answer is stored
+  141  stdout was closed early (e.g. mneme ask … | head); the whole answer is stored
+The prompt is stored first, so it is kept whatever happens next.
+`
+
+func (a *App) runAsk(ctx context.Context, args []string) error {
+	var common commonFlags
+	fs := a.newFlagSet("ask", "mneme ask [--continue | --conversation ID] [--json] PROMPT...", &common)
+	common.stream.register(fs)
+	usage := fs.Usage
+	fs.Usage = func() {
+		usage()
+		fmt.Fprint(a.stderr, askExitCodes)
+	}
+	var cont bool
+	fs.BoolVar(&cont, "continue", false, "continue the latest conversation")
+	fs.BoolVar(&cont, "c", false, "shorthand for --continue")
+	convID := fs.String("conversation", "", "continue the conversation with this id (a prefix is enough)")
+	asJSON := fs.Bool("json", false, "print {conversation_id, answer, tool_calls, memories_used, model} as JSON at the end instead of streaming text")
+	rest, err := parseArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	if cont && *convID != "" {
+		return exitError{code: 2, msg: "ask: use --continue or --conversation, not both"}
+	}
+	prompt, err := a.readPrompt(rest)
+	if err != nil {
+		return err
+	}
+	s, err := a.open(ctx, common)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+
+	// The prompt is stored before anything slow (the probe, recall, the
+	// model), so that it survives whatever comes next.
+	conv, promptMsg, err := a.storePrompt(ctx, s, cont, *convID, prompt)
+	if err != nil {
+		return err
+	}
+	st := probeOllama(ctx, s.client, s.host, s.cfg)
+	if ctx.Err() != nil || st.Err != nil {
+		// No answer will come: the turn is marked as one that ended before
+		// its first word, as the agent marks a stopped or failed answer.
+		if _, err := s.store.AppendMessage(context.WithoutCancel(ctx), s.cfg.User, memory.Unanswered(conv.ID)); err != nil {
+			s.log.Warn("mark unanswered prompt", "err", err)
+		}
+		if ctx.Err() != nil {
+			return exitError{code: ExitInterrupted, msg: "interrupted; your prompt was kept"}
+		}
+		return st.Err
+	}
+	// The index serves the memory tools and recall during the run, then
+	// makes the new turn searchable.
+	ix, err := s.openIndex(ctx, st)
+	if err != nil {
+		s.log.Warn("no memory for this answer: index unavailable", "err", err)
+		fmt.Fprintf(a.stderr, "mneme: memory is unavailable for this answer: %s\n", sanitize.Text(err.Error()))
+		ix = nil
+	} else {
+		defer ix.Close()
+	}
+	p := &askPrinter{out: a.stdout, errw: a.stderr, quiet: *asJSON}
+	ag := s.newAgent(st.Model, ix, st.toolsSupported())
+	res, runErr := ag.Run(ctx, agent.Request{UserID: s.cfg.User, ConversationID: conv.ID, Prompt: prompt, PromptID: promptMsg.ID}, p.emit)
+	p.finish()
+	// No title call here: ask exits once the answer is stored. The
+	// conversation keeps the title derived from its first prompt until the
+	// chat gives it the model's (see pendingTitles).
+	if ix != nil {
+		a.indexTurn(ctx, s, ix, memory.ConversationRef{UserID: s.cfg.User, ConversationID: conv.ID})
+	}
+	s.syncAfterChange(ctx, ix)
+	if *asJSON && !p.closed {
+		if err := writeJSON(a.stdout, res); err != nil {
+			p.close(err)
+		}
+	}
+	if runErr != nil {
+		return runErr
+	}
+	if res.Interrupted {
+		if res.Answer == "" {
+			return exitError{code: ExitInterrupted, msg: "interrupted before the answer began; your prompt was kept"}
+		}
+		return exitError{code: ExitInterrupted, msg: "interrupted; the partial answer was kept"}
+	}
+	if res.StepLimitReached {
+		return exitError{code: 1, msg: fmt.Sprintf(
+			"no final answer: the step limit (%d model calls) was reached while the model kept calling tools; "+
+				"what it said is stored. Raise max_steps (MNEME_MAX_STEPS) or ask again", ag.MaxSteps())}
+	}
+	if strings.TrimSpace(res.Answer) == "" {
+		return exitError{code: 1, msg: "the model gave no answer (its reply was empty); ask again or try another model"}
+	}
+	if p.closed {
+		s.log.Info("stdout closed during ask; the answer is stored", "conversation", conv.ID, "err", p.err)
+		return exitError{code: ExitOutputClosed, msg: fmt.Sprintf(
+			"stdout was closed before the answer was printed in full; the whole answer is stored (mneme export --conversation %s)", conv.ID)}
+	}
+	return nil
+}
+
+// storePrompt finds or creates the conversation and stores the prompt in
+// it. The writes are not cancelled by ctx: once started they finish, so
+// that an interruption never leaves a conversation without its prompt.
+// A conversation created here is deleted again if the prompt could not be
+// stored, so no empty conversation is left behind.
+func (a *App) storePrompt(ctx context.Context, s *session, cont bool, id, prompt string) (memory.Conversation, memory.Message, error) {
+	wctx := context.WithoutCancel(ctx)
+	conv, created, err := a.askConversation(wctx, s, cont, id)
+	if err != nil {
+		return conv, memory.Message{}, err
+	}
+	msg, err := s.store.AppendMessage(wctx, s.cfg.User, memory.Message{ConversationID: conv.ID, Role: memory.RoleUser, Content: prompt})
+	if err != nil {
+		if created {
+			if derr := s.store.DeleteConversation(wctx, s.cfg.User, conv.ID); derr != nil {
+				s.log.Warn("delete the empty conversation", "conversation", conv.ID, "err", derr)
+			}
+		}
+		return conv, msg, fmt.Errorf("store prompt: %w", err)
+	}
+	return conv, msg, nil
+}
+
+// indexTurn makes the finished turn searchable before ask exits: keyword
+// search at once, its embedding within a short budget (a later run catches
+// up on the rest; after an interruption, all of it: the user wants out).
+// Failures are logged, never fatal: the turn is stored.
+func (a *App) indexTurn(ctx context.Context, s *session, ix *memory.Index, ref memory.ConversationRef) {
+	interrupted := ctx.Err() != nil
+	ctx = context.WithoutCancel(ctx)
+	ix.Notify(ref)
+	if err := ix.Sync(ctx); err != nil {
+		s.log.Warn("index after ask", "err", err)
+		return
+	}
+	if interrupted {
+		return
+	}
+	ectx, cancel := context.WithTimeout(ctx, searchEmbedBudget)
+	defer cancel()
+	if err := ix.Drain(ectx); err != nil {
+		s.log.Warn("embed after ask", "err", err)
+	}
+}
+
+// askConversation finds the conversation to continue, or creates one
+// (created is then true).
+func (a *App) askConversation(ctx context.Context, s *session, cont bool, id string) (c memory.Conversation, created bool, err error) {
+	switch {
+	case id != "":
+		c, err := s.store.Conversation(ctx, s.cfg.User, id)
+		if err != nil {
+			return c, false, fmt.Errorf("--conversation %s: %w", id, err)
+		}
+		return c, false, nil
+	case cont:
+		c, err := s.store.LatestConversation(ctx, s.cfg.User)
+		if err == nil {
+			return c, false, nil
+		}
+		if !errors.Is(err, memory.ErrNotFound) {
+			return c, false, err
+		}
+	}
+	c, err = s.store.CreateConversation(ctx, s.cfg.User, "")
+	return c, err == nil, err
+}
+
+// readPrompt joins the arguments, or reads stdin when it is piped and no
+// prompt was given.
+func (a *App) readPrompt(args []string) (string, error) {
+	prompt := strings.Join(args, " ")
+	if strings.TrimSpace(prompt) == "" && a.stdinPiped() {
+		data, err := io.ReadAll(io.LimitReader(a.stdin, maxPromptBytes+1))
+		if err != nil {
+			return "", fmt.Errorf("read stdin: %w", err)
+		}
+		if len(data) > maxPromptBytes {
+			return "", exitError{code: 2, msg: fmt.Sprintf("stdin is larger than %d MiB; pass a smaller input", maxPromptBytes>>20)}
+		}
+		if !utf8.Valid(data) {
+			data = []byte(strings.ToValidUTF8(string(data), "\uFFFD"))
+		}
+		prompt = string(data)
+	}
+	if strings.TrimSpace(prompt) == "" {
+		return "", exitError{code: 2, msg: "ask: nothing to ask: give a prompt or pipe text on stdin"}
+	}
+	return prompt, nil
+}
+
+func (a *App) stdinPiped() bool {
+	f, ok := a.stdin.(*os.File)
+	if !ok {
+		return a.stdin != nil
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice == 0
+}
+
+// askPrinter streams answer text to stdout and tool activity to stderr.
+// Once a write to stdout fails (a closed pipe: SIGPIPE is ignored, so the
+// write fails with EPIPE) it prints nothing more there, and the run goes on
+// so that the whole answer is stored.
+type askPrinter struct {
+	out, errw io.Writer
+	quiet     bool // --json: no streamed text
+	lastByte  byte
+	wrote     bool
+	closed    bool  // stdout failed: print no more to it
+	err       error // why
+
+	// para: a tool call ended the text of a model call; the next text
+	// starts a new paragraph, as in the stored answer.
+	para bool
+}
+
+// write prints to stdout until it fails.
+func (p *askPrinter) write(s string) {
+	if p.closed {
+		return
+	}
+	if _, err := io.WriteString(p.out, s); err != nil {
+		p.close(err)
+	}
+}
+
+func (p *askPrinter) close(err error) {
+	p.closed, p.err = true, err
+}
+
+func (p *askPrinter) emit(ev agent.Event) {
+	switch ev := ev.(type) {
+	case agent.ContentDelta:
+		if p.quiet {
+			return
+		}
+		text := sanitize.Text(ev.Text)
+		if text == "" {
+			return
+		}
+		if p.para && p.wrote {
+			if p.lastByte != '\n' {
+				p.write("\n")
+			}
+			p.write("\n")
+		}
+		p.para = false
+		p.write(text)
+		p.wrote, p.lastByte = true, text[len(text)-1]
+	case agent.ToolResultEvent:
+		p.para = true
+		// One line per call, worded as in the chat screen.
+		act := tools.Activity{Name: ev.Call.Name, Args: ev.Call.Args, Result: ev.Call.Result, Error: ev.Call.Error, Done: true}
+		fmt.Fprintf(p.errw, "⚙ %s\n", text.Cut(text.OneLine(sanitize.Text(act.Summary())), 200))
+	case agent.RecallEvent:
+		fmt.Fprintf(p.errw, "↺ %s\n", text.Cut(text.OneLine(sanitize.Text(ev.Summary())), 200))
+	case agent.NoticeEvent:
+		fmt.Fprintf(p.errw, "mneme: %s\n", sanitize.Text(ev.Text))
+	case agent.CompactedEvent:
+		fmt.Fprintf(p.errw, "⋯ compacted: messages %d–%d are now a summary for the model (all stay saved)\n", ev.FirstSeq, ev.LastSeq)
+	}
+}
+
+// finish ends streamed text with a newline.
+func (p *askPrinter) finish() {
+	if p.wrote && p.lastByte != '\n' {
+		p.write("\n")
+	}
+}

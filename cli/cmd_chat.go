@@ -1,0 +1,158 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"sync"
+
+	"golang.org/x/term"
+
+	"github.com/mneme-dev/mneme/internal/ollama"
+	"github.com/mneme-dev/mneme/memory"
+	"github.com/mneme-dev/mneme/tui"
+)
+
+// registerChatFlags registers the chat's own flags.
+func registerChatFlags(fs *flag.FlagSet) (cont *bool, resume *string, turn *int) {
+	cont = new(bool)
+	fs.BoolVar(cont, "continue", false, "resume the latest conversation")
+	fs.BoolVar(cont, "c", false, "shorthand for --continue")
+	resume = fs.String("resume", "", "resume the conversation with this id (a prefix is enough)")
+	turn = fs.Int("turn", 0, "with --resume or --continue: open scrolled to this turn (as 'mneme search' prints it)")
+	return cont, resume, turn
+}
+
+func (a *App) runChat(ctx context.Context, args []string) error {
+	var common commonFlags
+	fs := a.newFlagSet("mneme", "mneme [-c | --continue | --resume ID] [flags]", &common)
+	common.stream.register(fs)
+	cont, resume, turn := registerChatFlags(fs)
+	// mneme -h, --help and `mneme help` all show the commands; the chat's
+	// own flags follow.
+	fs.Usage = func() {
+		fmt.Fprint(a.stderr, usageText)
+		fmt.Fprint(a.stderr, "\nFlags of the chat:\n")
+		fs.PrintDefaults()
+	}
+	rest, err := parseArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(rest) > 0 {
+		return exitError{code: 2, msg: fmt.Sprintf("unexpected argument %q (did you mean `mneme ask %s`?)", rest[0], rest[0])}
+	}
+	if *turn < 0 {
+		return exitError{code: 2, msg: fmt.Sprintf("--turn %d: turns are numbered from 1 (as 'mneme search' prints them)", *turn)}
+	}
+	if *turn > 0 && *resume == "" && !*cont {
+		return exitError{code: 2, msg: "--turn needs --resume ID or --continue"}
+	}
+	if !a.interactive() {
+		return exitError{code: 2, msg: "the chat needs a terminal; use `mneme ask PROMPT` in scripts and pipes"}
+	}
+	s, err := a.open(ctx, common)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	s.progress = nil // the chat owns the terminal
+
+	var convID string
+	switch {
+	case *resume != "":
+		c, err := s.store.Conversation(ctx, s.cfg.User, *resume)
+		if err != nil {
+			return fmt.Errorf("--resume %s: %w", *resume, err)
+		}
+		convID = c.ID
+	case *cont:
+		c, err := s.store.LatestConversation(ctx, s.cfg.User)
+		if err != nil && !errors.Is(err, memory.ErrNotFound) {
+			return err
+		}
+		convID = c.ID
+	}
+	// Search indexing runs beside the chat: it catches up at start, follows
+	// every finished turn, and embeds once the probe finds a model.
+	ix, err := s.openIndex(ctx, ollamaState{})
+	if err != nil {
+		return err
+	}
+	defer ix.Close()
+	// Sync runs beside the chat: at start, after changes, periodically
+	// and once more at exit.
+	stopSync := s.startSync(ctx, ix)
+	defer stopSync()
+	ictx, stopIndex := context.WithCancel(ctx)
+	indexDone := make(chan struct{})
+	go func() {
+		defer close(indexDone)
+		ix.Run(ictx)
+	}()
+	defer func() {
+		stopIndex()
+		<-indexDone
+	}()
+
+	// Conversations that `mneme ask` left without a model title get one in
+	// the background, once Ollama is found.
+	tctx, stopTitles := context.WithCancel(ctx)
+	var titles sync.Once
+	var titling sync.WaitGroup
+	defer func() {
+		stopTitles()
+		titling.Wait()
+	}()
+
+	var probed lastProbe
+	var chosen chosenModels
+	return tui.Run(ctx, s.withSync(tui.Config{
+		Store:          s.store,
+		UserID:         s.cfg.User,
+		ConversationID: convID,
+		Turn:           *turn,
+		Probe: func(ctx context.Context) tui.Probe {
+			st := probeOllama(ctx, s.client, s.host, chosen.apply(s.cfg))
+			probed.set(st)
+			if st.Err == nil && st.Model != "" {
+				titles.Do(func() {
+					titling.Add(1)
+					go func() {
+						defer titling.Done()
+						s.titlePending(tctx, s.newAgent(st.Model, nil, false))
+					}()
+				})
+			}
+			if st.Embed.Name != "" {
+				ix.SetEmbedding(s.client, memory.EmbedModel{Name: st.Embed.Name, ContextLength: st.Embed.ContextLength})
+			}
+			return tui.Probe{Host: st.Host, Reachable: st.Reachable, Version: st.Version, Model: st.Model,
+				EmbedModel: st.Embed.Name, Err: st.Err}
+		},
+		NewRunner: func(model string) tui.Runner {
+			return indexingRunner{agent: s.newAgent(model, ix, probed.toolsSupported(model)), index: ix}
+		},
+		Find:          findConversations(ix),
+		Log:           s.log,
+		Dark:          true, // until the terminal reports its background
+		Conversations: conversationManager{Store: s.store, ix: ix},
+		Search:        ix,
+		Notes:         ix,
+		Models:        ollama.Models{Client: s.client},
+		SaveModels:    chosen.saver(s.cfg.ConfigFile),
+		MemoryStatus:  memoryStatus(s.store, ix),
+		Changes:       ix.Changes(),
+		FirstRun:      !s.cfg.ConfigFileFound,
+		Editor:        first(a.getenv("VISUAL"), a.getenv("EDITOR")),
+	}))
+}
+
+// interactive reports whether stdin and stdout are terminals.
+func (a *App) interactive() bool {
+	in, ok1 := a.stdin.(*os.File)
+	out, ok2 := a.stdout.(*os.File)
+	return ok1 && ok2 && term.IsTerminal(int(in.Fd())) && term.IsTerminal(int(out.Fd()))
+}

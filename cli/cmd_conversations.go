@@ -1,0 +1,62 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/mneme-dev/mneme/internal/sanitize"
+	"github.com/mneme-dev/mneme/internal/text"
+	"github.com/mneme-dev/mneme/memory"
+)
+
+func (a *App) runConversations(ctx context.Context, args []string) error {
+	var common commonFlags
+	fs := a.newFlagSet("conversations", "mneme conversations [--json] [--archived] [--find DESCRIPTION]", &common)
+	asJSON := fs.Bool("json", false, "print JSON")
+	archived := fs.Bool("archived", false, "include archived conversations")
+	find := fs.String("find", "", "find the conversation a description is about, by its summaries, turns and title")
+	rest, err := parseArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	if *find != "" {
+		// The description may also run on after the flag, unquoted.
+		return a.runFind(ctx, common, strings.Join(append([]string{*find}, rest...), " "), *archived, *asJSON)
+	}
+	if len(rest) > 0 {
+		return exitError{code: 2, msg: fmt.Sprintf("conversations: unexpected argument %q", rest[0])}
+	}
+	s, err := a.open(ctx, common)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	list, err := s.store.ListConversations(ctx, s.cfg.User, memory.ListOptions{IncludeArchived: *archived})
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		if list == nil {
+			list = []memory.Conversation{}
+		}
+		return writeJSON(a.stdout, list)
+	}
+	if len(list) == 0 {
+		fmt.Fprintln(a.stdout, "No conversations yet. Start one with `mneme` or `mneme ask`.")
+		return nil
+	}
+	tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tUPDATED\tMESSAGES\tTITLE")
+	now := time.Now()
+	for _, c := range list {
+		title := c.Title
+		if title == "" {
+			title = "(untitled)"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\n", c.ID, text.RelativeDate(now, c.Updated), c.MessageCount, sanitize.Title(title))
+	}
+	return tw.Flush()
+}

@@ -1,0 +1,182 @@
+package cli
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/ollama/ollama/api"
+
+	"github.com/mneme-dev/mneme/agent"
+	"github.com/mneme-dev/mneme/internal/sanitize"
+	"github.com/mneme-dev/mneme/memory"
+)
+
+func (a *App) runDoctor(ctx context.Context, args []string) error {
+	var common commonFlags
+	fs := a.newFlagSet("doctor", "mneme doctor", &common)
+	if _, err := parseArgs(fs, args); err != nil {
+		return err
+	}
+	s, err := a.openForReading(ctx, common)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	cfg := s.cfg
+	readOnly := s.store.ReadOnlyReason()
+	tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
+	// Versions, model names and errors come from the server: one clean line.
+	row := func(k, v string) { fmt.Fprintf(tw, "%s\t%s\n", k, sanitize.Line(v)) }
+
+	cfgState := "not found, using defaults"
+	if cfg.ConfigFileFound {
+		cfgState = "loaded"
+	}
+	row("config", fmt.Sprintf("%s (%s)", cfg.ConfigFile, cfgState))
+	row("data dir", cfg.DataDir)
+	schema, err := s.store.SchemaVersion(ctx)
+	if err != nil {
+		return err
+	}
+	if readOnly != nil {
+		row("database", fmt.Sprintf("%s (schema %d of %d): %v", s.store.Path(), schema, memory.LatestSchemaVersion(), readOnly))
+	} else {
+		row("database", fmt.Sprintf("%s (schema %d of %d)", s.store.Path(), schema, memory.LatestSchemaVersion()))
+	}
+	row("log", cfg.DataDir+"/mneme.log")
+	if wide := widePermissions(cfg.DataDir); len(wide) > 0 {
+		files := fmt.Sprintf("%d files", len(wide))
+		if len(wide) == 1 {
+			files = "1 file"
+		}
+		row("permissions", fmt.Sprintf("warning: %s other users could read (e.g. %s); fix with: chmod -R go-rwx %s",
+			files, sanitize.Text(wide[0]), sanitize.Text(cfg.DataDir)))
+	}
+	row("user", cfg.User)
+
+	st := probeOllama(ctx, s.client, s.host, cfg)
+	if st.Reachable {
+		row("ollama", fmt.Sprintf("%s: reachable, version %s", st.Host, st.Version))
+		if len(st.Models) == 0 {
+			row("models", "none installed")
+		}
+		for i, m := range st.Models {
+			k := ""
+			if i == 0 {
+				k = "models"
+			}
+			caps := strings.Join(m.Capabilities, ", ")
+			if caps == "" {
+				caps = "capabilities not reported"
+			}
+			ctxLen := ""
+			if m.ContextLength > 0 {
+				ctxLen = fmt.Sprintf(", context %d", m.ContextLength)
+			}
+			row(k, fmt.Sprintf("%s (%s; %s%s)", m.Name, humanBytes(m.Size), caps, ctxLen))
+		}
+	} else {
+		row("ollama", fmt.Sprintf("%s: NOT reachable", st.Host))
+	}
+	if st.Model != "" {
+		row("chat model", fmt.Sprintf("%s (%s)", st.Model, st.ModelWhy))
+	}
+	row("context", chatContext(ctx, s.client, st, cfg).String())
+	switch {
+	case st.Embed.Name != "":
+		row("embedding", fmt.Sprintf("%s (%s)", st.Embed.Name, st.EmbedNote))
+	case st.Reachable:
+		row("embedding", st.EmbedNote)
+	default:
+		row("embedding", "unknown while Ollama is unreachable: search is keyword-only")
+	}
+	if readOnly != nil {
+		// The index is kept in step with the database by writing to it.
+		row("search", "not checked: the database is read-only")
+	} else if err := searchRow(ctx, s, st, row); err != nil {
+		return err
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if problem := cmp.Or(st.Err, readOnly); problem != nil {
+		fmt.Fprintln(a.stdout)
+		fmt.Fprintln(a.stdout, "problem:", sanitize.Text(problem.Error()))
+		return exitError{code: 1}
+	}
+	fmt.Fprintln(a.stdout, "\nall good")
+	return nil
+}
+
+// searchRow brings the search index up to date and describes it.
+func searchRow(ctx context.Context, s *session, st ollamaState, row func(k, v string)) error {
+	ix, err := s.openIndex(ctx, st)
+	if err != nil {
+		return err
+	}
+	defer ix.Close()
+	if err := ix.Sync(ctx); err != nil {
+		return err
+	}
+	idx, err := ix.Status(ctx)
+	if err != nil {
+		return err
+	}
+	search := fmt.Sprintf("%d turns indexed by keyword", idx.Turns)
+	if !idx.KeywordOnly {
+		search += fmt.Sprintf("; %d waiting for embeddings", idx.Pending)
+	}
+	if idx.EmbedError != "" {
+		search += "; embedding failed: " + idx.EmbedError
+	}
+	row("search", search)
+	return nil
+}
+
+// chatContext is the context the chat model runs with, as the agent
+// chooses it (agent.ChooseContext): without the model's details, from the
+// settings alone.
+func chatContext(ctx context.Context, client *api.Client, st ollamaState, cfg Config) agent.ContextChoice {
+	var show *api.ShowResponse
+	if st.Reachable && st.Model != "" {
+		sctx, cancel := context.WithTimeout(ctx, probeTimeout)
+		defer cancel()
+		show, _ = client.Show(sctx, &api.ShowRequest{Model: st.Model})
+	}
+	return agent.ChooseContext(cfg.NumCtx, cfg.NumCtxMax, show)
+}
+
+func humanBytes(n int64) string {
+	const unit = 1024
+	if n < unit {
+		return fmt.Sprintf("%d B", n)
+	}
+	div, exp := int64(unit), 0
+	for m := n / unit; m >= unit; m /= unit {
+		div *= unit
+		exp++
+	}
+	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
+}
+
+// widePermissions lists the files and directories under dir that other
+// users may read or enter (mneme makes them owner-only; older versions, a
+// copy or a restore may not have).
+func widePermissions(dir string) []string {
+	var wide []string
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		if fi, err := d.Info(); err == nil && fi.Mode().Perm()&0o077 != 0 {
+			wide = append(wide, p)
+		}
+		return nil
+	})
+	return wide
+}

@@ -1,0 +1,239 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/mneme-dev/mneme/internal/sanitize"
+	"github.com/mneme-dev/mneme/internal/text"
+	"github.com/mneme-dev/mneme/memory"
+)
+
+const memoryUsage = `Usage: mneme memory COMMAND [--json] ...
+
+Notes are facts mneme remembers about you: the model saves them with its
+memory tools, and the ones relevant to a prompt are recalled into it.
+
+Commands:
+  list                 list your notes, newest first, with where they were saved from
+  add TEXT...          save a note
+  edit ID TEXT...      replace a note's text (a unique id prefix of 8+ characters is enough)
+  rm ID                delete a note (a unique id prefix of 8+ characters is enough)
+  search QUERY...      search your notes by meaning and by words
+
+Every command takes --json, and the common flags (--user, --data-dir, ...).
+`
+
+func (a *App) runMemory(ctx context.Context, args []string) error {
+	sub := ""
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		sub, args = args[0], args[1:]
+	}
+	switch sub {
+	case "list", "ls":
+		return a.memoryList(ctx, args)
+	case "add":
+		return a.memoryAdd(ctx, args)
+	case "edit":
+		return a.memoryEdit(ctx, args)
+	case "rm", "delete":
+		return a.memoryRemove(ctx, args)
+	case "search":
+		return a.memorySearch(ctx, args)
+	case "help":
+		fmt.Fprint(a.stdout, memoryUsage)
+		return nil
+	case "":
+		fmt.Fprint(a.stderr, memoryUsage)
+		return exitError{code: 2, msg: "memory: give a command: list, add, edit, rm or search"}
+	default:
+		fmt.Fprint(a.stderr, memoryUsage)
+		return exitError{code: 2, msg: fmt.Sprintf("memory: unknown command %q", sub)}
+	}
+}
+
+// memoryFlags parses a memory command's flags and returns its arguments.
+func (a *App) memoryFlags(name, usage string, args []string) (commonFlags, bool, []string, error) {
+	var common commonFlags
+	fs := a.newFlagSet("memory "+name, "mneme memory "+usage, &common)
+	asJSON := fs.Bool("json", false, "print JSON")
+	rest, err := parseArgs(fs, args)
+	return common, *asJSON, rest, err
+}
+
+// noteError turns a store error into the command's exit: bad text or a
+// too short id prefix is a usage error (2), anything else a failure (1).
+func noteError(cmd string, err error) error {
+	if errors.Is(err, memory.ErrInvalid) || errors.Is(err, memory.ErrShortPrefix) {
+		return exitError{code: 2, msg: fmt.Sprintf("memory %s: %v", cmd, err)}
+	}
+	return fmt.Errorf("memory %s: %w", cmd, err)
+}
+
+func (a *App) memoryList(ctx context.Context, args []string) error {
+	common, asJSON, rest, err := a.memoryFlags("list", "list [--json]", args)
+	if err != nil {
+		return err
+	}
+	if len(rest) > 0 {
+		return exitError{code: 2, msg: fmt.Sprintf("memory list: unexpected argument %q", rest[0])}
+	}
+	s, err := a.open(ctx, common)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	notes, err := s.store.ListNotes(ctx, s.cfg.User)
+	if err != nil {
+		return err
+	}
+	if asJSON {
+		return writeJSON(a.stdout, notes)
+	}
+	if len(notes) == 0 {
+		fmt.Fprintln(a.stdout, "No notes yet. The model saves them when you ask it to remember something, or run `mneme memory add TEXT`.")
+		return nil
+	}
+	now := time.Now()
+	tw := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tUPDATED\tSAVED IN\tNOTE")
+	for _, n := range notes {
+		from := "-"
+		if n.ConversationID != "" {
+			from = fmt.Sprintf("%s turn %d", n.ConversationID, n.TurnNumber)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", n.ID, text.RelativeDate(now, n.Updated), from, text.Cut(text.OneLine(sanitize.Text(n.Content)), 80))
+	}
+	return tw.Flush()
+}
+
+func (a *App) memoryAdd(ctx context.Context, args []string) error {
+	common, asJSON, rest, err := a.memoryFlags("add", "add [--json] TEXT...", args)
+	if err != nil {
+		return err
+	}
+	text := strings.Join(rest, " ")
+	if strings.TrimSpace(text) == "" {
+		return exitError{code: 2, msg: "memory add: nothing to save: give the note's text"}
+	}
+	return a.changeNote(ctx, common, "add", "Saved", asJSON, true, func(ix *memory.Index, user string) (memory.Note, error) {
+		return ix.SaveNote(ctx, user, text, memory.NoteSource{})
+	})
+}
+
+func (a *App) memoryEdit(ctx context.Context, args []string) error {
+	common, asJSON, rest, err := a.memoryFlags("edit", "edit [--json] ID TEXT...", args)
+	if err != nil {
+		return err
+	}
+	if len(rest) < 2 || strings.TrimSpace(strings.Join(rest[1:], " ")) == "" {
+		return exitError{code: 2, msg: "memory edit: give the note's id and its new text"}
+	}
+	return a.changeNote(ctx, common, "edit", "Updated", asJSON, true, func(ix *memory.Index, user string) (memory.Note, error) {
+		return ix.UpdateNote(ctx, user, rest[0], strings.Join(rest[1:], " "))
+	})
+}
+
+func (a *App) memoryRemove(ctx context.Context, args []string) error {
+	common, asJSON, rest, err := a.memoryFlags("rm", "rm [--json] ID", args)
+	if err != nil {
+		return err
+	}
+	if len(rest) != 1 {
+		return exitError{code: 2, msg: "memory rm: give one note id"}
+	}
+	return a.changeNote(ctx, common, "rm", "Deleted", asJSON, false, func(ix *memory.Index, user string) (memory.Note, error) {
+		return ix.DeleteNote(ctx, user, rest[0])
+	})
+}
+
+// changeNote opens the session and the index, applies change, prints the
+// note, and sends the change to the sync server when sync is set up.
+func (a *App) changeNote(ctx context.Context, common commonFlags, cmd, verb string, asJSON, embed bool,
+	change func(ix *memory.Index, user string) (memory.Note, error)) error {
+	s, err := a.open(ctx, common)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	ix, err := a.noteIndex(ctx, s, embed)
+	if err != nil {
+		return err
+	}
+	defer ix.Close()
+	n, err := change(ix, s.cfg.User)
+	if err != nil {
+		return noteError(cmd, err)
+	}
+	if err := a.printNote(n, verb, asJSON); err != nil {
+		return err
+	}
+	s.syncAfterChange(ctx, ix)
+	return nil
+}
+
+func (a *App) memorySearch(ctx context.Context, args []string) error {
+	var common commonFlags
+	fs := a.newFlagSet("memory search", "mneme memory search [--json] [--limit N] QUERY...", &common)
+	asJSON := fs.Bool("json", false, "print JSON")
+	limit := fs.Int("limit", memory.DefaultSearchLimit, fmt.Sprintf("results to show (1-%d)", memory.MaxSearchLimit))
+	rest, err := parseArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	query := strings.TrimSpace(strings.Join(rest, " "))
+	if query == "" {
+		return exitError{code: 2, msg: "memory search: nothing to search for: give a query"}
+	}
+	if *limit < 1 || *limit > memory.MaxSearchLimit {
+		return exitError{code: 2, msg: fmt.Sprintf("memory search: --limit must be 1-%d", memory.MaxSearchLimit)}
+	}
+	s, err := a.open(ctx, common)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	ix, err := a.readyIndex(ctx, s)
+	if err != nil {
+		return err
+	}
+	defer ix.Close()
+	results, err := ix.SearchNotes(ctx, memory.NoteQuery{UserID: s.cfg.User, Text: query, Limit: *limit})
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		return writeJSON(a.stdout, results)
+	}
+	if len(results) == 0 {
+		fmt.Fprintf(a.stdout, "No note matches %q.\n", query)
+		return nil
+	}
+	for i, r := range results {
+		fmt.Fprintf(a.stdout, "%2d. %.2f  %s\n    %s\n", i+1, r.Score, text.Cut(text.OneLine(sanitize.Text(r.Content)), 100), r.ID)
+	}
+	return nil
+}
+
+// noteIndex opens the search index for a note command. With embed, Ollama
+// is probed for an embedding model so that the note is embedded at once;
+// when Ollama is down the note is embedded by a later run.
+func (a *App) noteIndex(ctx context.Context, s *session, embed bool) (*memory.Index, error) {
+	var st ollamaState
+	if embed {
+		st = probeOllama(ctx, s.client, s.host, s.cfg)
+	}
+	return s.openIndex(ctx, st)
+}
+
+func (a *App) printNote(n memory.Note, verb string, asJSON bool) error {
+	if asJSON {
+		return writeJSON(a.stdout, n)
+	}
+	fmt.Fprintf(a.stdout, "%s note %s: %s\n", verb, n.ID, text.Cut(text.OneLine(sanitize.Text(n.Content)), 100))
+	return nil
+}

@@ -1,0 +1,312 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/mneme-dev/mneme/internal/sanitize"
+	"github.com/mneme-dev/mneme/internal/text"
+	"github.com/mneme-dev/mneme/memory"
+)
+
+// searchEmbedBudget bounds how long a search waits to embed turns that are
+// still pending before it searches; the rest are embedded later.
+const searchEmbedBudget = 3 * time.Second
+
+func (a *App) runSearch(ctx context.Context, args []string) error {
+	var common commonFlags
+	fs := a.newFlagSet("search", "mneme search [--limit N] [--json] [--archived] [--conversation ID] [--since DATE] [--until DATE] QUERY...\n       mneme search --batch FILE", &common)
+	limit := fs.Int("limit", memory.DefaultSearchLimit, fmt.Sprintf("results to show (1-%d)", memory.MaxSearchLimit))
+	asJSON := fs.Bool("json", false, "print JSON")
+	archived := fs.Bool("archived", false, "include archived conversations")
+	conv := fs.String("conversation", "", "only this conversation (a prefix is enough)")
+	since := fs.String("since", "", "only turns from this date on (YYYY-MM-DD or RFC 3339)")
+	until := fs.String("until", "", "only turns before this date (YYYY-MM-DD or RFC 3339)")
+	batch := fs.String("batch", "", `read JSON lines {"id","query","user"?,"limit"?} from FILE ("-" for stdin) and write {"id","results"} lines`)
+	allUsers := fs.Bool("all-users", false, `with --batch: let lines with "user" search other users' turns (an evaluation set)`)
+	rest, err := parseArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	query := strings.TrimSpace(strings.Join(rest, " "))
+	if *allUsers && *batch == "" {
+		return exitError{code: 2, msg: "search: --all-users only goes with --batch"}
+	}
+	if *batch == "" && query == "" {
+		return exitError{code: 2, msg: "search: nothing to search for: give a query or --batch FILE"}
+	}
+	if *limit < 1 || *limit > memory.MaxSearchLimit {
+		return exitError{code: 2, msg: fmt.Sprintf("search: --limit must be 1-%d", memory.MaxSearchLimit)}
+	}
+	q := memory.SearchQuery{Text: query, Limit: *limit, IncludeArchived: *archived}
+	if q.Since, err = parseDate(*since); err != nil {
+		return exitError{code: 2, msg: "search: --since: " + err.Error()}
+	}
+	if q.Until, err = parseDate(*until); err != nil {
+		return exitError{code: 2, msg: "search: --until: " + err.Error()}
+	}
+
+	s, err := a.open(ctx, common)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	q.UserID = s.cfg.User
+	if *conv != "" {
+		c, err := s.store.Conversation(ctx, s.cfg.User, *conv)
+		if err != nil {
+			return fmt.Errorf("--conversation %s: %w", *conv, err)
+		}
+		q.ConversationID = c.ID
+	}
+	ix, err := a.readyIndex(ctx, s)
+	if err != nil {
+		return err
+	}
+	defer ix.Close()
+	if *batch != "" {
+		if *allUsers {
+			fmt.Fprintln(a.stderr, `mneme: search --batch: warning: --all-users: lines naming another "user" search that user's turns`)
+		}
+		return a.searchBatch(ctx, ix, *batch, q, *allUsers)
+	}
+	results, err := ix.Search(ctx, q)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		return writeJSON(a.stdout, results)
+	}
+	printResults(a.stdout, results, query)
+	return nil
+}
+
+// readyIndex opens the index, brings keyword search up to date, and embeds
+// pending turns for a short while so that fresh turns are found by meaning.
+func (a *App) readyIndex(ctx context.Context, s *session) (*memory.Index, error) {
+	st := probeOllama(ctx, s.client, s.host, s.cfg)
+	ix, err := s.openIndex(ctx, st)
+	if err != nil {
+		return nil, err
+	}
+	if err := ix.Sync(ctx); err != nil {
+		ix.Close()
+		return nil, err
+	}
+	if ix.EmbedModelName() != "" {
+		ectx, cancel := context.WithTimeout(ctx, searchEmbedBudget)
+		err := ix.Drain(ectx)
+		cancel()
+		if err != nil {
+			ix.Close()
+			return nil, err
+		}
+	}
+	return ix, nil
+}
+
+func printResults(w io.Writer, results []memory.SearchResult, query string) {
+	if len(results) == 0 {
+		fmt.Fprintf(w, "Nothing found for %q.\n", query)
+		return
+	}
+	for i, r := range results {
+		title := r.Title
+		if title == "" {
+			title = "(untitled)"
+		}
+		fmt.Fprintf(w, "%2d. %.2f  %s · %s · turn %d · %s\n", i+1, r.Score, sanitize.Title(title), r.Time.Local().Format("2 Jan 2006"), r.Turn, r.MatchedBy)
+		fmt.Fprintf(w, "    %s\n", text.Cut(text.OneLine(sanitize.Text(r.Snippet)), 100))
+		fmt.Fprintf(w, "    mneme --resume %s --turn %d\n", r.ConversationID, r.Turn)
+	}
+}
+
+type batchLine struct {
+	ID    json.RawMessage `json:"id"`
+	Query string          `json:"query"`
+	User  string          `json:"user,omitempty"`
+	Limit int             `json:"limit,omitempty"`
+}
+
+type batchAnswer struct {
+	ID      json.RawMessage       `json:"id"`
+	Results []memory.SearchResult `json:"results"`
+	Error   string                `json:"error,omitempty"`
+}
+
+// maxBatchLine bounds one --batch line.
+const maxBatchLine = 4 << 20
+
+// searchBatch answers one JSON line per query line; a bad line gets an
+// answer with an error and its line number, and does not stop the batch.
+// A line naming another user is such an error unless allUsers is set.
+func (a *App) searchBatch(ctx context.Context, ix *memory.Index, path string, base memory.SearchQuery, allUsers bool) error {
+	var in io.Reader = a.stdin
+	if path != "-" {
+		f, err := os.Open(path)
+		if err != nil {
+			return fmt.Errorf("search --batch: %w", err)
+		}
+		defer f.Close()
+		in = f
+	}
+	br := bufio.NewReaderSize(in, 64<<10)
+	bw := bufio.NewWriter(a.stdout)
+	defer bw.Flush()
+	for n := 1; ; n++ {
+		raw, tooLong, err := readBatchLine(br)
+		if err != nil && !errors.Is(err, io.EOF) {
+			return fmt.Errorf("search --batch: line %d: %w", n, err)
+		}
+		if errors.Is(err, io.EOF) && len(raw) == 0 && !tooLong {
+			return nil
+		}
+		if !tooLong && strings.TrimSpace(string(raw)) == "" {
+			continue
+		}
+		ans := a.batchAnswer(ctx, ix, n, raw, tooLong, base, allUsers)
+		if ans.Error != "" {
+			fmt.Fprintln(a.stderr, "mneme: search --batch:", sanitize.Line(ans.Error))
+		}
+		if err := writeJSONLine(bw, ans); err != nil {
+			return err
+		}
+	}
+}
+
+// batchAnswer answers line n. A line that does not parse answers with the
+// id it can still read, else null.
+func (a *App) batchAnswer(ctx context.Context, ix *memory.Index, n int, raw []byte, tooLong bool, base memory.SearchQuery, allUsers bool) batchAnswer {
+	ans := batchAnswer{ID: json.RawMessage("null"), Results: []memory.SearchResult{}}
+	if tooLong {
+		ans.Error = fmt.Sprintf("line %d: longer than %d MiB", n, maxBatchLine>>20)
+		return ans
+	}
+	var bl batchLine
+	if err := json.Unmarshal(raw, &bl); err != nil {
+		var idOnly struct {
+			ID json.RawMessage `json:"id"`
+		}
+		if json.Unmarshal(raw, &idOnly) == nil && idOnly.ID != nil {
+			ans.ID = idOnly.ID
+		}
+		ans.Error = fmt.Sprintf("line %d: not a JSON object of the batch format: %v", n, err)
+		return ans
+	}
+	if bl.ID != nil {
+		ans.ID = bl.ID
+	}
+	user := strings.TrimSpace(bl.User)
+	if user != "" && user != base.UserID && !allUsers {
+		ans.Error = fmt.Sprintf(`line %d: "user" %q is not you (%q): search other users' turns only with --all-users`, n, user, base.UserID)
+		return ans
+	}
+	q := base
+	q.Text, q.UserID = bl.Query, first(user, base.UserID)
+	if bl.Limit != 0 {
+		q.Limit = bl.Limit
+	}
+	res, err := ix.Search(ctx, q)
+	if err != nil {
+		ans.Error = fmt.Sprintf("line %d: %v", n, err)
+		return ans
+	}
+	ans.Results = res
+	return ans
+}
+
+// readBatchLine reads one line; a line over maxBatchLine is read to its
+// end and dropped (tooLong).
+func readBatchLine(br *bufio.Reader) (line []byte, tooLong bool, err error) {
+	for {
+		chunk, err := br.ReadSlice('\n')
+		if !tooLong && len(line)+len(chunk) > maxBatchLine {
+			tooLong, line = true, nil
+		}
+		if !tooLong {
+			line = append(line, chunk...)
+		}
+		if !errors.Is(err, bufio.ErrBufferFull) {
+			return line, tooLong, err
+		}
+	}
+}
+
+// The dates search can filter on: the search index holds times as
+// nanoseconds since 1970 in an int64, which reach from 1677 to 2262.
+var (
+	firstSearchDate = time.Date(1678, 1, 1, 0, 0, 0, 0, time.UTC)
+	lastSearchDate  = time.Date(2262, 1, 1, 0, 0, 0, 0, time.UTC)
+)
+
+func parseDate(s string) (time.Time, error) {
+	if s == "" {
+		return time.Time{}, nil
+	}
+	t, err := time.ParseInLocation("2006-01-02", s, time.Local)
+	if err != nil {
+		if t, err = time.Parse(time.RFC3339, s); err != nil {
+			return time.Time{}, fmt.Errorf("%q is not YYYY-MM-DD or RFC 3339", s)
+		}
+	}
+	if t.Before(firstSearchDate) || !t.Before(lastSearchDate) {
+		return time.Time{}, fmt.Errorf("%q: %w: want a date from %s to %s", s, ErrConfigValue,
+			firstSearchDate.Format("2006-01-02"), lastSearchDate.AddDate(0, 0, -1).Format("2006-01-02"))
+	}
+	return t, nil
+}
+
+// writeJSON prints v as indented JSON, as every --json output does, with
+// the characters a terminal acts on escaped (sanitize.JSON).
+func writeJSON(w io.Writer, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(append(sanitize.JSON(b), '\n'))
+	return err
+}
+
+// writeJSONLine prints v as one line of JSON, escaped like writeJSON.
+func writeJSONLine(w io.Writer, v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(append(sanitize.JSON(b), '\n'))
+	return err
+}
+
+func (a *App) runReindex(ctx context.Context, args []string) error {
+	var common commonFlags
+	fs := a.newFlagSet("reindex", "mneme reindex", &common)
+	if _, err := parseArgs(fs, args); err != nil {
+		return err
+	}
+	s, err := a.open(ctx, common)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	ix, err := s.openIndex(ctx, ollamaState{})
+	if err != nil {
+		return err
+	}
+	defer ix.Close()
+	if err := ix.Reindex(ctx); err != nil {
+		return err
+	}
+	n, err := s.store.CountTurns(ctx)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(a.stdout, "Rebuilt the keyword index: %d turns.\n", n)
+	return nil
+}

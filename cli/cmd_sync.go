@@ -1,0 +1,388 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"golang.org/x/term"
+
+	"github.com/mneme-dev/mneme/internal/sanitize"
+	"github.com/mneme-dev/mneme/memory"
+	"github.com/mneme-dev/mneme/tui"
+)
+
+// Bounds on waiting for sync where the user is waiting.
+const (
+	exitSyncWait  = 5 * time.Second  // leaving the chat
+	askSyncWait   = 10 * time.Second // after `mneme ask`
+	syncIndexWait = 3 * time.Second  // opening the index for `mneme sync`
+)
+
+// storeOptions are the store's options from the configuration.
+func storeOptions(cfg Config) []memory.Option {
+	if cfg.EncryptionKey == "" {
+		return nil
+	}
+	return []memory.Option{memory.WithEncryptionKey(cfg.EncryptionKey)}
+}
+
+// syncer returns the session's Syncer, or nil when sync is not configured.
+func (s *session) syncer() *memory.Syncer {
+	if s.syncerMade || s.cfg.Sync.URL == "" {
+		return s.syncerVal
+	}
+	s.syncerMade = true
+	sy, err := memory.NewSyncer(s.store, memory.SyncConfig{
+		URL: s.cfg.Sync.URL, Token: s.cfg.Sync.Token, Interval: s.cfg.Sync.Every,
+		EncryptionKey: s.cfg.EncryptionKey != "", Log: s.log,
+	})
+	if err != nil {
+		s.log.Warn("sync is off", "err", err)
+		return nil
+	}
+	s.syncerVal = sy
+	return sy
+}
+
+// startSync runs sync beside the chat and returns the function that stops
+// it at exit, after one last sync of what is pending (bounded).
+func (s *session) startSync(ctx context.Context, ix *memory.Index) (stop func()) {
+	sy := s.syncer()
+	if sy == nil {
+		return func() {}
+	}
+	rctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		// Attaching may bring the index up to date with a replica another
+		// process pulled into: not before the chat opens.
+		if ix != nil {
+			if err := sy.AttachIndex(rctx, ix); err != nil {
+				s.log.Warn("sync: index", "err", err)
+			}
+		}
+		sy.Run(rctx)
+	}()
+	return func() {
+		deadline := time.Now().Add(exitSyncWait)
+		cancel()
+		select {
+		case <-done:
+		case <-time.After(time.Until(deadline)):
+		}
+		fctx, fcancel := context.WithDeadline(context.WithoutCancel(ctx), deadline)
+		defer fcancel()
+		if err := sy.Final(fctx); err != nil {
+			s.log.Info("sync at exit", "err", err)
+		}
+	}
+}
+
+// withSync adds the sync state to the chat's status line.
+func (s *session) withSync(cfg tui.Config) tui.Config {
+	if sy := s.syncer(); sy != nil {
+		cfg.SyncStatus = sy.Label
+	}
+	return cfg
+}
+
+// syncAfterChange sends a change (a turn, a note, an import) to the server, within askSyncWait.
+// Failures are logged, never printed: the turn is stored.
+func (s *session) syncAfterChange(ctx context.Context, ix *memory.Index) {
+	sy := s.syncer()
+	if sy == nil {
+		return
+	}
+	ctx = context.WithoutCancel(ctx)
+	if ix != nil {
+		if err := sy.AttachIndex(ctx, ix); err != nil {
+			s.log.Warn("sync: index", "err", err)
+		}
+	}
+	ctx, cancel := context.WithTimeout(ctx, askSyncWait)
+	defer cancel()
+	if err := sy.Final(ctx); err != nil {
+		s.log.Info("sync after ask", "err", err)
+	}
+}
+
+func (a *App) runSync(ctx context.Context, args []string) error {
+	if len(args) > 0 && args[0] == "init" {
+		return a.runSyncInit(ctx, args[1:])
+	}
+	var common commonFlags
+	fs := a.newFlagSet("sync", "mneme sync [--status] [--json] | mneme sync init URL", &common)
+	status := fs.Bool("status", false, "show the state of sync without syncing")
+	asJSON := fs.Bool("json", false, "print JSON")
+	rest, err := parseArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(rest) > 0 {
+		return exitError{code: 2, msg: fmt.Sprintf("sync: unexpected argument %q", rest[0])}
+	}
+	s, err := a.open(ctx, common)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	sy := s.syncer()
+	if *status {
+		return a.printSyncStatus(ctx, sy, *asJSON)
+	}
+	if sy == nil {
+		return exitError{code: 2, msg: "sync is not set up: run `mneme sync init URL` (see `turso db show --url`)"}
+	}
+	if ix := openIndexWithin(ctx, s, syncIndexWait); ix != nil {
+		defer ix.Close()
+		if err := sy.AttachIndex(ctx, ix); err != nil {
+			s.log.Warn("sync: index", "err", err)
+		}
+	} else {
+		s.log.Info("sync: search index busy or unavailable; the process using it updates it")
+	}
+	rep, err := sy.SyncNow(ctx)
+	if err != nil {
+		if errors.Is(err, memory.ErrSyncOffline) {
+			return fmt.Errorf("cannot reach the sync server at %s; your memory is kept here and syncs when it is back", sy.URL())
+		}
+		return fmt.Errorf("sync with %s failed: %w", sy.URL(), err)
+	}
+	if *asJSON {
+		return writeJSON(a.stdout, rep)
+	}
+	fmt.Fprintf(a.stdout, "synced with %s: %s (%s)\n", sy.URL(), rep, rep.Duration.Round(time.Millisecond))
+	return nil
+}
+
+// openIndexWithin opens the keyword index unless another process holds it
+// for longer than d (the chat does, and keeps it up to date itself).
+func openIndexWithin(ctx context.Context, s *session, d time.Duration) *memory.Index {
+	type result struct {
+		ix  *memory.Index
+		err error
+	}
+	ch := make(chan result, 1)
+	go func() {
+		ix, err := s.openIndex(ctx, ollamaState{})
+		ch <- result{ix, err}
+	}()
+	select {
+	case r := <-ch:
+		if r.err != nil {
+			s.log.Warn("sync: open index", "err", r.err)
+			return nil
+		}
+		return r.ix
+	case <-time.After(d):
+		go func() {
+			if r := <-ch; r.ix != nil {
+				r.ix.Close()
+			}
+		}()
+		return nil
+	}
+}
+
+// syncStatusJSON is `mneme sync --status --json`.
+type syncStatusJSON struct {
+	Configured bool `json:"configured"`
+	*memory.SyncStatus
+}
+
+func (a *App) printSyncStatus(ctx context.Context, sy *memory.Syncer, asJSON bool) error {
+	if sy == nil {
+		if asJSON {
+			return writeJSON(a.stdout, syncStatusJSON{})
+		}
+		fmt.Fprintln(a.stdout, "sync is not set up: run `mneme sync init URL`")
+		return nil
+	}
+	st := sy.Status(ctx)
+	if asJSON {
+		return writeJSON(a.stdout, syncStatusJSON{Configured: true, SyncStatus: &st})
+	}
+	when := func(t *time.Time) string {
+		if t == nil {
+			return "never"
+		}
+		return fmt.Sprintf("%s (%s ago)", t.Local().Format("2006-01-02 15:04:05"), time.Since(*t).Round(time.Second))
+	}
+	// One line per row: an error from the server or the driver may span
+	// several lines ("…\n\nCaused by: …").
+	row := func(k, v string) {
+		fmt.Fprintf(a.stdout, "%-14s %s\n", k+":", sanitize.Line(v))
+	}
+	row("server", st.URL)
+	row("state", st.Label())
+	row("last success", when(st.LastSuccess))
+	row("pending", fmt.Sprintf("%d local changes not on the server yet", st.Pending))
+	if st.LastError != "" {
+		row("last error", st.LastError)
+	}
+	if st.LastConflict != nil {
+		row("last conflict", when(st.LastConflict))
+	}
+	if st.Message != "" {
+		row("note", st.Message)
+	}
+	return nil
+}
+
+// runSyncInit writes the sync settings to the config file. The token comes
+// from stdin (piped, or typed without echo) or the environment, never from
+// the command line, where other users and shell history could see it.
+func (a *App) runSyncInit(ctx context.Context, args []string) error {
+	var common commonFlags
+	fs := a.newFlagSet("sync init", "mneme sync init [--interval 5m] URL   (token on stdin or in MNEME_SYNC_TOKEN / TURSO_AUTH_TOKEN)", &common)
+	interval := fs.String("interval", "", "how often a running mneme syncs (default 5m; \"off\" for never)")
+	rest, err := parseArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(rest) != 1 {
+		return exitError{code: 2, msg: "sync init: give the database URL, e.g. `mneme sync init libsql://memory-you.turso.io`"}
+	}
+	raw := rest[0]
+	if strings.Contains(raw, "?") || strings.Contains(raw, "@") {
+		return exitError{code: 2, msg: "sync init: put the token on stdin or in MNEME_SYNC_TOKEN, not in the URL"}
+	}
+	if _, _, err := memory.NormalizeSyncURL(raw); err != nil {
+		return exitError{code: 2, msg: err.Error()}
+	}
+	if *interval != "" {
+		probe := syncConfig{Sync: SyncSettings{Interval: *interval}}
+		if err := probe.resolve(func(string) string { return "" }); err != nil {
+			return exitError{code: 2, msg: err.Error()}
+		}
+	}
+	token, err := a.readToken()
+	if err != nil {
+		return err
+	}
+	cfg, err := loadConfig(common, a.getenv)
+	if err != nil {
+		return err
+	}
+	if err := writeSyncConfig(cfg.ConfigFile, raw, token, *interval); err != nil {
+		return fmt.Errorf("sync init: %w", err)
+	}
+	if _, err := loadConfig(common, a.getenv); err != nil {
+		return fmt.Errorf("sync init: the config written does not load: %w", err)
+	}
+	_, display, _ := memory.NormalizeSyncURL(raw)
+	tokenNote := "with a token"
+	if token == "" {
+		tokenNote = "without a token (Turso needs one: `turso db tokens create DB`)"
+	}
+	fmt.Fprintf(a.stdout, "sync set up for %s %s in %s (readable by you only).\nRun `mneme sync` to sync now; a running mneme also syncs on its own.\n", display, tokenNote, cfg.ConfigFile)
+	return nil
+}
+
+// readToken takes the token from piped stdin, the environment, or a prompt
+// without echo on a terminal ("" when there is none).
+func (a *App) readToken() (string, error) {
+	if f, ok := a.stdin.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		if t := first(a.getenv(envSyncToken), a.getenv(envTursoToken)); t != "" {
+			return strings.TrimSpace(t), nil
+		}
+		fmt.Fprint(a.stderr, "Token (from `turso db tokens create DB`; input hidden, empty for none): ")
+		b, err := term.ReadPassword(int(f.Fd()))
+		fmt.Fprintln(a.stderr)
+		if err != nil {
+			return "", fmt.Errorf("read token: %w", err)
+		}
+		return strings.TrimSpace(string(b)), nil
+	}
+	if a.stdinPiped() {
+		line, err := bufio.NewReader(io.LimitReader(a.stdin, 64<<10)).ReadString('\n')
+		if err != nil && !errors.Is(err, io.EOF) {
+			return "", fmt.Errorf("read token: %w", err)
+		}
+		if t := strings.TrimSpace(line); t != "" {
+			return t, nil
+		}
+	}
+	return strings.TrimSpace(first(a.getenv(envSyncToken), a.getenv(envTursoToken))), nil
+}
+
+// writeSyncConfig replaces the [sync] table of the config file at path
+// (creating the file) and leaves the file readable by its owner only.
+func writeSyncConfig(path, url, token, interval string) error {
+	for _, v := range []string{url, token, interval} {
+		if strings.ContainsFunc(v, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
+			return errors.New("control characters in a setting")
+		}
+	}
+	old, err := os.ReadFile(path)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	var b strings.Builder
+	b.WriteString(strings.TrimRight(removeTOMLTable(string(old), "sync"), "\n"))
+	if b.Len() > 0 {
+		b.WriteString("\n\n")
+	}
+	b.WriteString("[sync]\n")
+	fmt.Fprintf(&b, "url = %s\n", tomlString(url))
+	if token != "" {
+		fmt.Fprintf(&b, "token = %s\n", tomlString(token))
+	}
+	if interval != "" {
+		fmt.Fprintf(&b, "interval = %s\n", tomlString(interval))
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".config-*.toml")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if err := tmp.Chmod(0o600); err != nil {
+		tmp.Close()
+		return err
+	}
+	if _, err := tmp.WriteString(b.String()); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return err
+	}
+	return os.Chmod(path, 0o600)
+}
+
+// removeTOMLTable drops the [name] table (header to the next table) from
+// a TOML document, keeping everything else as written.
+func removeTOMLTable(doc, name string) string {
+	var out []string
+	skipping := false
+	for _, line := range strings.SplitAfter(doc, "\n") {
+		t := strings.TrimSpace(line)
+		if strings.HasPrefix(t, "[") {
+			header := strings.TrimSpace(strings.Trim(strings.SplitN(t, "#", 2)[0], " []"))
+			skipping = header == name || strings.HasPrefix(header, name+".")
+		}
+		if !skipping {
+			out = append(out, line)
+		}
+	}
+	return strings.Join(out, "")
+}
+
+// tomlString quotes s as a TOML basic string.
+func tomlString(s string) string {
+	return `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(s) + `"`
+}

@@ -1,0 +1,205 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/mneme-dev/mneme/internal/text"
+	"github.com/mneme-dev/mneme/memory"
+)
+
+func (a *App) runImport(ctx context.Context, args []string) error {
+	var common commonFlags
+	fs := a.newFlagSet("import", "mneme import [--all-users] FILE|-", &common)
+	allUsers := fs.Bool("all-users", false, `let lines with "user" write other users' data (an evaluation set); otherwise such lines are skipped`)
+	rest, err := parseArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(rest) != 1 {
+		return exitError{code: 2, msg: "import: name one file, or - for stdin"}
+	}
+	var in io.Reader = a.stdin
+	total := -1 // lines in the file; unknown for stdin
+	if rest[0] != "-" {
+		f, err := os.Open(rest[0])
+		if err != nil {
+			return fmt.Errorf("import: %w", err)
+		}
+		defer f.Close()
+		if total, err = countLines(f); err != nil {
+			return fmt.Errorf("import: %w", err)
+		}
+		in = f
+	}
+	s, err := a.open(ctx, common)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	if *allUsers {
+		fmt.Fprintln(a.stderr, `mneme: import: warning: --all-users: lines naming another "user" write into that user's memory`)
+	}
+	start := time.Now()
+	others := 0
+	// Ctrl+C stops the import even while it waits for more input on stdin.
+	st, err := s.store.Import(ctx, s.cfg.User, cancelableReader(ctx, in), memory.ImportOptions{AllUsers: *allUsers, OnBad: func(e memory.LineError) {
+		if errors.Is(e, memory.ErrOtherUser) {
+			others++
+		}
+		fmt.Fprintf(a.stderr, "mneme: import: skipped %v\n", e)
+	}})
+	if err != nil && ctx.Err() != nil {
+		s.log.Info("import interrupted", "imported", st.Imported, "unchanged", st.Unchanged, "lines", st.Lines, "err", err)
+		return exitError{code: ExitInterrupted, msg: importInterrupted(st, total)}
+	}
+	if err != nil {
+		return err
+	}
+	if others > 0 {
+		fmt.Fprintf(a.stderr, "mneme: import: %d lines name a user other than %q and were skipped; import them as that user (--user NAME), or pass --all-users\n", others, s.cfg.User)
+	}
+	// Messages are stored; now make them searchable. Keyword search works at
+	// once; embeddings follow when a model is available.
+	probe := probeOllama(ctx, s.client, s.host, s.cfg)
+	ix, err := s.openIndex(ctx, probe)
+	if err != nil {
+		return err
+	}
+	defer ix.Close()
+	ix.Notify(st.Conversations...)
+	if err := ix.Sync(ctx); err != nil {
+		return err
+	}
+	if st.Conflicts > 0 {
+		fmt.Fprintf(a.stderr, "mneme: import: %d lines had an id already imported with other content; kept the stored one\n", st.Conflicts)
+	}
+	fmt.Fprintf(a.stdout, "Imported %d messages into %d conversations in %s (%d unchanged, %d bad lines skipped).\n",
+		st.Imported, len(st.Conversations), time.Since(start).Round(time.Millisecond), st.Unchanged, st.Bad)
+	defer s.syncAfterChange(ctx, ix)
+	if ix.EmbedModelName() == "" {
+		fmt.Fprintln(a.stdout, "Keyword search is ready.", probe.EmbedNote)
+		return nil
+	}
+	fmt.Fprintf(a.stdout, "Keyword search is ready; embedding with %s (Ctrl+C to leave the rest for later)…\n", ix.EmbedModelName())
+	if err := ix.Drain(ctx); err != nil {
+		return err
+	}
+	idx, err := ix.Status(ctx)
+	if err != nil {
+		return err
+	}
+	switch {
+	case idx.EmbedError != "":
+		fmt.Fprintf(a.stdout, "Embedding paused (%s); %d turns will be embedded later.\n", idx.EmbedError, idx.Pending)
+	case idx.Pending > 0:
+		fmt.Fprintf(a.stdout, "%d turns left to embed; mneme finishes them in the background.\n", idx.Pending)
+	default:
+		fmt.Fprintln(a.stdout, "Search by meaning is ready.")
+	}
+	return nil
+}
+
+func (a *App) runExport(ctx context.Context, args []string) error {
+	var common commonFlags
+	fs := a.newFlagSet("export", "mneme export [--conversation ID] [--format jsonl|markdown] [-o FILE]", &common)
+	conv := fs.String("conversation", "", "export only this conversation (a prefix is enough)")
+	format := fs.String("format", string(memory.FormatJSONL), "jsonl (re-importable) or markdown")
+	outPath := fs.String("o", "", "write to FILE instead of stdout")
+	rest, err := parseArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(rest) > 0 {
+		return exitError{code: 2, msg: fmt.Sprintf("export: unexpected argument %q", rest[0])}
+	}
+	f := memory.ExportFormat(*format)
+	if f != memory.FormatJSONL && f != memory.FormatMarkdown {
+		return exitError{code: 2, msg: fmt.Sprintf("export: --format must be jsonl or markdown, not %q", *format)}
+	}
+	s, err := a.openForReading(ctx, common)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	convID := ""
+	if *conv != "" {
+		c, err := s.store.Conversation(ctx, s.cfg.User, *conv)
+		if err != nil {
+			return fmt.Errorf("--conversation %s: %w", *conv, err)
+		}
+		convID = c.ID
+	}
+	if *outPath == "" {
+		return s.store.Export(ctx, s.cfg.User, convID, f, a.stdout)
+	}
+	if err := writeFileAtomic(*outPath, 0o600, func(w io.Writer) error {
+		return s.store.Export(ctx, s.cfg.User, convID, f, w)
+	}); err != nil {
+		return fmt.Errorf("export: %w", err)
+	}
+	return nil
+}
+
+// importInterrupted says how far an interrupted import got and how to
+// finish it. Messages are written in batches: the batch being written
+// when the import stopped is not stored, and running the import again
+// skips every message already there.
+func importInterrupted(st memory.ImportStats, totalLines int) string {
+	done := st.Imported + st.Unchanged
+	var b strings.Builder
+	b.WriteString("import interrupted: ")
+	if totalLines >= 0 {
+		fmt.Fprintf(&b, "%s of ~%s messages are stored", text.Thousands(done), text.Thousands(totalLines))
+	} else {
+		fmt.Fprintf(&b, "%s messages are stored (%s lines read)", text.Thousands(done), text.Thousands(st.Lines))
+	}
+	if st.Unchanged > 0 {
+		fmt.Fprintf(&b, " (%s of them were already there)", text.Thousands(st.Unchanged))
+	}
+	b.WriteString("; run the same command again to resume: messages already imported are skipped")
+	return b.String()
+}
+
+// countLines counts the lines of f (blank ones too: the count is an
+// estimate of the messages in it) and rewinds it.
+func countLines(f *os.File) (int, error) {
+	n, last := 0, byte('\n')
+	buf := make([]byte, 256<<10)
+	for {
+		k, err := f.Read(buf)
+		if k > 0 {
+			n += bytes.Count(buf[:k], []byte{'\n'})
+			last = buf[k-1]
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return 0, err
+		}
+	}
+	if last != '\n' {
+		n++ // a last line without a newline
+	}
+	_, err := f.Seek(0, io.SeekStart)
+	return n, err
+}
+
+// cancelableReader reads r until ctx ends; then reads fail with ctx's
+// error at once, even while r blocks (stdin waiting for more input).
+func cancelableReader(ctx context.Context, r io.Reader) io.Reader {
+	pr, pw := io.Pipe()
+	go func() {
+		_, err := io.Copy(pw, r)
+		pw.CloseWithError(err)
+	}()
+	context.AfterFunc(ctx, func() { pr.CloseWithError(ctx.Err()) })
+	return pr
+}

@@ -1,0 +1,252 @@
+package cli
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"math"
+	"net"
+	"net/url"
+	"os"
+	"os/user"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+
+	"github.com/mneme-dev/mneme/agent"
+	"github.com/mneme-dev/mneme/memory"
+)
+
+// Config is mneme's resolved configuration.
+type Config struct {
+	DataDir      string `toml:"data_dir"`
+	User         string `toml:"user"`
+	Model        string `toml:"model"`
+	Ollama       string `toml:"ollama"`
+	MaxSteps     int    `toml:"max_steps"`
+	SystemPrompt string `toml:"system_prompt"`
+	LogLevel     string `toml:"log_level"`
+	EmbedModel   string `toml:"embed_model"`
+	// Hybrid search: reciprocal rank fusion constant and ranking weights.
+	RRFK          int     `toml:"rrf_k"`
+	KeywordWeight float64 `toml:"keyword_weight"`
+	VectorWeight  float64 `toml:"vector_weight"`
+	// Automatic recall: saved notes relevant to a prompt go into the system
+	// prompt. On unless recall = false; at most recall_limit notes (1-20,
+	// default 5); a note found only by meaning needs a cosine similarity of
+	// at least recall_threshold (0-1, default 0.5).
+	Recall          *bool    `toml:"recall"`
+	RecallLimit     int      `toml:"recall_limit"`
+	RecallThreshold *float64 `toml:"recall_threshold"`
+	// Sync with a libSQL server (Turso) and encryption at rest:
+	// [sync] url, token, interval; encryption_key (config_sync.go).
+	syncConfig
+	// The model's context: num_ctx, num_ctx_max (context_config.go).
+	contextConfig
+	// Sliding-window compaction: window_size, compact_at, summary_tokens,
+	// summary_model (compact_config.go).
+	compactionConfig
+	// Stream timeouts: first_token_timeout, stream_idle_timeout
+	// (stream_config.go).
+	streamConfig
+
+	// ConfigFile is where the file layer came from (not a file key).
+	ConfigFile      string `toml:"-"`
+	ConfigFileFound bool   `toml:"-"`
+}
+
+// Environment variables mneme reads.
+const (
+	envDataDir  = "MNEME_DATA_DIR"
+	envUser     = "MNEME_USER"
+	envModel    = "MNEME_MODEL"
+	envConfig   = "MNEME_CONFIG"
+	envMaxSteps = "MNEME_MAX_STEPS"
+	envLogLevel = "MNEME_LOG_LEVEL"
+	envOllama   = "OLLAMA_HOST"
+	envEmbed    = "MNEME_EMBED_MODEL"
+)
+
+const defaultOllama = "http://127.0.0.1:11434"
+
+// commonFlags are the flags every command takes.
+type commonFlags struct {
+	configFile, dataDir, user, model, ollama, embedModel string
+	contextFlags
+	// stream is set by the commands that stream answers (ask, chat).
+	stream streamFlags
+}
+
+func (c *commonFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&c.configFile, "config", "", "config file (default $XDG_CONFIG_HOME/mneme/config.toml)")
+	fs.StringVar(&c.dataDir, "data-dir", "", "where mneme keeps its database and logs (env "+envDataDir+")")
+	fs.StringVar(&c.user, "user", "", "user whose memory to use (env "+envUser+"; default: OS user)")
+	fs.StringVar(&c.model, "model", "", "chat model (env "+envModel+"; default: first installed model with tools)")
+	fs.StringVar(&c.ollama, "ollama", "", "Ollama address (env "+envOllama+"; default "+defaultOllama+")")
+	fs.StringVar(&c.embedModel, "embed-model", "", "embedding model (env "+envEmbed+"; default: first installed embedding model)")
+	c.contextFlags.register(fs)
+}
+
+// loadConfig resolves flags, then env, then the config file, then defaults.
+func loadConfig(flags commonFlags, getenv func(string) string) (Config, error) {
+	var cfg Config
+	cfg.ConfigFile = first(flags.configFile, getenv(envConfig))
+	explicitFile := cfg.ConfigFile != ""
+	if !explicitFile {
+		cfg.ConfigFile = filepath.Join(xdgDir(getenv, "XDG_CONFIG_HOME", ".config"), "mneme", "config.toml")
+	}
+	meta, err := toml.DecodeFile(cfg.ConfigFile, &cfg)
+	switch {
+	case err == nil:
+		cfg.ConfigFileFound = true
+		if undecoded := meta.Undecoded(); len(undecoded) > 0 {
+			keys := make([]string, len(undecoded))
+			for i, k := range undecoded {
+				keys[i] = k.String()
+			}
+			sort.Strings(keys)
+			return cfg, fmt.Errorf("config %s: unknown keys: %s", cfg.ConfigFile, strings.Join(keys, ", "))
+		}
+	case errors.Is(err, os.ErrNotExist) && !explicitFile:
+	default:
+		return cfg, fmt.Errorf("config %s: %w", cfg.ConfigFile, err)
+	}
+
+	cfg.DataDir = first(flags.dataDir, getenv(envDataDir), cfg.DataDir)
+	cfg.User = first(flags.user, getenv(envUser), cfg.User)
+	cfg.Model = first(flags.model, getenv(envModel), cfg.Model)
+	cfg.Ollama = first(flags.ollama, getenv(envOllama), cfg.Ollama, defaultOllama)
+	cfg.EmbedModel = first(flags.embedModel, getenv(envEmbed), cfg.EmbedModel)
+	cfg.LogLevel = first(getenv(envLogLevel), cfg.LogLevel, "info")
+	where := fmt.Sprintf("config %s: max_steps = %d", cfg.ConfigFile, cfg.MaxSteps)
+	if v := getenv(envMaxSteps); v != "" {
+		i, err := strconv.Atoi(v)
+		if err != nil {
+			return cfg, fmt.Errorf("%s=%q: want a whole number", envMaxSteps, v)
+		}
+		cfg.MaxSteps, where = i, fmt.Sprintf("%s=%s", envMaxSteps, v)
+	}
+	if cfg.MaxSteps < 0 || cfg.MaxSteps > agent.MaxStepsLimit {
+		return cfg, fmt.Errorf("%s: %w: want 1-%d (0 or unset: %d)", where, ErrConfigValue, agent.MaxStepsLimit, agent.DefaultMaxSteps)
+	}
+	if cfg.RRFK < 0 {
+		return cfg, fmt.Errorf("config %s: rrf_k = %d: %w: want 0 or more (0: the default)", cfg.ConfigFile, cfg.RRFK, ErrConfigValue)
+	}
+	for _, w := range []struct {
+		key string
+		v   float64
+	}{{"keyword_weight", cfg.KeywordWeight}, {"vector_weight", cfg.VectorWeight}} {
+		if w.v < 0 || math.IsNaN(w.v) || math.IsInf(w.v, 0) {
+			return cfg, fmt.Errorf("config %s: %s = %g: %w: want 0 or more (0: the default)", cfg.ConfigFile, w.key, w.v, ErrConfigValue)
+		}
+	}
+	if err := cfg.contextConfig.resolve(flags.contextFlags, getenv, cfg.ConfigFile); err != nil {
+		return cfg, err
+	}
+	if err := cfg.compactionConfig.resolve(getenv, cfg.ConfigFile); err != nil {
+		return cfg, err
+	}
+	if err := cfg.streamConfig.resolve(flags.stream, getenv, cfg.ConfigFile); err != nil {
+		return cfg, err
+	}
+	if err := cfg.syncConfig.resolve(getenv); err != nil {
+		return cfg, fmt.Errorf("config %s: %w", cfg.ConfigFile, err)
+	}
+	if cfg.RecallLimit < 0 || cfg.RecallLimit > maxRecallLimit {
+		return cfg, fmt.Errorf("config %s: recall_limit = %d: want 1-%d", cfg.ConfigFile, cfg.RecallLimit, maxRecallLimit)
+	}
+	if t := cfg.RecallThreshold; t != nil && (*t < 0 || *t > 1) {
+		return cfg, fmt.Errorf("config %s: recall_threshold = %g: want 0-1", cfg.ConfigFile, *t)
+	}
+	if cfg.DataDir == "" {
+		cfg.DataDir = filepath.Join(xdgDir(getenv, "XDG_DATA_HOME", ".local/share"), "mneme")
+	}
+	if cfg.User == "" {
+		cfg.User = osUserName(getenv)
+	}
+	return cfg, nil
+}
+
+// xdgDir returns $name, or ~/fallback when it is unset or relative.
+func xdgDir(getenv func(string) string, name, fallback string) string {
+	if d := getenv(name); filepath.IsAbs(d) {
+		return d
+	}
+	home := getenv("HOME")
+	if home == "" {
+		home, _ = os.UserHomeDir()
+	}
+	return filepath.Join(home, fallback)
+}
+
+func osUserName(getenv func(string) string) string {
+	if u, err := user.Current(); err == nil && u.Username != "" {
+		return u.Username
+	}
+	return first(getenv("USER"), getenv("USERNAME"), "default")
+}
+
+// ollamaURL parses an Ollama address the way OLLAMA_HOST is read:
+// "host", "host:port", ":port" or a full URL; scheme http and port 11434 by default.
+func ollamaURL(s string) (*url.URL, error) {
+	s = strings.TrimSpace(s)
+	scheme := "http"
+	if i := strings.Index(s, "://"); i >= 0 {
+		scheme, s = s[:i], s[i+3:]
+	}
+	if scheme != "http" && scheme != "https" {
+		return nil, fmt.Errorf("ollama address %q: scheme must be http or https", s)
+	}
+	hostport, path, _ := strings.Cut(s, "/")
+	host, port, err := net.SplitHostPort(hostport)
+	if err != nil {
+		host, port = hostport, ""
+	}
+	if host == "" {
+		host = "127.0.0.1"
+	}
+	if port == "" {
+		port = "11434"
+		if scheme == "https" {
+			port = "443"
+		}
+	}
+	if p, err := strconv.Atoi(port); err != nil || p <= 0 || p > 65535 {
+		return nil, fmt.Errorf("ollama address %q: bad port %q", s, port)
+	}
+	u := &url.URL{Scheme: scheme, Host: net.JoinHostPort(host, port)}
+	if path != "" {
+		u.Path = "/" + path
+	}
+	return u, nil
+}
+
+func first(vals ...string) string {
+	for _, v := range vals {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+// maxRecallLimit bounds recall_limit.
+const maxRecallLimit = 20
+
+// recallOn reports whether automatic recall is on (the default).
+func (c Config) recallOn() bool { return c.Recall == nil || *c.Recall }
+
+// recallQuery is the configured recall, without its user and text.
+func (c Config) recallQuery() memory.RecallQuery {
+	q := memory.RecallQuery{Limit: c.RecallLimit, MinSimilarity: memory.DefaultRecallSimilarity}
+	if q.Limit == 0 {
+		q.Limit = memory.DefaultRecallLimit
+	}
+	if c.RecallThreshold != nil {
+		q.MinSimilarity = *c.RecallThreshold
+	}
+	return q
+}

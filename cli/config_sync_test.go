@@ -1,0 +1,98 @@
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/BurntSushi/toml"
+
+	"github.com/mneme-dev/mneme/memory"
+)
+
+func TestSyncConfigPrecedence(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "config.toml")
+	file := "model = \"m\"\n\n[sync]\nurl = \"libsql://file-db.turso.io\"\ntoken = \"file-token\"\ninterval = \"2m\"\n"
+	if err := os.WriteFile(path, []byte(file), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	env := map[string]string{"HOME": dir}
+	load := func() Config {
+		t.Helper()
+		cfg, err := loadConfig(commonFlags{configFile: path}, envMap(env))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return cfg
+	}
+	cfg := load()
+	if cfg.Sync.URL != "libsql://file-db.turso.io" || cfg.Sync.Token != "file-token" || cfg.Sync.Every != 2*time.Minute {
+		t.Fatalf("file: %+v", cfg.Sync)
+	}
+	env["TURSO_DATABASE_URL"], env["TURSO_AUTH_TOKEN"] = "libsql://turso-db.turso.io", "turso-token"
+	if cfg = load(); cfg.Sync.URL != "libsql://turso-db.turso.io" || cfg.Sync.Token != "turso-token" {
+		t.Fatalf("TURSO_*: %+v", cfg.Sync)
+	}
+	env["MNEME_SYNC_URL"], env["MNEME_SYNC_TOKEN"], env["MNEME_SYNC_INTERVAL"] = "https://mneme-db.example", "mneme-token", "off"
+	env["MNEME_ENCRYPTION_KEY"] = "k"
+	if cfg = load(); cfg.Sync.URL != "https://mneme-db.example" || cfg.Sync.Token != "mneme-token" || cfg.Sync.Every >= 0 || cfg.EncryptionKey != "k" {
+		t.Fatalf("MNEME_*: %+v", cfg.Sync)
+	}
+	delete(env, "MNEME_SYNC_INTERVAL")
+	delete(env, "MNEME_SYNC_URL")
+	delete(env, "TURSO_DATABASE_URL")
+	os.WriteFile(path, []byte("[sync]\nurl = \"ftp://x\"\n"), 0o600)
+	if _, err := loadConfig(commonFlags{configFile: path}, envMap(env)); err == nil || !strings.Contains(err.Error(), "scheme") {
+		t.Fatalf("bad URL: %v", err)
+	}
+	os.WriteFile(path, []byte("[sync]\nurl = \"libsql://x.turso.io\"\ninterval = \"1s\"\n"), 0o600)
+	if _, err := loadConfig(commonFlags{configFile: path}, envMap(env)); err == nil || !strings.Contains(err.Error(), "interval") {
+		t.Fatalf("bad interval: %v", err)
+	}
+	os.WriteFile(path, []byte("[sync]\nurl = \"libsql://x.turso.io\"\n"), 0o600)
+	if cfg = load(); cfg.Sync.Every != memory.DefaultSyncInterval {
+		t.Fatalf("default interval %s", cfg.Sync.Every)
+	}
+}
+
+func TestWriteSyncConfigKeepsTheRest(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "mneme", "config.toml")
+	os.MkdirAll(filepath.Dir(path), 0o700)
+	before := "# my settings\nmodel = \"llama3.2\"\n\n[sync]\nurl = \"libsql://old.turso.io\"\ntoken = \"old\"\n\n[other]\nkey = 1\n"
+	if err := os.WriteFile(path, []byte(before), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := writeSyncConfig(path, "libsql://new.turso.io", `to"k\en`, "10m"); err != nil {
+		t.Fatal(err)
+	}
+	data, _ := os.ReadFile(path)
+	got := string(data)
+	for _, want := range []string{"# my settings", `model = "llama3.2"`, "[other]\nkey = 1", `url = "libsql://new.turso.io"`, `token = "to\"k\\en"`, `interval = "10m"`} {
+		if !strings.Contains(got, want) {
+			t.Errorf("config lacks %q:\n%s", want, got)
+		}
+	}
+	if strings.Contains(got, "old") || strings.Count(got, "[sync]") != 1 {
+		t.Errorf("old [sync] table kept:\n%s", got)
+	}
+	if fi, _ := os.Stat(path); fi.Mode().Perm() != 0o600 {
+		t.Errorf("mode %v", fi.Mode().Perm())
+	}
+	// It decodes, token included.
+	var cfg struct {
+		Sync  SyncSettings   `toml:"sync"`
+		Model string         `toml:"model"`
+		Other map[string]int `toml:"other"`
+	}
+	if _, err := decodeTOMLFile(path, &cfg); err != nil || cfg.Sync.Token != `to"k\en` || cfg.Model != "llama3.2" {
+		t.Fatalf("decode: %+v %v", cfg, err)
+	}
+	if err := writeSyncConfig(path, "libsql://x.turso.io", "bad\ntoken", ""); err == nil {
+		t.Fatal("a token with a newline was written")
+	}
+}
+
+func decodeTOMLFile(path string, v any) (toml.MetaData, error) { return toml.DecodeFile(path, v) }

@@ -1,0 +1,194 @@
+package cli
+
+import (
+	"context"
+	"log"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func envMap(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+
+func TestConfigPrecedence(t *testing.T) {
+	dir := t.TempDir()
+	cfgDir := filepath.Join(dir, "cfg", "mneme")
+	if err := os.MkdirAll(cfgDir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	file := `model = "file-model"
+user = "file-user"
+data_dir = "/file/data"
+ollama = "file-host:1"
+max_steps = 3
+`
+	if err := os.WriteFile(filepath.Join(cfgDir, "config.toml"), []byte(file), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	env := map[string]string{
+		"XDG_CONFIG_HOME": filepath.Join(dir, "cfg"),
+		"HOME":            dir,
+		"MNEME_USER":      "env-user",
+		"OLLAMA_HOST":     "env-host:2",
+	}
+	cfg, err := loadConfig(commonFlags{model: "flag-model"}, envMap(env))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !cfg.ConfigFileFound {
+		t.Fatal("config file not found")
+	}
+	checks := []struct{ name, got, want string }{
+		{"model (flag beats env and file)", cfg.Model, "flag-model"},
+		{"user (env beats file)", cfg.User, "env-user"},
+		{"ollama (env beats file)", cfg.Ollama, "env-host:2"},
+		{"data dir (file beats default)", cfg.DataDir, "/file/data"},
+	}
+	for _, c := range checks {
+		if c.got != c.want {
+			t.Errorf("%s = %q, want %q", c.name, c.got, c.want)
+		}
+	}
+	if cfg.MaxSteps != 3 {
+		t.Errorf("max_steps = %d, want 3", cfg.MaxSteps)
+	}
+}
+
+func TestConfigDefaults(t *testing.T) {
+	home := t.TempDir()
+	cfg, err := loadConfig(commonFlags{}, envMap(map[string]string{"HOME": home}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.ConfigFileFound {
+		t.Fatal("found a config file in an empty home")
+	}
+	if want := filepath.Join(home, ".local/share/mneme"); cfg.DataDir != want {
+		t.Errorf("data dir = %q, want %q", cfg.DataDir, want)
+	}
+	if cfg.Ollama != defaultOllama || cfg.User == "" {
+		t.Errorf("defaults: ollama %q user %q", cfg.Ollama, cfg.User)
+	}
+	cfg, _ = loadConfig(commonFlags{}, envMap(map[string]string{"HOME": home, "XDG_DATA_HOME": "/xdg/data", "MNEME_DATA_DIR": ""}))
+	if cfg.DataDir != "/xdg/data/mneme" {
+		t.Errorf("XDG data dir = %q", cfg.DataDir)
+	}
+}
+
+func TestConfigErrorsNameTheProblem(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.toml")
+	os.WriteFile(bad, []byte("modle = \"typo\"\n"), 0o600)
+	if _, err := loadConfig(commonFlags{configFile: bad}, envMap(nil)); err == nil || !strings.Contains(err.Error(), "modle") {
+		t.Errorf("unknown key: %v", err)
+	}
+	broken := filepath.Join(dir, "broken.toml")
+	os.WriteFile(broken, []byte("model = \n"), 0o600)
+	if _, err := loadConfig(commonFlags{configFile: broken}, envMap(nil)); err == nil || !strings.Contains(err.Error(), broken) {
+		t.Errorf("malformed file: %v", err)
+	}
+	if _, err := loadConfig(commonFlags{configFile: filepath.Join(dir, "missing.toml")}, envMap(nil)); err == nil {
+		t.Error("an explicitly named missing config file must be an error")
+	}
+	if _, err := loadConfig(commonFlags{}, envMap(map[string]string{"HOME": dir, "MNEME_MAX_STEPS": "many"})); err == nil {
+		t.Error("non-numeric MNEME_MAX_STEPS accepted")
+	}
+}
+
+func TestOllamaURL(t *testing.T) {
+	cases := map[string]string{
+		"":                         "http://127.0.0.1:11434",
+		"0.0.0.0":                  "http://0.0.0.0:11434",
+		"127.0.0.1:9999":           "http://127.0.0.1:9999",
+		":9999":                    "http://127.0.0.1:9999",
+		"http://example.com":       "http://example.com:11434",
+		"https://example.com":      "https://example.com:443",
+		"http://[::1]:8080/ollama": "http://[::1]:8080/ollama",
+	}
+	for in, want := range cases {
+		u, err := ollamaURL(in)
+		if err != nil || u.String() != want {
+			t.Errorf("ollamaURL(%q) = %v, %v; want %s", in, u, err, want)
+		}
+	}
+	for _, bad := range []string{"ftp://x", "host:99999", "host:abc"} {
+		if _, err := ollamaURL(bad); err == nil {
+			t.Errorf("ollamaURL(%q) accepted", bad)
+		}
+	}
+}
+
+func TestParseArgsInterspersed(t *testing.T) {
+	var common commonFlags
+	a := newApp(nil, nil, &strings.Builder{}, envMap(nil))
+	fs := a.newFlagSet("ask", "", &common)
+	asJSON := fs.Bool("json", false, "")
+	rest, err := parseArgs(fs, []string{"hello", "--json", "world", "--", "--not-a-flag"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !*asJSON || strings.Join(rest, " ") != "hello world --not-a-flag" {
+		t.Fatalf("json=%v rest=%q", *asJSON, rest)
+	}
+}
+
+// Libraries' logs through the standard logger (Bleve's scorch) go to the
+// log file once a command has opened its session, never to the terminal.
+func TestLibraryLogsGoToTheLogFile(t *testing.T) {
+	dir := t.TempDir()
+	var stdout, stderr strings.Builder
+	a := newApp(strings.NewReader(""), &stdout, &stderr, envMap(map[string]string{
+		"MNEME_DATA_DIR": dir, "MNEME_USER": "tester", "XDG_CONFIG_HOME": t.TempDir(),
+	}))
+	s, err := a.open(context.Background(), commonFlags{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer log.SetOutput(os.Stderr)
+	log.Printf("unable to load snapshot, test, continuing")
+	s.Close()
+	data, err := os.ReadFile(filepath.Join(dir, "mneme.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(data), "unable to load snapshot") {
+		t.Fatalf("the library's line is not in the log file:\n%s", data)
+	}
+}
+
+// TestConfigRangesAreCheckedTheSameEverywhere: a negative or too large
+// max_steps, and a negative rrf_k or weight, are refused from the config
+// file as they are from the environment, naming where the value came from.
+func TestConfigRangesAreCheckedTheSameEverywhere(t *testing.T) {
+	for _, c := range []struct {
+		file, env, want string
+	}{
+		{file: "max_steps = -1", want: "max_steps = -1"},
+		{file: "max_steps = 51", want: "max_steps = 51"},
+		{env: "-1", want: "MNEME_MAX_STEPS=-1"},
+		{env: "1000", want: "MNEME_MAX_STEPS=1000"},
+		{file: "rrf_k = -5", want: "rrf_k = -5"},
+		{file: "keyword_weight = -0.5", want: "keyword_weight = -0.5"},
+		{file: "vector_weight = -1.0", want: "vector_weight = -1"},
+		{file: "num_ctx = -4096", want: "num_ctx = -4096"},
+	} {
+		dir := t.TempDir()
+		file := filepath.Join(dir, "config.toml")
+		if err := os.WriteFile(file, []byte(c.file+"\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		_, err := loadConfig(commonFlags{configFile: file}, envMap(map[string]string{"HOME": dir, "MNEME_MAX_STEPS": c.env}))
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("file %q env %q: err = %v, want one naming %q", c.file, c.env, err, c.want)
+		}
+	}
+	dir := t.TempDir()
+	file := filepath.Join(dir, "config.toml")
+	if err := os.WriteFile(file, []byte("max_steps = 50\nrrf_k = 0\nkeyword_weight = 0.3\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if cfg, err := loadConfig(commonFlags{configFile: file}, envMap(map[string]string{"HOME": dir})); err != nil || cfg.MaxSteps != 50 {
+		t.Fatalf("in-range values: %+v %v", cfg.MaxSteps, err)
+	}
+}

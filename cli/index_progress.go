@@ -1,0 +1,68 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"sync"
+
+	"golang.org/x/term"
+
+	"github.com/mneme-dev/mneme/internal/text"
+)
+
+// progressMinTurns is the smallest catch-up of the keyword index that is
+// reported: about a second of work on a slow machine. Smaller ones (a new
+// turn, a small import) pass silently.
+const progressMinTurns = 1000
+
+// indexProgress reports a long catch-up of the keyword index (the rebuild
+// after a crash, a big import) on stderr: on a terminal a counter updated in
+// place, otherwise one line per catch-up. Commands that have no screen of
+// their own use it; the chat does not.
+type indexProgress struct {
+	w   io.Writer
+	tty bool
+
+	mu   sync.Mutex
+	last int  // done at the last report (0: none): a smaller done starts a new catch-up
+	open bool // a counter line is on the terminal without its newline
+}
+
+func newIndexProgress(w io.Writer) *indexProgress {
+	f, ok := w.(*os.File)
+	return &indexProgress{w: w, tty: ok && term.IsTerminal(int(f.Fd()))}
+}
+
+// report is memory.IndexOptions.Progress.
+func (p *indexProgress) report(done, total int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	fresh := p.last == 0 || done <= p.last
+	p.last = done
+	if total < progressMinTurns {
+		return
+	}
+	if !p.tty {
+		if fresh {
+			fmt.Fprintf(p.w, "mneme: indexing %s turns for search…\n", text.Thousands(total))
+		}
+		return
+	}
+	fmt.Fprintf(p.w, "\rmneme: indexing turns for search: %s of %s", text.Thousands(done), text.Thousands(total))
+	p.open = done < total
+	if !p.open {
+		fmt.Fprintln(p.w)
+	}
+}
+
+// end finishes a counter line cut short (an interrupted catch-up), so that
+// what is printed next starts on a line of its own.
+func (p *indexProgress) end() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.open {
+		fmt.Fprintln(p.w)
+		p.open = false
+	}
+}

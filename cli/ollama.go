@@ -1,0 +1,101 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"time"
+
+	"github.com/ollama/ollama/api"
+
+	"github.com/mneme-dev/mneme/agent"
+	"github.com/mneme-dev/mneme/internal/ollama"
+)
+
+// dialer bounds connection set-up to Ollama.
+var dialer = net.Dialer{Timeout: 3 * time.Second}
+
+// probeTimeout bounds the start-up checks against Ollama.
+const probeTimeout = 4 * time.Second
+
+// ollamaState is what a probe found.
+type ollamaState struct {
+	Host      string             `json:"host"`
+	Reachable bool               `json:"reachable"`
+	Version   string             `json:"version,omitempty"`
+	Models    []ollama.ModelInfo `json:"models"`
+	Model     string             `json:"model,omitempty"`
+	ModelWhy  string             `json:"model_reason,omitempty"`
+	Err       error              `json:"-"`
+	// Embed is the embedding model ("" means keyword-only search) and
+	// EmbedNote explains its choice or absence.
+	Embed     ollama.ModelInfo `json:"embed_model"`
+	EmbedNote string           `json:"embed_note,omitempty"`
+}
+
+// probeOllama checks the server, lists models with their capabilities, and
+// picks the chat model: the configured one, else the first installed model
+// with tools, else any chat model.
+func probeOllama(ctx context.Context, client *api.Client, host string, cfg Config) ollamaState {
+	configured := cfg.Model
+	ctx, cancel := context.WithTimeout(ctx, probeTimeout)
+	defer cancel()
+	st := ollamaState{Host: host, EmbedNote: "Ollama is unreachable, so search is keyword-only for now"}
+	v, err := client.Version(ctx)
+	if err != nil {
+		st.Err = agent.ExplainError(err, host, configured)
+		return st
+	}
+	st.Reachable, st.Version = true, v
+	if st.Models, err = ollama.List(ctx, client); err != nil {
+		st.Err = agent.ExplainError(errors.Unwrap(err), host, configured)
+		return st
+	}
+	st.Model, st.ModelWhy, st.Err = chooseModel(st.Models, configured, host)
+	st.Embed, st.EmbedNote = chooseEmbedModel(st.Models, cfg.EmbedModel)
+	return st
+}
+
+// chooseEmbedModel picks the configured embedding model if it is installed,
+// else the first installed model with the embedding capability. Without
+// one, search is keyword-only.
+func chooseEmbedModel(models []ollama.ModelInfo, configured string) (ollama.ModelInfo, string) {
+	if configured != "" {
+		for _, m := range models {
+			if ollama.SameModel(m.Name, configured) {
+				return m, "configured"
+			}
+		}
+		return ollama.ModelInfo{}, fmt.Sprintf("embedding model %q is not installed: search is keyword-only until you run `ollama pull %s`", configured, configured)
+	}
+	for _, m := range models {
+		if m.CanEmbed() {
+			return m, "first installed embedding model"
+		}
+	}
+	return ollama.ModelInfo{}, fmt.Sprintf("no embedding model installed: search is keyword-only; for search by meaning run `ollama pull %s`", ollama.DefaultEmbedModel)
+}
+
+func chooseModel(models []ollama.ModelInfo, configured, host string) (name, why string, err error) {
+	if configured != "" {
+		for _, m := range models {
+			if ollama.SameModel(m.Name, configured) {
+				return configured, "configured", nil
+			}
+		}
+		return configured, "configured", fmt.Errorf("%w: %q is not installed in Ollama at %s; run `ollama pull %s`",
+			agent.ErrModelNotFound, configured, host, configured)
+	}
+	for _, m := range models {
+		if m.CanChat() && m.Has(ollama.CapTools) {
+			return m.Name, "first installed model with tools", nil
+		}
+	}
+	for _, m := range models {
+		if m.CanChat() {
+			return m.Name, "first installed chat model (no model with tools)", nil
+		}
+	}
+	return "", "", fmt.Errorf("%w installed in Ollama at %s: run `ollama pull llama3.2`", agent.ErrNoModel, host)
+}

@@ -1,0 +1,95 @@
+package cli
+
+import (
+	"context"
+	"sync"
+
+	"github.com/mneme-dev/mneme/agent"
+	"github.com/mneme-dev/mneme/internal/ollama"
+	"github.com/mneme-dev/mneme/memory"
+	"github.com/mneme-dev/mneme/tools"
+)
+
+// newAgent builds the agent for a chat model from the session's config:
+// the memory tools over ix (sent only when toolsOK, that is when the model
+// supports tools) and, unless switched off, automatic recall from ix.
+// Without an index (nil) the agent chats without memory.
+func (s *session) newAgent(model string, ix *memory.Index, toolsOK bool) *agent.Agent {
+	opts := []agent.Option{
+		agent.WithModel(model),
+		agent.WithHost(s.host),
+		agent.WithLogger(s.log),
+		agent.WithToolsSupported(toolsOK),
+		// "The model cannot use tools" is said once per model, not per run.
+		agent.WithNoToolsNotice(s.firstNotice("no-tools")),
+		agent.WithStreamTimeouts(s.cfg.FirstTokenTimeout, s.cfg.StreamIdleTimeout),
+	}
+	if ix != nil {
+		opts = append(opts, agent.WithTools(tools.NewRegistry(s.log, tools.MemoryTools(ix)...)))
+	}
+	if ix != nil && s.cfg.recallOn() {
+		opts = append(opts, agent.WithRecaller(noteRecaller{ix: ix, q: s.cfg.recallQuery()}))
+	}
+	if s.cfg.MaxSteps > 0 {
+		opts = append(opts, agent.WithMaxSteps(s.cfg.MaxSteps))
+	}
+	if s.cfg.SystemPrompt != "" {
+		opts = append(opts, agent.WithSystemPrompt(s.cfg.SystemPrompt))
+	}
+	opts = append(opts, s.compactOptions()...)
+	return agent.New(s.client, s.store, opts...)
+}
+
+// noteRecaller recalls notes from the index for the agent.
+type noteRecaller struct {
+	ix *memory.Index
+	q  memory.RecallQuery
+}
+
+func (r noteRecaller) Recall(ctx context.Context, userID, text string) ([]agent.Memory, error) {
+	q := r.q
+	q.UserID, q.Text = userID, text
+	found, err := r.ix.Recall(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]agent.Memory, len(found))
+	for i, n := range found {
+		out[i] = agent.Memory{NoteID: n.ID, Text: n.Content}
+	}
+	return out, nil
+}
+
+// toolsSupported reports whether the probe found that the chosen model
+// supports tools. A server that reports no capabilities is trusted: the
+// agent still falls back if the model refuses tools.
+func (st ollamaState) toolsSupported() bool {
+	for _, m := range st.Models {
+		if ollama.SameModel(m.Name, st.Model) {
+			return m.MayUseTools()
+		}
+	}
+	return true
+}
+
+// lastProbe keeps the latest probe for the chat, whose probes run in
+// commands while its runners are built in the UI loop.
+type lastProbe struct {
+	mu sync.Mutex
+	st ollamaState
+}
+
+func (p *lastProbe) set(st ollamaState) {
+	p.mu.Lock()
+	p.st = st
+	p.mu.Unlock()
+}
+
+// toolsSupported is ollamaState.toolsSupported for model, by the latest probe.
+func (p *lastProbe) toolsSupported(model string) bool {
+	p.mu.Lock()
+	st := p.st
+	p.mu.Unlock()
+	st.Model = model
+	return st.toolsSupported()
+}

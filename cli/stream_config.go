@@ -1,0 +1,92 @@
+package cli
+
+import (
+	"flag"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/mneme-dev/mneme/agent"
+)
+
+// streamConfig bounds how long an answer may wait for Ollama (its keys sit
+// at the top level of the config file): first_token_timeout for the first
+// chunk of a model call, which covers loading the model and reading the
+// prompt, then stream_idle_timeout between chunks. A stream silent for
+// longer is cut and its partial answer kept. Values are durations such as
+// "90s" or "2m", or a number of seconds.
+type streamConfig struct {
+	FirstTokenTimeoutText string `toml:"first_token_timeout"`
+	StreamIdleTimeoutText string `toml:"stream_idle_timeout"`
+
+	FirstTokenTimeout time.Duration `toml:"-"`
+	StreamIdleTimeout time.Duration `toml:"-"`
+}
+
+// Environment variables of the stream timeouts.
+const (
+	envFirstTokenTimeout = "MNEME_FIRST_TOKEN_TIMEOUT"
+	envStreamIdleTimeout = "MNEME_STREAM_IDLE_TIMEOUT"
+)
+
+// Bounds of the stream timeouts.
+const (
+	minStreamTimeout = time.Second
+	maxStreamTimeout = time.Hour
+)
+
+// streamFlags are the flags of the commands that stream answers.
+type streamFlags struct {
+	firstToken, idle string
+}
+
+func (f *streamFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.firstToken, "first-token-timeout", "", fmt.Sprintf(
+		"give up when Ollama sends nothing for this long at the start of an answer, e.g. 90s or 5m (env %s; default %s)",
+		envFirstTokenTimeout, agent.DefaultFirstTokenTimeout))
+	fs.StringVar(&f.idle, "stream-idle-timeout", "", fmt.Sprintf(
+		"give up when Ollama sends nothing for this long mid-answer; the partial answer is kept (env %s; default %s)",
+		envStreamIdleTimeout, agent.DefaultStreamIdleTimeout))
+}
+
+// resolve applies flags, then the environment, over the file, fills the
+// defaults and checks the values.
+func (c *streamConfig) resolve(flags streamFlags, getenv func(string) string, file string) error {
+	for _, s := range []struct {
+		key, flag, env string
+		text           *string
+		dst            *time.Duration
+		def            time.Duration
+	}{
+		{"first_token_timeout", flags.firstToken, envFirstTokenTimeout, &c.FirstTokenTimeoutText, &c.FirstTokenTimeout, agent.DefaultFirstTokenTimeout},
+		{"stream_idle_timeout", flags.idle, envStreamIdleTimeout, &c.StreamIdleTimeoutText, &c.StreamIdleTimeout, agent.DefaultStreamIdleTimeout},
+	} {
+		where := "config " + file + ": " + s.key
+		switch {
+		case s.flag != "":
+			*s.text, where = s.flag, "--"+strings.ReplaceAll(s.key, "_", "-")
+		case getenv(s.env) != "":
+			*s.text, where = getenv(s.env), s.env
+		}
+		if *s.text == "" {
+			*s.dst = s.def
+			continue
+		}
+		d, err := parseSeconds(*s.text)
+		if err != nil || d < minStreamTimeout || d > maxStreamTimeout {
+			return fmt.Errorf("%s = %q: want a duration from %s to %s, such as 90s or 2m", where, *s.text, minStreamTimeout, maxStreamTimeout)
+		}
+		*s.dst = d
+	}
+	return nil
+}
+
+// parseSeconds reads a Go duration ("90s", "2m") or a number of seconds.
+func parseSeconds(s string) (time.Duration, error) {
+	s = strings.TrimSpace(s)
+	if f, err := strconv.ParseFloat(s, 64); err == nil {
+		return time.Duration(f * float64(time.Second)), nil
+	}
+	return time.ParseDuration(s)
+}

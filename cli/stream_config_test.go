@@ -1,0 +1,59 @@
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mneme-dev/mneme/agent"
+)
+
+func TestStreamTimeoutsConfig(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "config.toml")
+	write := func(text string) {
+		t.Helper()
+		if err := os.WriteFile(file, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	load := func(flags streamFlags, env map[string]string) (Config, error) {
+		env["HOME"] = dir
+		return loadConfig(commonFlags{configFile: file, stream: flags}, envMap(env))
+	}
+
+	write("")
+	cfg, err := load(streamFlags{}, map[string]string{})
+	if err != nil || cfg.FirstTokenTimeout != agent.DefaultFirstTokenTimeout || cfg.StreamIdleTimeout != agent.DefaultStreamIdleTimeout {
+		t.Fatalf("defaults: %v %v %v", cfg.FirstTokenTimeout, cfg.StreamIdleTimeout, err)
+	}
+
+	write("first_token_timeout = \"3m\"\nstream_idle_timeout = \"45\"\n")
+	cfg, err = load(streamFlags{}, map[string]string{})
+	if err != nil || cfg.FirstTokenTimeout != 3*time.Minute || cfg.StreamIdleTimeout != 45*time.Second {
+		t.Fatalf("file: %v %v %v", cfg.FirstTokenTimeout, cfg.StreamIdleTimeout, err)
+	}
+	cfg, err = load(streamFlags{firstToken: "90s"}, map[string]string{envFirstTokenTimeout: "100s", envStreamIdleTimeout: "20s"})
+	if err != nil || cfg.FirstTokenTimeout != 90*time.Second || cfg.StreamIdleTimeout != 20*time.Second {
+		t.Fatalf("flag beats env beats file: %v %v %v", cfg.FirstTokenTimeout, cfg.StreamIdleTimeout, err)
+	}
+
+	// The same check on every path, naming where the bad value came from.
+	for _, c := range []struct {
+		name, file string
+		flags      streamFlags
+		env        map[string]string
+		want       string
+	}{
+		{"file", "stream_idle_timeout = \"0.5s\"\n", streamFlags{}, map[string]string{}, "config " + file + ": stream_idle_timeout"},
+		{"env", "", streamFlags{}, map[string]string{envStreamIdleTimeout: "soon"}, envStreamIdleTimeout},
+		{"flag", "", streamFlags{firstToken: "2h"}, map[string]string{}, "--first-token-timeout"},
+	} {
+		write(c.file)
+		if _, err := load(c.flags, c.env); err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "such as 90s") {
+			t.Errorf("%s: err = %v, want one naming %q", c.name, err, c.want)
+		}
+	}
+}
