@@ -6,22 +6,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"log"
-	"log/slog"
-	"net/http"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
-	"time"
-
-	"github.com/ollama/ollama/api"
-
-	"github.com/mneme-dev/mneme/agent"
-	"github.com/mneme-dev/mneme/memory"
 )
 
-// version is set at build time with -ldflags "-X main.version=...".
+// version is set at build time with -ldflags "-X github.com/mneme-dev/mneme/cli.version=...".
 var version = "dev"
 
 // App is the mneme command line. It owns nothing global: its input, output
@@ -185,97 +174,4 @@ func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
 		positional = append(positional, rest[0])
 		args = rest[1:]
 	}
-}
-
-// session is what a command needs once configuration is resolved.
-type session struct {
-	cfg     Config
-	store   *memory.Store
-	log     *slog.Logger
-	logFile *os.File
-	prevLog io.Writer // the standard logger's output before the session took it
-	client  *api.Client
-	host    string
-	// syncerVal is made by syncer() (cmd_sync.go) when sync is set up.
-	syncerVal  *memory.Syncer
-	syncerMade bool
-	// progress reports long catch-ups of the search index on stderr; nil
-	// in the chat, which owns the screen.
-	progress *indexProgress
-}
-
-// open resolves configuration, opens the log file and the store, and makes
-// an Ollama client. It does not talk to Ollama.
-func (a *App) open(ctx context.Context, flags commonFlags) (*session, error) {
-	return a.openStore(ctx, flags)
-}
-
-// openForReading is open for the commands that only read (doctor, export):
-// a database written by a newer mneme opens read-only instead of failing,
-// and s.store.ReadOnlyReason says why.
-func (a *App) openForReading(ctx context.Context, flags commonFlags) (*session, error) {
-	return a.openStore(ctx, flags, memory.ReadOnlyIfNewer())
-}
-
-func (a *App) openStore(ctx context.Context, flags commonFlags, extra ...memory.Option) (*session, error) {
-	cfg, err := loadConfig(flags, a.getenv)
-	if err != nil {
-		return nil, err
-	}
-	u, err := ollamaURL(cfg.Ollama)
-	if err != nil {
-		return nil, err
-	}
-	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
-		return nil, fmt.Errorf("data dir: %w", err)
-	}
-	// A data dir that others can enter (made by hand, or by an older
-	// mneme) would let them read the files in it: make it owner-only.
-	if fi, err := os.Stat(cfg.DataDir); err == nil && fi.Mode().Perm()&0o077 != 0 {
-		if err := os.Chmod(cfg.DataDir, 0o700); err != nil {
-			return nil, fmt.Errorf("data dir %s is readable by other users and cannot be made private: %w", cfg.DataDir, err)
-		}
-	}
-	s := &session{cfg: cfg, host: u.String(), progress: newIndexProgress(a.stderr)}
-	s.logFile, err = os.OpenFile(filepath.Join(cfg.DataDir, "mneme.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
-	if err != nil {
-		return nil, fmt.Errorf("log file: %w", err)
-	}
-	var level slog.Level
-	if err := level.UnmarshalText([]byte(cfg.LogLevel)); err != nil {
-		level = slog.LevelInfo
-	}
-	s.log = slog.New(slog.NewTextHandler(s.logFile, &slog.HandlerOptions{Level: level}))
-	// Libraries that log through the standard logger (Bleve's scorch does)
-	// write to the log file, never over the chat screen or a command's output.
-	s.prevLog = log.Writer()
-	log.SetOutput(s.logFile)
-	s.store, err = memory.Open(ctx, filepath.Join(cfg.DataDir, memory.DBFileName), append(storeOptions(cfg), extra...)...)
-	if err != nil {
-		log.SetOutput(s.prevLog)
-		s.logFile.Close()
-		return nil, err
-	}
-	// No overall timeout: answers stream for as long as they take. Dialing
-	// and the first response byte are bounded so a dead address fails fast.
-	// Tool calls whose arguments are not a JSON object get an error result
-	// instead of failing the turn (agent.ToleratingTransport).
-	s.client = api.NewClient(u, &http.Client{Transport: agent.ToleratingTransport(&http.Transport{
-		Proxy:       http.ProxyFromEnvironment,
-		DialContext: (&dialer).DialContext,
-		// A cold model load can be slow. Chat streams are bounded sooner,
-		// with a clearer message, by first_token_timeout.
-		ResponseHeaderTimeout: max(5*time.Minute, cfg.FirstTokenTimeout+time.Minute),
-	})})
-	s.log.Debug("session opened", "data_dir", cfg.DataDir, "user", cfg.User, "ollama", s.host)
-	return s, nil
-}
-
-func (s *session) Close() {
-	if s.progress != nil {
-		s.progress.end()
-	}
-	s.store.Close()
-	log.SetOutput(s.prevLog) // never into a closed file
-	s.logFile.Close()
 }

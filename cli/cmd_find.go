@@ -28,35 +28,27 @@ func (a *App) runFind(ctx context.Context, common commonFlags, description strin
 	if description == "" {
 		return exitError{code: 2, msg: "conversations: --find needs a description"}
 	}
-	s, err := a.open(ctx, common)
-	if err != nil {
-		return err
-	}
-	defer s.Close()
-	ix, err := a.readyIndex(ctx, s)
-	if err != nil {
-		return err
-	}
-	defer ix.Close()
-	found, err := ix.FindConversations(ctx, memory.FindQuery{UserID: s.cfg.User, Text: description, IncludeArchived: archived})
-	if err != nil {
-		return err
-	}
-	winner, choices := memory.Decide(found)
-	if asJSON {
-		if choices == nil {
-			choices = []memory.ConversationMatch{}
-		}
-		if err := writeJSON(a.stdout, findResult{Query: description, Winner: winner, Matches: choices}); err != nil {
+	return a.withIndex(ctx, common, func(s *session, ix *memory.Index) error {
+		found, err := ix.FindConversations(ctx, memory.FindQuery{UserID: s.cfg.User, Text: description, IncludeArchived: archived})
+		if err != nil {
 			return err
 		}
-	} else {
-		printFound(a.stdout, winner, choices, description)
-	}
-	if len(choices) == 0 {
-		return exitError{code: 1}
-	}
-	return nil
+		winner, choices := memory.Decide(found)
+		if asJSON {
+			if choices == nil {
+				choices = []memory.ConversationMatch{}
+			}
+			if err := writeJSON(a.stdout, findResult{Query: description, Winner: winner, Matches: choices}); err != nil {
+				return err
+			}
+		} else {
+			printFound(a.stdout, winner, choices, description)
+		}
+		if len(choices) == 0 {
+			return exitError{code: 1}
+		}
+		return nil
+	})
 }
 
 func printFound(w io.Writer, winner *memory.ConversationMatch, choices []memory.ConversationMatch, description string) {

@@ -192,42 +192,23 @@ func (a *App) memorySearch(ctx context.Context, args []string) error {
 	if *limit < 1 || *limit > memory.MaxSearchLimit {
 		return exitError{code: 2, msg: fmt.Sprintf("memory search: --limit must be 1-%d", memory.MaxSearchLimit)}
 	}
-	s, err := a.open(ctx, common)
-	if err != nil {
-		return err
-	}
-	defer s.Close()
-	ix, err := a.readyIndex(ctx, s)
-	if err != nil {
-		return err
-	}
-	defer ix.Close()
-	results, err := ix.SearchNotes(ctx, memory.NoteQuery{UserID: s.cfg.User, Text: query, Limit: *limit})
-	if err != nil {
-		return err
-	}
-	if *asJSON {
-		return writeJSON(a.stdout, results)
-	}
-	if len(results) == 0 {
-		fmt.Fprintf(a.stdout, "No note matches %q.\n", query)
+	return a.withIndex(ctx, common, func(s *session, ix *memory.Index) error {
+		results, err := ix.SearchNotes(ctx, memory.NoteQuery{UserID: s.cfg.User, Text: query, Limit: *limit})
+		if err != nil {
+			return err
+		}
+		if *asJSON {
+			return writeJSON(a.stdout, results)
+		}
+		if len(results) == 0 {
+			fmt.Fprintf(a.stdout, "No note matches %q.\n", query)
+			return nil
+		}
+		for i, r := range results {
+			fmt.Fprintf(a.stdout, "%2d. %.2f  %s\n    %s\n", i+1, r.Score, text.Cut(text.OneLine(sanitize.Text(r.Content)), 100), r.ID)
+		}
 		return nil
-	}
-	for i, r := range results {
-		fmt.Fprintf(a.stdout, "%2d. %.2f  %s\n    %s\n", i+1, r.Score, text.Cut(text.OneLine(sanitize.Text(r.Content)), 100), r.ID)
-	}
-	return nil
-}
-
-// noteIndex opens the search index for a note command. With embed, Ollama
-// is probed for an embedding model so that the note is embedded at once;
-// when Ollama is down the note is embedded by a later run.
-func (a *App) noteIndex(ctx context.Context, s *session, embed bool) (*memory.Index, error) {
-	var st ollamaState
-	if embed {
-		st = probeOllama(ctx, s.client, s.host, s.cfg)
-	}
-	return s.openIndex(ctx, st)
+	})
 }
 
 func (a *App) printNote(n memory.Note, verb string, asJSON bool) error {

@@ -88,30 +88,6 @@ func (a *App) runSearch(ctx context.Context, args []string) error {
 	return nil
 }
 
-// readyIndex opens the index, brings keyword search up to date, and embeds
-// pending turns for a short while so that fresh turns are found by meaning.
-func (a *App) readyIndex(ctx context.Context, s *session) (*memory.Index, error) {
-	st := probeOllama(ctx, s.client, s.host, s.cfg)
-	ix, err := s.openIndex(ctx, st)
-	if err != nil {
-		return nil, err
-	}
-	if err := ix.Sync(ctx); err != nil {
-		ix.Close()
-		return nil, err
-	}
-	if ix.EmbedModelName() != "" {
-		ectx, cancel := context.WithTimeout(ctx, searchEmbedBudget)
-		err := ix.Drain(ectx)
-		cancel()
-		if err != nil {
-			ix.Close()
-			return nil, err
-		}
-	}
-	return ix, nil
-}
-
 func printResults(w io.Writer, results []memory.SearchResult, query string) {
 	if len(results) == 0 {
 		fmt.Fprintf(w, "Nothing found for %q.\n", query)
@@ -261,27 +237,6 @@ func parseDate(s string) (time.Time, error) {
 			firstSearchDate.Format("2006-01-02"), lastSearchDate.AddDate(0, 0, -1).Format("2006-01-02"))
 	}
 	return t, nil
-}
-
-// writeJSON prints v as indented JSON, as every --json output does, with
-// the characters a terminal acts on escaped (sanitize.JSON).
-func writeJSON(w io.Writer, v any) error {
-	b, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return err
-	}
-	_, err = w.Write(append(sanitize.JSON(b), '\n'))
-	return err
-}
-
-// writeJSONLine prints v as one line of JSON, escaped like writeJSON.
-func writeJSONLine(w io.Writer, v any) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-	_, err = w.Write(append(sanitize.JSON(b), '\n'))
-	return err
 }
 
 func (a *App) runReindex(ctx context.Context, args []string) error {

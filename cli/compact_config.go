@@ -1,12 +1,10 @@
 package cli
 
 import (
-	"context"
 	"fmt"
 	"strconv"
 
 	"github.com/mneme-dev/mneme/agent"
-	"github.com/mneme-dev/mneme/memory"
 )
 
 // compactionConfig is the sliding-window compaction part of Config (its
@@ -96,52 +94,5 @@ func (s *session) compactOptions() []agent.Option {
 			ContextWindow: s.cfg.NumCtx, MaxContextWindow: s.cfg.NumCtxMax,
 		}),
 		agent.WithTitles(s.store, s.client),
-	}
-}
-
-// pendingTitleLimit is how many of the latest conversations the chat
-// checks for a missing model title when it starts.
-const pendingTitleLimit = 20
-
-// titlePending lets the model title the latest conversations that have an
-// answer but were never titled by it: those `mneme ask` made, which exits
-// without waiting for a title. The chat runs it in the background once
-// Ollama is found; conversations already titled, or named by the user,
-// cost one read each. Failures are logged: a conversation keeps the title
-// derived from its first prompt.
-func (s *session) titlePending(ctx context.Context, ag *agent.Agent) {
-	list, err := s.store.ListConversations(ctx, s.cfg.User, memory.ListOptions{Limit: pendingTitleLimit})
-	if err != nil {
-		s.log.Warn("pending titles", "err", err)
-		return
-	}
-	for _, c := range list {
-		if ctx.Err() != nil {
-			return
-		}
-		if _, err := ag.Retitle(ctx, s.cfg.User, c.ID); err != nil {
-			s.log.Warn("title", "conversation", c.ID, "err", err)
-		}
-	}
-}
-
-// Retitle titles the conversation from its first exchange (tui.Titler).
-func (r indexingRunner) Retitle(ctx context.Context, userID, conversationID string) (bool, error) {
-	return r.agent.Retitle(ctx, userID, conversationID)
-}
-
-// Compact forces compaction of the conversation (tui.Compactor); the new
-// summary is indexed for search.
-func (r indexingRunner) Compact(ctx context.Context, userID, conversationID string, emit func(agent.Event)) (agent.Result, error) {
-	res, err := r.agent.Compact(ctx, userID, conversationID, emit)
-	r.index.Notify(memory.ConversationRef{UserID: userID, ConversationID: conversationID})
-	return res, err
-}
-
-// findConversations ranks the user's conversations for a description
-// (tui.Config.Find, conversations --find).
-func findConversations(ix *memory.Index) func(ctx context.Context, userID, description string) ([]memory.ConversationMatch, error) {
-	return func(ctx context.Context, userID, description string) ([]memory.ConversationMatch, error) {
-		return ix.FindConversations(ctx, memory.FindQuery{UserID: userID, Text: description})
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 
@@ -135,4 +136,77 @@ func trailingComment(line string) string {
 		return " " + value[end+i:]
 	}
 	return ""
+}
+
+// writeSyncConfig replaces the [sync] table of the config file at path
+// (creating the file) and leaves the file readable by its owner only.
+func writeSyncConfig(path, url, token, interval string) error {
+	for _, v := range []string{url, token, interval} {
+		if strings.ContainsFunc(v, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
+			return errors.New("control characters in a setting")
+		}
+	}
+	old, err := os.ReadFile(path)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	var b strings.Builder
+	b.WriteString(strings.TrimRight(removeTOMLTable(string(old), "sync"), "\n"))
+	if b.Len() > 0 {
+		b.WriteString("\n\n")
+	}
+	b.WriteString("[sync]\n")
+	fmt.Fprintf(&b, "url = %s\n", tomlString(url))
+	if token != "" {
+		fmt.Fprintf(&b, "token = %s\n", tomlString(token))
+	}
+	if interval != "" {
+		fmt.Fprintf(&b, "interval = %s\n", tomlString(interval))
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".config-*.toml")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if err := tmp.Chmod(0o600); err != nil {
+		tmp.Close()
+		return err
+	}
+	if _, err := tmp.WriteString(b.String()); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return err
+	}
+	return os.Chmod(path, 0o600)
+}
+
+// removeTOMLTable drops the [name] table (header to the next table) from
+// a TOML document, keeping everything else as written.
+func removeTOMLTable(doc, name string) string {
+	var out []string
+	skipping := false
+	for _, line := range strings.SplitAfter(doc, "\n") {
+		t := strings.TrimSpace(line)
+		if strings.HasPrefix(t, "[") {
+			header := strings.TrimSpace(strings.Trim(strings.SplitN(t, "#", 2)[0], " []"))
+			skipping = header == name || strings.HasPrefix(header, name+".")
+		}
+		if !skipping {
+			out = append(out, line)
+		}
+	}
+	return strings.Join(out, "")
+}
+
+// tomlString quotes s as a TOML basic string.
+func tomlString(s string) string {
+	return `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(s) + `"`
 }

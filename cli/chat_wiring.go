@@ -1,0 +1,145 @@
+package cli
+
+import (
+	"context"
+	"sync"
+
+	"github.com/mneme-dev/mneme/agent"
+	"github.com/mneme-dev/mneme/memory"
+	"github.com/mneme-dev/mneme/tui"
+)
+
+// The chat's wiring: what the chat screen (tui) gets from the session
+// besides the store and the agent. Only the chat command's files import tui.
+
+// indexingRunner runs a prompt and then tells the search index that the
+// conversation changed, so the finished turn becomes searchable.
+type indexingRunner struct {
+	agent *agent.Agent
+	index *memory.Index
+}
+
+func (r indexingRunner) Run(ctx context.Context, req agent.Request, emit func(agent.Event)) (agent.Result, error) {
+	res, err := r.agent.Run(ctx, req, emit)
+	r.index.Notify(memory.ConversationRef{UserID: req.UserID, ConversationID: req.ConversationID})
+	return res, err
+}
+
+// Retitle titles the conversation from its first exchange (tui.Titler).
+func (r indexingRunner) Retitle(ctx context.Context, userID, conversationID string) (bool, error) {
+	return r.agent.Retitle(ctx, userID, conversationID)
+}
+
+// Compact forces compaction of the conversation (tui.Compactor); the new
+// summary is indexed for search.
+func (r indexingRunner) Compact(ctx context.Context, userID, conversationID string, emit func(agent.Event)) (agent.Result, error) {
+	res, err := r.agent.Compact(ctx, userID, conversationID, emit)
+	r.index.Notify(memory.ConversationRef{UserID: userID, ConversationID: conversationID})
+	return res, err
+}
+
+// findConversations ranks the user's conversations for a description
+// (tui.Config.Find, conversations --find).
+func findConversations(ix *memory.Index) func(ctx context.Context, userID, description string) ([]memory.ConversationMatch, error) {
+	return func(ctx context.Context, userID, description string) ([]memory.ConversationMatch, error) {
+		return ix.FindConversations(ctx, memory.FindQuery{UserID: userID, Text: description})
+	}
+}
+
+// withSync adds the sync state to the chat's status line.
+func (s *session) withSync(cfg tui.Config) tui.Config {
+	if sy := s.syncer(); sy != nil {
+		cfg.SyncStatus = sy.Label
+	}
+	return cfg
+}
+
+// conversationManager is the store's conversation methods, with deletes
+// going through the index so that search forgets a deleted conversation.
+type conversationManager struct {
+	*memory.Store
+	ix *memory.Index
+}
+
+func (c conversationManager) DeleteConversation(ctx context.Context, userID, id string) error {
+	return c.ix.DeleteConversation(ctx, userID, id)
+}
+
+// memoryStatus reports the state of search and the number of notes.
+func memoryStatus(store *memory.Store, ix *memory.Index) func(ctx context.Context, userID string) (tui.MemoryStatus, error) {
+	return func(ctx context.Context, userID string) (tui.MemoryStatus, error) {
+		st, err := ix.Status(ctx)
+		if err != nil {
+			return tui.MemoryStatus{}, err
+		}
+		notes, err := store.ListNotes(ctx, userID)
+		if err != nil {
+			return tui.MemoryStatus{}, err
+		}
+		done, total := ix.KeywordProgress()
+		return tui.MemoryStatus{EmbedModel: st.EmbedModel, Pending: st.Pending, EmbedError: st.EmbedError, Notes: len(notes),
+			Reindexed: done, ReindexTotal: total}, nil
+	}
+}
+
+// chosenModels are the models picked in the chat's model picker. They
+// override the configuration (file, environment and flags) for the rest of
+// the session, and are saved to the config file for the next one.
+type chosenModels struct {
+	mu          sync.Mutex
+	chat, embed string
+}
+
+// apply returns cfg with the chosen models in place of the configured ones.
+func (c *chosenModels) apply(cfg Config) Config {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.chat != "" {
+		cfg.Model = c.chat
+	}
+	if c.embed != "" {
+		cfg.EmbedModel = c.embed
+	}
+	return cfg
+}
+
+// saver saves a choice to the config file at path and uses it from now on.
+func (c *chosenModels) saver(path string) func(chat, embed string) error {
+	return func(chat, embed string) error {
+		c.mu.Lock()
+		if chat != "" {
+			c.chat = chat
+		}
+		if embed != "" {
+			c.embed = embed
+		}
+		c.mu.Unlock()
+		return saveModels(path, chat, embed)
+	}
+}
+
+// pendingTitleLimit is how many of the latest conversations the chat
+// checks for a missing model title when it starts.
+const pendingTitleLimit = 20
+
+// titlePending lets the model title the latest conversations that have an
+// answer but were never titled by it: those `mneme ask` made, which exits
+// without waiting for a title. The chat runs it in the background once
+// Ollama is found; conversations already titled, or named by the user,
+// cost one read each. Failures are logged: a conversation keeps the title
+// derived from its first prompt.
+func (s *session) titlePending(ctx context.Context, ag *agent.Agent) {
+	list, err := s.store.ListConversations(ctx, s.cfg.User, memory.ListOptions{Limit: pendingTitleLimit})
+	if err != nil {
+		s.log.Warn("pending titles", "err", err)
+		return
+	}
+	for _, c := range list {
+		if ctx.Err() != nil {
+			return
+		}
+		if _, err := ag.Retitle(ctx, s.cfg.User, c.ID); err != nil {
+			s.log.Warn("title", "conversation", c.ID, "err", err)
+		}
+	}
+}

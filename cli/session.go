@@ -1,0 +1,188 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log"
+	"log/slog"
+	"net/http"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/ollama/ollama/api"
+
+	"github.com/mneme-dev/mneme/agent"
+	"github.com/mneme-dev/mneme/memory"
+)
+
+// session is what a command needs once configuration is resolved.
+type session struct {
+	cfg     Config
+	store   *memory.Store
+	log     *slog.Logger
+	logFile *os.File
+	prevLog io.Writer // the standard logger's output before the session took it
+	client  *api.Client
+	host    string
+	// syncerVal is made by syncer() (cmd_sync.go) when sync is set up.
+	syncerVal  *memory.Syncer
+	syncerMade bool
+	// progress reports long catch-ups of the search index on stderr; nil
+	// in the chat, which owns the screen.
+	progress *indexProgress
+}
+
+// open resolves configuration, opens the log file and the store, and makes
+// an Ollama client. It does not talk to Ollama.
+func (a *App) open(ctx context.Context, flags commonFlags) (*session, error) {
+	return a.openStore(ctx, flags)
+}
+
+// openForReading is open for the commands that only read (doctor, export):
+// a database written by a newer mneme opens read-only instead of failing,
+// and s.store.ReadOnlyReason says why.
+func (a *App) openForReading(ctx context.Context, flags commonFlags) (*session, error) {
+	return a.openStore(ctx, flags, memory.ReadOnlyIfNewer())
+}
+
+func (a *App) openStore(ctx context.Context, flags commonFlags, extra ...memory.Option) (*session, error) {
+	cfg, err := loadConfig(flags, a.getenv)
+	if err != nil {
+		return nil, err
+	}
+	u, err := ollamaURL(cfg.Ollama)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
+		return nil, fmt.Errorf("data dir: %w", err)
+	}
+	// A data dir that others can enter (made by hand, or by an older
+	// mneme) would let them read the files in it: make it owner-only.
+	if fi, err := os.Stat(cfg.DataDir); err == nil && fi.Mode().Perm()&0o077 != 0 {
+		if err := os.Chmod(cfg.DataDir, 0o700); err != nil {
+			return nil, fmt.Errorf("data dir %s is readable by other users and cannot be made private: %w", cfg.DataDir, err)
+		}
+	}
+	s := &session{cfg: cfg, host: u.String(), progress: newIndexProgress(a.stderr)}
+	s.logFile, err = os.OpenFile(filepath.Join(cfg.DataDir, "mneme.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("log file: %w", err)
+	}
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(cfg.LogLevel)); err != nil {
+		level = slog.LevelInfo
+	}
+	s.log = slog.New(slog.NewTextHandler(s.logFile, &slog.HandlerOptions{Level: level}))
+	// Libraries that log through the standard logger (Bleve's scorch does)
+	// write to the log file, never over the chat screen or a command's output.
+	s.prevLog = log.Writer()
+	log.SetOutput(s.logFile)
+	s.store, err = memory.Open(ctx, filepath.Join(cfg.DataDir, memory.DBFileName), append(storeOptions(cfg), extra...)...)
+	if err != nil {
+		log.SetOutput(s.prevLog)
+		s.logFile.Close()
+		return nil, err
+	}
+	// No overall timeout: answers stream for as long as they take. Dialing
+	// and the first response byte are bounded so a dead address fails fast.
+	// Tool calls whose arguments are not a JSON object get an error result
+	// instead of failing the turn (agent.ToleratingTransport).
+	s.client = api.NewClient(u, &http.Client{Transport: agent.ToleratingTransport(&http.Transport{
+		Proxy:       http.ProxyFromEnvironment,
+		DialContext: (&dialer).DialContext,
+		// A cold model load can be slow. Chat streams are bounded sooner,
+		// with a clearer message, by first_token_timeout.
+		ResponseHeaderTimeout: max(5*time.Minute, cfg.FirstTokenTimeout+time.Minute),
+	})})
+	s.log.Debug("session opened", "data_dir", cfg.DataDir, "user", cfg.User, "ollama", s.host)
+	return s, nil
+}
+
+func (s *session) Close() {
+	if s.progress != nil {
+		s.progress.end()
+	}
+	s.store.Close()
+	log.SetOutput(s.prevLog) // never into a closed file
+	s.logFile.Close()
+}
+
+// openIndex opens the search index with the embedding model the probe
+// found; without one, search is keyword-only.
+func (s *session) openIndex(ctx context.Context, st ollamaState) (*memory.Index, error) {
+	opts := memory.IndexOptions{
+		Log:    s.log,
+		Fusion: memory.Fusion{K: s.cfg.RRFK, KeywordWeight: s.cfg.KeywordWeight, VectorWeight: s.cfg.VectorWeight},
+	}
+	if s.progress != nil {
+		opts.Progress = s.progress.report
+	}
+	if st.Embed.Name != "" {
+		opts.Embed = s.client
+		opts.Model = memory.EmbedModel{Name: st.Embed.Name, ContextLength: st.Embed.ContextLength}
+	}
+	return memory.OpenIndex(ctx, s.store, s.cfg.DataDir, opts)
+}
+
+// readyIndex opens the index, brings keyword search up to date, and embeds
+// pending turns for a short while so that fresh turns are found by meaning.
+func (a *App) readyIndex(ctx context.Context, s *session) (*memory.Index, error) {
+	st := probeOllama(ctx, s.client, s.host, s.cfg)
+	ix, err := s.openIndex(ctx, st)
+	if err != nil {
+		return nil, err
+	}
+	if err := ix.Sync(ctx); err != nil {
+		ix.Close()
+		return nil, err
+	}
+	if ix.EmbedModelName() != "" {
+		ectx, cancel := context.WithTimeout(ctx, searchEmbedBudget)
+		err := ix.Drain(ectx)
+		cancel()
+		if err != nil {
+			ix.Close()
+			return nil, err
+		}
+	}
+	return ix, nil
+}
+
+// noteIndex opens the search index for a note command. With embed, Ollama
+// is probed for an embedding model so that the note is embedded at once;
+// when Ollama is down the note is embedded by a later run.
+func (a *App) noteIndex(ctx context.Context, s *session, embed bool) (*memory.Index, error) {
+	var st ollamaState
+	if embed {
+		st = probeOllama(ctx, s.client, s.host, s.cfg)
+	}
+	return s.openIndex(ctx, st)
+}
+
+// storeOptions are the store's options from the configuration.
+func storeOptions(cfg Config) []memory.Option {
+	if cfg.EncryptionKey == "" {
+		return nil
+	}
+	return []memory.Option{memory.WithEncryptionKey(cfg.EncryptionKey)}
+}
+
+// withIndex is the preamble of the commands that search: it opens the
+// session and a search index brought up to date (readyIndex), runs fn, and
+// closes both.
+func (a *App) withIndex(ctx context.Context, flags commonFlags, fn func(*session, *memory.Index) error) error {
+	s, err := a.open(ctx, flags)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	ix, err := a.readyIndex(ctx, s)
+	if err != nil {
+		return err
+	}
+	defer ix.Close()
+	return fn(s, ix)
+}
