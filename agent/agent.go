@@ -40,7 +40,7 @@ type Store interface {
 // ToolRunner lists and runs the tools offered to the model.
 type ToolRunner interface {
 	Definitions() api.Tools
-	Execute(ctx context.Context, s tools.Session, c tools.Call) (string, error)
+	Execute(ctx context.Context, s tools.Session, c tools.Call) (tools.Result, error)
 }
 
 // DefaultMaxSteps bounds model calls per prompt.

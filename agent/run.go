@@ -195,9 +195,11 @@ func (a *Agent) executeToolCalls(ctx context.Context, st *runState, calls []pend
 			act.Error = fmt.Sprintf("%v %q", tools.ErrUnknownTool, c.call.Name)
 		default:
 			out, err := a.tools.Execute(ctx, st.session, tools.Call{ID: c.call.ID, Name: c.call.Name, Args: c.call.Arguments})
-			act.Result = out
+			act.Result = out.Content
 			if err != nil {
 				act.Error = err.Error()
+			} else {
+				act.Notes = out.Notes
 			}
 		}
 		if err := a.answerToolCall(ctx, st, c.call, act); err != nil {
@@ -238,6 +240,7 @@ func toolCalled(st *runState, c memory.ToolCall) ToolActivity {
 // the run: a call that ran is answered.
 func (a *Agent) answerToolCall(ctx context.Context, st *runState, c memory.ToolCall, act ToolActivity) error {
 	act.Error = clip(act.Error, maxEchoBytes)
+	act.Done = true
 	toolMsg, err := a.store.AppendMessage(context.WithoutCancel(ctx), st.req.UserID, memory.Message{
 		ConversationID: st.req.ConversationID, Role: memory.RoleTool, Content: toolContent(act),
 		ToolCallID: c.ID, ToolName: c.Name,
