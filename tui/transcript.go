@@ -14,7 +14,6 @@ import (
 	"github.com/mneme-dev/mneme/agent"
 	"github.com/mneme-dev/mneme/internal/sanitize"
 	"github.com/mneme-dev/mneme/memory"
-	"github.com/mneme-dev/mneme/tools"
 )
 
 // entryKind is what a transcript entry shows.
@@ -395,8 +394,8 @@ func compact(k entryKind) bool { return k == entryTool || k == entryRecall }
 // words it (`⚙ saved note: "…"`); with details, the call's arguments and
 // its result or error follow, wrapped.
 func toolLine(st *Styles, act agent.ToolActivity, done bool, width int, details bool) string {
-	a := tools.Activity{Name: act.Name, Args: act.Args, Result: act.Result, Error: act.Error, Done: done}
-	line := "⚙ " + oneLine(a.Summary())
+	act.Done = done
+	line := "⚙ " + oneLine(act.Summary())
 	style := st.Tool
 	switch {
 	case !done:
