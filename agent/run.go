@@ -255,11 +255,24 @@ func (a *Agent) answerToolCall(ctx context.Context, st *runState, c memory.ToolC
 }
 
 // toolContent is what is stored and sent to the model for a call: its
-// result, or {"error": "..."} when it failed or did not run.
+// result, or {"error": "..."} when it failed or did not run. ToolOutcome
+// reads it back.
 func toolContent(act ToolActivity) string {
 	if act.Error == "" {
 		return act.Result
 	}
 	b, _ := json.Marshal(map[string]string{"error": act.Error})
 	return string(b)
+}
+
+// ToolOutcome splits a stored tool message's content into the call's
+// result and its error (toolContent's inverse).
+func ToolOutcome(content string) (result, errText string) {
+	var e map[string]any
+	if json.Unmarshal([]byte(content), &e) == nil && len(e) == 1 {
+		if s, ok := e["error"].(string); ok {
+			return "", s
+		}
+	}
+	return content, ""
 }

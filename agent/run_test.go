@@ -161,3 +161,17 @@ func TestToolEventsNameTheNotesWritten(t *testing.T) {
 		t.Fatalf("delete: notes %+v, written %q", refs, ids)
 	}
 }
+
+// TestToolOutcomeReadsWhatWasStored: a stored tool message reads back as
+// the result or the error it was stored from.
+func TestToolOutcomeReadsWhatWasStored(t *testing.T) {
+	for _, act := range []ToolActivity{
+		{Result: `{"note_id":"0193abcd","status":"saved"}`},
+		{Result: "HI"},
+		{Error: `not run: the step limit (8) was reached; "quoted"`},
+	} {
+		if res, errText := ToolOutcome(toolContent(act)); res != act.Result || errText != act.Error {
+			t.Errorf("%+v read back as result %q, error %q", act, res, errText)
+		}
+	}
+}

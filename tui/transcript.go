@@ -1,7 +1,6 @@
 package tui
 
 import (
-	"encoding/json"
 	"fmt"
 	"log/slog"
 	"strings"
@@ -499,7 +498,7 @@ func entriesFromHistory(msgs []memory.Message) ([]entry, memory.TurnCounter) {
 					act.Name = c.Name
 				}
 			}
-			act.Result, act.Error = toolOutcome(m.Content)
+			act.Result, act.Error = agent.ToolOutcome(m.Content)
 			out = append(out, entry{kind: entryTool, tool: act, toolDone: true})
 		}
 		for i := first; i < len(out); i++ {
@@ -507,16 +506,4 @@ func entriesFromHistory(msgs []memory.Message) ([]entry, memory.TurnCounter) {
 		}
 	}
 	return out, turns
-}
-
-// toolOutcome splits a stored tool message into result and error: the
-// agent stores a failure as {"error": "..."}.
-func toolOutcome(content string) (result, errText string) {
-	var e map[string]any
-	if json.Unmarshal([]byte(content), &e) == nil && len(e) == 1 {
-		if s, ok := e["error"].(string); ok {
-			return "", s
-		}
-	}
-	return content, ""
 }
