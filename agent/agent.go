@@ -5,13 +5,11 @@ package agent
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -42,7 +40,7 @@ type Store interface {
 // ToolRunner lists and runs the tools offered to the model.
 type ToolRunner interface {
 	Definitions() api.Tools
-	Execute(ctx context.Context, s tools.Session, c tools.Call) (string, error)
+	Execute(ctx context.Context, s tools.Session, c tools.Call) (tools.Result, error)
 }
 
 // DefaultMaxSteps bounds model calls per prompt.
@@ -170,162 +168,6 @@ type Request struct {
 	// run); Run does not store it again and answers it with the history up
 	// to it.
 	PromptID string
-}
-
-// Run sends the prompt, streams the answer, runs tool calls until the model
-// answers without tools (at most the step limit), and stores every message.
-// The user message is stored before anything is sent (unless the caller
-// stored it, see Request.PromptID). Each assistant message is stored as it
-// streams (at once, then every second), marked interrupted, and marked
-// complete when its stream ends: an interruption, a failure or a crash
-// leaves the answer so far, interrupted. A stream silent for longer than
-// the stream timeouts is cut (ErrStreamStalled). Events go to emit as they
-// happen; the last one is a DoneEvent or an ErrorEvent. Cancelling ctx
-// interrupts the run: the partial answer is stored, marked interrupted, and
-// Run returns a Result with Interrupted set and no error.
-func (a *Agent) Run(ctx context.Context, req Request, emit func(Event)) (res Result, err error) {
-	if emit == nil {
-		emit = func(Event) {}
-	}
-	res = Result{ConversationID: req.ConversationID, Model: a.model, ToolCalls: []ToolActivity{}, MemoriesUsed: []Memory{}}
-	defer func() {
-		a.recordUsage(ctx, req, &res)
-		if err != nil {
-			a.log.Warn("run failed", "conversation", req.ConversationID, "err", err)
-			emit(ErrorEvent{Err: err, Result: res})
-			return
-		}
-		emit(DoneEvent{Result: res})
-	}()
-	if strings.TrimSpace(req.Prompt) == "" {
-		return res, ErrEmptyPrompt
-	}
-	if a.model == "" {
-		return res, fmt.Errorf("%w: pull one with `ollama pull llama3.2` or set --model", ErrNoModel)
-	}
-	history, err := a.store.Messages(ctx, req.UserID, req.ConversationID)
-	if err != nil {
-		return res, fmt.Errorf("load history: %w", err)
-	}
-	var all []memory.Message
-	if req.PromptID != "" {
-		// The history up to the prompt: what another process appended to
-		// the conversation since is not part of this question.
-		i := slices.IndexFunc(history, func(m memory.Message) bool { return m.ID == req.PromptID })
-		if i < 0 {
-			return res, fmt.Errorf("load prompt %s: %w", req.PromptID, memory.ErrNotFound)
-		}
-		all = history[:i+1]
-	} else {
-		userMsg, err := a.store.AppendMessage(ctx, req.UserID, memory.Message{
-			ConversationID: req.ConversationID, Role: memory.RoleUser, Content: req.Prompt,
-		})
-		if err != nil {
-			return res, fmt.Errorf("store prompt: %w", err)
-		}
-		all = append(history, userMsg)
-	}
-	session := tools.Session{UserID: req.UserID, ConversationID: req.ConversationID}
-	if turns := memory.BuildTurns(req.UserID, req.ConversationID, all); len(turns) > 0 {
-		session.TurnNumber = turns[len(turns)-1].Number
-	}
-	// The prompt does not change within a run: one recall serves every model call.
-	memories := a.recall(ctx, req)
-	if len(memories) > 0 {
-		res.MemoriesUsed = memories
-		emit(RecallEvent{Memories: memories})
-	}
-	msgs := a.modelHistory(ctx, req, a.systemMessages(memories), all, &res, emit)
-	var answers []string
-
-	for step := 1; ; step++ {
-		last := step >= a.maxSteps
-		live := a.newLiveAnswer(ctx, req)
-		out, streamErr := a.stream(ctx, msgs, !last, live, emit)
-		if out.promptTokens+out.evalTokens > 0 {
-			res.ContextTokens = out.promptTokens + out.evalTokens
-		}
-		if text := strings.TrimSpace(out.content.String()); text != "" {
-			answers = append(answers, text)
-			res.Answer = strings.Join(answers, "\n\n")
-		}
-		if streamErr != nil {
-			interrupted := ctx.Err() != nil
-			// Even with no text yet, the answer is stored (empty, marked
-			// interrupted), so that the turn reads the same live, after a
-			// reload and in exports: never two prompts in a row.
-			if _, err := live.finish(out, nil, memory.StatusInterrupted); err != nil {
-				return res, fmt.Errorf("store partial answer: %w", err)
-			}
-			if interrupted {
-				res.Interrupted = true
-				return res, nil
-			}
-			return res, a.explainStream(streamErr, out)
-		}
-
-		calls, refused := fromAPICalls(out.calls)
-		assistant, err := live.finish(out, calls, memory.StatusComplete)
-		if err != nil {
-			return res, fmt.Errorf("store answer: %w", err)
-		}
-		msgs = append(msgs, toAPI([]memory.Message{assistant})...)
-		if len(calls) == 0 {
-			return res, nil
-		}
-
-		for i, c := range calls {
-			act := ToolActivity{ID: c.ID, Name: c.Name, Args: clip(string(c.Arguments), maxEchoBytes)}
-			emit(ToolCallEvent{Call: act})
-			var content string
-			if last {
-				act.Error = fmt.Sprintf("not run: the step limit (%d) was reached", a.maxSteps)
-			} else if i >= MaxToolCallsPerReply {
-				act.Error = fmt.Sprintf("not run: at most %d tool calls are run per reply, and this reply made %d; make the calls that matter first",
-					MaxToolCallsPerReply, len(calls))
-			} else if refused[i] != "" {
-				act.Error = refused[i]
-			} else if a.tools == nil {
-				act.Error = fmt.Sprintf("%v %q", tools.ErrUnknownTool, c.Name)
-			} else {
-				out, err := a.tools.Execute(ctx, session, tools.Call{ID: c.ID, Name: c.Name, Args: c.Arguments})
-				act.Result = out
-				if err != nil {
-					act.Error = err.Error()
-				}
-			}
-			act.Error = clip(act.Error, maxEchoBytes)
-			content = act.Result
-			if act.Error != "" {
-				b, _ := json.Marshal(map[string]string{"error": act.Error})
-				content = string(b)
-			}
-			toolMsg, err := a.store.AppendMessage(context.WithoutCancel(ctx), req.UserID, memory.Message{
-				ConversationID: req.ConversationID, Role: memory.RoleTool, Content: content,
-				ToolCallID: c.ID, ToolName: c.Name,
-			})
-			if err != nil {
-				return res, fmt.Errorf("store tool result: %w", err)
-			}
-			msgs = append(msgs, toAPI([]memory.Message{toolMsg})...)
-			res.ToolCalls = append(res.ToolCalls, act)
-			emit(ToolResultEvent{Call: act})
-		}
-		if ctx.Err() != nil {
-			// Stopped between model calls: an empty answer marks the turn
-			// interrupted, as a stream stopped before its first word does.
-			if _, err := a.store.AppendMessage(context.WithoutCancel(ctx), req.UserID, memory.Unanswered(req.ConversationID)); err != nil {
-				return res, fmt.Errorf("store interrupted answer: %w", err)
-			}
-			res.Interrupted = true
-			return res, nil
-		}
-		if last {
-			res.StepLimitReached = true
-			emit(NoticeEvent{Text: fmt.Sprintf("Stopped after %d model calls: the model kept calling tools.", a.maxSteps)})
-			return res, nil
-		}
-	}
 }
 
 // systemMessages is the system prompt with today's date and the

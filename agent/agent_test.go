@@ -89,12 +89,12 @@ func (upper) Definition() api.Tool {
 }
 func (upper) Tier() tools.Tier       { return tools.ReadOnly }
 func (upper) Timeout() time.Duration { return time.Second }
-func (upper) Run(_ context.Context, _ tools.Session, args json.RawMessage) (string, error) {
+func (upper) Run(_ context.Context, _ tools.Session, args json.RawMessage) (tools.Result, error) {
 	var in struct{ Text string }
 	if err := json.Unmarshal(args, &in); err != nil || in.Text == "" {
-		return "", tools.ErrInvalidArgs
+		return tools.Result{}, tools.ErrInvalidArgs
 	}
-	return strings.ToUpper(in.Text), nil
+	return tools.Result{Content: strings.ToUpper(in.Text)}, nil
 }
 
 func TestStreamsTokensAndStoresBothMessages(t *testing.T) {

@@ -1,5 +1,7 @@
 package agent
 
+import "github.com/mneme-dev/mneme/tools"
+
 // Event is something that happened during a run. The concrete types below
 // are the only events; a consumer switches on them.
 type Event interface{ isEvent() }
@@ -56,14 +58,20 @@ func (CompactedEvent) isEvent()  {}
 func (DoneEvent) isEvent()       {}
 func (ErrorEvent) isEvent()      {}
 
-// ToolActivity describes one tool call and, once run, its outcome.
-type ToolActivity struct {
-	ID     string `json:"id"`
-	Name   string `json:"name"`
-	Args   string `json:"arguments"`
-	Result string `json:"result,omitempty"`
-	Error  string `json:"error,omitempty"`
-}
+// ToolActivity describes one tool call and, once run (Done), its outcome:
+// the result, or the error the model was sent, and the notes the call
+// changed. Summary words it for a person.
+type ToolActivity = tools.Activity
+
+// NoteRef names a note a tool call changed, and how (ToolActivity.Notes).
+type NoteRef = tools.NoteRef
+
+// What a tool call did to a note (NoteRef.Action).
+const (
+	NoteSaved   = tools.NoteSaved
+	NoteUpdated = tools.NoteUpdated
+	NoteDeleted = tools.NoteDeleted
+)
 
 // Result summarises a run.
 type Result struct {

@@ -23,9 +23,9 @@ func (counter) Definition() api.Tool {
 }
 func (counter) Tier() tools.Tier       { return tools.SideEffecting }
 func (counter) Timeout() time.Duration { return time.Second }
-func (c counter) Run(context.Context, tools.Session, json.RawMessage) (string, error) {
+func (c counter) Run(context.Context, tools.Session, json.RawMessage) (tools.Result, error) {
 	c.runs.Add(1)
-	return "ok", nil
+	return tools.Result{Content: "ok"}, nil
 }
 
 // TestToolCallsPerReplyAreCapped: a reply with 200 calls runs only the

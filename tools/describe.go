@@ -8,13 +8,32 @@ import (
 )
 
 // Activity is a tool call as a person sees it: what the model asked for
-// and, once Done, what came of it.
+// and, once Done, what came of it. The agent reports calls as Activities;
+// JSON gives what `mneme ask --json` prints of a call.
 type Activity struct {
-	Name   string
-	Args   string // the call's JSON arguments
-	Result string // the tool's JSON result
-	Error  string
-	Done   bool
+	ID     string `json:"id"`
+	Name   string `json:"name"`
+	Args   string `json:"arguments"`        // the call's JSON arguments
+	Result string `json:"result,omitempty"` // the tool's JSON result
+	Error  string `json:"error,omitempty"`
+	Done   bool   `json:"-"`
+	// Notes are the notes the call changed (Result.Notes).
+	Notes []NoteRef `json:"-"`
+}
+
+// WrittenNotes are the ids of the notes a successful call saved or
+// updated (not deleted).
+func (a Activity) WrittenNotes() []string {
+	if a.Error != "" {
+		return nil
+	}
+	var ids []string
+	for _, n := range a.Notes {
+		if n.ID != "" && (n.Action == NoteSaved || n.Action == NoteUpdated) {
+			ids = append(ids, n.ID)
+		}
+	}
+	return ids
 }
 
 // quoteRunes bounds the text quoted in a summary.

@@ -99,23 +99,18 @@ const (
 
 // NoteOut is what memory_save, memory_update and memory_delete return.
 type NoteOut struct {
-	NoteID         string `json:"note_id"`
-	Status         string `json:"status"` // saved, updated or deleted
-	Content        string `json:"content"`
-	ConversationID string `json:"conversation_id,omitempty"`
-	TurnNumber     int    `json:"turn_number,omitempty"`
+	NoteID         string     `json:"note_id"`
+	Status         NoteAction `json:"status"`
+	Content        string     `json:"content"`
+	ConversationID string     `json:"conversation_id,omitempty"`
+	TurnNumber     int        `json:"turn_number,omitempty"`
 }
 
-func noteOut(n memory.Note, status string) NoteOut {
+func noteOut(n memory.Note, status NoteAction) NoteOut {
 	return NoteOut{NoteID: n.ID, Status: status, Content: n.Content, ConversationID: n.ConversationID, TurnNumber: n.TurnNumber}
 }
 
-// Note statuses.
-const (
-	statusSaved   = "saved"
-	statusUpdated = "updated"
-	statusDeleted = "deleted"
-)
+func (o NoteOut) changedNotes() []NoteRef { return []NoteRef{{ID: o.NoteID, Action: o.Status}} }
 
 type saveArgs struct {
 	Content string `json:"content"`
@@ -139,7 +134,7 @@ func MemorySave(ix NoteSaver) Tool {
 		if err != nil {
 			return nil, err
 		}
-		return noteOut(n, statusSaved), nil
+		return noteOut(n, NoteSaved), nil
 	})
 }
 
@@ -173,7 +168,7 @@ func MemoryUpdate(ix NoteUpdater) Tool {
 		if err != nil {
 			return nil, err
 		}
-		return noteOut(n, statusUpdated), nil
+		return noteOut(n, NoteUpdated), nil
 	})
 }
 
@@ -212,7 +207,7 @@ func MemoryDelete(ix NoteDeleter) Tool {
 		if err != nil {
 			return nil, err
 		}
-		return noteOut(n, statusDeleted), nil
+		return noteOut(n, NoteDeleted), nil
 	})
 }
 

@@ -53,7 +53,8 @@ func newEnv(t *testing.T, embed bool) *env {
 // call runs a tool with JSON arguments and returns its raw result.
 func (e *env) call(s Session, name, args string) (string, error) {
 	e.t.Helper()
-	return e.reg.Execute(context.Background(), s, Call{ID: "c1", Name: name, Args: json.RawMessage(args)})
+	res, err := e.reg.Execute(context.Background(), s, Call{ID: "c1", Name: name, Args: json.RawMessage(args)})
+	return res.Content, err
 }
 
 // mustCall runs a call that must succeed and decodes its result into out.

@@ -54,7 +54,7 @@ type Tool interface {
 	Definition() api.Tool
 	Tier() Tier
 	Timeout() time.Duration
-	Run(ctx context.Context, s Session, args json.RawMessage) (string, error)
+	Run(ctx context.Context, s Session, args json.RawMessage) (Result, error)
 }
 
 // DefaultTimeout applies to a tool that reports none.
@@ -94,16 +94,16 @@ func (r *Registry) Definitions() api.Tools {
 // Execute runs one call. It never panics: an unknown tool, bad arguments,
 // a timeout or a panic inside the tool come back as an error, which the
 // caller sends to the model as an error result.
-func (r *Registry) Execute(ctx context.Context, s Session, c Call) (out string, err error) {
+func (r *Registry) Execute(ctx context.Context, s Session, c Call) (Result, error) {
 	var t Tool
 	if r != nil {
 		t = r.tools[c.Name]
 	}
 	if t == nil {
 		if names := r.names(); names != "" {
-			return "", fmt.Errorf("%w %q; the tools are %s", ErrUnknownTool, c.Name, names)
+			return Result{}, fmt.Errorf("%w %q; the tools are %s", ErrUnknownTool, c.Name, names)
 		}
-		return "", fmt.Errorf("%w %q", ErrUnknownTool, c.Name)
+		return Result{}, fmt.Errorf("%w %q", ErrUnknownTool, c.Name)
 	}
 	timeout := t.Timeout()
 	if timeout <= 0 {
@@ -112,32 +112,32 @@ func (r *Registry) Execute(ctx context.Context, s Session, c Call) (out string, 
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 
-	type result struct {
-		out string
+	type outcome struct {
+		res Result
 		err error
 	}
-	done := make(chan result, 1)
+	done := make(chan outcome, 1)
 	go func() {
 		defer func() {
 			if p := recover(); p != nil {
 				r.log.Error("tool panicked", "tool", c.Name, "panic", p, "stack", string(debug.Stack()))
-				done <- result{err: fmt.Errorf("tool %s failed internally", c.Name)}
+				done <- outcome{err: fmt.Errorf("tool %s failed internally", c.Name)}
 			}
 		}()
 		o, e := t.Run(ctx, s, c.Args)
-		done <- result{o, e}
+		done <- outcome{o, e}
 	}()
 	select {
-	case res := <-done:
-		if errors.Is(res.err, context.DeadlineExceeded) && ctx.Err() != nil {
-			return "", fmt.Errorf("%s: %w after %s", c.Name, ErrTimeout, timeout)
+	case o := <-done:
+		if errors.Is(o.err, context.DeadlineExceeded) && ctx.Err() != nil {
+			return Result{}, fmt.Errorf("%s: %w after %s", c.Name, ErrTimeout, timeout)
 		}
-		return res.out, res.err
+		return o.res, o.err
 	case <-ctx.Done():
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			return "", fmt.Errorf("%s: %w after %s", c.Name, ErrTimeout, timeout)
+			return Result{}, fmt.Errorf("%s: %w after %s", c.Name, ErrTimeout, timeout)
 		}
-		return "", ctx.Err()
+		return Result{}, ctx.Err()
 	}
 }
 

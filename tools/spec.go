@@ -70,7 +70,8 @@ type Args interface {
 // arguments are decoded strictly into A, then validated; any problem (not
 // a JSON object, invalid UTF-8, a missing required field, an unknown field,
 // a wrong type, a failed Validate) is an error wrapping ErrInvalidArgs that
-// names the field. run's result is sent to the model as JSON.
+// names the field. run's result is sent to the model as JSON; the notes a
+// NoteOut names go in the Result too.
 func New[A Args](spec Spec, run func(ctx context.Context, s Session, args A) (any, error)) Tool {
 	return &typedTool[A]{spec: spec, run: run}
 }
@@ -84,20 +85,24 @@ func (t *typedTool[A]) Definition() api.Tool   { return t.spec.Definition() }
 func (t *typedTool[A]) Tier() Tier             { return t.spec.Tier }
 func (t *typedTool[A]) Timeout() time.Duration { return t.spec.Timeout }
 
-func (t *typedTool[A]) Run(ctx context.Context, s Session, raw json.RawMessage) (string, error) {
+func (t *typedTool[A]) Run(ctx context.Context, s Session, raw json.RawMessage) (Result, error) {
 	args, err := decodeArgs[A](t.spec, raw)
 	if err != nil {
-		return "", err
+		return Result{}, err
 	}
 	out, err := t.run(ctx, s, args)
 	if err != nil {
-		return "", err
+		return Result{}, err
 	}
 	b, err := json.Marshal(out)
 	if err != nil {
-		return "", fmt.Errorf("%s: encode result: %w", t.spec.Name, err)
+		return Result{}, fmt.Errorf("%s: encode result: %w", t.spec.Name, err)
 	}
-	return string(b), nil
+	res := Result{Content: string(b)}
+	if c, ok := out.(noteChanger); ok {
+		res.Notes = c.changedNotes()
+	}
+	return res, nil
 }
 
 // decodeArgs decodes and validates a call's arguments.

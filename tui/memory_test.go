@@ -44,7 +44,8 @@ func TestMemoryToolLinesAndContextReceipt(t *testing.T) {
 	store := openStore(t)
 	r := memoryRunner{store: store, calls: []agent.ToolActivity{
 		{ID: "1", Name: "memory_save", Args: `{"content":"The user's cat is called Tom."}`,
-			Result: `{"note_id":"0193abcd-0000","status":"saved","content":"The user's cat is called Tom."}`},
+			Result: `{"note_id":"0193abcd-0000","status":"saved","content":"The user's cat is called Tom."}`,
+			Notes:  []agent.NoteRef{{ID: "0193abcd-0000", Action: agent.NoteSaved}}},
 		{ID: "2", Name: "memory_search", Args: `{"query":"What is the cat called?"}`,
 			Result: `{"results":[{"note_id":"0193abcd-0000","text":"The user's cat is called Tom.","score":1,"source":"user_memory"}],"query":"What is the cat called?"}`},
 		{ID: "3", Name: "memory_update", Args: `{"note_id":"abcd","content":"x"}`, Error: `note not found: "abcd"`},

@@ -2,7 +2,6 @@ package tui
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -15,11 +14,9 @@ import (
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/mneme-dev/mneme/agent"
 	"github.com/mneme-dev/mneme/internal/sanitize"
 	"github.com/mneme-dev/mneme/internal/text"
 	"github.com/mneme-dev/mneme/memory"
-	"github.com/mneme-dev/mneme/tools"
 )
 
 // NoteStore is what the memory browser reads and writes notes with.
@@ -237,20 +234,6 @@ func (b *MemoryBrowser) Restyle(st *Styles) {
 // SetClock replaces the clock and the timer (nil keeps the current one).
 func (b *MemoryBrowser) SetClock(now func() time.Time, tick func(time.Duration, func(time.Time) tea.Msg) tea.Cmd) {
 	b.clock = b.clock.with(now, tick)
-}
-
-// WrittenNoteID returns the id of the note a successful memory_save or
-// memory_update call wrote, so that the root can collect the notes of the
-// current answer for SetFresh.
-func WrittenNoteID(call agent.ToolActivity) (string, bool) {
-	if call.Error != "" || call.Result == "" || (call.Name != tools.MemorySaveName && call.Name != tools.MemoryUpdateName) {
-		return "", false
-	}
-	var out tools.NoteOut
-	if err := json.Unmarshal([]byte(call.Result), &out); err != nil || out.NoteID == "" {
-		return "", false
-	}
-	return out.NoteID, true
 }
 
 // Notes are the notes listed.

@@ -2,13 +2,11 @@ package tui
 
 import (
 	"context"
-	"encoding/json"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/mneme-dev/mneme/agent"
-	"github.com/mneme-dev/mneme/tools"
 )
 
 // The memory part of the status line (embeddings and notes) is read in a
@@ -91,14 +89,11 @@ func memoryInfoOf(s MemoryStatus) memoryInfo {
 // noteWritten marks a note the model saved or changed in the current
 // answer, for the memory browser to highlight.
 func (m *Model) noteWritten(act agent.ToolActivity) {
-	if act.Error != "" || (act.Name != tools.MemorySaveName && act.Name != tools.MemoryUpdateName) {
-		return
+	ids := act.WrittenNotes()
+	for _, id := range ids {
+		m.fresh[id] = true
 	}
-	var out struct {
-		NoteID string `json:"note_id"`
-	}
-	if json.Unmarshal([]byte(act.Result), &out) == nil && out.NoteID != "" {
-		m.fresh[out.NoteID] = true
+	if len(ids) > 0 {
 		m.memory.SetFresh(m.fresh)
 	}
 }

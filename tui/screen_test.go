@@ -518,7 +518,7 @@ func (r savingRunner) Run(ctx context.Context, req agent.Request, emit func(agen
 		return res, err
 	}
 	call := agent.ToolActivity{ID: "1", Name: "memory_save", Args: `{"content":"The user's dog is called Rex."}`,
-		Result: fmt.Sprintf(`{"note_id":%q,"status":"saved"}`, n.ID)}
+		Result: fmt.Sprintf(`{"note_id":%q,"status":"saved"}`, n.ID), Done: true, Notes: []agent.NoteRef{{ID: n.ID, Action: agent.NoteSaved}}}
 	emit(agent.ToolCallEvent{Call: agent.ToolActivity{ID: "1", Name: "memory_save", Args: call.Args}})
 	emit(agent.ToolResultEvent{Call: call})
 	emit(agent.ContentDelta{Text: "Noted."})

@@ -1,7 +1,6 @@
 package tui
 
 import (
-	"encoding/json"
 	"fmt"
 	"log/slog"
 	"strings"
@@ -14,7 +13,6 @@ import (
 	"github.com/mneme-dev/mneme/agent"
 	"github.com/mneme-dev/mneme/internal/sanitize"
 	"github.com/mneme-dev/mneme/memory"
-	"github.com/mneme-dev/mneme/tools"
 )
 
 // entryKind is what a transcript entry shows.
@@ -395,8 +393,8 @@ func compact(k entryKind) bool { return k == entryTool || k == entryRecall }
 // words it (`⚙ saved note: "…"`); with details, the call's arguments and
 // its result or error follow, wrapped.
 func toolLine(st *Styles, act agent.ToolActivity, done bool, width int, details bool) string {
-	a := tools.Activity{Name: act.Name, Args: act.Args, Result: act.Result, Error: act.Error, Done: done}
-	line := "⚙ " + oneLine(a.Summary())
+	act.Done = done
+	line := "⚙ " + oneLine(act.Summary())
 	style := st.Tool
 	switch {
 	case !done:
@@ -500,7 +498,7 @@ func entriesFromHistory(msgs []memory.Message) ([]entry, memory.TurnCounter) {
 					act.Name = c.Name
 				}
 			}
-			act.Result, act.Error = toolOutcome(m.Content)
+			act.Result, act.Error = agent.ToolOutcome(m.Content)
 			out = append(out, entry{kind: entryTool, tool: act, toolDone: true})
 		}
 		for i := first; i < len(out); i++ {
@@ -508,16 +506,4 @@ func entriesFromHistory(msgs []memory.Message) ([]entry, memory.TurnCounter) {
 		}
 	}
 	return out, turns
-}
-
-// toolOutcome splits a stored tool message into result and error: the
-// agent stores a failure as {"error": "..."}.
-func toolOutcome(content string) (result, errText string) {
-	var e map[string]any
-	if json.Unmarshal([]byte(content), &e) == nil && len(e) == 1 {
-		if s, ok := e["error"].(string); ok {
-			return "", s
-		}
-	}
-	return content, ""
 }

@@ -1,0 +1,34 @@
+package tools
+
+// Result is what one tool call gives back: the content sent to the model
+// (and stored), and what it did, typed, so that a screen can show it
+// without reading the content.
+type Result struct {
+	// Content is the tool's answer to the model, as JSON.
+	Content string
+	// Notes are the notes the call saved, updated or deleted.
+	Notes []NoteRef
+}
+
+// NoteAction says what a tool call did to a note.
+type NoteAction string
+
+// Note actions; memory_save, memory_update and memory_delete report them
+// as their result's status.
+const (
+	NoteSaved   NoteAction = "saved"
+	NoteUpdated NoteAction = "updated"
+	NoteDeleted NoteAction = "deleted"
+)
+
+// NoteRef names a note a tool call changed, and how.
+type NoteRef struct {
+	ID     string
+	Action NoteAction
+}
+
+// noteChanger is a tool's output that changed notes: New puts them in
+// the Result beside the JSON.
+type noteChanger interface {
+	changedNotes() []NoteRef
+}
