@@ -13,7 +13,6 @@ import (
 	"github.com/mneme-dev/mneme/internal/sanitize"
 	"github.com/mneme-dev/mneme/internal/text"
 	"github.com/mneme-dev/mneme/memory"
-	"github.com/mneme-dev/mneme/tools"
 )
 
 // maxPromptBytes bounds a prompt read from stdin.
@@ -296,8 +295,7 @@ func (p *askPrinter) emit(ev agent.Event) {
 	case agent.ToolResultEvent:
 		p.para = true
 		// One line per call, worded as in the chat screen.
-		act := tools.Activity{Name: ev.Call.Name, Args: ev.Call.Args, Result: ev.Call.Result, Error: ev.Call.Error, Done: true}
-		fmt.Fprintf(p.errw, "⚙ %s\n", text.Cut(text.OneLine(sanitize.Text(act.Summary())), 200))
+		fmt.Fprintf(p.errw, "⚙ %s\n", text.Cut(text.OneLine(sanitize.Text(ev.Call.Summary())), 200))
 	case agent.RecallEvent:
 		fmt.Fprintf(p.errw, "↺ %s\n", text.Cut(text.OneLine(sanitize.Text(ev.Summary())), 200))
 	case agent.NoticeEvent:

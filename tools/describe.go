@@ -4,7 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
-	"unicode/utf8"
+
+	"github.com/mneme-dev/mneme/internal/text"
 )
 
 // Activity is a tool call as a person sees it: what the model asked for
@@ -47,17 +48,17 @@ const quoteRunes = 60
 func (a Activity) Summary() string {
 	if !known(a.Name) {
 		// Another tool: its name and arguments, then what came back.
-		call := fmt.Sprintf("%s(%s)", oneLine(a.Name), oneLine(a.Args))
+		call := fmt.Sprintf("%s(%s)", text.OneLine(a.Name), text.OneLine(a.Args))
 		switch {
 		case !a.Done:
 			return call
 		case a.Error != "":
-			return call + " ✗ " + oneLine(a.Error)
+			return call + " ✗ " + text.OneLine(a.Error)
 		}
-		return call + " → " + oneLine(a.Result)
+		return call + " → " + text.OneLine(a.Result)
 	}
 	if a.Done && a.Error != "" {
-		return fmt.Sprintf("%s failed: %s", a.Name, oneLine(a.Error))
+		return fmt.Sprintf("%s failed: %s", a.Name, text.OneLine(a.Error))
 	}
 	var args struct {
 		Content string `json:"content"`
@@ -112,7 +113,7 @@ func known(name string) bool {
 	return false
 }
 
-func quote(s string) string { return `"` + cut(oneLine(s), quoteRunes) + `"` }
+func quote(s string) string { return `"` + text.Cut(text.OneLine(s), quoteRunes) + `"` }
 
 // shortID is the first 8 characters of an id, enough to tell notes apart.
 func shortID(id string) string {
@@ -120,15 +121,6 @@ func shortID(id string) string {
 		return string(r[:8])
 	}
 	return strings.TrimSpace(id)
-}
-
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
-
-func cut(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	return string([]rune(s)[:n-1]) + "…"
 }
 
 func plural(n int, one, many string) string {
