@@ -33,65 +33,63 @@ type exitError struct {
 
 func (e exitError) Error() string { return e.msg }
 
-const usageText = `mneme: chat with a local Ollama model; every message is kept.
+// command is one of mneme's commands: its names (the first is the one
+// listed), its lines in the command list, and how it runs. Each lives in
+// its own cmd_*.go file.
+type command struct {
+	names []string
+	help  string
+	run   func(a *App, ctx context.Context, args []string) error
+}
 
-Usage:
-  mneme [flags]                      open the chat (a new conversation)
-  mneme -c | --continue              resume the latest conversation
-  mneme --resume ID [--turn N]       resume a conversation (an id prefix is enough), at a turn
-  mneme ask [flags] PROMPT...        ask once and print the answer (reads stdin when piped)
-  mneme conversations [--json]       list conversations
-  mneme search [--json] QUERY...     search past turns by meaning and by words
-  mneme search --batch FILE          answer JSON-lines queries (evaluation, scripts)
-  mneme memory COMMAND [--json]      notes mneme keeps about you: list, add, edit, rm, search
-  mneme import FILE|-                import JSON-lines messages
-  mneme export [--format jsonl|markdown] [--conversation ID]
-  mneme reindex                      rebuild the keyword index from the database
-  mneme sync [--status [--json]]     sync memory with your other devices now (Turso)
-  mneme sync init URL                set up sync (token from stdin or MNEME_SYNC_TOKEN)
-  mneme doctor                       check Ollama, models, data dir and database
-  mneme version
+// commands are mneme's commands in the order `mneme help` lists them.
+// The chat's name is "": it runs when no command is given.
+func commands() []command {
+	return []command{chatCommand(), askCommand(), conversationsCommand(), searchCommand(), memoryCommand(),
+		importCommand(), exportCommand(), reindexCommand(), syncCommand(), doctorCommand(), versionCommand()}
+}
 
+func versionCommand() command {
+	return command{
+		names: []string{"version"},
+		help:  "  mneme version\n",
+		run: func(a *App, _ context.Context, _ []string) error {
+			fmt.Fprintln(a.stdout, "mneme", version)
+			return nil
+		},
+	}
+}
+
+// usage is the command list `mneme help` prints.
+func usage() string {
+	var b strings.Builder
+	b.WriteString("mneme: chat with a local Ollama model; every message is kept.\n\nUsage:\n")
+	for _, c := range commands() {
+		b.WriteString(c.help)
+	}
+	b.WriteString(`
 Flags common to every command:
   --config FILE   --data-dir DIR   --user NAME   --model NAME   --ollama URL   --embed-model NAME
 
 Run 'mneme COMMAND -h' for a command's flags.
-`
+`)
+	return b.String()
+}
 
 // Run dispatches to a subcommand.
 func (a *App) Run(ctx context.Context, args []string) error {
-	cmd, args := splitCommand(args)
-	switch cmd {
-	case "":
-		return a.runChat(ctx, args)
-	case "ask":
-		return a.runAsk(ctx, args)
-	case "conversations", "convs":
-		return a.runConversations(ctx, args)
-	case "doctor":
-		return a.runDoctor(ctx, args)
-	case "search":
-		return a.runSearch(ctx, args)
-	case "memory":
-		return a.runMemory(ctx, args)
-	case "import":
-		return a.runImport(ctx, args)
-	case "export":
-		return a.runExport(ctx, args)
-	case "sync":
-		return a.runSync(ctx, args)
-	case "reindex":
-		return a.runReindex(ctx, args)
-	case "version":
-		fmt.Fprintln(a.stdout, "mneme", version)
+	name, args := splitCommand(args)
+	if name == "help" {
+		fmt.Fprint(a.stdout, usage())
 		return nil
-	case "help":
-		fmt.Fprint(a.stdout, usageText)
-		return nil
-	default:
-		fmt.Fprint(a.stderr, usageText)
-		return exitError{code: 2, msg: fmt.Sprintf("unknown command %q", cmd)}
 	}
+	for _, c := range commands() {
+		if slices.Contains(c.names, name) {
+			return c.run(a, ctx, args)
+		}
+	}
+	fmt.Fprint(a.stderr, usage())
+	return exitError{code: 2, msg: fmt.Sprintf("unknown command %q", name)}
 }
 
 // splitCommand finds the command word: the first argument that is not a

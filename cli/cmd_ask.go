@@ -42,6 +42,14 @@ Exit status:
 The prompt is stored first, so it is kept whatever happens next.
 `
 
+func askCommand() command {
+	return command{
+		names: []string{"ask"},
+		help:  "  mneme ask [flags] PROMPT...        ask once and print the answer (reads stdin when piped)\n",
+		run:   (*App).runAsk,
+	}
+}
+
 func (a *App) runAsk(ctx context.Context, args []string) error {
 	var common commonFlags
 	fs := a.newFlagSet("ask", "mneme ask [--continue | --conversation ID] [--json] PROMPT...", &common)

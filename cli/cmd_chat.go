@@ -25,6 +25,16 @@ func registerChatFlags(fs *flag.FlagSet) (cont *bool, resume *string, turn *int)
 	return cont, resume, turn
 }
 
+func chatCommand() command {
+	return command{
+		names: []string{""},
+		help: "  mneme [flags]                      open the chat (a new conversation)\n" +
+			"  mneme -c | --continue              resume the latest conversation\n" +
+			"  mneme --resume ID [--turn N]       resume a conversation (an id prefix is enough), at a turn\n",
+		run: (*App).runChat,
+	}
+}
+
 func (a *App) runChat(ctx context.Context, args []string) error {
 	var common commonFlags
 	fs := a.newFlagSet("mneme", "mneme [-c | --continue | --resume ID] [flags]", &common)
@@ -33,7 +43,7 @@ func (a *App) runChat(ctx context.Context, args []string) error {
 	// mneme -h, --help and `mneme help` all show the commands; the chat's
 	// own flags follow.
 	fs.Usage = func() {
-		fmt.Fprint(a.stderr, usageText)
+		fmt.Fprint(a.stderr, usage())
 		fmt.Fprint(a.stderr, "\nFlags of the chat:\n")
 		fs.PrintDefaults()
 	}

@@ -12,6 +12,14 @@ import (
 	"github.com/mneme-dev/mneme/memory"
 )
 
+func conversationsCommand() command {
+	return command{
+		names: []string{"conversations", "convs"},
+		help:  "  mneme conversations [--json]       list conversations\n",
+		run:   (*App).runConversations,
+	}
+}
+
 func (a *App) runConversations(ctx context.Context, args []string) error {
 	var common commonFlags
 	fs := a.newFlagSet("conversations", "mneme conversations [--json] [--archived] [--find DESCRIPTION]", &common)

@@ -16,6 +16,14 @@ import (
 	"github.com/mneme-dev/mneme/memory"
 )
 
+func doctorCommand() command {
+	return command{
+		names: []string{"doctor"},
+		help:  "  mneme doctor                       check Ollama, models, data dir and database\n",
+		run:   (*App).runDoctor,
+	}
+}
+
 func (a *App) runDoctor(ctx context.Context, args []string) error {
 	var common commonFlags
 	fs := a.newFlagSet("doctor", "mneme doctor", &common)

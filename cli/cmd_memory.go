@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -13,45 +14,61 @@ import (
 	"github.com/mneme-dev/mneme/memory"
 )
 
-const memoryUsage = `Usage: mneme memory COMMAND [--json] ...
+func memoryCommand() command {
+	return command{
+		names: []string{"memory"},
+		help:  "  mneme memory COMMAND [--json]      notes mneme keeps about you: list, add, edit, rm, search\n",
+		run:   (*App).runMemory,
+	}
+}
+
+// memoryCommands are the commands of `mneme memory`, as its help lists them.
+func memoryCommands() []command {
+	return []command{
+		{names: []string{"list", "ls"}, help: "  list                 list your notes, newest first, with where they were saved from\n", run: (*App).memoryList},
+		{names: []string{"add"}, help: "  add TEXT...          save a note\n", run: (*App).memoryAdd},
+		{names: []string{"edit"}, help: "  edit ID TEXT...      replace a note's text (a unique id prefix of 8+ characters is enough)\n", run: (*App).memoryEdit},
+		{names: []string{"rm", "delete"}, help: "  rm ID                delete a note (a unique id prefix of 8+ characters is enough)\n", run: (*App).memoryRemove},
+		{names: []string{"search"}, help: "  search QUERY...      search your notes by meaning and by words\n", run: (*App).memorySearch},
+	}
+}
+
+// memoryUsage is the help of `mneme memory`.
+func memoryUsage() string {
+	var b strings.Builder
+	b.WriteString(`Usage: mneme memory COMMAND [--json] ...
 
 Notes are facts mneme remembers about you: the model saves them with its
 memory tools, and the ones relevant to a prompt are recalled into it.
 
 Commands:
-  list                 list your notes, newest first, with where they were saved from
-  add TEXT...          save a note
-  edit ID TEXT...      replace a note's text (a unique id prefix of 8+ characters is enough)
-  rm ID                delete a note (a unique id prefix of 8+ characters is enough)
-  search QUERY...      search your notes by meaning and by words
-
-Every command takes --json, and the common flags (--user, --data-dir, ...).
-`
+`)
+	for _, c := range memoryCommands() {
+		b.WriteString(c.help)
+	}
+	b.WriteString("\nEvery command takes --json, and the common flags (--user, --data-dir, ...).\n")
+	return b.String()
+}
 
 func (a *App) runMemory(ctx context.Context, args []string) error {
 	sub := ""
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
 		sub, args = args[0], args[1:]
 	}
+	for _, c := range memoryCommands() {
+		if slices.Contains(c.names, sub) {
+			return c.run(a, ctx, args)
+		}
+	}
 	switch sub {
-	case "list", "ls":
-		return a.memoryList(ctx, args)
-	case "add":
-		return a.memoryAdd(ctx, args)
-	case "edit":
-		return a.memoryEdit(ctx, args)
-	case "rm", "delete":
-		return a.memoryRemove(ctx, args)
-	case "search":
-		return a.memorySearch(ctx, args)
 	case "help":
-		fmt.Fprint(a.stdout, memoryUsage)
+		fmt.Fprint(a.stdout, memoryUsage())
 		return nil
 	case "":
-		fmt.Fprint(a.stderr, memoryUsage)
+		fmt.Fprint(a.stderr, memoryUsage())
 		return exitError{code: 2, msg: "memory: give a command: list, add, edit, rm or search"}
 	default:
-		fmt.Fprint(a.stderr, memoryUsage)
+		fmt.Fprint(a.stderr, memoryUsage())
 		return exitError{code: 2, msg: fmt.Sprintf("memory: unknown command %q", sub)}
 	}
 }

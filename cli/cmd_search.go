@@ -20,6 +20,15 @@ import (
 // still pending before it searches; the rest are embedded later.
 const searchEmbedBudget = 3 * time.Second
 
+func searchCommand() command {
+	return command{
+		names: []string{"search"},
+		help: "  mneme search [--json] QUERY...     search past turns by meaning and by words\n" +
+			"  mneme search --batch FILE          answer JSON-lines queries (evaluation, scripts)\n",
+		run: (*App).runSearch,
+	}
+}
+
 func (a *App) runSearch(ctx context.Context, args []string) error {
 	var common commonFlags
 	fs := a.newFlagSet("search", "mneme search [--limit N] [--json] [--archived] [--conversation ID] [--since DATE] [--until DATE] QUERY...\n       mneme search --batch FILE", &common)
@@ -237,31 +246,4 @@ func parseDate(s string) (time.Time, error) {
 			firstSearchDate.Format("2006-01-02"), lastSearchDate.AddDate(0, 0, -1).Format("2006-01-02"))
 	}
 	return t, nil
-}
-
-func (a *App) runReindex(ctx context.Context, args []string) error {
-	var common commonFlags
-	fs := a.newFlagSet("reindex", "mneme reindex", &common)
-	if _, err := parseArgs(fs, args); err != nil {
-		return err
-	}
-	s, err := a.open(ctx, common)
-	if err != nil {
-		return err
-	}
-	defer s.Close()
-	ix, err := s.openIndex(ctx, ollamaState{})
-	if err != nil {
-		return err
-	}
-	defer ix.Close()
-	if err := ix.Reindex(ctx); err != nil {
-		return err
-	}
-	n, err := s.store.CountTurns(ctx)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(a.stdout, "Rebuilt the keyword index: %d turns.\n", n)
-	return nil
 }

@@ -96,6 +96,15 @@ func (s *session) syncAfterChange(ctx context.Context, ix *memory.Index) {
 	}
 }
 
+func syncCommand() command {
+	return command{
+		names: []string{"sync"},
+		help: "  mneme sync [--status [--json]]     sync memory with your other devices now (Turso)\n" +
+			"  mneme sync init URL                set up sync (token from stdin or MNEME_SYNC_TOKEN)\n",
+		run: (*App).runSync,
+	}
+}
+
 func (a *App) runSync(ctx context.Context, args []string) error {
 	if len(args) > 0 && args[0] == "init" {
 		return a.runSyncInit(ctx, args[1:])

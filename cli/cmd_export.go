@@ -1,0 +1,58 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/mneme-dev/mneme/memory"
+)
+
+func exportCommand() command {
+	return command{
+		names: []string{"export"},
+		help:  "  mneme export [--format jsonl|markdown] [--conversation ID]\n",
+		run:   (*App).runExport,
+	}
+}
+
+func (a *App) runExport(ctx context.Context, args []string) error {
+	var common commonFlags
+	fs := a.newFlagSet("export", "mneme export [--conversation ID] [--format jsonl|markdown] [-o FILE]", &common)
+	conv := fs.String("conversation", "", "export only this conversation (a prefix is enough)")
+	format := fs.String("format", string(memory.FormatJSONL), "jsonl (re-importable) or markdown")
+	outPath := fs.String("o", "", "write to FILE instead of stdout")
+	rest, err := parseArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(rest) > 0 {
+		return exitError{code: 2, msg: fmt.Sprintf("export: unexpected argument %q", rest[0])}
+	}
+	f := memory.ExportFormat(*format)
+	if f != memory.FormatJSONL && f != memory.FormatMarkdown {
+		return exitError{code: 2, msg: fmt.Sprintf("export: --format must be jsonl or markdown, not %q", *format)}
+	}
+	s, err := a.openForReading(ctx, common)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	convID := ""
+	if *conv != "" {
+		c, err := s.store.Conversation(ctx, s.cfg.User, *conv)
+		if err != nil {
+			return fmt.Errorf("--conversation %s: %w", *conv, err)
+		}
+		convID = c.ID
+	}
+	if *outPath == "" {
+		return s.store.Export(ctx, s.cfg.User, convID, f, a.stdout)
+	}
+	if err := writeFileAtomic(*outPath, 0o600, func(w io.Writer) error {
+		return s.store.Export(ctx, s.cfg.User, convID, f, w)
+	}); err != nil {
+		return fmt.Errorf("export: %w", err)
+	}
+	return nil
+}

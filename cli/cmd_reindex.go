@@ -1,0 +1,41 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+)
+
+func reindexCommand() command {
+	return command{
+		names: []string{"reindex"},
+		help:  "  mneme reindex                      rebuild the keyword index from the database\n",
+		run:   (*App).runReindex,
+	}
+}
+
+func (a *App) runReindex(ctx context.Context, args []string) error {
+	var common commonFlags
+	fs := a.newFlagSet("reindex", "mneme reindex", &common)
+	if _, err := parseArgs(fs, args); err != nil {
+		return err
+	}
+	s, err := a.open(ctx, common)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	ix, err := s.openIndex(ctx, ollamaState{})
+	if err != nil {
+		return err
+	}
+	defer ix.Close()
+	if err := ix.Reindex(ctx); err != nil {
+		return err
+	}
+	n, err := s.store.CountTurns(ctx)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(a.stdout, "Rebuilt the keyword index: %d turns.\n", n)
+	return nil
+}
