@@ -43,11 +43,8 @@ The prompt is stored first, so it is kept whatever happens next.
 `
 
 func askCommand() command {
-	return command{
-		names: []string{"ask"},
-		help:  "  mneme ask [flags] PROMPT...        ask once and print the answer (reads stdin when piped)\n",
-		run:   (*App).runAsk,
-	}
+	return command{names: []string{"ask"}, run: (*App).runAsk,
+		help: "  mneme ask [flags] PROMPT...        ask once and print the answer (reads stdin when piped)\n"}
 }
 
 func (a *App) runAsk(ctx context.Context, args []string) error {

@@ -26,13 +26,10 @@ func registerChatFlags(fs *flag.FlagSet) (cont *bool, resume *string, turn *int)
 }
 
 func chatCommand() command {
-	return command{
-		names: []string{""},
+	return command{names: []string{""}, run: (*App).runChat,
 		help: "  mneme [flags]                      open the chat (a new conversation)\n" +
 			"  mneme -c | --continue              resume the latest conversation\n" +
-			"  mneme --resume ID [--turn N]       resume a conversation (an id prefix is enough), at a turn\n",
-		run: (*App).runChat,
-	}
+			"  mneme --resume ID [--turn N]       resume a conversation (an id prefix is enough), at a turn\n"}
 }
 
 func (a *App) runChat(ctx context.Context, args []string) error {

@@ -13,11 +13,8 @@ import (
 )
 
 func conversationsCommand() command {
-	return command{
-		names: []string{"conversations", "convs"},
-		help:  "  mneme conversations [--json]       list conversations\n",
-		run:   (*App).runConversations,
-	}
+	return command{names: []string{"conversations", "convs"}, run: (*App).runConversations,
+		help: "  mneme conversations [--json]       list conversations\n"}
 }
 
 func (a *App) runConversations(ctx context.Context, args []string) error {

@@ -17,11 +17,8 @@ import (
 )
 
 func doctorCommand() command {
-	return command{
-		names: []string{"doctor"},
-		help:  "  mneme doctor                       check Ollama, models, data dir and database\n",
-		run:   (*App).runDoctor,
-	}
+	return command{names: []string{"doctor"}, run: (*App).runDoctor,
+		help: "  mneme doctor                       check Ollama, models, data dir and database\n"}
 }
 
 func (a *App) runDoctor(ctx context.Context, args []string) error {

@@ -9,11 +9,8 @@ import (
 )
 
 func exportCommand() command {
-	return command{
-		names: []string{"export"},
-		help:  "  mneme export [--format jsonl|markdown] [--conversation ID]\n",
-		run:   (*App).runExport,
-	}
+	return command{names: []string{"export"}, run: (*App).runExport,
+		help: "  mneme export [--format jsonl|markdown] [--conversation ID]\n"}
 }
 
 func (a *App) runExport(ctx context.Context, args []string) error {

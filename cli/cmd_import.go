@@ -15,11 +15,8 @@ import (
 )
 
 func importCommand() command {
-	return command{
-		names: []string{"import"},
-		help:  "  mneme import FILE|-                import JSON-lines messages\n",
-		run:   (*App).runImport,
-	}
+	return command{names: []string{"import"}, run: (*App).runImport,
+		help: "  mneme import FILE|-                import JSON-lines messages\n"}
 }
 
 func (a *App) runImport(ctx context.Context, args []string) error {

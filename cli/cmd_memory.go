@@ -15,11 +15,8 @@ import (
 )
 
 func memoryCommand() command {
-	return command{
-		names: []string{"memory"},
-		help:  "  mneme memory COMMAND [--json]      notes mneme keeps about you: list, add, edit, rm, search\n",
-		run:   (*App).runMemory,
-	}
+	return command{names: []string{"memory"}, run: (*App).runMemory,
+		help: "  mneme memory COMMAND [--json]      notes mneme keeps about you: list, add, edit, rm, search\n"}
 }
 
 // memoryCommands are the commands of `mneme memory`, as its help lists them.

@@ -6,11 +6,8 @@ import (
 )
 
 func reindexCommand() command {
-	return command{
-		names: []string{"reindex"},
-		help:  "  mneme reindex                      rebuild the keyword index from the database\n",
-		run:   (*App).runReindex,
-	}
+	return command{names: []string{"reindex"}, run: (*App).runReindex,
+		help: "  mneme reindex                      rebuild the keyword index from the database\n"}
 }
 
 func (a *App) runReindex(ctx context.Context, args []string) error {

@@ -21,12 +21,9 @@ import (
 const searchEmbedBudget = 3 * time.Second
 
 func searchCommand() command {
-	return command{
-		names: []string{"search"},
+	return command{names: []string{"search"}, run: (*App).runSearch,
 		help: "  mneme search [--json] QUERY...     search past turns by meaning and by words\n" +
-			"  mneme search --batch FILE          answer JSON-lines queries (evaluation, scripts)\n",
-		run: (*App).runSearch,
-	}
+			"  mneme search --batch FILE          answer JSON-lines queries (evaluation, scripts)\n"}
 }
 
 func (a *App) runSearch(ctx context.Context, args []string) error {

@@ -97,12 +97,9 @@ func (s *session) syncAfterChange(ctx context.Context, ix *memory.Index) {
 }
 
 func syncCommand() command {
-	return command{
-		names: []string{"sync"},
+	return command{names: []string{"sync"}, run: (*App).runSync,
 		help: "  mneme sync [--status [--json]]     sync memory with your other devices now (Turso)\n" +
-			"  mneme sync init URL                set up sync (token from stdin or MNEME_SYNC_TOKEN)\n",
-		run: (*App).runSync,
-	}
+			"  mneme sync init URL                set up sync (token from stdin or MNEME_SYNC_TOKEN)\n"}
 }
 
 func (a *App) runSync(ctx context.Context, args []string) error {
