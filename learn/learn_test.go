@@ -1,0 +1,227 @@
+package learn
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/ollama/ollama/api"
+
+	"github.com/mneme-dev/mneme/internal/fakeollama"
+)
+
+func client(t *testing.T, srv *fakeollama.Server) *api.Client {
+	t.Helper()
+	u, err := url.Parse(srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return api.NewClient(u, http.DefaultClient)
+}
+
+// jsonReply answers with v as the whole (unstreamed) content.
+func jsonReply(v any) fakeollama.Reply {
+	b, _ := json.Marshal(v)
+	return fakeollama.Say(string(b))
+}
+
+func TestExtractSendsTheTurnAndKeepsValidMemories(t *testing.T) {
+	srv := fakeollama.New(t)
+	srv.Script(jsonReply(map[string]any{"memories": []map[string]any{
+		{"text": "  Has a cat\n called Tom. ", "confidence": 0.9, "tags": []string{"Pets", "pets", "cat names"}, "kind": "fact"},
+		{"text": "", "confidence": 0.5, "tags": []string{}, "kind": "fact"},
+		{"text": "Is sure of everything.", "confidence": 1.5, "tags": []string{}, "kind": "fact"},
+		{"text": "Plans a trip to Lisbon in May.", "confidence": 0.7, "tags": []string{"travel"}, "kind": "itinerary"},
+	}}))
+	got, err := Extract(context.Background(), client(t, srv), Model{Name: fakeollama.DefaultChatModel, Options: map[string]any{"num_ctx": 4096}},
+		Turn{User: "My cat Tom is sick, and I fly to Lisbon in May.", Assistant: "Sorry to hear about Tom."})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Candidate{
+		{Text: "Has a cat called Tom.", Confidence: 0.9, Tags: []string{"pets", "cat-names"}, Kind: KindFact},
+		{Text: "Plans a trip to Lisbon in May.", Confidence: 0.7, Tags: []string{"travel"}, Kind: KindOther},
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("extracted %+v\nwant %+v", got, want)
+	}
+	req := srv.LastRequest()
+	if len(req.Messages) != 2 || req.Messages[0].Role != "system" || req.Messages[1].Role != "user" ||
+		!strings.Contains(req.Messages[1].Content, "My cat Tom is sick") || !strings.Contains(req.Messages[1].Content, "Sorry to hear") {
+		t.Fatalf("the turn is not the user message: %+v", req.Messages)
+	}
+	if len(req.Format) == 0 || req.Options["num_ctx"] != float64(4096) || req.Options["temperature"] != float64(0) {
+		t.Fatalf("format %s, options %v", req.Format, req.Options)
+	}
+}
+
+func TestExtractMalformedReply(t *testing.T) {
+	srv := fakeollama.New(t)
+	srv.Script(fakeollama.Say(`{"memories": [{"text": "unterminated`))
+	_, err := Extract(context.Background(), client(t, srv), Model{Name: fakeollama.DefaultChatModel}, Turn{User: "hi"})
+	if !errors.Is(err, ErrMalformed) {
+		t.Fatalf("err = %v, want ErrMalformed", err)
+	}
+}
+
+// notes is an in-memory Notes whose similarity is shared words.
+type notes struct {
+	byID  map[string]string
+	order []string
+	n     int
+}
+
+func newNotes(texts ...string) *notes {
+	ns := &notes{byID: map[string]string{}}
+	for _, t := range texts {
+		ns.Add(context.Background(), "u", Candidate{Text: t})
+	}
+	return ns
+}
+
+func (ns *notes) Similar(_ context.Context, _ string, text string, limit int) ([]Existing, error) {
+	var out []Existing
+	for _, id := range ns.order {
+		if jaccard(wordSet(text), wordSet(ns.byID[id])) > 0 {
+			out = append(out, Existing{ID: id, Text: ns.byID[id]})
+		}
+	}
+	return out[:min(limit, len(out))], nil
+}
+
+func (ns *notes) Add(_ context.Context, _ string, c Candidate) (string, error) {
+	ns.n++
+	id := fmt.Sprintf("n%d", ns.n)
+	ns.byID[id] = c.Text
+	ns.order = append(ns.order, id)
+	return id, nil
+}
+
+func (ns *notes) Update(_ context.Context, _, id, text string) error {
+	ns.byID[id] = text
+	return nil
+}
+
+func (ns *notes) Delete(_ context.Context, _, id string) error {
+	delete(ns.byID, id)
+	ns.order = slices.DeleteFunc(ns.order, func(s string) bool { return s == id })
+	return nil
+}
+
+func (ns *notes) texts() []string {
+	var out []string
+	for _, id := range ns.order {
+		out = append(out, ns.byID[id])
+	}
+	return out
+}
+
+func TestConsolidate(t *testing.T) {
+	cases := map[string]struct {
+		kept     []string
+		cand     string
+		decision any // the model's reply; nil: no call expected
+		want     Event
+		after    []string
+	}{
+		"new, nothing similar: added without a call": {
+			kept: []string{"Lives in Porto."}, cand: "Has a cat called Tom.",
+			want: EventAdd, after: []string{"Lives in Porto.", "Has a cat called Tom."},
+		},
+		"word for word: nothing, no call": {
+			kept: []string{"Has a cat called Tom."}, cand: "Has a cat called Tom.",
+			want: EventNone, after: []string{"Has a cat called Tom."},
+		},
+		"nearly the same: nothing, no call": {
+			kept: []string{"Has a cat called Tom."}, cand: "has a CAT, called Tom",
+			want: EventNone, after: []string{"Has a cat called Tom."},
+		},
+		"the model adds": {
+			kept: []string{"Has a cat called Tom."}, cand: "Has a dog called Rex.",
+			decision: map[string]any{"event": "ADD", "id": 0, "text": ""},
+			want:     EventAdd, after: []string{"Has a cat called Tom.", "Has a dog called Rex."},
+		},
+		"the model updates in place": {
+			kept: []string{"Has a cat called Tom."}, cand: "Tom the cat is ten years old.",
+			decision: map[string]any{"event": "UPDATE", "id": 1, "text": "Has a ten-year-old cat called Tom."},
+			want:     EventUpdate, after: []string{"Has a ten-year-old cat called Tom."},
+		},
+		"the model deletes a contradicted note; the new fact replaces it": {
+			kept: []string{"Lives in Porto.", "Likes the rain in Porto."}, cand: "Moved from Porto to Lisbon.",
+			decision: map[string]any{"event": "DELETE", "id": 1, "text": ""},
+			want:     EventDelete, after: []string{"Likes the rain in Porto.", "Moved from Porto to Lisbon."},
+		},
+		"the model finds it kept": {
+			kept: []string{"Is vegetarian."}, cand: "Does not eat meat; is vegetarian.",
+			decision: map[string]any{"event": "NONE", "id": 1, "text": ""},
+			want:     EventNone, after: []string{"Is vegetarian."},
+		},
+		"a decision naming no kept note changes nothing": {
+			kept: []string{"Is vegetarian."}, cand: "Is vegan now.",
+			decision: map[string]any{"event": "UPDATE", "id": 7, "text": "Is vegan."},
+			want:     EventNone, after: []string{"Is vegetarian."},
+		},
+		"a decision that is not JSON changes nothing": {
+			kept: []string{"Is vegetarian."}, cand: "Is vegan now.",
+			decision: "not json",
+			want:     EventNone, after: []string{"Is vegetarian."},
+		},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			srv := fakeollama.New(t)
+			calls := 0
+			srv.SetDefault(func(req api.ChatRequest) fakeollama.Reply {
+				calls++
+				if s, ok := c.decision.(string); ok {
+					return fakeollama.Say(s)
+				}
+				return jsonReply(c.decision)
+			})
+			ns := newNotes(c.kept...)
+			changes, err := Consolidate(context.Background(), client(t, srv), Model{Name: fakeollama.DefaultChatModel}, ns, "u",
+				[]Candidate{{Text: c.cand, Confidence: 0.8, Kind: KindFact}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(changes) != 1 || changes[0].Event != c.want {
+				t.Fatalf("changes %+v, want one %s", changes, c.want)
+			}
+			if !slices.Equal(ns.texts(), c.after) {
+				t.Fatalf("notes after: %q, want %q", ns.texts(), c.after)
+			}
+			if wantCalls := map[bool]int{true: 0, false: 1}[c.decision == nil]; calls != wantCalls {
+				t.Fatalf("%d model calls, want %d", calls, wantCalls)
+			}
+		})
+	}
+}
+
+// TestConsolidateTwiceMakesNoDuplicates: learning the same turn again
+// (or the same fact twice in one turn) keeps one note each, without a
+// model call.
+func TestConsolidateTwiceMakesNoDuplicates(t *testing.T) {
+	srv := fakeollama.New(t)
+	srv.SetDefault(func(api.ChatRequest) fakeollama.Reply {
+		return jsonReply(map[string]any{"event": "ADD", "id": 0, "text": ""})
+	})
+	cands := []Candidate{{Text: "Has a cat called Tom."}, {Text: "Works night shifts."}, {Text: "has a cat called tom"}}
+	ns := newNotes()
+	for run := 1; run <= 2; run++ {
+		if _, err := Consolidate(context.Background(), client(t, srv), Model{Name: fakeollama.DefaultChatModel}, ns, "u", cands); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if want := []string{"Has a cat called Tom.", "Works night shifts."}; !slices.Equal(ns.texts(), want) {
+		t.Fatalf("notes %q, want %q", ns.texts(), want)
+	}
+	if n := len(srv.Requests()); n != 0 {
+		t.Fatalf("%d model calls for facts with nothing similar or already kept", n)
+	}
+}
