@@ -19,6 +19,7 @@ import (
 
 	"github.com/mneme-dev/mneme/agent"
 	"github.com/mneme-dev/mneme/memory"
+	"github.com/mneme-dev/mneme/memory/syncer"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -197,7 +198,7 @@ type session struct {
 	client  *api.Client
 	host    string
 	// syncerVal is made by syncer() (cmd_sync.go) when sync is set up.
-	syncerVal  *memory.Syncer
+	syncerVal  *syncer.Syncer
 	syncerMade bool
 	// progress reports long catch-ups of the search index on stderr; nil
 	// in the chat, which owns the screen.

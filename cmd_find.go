@@ -9,16 +9,16 @@ import (
 	"time"
 
 	"github.com/mneme-dev/mneme/internal/sanitize"
-	"github.com/mneme-dev/mneme/memory"
+	"github.com/mneme-dev/mneme/memory/index"
 	"github.com/mneme-dev/mneme/tui"
 )
 
 // findResult is what `conversations --find --json` prints: the conversation
 // to open when one clearly matches, else the close matches to choose from.
 type findResult struct {
-	Query   string                     `json:"query"`
-	Winner  *memory.ConversationMatch  `json:"winner"`
-	Matches []memory.ConversationMatch `json:"matches"`
+	Query   string                    `json:"query"`
+	Winner  *index.ConversationMatch  `json:"winner"`
+	Matches []index.ConversationMatch `json:"matches"`
 }
 
 // runFind ranks conversations by a description. One clear winner is
@@ -38,14 +38,14 @@ func (a *App) runFind(ctx context.Context, common commonFlags, description strin
 		return err
 	}
 	defer ix.Close()
-	found, err := ix.FindConversations(ctx, memory.FindQuery{UserID: s.cfg.User, Text: description, IncludeArchived: archived})
+	found, err := ix.FindConversations(ctx, index.FindQuery{UserID: s.cfg.User, Text: description, IncludeArchived: archived})
 	if err != nil {
 		return err
 	}
-	winner, choices := memory.Decide(found)
+	winner, choices := index.Decide(found)
 	if asJSON {
 		if choices == nil {
-			choices = []memory.ConversationMatch{}
+			choices = []index.ConversationMatch{}
 		}
 		if err := writeJSON(a.stdout, findResult{Query: description, Winner: winner, Matches: choices}); err != nil {
 			return err
@@ -59,7 +59,7 @@ func (a *App) runFind(ctx context.Context, common commonFlags, description strin
 	return nil
 }
 
-func printFound(w io.Writer, winner *memory.ConversationMatch, choices []memory.ConversationMatch, description string) {
+func printFound(w io.Writer, winner *index.ConversationMatch, choices []index.ConversationMatch, description string) {
 	switch {
 	case len(choices) == 0:
 		fmt.Fprintf(w, "No conversation matches %q.\n", description)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/mneme-dev/mneme/agent"
 	"github.com/mneme-dev/mneme/memory"
+	"github.com/mneme-dev/mneme/memory/index"
 )
 
 // compactionConfig is the sliding-window compaction part of Config (its
@@ -140,8 +141,8 @@ func (r indexingRunner) Compact(ctx context.Context, userID, conversationID stri
 
 // findConversations ranks the user's conversations for a description
 // (tui.Config.Find, conversations --find).
-func findConversations(ix *memory.Index) func(ctx context.Context, userID, description string) ([]memory.ConversationMatch, error) {
-	return func(ctx context.Context, userID, description string) ([]memory.ConversationMatch, error) {
-		return ix.FindConversations(ctx, memory.FindQuery{UserID: userID, Text: description})
+func findConversations(ix *index.Index) func(ctx context.Context, userID, description string) ([]index.ConversationMatch, error) {
+	return func(ctx context.Context, userID, description string) ([]index.ConversationMatch, error) {
+		return ix.FindConversations(ctx, index.FindQuery{UserID: userID, Text: description})
 	}
 }

@@ -3,22 +3,22 @@ package main
 import (
 	"context"
 
-	"github.com/mneme-dev/mneme/memory"
+	"github.com/mneme-dev/mneme/memory/index"
 )
 
 // openIndex opens the search index with the embedding model the probe
 // found; without one, search is keyword-only.
-func (s *session) openIndex(ctx context.Context, st ollamaState) (*memory.Index, error) {
-	opts := memory.IndexOptions{
+func (s *session) openIndex(ctx context.Context, st ollamaState) (*index.Index, error) {
+	opts := index.IndexOptions{
 		Log:    s.log,
-		Fusion: memory.Fusion{K: s.cfg.RRFK, KeywordWeight: s.cfg.KeywordWeight, VectorWeight: s.cfg.VectorWeight},
+		Fusion: index.Fusion{K: s.cfg.RRFK, KeywordWeight: s.cfg.KeywordWeight, VectorWeight: s.cfg.VectorWeight},
 	}
 	if s.progress != nil {
 		opts.Progress = s.progress.report
 	}
 	if st.Embed.Name != "" {
 		opts.Embed = s.client
-		opts.Model = memory.EmbedModel{Name: st.Embed.Name, ContextLength: st.Embed.ContextLength}
+		opts.Model = index.EmbedModel{Name: st.Embed.Name, ContextLength: st.Embed.ContextLength}
 	}
-	return memory.OpenIndex(ctx, s.store, s.cfg.DataDir, opts)
+	return index.OpenIndex(ctx, s.store, s.cfg.DataDir, opts)
 }

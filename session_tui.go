@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"github.com/mneme-dev/mneme/memory"
+	"github.com/mneme-dev/mneme/memory/index"
 	"github.com/mneme-dev/mneme/tui"
 )
 
@@ -16,7 +17,7 @@ import (
 // going through the index so that search forgets a deleted conversation.
 type conversationManager struct {
 	*memory.Store
-	ix *memory.Index
+	ix *index.Index
 }
 
 func (c conversationManager) DeleteConversation(ctx context.Context, userID, id string) error {
@@ -24,7 +25,7 @@ func (c conversationManager) DeleteConversation(ctx context.Context, userID, id 
 }
 
 // memoryStatus reports the state of search and the number of notes.
-func memoryStatus(store *memory.Store, ix *memory.Index) func(ctx context.Context, userID string) (tui.MemoryStatus, error) {
+func memoryStatus(store *memory.Store, ix *index.Index) func(ctx context.Context, userID string) (tui.MemoryStatus, error) {
 	return func(ctx context.Context, userID string) (tui.MemoryStatus, error) {
 		st, err := ix.Status(ctx)
 		if err != nil {
