@@ -64,6 +64,9 @@ func (s *Store) DeleteConversationIDs(ctx context.Context, userID, id string) (D
 			OR owner_id IN (SELECT id FROM summaries WHERE conversation_id = ?)`, id, id); err != nil {
 			return err
 		}
+		if err := forgetMarks(ctx, tx, append(append([]string(nil), del.TurnIDs...), del.SummaryIDs...)); err != nil {
+			return err
+		}
 		// Children first, so that nothing relies on ON DELETE CASCADE (and
 		// every delete fires its sync log trigger).
 		for _, stmt := range []string{

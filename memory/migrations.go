@@ -13,6 +13,9 @@ type migration struct {
 	statements []string
 }
 
+// The keyword_hash columns of turns, notes and summaries are kept for old
+// databases but no longer read or written: keyword marks are local state
+// (local.go), so that rebuilding the keyword index writes nothing to sync.
 var migrations = []migration{
 	{version: 1, statements: []string{
 		`CREATE TABLE users (
@@ -94,8 +97,8 @@ var migrations = []migration{
 		// and turn_number say where a note was saved from (NULL when added
 		// outside a conversation). A deleted note is a tombstone: deleted_at
 		// is set and content blanked, so that sync can carry the delete.
-		// keyword_hash is the hash last written to the keyword index ('' when
-		// the index holds nothing for the note).
+		// keyword_hash is no longer used: what the keyword index holds is
+		// recorded in local state (local.go), which is never synced.
 		`CREATE TABLE notes (
 			id              TEXT PRIMARY KEY,
 			user_id         TEXT NOT NULL REFERENCES users(id),

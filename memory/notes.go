@@ -278,7 +278,8 @@ func (s *Store) LiveNotes(ctx context.Context, ids []string) ([]Note, error) {
 // NotesNeedingKeywordIndex returns live notes whose text is not in the keyword index yet.
 func (s *Store) NotesNeedingKeywordIndex(ctx context.Context, limit int) ([]Note, error) {
 	notes, err := s.queryNotes(ctx, `SELECT `+noteColumns+` FROM notes n
-		WHERE n.deleted_at IS NULL AND n.keyword_hash != n.hash LIMIT ?`, limit)
+		LEFT JOIN local.keyword_marks m ON m.kind = 'note' AND m.id = n.id
+		WHERE n.deleted_at IS NULL AND COALESCE(m.hash, '') != n.hash LIMIT ?`, limit)
 	if err != nil {
 		return nil, fmt.Errorf("notes to index: %w", err)
 	}
@@ -287,7 +288,8 @@ func (s *Store) NotesNeedingKeywordIndex(ctx context.Context, limit int) ([]Note
 
 // DeletedNotesInKeywordIndex returns the ids of deleted notes still in the keyword index.
 func (s *Store) DeletedNotesInKeywordIndex(ctx context.Context, limit int) ([]string, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT id FROM notes WHERE deleted_at IS NOT NULL AND keyword_hash != '' LIMIT ?`, limit)
+	rows, err := s.db.QueryContext(ctx, `SELECT n.id FROM notes n JOIN local.keyword_marks m ON m.kind = 'note' AND m.id = n.id
+		WHERE n.deleted_at IS NOT NULL AND m.hash != '' LIMIT ?`, limit)
 	if err != nil {
 		return nil, fmt.Errorf("deleted notes: %w", err)
 	}
@@ -306,10 +308,11 @@ func (s *Store) DeletedNotesInKeywordIndex(ctx context.Context, limit int) ([]st
 // MarkNotesKeywordIndexed records that these notes' current text is in the
 // keyword index; a note changed since it was read stays pending.
 func (s *Store) MarkNotesKeywordIndexed(ctx context.Context, notes []Note) error {
-	return s.write(ctx, func(tx Execer) error {
+	return s.writeLocal(ctx, func(tx Execer) error {
 		for _, n := range notes {
-			if _, err := tx.ExecContext(ctx, `UPDATE notes SET keyword_hash = hash WHERE id = ? AND hash = ? AND deleted_at IS NULL`,
-				n.ID, n.Hash); err != nil {
+			if _, err := tx.ExecContext(ctx, `INSERT INTO local.keyword_marks (kind, id, hash)
+				SELECT 'note', id, hash FROM notes WHERE id = ? AND hash = ? AND deleted_at IS NULL
+				ON CONFLICT(kind, id) DO UPDATE SET hash = excluded.hash`, n.ID, n.Hash); err != nil {
 				return fmt.Errorf("mark note indexed: %w", err)
 			}
 		}
@@ -319,9 +322,10 @@ func (s *Store) MarkNotesKeywordIndexed(ctx context.Context, notes []Note) error
 
 // MarkNotesKeywordRemoved records that deleted notes left the keyword index.
 func (s *Store) MarkNotesKeywordRemoved(ctx context.Context, ids []string) error {
-	return s.write(ctx, func(tx Execer) error {
+	return s.writeLocal(ctx, func(tx Execer) error {
 		for _, id := range ids {
-			if _, err := tx.ExecContext(ctx, `UPDATE notes SET keyword_hash = '' WHERE id = ? AND deleted_at IS NOT NULL`, id); err != nil {
+			if _, err := tx.ExecContext(ctx, `DELETE FROM local.keyword_marks WHERE kind = 'note' AND id = ?
+				AND EXISTS (SELECT 1 FROM notes WHERE id = ? AND deleted_at IS NOT NULL)`, id, id); err != nil {
 				return fmt.Errorf("mark note removed: %w", err)
 			}
 		}

@@ -54,10 +54,13 @@ func (s *Store) RestoreNote(ctx context.Context, userID string, n Note) (Note, e
 		case !deleted.Valid:
 			return fmt.Errorf("note %q is not deleted: %w", n.ID, ErrInvalid)
 		}
-		// keyword_hash '' puts the note back in the keyword index's queue.
-		_, err = tx.ExecContext(ctx, `UPDATE notes SET content = ?, hash = ?, updated_at = ?, deleted_at = NULL, keyword_hash = ''
+		_, err = tx.ExecContext(ctx, `UPDATE notes SET content = ?, hash = ?, updated_at = ?, deleted_at = NULL
 			WHERE id = ? AND user_id = ? AND deleted_at IS NOT NULL`, content, hash, now, n.ID, userID)
-		return err
+		if err != nil {
+			return err
+		}
+		// No keyword mark puts the note back in the keyword index's queue.
+		return forgetMarks(ctx, tx, []string{n.ID})
 	})
 	if err != nil {
 		return Note{}, fmt.Errorf("restore note: %w", err)

@@ -118,12 +118,16 @@ func (s *Store) open(ctx context.Context) error {
 		return fmt.Errorf("open store: %w", err)
 	}
 	s.replica.Store(replica)
-	s.conn = &pragmaConnector{base: base, key: s.key}
+	s.conn = &pragmaConnector{base: base, key: s.key, local: LocalPath(s.path)}
 	s.db = sql.OpenDB(s.conn)
 	var mode string
 	if err := s.db.QueryRowContext(ctx, "PRAGMA journal_mode=WAL").Scan(&mode); err != nil {
 		s.db.Close()
 		return fmt.Errorf("open store: %w", s.explainOpenError(err))
+	}
+	if err := s.openLocal(ctx); err != nil {
+		s.db.Close()
+		return fmt.Errorf("open store: %w", err)
 	}
 	if err := s.migrate(ctx); err != nil {
 		s.db.Close()
@@ -262,10 +266,11 @@ func openConnector(dsn string) (driver.Connector, error) {
 // ignored by go-libsql). Its base can be replaced while the store is open
 // (swap.go), so it counts the connections it handed out.
 type pragmaConnector struct {
-	mu   sync.RWMutex // held for writing while the base is replaced
-	base driver.Connector
-	key  string
-	live atomic.Int64 // connections open on base
+	mu    sync.RWMutex // held for writing while the base is replaced
+	base  driver.Connector
+	key   string
+	local string       // the local state file attached as "local" (local.go); "" for none
+	live  atomic.Int64 // connections open on base
 }
 
 func (c *pragmaConnector) Connect(ctx context.Context) (driver.Conn, error) {
@@ -301,6 +306,12 @@ func (c *pragmaConnector) Connect(ctx context.Context) (driver.Conn, error) {
 		if err := pragma(ctx, conn, p); err != nil {
 			conn.Close()
 			return nil, fmt.Errorf("%s: %w", p, err)
+		}
+	}
+	if c.local != "" {
+		if err := attachLocal(ctx, conn, c.local); err != nil {
+			conn.Close()
+			return nil, fmt.Errorf("attach local state: %w", err)
 		}
 	}
 	c.live.Add(1)
@@ -391,6 +402,16 @@ func (s *Store) write(ctx context.Context, fn func(tx Execer) error) (err error)
 	if ro := s.ReadOnlyReason(); ro != nil {
 		return ro
 	}
+	return s.transact(ctx, fn)
+}
+
+// writeLocal is write for local state only (local.go), which a read-only
+// store (a newer mneme's schema) still keeps.
+func (s *Store) writeLocal(ctx context.Context, fn func(tx Execer) error) error {
+	return s.transact(ctx, fn)
+}
+
+func (s *Store) transact(ctx context.Context, fn func(tx Execer) error) error {
 	s.writeMu.Lock()
 	defer s.writeMu.Unlock()
 	conn, err := s.db.Conn(ctx)

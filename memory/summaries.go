@@ -163,7 +163,9 @@ func (s *Store) SummariesWithIDs(ctx context.Context, ids []string) ([]Summary, 
 
 // SummariesNeedingKeywordIndex returns summaries not in the keyword index yet.
 func (s *Store) SummariesNeedingKeywordIndex(ctx context.Context, limit int) ([]Summary, error) {
-	out, err := s.querySummaries(ctx, `SELECT `+summaryColumns+` FROM summaries s WHERE s.keyword_hash != s.hash LIMIT ?`, limit)
+	out, err := s.querySummaries(ctx, `SELECT `+summaryColumns+` FROM summaries s
+		LEFT JOIN local.keyword_marks m ON m.kind = 'summary' AND m.id = s.id
+		WHERE COALESCE(m.hash, '') != s.hash LIMIT ?`, limit)
 	if err != nil {
 		return nil, fmt.Errorf("summaries to index: %w", err)
 	}
@@ -172,9 +174,11 @@ func (s *Store) SummariesNeedingKeywordIndex(ctx context.Context, limit int) ([]
 
 // MarkSummariesKeywordIndexed records that these summaries are in the keyword index.
 func (s *Store) MarkSummariesKeywordIndexed(ctx context.Context, list []Summary) error {
-	return s.write(ctx, func(tx Execer) error {
+	return s.writeLocal(ctx, func(tx Execer) error {
 		for _, sum := range list {
-			if _, err := tx.ExecContext(ctx, `UPDATE summaries SET keyword_hash = hash WHERE id = ? AND hash = ?`, sum.ID, sum.Hash); err != nil {
+			if _, err := tx.ExecContext(ctx, `INSERT INTO local.keyword_marks (kind, id, hash)
+				SELECT 'summary', id, hash FROM summaries WHERE id = ? AND hash = ?
+				ON CONFLICT(kind, id) DO UPDATE SET hash = excluded.hash`, sum.ID, sum.Hash); err != nil {
 				return fmt.Errorf("mark summary indexed: %w", err)
 			}
 		}

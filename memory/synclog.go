@@ -20,8 +20,8 @@ import (
 // replicated like everything else: each entry has a random id ("entry"),
 // and the entries a device has not pushed yet are exactly those of its
 // local copy that the server's copy lacks. Derived state (turns, embeddings,
-// meta) and bookkeeping columns (keyword_hash) are not logged: they are
-// re-derived.
+// meta) and the old bookkeeping columns (keyword_hash, unused since keyword
+// marks became local state: local.go) are not logged: they are re-derived.
 var syncLogMigration = []string{
 	`CREATE TABLE sync_log (
 		seq    INTEGER PRIMARY KEY AUTOINCREMENT,

@@ -62,6 +62,10 @@ func (s *Store) SyncTurns(ctx context.Context, userID, conversationID string) (c
 			}
 			removed = append(removed, id)
 		}
+		// A turn gone is out of the keyword index (the index deletes it).
+		if err := forgetMarks(ctx, tx, removed); err != nil {
+			return err
+		}
 		return nil
 	})
 	if err != nil {
@@ -201,7 +205,8 @@ func (s *Store) TurnsByID(ctx context.Context, userID string, ids []string) (map
 // batches it takes.
 func (s *Store) TurnsNeedingKeywordIndex(ctx context.Context, after string, limit int) ([]Turn, error) {
 	turns, err := s.queryTurns(ctx, `SELECT `+turnColumns+` FROM turns t
-		WHERE t.id > ? AND t.keyword_hash != t.hash ORDER BY t.id LIMIT ?`, after, limit)
+		LEFT JOIN local.keyword_marks m ON m.kind = 'turn' AND m.id = t.id
+		WHERE t.id > ? AND COALESCE(m.hash, '') != t.hash ORDER BY t.id LIMIT ?`, after, limit)
 	if err != nil {
 		return nil, fmt.Errorf("turns to index: %w", err)
 	}
@@ -212,7 +217,9 @@ func (s *Store) TurnsNeedingKeywordIndex(ctx context.Context, after string, limi
 // would list.
 func (s *Store) CountTurnsNeedingKeywordIndex(ctx context.Context) (int, error) {
 	var n int
-	err := s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM turns WHERE keyword_hash != hash`).Scan(&n)
+	err := s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM turns t
+		LEFT JOIN local.keyword_marks m ON m.kind = 'turn' AND m.id = t.id
+		WHERE COALESCE(m.hash, '') != t.hash`).Scan(&n)
 	return n, err
 }
 
@@ -234,11 +241,13 @@ func (s *Store) AllTurns(ctx context.Context, batch int, fn func([]Turn) error) 
 	}
 }
 
-// MarkKeywordIndexed records that these turns' current text is in the keyword index.
+// MarkKeywordIndexed records that these turns' current text is in the
+// keyword index (in local state: see local.go).
 func (s *Store) MarkKeywordIndexed(ctx context.Context, turns []Turn) error {
-	return s.write(ctx, func(tx Execer) error {
+	return s.writeLocal(ctx, func(tx Execer) error {
 		for _, t := range turns {
-			if _, err := tx.ExecContext(ctx, `UPDATE turns SET keyword_hash = ? WHERE id = ?`, t.Hash, t.ID); err != nil {
+			if _, err := tx.ExecContext(ctx, `INSERT INTO local.keyword_marks (kind, id, hash) VALUES ('turn', ?, ?)
+				ON CONFLICT(kind, id) DO UPDATE SET hash = excluded.hash`, t.ID, t.Hash); err != nil {
 				return fmt.Errorf("mark indexed: %w", err)
 			}
 		}
@@ -249,13 +258,9 @@ func (s *Store) MarkKeywordIndexed(ctx context.Context, turns []Turn) error {
 // ResetKeywordIndexed forgets what is in the keyword index, so that every
 // turn, note and summary is indexed again.
 func (s *Store) ResetKeywordIndexed(ctx context.Context) error {
-	return s.write(ctx, func(tx Execer) error {
-		for _, table := range []string{"turns", "notes", "summaries"} {
-			if _, err := tx.ExecContext(ctx, `UPDATE `+table+` SET keyword_hash = ''`); err != nil {
-				return err
-			}
-		}
-		return nil
+	return s.writeLocal(ctx, func(tx Execer) error {
+		_, err := tx.ExecContext(ctx, `DELETE FROM local.keyword_marks`)
+		return err
 	})
 }
 
@@ -263,9 +268,10 @@ func (s *Store) ResetKeywordIndexed(ctx context.Context) error {
 // the keyword index.
 func (s *Store) CountKeywordIndexed(ctx context.Context) (int, error) {
 	var n int
-	err := s.db.QueryRowContext(ctx, `SELECT (SELECT COUNT(*) FROM turns WHERE keyword_hash != '')
-		+ (SELECT COUNT(*) FROM notes WHERE keyword_hash != '')
-		+ (SELECT COUNT(*) FROM summaries WHERE keyword_hash != '')`).Scan(&n)
+	err := s.db.QueryRowContext(ctx, `SELECT
+		  (SELECT COUNT(*) FROM local.keyword_marks m JOIN turns t ON m.kind = 'turn' AND t.id = m.id)
+		+ (SELECT COUNT(*) FROM local.keyword_marks m JOIN notes n ON m.kind = 'note' AND n.id = m.id)
+		+ (SELECT COUNT(*) FROM local.keyword_marks m JOIN summaries s ON m.kind = 'summary' AND s.id = m.id)`).Scan(&n)
 	return n, err
 }
 

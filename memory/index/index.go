@@ -113,7 +113,8 @@ func (ix *Index) SetEmbedding(client EmbedClient, model EmbedModel) {
 	}
 }
 
-// Meta keys recording which keyword index the store's flags describe.
+// Meta keys recording which keyword index the store's local keyword marks
+// describe (in the store's local state, never synced: see memory/local.go).
 const (
 	metaKeywordID      = "keyword_index_id"
 	metaKeywordVersion = "keyword_index_version"
@@ -169,12 +170,12 @@ func (ix *Index) openKeyword(ctx context.Context) error {
 // keywordStale says why the keyword index does not match the store ("" if
 // it does). It runs under the index's lease.
 func (ix *Index) keywordStale(ctx context.Context) (string, error) {
-	want, err := ix.store.Meta(ctx, metaKeywordID)
+	want, err := ix.store.LocalMeta(ctx, metaKeywordID)
 	if err != nil {
 		return "", err
 	}
 	have, _ := ix.kw.Meta(kwMetaID)
-	version, err := ix.store.Meta(ctx, metaKeywordVersion)
+	version, err := ix.store.LocalMeta(ctx, metaKeywordVersion)
 	if err != nil {
 		return "", err
 	}
@@ -209,10 +210,10 @@ func (ix *Index) recreateKeyword(ctx context.Context) error {
 		if err := ix.store.ResetKeywordIndexed(ctx); err != nil {
 			return err
 		}
-		if err := ix.store.SetMeta(ctx, metaKeywordVersion, keyword.Version); err != nil {
+		if err := ix.store.SetLocalMeta(ctx, metaKeywordVersion, keyword.Version); err != nil {
 			return err
 		}
-		return ix.store.SetMeta(ctx, metaKeywordID, id)
+		return ix.store.SetLocalMeta(ctx, metaKeywordID, id)
 	})
 }
 

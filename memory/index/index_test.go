@@ -171,7 +171,7 @@ func TestIndexRepairsItself(t *testing.T) {
 			os.MkdirAll(kw, 0o700)
 			os.WriteFile(filepath.Join(kw, "index_meta.json"), []byte("{garbage"), 0o600)
 		},
-		"stale": func() { s.SetMeta(ctx, metaKeywordID, "another-index") },
+		"stale": func() { s.SetLocalMeta(ctx, metaKeywordID, "another-index") },
 	}
 	for name, damage := range cases {
 		t.Run(name, func(t *testing.T) {

@@ -9,8 +9,8 @@ import (
 )
 
 // Keyword maintenance: turns, notes and summaries go to the keyword index
-// in batches, and the store records what the index holds (marks), under
-// one lease of the index.
+// in batches, and the store records what the index holds (keyword marks,
+// in its local state, never synced), under one lease of the index.
 
 // keywordBatch is how many turns go to Bleve at once.
 const keywordBatch = 1000
@@ -115,14 +115,19 @@ func (ix *Index) indexSummaryKeywords(ctx context.Context) error {
 		if err != nil || len(list) == 0 {
 			return err
 		}
-		docs, err := ix.summaryDocs(ctx, list)
-		if err != nil {
-			return err
-		}
-		if err := ix.indexAndMark(ctx, docs, func() error { return ix.store.MarkSummariesKeywordIndexed(ctx, list) }); err != nil {
+		if err := ix.upsertSummaryKeywords(ctx, list); err != nil {
 			return err
 		}
 	}
+}
+
+// upsertSummaryKeywords writes summaries to the keyword index and marks them.
+func (ix *Index) upsertSummaryKeywords(ctx context.Context, list []memory.Summary) error {
+	docs, err := ix.summaryDocs(ctx, list)
+	if err != nil {
+		return err
+	}
+	return ix.indexAndMark(ctx, docs, func() error { return ix.store.MarkSummariesKeywordIndexed(ctx, list) })
 }
 
 // turnDocs are the keyword documents of turns, under their conversations'

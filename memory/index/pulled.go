@@ -9,9 +9,10 @@ import (
 
 // What sync needs of the index (memory/syncer): after a pull, the rows that
 // arrived from other devices are written to this device's keyword index
-// without marking them in the store (a write would make this device
-// "ahead" of the server), and the loaded vectors are dropped (they are
-// reloaded from the embeddings table, which the rows arrived with).
+// and marked in the store's local state (never synced: a write to the
+// synced database would make this device "ahead" of the server), and the
+// loaded vectors are dropped (they are reloaded from the embeddings table,
+// which the rows arrived with).
 
 // kwMetaReplicaMark is the keyword index's record of the replica position
 // (generation/frame) it was last brought up to date with.
@@ -25,10 +26,10 @@ func (ix *Index) ReplicaMark() (string, error) { return ix.kw.Meta(kwMetaReplica
 func (ix *Index) SetReplicaMark(mark string) error { return ix.kw.SetMeta(kwMetaReplicaMark, mark) }
 
 // Refresh writes to the keyword index the turns of convs, the notes among
-// notes that are live and the summaries, removes the documents gone, then
-// adopts the store's index id, drops the loaded vectors and wakes the
-// worker for convs (for turns still to derive and vectors under another
-// model).
+// notes that are live and the summaries, with their keyword marks (local
+// state, which no other device sees), removes the documents gone, then
+// drops the loaded vectors and wakes the worker for convs (for turns still
+// to derive and vectors under another model).
 func (ix *Index) Refresh(ctx context.Context, convs []memory.ConversationRef, notes, summaries, gone []string) error {
 	for _, r := range convs {
 		turns, err := ix.store.ConversationTurns(ctx, r.ConversationID)
@@ -36,7 +37,7 @@ func (ix *Index) Refresh(ctx context.Context, convs []memory.ConversationRef, no
 			return err
 		}
 		if err := ix.upsertTurns(ctx, turns); err != nil {
-			return fmt.Errorf("keyword index: %w", err)
+			return err
 		}
 	}
 	if err := ix.refreshRest(ctx, notes, summaries, gone); err != nil {
@@ -60,24 +61,30 @@ func (ix *Index) RefreshAll(ctx context.Context, notes, summaries, gone []string
 	return nil
 }
 
+// upsertTurns writes turns to the keyword index and marks them.
 func (ix *Index) upsertTurns(ctx context.Context, turns []memory.Turn) error {
+	if len(turns) == 0 {
+		return nil
+	}
 	docs, err := ix.turnDocs(ctx, turns)
 	if err != nil {
 		return err
 	}
-	return ix.kw.Upsert(docs...)
+	return ix.indexAndMark(ctx, docs, func() error { return ix.store.MarkKeywordIndexed(ctx, turns) })
 }
 
 // refreshRest is what Refresh and RefreshAll share: notes, summaries,
-// deletions, the index id and the vectors.
+// deletions and the vectors.
 func (ix *Index) refreshRest(ctx context.Context, notes, summaries, gone []string) error {
 	if len(notes) > 0 {
 		live, err := ix.store.LiveNotes(ctx, notes)
 		if err != nil {
 			return err
 		}
-		if err := ix.kw.Upsert(noteDocs(live)...); err != nil {
-			return fmt.Errorf("keyword index: %w", err)
+		if len(live) > 0 {
+			if err := ix.upsertNoteKeywords(ctx, live); err != nil {
+				return err
+			}
 		}
 	}
 	if len(summaries) > 0 {
@@ -85,39 +92,27 @@ func (ix *Index) refreshRest(ctx context.Context, notes, summaries, gone []strin
 		if err != nil {
 			return err
 		}
-		docs, err := ix.summaryDocs(ctx, list)
-		if err != nil {
-			return err
-		}
-		if err := ix.kw.Upsert(docs...); err != nil {
-			return fmt.Errorf("keyword index: %w", err)
+		if len(list) > 0 {
+			if err := ix.upsertSummaryKeywords(ctx, list); err != nil {
+				return err
+			}
 		}
 	}
 	if len(gone) > 0 {
-		if err := ix.kw.Delete(gone...); err != nil {
-			return fmt.Errorf("keyword index: %w", err)
+		err := ix.kw.Hold(ctx, func() error {
+			if err := ix.kw.Delete(gone...); err != nil {
+				return fmt.Errorf("keyword index: %w", err)
+			}
+			return ix.store.ForgetKeywordMarks(ctx, gone)
+		})
+		if err != nil {
+			return err
 		}
 	}
-	ix.adoptStoreID(ctx)
 	ix.mu.Lock()
 	clear(ix.vecs) // reloaded from the embeddings table on the next search
 	ix.mu.Unlock()
 	return nil
-}
-
-// adoptStoreID makes the keyword index carry the index id the store names,
-// which a pull may have replaced with another device's: this index is now
-// up to date with the store, and opening it must not rebuild it.
-func (ix *Index) adoptStoreID(ctx context.Context) {
-	want, err := ix.store.Meta(ctx, metaKeywordID)
-	if err != nil || want == "" {
-		return
-	}
-	if have, _ := ix.kw.Meta(kwMetaID); have != want {
-		if err := ix.kw.SetMeta(kwMetaID, want); err != nil {
-			ix.log.Warn("sync: keyword index id", "err", err)
-		}
-	}
 }
 
 // Backlog names the first kind of work the index still has on rows

@@ -15,14 +15,13 @@ import (
 // themselves arrive with the rows, in the embeddings table; under the same
 // model they are used as they are).
 //
-// The keyword index's bookkeeping (turns.keyword_hash, notes.keyword_hash,
-// meta keyword_index_id) lives in replicated tables, so after a pull it
-// describes the other device's index. The Syncer therefore does not rely on
-// it: it compares cheap fingerprints of each conversation and note taken
-// before and after the pull, writes what changed straight to the keyword
-// index (Index.Refresh: without writing to the database, which would make
-// this device "ahead"), and adopts the store's index id into the keyword
-// index.
+// The keyword index's bookkeeping (which text it holds) is local state,
+// never synced (memory/local.go), so rows that arrive are simply not marked
+// yet. To bring search up to date at once, the Syncer compares cheap
+// fingerprints of each conversation and note taken before and after the
+// pull and has the index write and mark what changed (Index.Refresh),
+// without writing to the synced database, which would make this device
+// "ahead".
 
 // convPrint is a fingerprint of one conversation's rows.
 type convPrint struct {

@@ -198,9 +198,9 @@ func (sy *Syncer) mergeInto(ctx context.Context, newPath string, all bool, done 
 
 // deriveMerged re-derives the turns of conversations that got rows in the
 // merge, so that the push carries them and neither device derives (and
-// writes) them again: the turns are marked as in the keyword index (both
-// devices put them there when the merge arrives, see refreshIndex), and
-// vectors this device already had for the same text are reused under the
+// writes) them again (each device puts them in its keyword index, and
+// marks them in its local state, when the merge arrives: see refreshIndex),
+// and vectors this device already had for the same text are reused under the
 // new turn ids (a message moved after the other device's gets a new turn
 // number, not a new text).
 func deriveMerged(ctx context.Context, src Store, dst *memory.Store, touched map[string]bool) error {
@@ -228,9 +228,6 @@ func deriveMerged(ctx context.Context, src Store, dst *memory.Store, touched map
 			return err
 		}
 		err = dst.Write(ctx, func(tx memory.Execer) error {
-			if _, err := tx.ExecContext(ctx, `UPDATE turns SET keyword_hash = hash WHERE conversation_id = ? AND keyword_hash != hash`, conv); err != nil {
-				return err
-			}
 			for _, t := range turns {
 				if err := reuseVectors(ctx, src, tx, t); err != nil {
 					return err
