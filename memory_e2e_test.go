@@ -12,6 +12,7 @@ import (
 
 	"github.com/mneme-dev/mneme/internal/fakeollama"
 	"github.com/mneme-dev/mneme/memory"
+	"github.com/mneme-dev/mneme/memory/index"
 	"github.com/mneme-dev/mneme/tools"
 )
 
@@ -240,7 +241,7 @@ func TestMemoryCommands(t *testing.T) {
 		t.Fatalf("list:\n%s", r.stdout)
 	}
 
-	var found []memory.NoteResult
+	var found []index.NoteResult
 	r = d.mustOK("", "memory", "search", "--json", "what is my cat called?")
 	if err := json.Unmarshal([]byte(r.stdout), &found); err != nil || len(found) == 0 || found[0].ID != added.ID {
 		t.Fatalf("search: %s", r.stdout)

@@ -13,6 +13,7 @@ import (
 	"github.com/mneme-dev/mneme/agent"
 	"github.com/mneme-dev/mneme/internal/realollama"
 	"github.com/mneme-dev/mneme/memory"
+	"github.com/mneme-dev/mneme/memory/index"
 	"github.com/mneme-dev/mneme/tools"
 )
 
@@ -67,7 +68,7 @@ func TestRealOllamaMemoryTools(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer store.Close()
-	ix, err := memory.OpenIndex(ctx, store, t.TempDir(), memory.IndexOptions{})
+	ix, err := index.OpenIndex(ctx, store, t.TempDir(), index.IndexOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/mneme-dev/mneme/internal/fakeollama"
 	"github.com/mneme-dev/mneme/internal/syncserver"
 	"github.com/mneme-dev/mneme/memory"
+	"github.com/mneme-dev/mneme/memory/syncer"
 )
 
 // TestSearchDateOutOfRange: a date the index cannot hold is a usage error
@@ -48,7 +49,7 @@ func TestSyncStatusErrorOnOneLine(t *testing.T) {
 	srv.Token = e2eToken
 	d := syncDevice(t, fakeollama.New(t), srv)
 	d.syncNow()
-	path := filepath.Join(d.home, "data", memory.SyncStateFileName)
+	path := filepath.Join(d.home, "data", syncer.SyncStateFileName)
 	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
@@ -57,7 +58,7 @@ func TestSyncStatusErrorOnOneLine(t *testing.T) {
 	if err := json.Unmarshal(data, &st); err != nil {
 		t.Fatal(err)
 	}
-	st["state"], st["last_error"] = memory.SyncError, "sync failed: stream error\n\nCaused by:\n    connection reset"
+	st["state"], st["last_error"] = syncer.SyncError, "sync failed: stream error\n\nCaused by:\n    connection reset"
 	if data, err = json.Marshal(st); err != nil {
 		t.Fatal(err)
 	}

@@ -10,7 +10,7 @@ import (
 
 	"github.com/mneme-dev/mneme/internal/fakeollama"
 	"github.com/mneme-dev/mneme/internal/realollama"
-	"github.com/mneme-dev/mneme/memory"
+	"github.com/mneme-dev/mneme/memory/index"
 )
 
 const tripImport = `{"conversation":"c1","title":"Travel","role":"user","content":"We should plan the Lisbon trip for May","time":"2024-04-01T09:00:00Z","ref":"D1:1"}
@@ -65,9 +65,9 @@ not json
 		t.Fatalf("%d answer lines for 4 query lines:\n%s", len(lines), r.stdout)
 	}
 	type answer struct {
-		ID      json.RawMessage       `json:"id"`
-		Results []memory.SearchResult `json:"results"`
-		Error   string                `json:"error"`
+		ID      json.RawMessage      `json:"id"`
+		Results []index.SearchResult `json:"results"`
+		Error   string               `json:"error"`
 	}
 	var answers []answer
 	for _, l := range lines {
@@ -89,7 +89,7 @@ not json
 			t.Errorf("query %s: results %+v, want first ref %s", a.ID, a.Results, want[string(a.ID)])
 		}
 		for _, res := range a.Results {
-			if res.MatchedBy != memory.MatchKeyword {
+			if res.MatchedBy != index.MatchKeyword {
 				t.Errorf("offline search matched by %s", res.MatchedBy)
 			}
 		}
@@ -121,16 +121,16 @@ func TestAskedTurnsAreFoundByVectorAndKeyword(t *testing.T) {
 	if len(srv.EmbedRequests()) == 0 {
 		t.Fatal("finished turns were not embedded")
 	}
-	var res []memory.SearchResult
+	var res []index.SearchResult
 	r := d.mustOK("", "search", "--json", "sourdough bread")
 	if err := json.Unmarshal([]byte(r.stdout), &res); err != nil {
 		t.Fatal(err)
 	}
-	kinds := map[memory.MatchKind]int{}
+	kinds := map[index.MatchKind]int{}
 	for _, x := range res {
 		kinds[x.MatchedBy]++
 	}
-	if len(res) == 0 || res[0].MatchedBy != memory.MatchBoth || !strings.Contains(res[0].Snippet, "sourdough") || kinds[memory.MatchVector] == 0 {
+	if len(res) == 0 || res[0].MatchedBy != index.MatchBoth || !strings.Contains(res[0].Snippet, "sourdough") || kinds[index.MatchVector] == 0 {
 		t.Fatalf("results %+v", res)
 	}
 	if res[0].Distance == nil {
@@ -198,18 +198,18 @@ func TestSearchWithRealOllamaEmbeddings(t *testing.T) {
 	d.extra = []string{"MNEME_MODEL=stories", "MNEME_EMBED_MODEL=stories"}
 	d.mustOK("", "ask", "Once upon a time there was a dragon")
 	d.mustOK("", "ask", "Lily went to the park with her ball")
-	var res []memory.SearchResult
+	var res []index.SearchResult
 	r := d.mustOK("", "search", "--json", "dragon")
 	if err := json.Unmarshal([]byte(r.stdout), &res); err != nil {
 		t.Fatal(err)
 	}
-	kinds := map[memory.MatchKind]bool{}
+	kinds := map[index.MatchKind]bool{}
 	for _, x := range res {
 		kinds[x.MatchedBy] = true
 	}
 	// The tiny model's stories share most words, so every turn may match by
 	// keyword too; what matters is that the real vectors took part.
-	if len(res) != 2 || !strings.Contains(res[0].Snippet, "dragon") || !kinds[memory.MatchBoth] || res[0].Distance == nil {
+	if len(res) != 2 || !strings.Contains(res[0].Snippet, "dragon") || !kinds[index.MatchBoth] || res[0].Distance == nil {
 		t.Fatalf("results %+v", res)
 	}
 	if out := d.mustOK("", "doctor").stdout; !strings.Contains(out, "2 turns indexed by keyword; 0 waiting for embeddings") {

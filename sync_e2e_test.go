@@ -12,6 +12,8 @@ import (
 	"github.com/mneme-dev/mneme/internal/fakeollama"
 	"github.com/mneme-dev/mneme/internal/syncserver"
 	"github.com/mneme-dev/mneme/memory"
+	"github.com/mneme-dev/mneme/memory/index"
+	"github.com/mneme-dev/mneme/memory/syncer"
 )
 
 const e2eToken = "tok-E2E-secret-7c1f9a"
@@ -24,10 +26,10 @@ func syncDevice(t *testing.T, ollama *fakeollama.Server, srv *syncserver.Server)
 }
 
 // syncNow runs `mneme sync --json` and returns its report.
-func (d *device) syncNow() memory.SyncReport {
+func (d *device) syncNow() syncer.SyncReport {
 	d.t.Helper()
 	r := d.mustOK("", "sync", "--json")
-	var rep memory.SyncReport
+	var rep syncer.SyncReport
 	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
 		d.t.Fatalf("sync --json: %v\n%s", err, r.stdout)
 	}
@@ -36,7 +38,7 @@ func (d *device) syncNow() memory.SyncReport {
 
 type syncStatusOut struct {
 	Configured bool `json:"configured"`
-	memory.SyncStatus
+	syncer.SyncStatus
 }
 
 func (d *device) syncStatus() (syncStatusOut, string) {
@@ -73,9 +75,9 @@ func (d *device) noteTexts() []string {
 	return out
 }
 
-func (d *device) search(q string) []memory.SearchResult {
+func (d *device) search(q string) []index.SearchResult {
 	d.t.Helper()
-	var res []memory.SearchResult
+	var res []index.SearchResult
 	r := d.mustOK("", "search", "--json", q)
 	if err := json.Unmarshal([]byte(r.stdout), &res); err != nil {
 		d.t.Fatalf("search --json: %v\n%s", err, r.stdout)
@@ -86,7 +88,7 @@ func (d *device) search(q string) []memory.SearchResult {
 // noSecret fails if the token is in any output, log or state file of d.
 func noSecret(t *testing.T, d *device, outputs ...string) {
 	t.Helper()
-	files := []string{"mneme.log", memory.SyncStateFileName}
+	files := []string{"mneme.log", syncer.SyncStateFileName}
 	for _, f := range files {
 		data, _ := os.ReadFile(filepath.Join(d.home, "data", f))
 		outputs = append(outputs, string(data))
@@ -135,7 +137,7 @@ func TestSyncTurnOnAIsFoundOnB(t *testing.T) {
 		t.Fatalf("B lists %q", got)
 	}
 	res := b.search("sourdough bread")
-	if len(res) == 0 || res[0].MatchedBy != memory.MatchBoth || !strings.Contains(res[0].Snippet, "sourdough") {
+	if len(res) == 0 || res[0].MatchedBy != index.MatchBoth || !strings.Contains(res[0].Snippet, "sourdough") {
 		t.Fatalf("B's search: %+v", res)
 	}
 	// The vectors came with the rows: B embedded its query, never A's turn.
@@ -145,7 +147,7 @@ func TestSyncTurnOnAIsFoundOnB(t *testing.T) {
 		}
 	}
 	st, raw := b.syncStatus()
-	if !st.Configured || st.LastSuccess == nil || st.Pending != 0 || st.State != memory.SyncSynced || st.URL != srv.URL {
+	if !st.Configured || st.LastSuccess == nil || st.Pending != 0 || st.State != syncer.SyncSynced || st.URL != srv.URL {
 		t.Fatalf("B status: %s", raw)
 	}
 	stA, rawA := a.syncStatus()
@@ -198,7 +200,7 @@ func TestSyncBothWriteWhileServerDown(t *testing.T) {
 		t.Fatalf("sync while down: %+v", r)
 	}
 	st, raw := a.syncStatus()
-	if st.State != memory.SyncOffline || st.Pending == 0 || st.LastSuccess == nil {
+	if st.State != syncer.SyncOffline || st.Pending == 0 || st.LastSuccess == nil {
 		t.Fatalf("A status while down: %s", raw)
 	}
 	if err := srv.Up(); err != nil {
@@ -283,7 +285,7 @@ func TestTUIChatsWithSyncServerDown(t *testing.T) {
 	}
 	t.Logf("quit took %s with sync pending and the server down", time.Since(start))
 	st, raw := d.syncStatus()
-	if st.State != memory.SyncOffline || st.Pending == 0 {
+	if st.State != syncer.SyncOffline || st.Pending == 0 {
 		t.Fatalf("status: %s", raw)
 	}
 	// Back up: the next run sends it.
@@ -293,7 +295,7 @@ func TestTUIChatsWithSyncServerDown(t *testing.T) {
 	if rep := d.syncNow(); !rep.Merged {
 		t.Fatalf("first sync: %+v", rep)
 	}
-	if st, raw := d.syncStatus(); st.State != memory.SyncSynced || st.Pending != 0 {
+	if st, raw := d.syncStatus(); st.State != syncer.SyncSynced || st.Pending != 0 {
 		t.Fatalf("status after: %s", raw)
 	}
 	noSecret(t, d, raw, term.screen())

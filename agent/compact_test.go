@@ -18,6 +18,7 @@ import (
 	"github.com/mneme-dev/mneme/internal/fakeollama"
 	"github.com/mneme-dev/mneme/internal/ollama"
 	"github.com/mneme-dev/mneme/memory"
+	"github.com/mneme-dev/mneme/memory/index"
 	"github.com/mneme-dev/mneme/tools"
 )
 
@@ -218,8 +219,8 @@ func TestFortyTurnsKeepOneSummaryAndTheWindow(t *testing.T) {
 	// The summary is searchable, as a conversation-level result, by words
 	// and by meaning.
 	ctx := context.Background()
-	ix, err := memory.OpenIndex(ctx, h.store, t.TempDir(), memory.IndexOptions{
-		Embed: h.client, Model: memory.EmbedModel{Name: fakeollama.DefaultEmbedModel, ContextLength: 2048},
+	ix, err := index.OpenIndex(ctx, h.store, t.TempDir(), index.IndexOptions{
+		Embed: h.client, Model: index.EmbedModel{Name: fakeollama.DefaultEmbedModel, ContextLength: 2048},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -228,9 +229,9 @@ func TestFortyTurnsKeepOneSummaryAndTheWindow(t *testing.T) {
 	if err := ix.Drain(ctx); err != nil {
 		t.Fatal(err)
 	}
-	found, err := ix.FindConversations(ctx, memory.FindQuery{UserID: "alice", Text: "ledger"})
+	found, err := ix.FindConversations(ctx, index.FindQuery{UserID: "alice", Text: "ledger"})
 	if err != nil || len(found) != 1 || found[0].ID != h.conv.ID || !strings.Contains(found[0].Snippet, "Ledger") ||
-		!strings.Contains(strings.Join(found[0].MatchedBy, ","), memory.FoundBySummary) {
+		!strings.Contains(strings.Join(found[0].MatchedBy, ","), index.FoundBySummary) {
 		t.Fatalf("find by the summary's words: %+v %v", found, err)
 	}
 	embedded := false
@@ -650,7 +651,7 @@ func TestEveryRequestCarriesTheContext(t *testing.T) {
 func TestToolDefinitionsCountTowardsTheWindow(t *testing.T) {
 	ctx := context.Background()
 	probe := newCompactHarness(t, Compaction{ContextWindow: 100000})
-	ix, err := memory.OpenIndex(ctx, probe.store, t.TempDir(), memory.IndexOptions{})
+	ix, err := index.OpenIndex(ctx, probe.store, t.TempDir(), index.IndexOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

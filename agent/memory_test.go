@@ -9,7 +9,7 @@ import (
 	"github.com/ollama/ollama/api"
 
 	"github.com/mneme-dev/mneme/internal/fakeollama"
-	"github.com/mneme-dev/mneme/memory"
+	"github.com/mneme-dev/mneme/memory/index"
 	"github.com/mneme-dev/mneme/tools"
 )
 
@@ -19,7 +19,7 @@ func TestMemoryToolsAcrossConversations(t *testing.T) {
 	ctx := context.Background()
 	// The harness's store backs the index; the agent is rebuilt with the tools.
 	h := newHarness(t, nil)
-	ix, err := memory.OpenIndex(ctx, h.store, t.TempDir(), memory.IndexOptions{})
+	ix, err := index.OpenIndex(ctx, h.store, t.TempDir(), index.IndexOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,7 +11,7 @@ import (
 	"github.com/ollama/ollama/api"
 
 	"github.com/mneme-dev/mneme/internal/fakeollama"
-	"github.com/mneme-dev/mneme/memory"
+	"github.com/mneme-dev/mneme/memory/index"
 	"github.com/mneme-dev/mneme/tools"
 )
 
@@ -70,7 +70,7 @@ func TestToolCallsPerReplyAreCapped(t *testing.T) {
 func TestHugeToolInputIsBoundedWhereEchoedAndStored(t *testing.T) {
 	ctx := context.Background()
 	h := newHarness(t, nil)
-	ix, err := memory.OpenIndex(ctx, h.store, t.TempDir(), memory.IndexOptions{})
+	ix, err := index.OpenIndex(ctx, h.store, t.TempDir(), index.IndexOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

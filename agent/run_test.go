@@ -13,6 +13,7 @@ import (
 
 	"github.com/mneme-dev/mneme/internal/fakeollama"
 	"github.com/mneme-dev/mneme/memory"
+	"github.com/mneme-dev/mneme/memory/index"
 	"github.com/mneme-dev/mneme/tools"
 )
 
@@ -116,7 +117,7 @@ func TestSkipToolCallsAnswersEveryCallWithTheReason(t *testing.T) {
 func TestToolEventsNameTheNotesWritten(t *testing.T) {
 	ctx := context.Background()
 	h := newHarness(t, nil)
-	ix, err := memory.OpenIndex(ctx, h.store, t.TempDir(), memory.IndexOptions{})
+	ix, err := index.OpenIndex(ctx, h.store, t.TempDir(), index.IndexOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/mneme-dev/mneme/agent"
 	"github.com/mneme-dev/mneme/memory"
+	"github.com/mneme-dev/mneme/memory/index"
 	"github.com/mneme-dev/mneme/tui"
 )
 
@@ -16,7 +17,7 @@ import (
 // conversation changed, so the finished turn becomes searchable.
 type indexingRunner struct {
 	agent *agent.Agent
-	index *memory.Index
+	index *index.Index
 }
 
 func (r indexingRunner) Run(ctx context.Context, req agent.Request, emit func(agent.Event)) (agent.Result, error) {
@@ -40,9 +41,9 @@ func (r indexingRunner) Compact(ctx context.Context, userID, conversationID stri
 
 // findConversations ranks the user's conversations for a description
 // (tui.Config.Find, conversations --find).
-func findConversations(ix *memory.Index) func(ctx context.Context, userID, description string) ([]memory.ConversationMatch, error) {
-	return func(ctx context.Context, userID, description string) ([]memory.ConversationMatch, error) {
-		return ix.FindConversations(ctx, memory.FindQuery{UserID: userID, Text: description})
+func findConversations(ix *index.Index) func(ctx context.Context, userID, description string) ([]index.ConversationMatch, error) {
+	return func(ctx context.Context, userID, description string) ([]index.ConversationMatch, error) {
+		return ix.FindConversations(ctx, index.FindQuery{UserID: userID, Text: description})
 	}
 }
 
@@ -58,7 +59,7 @@ func (s *session) withSync(cfg tui.Config) tui.Config {
 // going through the index so that search forgets a deleted conversation.
 type conversationManager struct {
 	*memory.Store
-	ix *memory.Index
+	ix *index.Index
 }
 
 func (c conversationManager) DeleteConversation(ctx context.Context, userID, id string) error {
@@ -66,7 +67,7 @@ func (c conversationManager) DeleteConversation(ctx context.Context, userID, id 
 }
 
 // memoryStatus reports the state of search and the number of notes.
-func memoryStatus(store *memory.Store, ix *memory.Index) func(ctx context.Context, userID string) (tui.MemoryStatus, error) {
+func memoryStatus(store *memory.Store, ix *index.Index) func(ctx context.Context, userID string) (tui.MemoryStatus, error) {
 	return func(ctx context.Context, userID string) (tui.MemoryStatus, error) {
 		st, err := ix.Status(ctx)
 		if err != nil {

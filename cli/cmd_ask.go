@@ -13,6 +13,7 @@ import (
 	"github.com/mneme-dev/mneme/internal/sanitize"
 	"github.com/mneme-dev/mneme/internal/text"
 	"github.com/mneme-dev/mneme/memory"
+	"github.com/mneme-dev/mneme/memory/index"
 )
 
 // maxPromptBytes bounds a prompt read from stdin.
@@ -174,7 +175,7 @@ func (a *App) storePrompt(ctx context.Context, s *session, cont bool, id, prompt
 // search at once, its embedding within a short budget (a later run catches
 // up on the rest; after an interruption, all of it: the user wants out).
 // Failures are logged, never fatal: the turn is stored.
-func (a *App) indexTurn(ctx context.Context, s *session, ix *memory.Index, ref memory.ConversationRef) {
+func (a *App) indexTurn(ctx context.Context, s *session, ix *index.Index, ref memory.ConversationRef) {
 	interrupted := ctx.Err() != nil
 	ctx = context.WithoutCancel(ctx)
 	ix.Notify(ref)

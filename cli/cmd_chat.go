@@ -12,6 +12,7 @@ import (
 
 	"github.com/mneme-dev/mneme/internal/ollama"
 	"github.com/mneme-dev/mneme/memory"
+	"github.com/mneme-dev/mneme/memory/index"
 	"github.com/mneme-dev/mneme/tui"
 )
 
@@ -134,7 +135,7 @@ func (a *App) runChat(ctx context.Context, args []string) error {
 				})
 			}
 			if st.Embed.Name != "" {
-				ix.SetEmbedding(s.client, memory.EmbedModel{Name: st.Embed.Name, ContextLength: st.Embed.ContextLength})
+				ix.SetEmbedding(s.client, index.EmbedModel{Name: st.Embed.Name, ContextLength: st.Embed.ContextLength})
 			}
 			return tui.Probe{Host: st.Host, Reachable: st.Reachable, Version: st.Version, Model: st.Model,
 				EmbedModel: st.Embed.Name, Err: st.Err}

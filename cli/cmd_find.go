@@ -10,15 +10,15 @@ import (
 
 	"github.com/mneme-dev/mneme/internal/sanitize"
 	"github.com/mneme-dev/mneme/internal/text"
-	"github.com/mneme-dev/mneme/memory"
+	"github.com/mneme-dev/mneme/memory/index"
 )
 
 // findResult is what `conversations --find --json` prints: the conversation
 // to open when one clearly matches, else the close matches to choose from.
 type findResult struct {
-	Query   string                     `json:"query"`
-	Winner  *memory.ConversationMatch  `json:"winner"`
-	Matches []memory.ConversationMatch `json:"matches"`
+	Query   string                    `json:"query"`
+	Winner  *index.ConversationMatch  `json:"winner"`
+	Matches []index.ConversationMatch `json:"matches"`
 }
 
 // runFind ranks conversations by a description. One clear winner is
@@ -28,15 +28,15 @@ func (a *App) runFind(ctx context.Context, common commonFlags, description strin
 	if description == "" {
 		return exitError{code: 2, msg: "conversations: --find needs a description"}
 	}
-	return a.withIndex(ctx, common, func(s *session, ix *memory.Index) error {
-		found, err := ix.FindConversations(ctx, memory.FindQuery{UserID: s.cfg.User, Text: description, IncludeArchived: archived})
+	return a.withIndex(ctx, common, func(s *session, ix *index.Index) error {
+		found, err := ix.FindConversations(ctx, index.FindQuery{UserID: s.cfg.User, Text: description, IncludeArchived: archived})
 		if err != nil {
 			return err
 		}
-		winner, choices := memory.Decide(found)
+		winner, choices := index.Decide(found)
 		if asJSON {
 			if choices == nil {
-				choices = []memory.ConversationMatch{}
+				choices = []index.ConversationMatch{}
 			}
 			if err := writeJSON(a.stdout, findResult{Query: description, Winner: winner, Matches: choices}); err != nil {
 				return err
@@ -51,7 +51,7 @@ func (a *App) runFind(ctx context.Context, common commonFlags, description strin
 	})
 }
 
-func printFound(w io.Writer, winner *memory.ConversationMatch, choices []memory.ConversationMatch, description string) {
+func printFound(w io.Writer, winner *index.ConversationMatch, choices []index.ConversationMatch, description string) {
 	switch {
 	case len(choices) == 0:
 		fmt.Fprintf(w, "No conversation matches %q.\n", description)

@@ -12,6 +12,7 @@ import (
 	"github.com/mneme-dev/mneme/internal/sanitize"
 	"github.com/mneme-dev/mneme/internal/text"
 	"github.com/mneme-dev/mneme/memory"
+	"github.com/mneme-dev/mneme/memory/index"
 )
 
 func memoryCommand() command {
@@ -134,7 +135,7 @@ func (a *App) memoryAdd(ctx context.Context, args []string) error {
 	if strings.TrimSpace(text) == "" {
 		return exitError{code: 2, msg: "memory add: nothing to save: give the note's text"}
 	}
-	return a.changeNote(ctx, common, "add", "Saved", asJSON, true, func(ix *memory.Index, user string) (memory.Note, error) {
+	return a.changeNote(ctx, common, "add", "Saved", asJSON, true, func(ix *index.Index, user string) (memory.Note, error) {
 		return ix.SaveNote(ctx, user, text, memory.NoteSource{})
 	})
 }
@@ -147,7 +148,7 @@ func (a *App) memoryEdit(ctx context.Context, args []string) error {
 	if len(rest) < 2 || strings.TrimSpace(strings.Join(rest[1:], " ")) == "" {
 		return exitError{code: 2, msg: "memory edit: give the note's id and its new text"}
 	}
-	return a.changeNote(ctx, common, "edit", "Updated", asJSON, true, func(ix *memory.Index, user string) (memory.Note, error) {
+	return a.changeNote(ctx, common, "edit", "Updated", asJSON, true, func(ix *index.Index, user string) (memory.Note, error) {
 		return ix.UpdateNote(ctx, user, rest[0], strings.Join(rest[1:], " "))
 	})
 }
@@ -160,7 +161,7 @@ func (a *App) memoryRemove(ctx context.Context, args []string) error {
 	if len(rest) != 1 {
 		return exitError{code: 2, msg: "memory rm: give one note id"}
 	}
-	return a.changeNote(ctx, common, "rm", "Deleted", asJSON, false, func(ix *memory.Index, user string) (memory.Note, error) {
+	return a.changeNote(ctx, common, "rm", "Deleted", asJSON, false, func(ix *index.Index, user string) (memory.Note, error) {
 		return ix.DeleteNote(ctx, user, rest[0])
 	})
 }
@@ -168,7 +169,7 @@ func (a *App) memoryRemove(ctx context.Context, args []string) error {
 // changeNote opens the session and the index, applies change, prints the
 // note, and sends the change to the sync server when sync is set up.
 func (a *App) changeNote(ctx context.Context, common commonFlags, cmd, verb string, asJSON, embed bool,
-	change func(ix *memory.Index, user string) (memory.Note, error)) error {
+	change func(ix *index.Index, user string) (memory.Note, error)) error {
 	s, err := a.open(ctx, common)
 	if err != nil {
 		return err
@@ -194,7 +195,7 @@ func (a *App) memorySearch(ctx context.Context, args []string) error {
 	var common commonFlags
 	fs := a.newFlagSet("memory search", "mneme memory search [--json] [--limit N] QUERY...", &common)
 	asJSON := fs.Bool("json", false, "print JSON")
-	limit := fs.Int("limit", memory.DefaultSearchLimit, fmt.Sprintf("results to show (1-%d)", memory.MaxSearchLimit))
+	limit := fs.Int("limit", index.DefaultSearchLimit, fmt.Sprintf("results to show (1-%d)", index.MaxSearchLimit))
 	rest, err := parseArgs(fs, args)
 	if err != nil {
 		return err
@@ -203,11 +204,11 @@ func (a *App) memorySearch(ctx context.Context, args []string) error {
 	if query == "" {
 		return exitError{code: 2, msg: "memory search: nothing to search for: give a query"}
 	}
-	if *limit < 1 || *limit > memory.MaxSearchLimit {
-		return exitError{code: 2, msg: fmt.Sprintf("memory search: --limit must be 1-%d", memory.MaxSearchLimit)}
+	if *limit < 1 || *limit > index.MaxSearchLimit {
+		return exitError{code: 2, msg: fmt.Sprintf("memory search: --limit must be 1-%d", index.MaxSearchLimit)}
 	}
-	return a.withIndex(ctx, common, func(s *session, ix *memory.Index) error {
-		results, err := ix.SearchNotes(ctx, memory.NoteQuery{UserID: s.cfg.User, Text: query, Limit: *limit})
+	return a.withIndex(ctx, common, func(s *session, ix *index.Index) error {
+		results, err := ix.SearchNotes(ctx, index.NoteQuery{UserID: s.cfg.User, Text: query, Limit: *limit})
 		if err != nil {
 			return err
 		}

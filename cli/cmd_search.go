@@ -13,7 +13,7 @@ import (
 
 	"github.com/mneme-dev/mneme/internal/sanitize"
 	"github.com/mneme-dev/mneme/internal/text"
-	"github.com/mneme-dev/mneme/memory"
+	"github.com/mneme-dev/mneme/memory/index"
 )
 
 // searchEmbedBudget bounds how long a search waits to embed turns that are
@@ -29,7 +29,7 @@ func searchCommand() command {
 func (a *App) runSearch(ctx context.Context, args []string) error {
 	var common commonFlags
 	fs := a.newFlagSet("search", "mneme search [--limit N] [--json] [--archived] [--conversation ID] [--since DATE] [--until DATE] QUERY...\n       mneme search --batch FILE", &common)
-	limit := fs.Int("limit", memory.DefaultSearchLimit, fmt.Sprintf("results to show (1-%d)", memory.MaxSearchLimit))
+	limit := fs.Int("limit", index.DefaultSearchLimit, fmt.Sprintf("results to show (1-%d)", index.MaxSearchLimit))
 	asJSON := fs.Bool("json", false, "print JSON")
 	archived := fs.Bool("archived", false, "include archived conversations")
 	conv := fs.String("conversation", "", "only this conversation (a prefix is enough)")
@@ -48,10 +48,10 @@ func (a *App) runSearch(ctx context.Context, args []string) error {
 	if *batch == "" && query == "" {
 		return exitError{code: 2, msg: "search: nothing to search for: give a query or --batch FILE"}
 	}
-	if *limit < 1 || *limit > memory.MaxSearchLimit {
-		return exitError{code: 2, msg: fmt.Sprintf("search: --limit must be 1-%d", memory.MaxSearchLimit)}
+	if *limit < 1 || *limit > index.MaxSearchLimit {
+		return exitError{code: 2, msg: fmt.Sprintf("search: --limit must be 1-%d", index.MaxSearchLimit)}
 	}
-	q := memory.SearchQuery{Text: query, Limit: *limit, IncludeArchived: *archived}
+	q := index.SearchQuery{Text: query, Limit: *limit, IncludeArchived: *archived}
 	if q.Since, err = parseDate(*since); err != nil {
 		return exitError{code: 2, msg: "search: --since: " + err.Error()}
 	}
@@ -94,7 +94,7 @@ func (a *App) runSearch(ctx context.Context, args []string) error {
 	return nil
 }
 
-func printResults(w io.Writer, results []memory.SearchResult, query string) {
+func printResults(w io.Writer, results []index.SearchResult, query string) {
 	if len(results) == 0 {
 		fmt.Fprintf(w, "Nothing found for %q.\n", query)
 		return
@@ -118,9 +118,9 @@ type batchLine struct {
 }
 
 type batchAnswer struct {
-	ID      json.RawMessage       `json:"id"`
-	Results []memory.SearchResult `json:"results"`
-	Error   string                `json:"error,omitempty"`
+	ID      json.RawMessage      `json:"id"`
+	Results []index.SearchResult `json:"results"`
+	Error   string               `json:"error,omitempty"`
 }
 
 // maxBatchLine bounds one --batch line.
@@ -129,7 +129,7 @@ const maxBatchLine = 4 << 20
 // searchBatch answers one JSON line per query line; a bad line gets an
 // answer with an error and its line number, and does not stop the batch.
 // A line naming another user is such an error unless allUsers is set.
-func (a *App) searchBatch(ctx context.Context, ix *memory.Index, path string, base memory.SearchQuery, allUsers bool) error {
+func (a *App) searchBatch(ctx context.Context, ix *index.Index, path string, base index.SearchQuery, allUsers bool) error {
 	var in io.Reader = a.stdin
 	if path != "-" {
 		f, err := os.Open(path)
@@ -165,8 +165,8 @@ func (a *App) searchBatch(ctx context.Context, ix *memory.Index, path string, ba
 
 // batchAnswer answers line n. A line that does not parse answers with the
 // id it can still read, else null.
-func (a *App) batchAnswer(ctx context.Context, ix *memory.Index, n int, raw []byte, tooLong bool, base memory.SearchQuery, allUsers bool) batchAnswer {
-	ans := batchAnswer{ID: json.RawMessage("null"), Results: []memory.SearchResult{}}
+func (a *App) batchAnswer(ctx context.Context, ix *index.Index, n int, raw []byte, tooLong bool, base index.SearchQuery, allUsers bool) batchAnswer {
+	ans := batchAnswer{ID: json.RawMessage("null"), Results: []index.SearchResult{}}
 	if tooLong {
 		ans.Error = fmt.Sprintf("line %d: longer than %d MiB", n, maxBatchLine>>20)
 		return ans

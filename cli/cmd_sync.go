@@ -13,7 +13,8 @@ import (
 	"golang.org/x/term"
 
 	"github.com/mneme-dev/mneme/internal/sanitize"
-	"github.com/mneme-dev/mneme/memory"
+	"github.com/mneme-dev/mneme/memory/index"
+	"github.com/mneme-dev/mneme/memory/syncer"
 )
 
 // Bounds on waiting for sync where the user is waiting.
@@ -24,12 +25,12 @@ const (
 )
 
 // syncer returns the session's Syncer, or nil when sync is not configured.
-func (s *session) syncer() *memory.Syncer {
+func (s *session) syncer() *syncer.Syncer {
 	if s.syncerMade || s.cfg.Sync.URL == "" {
 		return s.syncerVal
 	}
 	s.syncerMade = true
-	sy, err := memory.NewSyncer(s.store, memory.SyncConfig{
+	sy, err := syncer.NewSyncer(s.store, syncer.SyncConfig{
 		URL: s.cfg.Sync.URL, Token: s.cfg.Sync.Token, Interval: s.cfg.Sync.Every,
 		EncryptionKey: s.cfg.EncryptionKey != "", Log: s.log,
 	})
@@ -43,7 +44,7 @@ func (s *session) syncer() *memory.Syncer {
 
 // startSync runs sync beside the chat and returns the function that stops
 // it at exit, after one last sync of what is pending (bounded).
-func (s *session) startSync(ctx context.Context, ix *memory.Index) (stop func()) {
+func (s *session) startSync(ctx context.Context, ix *index.Index) (stop func()) {
 	sy := s.syncer()
 	if sy == nil {
 		return func() {}
@@ -78,7 +79,7 @@ func (s *session) startSync(ctx context.Context, ix *memory.Index) (stop func())
 
 // syncAfterChange sends a change (a turn, a note, an import) to the server, within askSyncWait.
 // Failures are logged, never printed: the turn is stored.
-func (s *session) syncAfterChange(ctx context.Context, ix *memory.Index) {
+func (s *session) syncAfterChange(ctx context.Context, ix *index.Index) {
 	sy := s.syncer()
 	if sy == nil {
 		return
@@ -139,7 +140,7 @@ func (a *App) runSync(ctx context.Context, args []string) error {
 	}
 	rep, err := sy.SyncNow(ctx)
 	if err != nil {
-		if errors.Is(err, memory.ErrSyncOffline) {
+		if errors.Is(err, syncer.ErrSyncOffline) {
 			return fmt.Errorf("cannot reach the sync server at %s; your memory is kept here and syncs when it is back", sy.URL())
 		}
 		return fmt.Errorf("sync with %s failed: %w", sy.URL(), err)
@@ -153,9 +154,9 @@ func (a *App) runSync(ctx context.Context, args []string) error {
 
 // openIndexWithin opens the keyword index unless another process holds it
 // for longer than d (the chat does, and keeps it up to date itself).
-func openIndexWithin(ctx context.Context, s *session, d time.Duration) *memory.Index {
+func openIndexWithin(ctx context.Context, s *session, d time.Duration) *index.Index {
 	type result struct {
-		ix  *memory.Index
+		ix  *index.Index
 		err error
 	}
 	ch := make(chan result, 1)
@@ -183,10 +184,10 @@ func openIndexWithin(ctx context.Context, s *session, d time.Duration) *memory.I
 // syncStatusJSON is `mneme sync --status --json`.
 type syncStatusJSON struct {
 	Configured bool `json:"configured"`
-	*memory.SyncStatus
+	*syncer.SyncStatus
 }
 
-func (a *App) printSyncStatus(ctx context.Context, sy *memory.Syncer, asJSON bool) error {
+func (a *App) printSyncStatus(ctx context.Context, sy *syncer.Syncer, asJSON bool) error {
 	if sy == nil {
 		if asJSON {
 			return writeJSON(a.stdout, syncStatusJSON{})
@@ -243,7 +244,7 @@ func (a *App) runSyncInit(ctx context.Context, args []string) error {
 	if strings.Contains(raw, "?") || strings.Contains(raw, "@") {
 		return exitError{code: 2, msg: "sync init: put the token on stdin or in MNEME_SYNC_TOKEN, not in the URL"}
 	}
-	if _, _, err := memory.NormalizeSyncURL(raw); err != nil {
+	if _, _, err := syncer.NormalizeSyncURL(raw); err != nil {
 		return exitError{code: 2, msg: err.Error()}
 	}
 	if *interval != "" {
@@ -266,7 +267,7 @@ func (a *App) runSyncInit(ctx context.Context, args []string) error {
 	if _, err := loadConfig(common, a.getenv); err != nil {
 		return fmt.Errorf("sync init: the config written does not load: %w", err)
 	}
-	_, display, _ := memory.NormalizeSyncURL(raw)
+	_, display, _ := syncer.NormalizeSyncURL(raw)
 	tokenNote := "with a token"
 	if token == "" {
 		tokenNote = "without a token (Turso needs one: `turso db tokens create DB`)"

@@ -17,7 +17,7 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"github.com/mneme-dev/mneme/agent"
-	"github.com/mneme-dev/mneme/memory"
+	"github.com/mneme-dev/mneme/memory/index"
 )
 
 // Config is mneme's resolved configuration.
@@ -240,10 +240,10 @@ const maxRecallLimit = 20
 func (c Config) recallOn() bool { return c.Recall == nil || *c.Recall }
 
 // recallQuery is the configured recall, without its user and text.
-func (c Config) recallQuery() memory.RecallQuery {
-	q := memory.RecallQuery{Limit: c.RecallLimit, MinSimilarity: memory.DefaultRecallSimilarity}
+func (c Config) recallQuery() index.RecallQuery {
+	q := index.RecallQuery{Limit: c.RecallLimit, MinSimilarity: index.DefaultRecallSimilarity}
 	if q.Limit == 0 {
-		q.Limit = memory.DefaultRecallLimit
+		q.Limit = index.DefaultRecallLimit
 	}
 	if c.RecallThreshold != nil {
 		q.MinSimilarity = *c.RecallThreshold

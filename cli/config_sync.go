@@ -5,7 +5,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mneme-dev/mneme/memory"
+	"github.com/mneme-dev/mneme/memory/syncer"
 )
 
 // Environment variables for sync and encryption at rest.
@@ -47,7 +47,7 @@ func (c *syncConfig) resolve(getenv func(string) string) error {
 	iv := strings.TrimSpace(first(getenv(envSyncInterval), c.Sync.Interval))
 	switch strings.ToLower(iv) {
 	case "":
-		c.Sync.Every = memory.DefaultSyncInterval
+		c.Sync.Every = syncer.DefaultSyncInterval
 	case "off", "0", "never":
 		c.Sync.Every = -1
 	default:
@@ -58,7 +58,7 @@ func (c *syncConfig) resolve(getenv func(string) string) error {
 		c.Sync.Every = d
 	}
 	if c.Sync.URL != "" {
-		if _, _, err := memory.NormalizeSyncURL(c.Sync.URL); err != nil {
+		if _, _, err := syncer.NormalizeSyncURL(c.Sync.URL); err != nil {
 			return err
 		}
 	}

@@ -9,7 +9,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 
-	"github.com/mneme-dev/mneme/memory"
+	"github.com/mneme-dev/mneme/memory/syncer"
 )
 
 func TestSyncConfigPrecedence(t *testing.T) {
@@ -53,7 +53,7 @@ func TestSyncConfigPrecedence(t *testing.T) {
 		t.Fatalf("bad interval: %v", err)
 	}
 	os.WriteFile(path, []byte("[sync]\nurl = \"libsql://x.turso.io\"\n"), 0o600)
-	if cfg = load(); cfg.Sync.Every != memory.DefaultSyncInterval {
+	if cfg = load(); cfg.Sync.Every != syncer.DefaultSyncInterval {
 		t.Fatalf("default interval %s", cfg.Sync.Every)
 	}
 }

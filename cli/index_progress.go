@@ -34,7 +34,7 @@ func newIndexProgress(w io.Writer) *indexProgress {
 	return &indexProgress{w: w, tty: ok && term.IsTerminal(int(f.Fd()))}
 }
 
-// report is memory.IndexOptions.Progress.
+// report is index.IndexOptions.Progress.
 func (p *indexProgress) report(done, total int) {
 	p.mu.Lock()
 	defer p.mu.Unlock()

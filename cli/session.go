@@ -15,6 +15,8 @@ import (
 
 	"github.com/mneme-dev/mneme/agent"
 	"github.com/mneme-dev/mneme/memory"
+	"github.com/mneme-dev/mneme/memory/index"
+	"github.com/mneme-dev/mneme/memory/syncer"
 )
 
 // session is what a command needs once configuration is resolved.
@@ -27,7 +29,7 @@ type session struct {
 	client  *api.Client
 	host    string
 	// syncerVal is made by syncer() (cmd_sync.go) when sync is set up.
-	syncerVal  *memory.Syncer
+	syncerVal  *syncer.Syncer
 	syncerMade bool
 	// progress reports long catch-ups of the search index on stderr; nil
 	// in the chat, which owns the screen.
@@ -112,24 +114,24 @@ func (s *session) Close() {
 
 // openIndex opens the search index with the embedding model the probe
 // found; without one, search is keyword-only.
-func (s *session) openIndex(ctx context.Context, st ollamaState) (*memory.Index, error) {
-	opts := memory.IndexOptions{
+func (s *session) openIndex(ctx context.Context, st ollamaState) (*index.Index, error) {
+	opts := index.IndexOptions{
 		Log:    s.log,
-		Fusion: memory.Fusion{K: s.cfg.RRFK, KeywordWeight: s.cfg.KeywordWeight, VectorWeight: s.cfg.VectorWeight},
+		Fusion: index.Fusion{K: s.cfg.RRFK, KeywordWeight: s.cfg.KeywordWeight, VectorWeight: s.cfg.VectorWeight},
 	}
 	if s.progress != nil {
 		opts.Progress = s.progress.report
 	}
 	if st.Embed.Name != "" {
 		opts.Embed = s.client
-		opts.Model = memory.EmbedModel{Name: st.Embed.Name, ContextLength: st.Embed.ContextLength}
+		opts.Model = index.EmbedModel{Name: st.Embed.Name, ContextLength: st.Embed.ContextLength}
 	}
-	return memory.OpenIndex(ctx, s.store, s.cfg.DataDir, opts)
+	return index.OpenIndex(ctx, s.store, s.cfg.DataDir, opts)
 }
 
 // readyIndex opens the index, brings keyword search up to date, and embeds
 // pending turns for a short while so that fresh turns are found by meaning.
-func (a *App) readyIndex(ctx context.Context, s *session) (*memory.Index, error) {
+func (a *App) readyIndex(ctx context.Context, s *session) (*index.Index, error) {
 	st := probeOllama(ctx, s.client, s.host, s.cfg)
 	ix, err := s.openIndex(ctx, st)
 	if err != nil {
@@ -154,7 +156,7 @@ func (a *App) readyIndex(ctx context.Context, s *session) (*memory.Index, error)
 // noteIndex opens the search index for a note command. With embed, Ollama
 // is probed for an embedding model so that the note is embedded at once;
 // when Ollama is down the note is embedded by a later run.
-func (a *App) noteIndex(ctx context.Context, s *session, embed bool) (*memory.Index, error) {
+func (a *App) noteIndex(ctx context.Context, s *session, embed bool) (*index.Index, error) {
 	var st ollamaState
 	if embed {
 		st = probeOllama(ctx, s.client, s.host, s.cfg)
@@ -173,7 +175,7 @@ func storeOptions(cfg Config) []memory.Option {
 // withIndex is the preamble of the commands that search: it opens the
 // session and a search index brought up to date (readyIndex), runs fn, and
 // closes both.
-func (a *App) withIndex(ctx context.Context, flags commonFlags, fn func(*session, *memory.Index) error) error {
+func (a *App) withIndex(ctx context.Context, flags commonFlags, fn func(*session, *index.Index) error) error {
 	s, err := a.open(ctx, flags)
 	if err != nil {
 		return err

@@ -6,7 +6,7 @@ import (
 
 	"github.com/mneme-dev/mneme/agent"
 	"github.com/mneme-dev/mneme/internal/ollama"
-	"github.com/mneme-dev/mneme/memory"
+	"github.com/mneme-dev/mneme/memory/index"
 	"github.com/mneme-dev/mneme/tools"
 )
 
@@ -14,7 +14,7 @@ import (
 // the memory tools over ix (sent only when toolsOK, that is when the model
 // supports tools) and, unless switched off, automatic recall from ix.
 // Without an index (nil) the agent chats without memory.
-func (s *session) newAgent(model string, ix *memory.Index, toolsOK bool) *agent.Agent {
+func (s *session) newAgent(model string, ix *index.Index, toolsOK bool) *agent.Agent {
 	opts := []agent.Option{
 		agent.WithModel(model),
 		agent.WithHost(s.host),
@@ -42,8 +42,8 @@ func (s *session) newAgent(model string, ix *memory.Index, toolsOK bool) *agent.
 
 // noteRecaller recalls notes from the index for the agent.
 type noteRecaller struct {
-	ix *memory.Index
-	q  memory.RecallQuery
+	ix *index.Index
+	q  index.RecallQuery
 }
 
 func (r noteRecaller) Recall(ctx context.Context, userID, text string) ([]agent.Memory, error) {

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 	"unicode"
+
+	"github.com/mneme-dev/mneme/memory/internal/sqlq"
 )
 
 // Conversation is one chat thread owned by a user.
@@ -48,7 +50,7 @@ func scanConversation(row interface{ Scan(...any) error }) (Conversation, error)
 	return c, nil
 }
 
-func ensureUser(ctx context.Context, tx execer, userID string, now int64) error {
+func ensureUser(ctx context.Context, tx Execer, userID string, now int64) error {
 	if strings.TrimSpace(userID) == "" {
 		return ErrNoUser
 	}
@@ -60,7 +62,7 @@ func ensureUser(ctx context.Context, tx execer, userID string, now int64) error 
 func (s *Store) CreateConversation(ctx context.Context, userID, title string) (Conversation, error) {
 	now := s.nowMS()
 	c := Conversation{ID: NewID(), UserID: userID, Title: cleanText(title), Created: fromMS(now), Updated: fromMS(now)}
-	err := s.write(ctx, func(tx execer) error {
+	err := s.write(ctx, func(tx Execer) error {
 		if err := ensureUser(ctx, tx, userID, now); err != nil {
 			return err
 		}
@@ -166,7 +168,7 @@ func collectConversations(rows *sql.Rows) ([]Conversation, error) {
 // never replaces it.
 func (s *Store) RenameConversation(ctx context.Context, userID, id, title string) error {
 	title = cleanText(title)
-	return s.write(ctx, func(tx execer) error {
+	return s.write(ctx, func(tx Execer) error {
 		res, err := tx.ExecContext(ctx, `UPDATE conversations SET title = ?, title_source = ? WHERE id = ? AND user_id = ?`,
 			title, string(TitleUser), id, userID)
 		if err != nil {
@@ -213,7 +215,7 @@ func (s *Store) SetArchived(ctx context.Context, userID, id string, archived boo
 	if archived {
 		v = 1
 	}
-	return s.write(ctx, func(tx execer) error {
+	return s.write(ctx, func(tx Execer) error {
 		res, err := tx.ExecContext(ctx, `UPDATE conversations SET archived = ? WHERE id = ? AND user_id = ?`, v, id, userID)
 		if err != nil {
 			return fmt.Errorf("archive conversation: %w", err)
@@ -223,4 +225,46 @@ func (s *Store) SetArchived(ctx context.Context, userID, id string, archived boo
 		}
 		return nil
 	})
+}
+
+// ArchivedConversations returns the ids of the user's archived
+// conversations, which search hides unless asked to include them.
+func (s *Store) ArchivedConversations(ctx context.Context, userID string) (map[string]bool, error) {
+	out := map[string]bool{}
+	rows, err := s.db.QueryContext(ctx, `SELECT id FROM conversations WHERE user_id = ? AND archived = 1`, userID)
+	if err != nil {
+		return nil, fmt.Errorf("archived conversations: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		out[id] = true
+	}
+	return out, rows.Err()
+}
+
+// ConversationTitles maps conversation ids to their titles (any user's;
+// ids may repeat).
+func (s *Store) ConversationTitles(ctx context.Context, ids []string) (map[string]string, error) {
+	out := make(map[string]string, len(ids))
+	for start := 0; start < len(ids); start += sqlq.MaxParams {
+		part := ids[start:min(start+sqlq.MaxParams, len(ids))]
+		rows, err := s.db.QueryContext(ctx, `SELECT id, title FROM conversations WHERE id IN (`+sqlq.Placeholders(len(part))+`)`, sqlq.Args(part)...)
+		if err != nil {
+			return nil, fmt.Errorf("titles: %w", err)
+		}
+		for rows.Next() {
+			var id, title string
+			if err := rows.Scan(&id, &title); err != nil {
+				rows.Close()
+				return nil, err
+			}
+			out[id] = title
+		}
+		rows.Close()
+	}
+	return out, nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/mneme-dev/mneme/memory/internal/sqlq"
 	"github.com/mneme-dev/mneme/memory/vector"
 )
 
@@ -31,7 +32,7 @@ type EmbeddingSet struct {
 // SaveEmbeddings replaces the owner's vectors (of any model) with set.
 func (s *Store) SaveEmbeddings(ctx context.Context, sets ...EmbeddingSet) error {
 	now := s.nowMS()
-	err := s.write(ctx, func(tx execer) error {
+	err := s.write(ctx, func(tx Execer) error {
 		for _, set := range sets {
 			if len(set.Chunks) != len(set.Vectors) || len(set.Vectors) == 0 {
 				return fmt.Errorf("%d chunks, %d vectors: %w", len(set.Chunks), len(set.Vectors), ErrInvalid)
@@ -156,13 +157,13 @@ func (s *Store) VectorsByKey(ctx context.Context, userID, model string, keys []V
 		want[k] = true
 	}
 	out := make(map[VectorKey][]float32, len(keys))
-	for start := 0; start < len(owners); start += maxParams {
-		part := owners[start:min(start+maxParams, len(owners))]
+	for start := 0; start < len(owners); start += sqlq.MaxParams {
+		part := owners[start:min(start+sqlq.MaxParams, len(owners))]
 		// A primary-key lookup: "+user_id" keeps SQLite from scanning the
 		// user's rows through the user index instead.
-		args := append(toAny(part), model, userID)
+		args := append(sqlq.Args(part), model, userID)
 		rows, err := s.db.QueryContext(ctx, `SELECT owner_id, chunk, vector FROM embeddings
-			WHERE owner_id IN (`+placeholders(len(part))+`) AND model = ? AND +user_id = ?`, args...)
+			WHERE owner_id IN (`+sqlq.Placeholders(len(part))+`) AND model = ? AND +user_id = ?`, args...)
 		if err != nil {
 			return nil, fmt.Errorf("vectors by key: %w", err)
 		}

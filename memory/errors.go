@@ -27,9 +27,15 @@ var (
 	// ErrOtherUser is returned for an import line that names another user
 	// when the import may only write the importing user's data.
 	ErrOtherUser = errors.New("the line names another user")
-	// ErrSyncLocked is returned when go-libsql's sync kept finding the
-	// database locked by another connection, after every retry.
-	ErrSyncLocked = errors.New("the database stayed locked during sync")
+	// ErrEncryptedReplica is returned when encryption at rest and sync are
+	// both asked for: go-libsql's synced databases ignore the encryption
+	// key (the WAL they ship stays plain text), so mneme refuses rather
+	// than pretend.
+	ErrEncryptedReplica = errors.New("encryption at rest cannot be combined with sync in this build: go-libsql's synced databases are not encrypted; unset the encryption key or the sync URL")
+	// ErrBadKey is returned when the database cannot be read with the key given (or without one).
+	ErrBadKey = errors.New("cannot read the database")
+	// ErrBusy is returned when another mneme process holds what is needed.
+	ErrBusy = errors.New("another mneme process is using the database")
 )
 
 // ErrNoteNotFound is returned for a note that does not exist, was deleted

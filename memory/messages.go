@@ -98,7 +98,7 @@ func (s *Store) AppendMessage(ctx context.Context, userID string, m Message) (Me
 	if m.Ref != "" {
 		ref = m.Ref
 	}
-	err := s.write(ctx, func(tx execer) error {
+	err := s.write(ctx, func(tx Execer) error {
 		var title string
 		err := tx.QueryRowContext(ctx, `SELECT title FROM conversations WHERE id = ? AND user_id = ?`, m.ConversationID, userID).Scan(&title)
 		if errors.Is(err, sql.ErrNoRows) {
@@ -189,7 +189,7 @@ func (s *Store) UpdateMessage(ctx context.Context, userID string, m Message) err
 		}
 		calls = string(b)
 	}
-	return s.write(ctx, func(tx execer) error {
+	return s.write(ctx, func(tx Execer) error {
 		var status string
 		err := tx.QueryRowContext(ctx, `SELECT status FROM messages WHERE id = ? AND user_id = ?`, m.ID, userID).Scan(&status)
 		if errors.Is(err, sql.ErrNoRows) {

@@ -13,6 +13,9 @@ type migration struct {
 	statements []string
 }
 
+// The keyword_hash columns of turns, notes and summaries are kept for old
+// databases but no longer read or written: keyword marks are local state
+// (local.go), so that rebuilding the keyword index writes nothing to sync.
 var migrations = []migration{
 	{version: 1, statements: []string{
 		`CREATE TABLE users (
@@ -94,8 +97,8 @@ var migrations = []migration{
 		// and turn_number say where a note was saved from (NULL when added
 		// outside a conversation). A deleted note is a tombstone: deleted_at
 		// is set and content blanked, so that sync can carry the delete.
-		// keyword_hash is the hash last written to the keyword index ('' when
-		// the index holds nothing for the note).
+		// keyword_hash is no longer used: what the keyword index holds is
+		// recorded in local state (local.go), which is never synced.
 		`CREATE TABLE notes (
 			id              TEXT PRIMARY KEY,
 			user_id         TEXT NOT NULL REFERENCES users(id),
@@ -152,7 +155,7 @@ var migrations = []migration{
 			updated_at      INTEGER NOT NULL
 		)`,
 	}},
-	// The sync log (sync_log.go): which rows this device wrote. Version 4
+	// The sync log (synclog.go): which rows this device wrote. Version 4
 	// is another change's; versions apply in any order (see migrate).
 	{version: 5, statements: syncLogMigration},
 }
@@ -174,7 +177,7 @@ func (s *Store) migrate(ctx context.Context) error {
 	if err := checkKnownMigrations(applied); err != nil {
 		if s.readIfNewer {
 			// Read what this build knows of it; write nothing.
-			s.setReadOnly(fmt.Errorf("read-only: %w", err))
+			s.SetReadOnly(fmt.Errorf("read-only: %w", err))
 			return nil
 		}
 		return fmt.Errorf("migrate: %w", err)
@@ -188,7 +191,7 @@ func (s *Store) migrate(ctx context.Context) error {
 		// Another process opening the same new database may have applied
 		// it since we looked: check again inside the write transaction,
 		// which holds the database's write lock.
-		err := s.write(ctx, func(tx execer) error {
+		err := s.write(ctx, func(tx Execer) error {
 			var done int
 			if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM schema_migrations WHERE version = ?`, m.version).Scan(&done); err != nil {
 				return err
@@ -243,6 +246,16 @@ func checkKnownMigrations(applied map[int]bool) error {
 		}
 	}
 	return nil
+}
+
+// CheckSchema fails with ErrSchemaTooNew when the database now holds a
+// migration this build does not know (sync brought it from a newer mneme).
+func (s *Store) CheckSchema(ctx context.Context) error {
+	applied, err := s.appliedMigrations(ctx)
+	if err != nil {
+		return nil // unreadable now: the next open checks again
+	}
+	return checkKnownMigrations(applied)
 }
 
 // SchemaVersion reports the highest applied migration (0 for an empty database).

@@ -11,6 +11,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/mneme-dev/mneme/memory/internal/sqlq"
 	"github.com/mneme-dev/mneme/memory/vector"
 )
 
@@ -90,7 +91,7 @@ func (s *Store) SaveNote(ctx context.Context, userID, content string, src NoteSo
 	if n.ConversationID == "" {
 		n.TurnNumber = 0
 	}
-	err = s.write(ctx, func(tx execer) error {
+	err = s.write(ctx, func(tx Execer) error {
 		if err := ensureUser(ctx, tx, userID, now); err != nil {
 			return err
 		}
@@ -195,7 +196,7 @@ func (s *Store) UpdateNote(ctx context.Context, userID, id, content string) (Not
 	}
 	now := s.nowMS()
 	n.Content, n.Hash, n.Updated = content, noteHash(content), fromMS(now)
-	err = s.write(ctx, func(tx execer) error {
+	err = s.write(ctx, func(tx Execer) error {
 		res, err := tx.ExecContext(ctx, `UPDATE notes SET content = ?, hash = ?, updated_at = ?
 			WHERE id = ? AND user_id = ? AND deleted_at IS NULL`, n.Content, n.Hash, now, n.ID, userID)
 		if err != nil {
@@ -222,7 +223,7 @@ func (s *Store) DeleteNote(ctx context.Context, userID, id string) (Note, error)
 		return Note{}, err
 	}
 	now := s.nowMS()
-	err = s.write(ctx, func(tx execer) error {
+	err = s.write(ctx, func(tx Execer) error {
 		res, err := tx.ExecContext(ctx, `UPDATE notes SET content = '', hash = '', updated_at = ?, deleted_at = ?
 			WHERE id = ? AND user_id = ? AND deleted_at IS NULL`, now, now, n.ID, userID)
 		if err != nil {
@@ -240,14 +241,14 @@ func (s *Store) DeleteNote(ctx context.Context, userID, id string) (Note, error)
 	return n, nil
 }
 
-// notesByID returns the user's live notes with the given ids.
-func (s *Store) notesByID(ctx context.Context, userID string, ids []string) (map[string]Note, error) {
+// NotesByID returns the user's live notes with the given ids.
+func (s *Store) NotesByID(ctx context.Context, userID string, ids []string) (map[string]Note, error) {
 	out := make(map[string]Note, len(ids))
-	for start := 0; start < len(ids); start += maxParams {
-		part := ids[start:min(start+maxParams, len(ids))]
-		args := append([]any{userID}, toAny(part)...)
+	for start := 0; start < len(ids); start += sqlq.MaxParams {
+		part := ids[start:min(start+sqlq.MaxParams, len(ids))]
+		args := append([]any{userID}, sqlq.Args(part)...)
 		notes, err := s.queryNotes(ctx, `SELECT `+noteColumns+` FROM notes n
-			WHERE n.user_id = ? AND n.deleted_at IS NULL AND n.id IN (`+placeholders(len(part))+`)`, args...)
+			WHERE n.user_id = ? AND n.deleted_at IS NULL AND n.id IN (`+sqlq.Placeholders(len(part))+`)`, args...)
 		if err != nil {
 			return nil, fmt.Errorf("notes: %w", err)
 		}
@@ -258,19 +259,37 @@ func (s *Store) notesByID(ctx context.Context, userID string, ids []string) (map
 	return out, nil
 }
 
-// notesNeedingKeywordIndex returns live notes whose text is not in the keyword index yet.
-func (s *Store) notesNeedingKeywordIndex(ctx context.Context, limit int) ([]Note, error) {
+// LiveNotes returns the live notes with the given ids, whoever owns them
+// (index maintenance after a sync).
+func (s *Store) LiveNotes(ctx context.Context, ids []string) ([]Note, error) {
+	var out []Note
+	for start := 0; start < len(ids); start += sqlq.MaxParams {
+		part := ids[start:min(start+sqlq.MaxParams, len(ids))]
+		notes, err := s.queryNotes(ctx, `SELECT `+noteColumns+` FROM notes n
+			WHERE n.deleted_at IS NULL AND n.id IN (`+sqlq.Placeholders(len(part))+`)`, sqlq.Args(part)...)
+		if err != nil {
+			return nil, fmt.Errorf("notes: %w", err)
+		}
+		out = append(out, notes...)
+	}
+	return out, nil
+}
+
+// NotesNeedingKeywordIndex returns live notes whose text is not in the keyword index yet.
+func (s *Store) NotesNeedingKeywordIndex(ctx context.Context, limit int) ([]Note, error) {
 	notes, err := s.queryNotes(ctx, `SELECT `+noteColumns+` FROM notes n
-		WHERE n.deleted_at IS NULL AND n.keyword_hash != n.hash LIMIT ?`, limit)
+		LEFT JOIN local.keyword_marks m ON m.kind = 'note' AND m.id = n.id
+		WHERE n.deleted_at IS NULL AND COALESCE(m.hash, '') != n.hash LIMIT ?`, limit)
 	if err != nil {
 		return nil, fmt.Errorf("notes to index: %w", err)
 	}
 	return notes, nil
 }
 
-// deletedNotesInKeywordIndex returns the ids of deleted notes still in the keyword index.
-func (s *Store) deletedNotesInKeywordIndex(ctx context.Context, limit int) ([]string, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT id FROM notes WHERE deleted_at IS NOT NULL AND keyword_hash != '' LIMIT ?`, limit)
+// DeletedNotesInKeywordIndex returns the ids of deleted notes still in the keyword index.
+func (s *Store) DeletedNotesInKeywordIndex(ctx context.Context, limit int) ([]string, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT n.id FROM notes n JOIN local.keyword_marks m ON m.kind = 'note' AND m.id = n.id
+		WHERE n.deleted_at IS NOT NULL AND m.hash != '' LIMIT ?`, limit)
 	if err != nil {
 		return nil, fmt.Errorf("deleted notes: %w", err)
 	}
@@ -286,13 +305,14 @@ func (s *Store) deletedNotesInKeywordIndex(ctx context.Context, limit int) ([]st
 	return ids, rows.Err()
 }
 
-// markNotesKeywordIndexed records that these notes' current text is in the
+// MarkNotesKeywordIndexed records that these notes' current text is in the
 // keyword index; a note changed since it was read stays pending.
-func (s *Store) markNotesKeywordIndexed(ctx context.Context, notes []Note) error {
-	return s.write(ctx, func(tx execer) error {
+func (s *Store) MarkNotesKeywordIndexed(ctx context.Context, notes []Note) error {
+	return s.writeLocal(ctx, func(tx Execer) error {
 		for _, n := range notes {
-			if _, err := tx.ExecContext(ctx, `UPDATE notes SET keyword_hash = hash WHERE id = ? AND hash = ? AND deleted_at IS NULL`,
-				n.ID, n.Hash); err != nil {
+			if _, err := tx.ExecContext(ctx, `INSERT INTO local.keyword_marks (kind, id, hash)
+				SELECT 'note', id, hash FROM notes WHERE id = ? AND hash = ? AND deleted_at IS NULL
+				ON CONFLICT(kind, id) DO UPDATE SET hash = excluded.hash`, n.ID, n.Hash); err != nil {
 				return fmt.Errorf("mark note indexed: %w", err)
 			}
 		}
@@ -300,11 +320,12 @@ func (s *Store) markNotesKeywordIndexed(ctx context.Context, notes []Note) error
 	})
 }
 
-// markNotesKeywordRemoved records that deleted notes left the keyword index.
-func (s *Store) markNotesKeywordRemoved(ctx context.Context, ids []string) error {
-	return s.write(ctx, func(tx execer) error {
+// MarkNotesKeywordRemoved records that deleted notes left the keyword index.
+func (s *Store) MarkNotesKeywordRemoved(ctx context.Context, ids []string) error {
+	return s.writeLocal(ctx, func(tx Execer) error {
 		for _, id := range ids {
-			if _, err := tx.ExecContext(ctx, `UPDATE notes SET keyword_hash = '' WHERE id = ? AND deleted_at IS NOT NULL`, id); err != nil {
+			if _, err := tx.ExecContext(ctx, `DELETE FROM local.keyword_marks WHERE kind = 'note' AND id = ?
+				AND EXISTS (SELECT 1 FROM notes WHERE id = ? AND deleted_at IS NOT NULL)`, id, id); err != nil {
 				return fmt.Errorf("mark note removed: %w", err)
 			}
 		}
@@ -312,8 +333,8 @@ func (s *Store) markNotesKeywordRemoved(ctx context.Context, ids []string) error
 	})
 }
 
-// notesNeedingEmbedding returns live notes with no vectors under model for their current text.
-func (s *Store) notesNeedingEmbedding(ctx context.Context, model string, limit int) ([]Note, error) {
+// NotesNeedingEmbedding returns live notes with no vectors under model for their current text.
+func (s *Store) NotesNeedingEmbedding(ctx context.Context, model string, limit int) ([]Note, error) {
 	notes, err := s.queryNotes(ctx, `SELECT `+noteColumns+` FROM notes n WHERE n.deleted_at IS NULL AND NOT EXISTS (
 		SELECT 1 FROM embeddings e WHERE e.owner_id = n.id AND e.model = ? AND e.hash = n.hash AND e.chunk = 0)
 		ORDER BY n.updated_at DESC LIMIT ?`, model, limit)
@@ -323,9 +344,9 @@ func (s *Store) notesNeedingEmbedding(ctx context.Context, model string, limit i
 	return notes, nil
 }
 
-// noteVectors calls fn with every vector of the user's live notes under
+// NoteVectors calls fn with every vector of the user's live notes under
 // model that was made from the note's current text.
-func (s *Store) noteVectors(ctx context.Context, userID, model string, fn func(StoredVector) error) error {
+func (s *Store) NoteVectors(ctx context.Context, userID, model string, fn func(StoredVector) error) error {
 	rows, err := s.db.QueryContext(ctx, `SELECT e.owner_id, e.chunk, e.vector FROM notes n
 		JOIN embeddings e ON e.owner_id = n.id AND e.model = ? AND e.hash = n.hash
 		WHERE n.user_id = ? AND n.deleted_at IS NULL`, model, userID)

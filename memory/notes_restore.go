@@ -16,7 +16,7 @@ import (
 // is not deleted is ErrInvalid; one of another user is ErrNoteNotFound.
 //
 // The restored note counts as changed now; its keyword entry and vectors
-// are rebuilt (Index.RestoreNote does it at once).
+// are rebuilt (index.Index.RestoreNote does it at once).
 func (s *Store) RestoreNote(ctx context.Context, userID string, n Note) (Note, error) {
 	if strings.TrimSpace(userID) == "" {
 		return Note{}, ErrNoUser
@@ -30,7 +30,7 @@ func (s *Store) RestoreNote(ctx context.Context, userID string, n Note) (Note, e
 	}
 	now := s.nowMS()
 	hash := noteHash(content)
-	err = s.write(ctx, func(tx execer) error {
+	err = s.write(ctx, func(tx Execer) error {
 		var owner string
 		var deleted sql.NullInt64
 		err := tx.QueryRowContext(ctx, `SELECT user_id, deleted_at FROM notes WHERE id = ?`, n.ID).Scan(&owner, &deleted)
@@ -54,30 +54,16 @@ func (s *Store) RestoreNote(ctx context.Context, userID string, n Note) (Note, e
 		case !deleted.Valid:
 			return fmt.Errorf("note %q is not deleted: %w", n.ID, ErrInvalid)
 		}
-		// keyword_hash '' puts the note back in the keyword index's queue.
-		_, err = tx.ExecContext(ctx, `UPDATE notes SET content = ?, hash = ?, updated_at = ?, deleted_at = NULL, keyword_hash = ''
+		_, err = tx.ExecContext(ctx, `UPDATE notes SET content = ?, hash = ?, updated_at = ?, deleted_at = NULL
 			WHERE id = ? AND user_id = ? AND deleted_at IS NOT NULL`, content, hash, now, n.ID, userID)
-		return err
+		if err != nil {
+			return err
+		}
+		// No keyword mark puts the note back in the keyword index's queue.
+		return forgetMarks(ctx, tx, []string{n.ID})
 	})
 	if err != nil {
 		return Note{}, fmt.Errorf("restore note: %w", err)
 	}
 	return s.Note(ctx, userID, n.ID)
-}
-
-// RestoreNote undoes DeleteNote like Store.RestoreNote and indexes the
-// note again at once, like SaveNote.
-func (ix *Index) RestoreNote(ctx context.Context, userID string, n Note) (Note, error) {
-	restored, err := ix.store.RestoreNote(ctx, userID, n)
-	if err != nil {
-		return Note{}, err
-	}
-	ix.indexNote(ctx, restored)
-	return restored, nil
-}
-
-// ListNotes lists the user's notes like Store.ListNotes, so that the Index
-// alone serves a note browser: list, search, update, delete and restore.
-func (ix *Index) ListNotes(ctx context.Context, userID string) ([]Note, error) {
-	return ix.store.ListNotes(ctx, userID)
 }

@@ -47,7 +47,7 @@ type Store struct {
 	// readOnly, when set, is why writes are refused (a newer mneme's
 	// schema arrived through sync).
 	readOnly atomic.Pointer[error]
-	lock     *fileLock   // shared while open; see sync_swap.go
+	lock     *fileLock   // shared while open; see swap.go
 	swapMu   sync.Mutex  // held while the files are being replaced
 	closing  atomic.Bool // set by Close: no swap starts after it
 }
@@ -77,7 +77,7 @@ func ReadOnlyIfNewer() Option { return func(s *Store) { s.readIfNewer = true } }
 // touched by a plain SQLite connection, which would checkpoint the WAL that
 // sync ships), with an address that is never reachable, so that opening
 // never waits on or fails with the network. Syncing is the Syncer's job
-// (sync.go). Any other database is a plain local file.
+// (memory/syncer). Any other database is a plain local file.
 func Open(ctx context.Context, path string, opts ...Option) (*Store, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, fmt.Errorf("open store: %w", err)
@@ -118,12 +118,16 @@ func (s *Store) open(ctx context.Context) error {
 		return fmt.Errorf("open store: %w", err)
 	}
 	s.replica.Store(replica)
-	s.conn = &pragmaConnector{base: base, key: s.key}
+	s.conn = &pragmaConnector{base: base, key: s.key, local: LocalPath(s.path)}
 	s.db = sql.OpenDB(s.conn)
 	var mode string
 	if err := s.db.QueryRowContext(ctx, "PRAGMA journal_mode=WAL").Scan(&mode); err != nil {
 		s.db.Close()
 		return fmt.Errorf("open store: %w", s.explainOpenError(err))
+	}
+	if err := s.openLocal(ctx); err != nil {
+		s.db.Close()
+		return fmt.Errorf("open store: %w", err)
 	}
 	if err := s.migrate(ctx); err != nil {
 		s.db.Close()
@@ -213,7 +217,7 @@ func (s *Store) IsReplica() bool { return s.replica.Load() }
 // Close closes the database. (go-libsql closes the files in the
 // background, shortly after.)
 func (s *Store) Close() error {
-	// A swap of the files (sync_swap.go) finishes first; none starts after.
+	// A swap of the files (swap.go) finishes first; none starts after.
 	s.closing.Store(true)
 	s.swapMu.Lock()
 	defer s.swapMu.Unlock()
@@ -224,8 +228,9 @@ func (s *Store) Close() error {
 	return err
 }
 
-// setReadOnly makes every later write fail with err (nil allows writes again).
-func (s *Store) setReadOnly(err error) {
+// SetReadOnly makes every later write fail with err (nil allows writes
+// again): sync stops writes when a newer mneme's schema arrived.
+func (s *Store) SetReadOnly(err error) {
 	if err == nil {
 		s.readOnly.Store(nil)
 		return
@@ -259,12 +264,13 @@ func openConnector(dsn string) (driver.Connector, error) {
 // pragmaConnector wraps go-libsql's connector so that every pooled
 // connection gets the encryption key and a busy_timeout (DSN parameters are
 // ignored by go-libsql). Its base can be replaced while the store is open
-// (sync_swap.go), so it counts the connections it handed out.
+// (swap.go), so it counts the connections it handed out.
 type pragmaConnector struct {
-	mu   sync.RWMutex // held for writing while the base is replaced
-	base driver.Connector
-	key  string
-	live atomic.Int64 // connections open on base
+	mu    sync.RWMutex // held for writing while the base is replaced
+	base  driver.Connector
+	key   string
+	local string       // the local state file attached as "local" (local.go); "" for none
+	live  atomic.Int64 // connections open on base
 }
 
 func (c *pragmaConnector) Connect(ctx context.Context) (driver.Conn, error) {
@@ -300,6 +306,12 @@ func (c *pragmaConnector) Connect(ctx context.Context) (driver.Conn, error) {
 		if err := pragma(ctx, conn, p); err != nil {
 			conn.Close()
 			return nil, fmt.Errorf("%s: %w", p, err)
+		}
+	}
+	if c.local != "" {
+		if err := attachLocal(ctx, conn, c.local); err != nil {
+			conn.Close()
+			return nil, fmt.Errorf("attach local state: %w", err)
 		}
 	}
 	c.live.Add(1)
@@ -375,8 +387,8 @@ func closeBase(base driver.Connector) error {
 	return nil
 }
 
-// execer is what a write transaction body may use.
-type execer interface {
+// Execer is what a write transaction body may use.
+type Execer interface {
 	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
 	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
 	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
@@ -386,10 +398,20 @@ type execer interface {
 // serialised within the process. IMMEDIATE takes the write lock up front,
 // so a transaction that reads before it writes waits on busy_timeout instead
 // of failing with "database is locked" when another process writes.
-func (s *Store) write(ctx context.Context, fn func(tx execer) error) (err error) {
+func (s *Store) write(ctx context.Context, fn func(tx Execer) error) (err error) {
 	if ro := s.ReadOnlyReason(); ro != nil {
 		return ro
 	}
+	return s.transact(ctx, fn)
+}
+
+// writeLocal is write for local state only (local.go), which a read-only
+// store (a newer mneme's schema) still keeps.
+func (s *Store) writeLocal(ctx context.Context, fn func(tx Execer) error) error {
+	return s.transact(ctx, fn)
+}
+
+func (s *Store) transact(ctx context.Context, fn func(tx Execer) error) error {
 	s.writeMu.Lock()
 	defer s.writeMu.Unlock()
 	conn, err := s.db.Conn(ctx)
@@ -411,6 +433,19 @@ func (s *Store) write(ctx context.Context, fn func(tx execer) error) (err error)
 	}
 	return nil
 }
+
+// Write runs fn in a write transaction: BEGIN IMMEDIATE on one
+// connection, serialised with this process's other writes, refused while
+// the store is read-only. Sync's merge writes rows of any table with it.
+func (s *Store) Write(ctx context.Context, fn func(tx Execer) error) error { return s.write(ctx, fn) }
+
+// DB is the database handle, for reads no method covers: sync reads the
+// rows of every table by name. It stays the same when sync replaces the
+// files. Write with Write.
+func (s *Store) DB() *sql.DB { return s.db }
+
+// Now is the store's clock.
+func (s *Store) Now() time.Time { return s.now() }
 
 // ChangeMark describes the database files as they are now: it differs
 // from an earlier mark once any process has committed a write (a commit

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mneme-dev/mneme/memory/internal/sqlq"
 	"github.com/mneme-dev/mneme/memory/vector"
 )
 
@@ -71,7 +72,7 @@ func (s *Store) SaveSummary(ctx context.Context, userID string, sum Summary) (Su
 	now := s.nowMS()
 	sum.ID, sum.UserID, sum.Created, sum.Hash = NewID(), userID, fromMS(now), textHash(sum.Text)
 	sum.AtSeq = max(sum.AtSeq, sum.LastSeq)
-	err := s.write(ctx, func(tx execer) error {
+	err := s.write(ctx, func(tx Execer) error {
 		var last sql.NullInt64
 		err := tx.QueryRowContext(ctx, `SELECT (SELECT MAX(seq) FROM messages m WHERE m.conversation_id = c.id)
 			FROM conversations c WHERE c.id = ? AND c.user_id = ?`, sum.ConversationID, userID).Scan(&last)
@@ -128,13 +129,13 @@ func (s *Store) Summaries(ctx context.Context, userID, conversationID string) ([
 	return out, nil
 }
 
-// summariesByID returns the user's summaries with the given ids.
-func (s *Store) summariesByID(ctx context.Context, userID string, ids []string) (map[string]Summary, error) {
+// SummariesByID returns the user's summaries with the given ids.
+func (s *Store) SummariesByID(ctx context.Context, userID string, ids []string) (map[string]Summary, error) {
 	out := make(map[string]Summary, len(ids))
-	for start := 0; start < len(ids); start += maxParams {
-		part := ids[start:min(start+maxParams, len(ids))]
+	for start := 0; start < len(ids); start += sqlq.MaxParams {
+		part := ids[start:min(start+sqlq.MaxParams, len(ids))]
 		list, err := s.querySummaries(ctx, `SELECT `+summaryColumns+` FROM summaries s
-			WHERE s.user_id = ? AND s.id IN (`+placeholders(len(part))+`)`, append([]any{userID}, toAny(part)...)...)
+			WHERE s.user_id = ? AND s.id IN (`+sqlq.Placeholders(len(part))+`)`, append([]any{userID}, sqlq.Args(part)...)...)
 		if err != nil {
 			return nil, fmt.Errorf("summaries: %w", err)
 		}
@@ -145,20 +146,39 @@ func (s *Store) summariesByID(ctx context.Context, userID string, ids []string) 
 	return out, nil
 }
 
-// summariesNeedingKeywordIndex returns summaries not in the keyword index yet.
-func (s *Store) summariesNeedingKeywordIndex(ctx context.Context, limit int) ([]Summary, error) {
-	out, err := s.querySummaries(ctx, `SELECT `+summaryColumns+` FROM summaries s WHERE s.keyword_hash != s.hash LIMIT ?`, limit)
+// SummariesWithIDs returns the summaries with the given ids, whoever owns
+// them (index maintenance after a sync).
+func (s *Store) SummariesWithIDs(ctx context.Context, ids []string) ([]Summary, error) {
+	var out []Summary
+	for start := 0; start < len(ids); start += sqlq.MaxParams {
+		part := ids[start:min(start+sqlq.MaxParams, len(ids))]
+		list, err := s.querySummaries(ctx, `SELECT `+summaryColumns+` FROM summaries s WHERE s.id IN (`+sqlq.Placeholders(len(part))+`)`, sqlq.Args(part)...)
+		if err != nil {
+			return nil, fmt.Errorf("summaries: %w", err)
+		}
+		out = append(out, list...)
+	}
+	return out, nil
+}
+
+// SummariesNeedingKeywordIndex returns summaries not in the keyword index yet.
+func (s *Store) SummariesNeedingKeywordIndex(ctx context.Context, limit int) ([]Summary, error) {
+	out, err := s.querySummaries(ctx, `SELECT `+summaryColumns+` FROM summaries s
+		LEFT JOIN local.keyword_marks m ON m.kind = 'summary' AND m.id = s.id
+		WHERE COALESCE(m.hash, '') != s.hash LIMIT ?`, limit)
 	if err != nil {
 		return nil, fmt.Errorf("summaries to index: %w", err)
 	}
 	return out, nil
 }
 
-// markSummariesKeywordIndexed records that these summaries are in the keyword index.
-func (s *Store) markSummariesKeywordIndexed(ctx context.Context, list []Summary) error {
-	return s.write(ctx, func(tx execer) error {
+// MarkSummariesKeywordIndexed records that these summaries are in the keyword index.
+func (s *Store) MarkSummariesKeywordIndexed(ctx context.Context, list []Summary) error {
+	return s.writeLocal(ctx, func(tx Execer) error {
 		for _, sum := range list {
-			if _, err := tx.ExecContext(ctx, `UPDATE summaries SET keyword_hash = hash WHERE id = ? AND hash = ?`, sum.ID, sum.Hash); err != nil {
+			if _, err := tx.ExecContext(ctx, `INSERT INTO local.keyword_marks (kind, id, hash)
+				SELECT 'summary', id, hash FROM summaries WHERE id = ? AND hash = ?
+				ON CONFLICT(kind, id) DO UPDATE SET hash = excluded.hash`, sum.ID, sum.Hash); err != nil {
 				return fmt.Errorf("mark summary indexed: %w", err)
 			}
 		}
@@ -166,8 +186,8 @@ func (s *Store) markSummariesKeywordIndexed(ctx context.Context, list []Summary)
 	})
 }
 
-// summariesNeedingEmbedding returns summaries with no vectors under model for their text.
-func (s *Store) summariesNeedingEmbedding(ctx context.Context, model string, limit int) ([]Summary, error) {
+// SummariesNeedingEmbedding returns summaries with no vectors under model for their text.
+func (s *Store) SummariesNeedingEmbedding(ctx context.Context, model string, limit int) ([]Summary, error) {
 	out, err := s.querySummaries(ctx, `SELECT `+summaryColumns+` FROM summaries s WHERE NOT EXISTS (
 		SELECT 1 FROM embeddings e WHERE e.owner_id = s.id AND e.model = ? AND e.hash = s.hash AND e.chunk = 0)
 		ORDER BY s.created_at DESC LIMIT ?`, model, limit)
@@ -177,7 +197,7 @@ func (s *Store) summariesNeedingEmbedding(ctx context.Context, model string, lim
 	return out, nil
 }
 
-// CountSummariesNeedingEmbedding counts what summariesNeedingEmbedding would return without a limit.
+// CountSummariesNeedingEmbedding counts what SummariesNeedingEmbedding would return without a limit.
 func (s *Store) CountSummariesNeedingEmbedding(ctx context.Context, model string) (int, error) {
 	var n int
 	err := s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM summaries s WHERE NOT EXISTS (
@@ -188,10 +208,10 @@ func (s *Store) CountSummariesNeedingEmbedding(ctx context.Context, model string
 	return n, nil
 }
 
-// summaryVectors calls fn with every vector of the user's summaries under
+// SummaryVectors calls fn with every vector of the user's summaries under
 // model that was made from the summary's text, with the summary's
 // conversation.
-func (s *Store) summaryVectors(ctx context.Context, userID, model string, fn func(conversationID string, sv StoredVector) error) error {
+func (s *Store) SummaryVectors(ctx context.Context, userID, model string, fn func(conversationID string, sv StoredVector) error) error {
 	rows, err := s.db.QueryContext(ctx, `SELECT s.conversation_id, e.owner_id, e.chunk, e.vector FROM summaries s
 		JOIN embeddings e ON e.owner_id = s.id AND e.model = ? AND e.hash = s.hash
 		WHERE s.user_id = ?`, model, userID)
@@ -264,7 +284,7 @@ func (s *Store) SetModelTitle(ctx context.Context, userID, conversationID, title
 	}
 	title = strings.TrimSpace(cleanText(title))
 	changed := false
-	err := s.write(ctx, func(tx execer) error {
+	err := s.write(ctx, func(tx Execer) error {
 		if title == "" {
 			_, err := tx.ExecContext(ctx, `UPDATE conversations SET title_seq = ? WHERE id = ? AND user_id = ?`, seq, conversationID, userID)
 			return err
@@ -318,7 +338,7 @@ func (s *Store) SaveContextUsage(ctx context.Context, userID, conversationID str
 		return ErrNoUser
 	}
 	now := s.nowMS()
-	err := s.write(ctx, func(tx execer) error {
+	err := s.write(ctx, func(tx Execer) error {
 		if u.LastSeq == 0 {
 			if err := tx.QueryRowContext(ctx, `SELECT COALESCE(MAX(seq), 0) FROM messages WHERE conversation_id = ? AND user_id = ?`,
 				conversationID, userID).Scan(&u.LastSeq); err != nil {

@@ -290,7 +290,7 @@ func (t convTouch) add(m Message) convTouch {
 func (imp *importer) write(ctx context.Context, batch []importMsg) (n, conflicts int, err error) {
 	s := imp.s
 	now := s.nowMS()
-	err = s.write(ctx, func(tx execer) error {
+	err = s.write(ctx, func(tx Execer) error {
 		n, conflicts = 0, 0
 		touched := map[*importConv]convTouch{}
 		for _, im := range batch {
@@ -371,7 +371,7 @@ func (imp *importer) write(ctx context.Context, batch []importMsg) (n, conflicts
 
 // sameMessage tells whether the stored message with m's id is m: in the
 // same conversation, with the same role and content.
-func sameMessage(ctx context.Context, tx execer, conversationID string, m Message) (bool, error) {
+func sameMessage(ctx context.Context, tx Execer, conversationID string, m Message) (bool, error) {
 	var role, content string
 	err := tx.QueryRowContext(ctx, `SELECT role, content FROM messages WHERE id = ? AND conversation_id = ?`,
 		m.ID, conversationID).Scan(&role, &content)
@@ -387,7 +387,7 @@ func sameMessage(ctx context.Context, tx execer, conversationID string, m Messag
 // ensureConversation finds or creates the conversation a file names: the
 // user's conversation with that id (an export of this database), else the
 // one imported before under that name, else a new one.
-func (imp *importer) ensureConversation(ctx context.Context, tx execer, key convKey, c *importConv, now int64) error {
+func (imp *importer) ensureConversation(ctx context.Context, tx Execer, key convKey, c *importConv, now int64) error {
 	if err := ensureUser(ctx, tx, key.user, now); err != nil {
 		return err
 	}

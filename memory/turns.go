@@ -8,7 +8,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
-	"unicode/utf8"
+
+	"github.com/mneme-dev/mneme/internal/text"
 )
 
 // Turn is a user message plus the answer to it: the unit of search.
@@ -32,7 +33,7 @@ func TurnID(conversationID string, n int) string { return fmt.Sprintf("%s:%d", c
 
 // Limits of the derived turn text.
 const (
-	snippetRunes  = 200
+	SnippetRunes  = 200
 	toolArgRunes  = 250
 	turnSeparator = "\n"
 )
@@ -105,7 +106,7 @@ func makeTurn(userID, conversationID string, n int, msgs []Message) Turn {
 		ID: TurnID(conversationID, n), ConversationID: conversationID, UserID: userID, Number: n,
 		FirstSeq: msgs[0].Seq, LastSeq: msgs[len(msgs)-1].Seq, Time: msgs[0].Created, Refs: []string{},
 	}
-	var text, user []string
+	var all, user []string
 	for _, m := range msgs {
 		if m.Ref != "" {
 			t.Refs = append(t.Refs, m.Ref)
@@ -113,21 +114,21 @@ func makeTurn(userID, conversationID string, n int, msgs []Message) Turn {
 		switch m.Role {
 		case RoleUser:
 			if s := strings.TrimSpace(m.Content); s != "" {
-				text = append(text, s)
+				all = append(all, s)
 				user = append(user, s)
 			}
 		case RoleAssistant:
 			if s := strings.TrimSpace(m.Content); s != "" {
-				text = append(text, s)
+				all = append(all, s)
 			}
 			for _, c := range m.ToolCalls {
-				text = append(text, ToolCallText(c))
+				all = append(all, ToolCallText(c))
 			}
 		}
 	}
-	t.Text = strings.Join(text, turnSeparator)
+	t.Text = strings.Join(all, turnSeparator)
 	t.UserText = strings.Join(user, turnSeparator)
-	t.Snippet = cutRunes(t.UserText, snippetRunes)
+	t.Snippet = text.Prefix(t.UserText, SnippetRunes)
 	sum := sha256.Sum256([]byte(t.Text + "\x00" + strings.Join(t.Refs, "\x00")))
 	t.Hash = hex.EncodeToString(sum[:16])
 	return t
@@ -157,45 +158,7 @@ func ToolCallText(c ToolCall) string {
 		if json.Unmarshal(raw, &s) == nil {
 			val = s
 		}
-		fmt.Fprintf(&b, " %v:%s", key, cutRunes(strings.Join(strings.Fields(val), " "), toolArgRunes))
+		fmt.Fprintf(&b, " %v:%s", key, text.Prefix(strings.Join(strings.Fields(val), " "), toolArgRunes))
 	}
 	return b.String()
 }
-
-// cutRunes returns at most n runes of s.
-func cutRunes(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	r := []rune(s)
-	return string(r[:n])
-}
-
-// Chunks splits text into pieces of at most maxTokens (estimated) that
-// overlap by about 10%, cutting between words. Text that fits is one chunk.
-func Chunks(text string, maxTokens int) []string {
-	maxChars := maxTokens * charsPerToken
-	if maxTokens <= 0 || len(text) <= maxChars {
-		return []string{text}
-	}
-	words := strings.Fields(text)
-	var chunks []string
-	for start := 0; start < len(words); {
-		end, size := start, 0
-		for end < len(words) && (end == start || size+len(words[end])+1 <= maxChars) {
-			size += len(words[end]) + 1
-			end++
-		}
-		chunks = append(chunks, strings.Join(words[start:end], " "))
-		if end == len(words) {
-			break
-		}
-		overlap := (end - start) / 10
-		start = max(end-overlap, start+1)
-	}
-	return chunks
-}
-
-// charsPerToken is a conservative estimate for English text, so that
-// estimated chunks stay inside the embedding model's context.
-const charsPerToken = 3

@@ -5,7 +5,9 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
-	"strings"
+	"time"
+
+	"github.com/mneme-dev/mneme/memory/internal/sqlq"
 )
 
 // SyncTurns re-derives a conversation's turns from its messages and stores
@@ -17,7 +19,7 @@ func (s *Store) SyncTurns(ctx context.Context, userID, conversationID string) (c
 		return nil, nil, err
 	}
 	turns := BuildTurns(userID, conversationID, msgs)
-	err = s.write(ctx, func(tx execer) error {
+	err = s.write(ctx, func(tx Execer) error {
 		old := map[string]string{}
 		rows, err := tx.QueryContext(ctx, `SELECT id, hash FROM turns WHERE conversation_id = ? AND +user_id = ?`, conversationID, userID)
 		if err != nil {
@@ -60,6 +62,10 @@ func (s *Store) SyncTurns(ctx context.Context, userID, conversationID string) (c
 			}
 			removed = append(removed, id)
 		}
+		// A turn gone is out of the keyword index (the index deletes it).
+		if err := forgetMarks(ctx, tx, removed); err != nil {
+			return err
+		}
 		return nil
 	})
 	if err != nil {
@@ -69,7 +75,7 @@ func (s *Store) SyncTurns(ctx context.Context, userID, conversationID string) (c
 }
 
 // deleteOwner deletes a row and the embeddings it owns.
-func deleteOwner(ctx context.Context, tx execer, stmt, id string) error {
+func deleteOwner(ctx context.Context, tx Execer, stmt, id string) error {
 	if _, err := tx.ExecContext(ctx, stmt, id); err != nil {
 		return err
 	}
@@ -125,14 +131,64 @@ func (s *Store) queryTurns(ctx context.Context, q string, args ...any) ([]Turn, 
 	return queryRows(ctx, s.db, func(r rowScanner) (Turn, error) { return scanTurn(r) }, q, args...)
 }
 
+// ConversationTurns returns a conversation's turns in order, whoever owns
+// it (for sync and index maintenance).
+func (s *Store) ConversationTurns(ctx context.Context, conversationID string) ([]Turn, error) {
+	turns, err := s.queryTurns(ctx, `SELECT `+turnColumns+` FROM turns t WHERE t.conversation_id = ? ORDER BY t.number`, conversationID)
+	if err != nil {
+		return nil, fmt.Errorf("conversation turns: %w", err)
+	}
+	return turns, nil
+}
+
+// TurnFilter narrows a user's turns to a conversation and a time range
+// (zero values do not filter).
+type TurnFilter struct {
+	UserID         string
+	ConversationID string
+	Since, Until   time.Time
+}
+
+// TurnIDsIn returns the ids of the user's turns inside f.
+func (s *Store) TurnIDsIn(ctx context.Context, f TurnFilter) (map[string]bool, error) {
+	q := `SELECT id FROM turns WHERE user_id = ?`
+	args := []any{f.UserID}
+	if f.ConversationID != "" {
+		q += ` AND conversation_id = ?`
+		args = append(args, f.ConversationID)
+	}
+	if !f.Since.IsZero() {
+		q += ` AND created_at >= ?`
+		args = append(args, f.Since.UnixMilli())
+	}
+	if !f.Until.IsZero() {
+		q += ` AND created_at < ?`
+		args = append(args, f.Until.UnixMilli())
+	}
+	rows, err := s.db.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[string]bool{}
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		out[id] = true
+	}
+	return out, rows.Err()
+}
+
 // TurnsByID returns the user's turns with the given ids (missing ones are skipped).
 func (s *Store) TurnsByID(ctx context.Context, userID string, ids []string) (map[string]Turn, error) {
 	out := make(map[string]Turn, len(ids))
-	for start := 0; start < len(ids); start += maxParams {
-		part := ids[start:min(start+maxParams, len(ids))]
-		args := append([]any{userID}, toAny(part)...)
+	for start := 0; start < len(ids); start += sqlq.MaxParams {
+		part := ids[start:min(start+sqlq.MaxParams, len(ids))]
+		args := append([]any{userID}, sqlq.Args(part)...)
 		// "+t.user_id" keeps this a primary-key lookup (see VectorsByKey).
-		turns, err := s.queryTurns(ctx, `SELECT `+turnColumns+` FROM turns t WHERE +t.user_id = ? AND t.id IN (`+placeholders(len(part))+`)`, args...)
+		turns, err := s.queryTurns(ctx, `SELECT `+turnColumns+` FROM turns t WHERE +t.user_id = ? AND t.id IN (`+sqlq.Placeholders(len(part))+`)`, args...)
 		if err != nil {
 			return nil, fmt.Errorf("turns: %w", err)
 		}
@@ -149,7 +205,8 @@ func (s *Store) TurnsByID(ctx context.Context, userID string, ids []string) (map
 // batches it takes.
 func (s *Store) TurnsNeedingKeywordIndex(ctx context.Context, after string, limit int) ([]Turn, error) {
 	turns, err := s.queryTurns(ctx, `SELECT `+turnColumns+` FROM turns t
-		WHERE t.id > ? AND t.keyword_hash != t.hash ORDER BY t.id LIMIT ?`, after, limit)
+		LEFT JOIN local.keyword_marks m ON m.kind = 'turn' AND m.id = t.id
+		WHERE t.id > ? AND COALESCE(m.hash, '') != t.hash ORDER BY t.id LIMIT ?`, after, limit)
 	if err != nil {
 		return nil, fmt.Errorf("turns to index: %w", err)
 	}
@@ -160,7 +217,9 @@ func (s *Store) TurnsNeedingKeywordIndex(ctx context.Context, after string, limi
 // would list.
 func (s *Store) CountTurnsNeedingKeywordIndex(ctx context.Context) (int, error) {
 	var n int
-	err := s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM turns WHERE keyword_hash != hash`).Scan(&n)
+	err := s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM turns t
+		LEFT JOIN local.keyword_marks m ON m.kind = 'turn' AND m.id = t.id
+		WHERE COALESCE(m.hash, '') != t.hash`).Scan(&n)
 	return n, err
 }
 
@@ -182,11 +241,13 @@ func (s *Store) AllTurns(ctx context.Context, batch int, fn func([]Turn) error) 
 	}
 }
 
-// MarkKeywordIndexed records that these turns' current text is in the keyword index.
+// MarkKeywordIndexed records that these turns' current text is in the
+// keyword index (in local state: see local.go).
 func (s *Store) MarkKeywordIndexed(ctx context.Context, turns []Turn) error {
-	return s.write(ctx, func(tx execer) error {
+	return s.writeLocal(ctx, func(tx Execer) error {
 		for _, t := range turns {
-			if _, err := tx.ExecContext(ctx, `UPDATE turns SET keyword_hash = ? WHERE id = ?`, t.Hash, t.ID); err != nil {
+			if _, err := tx.ExecContext(ctx, `INSERT INTO local.keyword_marks (kind, id, hash) VALUES ('turn', ?, ?)
+				ON CONFLICT(kind, id) DO UPDATE SET hash = excluded.hash`, t.ID, t.Hash); err != nil {
 				return fmt.Errorf("mark indexed: %w", err)
 			}
 		}
@@ -197,14 +258,21 @@ func (s *Store) MarkKeywordIndexed(ctx context.Context, turns []Turn) error {
 // ResetKeywordIndexed forgets what is in the keyword index, so that every
 // turn, note and summary is indexed again.
 func (s *Store) ResetKeywordIndexed(ctx context.Context) error {
-	return s.write(ctx, func(tx execer) error {
-		for _, table := range []string{"turns", "notes", "summaries"} {
-			if _, err := tx.ExecContext(ctx, `UPDATE `+table+` SET keyword_hash = ''`); err != nil {
-				return err
-			}
-		}
-		return nil
+	return s.writeLocal(ctx, func(tx Execer) error {
+		_, err := tx.ExecContext(ctx, `DELETE FROM local.keyword_marks`)
+		return err
 	})
+}
+
+// CountKeywordIndexed counts the turns, notes and summaries marked as in
+// the keyword index.
+func (s *Store) CountKeywordIndexed(ctx context.Context) (int, error) {
+	var n int
+	err := s.db.QueryRowContext(ctx, `SELECT
+		  (SELECT COUNT(*) FROM local.keyword_marks m JOIN turns t ON m.kind = 'turn' AND t.id = m.id)
+		+ (SELECT COUNT(*) FROM local.keyword_marks m JOIN notes n ON m.kind = 'note' AND n.id = m.id)
+		+ (SELECT COUNT(*) FROM local.keyword_marks m JOIN summaries s ON m.kind = 'summary' AND s.id = m.id)`).Scan(&n)
+	return n, err
 }
 
 // CountTurns counts all stored turns.
@@ -226,21 +294,8 @@ func (s *Store) Meta(ctx context.Context, key string) (string, error) {
 
 // SetMeta writes a key of the store's metadata.
 func (s *Store) SetMeta(ctx context.Context, key, value string) error {
-	return s.write(ctx, func(tx execer) error {
+	return s.write(ctx, func(tx Execer) error {
 		_, err := tx.ExecContext(ctx, `INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value`, key, value)
 		return err
 	})
-}
-
-// maxParams keeps IN lists well under SQLite's variable limit.
-const maxParams = 500
-
-func placeholders(n int) string { return strings.TrimSuffix(strings.Repeat("?,", n), ",") }
-
-func toAny[T any](xs []T) []any {
-	out := make([]any, len(xs))
-	for i, x := range xs {
-		out[i] = x
-	}
-	return out
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/mneme-dev/mneme/memory"
+	"github.com/mneme-dev/mneme/memory/index"
 )
 
 // Names of the memory tools.
@@ -49,29 +50,29 @@ var (
 	searchChatHistoryDoc string
 )
 
-// NoteSaver stores a note; *memory.Index has it.
+// NoteSaver stores a note; *index.Index has it.
 type NoteSaver interface {
 	SaveNote(ctx context.Context, userID, content string, src memory.NoteSource) (memory.Note, error)
 }
 
-// NoteUpdater replaces a note's text; *memory.Index has it.
+// NoteUpdater replaces a note's text; *index.Index has it.
 type NoteUpdater interface {
 	UpdateNote(ctx context.Context, userID, id, content string) (memory.Note, error)
 }
 
-// NoteDeleter deletes a note; *memory.Index has it.
+// NoteDeleter deletes a note; *index.Index has it.
 type NoteDeleter interface {
 	DeleteNote(ctx context.Context, userID, id string) (memory.Note, error)
 }
 
-// NoteSearcher searches notes; *memory.Index has it.
+// NoteSearcher searches notes; *index.Index has it.
 type NoteSearcher interface {
-	SearchNotes(ctx context.Context, q memory.NoteQuery) ([]memory.NoteResult, error)
+	SearchNotes(ctx context.Context, q index.NoteQuery) ([]index.NoteResult, error)
 }
 
-// TurnSearcher searches past chat turns; *memory.Index has it.
+// TurnSearcher searches past chat turns; *index.Index has it.
 type TurnSearcher interface {
-	Search(ctx context.Context, q memory.SearchQuery) ([]memory.SearchResult, error)
+	Search(ctx context.Context, q index.SearchQuery) ([]index.SearchResult, error)
 }
 
 // MemoryIndex is everything the memory tools use.
@@ -259,7 +260,7 @@ func MemorySearch(notes NoteSearcher, turns TurnSearcher) Tool {
 		}
 		k := orDefault(a.TopK, DefaultTopK)
 		out := MemorySearchOut{Results: []MemoryHit{}, Query: a.Query}
-		found, err := notes.SearchNotes(ctx, memory.NoteQuery{UserID: s.UserID, Text: a.Query, Limit: k})
+		found, err := notes.SearchNotes(ctx, index.NoteQuery{UserID: s.UserID, Text: a.Query, Limit: k})
 		if err != nil {
 			return nil, err
 		}
@@ -267,7 +268,7 @@ func MemorySearch(notes NoteSearcher, turns TurnSearcher) Tool {
 			out.Results = append(out.Results, MemoryHit{NoteID: r.ID, Text: r.Content, Score: round(r.Score), Source: SourceUserMemory})
 		}
 		if a.IncludeConversation {
-			past, err := turns.Search(ctx, memory.SearchQuery{UserID: s.UserID, Text: a.Query, Limit: k})
+			past, err := turns.Search(ctx, index.SearchQuery{UserID: s.UserID, Text: a.Query, Limit: k})
 			if err != nil {
 				return nil, err
 			}
@@ -320,7 +321,7 @@ const (
 // arguments are valid it never fails: an empty answer carries a note.
 // A result's score is lower-is-better: the cosine distance when the turn
 // matched by meaning, else 1 minus its normalised fused keyword score.
-// totalFound counts matches up to memory.MaxSearchLimit.
+// totalFound counts matches up to index.MaxSearchLimit.
 func SearchChatHistory(turns TurnSearcher) Tool {
 	spec := Spec{
 		Name: SearchChatHistoryName, Description: searchChatHistoryDoc, Tier: ReadOnly, Timeout: SearchTimeout,
@@ -336,7 +337,7 @@ func SearchChatHistory(turns TurnSearcher) Tool {
 			out.Note = NoteNeedIdentity
 			return out, nil
 		}
-		found, err := turns.Search(ctx, memory.SearchQuery{UserID: s.UserID, Text: a.Query, Limit: memory.MaxSearchLimit})
+		found, err := turns.Search(ctx, index.SearchQuery{UserID: s.UserID, Text: a.Query, Limit: index.MaxSearchLimit})
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil, ctx.Err() // the registry reports the timeout

@@ -16,6 +16,7 @@ import (
 
 	"github.com/mneme-dev/mneme/internal/fakeollama"
 	"github.com/mneme-dev/mneme/memory"
+	"github.com/mneme-dev/mneme/memory/index"
 )
 
 // env is a store, its index and a registry of the memory tools. With
@@ -23,7 +24,7 @@ import (
 type env struct {
 	t     *testing.T
 	store *memory.Store
-	ix    *memory.Index
+	ix    *index.Index
 	reg   *Registry
 }
 
@@ -35,14 +36,14 @@ func newEnv(t *testing.T, embed bool) *env {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { store.Close() })
-	var opts memory.IndexOptions
+	var opts index.IndexOptions
 	if embed {
 		srv := fakeollama.New(t)
 		u, _ := url.Parse(srv.URL)
 		opts.Embed = api.NewClient(u, http.DefaultClient)
-		opts.Model = memory.EmbedModel{Name: fakeollama.DefaultEmbedModel, ContextLength: 2048}
+		opts.Model = index.EmbedModel{Name: fakeollama.DefaultEmbedModel, ContextLength: 2048}
 	}
-	ix, err := memory.OpenIndex(ctx, store, t.TempDir(), opts)
+	ix, err := index.OpenIndex(ctx, store, t.TempDir(), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -268,7 +269,7 @@ func TestSearchChatHistoryShape(t *testing.T) {
 			}
 			// Lower is better either way: a distance when a vector matched,
 			// else 1 - the normalised keyword score.
-			found, _ := e.ix.Search(context.Background(), memory.SearchQuery{UserID: "alice", Text: "How do I feed a sourdough starter?"})
+			found, _ := e.ix.Search(context.Background(), index.SearchQuery{UserID: "alice", Text: "How do I feed a sourdough starter?"})
 			want := 1 - found[0].Score
 			if found[0].Distance != nil {
 				want = *found[0].Distance

@@ -14,6 +14,7 @@ import (
 	"github.com/mneme-dev/mneme/internal/sanitize"
 	"github.com/mneme-dev/mneme/internal/text"
 	"github.com/mneme-dev/mneme/memory"
+	"github.com/mneme-dev/mneme/memory/index"
 )
 
 // Compaction, titles and switching conversations in the chat screen.
@@ -31,8 +32,8 @@ type Titler interface {
 }
 
 // FindFunc ranks a user's conversations by how well they match a
-// description (see memory.Index.FindConversations).
-type FindFunc func(ctx context.Context, userID, description string) ([]memory.ConversationMatch, error)
+// description (see index.Index.FindConversations).
+type FindFunc func(ctx context.Context, userID, description string) ([]index.ConversationMatch, error)
 
 // summaryLister is the part of a Store that lists a conversation's
 // summaries, to mark compactions in a loaded conversation.
@@ -120,7 +121,7 @@ func (m *Model) titleAfterRun() tea.Cmd {
 // findMsg carries the conversations that match a /switch description.
 type findMsg struct {
 	description string
-	matches     []memory.ConversationMatch
+	matches     []index.ConversationMatch
 	err         error
 }
 
@@ -144,7 +145,7 @@ func (m *Model) handleFind(msg findMsg) tea.Cmd {
 		m.hint = "Could not search the conversations: " + msg.err.Error()
 		return nil
 	}
-	winner, choices := memory.Decide(msg.matches)
+	winner, choices := index.Decide(msg.matches)
 	switch {
 	case len(choices) == 0:
 		m.hint = "No conversation matches “" + oneLine(msg.description) + "”."
@@ -157,7 +158,7 @@ func (m *Model) handleFind(msg findMsg) tea.Cmd {
 }
 
 // switchTo opens another conversation in place of the current one.
-func (m *Model) switchTo(c memory.ConversationMatch) tea.Cmd {
+func (m *Model) switchTo(c index.ConversationMatch) tea.Cmd {
 	m.choice = nil
 	if why := m.commandBusy(); why != "" {
 		m.hint = why
@@ -181,7 +182,7 @@ func displayTitle(t string) string {
 
 // choiceList is the small list of close matches /switch offers.
 type choiceList struct {
-	items []memory.ConversationMatch
+	items []index.ConversationMatch
 	sel   int
 }
 

@@ -14,6 +14,7 @@ import (
 
 	"github.com/mneme-dev/mneme/agent"
 	"github.com/mneme-dev/mneme/memory"
+	"github.com/mneme-dev/mneme/memory/index"
 )
 
 var (
@@ -251,7 +252,7 @@ func TestTitleFromTheModelAfterARun(t *testing.T) {
 }
 
 // switchWorld is two stored conversations and an index over them.
-func switchWorld(t *testing.T) (store *memory.Store, ix *memory.Index, trip, bread memory.Conversation) {
+func switchWorld(t *testing.T) (store *memory.Store, ix *index.Index, trip, bread memory.Conversation) {
 	t.Helper()
 	ctx := context.Background()
 	store = openStore(t)
@@ -277,7 +278,7 @@ func switchWorld(t *testing.T) (store *memory.Store, ix *memory.Index, trip, bre
 		Text: "The user is planning a Lisbon itinerary for May."}); err != nil {
 		t.Fatal(err)
 	}
-	ix, err := memory.OpenIndex(ctx, store, filepath.Join(t.TempDir(), "index"), memory.IndexOptions{})
+	ix, err := index.OpenIndex(ctx, store, filepath.Join(t.TempDir(), "index"), index.IndexOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -296,8 +297,8 @@ func TestSwitchByDescription(t *testing.T) {
 	r := &compactingRunner{store: store}
 	cfg := compactingConfig(store, r)
 	cfg.ConversationID = bread.ID
-	cfg.Find = func(ctx context.Context, userID, text string) ([]memory.ConversationMatch, error) {
-		return ix.FindConversations(ctx, memory.FindQuery{UserID: userID, Text: text})
+	cfg.Find = func(ctx context.Context, userID, text string) ([]index.ConversationMatch, error) {
+		return ix.FindConversations(ctx, index.FindQuery{UserID: userID, Text: text})
 	}
 	h := newHarness(t, cfg)
 	h.runUntilShown("About four hours.", "Kitchen")
@@ -344,8 +345,8 @@ func TestSwitchOffersCloseMatches(t *testing.T) {
 	}
 	r := &compactingRunner{store: store}
 	cfg := compactingConfig(store, r)
-	cfg.Find = func(ctx context.Context, userID, text string) ([]memory.ConversationMatch, error) {
-		return ix.FindConversations(ctx, memory.FindQuery{UserID: userID, Text: text})
+	cfg.Find = func(ctx context.Context, userID, text string) ([]index.ConversationMatch, error) {
+		return ix.FindConversations(ctx, index.FindQuery{UserID: userID, Text: text})
 	}
 	h := newHarness(t, cfg)
 	h.runUntilShown("Ollama ready")

@@ -17,21 +17,22 @@ import (
 	"github.com/mneme-dev/mneme/internal/sanitize"
 	"github.com/mneme-dev/mneme/internal/text"
 	"github.com/mneme-dev/mneme/memory"
+	"github.com/mneme-dev/mneme/memory/index"
 )
 
 // NoteStore is what the memory browser reads and writes notes with.
-// *memory.Index satisfies it, and keeps the search indexes in step with
+// *index.Index satisfies it, and keeps the search indexes in step with
 // every change.
 type NoteStore interface {
 	ListNotes(ctx context.Context, userID string) ([]memory.Note, error)
-	SearchNotes(ctx context.Context, q memory.NoteQuery) ([]memory.NoteResult, error)
+	SearchNotes(ctx context.Context, q index.NoteQuery) ([]index.NoteResult, error)
 	UpdateNote(ctx context.Context, userID, id, content string) (memory.Note, error)
 	DeleteNote(ctx context.Context, userID, id string) (memory.Note, error)
 	RestoreNote(ctx context.Context, userID string, n memory.Note) (memory.Note, error)
 }
 
 var (
-	_ NoteStore          = (*memory.Index)(nil)
+	_ NoteStore          = (*index.Index)(nil)
 	_ ConversationLookup = (*memory.Store)(nil)
 )
 
@@ -649,8 +650,8 @@ func (b *MemoryBrowser) load() tea.Cmd {
 		if query == "" {
 			msg.notes, msg.err = store.ListNotes(ctx, userID)
 		} else {
-			var res []memory.NoteResult
-			res, msg.err = store.SearchNotes(ctx, memory.NoteQuery{UserID: userID, Text: query, Limit: memory.MaxSearchLimit})
+			var res []index.NoteResult
+			res, msg.err = store.SearchNotes(ctx, index.NoteQuery{UserID: userID, Text: query, Limit: index.MaxSearchLimit})
 			for _, r := range res {
 				msg.notes = append(msg.notes, r.Note)
 			}

@@ -13,6 +13,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/mneme-dev/mneme/memory"
+	"github.com/mneme-dev/mneme/memory/index"
 )
 
 var (
@@ -25,7 +26,7 @@ func keyRune(r rune) tea.KeyPressMsg { return tea.KeyPressMsg{Code: r, Text: str
 // conversation and one added outside.
 type memoryFixture struct {
 	store *memory.Store
-	ix    *memory.Index
+	ix    *index.Index
 	conv  memory.Conversation
 	cat   memory.Note // saved at turn 2 of conv
 	tea   memory.Note // added outside a conversation
@@ -36,7 +37,7 @@ func newMemoryFixture(t *testing.T) memoryFixture {
 	ctx := context.Background()
 	store := openStore(t)
 	conv := must[memory.Conversation](t)(store.CreateConversation(ctx, testUser, "About my pets"))
-	ix, err := memory.OpenIndex(ctx, store, filepath.Join(t.TempDir(), "index"), memory.IndexOptions{})
+	ix, err := index.OpenIndex(ctx, store, filepath.Join(t.TempDir(), "index"), index.IndexOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,7 +120,7 @@ func TestMemoryBrowserEditSavesToTheStore(t *testing.T) {
 	}
 	requireShows(t, c.m.View(), "Saved.", want)
 	// The index is in step: the new words find the note.
-	res := must[[]memory.NoteResult](t)(f.ix.SearchNotes(ctx, memory.NoteQuery{UserID: testUser, Text: "tabby"}))
+	res := must[[]index.NoteResult](t)(f.ix.SearchNotes(ctx, index.NoteQuery{UserID: testUser, Text: "tabby"}))
 	if len(res) != 1 || res[0].ID != f.cat.ID {
 		t.Fatalf("search for the new text: %+v", res)
 	}
@@ -160,7 +161,7 @@ func TestMemoryBrowserDeleteAndUndo(t *testing.T) {
 		t.Fatalf("listed %+v after undo, want the restored note first", notes)
 	}
 	requireShows(t, c.m.View(), "Restored.", "Memory · 2 notes")
-	res := must[[]memory.NoteResult](t)(f.ix.SearchNotes(ctx, memory.NoteQuery{UserID: testUser, Text: "cat Tom"}))
+	res := must[[]index.NoteResult](t)(f.ix.SearchNotes(ctx, index.NoteQuery{UserID: testUser, Text: "cat Tom"}))
 	if len(res) != 1 || res[0].ID != f.cat.ID {
 		t.Fatalf("restored note not searchable: %+v", res)
 	}
@@ -284,11 +285,11 @@ func TestMemoryBrowserMarksFreshNotes(t *testing.T) {
 type staticNotes struct{ notes []memory.Note }
 
 func (s staticNotes) ListNotes(context.Context, string) ([]memory.Note, error) { return s.notes, nil }
-func (s staticNotes) SearchNotes(_ context.Context, q memory.NoteQuery) ([]memory.NoteResult, error) {
-	var out []memory.NoteResult
+func (s staticNotes) SearchNotes(_ context.Context, q index.NoteQuery) ([]index.NoteResult, error) {
+	var out []index.NoteResult
 	for _, n := range s.notes {
 		if strings.Contains(strings.ToLower(n.Content), strings.ToLower(q.Text)) {
-			out = append(out, memory.NoteResult{Note: n})
+			out = append(out, index.NoteResult{Note: n})
 		}
 	}
 	return out, nil

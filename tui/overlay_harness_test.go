@@ -10,7 +10,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/mneme-dev/mneme/internal/ollama"
-	"github.com/mneme-dev/mneme/memory"
+	"github.com/mneme-dev/mneme/memory/index"
 )
 
 // component drives an overlay the way the root model would: it calls
@@ -201,7 +201,7 @@ func must[T any](t *testing.T) func(T, error) T {
 func TestOverlaysRestyleKeepState(t *testing.T) {
 	light := NewStyles(false)
 	clock := newTestClock()
-	f := &fakeSearcher{results: map[string][]memory.SearchResult{"channel": sampleResults(clock.Now())}}
+	f := &fakeSearcher{results: map[string][]index.SearchResult{"channel": sampleResults(clock.Now())}}
 	s := newSearch(t, f, clock, 80, 24)
 	s.typeText("channel")
 	s.runAll()

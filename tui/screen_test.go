@@ -16,6 +16,7 @@ import (
 	"github.com/mneme-dev/mneme/agent"
 	"github.com/mneme-dev/mneme/internal/ollama"
 	"github.com/mneme-dev/mneme/memory"
+	"github.com/mneme-dev/mneme/memory/index"
 )
 
 // Tests of the chat screen as a whole: the sidebar, the panels, the slash
@@ -62,9 +63,9 @@ func longPairs(n int) []string {
 }
 
 // screenConfig is a chat over store with every optional part main passes.
-func screenConfig(t *testing.T, store *memory.Store) (Config, *memory.Index) {
+func screenConfig(t *testing.T, store *memory.Store) (Config, *index.Index) {
 	t.Helper()
-	ix, err := memory.OpenIndex(context.Background(), store, t.TempDir(), memory.IndexOptions{})
+	ix, err := index.OpenIndex(context.Background(), store, t.TempDir(), index.IndexOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -505,7 +506,7 @@ func TestScrollKeysAndWheel(t *testing.T) {
 // agent does.
 type savingRunner struct {
 	store *memory.Store
-	ix    *memory.Index
+	ix    *index.Index
 }
 
 func (r savingRunner) Run(ctx context.Context, req agent.Request, emit func(agent.Event)) (agent.Result, error) {

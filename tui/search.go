@@ -13,16 +13,16 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/mneme-dev/mneme/internal/text"
-	"github.com/mneme-dev/mneme/memory"
+	"github.com/mneme-dev/mneme/memory/index"
 )
 
-// Searcher runs a hybrid search over the user's past turns. *memory.Index
+// Searcher runs a hybrid search over the user's past turns. *index.Index
 // satisfies it.
 type Searcher interface {
-	Search(ctx context.Context, q memory.SearchQuery) ([]memory.SearchResult, error)
+	Search(ctx context.Context, q index.SearchQuery) ([]index.SearchResult, error)
 }
 
-var _ Searcher = (*memory.Index)(nil)
+var _ Searcher = (*index.Index)(nil)
 
 // SearchKeyMap is the search overlay's bindings. It implements help.KeyMap.
 type SearchKeyMap struct {
@@ -100,7 +100,7 @@ type SearchOverlay struct {
 
 	input   textinput.Model
 	shown   string // the query whose results are shown
-	results []memory.SearchResult
+	results []index.SearchResult
 	err     error
 	sel     int
 	top     int
@@ -118,7 +118,7 @@ type (
 		id      int64
 		seq     int
 		query   string
-		results []memory.SearchResult
+		results []index.SearchResult
 		err     error
 	}
 )
@@ -166,7 +166,7 @@ func (s *SearchOverlay) SetClock(now func() time.Time, tick func(time.Duration, 
 func (s SearchOverlay) Query() string { return s.input.Value() }
 
 // Results are the results shown.
-func (s SearchOverlay) Results() []memory.SearchResult { return s.results }
+func (s SearchOverlay) Results() []index.SearchResult { return s.results }
 
 // Open shows the overlay with query in the search box (for /search QUERY)
 // and searches for it at once; an empty query waits for typing.
@@ -286,7 +286,7 @@ func (s *SearchOverlay) search() tea.Cmd {
 	query := strings.TrimSpace(s.input.Value())
 	ctx, cancel := context.WithTimeout(s.clock.ctx, searchTimeout)
 	s.cancel, s.busy = cancel, true
-	searcher, q := s.searcher, memory.SearchQuery{UserID: s.userID, Text: query, Limit: s.limit}
+	searcher, q := s.searcher, index.SearchQuery{UserID: s.userID, Text: query, Limit: s.limit}
 	id, seq := s.id, s.seq
 	return func() tea.Msg {
 		defer cancel()
@@ -397,7 +397,7 @@ func (s SearchOverlay) body(w, height int) string {
 
 // resultRows draws one result: "▸ 0.92  Title   turn 3 · 2d ago", then
 // the snippet with the query's words highlighted.
-func (s SearchOverlay) resultRows(r memory.SearchResult, selected bool, words []string, now time.Time, w int) []string {
+func (s SearchOverlay) resultRows(r index.SearchResult, selected bool, words []string, now time.Time, w int) []string {
 	marker, title := "  ", s.st.Text
 	if selected {
 		marker, title = s.st.Marker.Render("▸ "), s.st.Selected

@@ -14,19 +14,20 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/mneme-dev/mneme/memory"
+	"github.com/mneme-dev/mneme/memory/index"
 )
 
 // fakeSearcher answers from a table by query and records every search
 // with whether its context was already cancelled.
 type fakeSearcher struct {
 	mu        sync.Mutex
-	results   map[string][]memory.SearchResult
+	results   map[string][]index.SearchResult
 	fail      error
 	queries   []string
 	cancelled []string // queries whose context was done when searched
 }
 
-func (f *fakeSearcher) Search(ctx context.Context, q memory.SearchQuery) ([]memory.SearchResult, error) {
+func (f *fakeSearcher) Search(ctx context.Context, q index.SearchQuery) ([]index.SearchResult, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.queries = append(f.queries, q.Text)
@@ -57,8 +58,8 @@ func newSearch(t *testing.T, s Searcher, clock *testClock, w, h int) *component[
 }
 
 // sampleResults are search results at fixed times before the test clock.
-func sampleResults(now time.Time) []memory.SearchResult {
-	return []memory.SearchResult{
+func sampleResults(now time.Time) []index.SearchResult {
+	return []index.SearchResult{
 		{ConversationID: "c1", Title: "Goroutines and channels", Turn: 3, Score: 1,
 			Snippet: "How do I stop a goroutine that is blocked on a channel receive without leaking it?",
 			Time:    now.Add(-2 * time.Hour)},
@@ -73,7 +74,7 @@ func sampleResults(now time.Time) []memory.SearchResult {
 
 func TestSearchDebouncesTyping(t *testing.T) {
 	clock := newTestClock()
-	f := &fakeSearcher{results: map[string][]memory.SearchResult{"gor": sampleResults(clock.Now())[:1]}}
+	f := &fakeSearcher{results: map[string][]index.SearchResult{"gor": sampleResults(clock.Now())[:1]}}
 	c := newSearch(t, f, clock, 80, 24)
 	c.typeText("gor")
 	if got := f.searched(); len(got) != 0 {
@@ -97,7 +98,7 @@ func TestSearchDebouncesTyping(t *testing.T) {
 func TestSearchDropsStaleResults(t *testing.T) {
 	clock := newTestClock()
 	res := sampleResults(clock.Now())
-	f := &fakeSearcher{results: map[string][]memory.SearchResult{"chan": res[2:], "channel": res[:2]}}
+	f := &fakeSearcher{results: map[string][]index.SearchResult{"chan": res[2:], "channel": res[:2]}}
 	c := newSearch(t, f, clock, 80, 24)
 	c.typeText("chan")
 	for range 4 { // the debounce ticks: the last one starts the search
@@ -144,7 +145,7 @@ func TestSearchEnterOpensTheTurn(t *testing.T) {
 	chat("Garden", "When should I plant tulips?", "In autumn.")
 	pets := chat("Pets", "My kitten keeps scratching the sofa", "Try a scratching post.",
 		"Which food suits a kitten with a sensitive stomach?", "A grain-free one.")
-	ix, err := memory.OpenIndex(ctx, store, filepath.Join(t.TempDir(), "index"), memory.IndexOptions{})
+	ix, err := index.OpenIndex(ctx, store, filepath.Join(t.TempDir(), "index"), index.IndexOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -187,7 +188,7 @@ func TestSearchEnterOpensTheTurn(t *testing.T) {
 
 func TestSearchOpenWithQuerySearchesAtOnce(t *testing.T) {
 	clock := newTestClock()
-	f := &fakeSearcher{results: map[string][]memory.SearchResult{"channel": sampleResults(clock.Now())}}
+	f := &fakeSearcher{results: map[string][]index.SearchResult{"channel": sampleResults(clock.Now())}}
 	c := newSearch(t, f, clock, 80, 24)
 	var cmd tea.Cmd
 	c.m, cmd = c.m.Open("  channel ")
@@ -214,7 +215,7 @@ func TestSearchOpenWithQuerySearchesAtOnce(t *testing.T) {
 
 func TestSearchStates(t *testing.T) {
 	clock := newTestClock()
-	f := &fakeSearcher{results: map[string][]memory.SearchResult{}}
+	f := &fakeSearcher{results: map[string][]index.SearchResult{}}
 	c := newSearch(t, f, clock, 60, 20)
 	requireShows(t, c.m.View(), "Type to search all your conversations")
 
@@ -270,7 +271,7 @@ func TestSearchGolden(t *testing.T) {
 		name := fmt.Sprintf("search_results_%dx%d", size.w, size.h)
 		t.Run(name, func(t *testing.T) {
 			clock := newTestClock()
-			f := &fakeSearcher{results: map[string][]memory.SearchResult{"goroutine channel": sampleResults(clock.Now())}}
+			f := &fakeSearcher{results: map[string][]index.SearchResult{"goroutine channel": sampleResults(clock.Now())}}
 			c := newSearch(t, f, clock, size.w, size.h)
 			c.typeText("goroutine channel")
 			c.runAll()

@@ -1,0 +1,326 @@
+package index
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/ollama/ollama/api"
+
+	"github.com/mneme-dev/mneme/memory"
+	"github.com/mneme-dev/mneme/memory/vector"
+)
+
+// embedBatch is how many turns are embedded per request.
+const embedBatch = 16
+
+// embedPending embeds turns that have no vectors under the current model
+// for their current text, newest first.
+func (ix *Index) embedPending(ctx context.Context) error {
+	em := ix.embedding()
+	if !em.enabled() {
+		return nil
+	}
+	before := ""
+	for {
+		if ix.embedding().model != em.model {
+			return nil // the model changed: the next round starts over
+		}
+		turns, err := ix.store.TurnsNeedingEmbedding(ctx, em.model.Name, before, embedBatch)
+		if err != nil || len(turns) == 0 {
+			return err
+		}
+		before = turns[len(turns)-1].ID
+		items := make([]owned, len(turns))
+		for i, t := range turns {
+			items[i] = owned{id: t.ID, userID: t.UserID, hash: t.Hash, text: t.Text, kind: memory.OwnerTurn}
+		}
+		sets, err := em.embedOwners(ctx, items)
+		if err != nil {
+			return err
+		}
+		if err := ix.store.SaveEmbeddings(ctx, sets...); err != nil {
+			return err
+		}
+		for _, set := range sets {
+			ix.addVectors(set)
+		}
+	}
+}
+
+// embedBacklog embeds, batch by batch, what next returns under the current
+// model, until it returns nothing or the model changes. Owners embedded
+// here are searched exactly from the database, not from memory.
+func (ix *Index) embedBacklog(ctx context.Context, next func(model string) ([]owned, error)) error {
+	em := ix.embedding()
+	if !em.enabled() {
+		return nil
+	}
+	for ix.embedding().model == em.model {
+		items, err := next(em.model.Name)
+		if err != nil || len(items) == 0 {
+			return err
+		}
+		sets, err := em.embedOwners(ctx, items)
+		if err != nil {
+			return err
+		}
+		if err := ix.store.SaveEmbeddings(ctx, sets...); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// owned is a text to embed and what it belongs to.
+type owned struct {
+	id, userID, hash, text string
+	kind                   memory.OwnerKind
+}
+
+// embedOwners embeds each owner's text, chunked to the model's context, in
+// one request, and returns the sets to store.
+func (em embedder) embedOwners(ctx context.Context, items []owned) ([]memory.EmbeddingSet, error) {
+	sets := make([]memory.EmbeddingSet, len(items))
+	var inputs []string
+	for i, it := range items {
+		chunks := Chunks(it.text, em.model.ContextLength)
+		sets[i] = memory.EmbeddingSet{OwnerID: it.id, Kind: it.kind, UserID: it.userID, Model: em.model.Name, Hash: it.hash, Chunks: chunks}
+		inputs = append(inputs, chunks...)
+	}
+	vecs, err := em.embedTexts(ctx, inputs)
+	if err != nil {
+		return nil, err
+	}
+	for i := range sets {
+		n := len(sets[i].Chunks)
+		sets[i].Vectors, vecs = vecs[:n], vecs[n:]
+	}
+	return sets, nil
+}
+
+func (em embedder) embedTexts(ctx context.Context, texts []string) ([][]float32, error) {
+	resp, err := em.client.Embed(ctx, &api.EmbedRequest{Model: em.model.Name, Input: texts})
+	if err != nil {
+		return nil, fmt.Errorf("embed with %s: %w", em.model.Name, err)
+	}
+	if len(resp.Embeddings) != len(texts) {
+		return nil, fmt.Errorf("embed with %s: %d vectors for %d texts: %w", em.model.Name, len(resp.Embeddings), len(texts), errNoEmbeddings)
+	}
+	return resp.Embeddings, nil
+}
+
+// userVectors is one user's vectors under the current model, in memory.
+type userVectors struct {
+	once   sync.Once
+	err    error
+	idx    *vector.Index // nil until the first vector is known
+	mu     sync.Mutex
+	last   int64 // the store's mark of the newest vector read (VectorsSince)
+	loaded bool  // the first load is done: later ones read from last on
+}
+
+// vectorsFor returns the user's vectors under model, loading them from the
+// store on first use.
+func (ix *Index) vectorsFor(ctx context.Context, userID, model string) (*userVectors, error) {
+	ix.mu.Lock()
+	uv := ix.vecs[userID]
+	if uv == nil {
+		uv = &userVectors{}
+		ix.vecs[userID] = uv
+	}
+	ix.mu.Unlock()
+	uv.once.Do(func() {
+		var last int64
+		last, uv.err = ix.store.VectorsSince(ctx, userID, model, 0, func(sv memory.StoredVector) error {
+			if sv.Kind == memory.OwnerTurn {
+				uv.add(vector.Key{Turn: sv.OwnerID, Chunk: sv.Chunk}, sv.Vector, ix)
+			}
+			return nil
+		})
+		uv.mu.Lock()
+		uv.last, uv.loaded = last, uv.err == nil
+		uv.mu.Unlock()
+	})
+	if uv.err != nil {
+		// Let a later search try again.
+		ix.mu.Lock()
+		delete(ix.vecs, userID)
+		ix.mu.Unlock()
+		return nil, uv.err
+	}
+	return uv, nil
+}
+
+// followVectors adds to the loaded vectors those that other processes
+// stored since they were read (an ask in a script embeds its turn).
+func (ix *Index) followVectors(ctx context.Context) {
+	em := ix.embedding()
+	if !em.enabled() {
+		return
+	}
+	ix.mu.Lock()
+	users := make(map[string]*userVectors, len(ix.vecs))
+	for u, uv := range ix.vecs {
+		users[u] = uv
+	}
+	ix.mu.Unlock()
+	for userID, uv := range users {
+		uv.mu.Lock()
+		after, loaded := uv.last, uv.loaded
+		uv.mu.Unlock()
+		if !loaded {
+			continue // the first load reads everything
+		}
+		replaced := map[string]bool{}
+		last, err := ix.store.VectorsSince(ctx, userID, em.model.Name, after, func(sv memory.StoredVector) error {
+			if sv.Kind != memory.OwnerTurn {
+				return nil
+			}
+			if !replaced[sv.OwnerID] {
+				replaced[sv.OwnerID] = true
+				ix.forgetVectors(userID, []string{sv.OwnerID})
+			}
+			uv.add(vector.Key{Turn: sv.OwnerID, Chunk: sv.Chunk}, sv.Vector, ix)
+			return nil
+		})
+		if err != nil {
+			ix.log.Warn("vectors of other processes not loaded", "err", err)
+			continue
+		}
+		uv.mu.Lock()
+		uv.last = max(uv.last, last)
+		uv.mu.Unlock()
+	}
+}
+
+// Preload loads the user's vectors so that the first search is fast.
+func (ix *Index) Preload(ctx context.Context, userID string) error {
+	em := ix.embedding()
+	if !em.enabled() {
+		return nil
+	}
+	_, err := ix.vectorsFor(ctx, userID, em.model.Name)
+	return err
+}
+
+func (uv *userVectors) add(k vector.Key, v []float32, ix *Index) {
+	uv.mu.Lock()
+	if uv.idx == nil {
+		uv.idx = vector.New(len(v))
+	}
+	idx := uv.idx
+	uv.mu.Unlock()
+	if err := idx.Add(k, v); err != nil {
+		ix.log.Warn("vector not indexed", "turn", k.Turn, "err", err)
+	}
+}
+
+func (uv *userVectors) index() *vector.Index {
+	uv.mu.Lock()
+	defer uv.mu.Unlock()
+	return uv.idx
+}
+
+// addVectors puts freshly embedded vectors into the user's loaded vectors.
+// Users whose vectors are not loaded pick them up when they load.
+func (ix *Index) addVectors(set memory.EmbeddingSet) {
+	ix.mu.Lock()
+	uv := ix.vecs[set.UserID]
+	ix.mu.Unlock()
+	if uv == nil {
+		return
+	}
+	ix.forgetVectors(set.UserID, []string{set.OwnerID})
+	for i, v := range set.Vectors {
+		uv.add(vector.Key{Turn: set.OwnerID, Chunk: i}, v, ix)
+	}
+}
+
+func (ix *Index) forgetVectors(userID string, ids []string) {
+	ix.mu.Lock()
+	uv := ix.vecs[userID]
+	ix.mu.Unlock()
+	if uv == nil || uv.index() == nil {
+		return
+	}
+	idx := uv.index()
+	for _, id := range ids {
+		for c := 0; idx.Contains(vector.Key{Turn: id, Chunk: c}); c++ {
+			idx.Remove(vector.Key{Turn: id, Chunk: c})
+		}
+	}
+}
+
+// Chunks splits text into pieces of at most maxTokens (estimated) that
+// overlap by about 10%, cutting between words. Text that fits is one chunk.
+func Chunks(text string, maxTokens int) []string {
+	maxChars := maxTokens * charsPerToken
+	if maxTokens <= 0 || len(text) <= maxChars {
+		return []string{text}
+	}
+	words := strings.Fields(text)
+	var chunks []string
+	for start := 0; start < len(words); {
+		end, size := start, 0
+		for end < len(words) && (end == start || size+len(words[end])+1 <= maxChars) {
+			size += len(words[end]) + 1
+			end++
+		}
+		chunks = append(chunks, strings.Join(words[start:end], " "))
+		if end == len(words) {
+			break
+		}
+		overlap := (end - start) / 10
+		start = max(end-overlap, start+1)
+	}
+	return chunks
+}
+
+// charsPerToken is a conservative estimate for English text, so that
+// estimated chunks stay inside the embedding model's context.
+const charsPerToken = 3
+
+// embedPendingAll embeds the turns, notes and summaries that have no
+// vectors for their current text under the current model.
+func (ix *Index) embedPendingAll(ctx context.Context) error {
+	if err := ix.embedPending(ctx); err != nil {
+		return err
+	}
+	err := ix.embedBacklog(ctx, func(model string) ([]owned, error) {
+		notes, err := ix.store.NotesNeedingEmbedding(ctx, model, embedBatch)
+		return noteOwners(notes), err
+	})
+	if err != nil {
+		return err
+	}
+	return ix.embedBacklog(ctx, func(model string) ([]owned, error) {
+		list, err := ix.store.SummariesNeedingEmbedding(ctx, model, embedBatch)
+		return summaryOwners(list), err
+	})
+}
+
+func noteOwners(notes []memory.Note) []owned {
+	items := make([]owned, len(notes))
+	for i, n := range notes {
+		items[i] = owned{id: n.ID, userID: n.UserID, hash: n.Hash, text: n.Content, kind: memory.OwnerNote}
+	}
+	return items
+}
+
+func (ix *Index) embedNotes(ctx context.Context, em embedder, notes []memory.Note) error {
+	sets, err := em.embedOwners(ctx, noteOwners(notes))
+	if err != nil {
+		return err
+	}
+	return ix.store.SaveEmbeddings(ctx, sets...)
+}
+
+func summaryOwners(list []memory.Summary) []owned {
+	items := make([]owned, len(list))
+	for i, sum := range list {
+		items[i] = owned{id: sum.ID, userID: sum.UserID, hash: sum.Hash, text: sum.Text, kind: memory.OwnerSummary}
+	}
+	return items
+}

@@ -1,0 +1,47 @@
+package index
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestChunksOverlapAndCover(t *testing.T) {
+	words := make([]string, 1000)
+	for i := range words {
+		words[i] = "w" + strings.Repeat("x", i%7)
+	}
+	text := strings.Join(words, " ")
+	if got := Chunks("short text", 512); len(got) != 1 || got[0] != "short text" {
+		t.Fatalf("short: %q", got)
+	}
+	chunks := Chunks(text, 100)
+	if len(chunks) < 2 {
+		t.Fatalf("%d chunks", len(chunks))
+	}
+	var total int
+	for i, c := range chunks {
+		if len(c) > 100*charsPerToken {
+			t.Fatalf("chunk %d has %d chars", i, len(c))
+		}
+		total += len(strings.Fields(c))
+		if i > 0 {
+			prev := strings.Fields(chunks[i-1])
+			first := strings.Fields(c)[0]
+			if prev[len(prev)-len(prev)/10] != first && prev[len(prev)-1] == first {
+				t.Fatalf("chunk %d does not overlap the previous one", i)
+			}
+		}
+	}
+	overlap := float64(total-len(words)) / float64(len(words))
+	if overlap < 0.05 || overlap > 0.2 {
+		t.Fatalf("overlap %.2f, want about 10%%", overlap)
+	}
+	last := strings.Fields(chunks[len(chunks)-1])
+	if last[len(last)-1] != words[len(words)-1] {
+		t.Fatal("the end of the text is not covered")
+	}
+	// A single word longer than a chunk still makes progress.
+	if got := Chunks(strings.Repeat("y", 1000)+" z", 10); len(got) != 2 {
+		t.Fatalf("giant word: %d chunks", len(got))
+	}
+}

@@ -1,0 +1,29 @@
+package index
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+
+	"github.com/mneme-dev/mneme/memory"
+)
+
+func openTest(t *testing.T) *memory.Store {
+	t.Helper()
+	s, err := memory.Open(context.Background(), filepath.Join(t.TempDir(), memory.DBFileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+// rowsOf counts rows of a table that belong to a conversation.
+func rowsOf(t *testing.T, s *memory.Store, q string, args ...any) int {
+	t.Helper()
+	var n int
+	if err := s.DB().QueryRowContext(context.Background(), q, args...).Scan(&n); err != nil {
+		t.Fatalf("%s: %v", q, err)
+	}
+	return n
+}

@@ -1,0 +1,245 @@
+package index
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/mneme-dev/mneme/internal/text"
+	"github.com/mneme-dev/mneme/memory"
+	"github.com/mneme-dev/mneme/memory/keyword"
+	"github.com/mneme-dev/mneme/memory/vector"
+)
+
+// noteEmbedBudget bounds how long saving a note waits for its embedding;
+// after it the background work embeds the note. It is well under the
+// memory tools' timeout.
+const noteEmbedBudget = 3 * time.Second
+
+// SaveNote stores a note and indexes it at once: keyword search finds it
+// when SaveNote returns, vector search too if the embedding model answered
+// within a short budget (otherwise the background work embeds it). An
+// indexing failure is logged, not returned: the note is stored and the
+// background work retries.
+func (ix *Index) SaveNote(ctx context.Context, userID, content string, src memory.NoteSource) (memory.Note, error) {
+	n, err := ix.store.SaveNote(ctx, userID, content, src)
+	if err != nil {
+		return memory.Note{}, err
+	}
+	ix.indexNote(ctx, n)
+	return n, nil
+}
+
+// UpdateNote replaces a note's text (id or unique prefix of the user's
+// note), keeps its id and re-indexes it like SaveNote.
+func (ix *Index) UpdateNote(ctx context.Context, userID, id, content string) (memory.Note, error) {
+	n, err := ix.store.UpdateNote(ctx, userID, id, content)
+	if err != nil {
+		return memory.Note{}, err
+	}
+	ix.indexNote(ctx, n)
+	return n, nil
+}
+
+// DeleteNote deletes the user's note with its vectors and keyword entry,
+// and returns it as it was.
+func (ix *Index) DeleteNote(ctx context.Context, userID, id string) (memory.Note, error) {
+	n, err := ix.store.DeleteNote(ctx, userID, id)
+	if err != nil {
+		return memory.Note{}, err
+	}
+	if err := ix.removeNoteKeywords(ctx, []string{n.ID}); err != nil {
+		ix.log.Warn("note left in the keyword index for now", "note", n.ID, "err", err)
+		ix.Notify()
+	}
+	return n, nil
+}
+
+// RestoreNote undoes DeleteNote like Store.RestoreNote and indexes the
+// note again at once, like SaveNote.
+func (ix *Index) RestoreNote(ctx context.Context, userID string, n memory.Note) (memory.Note, error) {
+	restored, err := ix.store.RestoreNote(ctx, userID, n)
+	if err != nil {
+		return memory.Note{}, err
+	}
+	ix.indexNote(ctx, restored)
+	return restored, nil
+}
+
+// ListNotes lists the user's notes like Store.ListNotes, so that the Index
+// alone serves a note browser: list, search, update, delete and restore.
+func (ix *Index) ListNotes(ctx context.Context, userID string) ([]memory.Note, error) {
+	return ix.store.ListNotes(ctx, userID)
+}
+
+// indexNote writes one note to the keyword index and embeds it.
+func (ix *Index) indexNote(ctx context.Context, n memory.Note) {
+	if err := ix.upsertNoteKeywords(ctx, []memory.Note{n}); err != nil {
+		ix.log.Warn("note not in the keyword index yet", "note", n.ID, "err", err)
+		ix.Notify()
+	}
+	em := ix.embedding()
+	if !em.enabled() {
+		return
+	}
+	ectx, cancel := context.WithTimeout(ctx, noteEmbedBudget)
+	defer cancel()
+	if err := ix.embedNotes(ectx, em, []memory.Note{n}); err != nil {
+		ix.log.Info("note not embedded yet", "note", n.ID, "err", err)
+		ix.Notify()
+	}
+}
+
+// NoteQuery is a search over one user's notes.
+type NoteQuery struct {
+	UserID string
+	Text   string
+	Limit  int // 1-50, default 10
+}
+
+// NoteResult is one note that matches a query.
+type NoteResult struct {
+	memory.Note
+	// Score is the fused rank score normalised to 0-1, as in SearchResult:
+	// 1 means ranked first by every ranking in use. It orders results of
+	// one query and means nothing across queries.
+	Score     float64   `json:"score"`
+	MatchedBy MatchKind `json:"matched_by"`
+	// Distance is the cosine distance (1 - cosine similarity) of the note's
+	// best chunk when a vector matched; lower is more similar.
+	Distance *float64 `json:"distance,omitempty"`
+}
+
+// SearchNotes ranks the user's notes for q like Search ranks turns: a BM25
+// ranking and (with an embedding model) a vector ranking, fused with
+// reciprocal rank fusion.
+func (ix *Index) SearchNotes(ctx context.Context, q NoteQuery) ([]NoteResult, error) {
+	if err := checkSearch(q.UserID, &q.Limit); err != nil {
+		return nil, err
+	}
+	if strings.TrimSpace(q.Text) == "" {
+		return []NoteResult{}, nil
+	}
+	kwHits, err := ix.kw.Search(ctx, keyword.Query{UserID: q.UserID, Text: q.Text, Limit: candidates, Kinds: []keyword.Kind{keyword.KindNote}})
+	if err != nil {
+		return nil, fmt.Errorf("search notes: %w", err)
+	}
+	kwIDs := make([]string, len(kwHits))
+	for i, h := range kwHits {
+		kwIDs[i] = h.ID
+	}
+	vecHits, err := ix.noteVectorSearch(ctx, q.UserID, q.Text)
+	if err != nil {
+		ix.log.Warn("vector search of notes unavailable", "err", err)
+	}
+	list := ix.fuse(kwIDs, vecHits, q.Limit)
+	ids := make([]string, len(list))
+	for i, f := range list {
+		ids[i] = f.id
+	}
+	notes, err := ix.store.NotesByID(ctx, q.UserID, ids)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]NoteResult, 0, len(list))
+	for _, f := range list {
+		n, ok := notes[f.id]
+		if !ok {
+			continue // deleted since it was indexed
+		}
+		r := NoteResult{Note: n, Score: ix.normalised(f.score), MatchedBy: f.matchedBy()}
+		if f.vector {
+			d := f.distance
+			r.Distance = &d
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+// noteVectorSearch ranks the user's notes by their best chunk's cosine
+// similarity to query. Notes are few, so every stored note vector is scored
+// exactly; nothing is kept in memory, and a note changed by another
+// process is seen at once.
+func (ix *Index) noteVectorSearch(ctx context.Context, userID, query string) ([]vectorHit, error) {
+	em := ix.embedding()
+	if !em.enabled() {
+		return nil, nil
+	}
+	var stored []memory.StoredVector
+	err := ix.store.NoteVectors(ctx, userID, em.model.Name, func(sv memory.StoredVector) error {
+		stored = append(stored, sv)
+		return nil
+	})
+	if err != nil || len(stored) == 0 {
+		return nil, err
+	}
+	qv, err := em.embedTexts(ctx, []string{text.Prefix(query, em.model.ContextLength*charsPerToken)})
+	if err != nil {
+		return nil, err
+	}
+	best := map[string]float64{}
+	for _, sv := range stored {
+		if len(sv.Vector) != len(qv[0]) {
+			continue // from a model of the same name but another size
+		}
+		sim := float64(vector.Cosine(qv[0], sv.Vector))
+		if cur, ok := best[sv.OwnerID]; !ok || sim > cur {
+			best[sv.OwnerID] = sim
+		}
+	}
+	hits := make([]vectorHit, 0, len(best))
+	for id, sim := range best {
+		hits = append(hits, vectorHit{id: id, similarity: sim})
+	}
+	sort.Slice(hits, func(i, j int) bool {
+		if hits[i].similarity != hits[j].similarity {
+			return hits[i].similarity > hits[j].similarity
+		}
+		return hits[i].id < hits[j].id
+	})
+	return hits, nil
+}
+
+// Recall defaults.
+const (
+	DefaultRecallLimit      = 5
+	DefaultRecallSimilarity = 0.5
+)
+
+// RecallQuery asks which notes are worth reminding the model of before it
+// answers Text.
+type RecallQuery struct {
+	UserID string
+	Text   string
+	Limit  int // at most this many notes (default 5)
+	// MinSimilarity is the least cosine similarity (0-1) at which a note
+	// found only by meaning is recalled. A note that shares words with
+	// Text is recalled whatever its similarity.
+	MinSimilarity float64
+}
+
+// Recall returns the notes most relevant to q.Text, best first: notes that
+// share words with it, and notes whose meaning is at least MinSimilarity
+// close. With no embedding model only the first kind exist.
+func (ix *Index) Recall(ctx context.Context, q RecallQuery) ([]NoteResult, error) {
+	if q.Limit <= 0 {
+		q.Limit = DefaultRecallLimit
+	}
+	res, err := ix.SearchNotes(ctx, NoteQuery{UserID: q.UserID, Text: q.Text, Limit: MaxSearchLimit})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]NoteResult, 0, min(len(res), q.Limit))
+	for _, r := range res {
+		if len(out) == q.Limit {
+			break
+		}
+		if r.MatchedBy != MatchVector || (r.Distance != nil && 1-*r.Distance >= q.MinSimilarity) {
+			out = append(out, r)
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,322 @@
+package index
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/mneme-dev/mneme/internal/text"
+	"github.com/mneme-dev/mneme/memory"
+	"github.com/mneme-dev/mneme/memory/keyword"
+	"github.com/mneme-dev/mneme/memory/vector"
+)
+
+// Fusion weighs the rankings that reciprocal rank fusion combines.
+type Fusion struct {
+	K             int     // RRF constant (default 60)
+	KeywordWeight float64 // default 1
+	VectorWeight  float64 // default 1
+}
+
+func (f Fusion) withDefaults() Fusion {
+	if f.K <= 0 {
+		f.K = 60
+	}
+	if f.KeywordWeight <= 0 {
+		f.KeywordWeight = 1
+	}
+	if f.VectorWeight <= 0 {
+		f.VectorWeight = 1
+	}
+	return f
+}
+
+// Search limits.
+const (
+	DefaultSearchLimit = 10
+	MaxSearchLimit     = 50
+	// candidates is how deep each ranking is read before fusion.
+	candidates = 100
+)
+
+// SearchQuery is a search over one user's past turns.
+type SearchQuery struct {
+	UserID          string
+	Text            string
+	Limit           int // 1-50, default 10
+	ConversationID  string
+	Since, Until    time.Time
+	IncludeArchived bool
+}
+
+// MatchKind says which ranking found a result.
+type MatchKind string
+
+// Match kinds.
+const (
+	MatchVector  MatchKind = "vector"
+	MatchKeyword MatchKind = "keyword"
+	MatchBoth    MatchKind = "both"
+)
+
+// SearchResult is one past turn that matches a query.
+type SearchResult struct {
+	ConversationID string    `json:"conversation_id"`
+	Title          string    `json:"title"`
+	Turn           int       `json:"turn"`
+	Snippet        string    `json:"snippet"`
+	Score          float64   `json:"score"`
+	MatchedBy      MatchKind `json:"matched_by"`
+	Time           time.Time `json:"time"`
+	Refs           []string  `json:"refs"`
+	// Distance is the cosine distance (1 - cosine similarity) of the
+	// turn's best chunk when a vector matched; lower is more similar.
+	Distance *float64 `json:"distance,omitempty"`
+}
+
+type fused struct {
+	id       string
+	score    float64
+	keyword  bool
+	vector   bool
+	distance float64
+}
+
+// checkSearch validates a search's user and limit, defaulting the limit.
+func checkSearch(userID string, limit *int) error {
+	if userID == "" {
+		return memory.ErrNoUser
+	}
+	if *limit == 0 {
+		*limit = DefaultSearchLimit
+	}
+	if *limit < 1 || *limit > MaxSearchLimit {
+		return fmt.Errorf("search limit %d not in 1-%d: %w", *limit, MaxSearchLimit, memory.ErrInvalid)
+	}
+	return nil
+}
+
+// Search ranks the user's past turns for q by fusing a BM25 ranking and a
+// vector ranking (when an embedding model is available) with reciprocal
+// rank fusion, then groups by turn.
+func (ix *Index) Search(ctx context.Context, q SearchQuery) ([]SearchResult, error) {
+	if err := checkSearch(q.UserID, &q.Limit); err != nil {
+		return nil, err
+	}
+	if strings.TrimSpace(q.Text) == "" {
+		return []SearchResult{}, nil
+	}
+	hidden := map[string]bool{}
+	if !q.IncludeArchived {
+		var err error
+		if hidden, err = ix.store.ArchivedConversations(ctx, q.UserID); err != nil {
+			return nil, err
+		}
+	}
+	// The two rankings run side by side: a search takes as long as the
+	// slower of them, not their sum.
+	var (
+		vecHits []vectorHit
+		vecErr  error
+		vecDone = make(chan struct{})
+	)
+	go func() {
+		defer close(vecDone)
+		vecHits, vecErr = ix.vectorSearch(ctx, q)
+	}()
+	kwHits, err := ix.kw.Search(ctx, keyword.Query{
+		UserID: q.UserID, Text: q.Text, Limit: candidates, Kinds: []keyword.Kind{keyword.KindTurn},
+		ConversationID: q.ConversationID, Since: q.Since, Until: q.Until,
+	})
+	<-vecDone
+	if err != nil {
+		return nil, fmt.Errorf("search: %w", err)
+	}
+	if vecErr != nil {
+		// Vector search is an extra: without it keyword search still answers.
+		ix.log.Warn("vector search unavailable", "err", vecErr)
+	}
+
+	kwIDs := make([]string, 0, len(kwHits))
+	for _, h := range kwHits {
+		if !hidden[h.ConversationID] {
+			kwIDs = append(kwIDs, h.ID)
+		}
+	}
+	shown := vecHits[:0:0]
+	for _, h := range vecHits {
+		if !hidden[h.conversationID] {
+			shown = append(shown, h)
+		}
+	}
+	return ix.results(ctx, q.UserID, ix.fuse(kwIDs, shown, q.Limit))
+}
+
+// fuse combines a keyword ranking (ids, best first) and a vector ranking
+// (best first) with reciprocal rank fusion and keeps the best limit.
+func (ix *Index) fuse(keywordIDs []string, vecHits []vectorHit, limit int) []*fused {
+	byID := map[string]*fused{}
+	add := func(id string, rank int, w float64) *fused {
+		f := byID[id]
+		if f == nil {
+			f = &fused{id: id}
+			byID[id] = f
+		}
+		f.score += w / float64(ix.fusion.K+rank)
+		return f
+	}
+	for i, id := range keywordIDs {
+		add(id, i+1, ix.fusion.KeywordWeight).keyword = true
+	}
+	for i, h := range vecHits {
+		f := add(h.id, i+1, ix.fusion.VectorWeight)
+		f.vector, f.distance = true, 1-h.similarity
+	}
+	list := make([]*fused, 0, len(byID))
+	for _, f := range byID {
+		list = append(list, f)
+	}
+	sort.Slice(list, func(i, j int) bool {
+		if list[i].score != list[j].score {
+			return list[i].score > list[j].score
+		}
+		return list[i].id < list[j].id
+	})
+	if len(list) > limit {
+		list = list[:limit]
+	}
+	return list
+}
+
+// normalised maps a fused score to 0-1: 1 means ranked first by every
+// ranking in use.
+func (ix *Index) normalised(score float64) float64 {
+	best := ix.fusion.KeywordWeight
+	if ix.EmbedModelName() != "" {
+		best += ix.fusion.VectorWeight
+	}
+	return min(score/(best/float64(ix.fusion.K+1)), 1)
+}
+
+// matchedBy says which rankings found a fused hit.
+func (f *fused) matchedBy() MatchKind {
+	switch {
+	case f.keyword && f.vector:
+		return MatchBoth
+	case f.vector:
+		return MatchVector
+	}
+	return MatchKeyword
+}
+
+// results loads what a person needs to see for each fused hit.
+func (ix *Index) results(ctx context.Context, userID string, list []*fused) ([]SearchResult, error) {
+	ids := make([]string, len(list))
+	for i, f := range list {
+		ids[i] = f.id
+	}
+	turns, err := ix.store.TurnsByID(ctx, userID, ids)
+	if err != nil {
+		return nil, err
+	}
+	found := make([]memory.Turn, 0, len(turns))
+	for _, id := range ids {
+		if t, ok := turns[id]; ok {
+			found = append(found, t)
+		}
+	}
+	titles, err := ix.store.ConversationTitles(ctx, turnConversations(found))
+	if err != nil {
+		return nil, err
+	}
+	out := make([]SearchResult, 0, len(list))
+	for _, f := range list {
+		t, ok := turns[f.id]
+		if !ok {
+			continue // deleted since it was indexed
+		}
+		r := SearchResult{
+			ConversationID: t.ConversationID, Title: titles[t.ConversationID], Turn: t.Number, Snippet: t.Snippet,
+			Score: ix.normalised(f.score), Time: t.Time, Refs: t.Refs, MatchedBy: f.matchedBy(),
+		}
+		if f.vector {
+			d := f.distance
+			r.Distance = &d
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+type vectorHit struct {
+	id, conversationID string
+	similarity         float64
+}
+
+// vectorSearch ranks turns by their best chunk's cosine similarity to the
+// query. Candidates come from the compact in-memory index and are rescored
+// exactly from the stored float32 vectors.
+func (ix *Index) vectorSearch(ctx context.Context, q SearchQuery) ([]vectorHit, error) {
+	em := ix.embedding()
+	if !em.enabled() {
+		return nil, nil
+	}
+	uv, err := ix.vectorsFor(ctx, q.UserID, em.model.Name)
+	if err != nil {
+		return nil, err
+	}
+	idx := uv.index()
+	if idx == nil {
+		return nil, nil
+	}
+	qv, err := em.embedTexts(ctx, []string{text.Prefix(q.Text, em.model.ContextLength*charsPerToken)})
+	if err != nil {
+		return nil, err
+	}
+	var filter func(vector.Key) bool
+	if q.ConversationID != "" || !q.Since.IsZero() || !q.Until.IsZero() {
+		allowed, err := ix.store.TurnIDsIn(ctx, memory.TurnFilter{
+			UserID: q.UserID, ConversationID: q.ConversationID, Since: q.Since, Until: q.Until,
+		})
+		if err != nil {
+			return nil, err
+		}
+		filter = func(k vector.Key) bool { return allowed[k.Turn] }
+	}
+	cands, err := idx.Search(qv[0], candidates, filter)
+	if err != nil {
+		return nil, err
+	}
+	keys := make([]memory.VectorKey, len(cands))
+	for i, c := range cands {
+		keys[i] = memory.VectorKey{OwnerID: c.Key.Turn, Chunk: c.Key.Chunk}
+	}
+	exact, err := ix.store.VectorsByKey(ctx, q.UserID, em.model.Name, keys)
+	if err != nil {
+		return nil, err
+	}
+	best := map[string]float64{}
+	for _, c := range cands {
+		sim := float64(c.Score)
+		if v, ok := exact[memory.VectorKey{OwnerID: c.Key.Turn, Chunk: c.Key.Chunk}]; ok {
+			sim = float64(vector.Cosine(qv[0], v))
+		}
+		if cur, ok := best[c.Key.Turn]; !ok || sim > cur {
+			best[c.Key.Turn] = sim
+		}
+	}
+	hits := make([]vectorHit, 0, len(best))
+	for id, sim := range best {
+		conv, _, _ := strings.Cut(id, ":")
+		hits = append(hits, vectorHit{id: id, conversationID: conv, similarity: sim})
+	}
+	sort.Slice(hits, func(i, j int) bool {
+		if hits[i].similarity != hits[j].similarity {
+			return hits[i].similarity > hits[j].similarity
+		}
+		return hits[i].id < hits[j].id
+	})
+	return hits, nil
+}

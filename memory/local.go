@@ -1,0 +1,105 @@
+package memory
+
+import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"fmt"
+	"strings"
+
+	"github.com/mneme-dev/mneme/memory/internal/sqlq"
+)
+
+// Local state: what this device knows about its own derived files, which
+// must never travel to other devices. A sync replica ships every page of
+// the database file, whatever table it belongs to, so a table inside it,
+// even one the sync log ignores, still makes a device that rebuilds its
+// keyword index push frames (and a device that pulls them describe
+// another device's index). Local state therefore lives in a database file
+// of its own beside the main one ("mneme-local.db"), attached to every
+// connection as the schema "local": queries join it like any table, and
+// one write transaction covers both. It is never synced, swapped or
+// merged; losing it only makes the keyword index rebuild.
+//
+// local.keyword_marks records which text of a turn, note or summary the
+// keyword index holds (its hash); local.meta which keyword index the marks
+// describe.
+var localSchema = []string{
+	`CREATE TABLE IF NOT EXISTS local.keyword_marks (
+		kind TEXT NOT NULL CHECK (kind IN ('turn','note','summary')),
+		id   TEXT NOT NULL,
+		hash TEXT NOT NULL,
+		PRIMARY KEY (kind, id)
+	) WITHOUT ROWID`,
+	`CREATE TABLE IF NOT EXISTS local.meta (
+		key   TEXT PRIMARY KEY,
+		value TEXT NOT NULL
+	)`,
+}
+
+// LocalPath is the local state file of the database at path.
+func LocalPath(path string) string {
+	return strings.TrimSuffix(path, ".db") + "-local.db"
+}
+
+// attachLocal attaches the local state file to a new connection.
+func attachLocal(ctx context.Context, conn driver.Conn, path string) error {
+	ex, ok := conn.(driver.ExecerContext)
+	if !ok {
+		return fmt.Errorf("libsql connection cannot execute")
+	}
+	_, err := ex.ExecContext(ctx, `ATTACH DATABASE ? AS local`, []driver.NamedValue{{Ordinal: 1, Value: path}})
+	return err
+}
+
+// openLocal creates the local schema (run once per open, outside the
+// write lock's read-only check: local state is not the synced database's).
+func (s *Store) openLocal(ctx context.Context) error {
+	var mode string
+	if err := s.db.QueryRowContext(ctx, "PRAGMA local.journal_mode=WAL").Scan(&mode); err != nil {
+		return fmt.Errorf("local state: %w", err)
+	}
+	for _, stmt := range localSchema {
+		if _, err := s.db.ExecContext(ctx, stmt); err != nil {
+			return fmt.Errorf("local state: %w", err)
+		}
+	}
+	return nil
+}
+
+// LocalMeta reads a key of this device's local metadata ("" when unset).
+func (s *Store) LocalMeta(ctx context.Context, key string) (string, error) {
+	var v string
+	err := s.db.QueryRowContext(ctx, `SELECT value FROM local.meta WHERE key = ?`, key).Scan(&v)
+	if err == sql.ErrNoRows {
+		return "", nil
+	}
+	return v, err
+}
+
+// SetLocalMeta writes a key of this device's local metadata.
+func (s *Store) SetLocalMeta(ctx context.Context, key, value string) error {
+	return s.writeLocal(ctx, func(tx Execer) error {
+		_, err := tx.ExecContext(ctx, `INSERT INTO local.meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value`, key, value)
+		return err
+	})
+}
+
+// ForgetKeywordMarks drops the keyword marks of the given ids (documents
+// that left the keyword index), whatever their kind.
+func (s *Store) ForgetKeywordMarks(ctx context.Context, ids []string) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	return s.writeLocal(ctx, func(tx Execer) error { return forgetMarks(ctx, tx, ids) })
+}
+
+func forgetMarks(ctx context.Context, tx Execer, ids []string) error {
+	for start := 0; start < len(ids); start += sqlq.MaxParams {
+		part := ids[start:min(start+sqlq.MaxParams, len(ids))]
+		if _, err := tx.ExecContext(ctx, `DELETE FROM local.keyword_marks WHERE id IN (`+sqlq.Placeholders(len(part))+`)`, sqlq.Args(part)...); err != nil {
+			return err
+		}
+	}
+	return nil
+}
