@@ -20,6 +20,7 @@ import (
 	"github.com/mneme-dev/mneme/internal/text"
 	"github.com/mneme-dev/mneme/memory"
 	"github.com/mneme-dev/mneme/tools"
+	"github.com/mneme-dev/mneme/tui/list"
 )
 
 // NoteStore is what the memory browser reads and writes notes with.
@@ -145,7 +146,7 @@ type MemoryBrowser struct {
 	query     string // the search the list shows ("" lists all)
 	items     []memory.Note
 	total     int // the user's notes, from the last full listing
-	sel, top  int
+	list      list.Model
 	titles    map[string]string // conversation titles by id
 	fresh     map[string]bool
 
@@ -215,6 +216,7 @@ func NewMemoryBrowser(st *Styles, cfg MemoryConfig) MemoryBrowser {
 		filter: newOverlayInput(ost, "/ ", "search notes"),
 		titles: map[string]string{},
 	}
+	b.list = list.New(b.listKeys())
 	if b.delay <= 0 {
 		b.delay = defaultDebounce
 	}
@@ -223,6 +225,17 @@ func NewMemoryBrowser(st *Styles, cfg MemoryConfig) MemoryBrowser {
 
 // KeyMap returns the browser's bindings, for the full help.
 func (b MemoryBrowser) KeyMap() MemoryKeyMap { return b.keys }
+
+// SetKeyMap replaces the browser's bindings.
+func (b *MemoryBrowser) SetKeyMap(k MemoryKeyMap) {
+	b.keys = k
+	b.list.SetKeyMap(b.listKeys())
+}
+
+// listKeys are the bindings that move through the notes.
+func (b MemoryBrowser) listKeys() list.KeyMap {
+	return list.KeyMap{Up: b.keys.Up, Down: b.keys.Down, PageUp: b.keys.PageUp, PageDown: b.keys.PageDown}
+}
 
 // Restyle draws the browser with st from now on, keeping its state (an
 // edit in progress, the notes that undo can bring back).
@@ -270,7 +283,8 @@ func (b MemoryBrowser) Open() (MemoryBrowser, tea.Cmd) {
 	b.filter.Reset()
 	b.filter.Blur()
 	b.deleted, b.hint, b.hintErr, b.busy = nil, "", false, false
-	b.items, b.sel, b.top, b.query = nil, 0, 0, ""
+	b.items, b.query = nil, ""
+	b.list.Reset()
 	b.seq++
 	return b, b.load()
 }
@@ -310,7 +324,7 @@ func (b *MemoryBrowser) SetSize(width, height int) {
 		b.editor.SetWidth(max(1, width))
 		b.editor.SetHeight(b.editRows())
 	}
-	b.top = scrollTo(b.top, b.sel, b.listRows())
+	b.list.Scroll(b.listRows())
 }
 
 // Update handles keys, pastes and the results of the browser's commands.
@@ -385,11 +399,12 @@ func (b *MemoryBrowser) handleLoaded(msg notesLoadedMsg) {
 	if msg.all {
 		b.total = len(msg.notes)
 	}
-	b.sel, b.top = max(0, b.index(cur.ID)), 0
+	b.list.Reset()
+	b.list.Select(max(0, b.index(cur.ID)))
 	if b.index(cur.ID) < 0 && b.mode == memView {
 		b.mode = memList
 	}
-	b.top = scrollTo(b.top, b.sel, b.listRows())
+	b.list.Scroll(b.listRows())
 }
 
 func (b *MemoryBrowser) handleWritten(msg noteWrittenMsg) {
@@ -419,15 +434,15 @@ func (b *MemoryBrowser) handleWritten(msg noteWrittenMsg) {
 		b.total = max(0, b.total-1)
 		b.deleted = append(b.deleted, msg.note)
 		b.mode = memList
-		b.sel = max(0, min(b.sel, len(b.items)-1))
-		b.top = scrollTo(b.top, b.sel, b.listRows())
+		b.list.Clamp(len(b.items), b.listRows())
 		b.setHint(fmt.Sprintf("Deleted “%s”. Press u to undo.", ansi.Truncate(oneLine(msg.note.Content), 30, "…")), false)
 	case opRestore:
 		if b.index(msg.note.ID) < 0 {
 			b.items = append([]memory.Note{msg.note}, b.items...)
 		}
 		b.total++
-		b.mode, b.sel, b.top = memList, 0, 0
+		b.mode = memList
+		b.list.Reset()
 		b.setHint("Restored.", false)
 	}
 }
@@ -462,10 +477,10 @@ func (b MemoryBrowser) find(id string) (memory.Note, bool) {
 
 // selected is the note under the cursor (in memView, the note shown).
 func (b MemoryBrowser) selected() (memory.Note, bool) {
-	if b.sel < 0 || b.sel >= len(b.items) {
-		return memory.Note{}, false
+	if i := b.list.Index(); i >= 0 && i < len(b.items) {
+		return b.items[i], true
 	}
-	return b.items[b.sel], true
+	return memory.Note{}, false
 }
 
 func (b MemoryBrowser) handleKey(msg tea.KeyPressMsg) (MemoryBrowser, tea.Cmd) {
@@ -557,6 +572,10 @@ func (b MemoryBrowser) handleKey(msg tea.KeyPressMsg) (MemoryBrowser, tea.Cmd) {
 }
 
 func (b *MemoryBrowser) moveKey(msg tea.KeyPressMsg) {
+	if b.mode != memView {
+		b.list.Update(msg, len(b.items), b.listRows())
+		return
+	}
 	delta := 0
 	switch {
 	case key.Matches(msg, b.keys.Up):
@@ -568,23 +587,10 @@ func (b *MemoryBrowser) moveKey(msg tea.KeyPressMsg) {
 	case key.Matches(msg, b.keys.PageDown):
 		delta = max(1, b.pageRows())
 	}
-	if b.mode == memView {
-		b.viewTop = max(0, min(b.viewTop+delta, b.viewLines()-1))
-		return
-	}
-	if len(b.items) == 0 {
-		return
-	}
-	b.sel = max(0, min(len(b.items)-1, b.sel+delta))
-	b.top = scrollTo(b.top, b.sel, b.listRows())
+	b.viewTop = max(0, min(b.viewTop+delta, b.viewLines()-1))
 }
 
-func (b *MemoryBrowser) pageRows() int {
-	if b.mode == memView {
-		return b.textRows()
-	}
-	return b.listRows()
-}
+func (b *MemoryBrowser) pageRows() int { return b.textRows() }
 
 // editFilter passes a key or paste to the search box; a changed search is
 // run after the debounce (an emptied one lists everything at once).
@@ -889,11 +895,10 @@ func (b MemoryBrowser) listView() ([]string, []key.Binding) {
 		return msg(b.st.Dim, "No notes yet. Ask the assistant to remember something, or add one with `mneme memory add`."), help
 	}
 	now := b.clock.now()
-	var list []string
-	for i := b.top; i < len(b.items) && len(list) < listH; i++ {
-		list = append(list, b.noteRow(b.items[i], i == b.sel, now))
-	}
-	rows = append(rows, block(list, w, listH))
+	notes := b.list.Rows(len(b.items), listH, func(i int, selected bool) string {
+		return b.noteRow(b.items[i], selected, now)
+	})
+	rows = append(rows, block(notes, w, listH))
 	if b.hasPreview() {
 		rows = append(rows, b.preview())
 	}
@@ -912,10 +917,7 @@ func (b MemoryBrowser) freshCount() int {
 
 // noteRow draws one note: "▸ The note's text…      ● new · 2d ago".
 func (b MemoryBrowser) noteRow(n memory.Note, selected bool, now time.Time) string {
-	marker, style := "  ", b.st.Text
-	if selected {
-		marker, style = b.st.Marker.Render("▸ "), b.st.Selected
-	}
+	marker, style := b.st.List.Prefix(selected)
 	meta := b.st.Dim.Render(text.RelativeDate(now, n.Updated))
 	if b.fresh[n.ID] {
 		style = b.st.Fresh

@@ -18,6 +18,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/mneme-dev/mneme/internal/ollama"
+	"github.com/mneme-dev/mneme/tui/list"
 )
 
 // ModelManager lists and pulls Ollama models. Pull calls progress for
@@ -104,8 +105,7 @@ type ModelPicker struct {
 	loading bool
 	loadErr error
 	loadSeq int
-	sel     int
-	top     int
+	list    list.Model
 
 	naming bool // the pull name box has the keys
 	name   textinput.Model
@@ -185,11 +185,21 @@ func NewModelPicker(st *Styles, cfg ModelsConfig) ModelPicker {
 		),
 	}
 	p.bar.EmptyColor = ost.Bar.empty.GetForeground()
+	p.list = list.New(p.listKeys())
 	return p
 }
 
 // KeyMap returns the picker's bindings, for the full help.
 func (p ModelPicker) KeyMap() ModelsKeyMap { return p.keys }
+
+// SetKeyMap replaces the picker's bindings.
+func (p *ModelPicker) SetKeyMap(k ModelsKeyMap) {
+	p.keys = k
+	p.list.SetKeyMap(p.listKeys())
+}
+
+// listKeys are the bindings that move through the models (no paging).
+func (p ModelPicker) listKeys() list.KeyMap { return list.KeyMap{Up: p.keys.Up, Down: p.keys.Down} }
 
 // Restyle draws the picker with st from now on, keeping its state (a pull
 // in progress goes on).
@@ -218,7 +228,7 @@ func (p ModelPicker) Open(chat, embed string) (ModelPicker, tea.Cmd) {
 	p.chat, p.embed = chat, embed
 	p.naming, p.hint, p.hintErr = false, "", false
 	p.name.Blur()
-	return p, p.list()
+	return p, p.listModels()
 }
 
 // StartPull starts pulling name (for "/model pull NAME" or a first-run
@@ -246,7 +256,7 @@ func (p *ModelPicker) SetSize(width, height int) {
 	p.width, p.height = width, height
 	fitInput(&p.name, width)
 	p.bar.SetWidth(max(1, width-2))
-	p.top = scrollTo(p.top, p.sel, p.listRows())
+	p.list.Scroll(p.listRows())
 }
 
 // Update handles keys, pastes, the listing and the pull's reports.
@@ -307,16 +317,13 @@ func (p ModelPicker) handleKey(msg tea.KeyPressMsg) (ModelPicker, tea.Cmd) {
 			return p, nil
 		}
 		return p, closeOverlay
-	case key.Matches(msg, p.keys.Up):
-		p.move(-1)
-	case key.Matches(msg, p.keys.Down):
-		p.move(1)
+	case p.list.Update(msg, len(p.models), p.listRows()):
 	case key.Matches(msg, p.keys.Chat):
 		return p.choose(false)
 	case key.Matches(msg, p.keys.Embed):
 		return p.choose(true)
 	case key.Matches(msg, p.keys.Refresh):
-		return p, p.list()
+		return p, p.listModels()
 	case key.Matches(msg, p.keys.Pull):
 		if p.pull != nil {
 			p.setHint("A pull is already running: esc cancels it.", false)
@@ -330,20 +337,12 @@ func (p ModelPicker) handleKey(msg tea.KeyPressMsg) (ModelPicker, tea.Cmd) {
 	return p, nil
 }
 
-func (p *ModelPicker) move(delta int) {
-	if len(p.models) == 0 {
-		return
-	}
-	p.sel = max(0, min(len(p.models)-1, p.sel+delta))
-	p.top = scrollTo(p.top, p.sel, p.listRows())
-}
-
 // choose uses the selected model for chat or for embeddings.
 func (p ModelPicker) choose(embed bool) (ModelPicker, tea.Cmd) {
-	if p.sel >= len(p.models) {
+	if p.list.Index() >= len(p.models) {
 		return p, nil
 	}
-	m := p.models[p.sel]
+	m := p.models[p.list.Index()]
 	switch {
 	case embed && !m.CanEmbed():
 		p.setHint(fmt.Sprintf("%s does not make embeddings: choose an embedding model for search.", m.Name), true)
@@ -380,8 +379,8 @@ func (p ModelPicker) suggestion() string {
 	return ""
 }
 
-// list lists the installed models in a command.
-func (p *ModelPicker) list() tea.Cmd {
+// listModels lists the installed models in a command.
+func (p *ModelPicker) listModels() tea.Cmd {
 	p.loading = true
 	p.loadSeq++
 	mgr, ctx, id, seq := p.mgr, p.clock.ctx, p.id, p.loadSeq
@@ -405,16 +404,17 @@ func (p ModelPicker) handleLoaded(msg modelsLoadedMsg) (ModelPicker, tea.Cmd) {
 		return p, nil
 	}
 	cur := ""
-	if p.sel < len(p.models) {
-		cur = p.models[p.sel].Name
+	if p.list.Index() < len(p.models) {
+		cur = p.models[p.list.Index()].Name
 	}
-	p.models, p.sel, p.top = msg.models, 0, 0
+	p.models = msg.models
+	p.list.Reset()
 	for i, m := range p.models {
 		if m.Name == cur {
-			p.sel = i
+			p.list.Select(i)
 		}
 	}
-	p.top = scrollTo(p.top, p.sel, p.listRows())
+	p.list.Scroll(p.listRows())
 	if p.picked == "" {
 		return p, nil
 	}
@@ -425,8 +425,8 @@ func (p ModelPicker) handleLoaded(msg modelsLoadedMsg) (ModelPicker, tea.Cmd) {
 		if !ollama.SameModel(m.Name, name) {
 			continue
 		}
-		p.sel = i
-		p.top = scrollTo(p.top, p.sel, p.listRows())
+		p.list.Select(i)
+		p.list.Scroll(p.listRows())
 		changed := false
 		if p.chat == "" && m.CanChat() {
 			p.chat, changed = m.Name, true
@@ -554,7 +554,7 @@ func (p ModelPicker) handlePull(msg pullMsg) (ModelPicker, tea.Cmd) {
 	}
 	p.setHint(fmt.Sprintf("Pulled %s.", name), false)
 	p.done, p.picked = &pl, name
-	return p, p.list()
+	return p, p.listModels()
 }
 
 // bytes sums the layers: their total size and the bytes done.
@@ -721,18 +721,14 @@ func (p ModelPicker) listView(nameW, capW int) string {
 	case len(p.models) == 0:
 		return msg(p.st.Dim, "No models installed in Ollama yet.")
 	}
-	var rows []string
-	for i := p.top; i < len(p.models) && len(rows) < h; i++ {
-		rows = append(rows, p.modelRow(p.models[i], i == p.sel, nameW, capW))
-	}
+	rows := p.list.Rows(len(p.models), h, func(i int, selected bool) string {
+		return p.modelRow(p.models[i], selected, nameW, capW)
+	})
 	return block(rows, p.width, h)
 }
 
 func (p ModelPicker) modelRow(m ollama.ModelInfo, selected bool, nameW, capW int) string {
-	marker, name := "  ", p.st.Text
-	if selected {
-		marker, name = p.st.Marker.Render("▸ "), p.st.Selected
-	}
+	marker, name := p.st.List.Prefix(selected)
 	var caps []string
 	for _, c := range m.Capabilities {
 		if c != ollama.CapCompletion {

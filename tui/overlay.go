@@ -15,6 +15,8 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/mneme-dev/mneme/tui/list"
 )
 
 // The overlays (search.go, memorybrowser.go, models.go) are components the
@@ -96,6 +98,7 @@ type overlayStyles struct {
 	Help     help.Styles
 	Input    textinput.Styles
 	Bar      barColors
+	List     list.Styles // the rows of the panels' lists
 }
 
 type barColors struct {
@@ -119,7 +122,7 @@ func newOverlayStyles(st *Styles) overlayStyles {
 	in.Cursor.Shape = tea.CursorBar
 	in.Cursor.Blink = true
 
-	return overlayStyles{
+	o := overlayStyles{
 		Title:    lipgloss.NewStyle().Foreground(accent).Bold(true),
 		Count:    lipgloss.NewStyle().Foreground(dim),
 		Rule:     lipgloss.NewStyle().Foreground(dim),
@@ -136,6 +139,8 @@ func newOverlayStyles(st *Styles) overlayStyles {
 		Input:    in,
 		Bar:      barColors{full: lipgloss.NewStyle().Foreground(accent), empty: lipgloss.NewStyle().Foreground(dim)},
 	}
+	o.List = list.Styles{Marker: o.Marker, Selected: o.Selected, Normal: o.Text}
+	return o
 }
 
 // newOverlayInput is a one-line text input drawn with the terminal's
@@ -382,19 +387,4 @@ func offsetCursor(c *tea.Cursor, x, y int) *tea.Cursor {
 	c.X += x
 	c.Y += y
 	return c
-}
-
-// scrollTo returns the first visible item so that sel shows among visible
-// items, moving top as little as possible.
-func scrollTo(top, sel, visible int) int {
-	if visible <= 0 {
-		return sel
-	}
-	if sel < top {
-		return sel
-	}
-	if sel >= top+visible {
-		return sel - visible + 1
-	}
-	return top
 }

@@ -41,20 +41,20 @@ const (
 
 func newSearchPanel(ctx context.Context, st *Styles, cfg Config, km KeyMap) SearchOverlay {
 	p := NewSearchOverlay(st, SearchConfig{Searcher: cfg.Search, UserID: cfg.UserID, Context: ctx})
-	p.keys = km.SearchKeys
+	p.SetKeyMap(km.SearchKeys)
 	return p
 }
 
 func newMemoryPanel(ctx context.Context, st *Styles, cfg Config, km KeyMap) MemoryBrowser {
 	p := NewMemoryBrowser(st, MemoryConfig{Notes: cfg.Notes, Conversations: cfg.Store, UserID: cfg.UserID,
 		Context: ctx, TempDir: cfg.TempDir})
-	p.keys = km.MemoryKeys
+	p.SetKeyMap(km.MemoryKeys)
 	return p
 }
 
 func newModelsPanel(ctx context.Context, st *Styles, cfg Config, km KeyMap) ModelPicker {
 	p := NewModelPicker(st, ModelsConfig{Manager: cfg.Models, Context: ctx, Log: cfg.Log})
-	p.keys = km.ModelKeys
+	p.SetKeyMap(km.ModelKeys)
 	return p
 }
 

@@ -14,6 +14,7 @@ import (
 
 	"github.com/mneme-dev/mneme/internal/text"
 	"github.com/mneme-dev/mneme/memory"
+	"github.com/mneme-dev/mneme/tui/list"
 )
 
 // Searcher runs a hybrid search over the user's past turns. *memory.Index
@@ -102,8 +103,7 @@ type SearchOverlay struct {
 	shown   string // the query whose results are shown
 	results []memory.SearchResult
 	err     error
-	sel     int
-	top     int
+	list    list.Model
 
 	width, height int
 }
@@ -137,6 +137,7 @@ func NewSearchOverlay(st *Styles, cfg SearchConfig) SearchOverlay {
 		id:       nextOverlayID(),
 		input:    newOverlayInput(ost, "› ", "search all conversations…"),
 	}
+	s.list = list.New(s.listKeys())
 	if s.limit <= 0 {
 		s.limit = defaultSearchLimit
 	}
@@ -148,6 +149,12 @@ func NewSearchOverlay(st *Styles, cfg SearchConfig) SearchOverlay {
 
 // KeyMap returns the overlay's bindings, for the full help.
 func (s SearchOverlay) KeyMap() SearchKeyMap { return s.keys }
+
+// SetKeyMap replaces the overlay's bindings.
+func (s *SearchOverlay) SetKeyMap(k SearchKeyMap) {
+	s.keys = k
+	s.list.SetKeyMap(s.listKeys())
+}
 
 // Restyle draws the overlay with st from now on (after the terminal's
 // background turned out light or dark), keeping its state.
@@ -175,7 +182,8 @@ func (s SearchOverlay) Open(query string) (SearchOverlay, tea.Cmd) {
 	s.input.SetValue(strings.TrimSpace(oneLine(query)))
 	s.input.CursorEnd()
 	s.input.Focus()
-	s.results, s.shown, s.err, s.sel, s.top = nil, "", nil, 0, 0
+	s.results, s.shown, s.err = nil, "", nil
+	s.list.Reset()
 	s.seq++
 	if strings.TrimSpace(s.input.Value()) == "" {
 		return s, nil
@@ -221,7 +229,8 @@ func (s SearchOverlay) Update(msg tea.Msg) (SearchOverlay, tea.Cmd) {
 		s.busy, s.cancel = false, nil
 		s.shown, s.err = msg.query, msg.err
 		if msg.err == nil {
-			s.results, s.sel, s.top = msg.results, 0, 0
+			s.results = msg.results
+			s.list.Reset()
 		}
 	}
 	return s, nil
@@ -233,9 +242,9 @@ func (s SearchOverlay) handleKey(msg tea.KeyPressMsg) (SearchOverlay, tea.Cmd) {
 		s.stop()
 		return s, closeOverlay
 	case key.Matches(msg, s.keys.Open):
-		if s.sel < len(s.results) {
+		if s.list.Index() < len(s.results) {
 			s.stop()
-			r := s.results[s.sel]
+			r := s.results[s.list.Index()]
 			return s, emit(OpenTurnMsg{ConversationID: r.ConversationID, Turn: r.Turn})
 		}
 		if s.busy || strings.TrimSpace(s.input.Value()) != s.shown {
@@ -244,14 +253,7 @@ func (s SearchOverlay) handleKey(msg tea.KeyPressMsg) (SearchOverlay, tea.Cmd) {
 			return s, s.search()
 		}
 		return s, nil
-	case key.Matches(msg, s.keys.Up):
-		s.move(-1)
-	case key.Matches(msg, s.keys.Down):
-		s.move(1)
-	case key.Matches(msg, s.keys.PageUp):
-		s.move(-max(1, s.visible()))
-	case key.Matches(msg, s.keys.PageDown):
-		s.move(max(1, s.visible()))
+	case s.list.Update(msg, len(s.results), s.visible()):
 	default:
 		return s.edit(msg)
 	}
@@ -270,7 +272,8 @@ func (s SearchOverlay) edit(msg tea.Msg) (SearchOverlay, tea.Cmd) {
 	s.stop()
 	s.seq++
 	if strings.TrimSpace(s.input.Value()) == "" {
-		s.results, s.shown, s.err, s.sel, s.top = nil, "", nil, 0, 0
+		s.results, s.shown, s.err = nil, "", nil
+		s.list.Reset()
 		return s, cmd
 	}
 	s.busy = true
@@ -307,12 +310,9 @@ func (s *SearchOverlay) stop() {
 	s.busy = false
 }
 
-func (s *SearchOverlay) move(delta int) {
-	if len(s.results) == 0 {
-		return
-	}
-	s.sel = max(0, min(len(s.results)-1, s.sel+delta))
-	s.top = scrollTo(s.top, s.sel, s.visible())
+// listKeys are the bindings that move through the results.
+func (s SearchOverlay) listKeys() list.KeyMap {
+	return list.KeyMap{Up: s.keys.Up, Down: s.keys.Down, PageUp: s.keys.PageUp, PageDown: s.keys.PageDown}
 }
 
 // rowsPerResult is the rows a result takes: its title line and its snippet.
@@ -388,20 +388,16 @@ func (s SearchOverlay) body(w, height int) string {
 	}
 	words := queryWords(s.shown)
 	now := s.clock.now()
-	var rows []string
-	for i := s.top; i < len(s.results) && len(rows)+rowsPerResult <= height; i++ {
-		rows = append(rows, s.resultRows(s.results[i], i == s.sel, words, now, w)...)
-	}
+	rows := s.list.Rows(len(s.results), height/rowsPerResult, func(i int, selected bool) string {
+		return strings.Join(s.resultRows(s.results[i], selected, words, now, w), "\n")
+	})
 	return block(rows, w, height)
 }
 
 // resultRows draws one result: "▸ 0.92  Title   turn 3 · 2d ago", then
 // the snippet with the query's words highlighted.
 func (s SearchOverlay) resultRows(r memory.SearchResult, selected bool, words []string, now time.Time, w int) []string {
-	marker, title := "  ", s.st.Text
-	if selected {
-		marker, title = s.st.Marker.Render("▸ "), s.st.Selected
-	}
+	marker, title := s.st.List.Prefix(selected)
 	score := s.st.Dim.Render(fmt.Sprintf("%.2f", r.Score))
 	meta := fmt.Sprintf("turn %d", r.Turn)
 	if d := text.RelativeDate(now, r.Time); d != "" {

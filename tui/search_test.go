@@ -203,12 +203,12 @@ func TestSearchOpenWithQuerySearchesAtOnce(t *testing.T) {
 	for range 5 {
 		c.send(keyDown)
 	}
-	if c.m.sel != 2 {
-		t.Fatalf("selected %d after moving past the end, want 2", c.m.sel)
+	if c.m.list.Index() != 2 {
+		t.Fatalf("selected %d after moving past the end, want 2", c.m.list.Index())
 	}
 	c.send(keyUp)
-	if c.m.sel != 1 {
-		t.Fatalf("selected %d after up, want 1", c.m.sel)
+	if c.m.list.Index() != 1 {
+		t.Fatalf("selected %d after up, want 1", c.m.list.Index())
 	}
 }
 

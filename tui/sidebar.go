@@ -14,6 +14,7 @@ import (
 
 	"github.com/mneme-dev/mneme/internal/sanitize"
 	"github.com/mneme-dev/mneme/memory"
+	"github.com/mneme-dev/mneme/tui/list"
 )
 
 // ConversationManager lists and changes the user's conversations for the
@@ -128,7 +129,7 @@ type sidebar struct {
 	seq          int    // bumped by every reload, so an older listing is dropped
 	loaded       bool
 	err          error
-	sel, top     int
+	list         list.Model
 
 	width, height int
 }
@@ -183,6 +184,7 @@ func newSidebar(ctx context.Context, st *Styles, keys SidebarKeyMap, convs Conve
 		st: st, keys: keys, ctx: ctx, convs: convs, userID: userID, now: now,
 		filter: newOverlayInput(ost, "/ ", "type to filter"),
 		rename: newOverlayInput(ost, "✎ ", "new title"),
+		list:   list.New(list.KeyMap{Up: keys.Up, Down: keys.Down}),
 	}
 	return s
 }
@@ -224,7 +226,7 @@ func (s *sidebar) setCurrent(id string) {
 	s.current = id
 	for i, c := range s.items {
 		if c.ID == id {
-			s.sel = i
+			s.list.Select(i)
 		}
 	}
 	s.scroll()
@@ -242,17 +244,14 @@ func (s *sidebar) innerWidth() int { return max(1, s.width-1) }
 
 func (s *sidebar) listRows() int { return max(1, s.height-sidebarHeadRows) }
 
-func (s *sidebar) scroll() {
-	s.sel = max(0, min(s.sel, len(s.items)-1))
-	s.top = scrollTo(s.top, s.sel, s.listRows())
-}
+func (s *sidebar) scroll() { s.list.Clamp(len(s.items), s.listRows()) }
 
 // selected is the chosen conversation.
 func (s *sidebar) selected() (memory.Conversation, bool) {
-	if s.sel < 0 || s.sel >= len(s.items) {
-		return memory.Conversation{}, false
+	if i := s.list.Index(); i >= 0 && i < len(s.items) {
+		return s.items[i], true
 	}
-	return s.items[s.sel], true
+	return memory.Conversation{}, false
 }
 
 // owns reports whether msg is one of the sidebar's own messages.
@@ -318,12 +317,7 @@ func (s sidebar) handleKey(msg tea.KeyPressMsg) (sidebar, tea.Cmd) {
 		return s, cmd
 	}
 	switch {
-	case key.Matches(msg, s.keys.Up):
-		s.sel--
-		s.scroll()
-	case key.Matches(msg, s.keys.Down):
-		s.sel++
-		s.scroll()
+	case s.list.Update(msg, len(s.items), s.listRows()):
 	case key.Matches(msg, s.keys.Open):
 		if c, ok := s.selected(); ok {
 			return s, emit(openConversationMsg{conv: c})
@@ -371,7 +365,7 @@ func (s sidebar) edit(msg tea.Msg) (sidebar, tea.Cmd) {
 	s.filter, cmd = s.filter.Update(msg)
 	if s.filter.Value() != before {
 		s.apply("")
-		s.sel, s.top = 0, 0
+		s.list.Reset()
 	}
 	return s, cmd
 }
@@ -398,7 +392,7 @@ func (s *sidebar) apply(keep string) {
 	}
 	for i, c := range s.items {
 		if c.ID == keep {
-			s.sel = i
+			s.list.Select(i)
 		}
 	}
 	s.scroll()
@@ -410,7 +404,7 @@ func (s sidebar) cursor() *tea.Cursor {
 	case sideList:
 		return offsetCursor(s.filter.Cursor(), 0, 1)
 	case sideRename:
-		return offsetCursor(s.rename.Cursor(), 0, sidebarHeadRows+s.sel-s.top)
+		return offsetCursor(s.rename.Cursor(), 0, sidebarHeadRows+s.list.Index()-s.list.Top())
 	}
 	return nil
 }
@@ -448,9 +442,9 @@ func (s sidebar) view(focused bool) string {
 		rows = append(rows, s.st.SidebarDate.Width(w).Render("No conversations yet."))
 	}
 	now := s.now()
-	for i := s.top; i < len(s.items) && len(rows) < s.height; i++ {
-		rows = append(rows, s.row(s.items[i], i == s.sel, focused, now, w)...)
-	}
+	rows = append(rows, s.list.Rows(len(s.items), s.height-len(rows), func(i int, chosen bool) string {
+		return strings.Join(s.row(s.items[i], chosen, focused, now, w), "\n")
+	})...)
 	body := block(rows, w, s.height)
 	border := strings.TrimSuffix(strings.Repeat(s.st.Rule.Render("│")+"\n", s.height), "\n")
 	lines := strings.Split(body, "\n")
