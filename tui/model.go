@@ -121,10 +121,10 @@ type Model struct {
 	sidebar  sidebar
 	sideOpen bool // the sidebar is shown
 	focus    focusArea
-	panel    panelKind
-	search   SearchOverlay
-	memory   MemoryBrowser
-	models   ModelPicker
+	stack    []Panel // the open panels, the top one last (panels.go)
+	search   *searchPanel
+	memory   *memoryPanel
+	models   *modelsPanel
 	helpView helpOverlay
 	helpOpen bool
 	editor   string // the user's editor command line
@@ -223,7 +223,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		cmd = m.handleKey(msg)
 	case tea.PasteMsg:
 		switch {
-		case m.panel != panelNone:
+		case m.top() != nil:
 			cmd = m.panelUpdate(msg)
 		case m.focus == focusSidebar:
 			m.sidebar, cmd = m.sidebar.update(msg)
@@ -231,13 +231,13 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.hint = m.input.paste(msg.Content)
 		}
 	case tea.MouseWheelMsg:
-		if m.panel == panelNone && !m.helpOpen {
+		if m.top() == nil && !m.helpOpen {
 			m.transcript.wheel(msg)
 		}
 	case tea.MouseClickMsg, tea.MouseReleaseMsg, tea.MouseMotionMsg:
 		// Only the wheel is used.
 	case OpenTurnMsg:
-		m.panel = panelNone
+		m.stack = nil
 		cmd = m.openConversation(msg.ConversationID, "", msg.Turn)
 	case CloseOverlayMsg:
 		cmd = m.closePanel()
@@ -323,14 +323,14 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		m.openHelp()
 		return nil
 	}
-	if m.panel != panelNone {
-		return m.panelKey(msg)
+	if m.top() != nil {
+		return m.panelUpdate(msg)
 	}
 	switch {
 	case key.Matches(msg, m.keys.Search):
-		return m.openPanel(panelSearch, "")
+		return m.openSearch("")
 	case key.Matches(msg, m.keys.Memory):
-		return m.openPanel(panelMemory, "")
+		return m.openMemory()
 	case key.Matches(msg, m.keys.Sidebar):
 		return m.toggleSidebar()
 	}
@@ -573,8 +573,8 @@ func (m *Model) handleEvents(msg runEventsMsg) tea.Cmd {
 	m.transcript.refresh(m.now(), false)
 	if m.run == nil {
 		var notes tea.Cmd
-		if m.panel == panelMemory && len(m.fresh) > 0 {
-			m.memory, notes = m.memory.Refresh() // show what the model just wrote
+		if m.isOpen(m.memory) && len(m.fresh) > 0 {
+			m.memory.MemoryBrowser, notes = m.memory.Refresh() // show what the model just wrote
 		}
 		return tea.Batch(m.titleAfterRun(), notes, offline)
 	}
@@ -732,7 +732,7 @@ func (m Model) bodyView() (string, *tea.Cursor) {
 	switch {
 	case m.helpOpen:
 		return m.helpView.view(m.st), nil
-	case m.panel != panelNone:
+	case m.top() != nil:
 		return m.panelView()
 	case m.sidebarFull():
 		return m.sidebar.view(true), m.sidebar.cursor()
@@ -782,7 +782,7 @@ func (m Model) helpLineView() string {
 	switch {
 	case m.helpOpen:
 		return fitHelp(m.help, []key.Binding{m.helpView.keys.Scroll, m.helpView.keys.Close, m.keys.Quit})
-	case m.panel != panelNone:
+	case m.top() != nil:
 		return fitHelp(m.help, []key.Binding{m.keys.Help, m.keys.Quit})
 	case m.focus == focusSidebar:
 		return fitHelp(m.help, append(m.keys.SidebarKeys.ShortHelp(), m.keys.Help, m.keys.Quit))

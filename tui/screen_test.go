@@ -149,7 +149,7 @@ func TestSearchOpensTheConversationAtTheTurn(t *testing.T) {
 	}
 	// Ctrl+F opens search too.
 	h.send(keyCtrlF)
-	if !h.shows("Search") || h.m.panel != panelSearch {
+	if !h.shows("Search") || h.m.top() != Panel(h.m.search) {
 		t.Fatalf("ctrl+f did not open search:\n%s", h.screen())
 	}
 }
@@ -429,7 +429,7 @@ func TestCtrlOOpensTheMemoryBrowser(t *testing.T) {
 	h.send(keyCtrlO)
 	h.runUntilShown("Memory", "The user's cat is called Tom.")
 	h.send(keyEsc)
-	h.runUntil("the browser closed", func() bool { return h.m.panel == panelNone })
+	h.runUntil("the browser closed", func() bool { return h.m.top() == nil })
 	h.sendText("/memory")
 	h.runUntilShown("The user's cat is called Tom.")
 }
@@ -442,7 +442,7 @@ func TestFirstRunOffersAnEmbeddingModel(t *testing.T) {
 	var saved []string
 	cfg.SaveModels = func(chat, embed string) error { saved = append(saved, chat+"|"+embed); return nil }
 	h := newHarness(t, cfg)
-	h.runUntil("the picker", func() bool { return h.m.panel == panelModels })
+	h.runUntil("the picker", func() bool { return h.m.top() == Panel(h.m.models) })
 	h.runUntilShown("Models", "✓ chat")
 	h.send(keyEnter) // use the model for chat
 	h.runUntil("saved", func() bool { return len(saved) > 0 })
@@ -454,7 +454,7 @@ func TestFirstRunOffersAnEmbeddingModel(t *testing.T) {
 	h2 := newHarness(t, cfg)
 	h2.runUntilShown("Ollama ready")
 	h2.runUntil("commands done", func() bool { return len(h2.queue) == 0 })
-	if h2.m.panel != panelNone {
+	if h2.m.top() != nil {
 		t.Fatal("models were offered with a chat model installed")
 	}
 }

@@ -26,12 +26,12 @@ func (m *Model) slashNew(string) tea.Cmd {
 
 func (m *Model) slashSearch(args string) tea.Cmd {
 	m.input.reset()
-	return m.openPanel(panelSearch, args)
+	return m.openSearch(args)
 }
 
 func (m *Model) slashMemory(string) tea.Cmd {
 	m.input.reset()
-	return m.openPanel(panelMemory, "")
+	return m.openMemory()
 }
 
 // slashModel opens the model picker; "/model pull NAME" also pulls NAME.
@@ -46,7 +46,7 @@ func (m *Model) slashModel(args string) tea.Cmd {
 		return nil
 	}
 	m.input.reset()
-	return m.openPanel(panelModels, name)
+	return m.openModels(name)
 }
 
 func (m *Model) slashRename(args string) tea.Cmd { return m.renameCurrent(strings.TrimSpace(args)) }
@@ -266,14 +266,14 @@ func (m *Model) handleModelsSaved(msg modelsSavedMsg) tea.Cmd {
 // offerModels opens the model picker once when Ollama has no chat model,
 // or, on a first run, no embedding model: the picker offers to pull one.
 func (m *Model) offerModels(p Probe) tea.Cmd {
-	if m.offered || !p.Reachable || m.cfg.Models == nil || m.panel != panelNone {
+	if m.offered || !p.Reachable || m.cfg.Models == nil || m.top() != nil {
 		return nil
 	}
 	if p.Model != "" && (p.EmbedModel != "" || !m.cfg.FirstRun) {
 		return nil
 	}
 	m.offered = true
-	return m.openPanel(panelModels, "")
+	return m.openModels("")
 }
 
 // setTheme switches the styles to a light or a dark background, as the
@@ -289,13 +289,13 @@ func (m *Model) setTheme(dark bool) {
 	m.input.fit()
 	m.transcript.restyle()
 	m.sidebar.restyle()
-	if m.panel != panelSearch {
+	if !m.isOpen(m.search) {
 		m.search = newSearchPanel(m.life.ctx, m.st, m.cfg, m.keys)
 	}
-	if m.panel != panelMemory {
+	if !m.isOpen(m.memory) {
 		m.memory = newMemoryPanel(m.life.ctx, m.st, m.cfg, m.keys)
 	}
-	if m.panel != panelModels && !m.models.Pulling() {
+	if !m.isOpen(m.models) && !m.models.Pulling() {
 		m.models = newModelsPanel(m.life.ctx, m.st, m.cfg, m.keys)
 	}
 	m.panelSize = [2]int{}
