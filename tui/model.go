@@ -18,6 +18,10 @@ import (
 	"github.com/mneme-dev/mneme/agent"
 	"github.com/mneme-dev/mneme/internal/sanitize"
 	"github.com/mneme-dev/mneme/memory"
+	"github.com/mneme-dev/mneme/tui/panel"
+	"github.com/mneme-dev/mneme/tui/picker"
+	"github.com/mneme-dev/mneme/tui/sidebar"
+	"github.com/mneme-dev/mneme/tui/styles"
 )
 
 // phase is where the model is in sending a prompt.
@@ -118,7 +122,7 @@ type Model struct {
 	archived bool // the open conversation is archived
 	msgCount int  // stored messages the transcript shows
 	cache    *convCache
-	sidebar  sidebar
+	sidebar  sidebar.Model
 	sideOpen bool // the sidebar is shown
 	focus    focusArea
 	stack    []Panel // the open panels, the top one last (panels.go)
@@ -151,7 +155,7 @@ func newModel(ctx context.Context, cfg Config) Model {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	st := NewStyles(cfg.Dark)
+	st := styles.New(cfg.Dark)
 	keys := DefaultKeyMap()
 	h := help.New()
 	tr := newTranscript(&st, log)
@@ -160,13 +164,13 @@ func newModel(ctx context.Context, cfg Config) Model {
 	life := newLifecycle(ctx)
 	editor := cfg.Editor
 	if editor == "" {
-		editor = EditorFromEnv()
+		editor = panel.EditorFromEnv()
 	}
 	return Model{
 		cfg:        cfg,
 		cache:      newConvCache(),
 		editor:     editor,
-		sidebar:    newSidebar(life.ctx, &st, keys.SidebarKeys, cfg.Conversations, cfg.UserID, time.Now),
+		sidebar:    sidebar.New(life.ctx, &st, keys.SidebarKeys, cfg.Conversations, cfg.UserID, time.Now),
 		search:     newSearchPanel(life.ctx, &st, cfg, keys),
 		memory:     newMemoryPanel(life.ctx, &st, cfg, keys),
 		models:     newModelsPanel(life.ctx, &st, cfg, keys),
@@ -226,7 +230,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		case m.top() != nil:
 			cmd = m.panelUpdate(msg)
 		case m.focus == focusSidebar:
-			m.sidebar, cmd = m.sidebar.update(msg)
+			m.sidebar, cmd = m.sidebar.Update(msg)
 		default:
 			m.hint = m.input.paste(msg.Content)
 		}
@@ -236,32 +240,32 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 	case tea.MouseClickMsg, tea.MouseReleaseMsg, tea.MouseMotionMsg:
 		// Only the wheel is used.
-	case OpenTurnMsg:
+	case panel.OpenTurnMsg:
 		m.stack = nil
 		cmd = m.openConversation(msg.ConversationID, "", msg.Turn)
-	case CloseOverlayMsg:
+	case panel.CloseOverlayMsg:
 		cmd = m.closePanel()
-	case ModelChosenMsg:
+	case picker.ModelChosenMsg:
 		cmd = m.chooseModels(msg)
 	case modelsSavedMsg:
 		cmd = m.handleModelsSaved(msg)
-	case ExternalEditMsg:
+	case panel.ExternalEditMsg:
 		cmd = msg.Exec(m.editor)
-	case ExternalEditDoneMsg:
+	case panel.ExternalEditDoneMsg:
 		cmd = m.handleComposeDone(msg)
 	case composedMsg:
 		m.handleComposed(msg)
-	case openConversationMsg:
-		m.sidebar.clearFilter()
-		cmd = m.openConversation(msg.conv.ID, msg.conv.Title, 0)
-	case newConversationMsg:
+	case sidebar.OpenMsg:
+		m.sidebar.ClearFilter()
+		cmd = m.openConversation(msg.Conv.ID, msg.Conv.Title, 0)
+	case sidebar.NewMsg:
 		m.focus = focusInput
-		m.sidebar.blur()
+		m.sidebar.Blur()
 		cmd = m.newConversation()
-	case sidebarBlurMsg:
+	case sidebar.BlurMsg:
 		m.focus = focusInput
-		m.sidebar.blur()
-	case convChangedMsg:
+		m.sidebar.Blur()
+	case sidebar.ChangedMsg:
 		cmd = m.handleConvChanged(msg)
 	case memoryStatusMsg:
 		cmd = m.handleMemoryStatus(msg)
@@ -286,13 +290,13 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if msg.err == nil && msg.conv.ID == m.convID {
 			m.title, m.msgCount = msg.conv.Title, msg.conv.MessageCount
 		}
-		cmd = tea.Batch(m.sidebar.reload(), m.memoryStatusNow(), m.pollSync(nil))
+		cmd = tea.Batch(m.sidebar.Reload(), m.memoryStatusNow(), m.pollSync(nil))
 	case runEventsMsg:
 		cmd = m.handleEvents(msg)
 	case syncTickMsg:
 		cmd = m.pollSync(&msg)
 	case storeChangedMsg:
-		cmd = tea.Batch(m.sidebar.reload(), m.memoryStatusNow(), m.pollSync(nil), waitForChanges(m.life.ctx, m.cfg.Changes))
+		cmd = tea.Batch(m.sidebar.Reload(), m.memoryStatusNow(), m.pollSync(nil), waitForChanges(m.life.ctx, m.cfg.Changes))
 	case spinMsg:
 		cmd = m.handleSpin()
 	default:
@@ -336,7 +340,7 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	}
 	if m.focus == focusSidebar {
 		var cmd tea.Cmd
-		m.sidebar, cmd = m.sidebar.update(msg)
+		m.sidebar, cmd = m.sidebar.Update(msg)
 		return cmd
 	}
 	if m.choice != nil {
@@ -514,7 +518,7 @@ func (m *Model) handleHistory(msg historyMsg) (cmd tea.Cmd) {
 	replacing := !m.loading // the cached transcript was out of date
 	m.loading = false
 	m.convID, m.title, m.archived, m.msgCount = msg.conv.ID, msg.conv.Title, msg.conv.Archived, len(msg.msgs)
-	m.sidebar.setCurrent(m.convID)
+	m.sidebar.SetCurrent(m.convID)
 	m.transcript.load(msg.msgs)
 	m.transcript.markCompactions(msg.sums)
 	switch {
@@ -548,7 +552,7 @@ func (m *Model) handleConversation(msg conversationMsg) tea.Cmd {
 	}
 	m.convID, m.title, m.archived, m.msgCount = msg.conv.ID, memory.DeriveTitle(msg.prompt), false, 0
 	m.resumeID = m.convID
-	m.sidebar.setCurrent(m.convID)
+	m.sidebar.SetCurrent(m.convID)
 	return m.startRun()
 }
 
@@ -676,7 +680,7 @@ func (m *Model) layout() {
 	m.keys.Details.SetEnabled(m.transcript.hasDetails())
 	m.updateCompletion()
 	body, w := m.bodyHeight(), m.mainWidth()
-	m.sidebar.setSize(sidebarWidth(m.width), body)
+	m.sidebar.SetSize(sidebar.Width(m.width), body)
 	if m.panelSize != [2]int{m.width, body} {
 		m.panelSize = [2]int{m.width, body}
 		m.sizePanels(m.width, body)
@@ -699,7 +703,7 @@ const statusRows = 2
 func (m Model) bodyHeight() int { return max(1, m.height-statusRows) }
 
 // sideBySide reports whether the sidebar is shown beside the chat.
-func (m Model) sideBySide() bool { return m.sideOpen && m.width >= sideBySideMinWidth }
+func (m Model) sideBySide() bool { return m.sideOpen && m.width >= sidebar.SideBySideMinWidth }
 
 // sidebarFull reports whether the sidebar takes the chat's place (a
 // narrow window, while it has the keys).
@@ -710,7 +714,7 @@ func (m Model) sidebarFull() bool {
 // mainWidth is the width of the chat column.
 func (m Model) mainWidth() int {
 	if m.sideBySide() {
-		return max(1, m.width-sidebarWidth(m.width))
+		return max(1, m.width-sidebar.Width(m.width))
 	}
 	return m.width
 }
@@ -735,18 +739,18 @@ func (m Model) bodyView() (string, *tea.Cursor) {
 	case m.top() != nil:
 		return m.panelView()
 	case m.sidebarFull():
-		return m.sidebar.view(true), m.sidebar.cursor()
+		return m.sidebar.View(true), m.sidebar.Cursor()
 	}
 	main, cur := m.mainView()
 	if !m.sideBySide() {
 		return main, cur
 	}
 	if m.focus == focusSidebar {
-		cur = m.sidebar.cursor()
+		cur = m.sidebar.Cursor()
 	} else if cur != nil {
-		cur.X += sidebarWidth(m.width)
+		cur.X += sidebar.Width(m.width)
 	}
-	return lipgloss.JoinHorizontal(lipgloss.Top, m.sidebar.view(m.focus == focusSidebar), main), cur
+	return lipgloss.JoinHorizontal(lipgloss.Top, m.sidebar.View(m.focus == focusSidebar), main), cur
 }
 
 // mainView draws the chat column, top to bottom: the transcript, the

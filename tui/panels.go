@@ -9,13 +9,17 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
+	"github.com/mneme-dev/mneme/tui/notes"
+	"github.com/mneme-dev/mneme/tui/panel"
+	"github.com/mneme-dev/mneme/tui/picker"
+	"github.com/mneme-dev/mneme/tui/search"
 )
 
 // Panels are the full-window components the chat opens over the
 // transcript: search, the memory browser and the model picker (their own
 // files), and the key help (below). The open ones are a stack, the top one
 // drawn and given every key but Ctrl+C and F1; the status and help lines
-// stay below it. A panel closes itself with CloseOverlayMsg. Its commands'
+// stay below it. A panel closes itself with panel.CloseOverlayMsg. Its commands'
 // messages reach it even when it is closed (a model pull goes on in the
 // background), through its Owns method.
 
@@ -51,9 +55,9 @@ const (
 // The panels are values with typed Update methods (their tests drive them
 // so); these adapters give the root one Panel of each, shared by the stack.
 type (
-	searchPanel struct{ SearchOverlay }
-	memoryPanel struct{ MemoryBrowser }
-	modelsPanel struct{ ModelPicker }
+	searchPanel struct{ search.SearchOverlay }
+	memoryPanel struct{ notes.MemoryBrowser }
+	modelsPanel struct{ picker.ModelPicker }
 )
 
 func (p *searchPanel) Update(msg tea.Msg) (Panel, tea.Cmd) {
@@ -69,10 +73,7 @@ func (p *memoryPanel) Update(msg tea.Msg) (Panel, tea.Cmd) {
 }
 
 // WroteNote reports whether msg is a write of the browser's that succeeded.
-func (p *memoryPanel) WroteNote(msg tea.Msg) bool {
-	w, ok := msg.(noteWrittenMsg)
-	return ok && w.err == nil && p.Owns(msg)
-}
+func (p *memoryPanel) WroteNote(msg tea.Msg) bool { return p.Owns(msg) && notes.Wrote(msg) }
 
 func (p *modelsPanel) Update(msg tea.Msg) (Panel, tea.Cmd) {
 	var cmd tea.Cmd
@@ -84,20 +85,20 @@ func (p *modelsPanel) Update(msg tea.Msg) (Panel, tea.Cmd) {
 // the full help and the panels never disagree.
 
 func newSearchPanel(ctx context.Context, st *Styles, cfg Config, km KeyMap) *searchPanel {
-	p := NewSearchOverlay(st, SearchConfig{Searcher: cfg.Search, UserID: cfg.UserID, Context: ctx})
+	p := search.NewSearchOverlay(st, search.SearchConfig{Searcher: cfg.Search, UserID: cfg.UserID, Context: ctx})
 	p.SetKeyMap(km.SearchKeys)
 	return &searchPanel{p}
 }
 
 func newMemoryPanel(ctx context.Context, st *Styles, cfg Config, km KeyMap) *memoryPanel {
-	p := NewMemoryBrowser(st, MemoryConfig{Notes: cfg.Notes, Conversations: cfg.Store, UserID: cfg.UserID,
+	p := notes.NewMemoryBrowser(st, notes.MemoryConfig{Notes: cfg.Notes, Conversations: cfg.Store, UserID: cfg.UserID,
 		Context: ctx, TempDir: cfg.TempDir})
 	p.SetKeyMap(km.MemoryKeys)
 	return &memoryPanel{p}
 }
 
 func newModelsPanel(ctx context.Context, st *Styles, cfg Config, km KeyMap) *modelsPanel {
-	p := NewModelPicker(st, ModelsConfig{Manager: cfg.Models, Context: ctx, Log: cfg.Log})
+	p := picker.NewModelPicker(st, picker.ModelsConfig{Manager: cfg.Models, Context: ctx, Log: cfg.Log})
 	p.SetKeyMap(km.ModelKeys)
 	return &modelsPanel{p}
 }
@@ -129,8 +130,8 @@ func (m *Model) push(p Panel) { m.stack = append(m.stack, p) }
 // routeOwned hands a panel's or the sidebar's own message to it; handled
 // is false for any other message.
 func (m *Model) routeOwned(msg tea.Msg) (cmd tea.Cmd, handled bool) {
-	if m.sidebar.owns(msg) {
-		m.sidebar, cmd = m.sidebar.update(msg)
+	if m.sidebar.Owns(msg) {
+		m.sidebar, cmd = m.sidebar.Update(msg)
 		return cmd, true
 	}
 	for _, p := range m.panels() {
@@ -343,5 +344,5 @@ func (h helpOverlay) view(st *Styles) string {
 	rows := []string{title}
 	end := min(len(h.lines), h.top+h.bodyRows())
 	rows = append(rows, h.lines[h.top:end]...)
-	return block(rows, h.width, h.height)
+	return panel.Block(rows, h.width, h.height)
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/mneme-dev/mneme/agent"
 	"github.com/mneme-dev/mneme/internal/ollama"
 	"github.com/mneme-dev/mneme/memory"
+	"github.com/mneme-dev/mneme/tui/panel"
 )
 
 // Tests of the chat screen as a whole: the sidebar, the panels, the slash
@@ -317,7 +318,7 @@ func TestScreenWithSidebarGolden(t *testing.T) {
 				return MemoryStatus{EmbedModel: "nomic-embed-text", Pending: 3, Notes: 12}, nil
 			}
 			h := newHarness(t, cfg)
-			h.m.sidebar.now = func() time.Time { return sidebarNow }
+			h.m.sidebar.SetNow(func() time.Time { return sidebarNow })
 			h.send(tea.WindowSizeMsg{Width: size[0], Height: size[1]})
 			h.runUntil("history and probe", func() bool { return !h.m.loading && !h.m.probing })
 			h.send(keyCtrlS)
@@ -375,7 +376,7 @@ func TestCopyExportAndCompose(t *testing.T) {
 	h.typeText("draft")
 	h.send(keyCtrlE)
 	h.runUntil("the editor request", func() bool { return len(h.queue) > 0 })
-	edit, ok := runCmd(t, h.queue[len(h.queue)-1]).(ExternalEditMsg)
+	edit, ok := runCmd(t, h.queue[len(h.queue)-1]).(panel.ExternalEditMsg)
 	if !ok || edit.Owner != composeOwner {
 		t.Fatalf("ctrl+e asked for %#v", edit)
 	}
@@ -386,7 +387,7 @@ func TestCopyExportAndCompose(t *testing.T) {
 		t.Fatal(err)
 	}
 	h.queue = nil
-	h.send(ExternalEditDoneMsg{Owner: composeOwner, Path: edit.Path})
+	h.send(panel.ExternalEditDoneMsg{Owner: composeOwner, Path: edit.Path})
 	h.runUntil("the composed text", func() bool { return h.m.input.value() != "draft" })
 	if got := h.m.input.value(); got != "a long message\nwritten in the editor" {
 		t.Fatalf("input after the editor = %q", got)

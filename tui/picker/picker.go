@@ -1,4 +1,4 @@
-package tui
+package picker
 
 import (
 	"cmp"
@@ -18,7 +18,10 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/mneme-dev/mneme/internal/ollama"
+	"github.com/mneme-dev/mneme/internal/sanitize"
 	"github.com/mneme-dev/mneme/tui/list"
+	"github.com/mneme-dev/mneme/tui/panel"
+	"github.com/mneme-dev/mneme/tui/styles"
 )
 
 // ModelManager lists and pulls Ollama models. Pull calls progress for
@@ -92,9 +95,9 @@ const listTimeout = 15 * time.Second
 // pulls models with a progress bar fed by /api/pull. A pull runs in a
 // goroutine that reports through a channel; Esc cancels its context.
 type ModelPicker struct {
-	st    overlayStyles
+	st    styles.Panel
 	keys  ModelsKeyMap
-	clock overlayClock
+	clock panel.Clock
 	mgr   ModelManager
 	log   *slog.Logger
 	id    int64
@@ -168,23 +171,23 @@ type (
 )
 
 // NewModelPicker returns a closed model picker drawn with st.
-func NewModelPicker(st *Styles, cfg ModelsConfig) ModelPicker {
-	ost := newOverlayStyles(st)
+func NewModelPicker(st *styles.Styles, cfg ModelsConfig) ModelPicker {
+	ost := styles.NewPanel(st)
 	p := ModelPicker{
 		st:    ost,
 		keys:  DefaultModelsKeyMap(),
-		clock: newOverlayClock(cfg.Context, cfg.Now, nil),
+		clock: panel.NewClock(cfg.Context, cfg.Now, nil),
 		mgr:   cfg.Manager,
 		log:   cmp.Or(cfg.Log, slog.New(slog.DiscardHandler)),
-		id:    nextOverlayID(),
-		name:  newOverlayInput(ost, "pull › ", "model name, e.g. "+ollama.DefaultChatModel),
+		id:    panel.NextID(),
+		name:  panel.NewInput(ost, "pull › ", "model name, e.g. "+ollama.DefaultChatModel),
 		bar: progress.New(
-			progress.WithColors(ost.Bar.full.GetForeground()),
+			progress.WithColors(ost.Bar.Full.GetForeground()),
 			progress.WithFillCharacters('█', '░'),
 			progress.WithoutPercentage(),
 		),
 	}
-	p.bar.EmptyColor = ost.Bar.empty.GetForeground()
+	p.bar.EmptyColor = ost.Bar.Empty.GetForeground()
 	p.list = list.New(p.listKeys())
 	return p
 }
@@ -203,15 +206,15 @@ func (p ModelPicker) listKeys() list.KeyMap { return list.KeyMap{Up: p.keys.Up, 
 
 // Restyle draws the picker with st from now on, keeping its state (a pull
 // in progress goes on).
-func (p *ModelPicker) Restyle(st *Styles) {
-	p.st = newOverlayStyles(st)
+func (p *ModelPicker) Restyle(st *styles.Styles) {
+	p.st = styles.NewPanel(st)
 	p.name.SetStyles(p.st.Input)
-	p.bar.FullColor = p.st.Bar.full.GetForeground()
-	p.bar.EmptyColor = p.st.Bar.empty.GetForeground()
+	p.bar.FullColor = p.st.Bar.Full.GetForeground()
+	p.bar.EmptyColor = p.st.Bar.Empty.GetForeground()
 }
 
 // SetClock replaces the clock that times pulls (nil keeps the current one).
-func (p *ModelPicker) SetClock(now func() time.Time) { p.clock = p.clock.with(now, nil) }
+func (p *ModelPicker) SetClock(now func() time.Time) { p.clock = p.clock.With(now, nil) }
 
 // Models are the installed models listed.
 func (p ModelPicker) Models() []ollama.ModelInfo { return p.models }
@@ -254,7 +257,7 @@ func (p ModelPicker) Owns(msg tea.Msg) bool {
 // SetSize sets the size the picker draws in.
 func (p *ModelPicker) SetSize(width, height int) {
 	p.width, p.height = width, height
-	fitInput(&p.name, width)
+	panel.FitInput(&p.name, width)
 	p.bar.SetWidth(max(1, width-2))
 	p.list.Scroll(p.listRows())
 }
@@ -266,7 +269,7 @@ func (p ModelPicker) Update(msg tea.Msg) (ModelPicker, tea.Cmd) {
 		return p.handleKey(msg)
 	case tea.PasteMsg:
 		if p.naming {
-			msg.Content = oneLine(msg.Content)
+			msg.Content = sanitize.Line(msg.Content)
 			var cmd tea.Cmd
 			p.name, cmd = p.name.Update(msg)
 			return p, cmd
@@ -316,7 +319,7 @@ func (p ModelPicker) handleKey(msg tea.KeyPressMsg) (ModelPicker, tea.Cmd) {
 			p.setHint(fmt.Sprintf("Pull of %s cancelled.", name), false)
 			return p, nil
 		}
-		return p, closeOverlay
+		return p, panel.Close
 	case p.list.Update(msg, len(p.models), p.listRows()):
 	case key.Matches(msg, p.keys.Chat):
 		return p.choose(false)
@@ -357,7 +360,7 @@ func (p ModelPicker) choose(embed bool) (ModelPicker, tea.Cmd) {
 		p.chat = m.Name
 		p.setHint(fmt.Sprintf("Chat now uses %s.", m.Name), false)
 	}
-	return p, emit(ModelChosenMsg{Chat: p.chat, Embed: p.embed})
+	return p, panel.Emit(ModelChosenMsg{Chat: p.chat, Embed: p.embed})
 }
 
 func (p *ModelPicker) setHint(s string, isErr bool) { p.hint, p.hintErr = s, isErr }
@@ -383,7 +386,7 @@ func (p ModelPicker) suggestion() string {
 func (p *ModelPicker) listModels() tea.Cmd {
 	p.loading = true
 	p.loadSeq++
-	mgr, ctx, id, seq := p.mgr, p.clock.ctx, p.id, p.loadSeq
+	mgr, ctx, id, seq := p.mgr, p.clock.Context(), p.id, p.loadSeq
 	return func() tea.Msg {
 		if mgr == nil {
 			return modelsLoadedMsg{id: id, seq: seq, err: errors.New("Ollama is not configured")}
@@ -435,7 +438,7 @@ func (p ModelPicker) handleLoaded(msg modelsLoadedMsg) (ModelPicker, tea.Cmd) {
 			p.embed, changed = m.Name, true
 		}
 		if changed {
-			return p, emit(ModelChosenMsg{Chat: p.chat, Embed: p.embed})
+			return p, panel.Emit(ModelChosenMsg{Chat: p.chat, Embed: p.embed})
 		}
 	}
 	return p, nil
@@ -454,7 +457,7 @@ func (p *ModelPicker) startPull(name string) tea.Cmd {
 	p.cancelPull()
 	p.done = nil
 	p.pulls++
-	ctx, cancel := context.WithCancel(p.clock.ctx)
+	ctx, cancel := context.WithCancel(p.clock.Context())
 	p.pull = &pullState{n: p.pulls, name: name, cancel: cancel, status: "starting", layers: map[string]ollama.PullProgress{}}
 	p.hint, p.hintErr = "", false
 	mgr, id, n := p.mgr, p.id, p.pulls
@@ -513,7 +516,7 @@ func (p *ModelPicker) cancelPull() {
 func (p ModelPicker) handlePull(msg pullMsg) (ModelPicker, tea.Cmd) {
 	pl := *p.pull
 	pl.layers = maps.Clone(p.pull.layers)
-	now := p.clock.now()
+	now := p.clock.Now()
 	for _, u := range msg.updates {
 		if u.Status != "" {
 			pl.status = u.Status
@@ -549,7 +552,7 @@ func (p ModelPicker) handlePull(msg pullMsg) (ModelPicker, tea.Cmd) {
 		if ollama.RegistryUnreachable(msg.err) {
 			what = fmt.Sprintf("Cannot download %s: the Ollama library is unreachable (offline?)", name)
 		}
-		p.setHint(what+": "+oneLine(msg.err.Error()), true)
+		p.setHint(what+": "+sanitize.Line(msg.err.Error()), true)
 		return p, nil
 	}
 	p.setHint(fmt.Sprintf("Pulled %s.", name), false)
@@ -609,7 +612,7 @@ func (p ModelPicker) hintLines() []string {
 	if p.hint == "" || p.width <= 0 {
 		return []string{""}
 	}
-	lines := strings.Split(ansi.Wrap(oneLine(p.hint), p.width, " /"), "\n")
+	lines := strings.Split(ansi.Wrap(sanitize.Line(p.hint), p.width, " /"), "\n")
 	if len(lines) > maxHintRows {
 		lines = lines[:maxHintRows]
 		lines[maxHintRows-1] = ansi.Truncate(lines[maxHintRows-1], p.width-1, "") + "…"
@@ -623,7 +626,7 @@ func (p ModelPicker) Cursor() *tea.Cursor {
 	if !p.naming {
 		return nil
 	}
-	return offsetCursor(p.name.Cursor(), 0, p.height-modelsBottomRows+2)
+	return panel.OffsetCursor(p.name.Cursor(), 0, p.height-modelsBottomRows+2)
 }
 
 // View draws the picker in exactly its size.
@@ -642,7 +645,7 @@ func (p ModelPicker) View() string {
 		if name == "" {
 			return p.st.Dim.Render(label+" ") + p.st.Hint.Render("none")
 		}
-		return p.st.Dim.Render(label+" ") + p.st.Selected.Render(oneLine(name))
+		return p.st.Dim.Render(label+" ") + p.st.Selected.Render(sanitize.Line(name))
 	}
 	embed := role("search", p.embed)
 	if p.embed == "" {
@@ -650,7 +653,7 @@ func (p ModelPicker) View() string {
 	}
 	nameW, capW := p.columns()
 	top := []string{
-		titleLine(w, p.st.Title.Render("Models"), status),
+		panel.TitleLine(w, p.st.Title.Render("Models"), status),
 		ansi.Truncate(role("chat", p.chat)+p.st.Dim.Render("  ·  ")+embed, w, "…"),
 		p.st.Rule.Render(strings.Repeat("─", w)),
 		p.st.Dim.Render("  " + pad("NAME", nameW) + "  " + padLeft("SIZE", 8) + "  " + pad("CAPABILITIES", capW)),
@@ -658,10 +661,10 @@ func (p ModelPicker) View() string {
 	rows := append(top, p.listView(nameW, capW))
 	rows = append(rows, p.st.Rule.Render(strings.Repeat("─", w)), p.pullView())
 	if p.height < modelsTopRows+modelsBottomRows {
-		return block(rows, w, p.height)
+		return panel.Block(rows, w, p.height)
 	}
 	hints := p.hintLines()
-	out := block(rows, w, p.height-1-len(hints))
+	out := panel.Block(rows, w, p.height-1-len(hints))
 	st := p.st.Hint
 	if p.hintErr {
 		st = p.st.Error
@@ -683,14 +686,14 @@ func (p ModelPicker) View() string {
 		cancel.SetHelp("esc", "cancel pull")
 		help = []key.Binding{cancel, p.keys.Up, p.keys.Chat, p.keys.Embed}
 	}
-	return out + "\n" + hint + "\n" + helpLine(p.st, w, help)
+	return out + "\n" + hint + "\n" + panel.HelpLine(p.st, w, help)
 }
 
 // columns sizes the name and capability columns to the width.
 func (p ModelPicker) columns() (nameW, capW int) {
 	nameW = len("NAME")
 	for _, m := range p.models {
-		nameW = max(nameW, lipgloss.Width(oneLine(m.Name)))
+		nameW = max(nameW, lipgloss.Width(sanitize.Line(m.Name)))
 	}
 	// marker, size and gaps, and room for the role tag.
 	rest := p.width - 2 - 2 - 8 - 2 - 10
@@ -711,11 +714,11 @@ func padLeft(s string, w int) string {
 func (p ModelPicker) listView(nameW, capW int) string {
 	h := p.listRows()
 	msg := func(st lipgloss.Style, text string) string {
-		return block([]string{st.Width(p.width).Render(text)}, p.width, h)
+		return panel.Block([]string{st.Width(p.width).Render(text)}, p.width, h)
 	}
 	switch {
 	case p.loadErr != nil:
-		return msg(p.st.Error, "Cannot list models: "+oneLine(p.loadErr.Error()))
+		return msg(p.st.Error, "Cannot list models: "+sanitize.Line(p.loadErr.Error()))
 	case len(p.models) == 0 && p.loading:
 		return msg(p.st.Dim, "Listing models…")
 	case len(p.models) == 0:
@@ -724,7 +727,7 @@ func (p ModelPicker) listView(nameW, capW int) string {
 	rows := p.list.Rows(len(p.models), h, func(i int, selected bool) string {
 		return p.modelRow(p.models[i], selected, nameW, capW)
 	})
-	return block(rows, p.width, h)
+	return panel.Block(rows, p.width, h)
 }
 
 func (p ModelPicker) modelRow(m ollama.ModelInfo, selected bool, nameW, capW int) string {
@@ -742,10 +745,10 @@ func (p ModelPicker) modelRow(m ollama.ModelInfo, selected bool, nameW, capW int
 	if p.embed != "" && ollama.SameModel(m.Name, p.embed) {
 		tags = append(tags, "✓ search")
 	}
-	row := marker + name.Render(pad(oneLine(m.Name), nameW)) + "  " +
-		p.st.Dim.Render(padLeft(formatBytes(m.Size), 8)) + "  " +
+	row := marker + name.Render(pad(sanitize.Line(m.Name), nameW)) + "  " +
+		p.st.Dim.Render(padLeft(panel.FormatBytes(m.Size), 8)) + "  " +
 		p.st.Text.Render(pad(strings.Join(caps, ", "), capW))
-	return titleLine(p.width, row, p.st.Ok.Render(strings.Join(tags, " ")))
+	return panel.TitleLine(p.width, row, p.st.Ok.Render(strings.Join(tags, " ")))
 }
 
 // pullView is three rows: the pull's progress, the name box, or an offer
@@ -755,22 +758,22 @@ func (p ModelPicker) pullView() string {
 	switch {
 	case p.pull != nil:
 		pl := p.pull
-		head := p.st.Title.Render("Pulling "+oneLine(pl.name)) + p.st.Dim.Render(" · "+oneLine(pl.status))
+		head := p.st.Title.Render("Pulling "+sanitize.Line(pl.name)) + p.st.Dim.Render(" · "+sanitize.Line(pl.status))
 		total, done := pl.bytes()
 		bar := p.bar.ViewAs(pl.percent())
 		stats := p.st.Dim.Render("waiting for the download to start…")
 		if total > 0 {
-			s := fmt.Sprintf("%s / %s · %.0f%%", formatBytes(done), formatBytes(total), pl.percent()*100)
+			s := fmt.Sprintf("%s / %s · %.0f%%", panel.FormatBytes(done), panel.FormatBytes(total), pl.percent()*100)
 			if elapsed := pl.lastAt.Sub(pl.firstAt); elapsed > 0 && done > pl.firstDone && done < total {
 				rate := float64(done-pl.firstDone) / elapsed.Seconds()
-				s += fmt.Sprintf(" · %s/s · ETA %s", formatBytes(int64(rate)),
-					formatDuration(time.Duration(float64(total-done)/rate*float64(time.Second))))
+				s += fmt.Sprintf(" · %s/s · ETA %s", panel.FormatBytes(int64(rate)),
+					panel.FormatDuration(time.Duration(float64(total-done)/rate*float64(time.Second))))
 			}
 			stats = p.st.Text.Render(s)
 		}
-		return block([]string{head, "  " + bar, "  " + stats}, w, 3)
+		return panel.Block([]string{head, "  " + bar, "  " + stats}, w, 3)
 	case p.naming:
-		return block([]string{
+		return panel.Block([]string{
 			p.st.Dim.Render("Pull a model from the Ollama library (ollama.com/library):"),
 			p.name.View(),
 			"",
@@ -779,7 +782,7 @@ func (p ModelPicker) pullView() string {
 	var lines []string
 	if p.done != nil {
 		total, _ := p.done.bytes()
-		lines = append(lines, p.st.Ok.Render(fmt.Sprintf("✓ Pulled %s (%s).", oneLine(p.done.name), formatBytes(total))))
+		lines = append(lines, p.st.Ok.Render(fmt.Sprintf("✓ Pulled %s (%s).", sanitize.Line(p.done.name), panel.FormatBytes(total))))
 	}
 	if len(p.models) > 0 || !p.loading {
 		hasChat, hasEmbed := false, false
@@ -805,5 +808,5 @@ func (p ModelPicker) pullView() string {
 	for i := range lines {
 		lines[i] = ansi.Wrap(lines[i], w, " ") // read whole, not cut at the edge
 	}
-	return block(lines, w, 3)
+	return panel.Block(lines, w, 3)
 }

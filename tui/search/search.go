@@ -1,4 +1,4 @@
-package tui
+package search
 
 import (
 	"context"
@@ -12,9 +12,12 @@ import (
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/mneme-dev/mneme/internal/sanitize"
 	"github.com/mneme-dev/mneme/internal/text"
 	"github.com/mneme-dev/mneme/memory"
 	"github.com/mneme-dev/mneme/tui/list"
+	"github.com/mneme-dev/mneme/tui/panel"
+	"github.com/mneme-dev/mneme/tui/styles"
 )
 
 // Searcher runs a hybrid search over the user's past turns. *memory.Index
@@ -84,11 +87,11 @@ const (
 // typed. Each change of the query waits for a pause (the debounce) and then
 // searches in a command; ticks and results carry the overlay's id and the
 // query's sequence number, so that those of an older query are dropped.
-// Enter sends OpenTurnMsg for the selected result, Esc CloseOverlayMsg.
+// Enter sends panel.OpenTurnMsg for the selected result, Esc panel.CloseOverlayMsg.
 type SearchOverlay struct {
-	st       overlayStyles
+	st       styles.Panel
 	keys     SearchKeyMap
-	clock    overlayClock
+	clock    panel.Clock
 	searcher Searcher
 	userID   string
 	limit    int
@@ -124,25 +127,25 @@ type (
 )
 
 // NewSearchOverlay returns a closed search overlay drawn with st.
-func NewSearchOverlay(st *Styles, cfg SearchConfig) SearchOverlay {
-	ost := newOverlayStyles(st)
+func NewSearchOverlay(st *styles.Styles, cfg SearchConfig) SearchOverlay {
+	ost := styles.NewPanel(st)
 	s := SearchOverlay{
 		st:       ost,
 		keys:     DefaultSearchKeyMap(),
-		clock:    newOverlayClock(cfg.Context, cfg.Now, cfg.Tick),
+		clock:    panel.NewClock(cfg.Context, cfg.Now, cfg.Tick),
 		searcher: cfg.Searcher,
 		userID:   cfg.UserID,
 		limit:    cfg.Limit,
 		debounce: cfg.Debounce,
-		id:       nextOverlayID(),
-		input:    newOverlayInput(ost, "› ", "search all conversations…"),
+		id:       panel.NextID(),
+		input:    panel.NewInput(ost, "› ", "search all conversations…"),
 	}
 	s.list = list.New(s.listKeys())
 	if s.limit <= 0 {
 		s.limit = defaultSearchLimit
 	}
 	if s.debounce <= 0 {
-		s.debounce = defaultDebounce
+		s.debounce = panel.DefaultDebounce
 	}
 	return s
 }
@@ -158,15 +161,15 @@ func (s *SearchOverlay) SetKeyMap(k SearchKeyMap) {
 
 // Restyle draws the overlay with st from now on (after the terminal's
 // background turned out light or dark), keeping its state.
-func (s *SearchOverlay) Restyle(st *Styles) {
-	s.st = newOverlayStyles(st)
+func (s *SearchOverlay) Restyle(st *styles.Styles) {
+	s.st = styles.NewPanel(st)
 	s.input.SetStyles(s.st.Input)
 }
 
 // SetClock replaces the clock and the timer (nil keeps the current one),
 // for a root model whose own are injected after it is built.
 func (s *SearchOverlay) SetClock(now func() time.Time, tick func(time.Duration, func(time.Time) tea.Msg) tea.Cmd) {
-	s.clock = s.clock.with(now, tick)
+	s.clock = s.clock.With(now, tick)
 }
 
 // Query is the text in the search box.
@@ -179,7 +182,7 @@ func (s SearchOverlay) Results() []memory.SearchResult { return s.results }
 // and searches for it at once; an empty query waits for typing.
 func (s SearchOverlay) Open(query string) (SearchOverlay, tea.Cmd) {
 	s.stop()
-	s.input.SetValue(strings.TrimSpace(oneLine(query)))
+	s.input.SetValue(strings.TrimSpace(sanitize.Line(query)))
 	s.input.CursorEnd()
 	s.input.Focus()
 	s.results, s.shown, s.err = nil, "", nil
@@ -206,7 +209,7 @@ func (s SearchOverlay) Owns(msg tea.Msg) bool {
 // SetSize sets the size the overlay draws in.
 func (s *SearchOverlay) SetSize(width, height int) {
 	s.width, s.height = width, height
-	fitInput(&s.input, width)
+	panel.FitInput(&s.input, width)
 }
 
 // Update handles keys, pastes, debounce ticks and search results.
@@ -215,7 +218,7 @@ func (s SearchOverlay) Update(msg tea.Msg) (SearchOverlay, tea.Cmd) {
 	case tea.KeyPressMsg:
 		return s.handleKey(msg)
 	case tea.PasteMsg:
-		msg.Content = oneLine(msg.Content)
+		msg.Content = sanitize.Line(msg.Content)
 		return s.edit(msg)
 	case searchDebounceMsg:
 		if msg.id != s.id || msg.seq != s.seq {
@@ -240,12 +243,12 @@ func (s SearchOverlay) handleKey(msg tea.KeyPressMsg) (SearchOverlay, tea.Cmd) {
 	switch {
 	case key.Matches(msg, s.keys.Close):
 		s.stop()
-		return s, closeOverlay
+		return s, panel.Close
 	case key.Matches(msg, s.keys.Open):
 		if s.list.Index() < len(s.results) {
 			s.stop()
 			r := s.results[s.list.Index()]
-			return s, emit(OpenTurnMsg{ConversationID: r.ConversationID, Turn: r.Turn})
+			return s, panel.Emit(panel.OpenTurnMsg{ConversationID: r.ConversationID, Turn: r.Turn})
 		}
 		if s.busy || strings.TrimSpace(s.input.Value()) != s.shown {
 			// Enter before the debounce: search now.
@@ -278,7 +281,7 @@ func (s SearchOverlay) edit(msg tea.Msg) (SearchOverlay, tea.Cmd) {
 	}
 	s.busy = true
 	seq, id := s.seq, s.id
-	return s, tea.Batch(cmd, s.clock.tick(s.debounce, func(time.Time) tea.Msg {
+	return s, tea.Batch(cmd, s.clock.Tick(s.debounce, func(time.Time) tea.Msg {
 		return searchDebounceMsg{id: id, seq: seq}
 	}))
 }
@@ -287,7 +290,7 @@ func (s SearchOverlay) edit(msg tea.Msg) (SearchOverlay, tea.Cmd) {
 func (s *SearchOverlay) search() tea.Cmd {
 	s.stop()
 	query := strings.TrimSpace(s.input.Value())
-	ctx, cancel := context.WithTimeout(s.clock.ctx, searchTimeout)
+	ctx, cancel := context.WithTimeout(s.clock.Context(), searchTimeout)
 	s.cancel, s.busy = cancel, true
 	searcher, q := s.searcher, memory.SearchQuery{UserID: s.userID, Text: query, Limit: s.limit}
 	id, seq := s.id, s.seq
@@ -329,7 +332,7 @@ func (s SearchOverlay) visible() int {
 // Cursor is where the terminal cursor goes, relative to the overlay's
 // top-left corner.
 func (s SearchOverlay) Cursor() *tea.Cursor {
-	return offsetCursor(s.input.Cursor(), 0, 1)
+	return panel.OffsetCursor(s.input.Cursor(), 0, 1)
 }
 
 // View draws the overlay in exactly its size: a title line, the search
@@ -340,17 +343,17 @@ func (s SearchOverlay) View() string {
 	}
 	w := s.width
 	if s.height < searchChromeRows {
-		return block([]string{s.input.View()}, w, s.height)
+		return panel.Block([]string{s.input.View()}, w, s.height)
 	}
 	rows := []string{
-		titleLine(w, s.st.Title.Render("Search")+s.st.Dim.Render(" · all conversations"), s.status()),
+		panel.TitleLine(w, s.st.Title.Render("Search")+s.st.Dim.Render(" · all conversations"), s.status()),
 		s.input.View(),
 		s.st.Rule.Render(strings.Repeat("─", w)),
 	}
 	body := max(0, s.height-searchChromeRows)
 	rows = append(rows, s.body(w, body))
-	out := block(rows, w, s.height-1)
-	return out + "\n" + helpLine(s.st, w, s.keys.ShortHelp())
+	out := panel.Block(rows, w, s.height-1)
+	return out + "\n" + panel.HelpLine(s.st, w, s.keys.ShortHelp())
 }
 
 // status is the right side of the title line.
@@ -374,24 +377,24 @@ func (s SearchOverlay) body(w, height int) string {
 		return ""
 	}
 	msgLine := func(st lipgloss.Style, text string) string {
-		return block([]string{st.Width(w).Render(text)}, w, height)
+		return panel.Block([]string{st.Width(w).Render(text)}, w, height)
 	}
 	switch {
 	case s.err != nil:
-		return msgLine(s.st.Error, "Search failed: "+oneLine(s.err.Error()))
+		return msgLine(s.st.Error, "Search failed: "+sanitize.Line(s.err.Error()))
 	case len(s.results) == 0 && strings.TrimSpace(s.input.Value()) == "":
 		return msgLine(s.st.Dim, "Type to search all your conversations, by words and by meaning. Enter opens the turn.")
 	case len(s.results) == 0 && s.busy:
 		return msgLine(s.st.Dim, "Searching…")
 	case len(s.results) == 0:
-		return msgLine(s.st.Dim, fmt.Sprintf("No matches for “%s”.", oneLine(s.shown)))
+		return msgLine(s.st.Dim, fmt.Sprintf("No matches for “%s”.", sanitize.Line(s.shown)))
 	}
-	words := queryWords(s.shown)
-	now := s.clock.now()
+	words := panel.QueryWords(s.shown)
+	now := s.clock.Now()
 	rows := s.list.Rows(len(s.results), height/rowsPerResult, func(i int, selected bool) string {
 		return strings.Join(s.resultRows(s.results[i], selected, words, now, w), "\n")
 	})
-	return block(rows, w, height)
+	return panel.Block(rows, w, height)
 }
 
 // resultRows draws one result: "▸ 0.92  Title   turn 3 · 2d ago", then
@@ -404,7 +407,7 @@ func (s SearchOverlay) resultRows(r memory.SearchResult, selected bool, words []
 		meta += " · " + d
 	}
 	meta = s.st.Dim.Render(meta)
-	name := oneLine(r.Title)
+	name := sanitize.Line(r.Title)
 	if name == "" {
 		name = "untitled"
 	}
@@ -414,9 +417,9 @@ func (s SearchOverlay) resultRows(r memory.SearchResult, selected bool, words []
 		meta = ""
 		room = w - lipgloss.Width(left)
 	}
-	head := titleLine(w, left+title.Render(ansi.Truncate(name, max(1, room), "…")), meta)
+	head := panel.TitleLine(w, left+title.Render(ansi.Truncate(name, max(1, room), "…")), meta)
 
 	const indent = 4
-	snippet := focusSnippet(oneLine(r.Snippet), words, w-indent)
-	return []string{head, strings.Repeat(" ", indent) + highlight(snippet, words, s.st.Text, s.st.Match)}
+	snippet := panel.FocusSnippet(sanitize.Line(r.Snippet), words, w-indent)
+	return []string{head, strings.Repeat(" ", indent) + panel.Highlight(snippet, words, s.st.Text, s.st.Match)}
 }

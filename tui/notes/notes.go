@@ -1,0 +1,1023 @@
+// Package notes is the memory browser: the user's notes with a search box,
+// one note with where it was saved, inline and $EDITOR edits, and deletes
+// with undo.
+package notes
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/textarea"
+	"charm.land/bubbles/v2/textinput"
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/mneme-dev/mneme/internal/sanitize"
+	"github.com/mneme-dev/mneme/internal/text"
+	"github.com/mneme-dev/mneme/memory"
+	"github.com/mneme-dev/mneme/tui/list"
+	"github.com/mneme-dev/mneme/tui/panel"
+	"github.com/mneme-dev/mneme/tui/styles"
+)
+
+// NoteStore is what the memory browser reads and writes notes with.
+// *memory.Index satisfies it, and keeps the search indexes in step with
+// every change.
+type NoteStore interface {
+	ListNotes(ctx context.Context, userID string) ([]memory.Note, error)
+	SearchNotes(ctx context.Context, q memory.NoteQuery) ([]memory.NoteResult, error)
+	UpdateNote(ctx context.Context, userID, id, content string) (memory.Note, error)
+	DeleteNote(ctx context.Context, userID, id string) (memory.Note, error)
+	RestoreNote(ctx context.Context, userID string, n memory.Note) (memory.Note, error)
+}
+
+var (
+	_ NoteStore          = (*memory.Index)(nil)
+	_ ConversationLookup = (*memory.Store)(nil)
+)
+
+// ConversationLookup finds the conversation a note was saved in, for its
+// provenance. Store (and *memory.Store) satisfies it.
+type ConversationLookup interface {
+	Conversation(ctx context.Context, userID, idOrPrefix string) (memory.Conversation, error)
+}
+
+// MemoryKeyMap is the memory browser's bindings. It implements help.KeyMap.
+type MemoryKeyMap struct {
+	Up       key.Binding
+	Down     key.Binding
+	PageUp   key.Binding
+	PageDown key.Binding
+	Filter   key.Binding // focus the search box
+	View     key.Binding // show the whole note and its provenance
+	OpenTurn key.Binding // jump to the turn the note was saved in
+	Edit     key.Binding // edit inline
+	Editor   key.Binding // edit in $EDITOR
+	Delete   key.Binding
+	Undo     key.Binding // bring back the last note deleted since the browser opened
+	Save     key.Binding // save the inline edit
+	Back     key.Binding // leave the edit, the note, the search box, or the browser
+}
+
+// DefaultMemoryKeyMap returns the memory browser's default bindings.
+func DefaultMemoryKeyMap() MemoryKeyMap {
+	return MemoryKeyMap{
+		Up:       key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/↓", "move")),
+		Down:     key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓", "next")),
+		PageUp:   key.NewBinding(key.WithKeys("pgup"), key.WithHelp("pgup/pgdn", "page")),
+		PageDown: key.NewBinding(key.WithKeys("pgdown"), key.WithHelp("pgdn", "next page")),
+		Filter:   key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "search")),
+		View:     key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "view")),
+		OpenTurn: key.NewBinding(key.WithKeys("o"), key.WithHelp("o", "open turn")),
+		Edit:     key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "edit")),
+		Editor:   key.NewBinding(key.WithKeys("E", "ctrl+e"), key.WithHelp("E", "$EDITOR")),
+		Delete:   key.NewBinding(key.WithKeys("d", "delete"), key.WithHelp("d", "delete")),
+		Undo:     key.NewBinding(key.WithKeys("u", "ctrl+z"), key.WithHelp("u", "undo delete")),
+		Save:     key.NewBinding(key.WithKeys("ctrl+s"), key.WithHelp("ctrl+s", "save")),
+		Back:     key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back")),
+	}
+}
+
+// ShortHelp is the list's help line.
+func (k MemoryKeyMap) ShortHelp() []key.Binding {
+	return []key.Binding{k.Up, k.View, k.Filter, k.Edit, k.Delete, k.Undo, k.OpenTurn, k.Editor, k.Back}
+}
+
+// FullHelp lists every binding.
+func (k MemoryKeyMap) FullHelp() [][]key.Binding {
+	return [][]key.Binding{
+		{k.Up, k.Down, k.PageUp}, // PageUp's help says pgup/pgdn
+		{k.Filter, k.View, k.OpenTurn},
+		{k.Edit, k.Editor, k.Save},
+		{k.Delete, k.Undo, k.Back},
+	}
+}
+
+// MemoryConfig is what the memory browser needs.
+type MemoryConfig struct {
+	Notes         NoteStore
+	Conversations ConversationLookup // nil: provenance shows no titles
+	UserID        string
+	// Context bounds every store call (the program's lifetime).
+	Context context.Context
+	// TempDir is where notes are written for $EDITOR (default os.TempDir()).
+	TempDir  string
+	Debounce time.Duration // before a search of the notes (default 150ms)
+	Now      func() time.Time
+	Tick     func(time.Duration, func(time.Time) tea.Msg) tea.Cmd
+}
+
+type memMode int
+
+const (
+	memList memMode = iota
+	memView         // one note in full
+	memEdit         // editing one note inline
+)
+
+// memOwner tags the memory browser's $EDITOR requests.
+const memOwner = "memory"
+
+// MemoryBrowser lists the user's notes, newest first, with a search box;
+// shows a note with where it was saved; edits it inline or in $EDITOR; and
+// deletes it, with undo until the browser is closed. Notes the model wrote
+// during the current answer (SetFresh) are marked.
+type MemoryBrowser struct {
+	st     styles.Panel
+	area   textarea.Styles
+	keys   MemoryKeyMap
+	clock  panel.Clock
+	notes  NoteStore
+	convs  ConversationLookup
+	userID string
+	tmp    string
+	delay  time.Duration
+	id     int64
+
+	mode      memMode
+	filter    textinput.Model
+	filtering bool // the search box has the keys
+	seq       int  // bumped by every change of the search
+	loading   bool
+	loadErr   error
+	query     string // the search the list shows ("" lists all)
+	items     []memory.Note
+	total     int // the user's notes, from the last full listing
+	list      list.Model
+	titles    map[string]string // conversation titles by id
+	fresh     map[string]bool
+
+	deleted []memory.Note // most recent last: what undo brings back
+	busy    bool          // a write is in flight
+	hint    string
+	hintErr bool
+
+	editor  textarea.Model
+	editID  string // the note being edited inline
+	viewTop int    // first row of the note's text shown in memView
+
+	width, height int
+}
+
+// Messages of the memory browser's commands.
+type (
+	notesDebounceMsg struct {
+		id  int64
+		seq int
+	}
+	notesLoadedMsg struct {
+		id     int64
+		seq    int
+		query  string
+		notes  []memory.Note
+		titles map[string]string
+		all    bool // the full listing, so its length is the total
+		err    error
+	}
+	noteWrittenMsg struct {
+		id   int64
+		op   noteOp
+		note memory.Note
+		err  error
+	}
+	noteEditedMsg struct { // text read back from $EDITOR
+		id     int64
+		noteID string
+		text   string
+		err    error
+	}
+)
+
+type noteOp int
+
+const (
+	opUpdate noteOp = iota
+	opDelete
+	opRestore
+)
+
+// NewMemoryBrowser returns a closed memory browser drawn with st.
+func NewMemoryBrowser(st *styles.Styles, cfg MemoryConfig) MemoryBrowser {
+	ost := styles.NewPanel(st)
+	b := MemoryBrowser{
+		st:     ost,
+		area:   st.Input,
+		keys:   DefaultMemoryKeyMap(),
+		clock:  panel.NewClock(cfg.Context, cfg.Now, cfg.Tick),
+		notes:  cfg.Notes,
+		convs:  cfg.Conversations,
+		userID: cfg.UserID,
+		tmp:    cfg.TempDir,
+		delay:  cfg.Debounce,
+		id:     panel.NextID(),
+		filter: panel.NewInput(ost, "/ ", "search notes"),
+		titles: map[string]string{},
+	}
+	b.list = list.New(b.listKeys())
+	if b.delay <= 0 {
+		b.delay = panel.DefaultDebounce
+	}
+	return b
+}
+
+// KeyMap returns the browser's bindings, for the full help.
+func (b MemoryBrowser) KeyMap() MemoryKeyMap { return b.keys }
+
+// SetKeyMap replaces the browser's bindings.
+func (b *MemoryBrowser) SetKeyMap(k MemoryKeyMap) {
+	b.keys = k
+	b.list.SetKeyMap(b.listKeys())
+}
+
+// listKeys are the bindings that move through the notes.
+func (b MemoryBrowser) listKeys() list.KeyMap {
+	return list.KeyMap{Up: b.keys.Up, Down: b.keys.Down, PageUp: b.keys.PageUp, PageDown: b.keys.PageDown}
+}
+
+// Restyle draws the browser with st from now on, keeping its state (an
+// edit in progress, the notes that undo can bring back).
+func (b *MemoryBrowser) Restyle(st *styles.Styles) {
+	b.st, b.area = styles.NewPanel(st), st.Input
+	b.filter.SetStyles(b.st.Input)
+	if b.mode == memEdit {
+		b.editor.SetStyles(b.area)
+	}
+}
+
+// SetClock replaces the clock and the timer (nil keeps the current one).
+func (b *MemoryBrowser) SetClock(now func() time.Time, tick func(time.Duration, func(time.Time) tea.Msg) tea.Cmd) {
+	b.clock = b.clock.With(now, tick)
+}
+
+// Notes are the notes listed.
+func (b MemoryBrowser) Notes() []memory.Note { return b.items }
+
+// InputFocused reports whether typing goes to the search box or the editor,
+// so that the root leaves printable keys alone.
+func (b MemoryBrowser) InputFocused() bool { return b.filtering || b.mode == memEdit }
+
+// SetFresh marks the notes the model wrote during the current answer.
+func (b *MemoryBrowser) SetFresh(ids map[string]bool) { b.fresh = ids }
+
+// Open shows the browser on the full list, newest first. Undo starts
+// afresh: notes deleted while it was last open stay deleted.
+func (b MemoryBrowser) Open() (MemoryBrowser, tea.Cmd) {
+	b.mode, b.filtering = memList, false
+	b.filter.Reset()
+	b.filter.Blur()
+	b.deleted, b.hint, b.hintErr, b.busy = nil, "", false, false
+	b.items, b.query = nil, ""
+	b.list.Reset()
+	b.seq++
+	return b, b.load()
+}
+
+// Refresh reloads the list with the current search, for example after the
+// model wrote notes.
+func (b MemoryBrowser) Refresh() (MemoryBrowser, tea.Cmd) {
+	b.seq++
+	return b, b.load()
+}
+
+// Wrote reports whether msg is a write of a browser's that succeeded (a
+// note saved, deleted or restored).
+func Wrote(msg tea.Msg) bool {
+	w, ok := msg.(noteWrittenMsg)
+	return ok && w.err == nil
+}
+
+// Owns reports whether msg is one of the browser's own messages, which the
+// root must pass to Update (including panel.ExternalEditDoneMsg of its editor).
+func (b MemoryBrowser) Owns(msg tea.Msg) bool {
+	switch msg := msg.(type) {
+	case notesDebounceMsg:
+		return msg.id == b.id
+	case notesLoadedMsg:
+		return msg.id == b.id
+	case noteWrittenMsg:
+		return msg.id == b.id
+	case noteEditedMsg:
+		return msg.id == b.id
+	case panel.ExternalEditDoneMsg:
+		return msg.Owner == b.owner()
+	}
+	return false
+}
+
+func (b MemoryBrowser) owner() string { return fmt.Sprintf("%s-%d", memOwner, b.id) }
+
+// SetSize sets the size the browser draws in.
+func (b *MemoryBrowser) SetSize(width, height int) {
+	b.width, b.height = width, height
+	panel.FitInput(&b.filter, width)
+	if b.mode == memEdit { // the editor exists while editing only
+		b.editor.SetWidth(max(1, width))
+		b.editor.SetHeight(b.editRows())
+	}
+	b.list.Scroll(b.listRows())
+}
+
+// Update handles keys, pastes and the results of the browser's commands.
+func (b MemoryBrowser) Update(msg tea.Msg) (MemoryBrowser, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tea.KeyPressMsg:
+		return b.handleKey(msg)
+	case tea.PasteMsg:
+		switch {
+		case b.mode == memEdit:
+			var cmd tea.Cmd
+			b.editor, cmd = b.editor.Update(msg)
+			return b, cmd
+		case b.filtering:
+			msg.Content = sanitize.Line(msg.Content)
+			return b.editFilter(msg)
+		}
+	case notesDebounceMsg:
+		if msg.id == b.id && msg.seq == b.seq {
+			return b, b.load()
+		}
+	case notesLoadedMsg:
+		b.handleLoaded(msg)
+	case noteWrittenMsg:
+		if msg.id == b.id {
+			b.handleWritten(msg)
+		}
+	case panel.ExternalEditDoneMsg:
+		if msg.Owner != b.owner() {
+			return b, nil
+		}
+		if msg.Err != nil {
+			b.setHint(msg.Err.Error(), true)
+			return b, removeFileCmd(msg.Path)
+		}
+		return b, readEditedCmd(b.id, msg.Key, msg.Path)
+	case noteEditedMsg:
+		if msg.id != b.id {
+			return b, nil
+		}
+		if msg.err != nil {
+			b.setHint(msg.err.Error(), true)
+			return b, nil
+		}
+		n, ok := b.find(msg.noteID)
+		switch {
+		case !ok:
+			b.setHint("The note is gone; the edit was not saved.", true)
+		case strings.TrimSpace(msg.text) == strings.TrimSpace(n.Content):
+			b.setHint("No change.", false)
+		default:
+			return b, b.write(opUpdate, memory.Note{ID: n.ID, Content: msg.text})
+		}
+	}
+	return b, nil
+}
+
+func (b *MemoryBrowser) handleLoaded(msg notesLoadedMsg) {
+	if msg.id != b.id || msg.seq != b.seq {
+		return // an older search
+	}
+	b.loading, b.loadErr = false, msg.err
+	if msg.err != nil {
+		return
+	}
+	for id, t := range msg.titles {
+		b.titles[id] = t
+	}
+	// Keep the selected note selected when it is still listed.
+	cur, _ := b.selected()
+	b.items, b.query = msg.notes, msg.query
+	if msg.all {
+		b.total = len(msg.notes)
+	}
+	b.list.Reset()
+	b.list.Select(max(0, b.index(cur.ID)))
+	if b.index(cur.ID) < 0 && b.mode == memView {
+		b.mode = memList
+	}
+	b.list.Scroll(b.listRows())
+}
+
+func (b *MemoryBrowser) handleWritten(msg noteWrittenMsg) {
+	b.busy = false
+	if msg.err != nil {
+		if msg.op == opRestore {
+			b.deleted = append(b.deleted, msg.note) // still deleted: undo can try again
+		}
+		b.setHint(opName(msg.op)+" failed: "+msg.err.Error(), true)
+		return
+	}
+	switch msg.op {
+	case opUpdate:
+		if i := b.index(msg.note.ID); i >= 0 {
+			b.items = slices.Clone(b.items) // earlier copies of the browser share the array
+			b.items[i] = msg.note
+		}
+		if b.mode == memEdit && b.editID == msg.note.ID {
+			b.editor.Blur()
+			b.mode, b.editID = memView, ""
+		}
+		b.setHint("Saved.", false)
+	case opDelete:
+		if i := b.index(msg.note.ID); i >= 0 {
+			b.items = append(b.items[:i:i], b.items[i+1:]...)
+		}
+		b.total = max(0, b.total-1)
+		b.deleted = append(b.deleted, msg.note)
+		b.mode = memList
+		b.list.Clamp(len(b.items), b.listRows())
+		b.setHint(fmt.Sprintf("Deleted “%s”. Press u to undo.", ansi.Truncate(sanitize.Line(msg.note.Content), 30, "…")), false)
+	case opRestore:
+		if b.index(msg.note.ID) < 0 {
+			b.items = append([]memory.Note{msg.note}, b.items...)
+		}
+		b.total++
+		b.mode = memList
+		b.list.Reset()
+		b.setHint("Restored.", false)
+	}
+}
+
+func opName(op noteOp) string {
+	switch op {
+	case opDelete:
+		return "Delete"
+	case opRestore:
+		return "Undo"
+	}
+	return "Save"
+}
+
+func (b *MemoryBrowser) setHint(s string, isErr bool) { b.hint, b.hintErr = s, isErr }
+
+func (b MemoryBrowser) index(id string) int {
+	for i, n := range b.items {
+		if n.ID == id {
+			return i
+		}
+	}
+	return -1
+}
+
+func (b MemoryBrowser) find(id string) (memory.Note, bool) {
+	if i := b.index(id); i >= 0 {
+		return b.items[i], true
+	}
+	return memory.Note{}, false
+}
+
+// selected is the note under the cursor (in memView, the note shown).
+func (b MemoryBrowser) selected() (memory.Note, bool) {
+	if i := b.list.Index(); i >= 0 && i < len(b.items) {
+		return b.items[i], true
+	}
+	return memory.Note{}, false
+}
+
+func (b MemoryBrowser) handleKey(msg tea.KeyPressMsg) (MemoryBrowser, tea.Cmd) {
+	if b.mode == memEdit {
+		return b.editKey(msg)
+	}
+	if b.filtering {
+		switch {
+		case key.Matches(msg, b.keys.Back):
+			// Esc leaves the search box and lists everything again.
+			b.filtering = false
+			b.filter.Blur()
+			if b.filter.Value() == "" {
+				return b, nil
+			}
+			b.filter.Reset()
+			b.seq++
+			return b, b.load()
+		case key.Matches(msg, b.keys.View), msg.String() == "tab":
+			b.filtering = false
+			b.filter.Blur()
+			return b, nil
+		case key.Matches(msg, b.keys.Up), key.Matches(msg, b.keys.Down):
+			if msg.Code == tea.KeyUp || msg.Code == tea.KeyDown {
+				b.moveKey(msg)
+				return b, nil
+			}
+		}
+		return b.editFilter(msg)
+	}
+	if !key.Matches(msg, b.keys.Undo) && !key.Matches(msg, b.keys.Delete) {
+		b.hint = ""
+	}
+	switch {
+	case key.Matches(msg, b.keys.Back):
+		switch {
+		case b.mode == memView:
+			b.mode = memList
+		case b.filter.Value() != "":
+			b.filter.Reset()
+			b.seq++
+			return b, b.load()
+		default:
+			return b, panel.Close
+		}
+	case key.Matches(msg, b.keys.Up, b.keys.Down, b.keys.PageUp, b.keys.PageDown):
+		b.moveKey(msg)
+	case b.mode == memList && key.Matches(msg, b.keys.Filter):
+		b.filtering = true
+		return b, b.filter.Focus()
+	case b.mode == memList && key.Matches(msg, b.keys.View):
+		if _, ok := b.selected(); ok {
+			b.mode, b.viewTop = memView, 0
+		}
+	case key.Matches(msg, b.keys.OpenTurn):
+		n, ok := b.selected()
+		switch {
+		case !ok:
+		case n.ConversationID == "":
+			b.setHint("This note was not saved in a conversation.", false)
+		default:
+			return b, panel.Emit(panel.OpenTurnMsg{ConversationID: n.ConversationID, Turn: n.TurnNumber})
+		}
+	case key.Matches(msg, b.keys.Edit):
+		if n, ok := b.selected(); ok && !b.busy {
+			return b, b.startEdit(n)
+		}
+	case key.Matches(msg, b.keys.Editor):
+		if n, ok := b.selected(); ok && !b.busy {
+			return b, writeEditFileCmd(b.id, b.owner(), b.tmp, n)
+		}
+	case key.Matches(msg, b.keys.Delete):
+		if n, ok := b.selected(); ok && !b.busy {
+			return b, b.write(opDelete, n)
+		}
+	case key.Matches(msg, b.keys.Undo):
+		if len(b.deleted) == 0 {
+			b.setHint("Nothing to undo.", false)
+			return b, nil
+		}
+		if b.busy {
+			return b, nil
+		}
+		n := b.deleted[len(b.deleted)-1]
+		b.deleted = b.deleted[:len(b.deleted)-1]
+		return b, b.write(opRestore, n)
+	}
+	return b, nil
+}
+
+func (b *MemoryBrowser) moveKey(msg tea.KeyPressMsg) {
+	if b.mode != memView {
+		b.list.Update(msg, len(b.items), b.listRows())
+		return
+	}
+	delta := 0
+	switch {
+	case key.Matches(msg, b.keys.Up):
+		delta = -1
+	case key.Matches(msg, b.keys.Down):
+		delta = 1
+	case key.Matches(msg, b.keys.PageUp):
+		delta = -max(1, b.pageRows())
+	case key.Matches(msg, b.keys.PageDown):
+		delta = max(1, b.pageRows())
+	}
+	b.viewTop = max(0, min(b.viewTop+delta, b.viewLines()-1))
+}
+
+func (b *MemoryBrowser) pageRows() int { return b.textRows() }
+
+// editFilter passes a key or paste to the search box; a changed search is
+// run after the debounce (an emptied one lists everything at once).
+func (b MemoryBrowser) editFilter(msg tea.Msg) (MemoryBrowser, tea.Cmd) {
+	before := b.filter.Value()
+	var cmd tea.Cmd
+	b.filter, cmd = b.filter.Update(msg)
+	if b.filter.Value() == before {
+		return b, cmd
+	}
+	b.seq++
+	if strings.TrimSpace(b.filter.Value()) == "" {
+		return b, tea.Batch(cmd, b.load())
+	}
+	b.loading = true
+	id, seq := b.id, b.seq
+	return b, tea.Batch(cmd, b.clock.Tick(b.delay, func(time.Time) tea.Msg { return notesDebounceMsg{id: id, seq: seq} }))
+}
+
+func (b *MemoryBrowser) startEdit(n memory.Note) tea.Cmd {
+	ta := textarea.New()
+	ta.SetStyles(b.area)
+	ta.SetVirtualCursor(false)
+	ta.ShowLineNumbers = false
+	ta.Prompt = "│ "
+	ta.CharLimit = memory.MaxNoteRunes
+	ta.KeyMap.Paste = key.NewBinding(key.WithDisabled())
+	ta.SetWidth(max(1, b.width))
+	ta.SetHeight(b.editRows())
+	ta.SetValue(n.Content)
+	b.editor, b.editID, b.mode = ta, n.ID, memEdit
+	return b.editor.Focus()
+}
+
+func (b MemoryBrowser) editKey(msg tea.KeyPressMsg) (MemoryBrowser, tea.Cmd) {
+	switch {
+	case key.Matches(msg, b.keys.Back):
+		b.editor.Blur()
+		b.mode, b.editID = memView, ""
+		b.setHint("Edit cancelled.", false)
+		return b, nil
+	case key.Matches(msg, b.keys.Save):
+		if b.busy {
+			return b, nil
+		}
+		n, ok := b.find(b.editID)
+		if !ok {
+			b.setHint("The note is gone.", true)
+			return b, nil
+		}
+		if strings.TrimSpace(b.editor.Value()) == strings.TrimSpace(n.Content) {
+			b.editor.Blur()
+			b.mode, b.editID = memView, ""
+			b.setHint("No change.", false)
+			return b, nil
+		}
+		return b, b.write(opUpdate, memory.Note{ID: n.ID, Content: b.editor.Value()})
+	}
+	var cmd tea.Cmd
+	b.editor, cmd = b.editor.Update(msg)
+	return b, cmd
+}
+
+// load lists the notes, or searches them when the search box has text.
+func (b *MemoryBrowser) load() tea.Cmd {
+	b.loading = true
+	store, convs, userID, ctx := b.notes, b.convs, b.userID, b.clock.Context()
+	id, seq, query := b.id, b.seq, strings.TrimSpace(b.filter.Value())
+	known := make(map[string]bool, len(b.titles))
+	for k := range b.titles {
+		known[k] = true
+	}
+	return func() tea.Msg {
+		msg := notesLoadedMsg{id: id, seq: seq, query: query, all: query == ""}
+		if store == nil {
+			msg.err = fmt.Errorf("notes are not available")
+			return msg
+		}
+		if query == "" {
+			msg.notes, msg.err = store.ListNotes(ctx, userID)
+		} else {
+			var res []memory.NoteResult
+			res, msg.err = store.SearchNotes(ctx, memory.NoteQuery{UserID: userID, Text: query, Limit: memory.MaxSearchLimit})
+			for _, r := range res {
+				msg.notes = append(msg.notes, r.Note)
+			}
+		}
+		if msg.err != nil || convs == nil {
+			return msg
+		}
+		msg.titles = map[string]string{}
+		for _, n := range msg.notes {
+			if n.ConversationID == "" || known[n.ConversationID] {
+				continue
+			}
+			known[n.ConversationID] = true
+			if c, err := convs.Conversation(ctx, userID, n.ConversationID); err == nil {
+				msg.titles[n.ConversationID] = c.Title
+			}
+		}
+		return msg
+	}
+}
+
+// write runs one change of a note in a command.
+func (b *MemoryBrowser) write(op noteOp, n memory.Note) tea.Cmd {
+	b.busy = true
+	store, userID, ctx, id := b.notes, b.userID, b.clock.Context(), b.id
+	return func() tea.Msg {
+		msg := noteWrittenMsg{id: id, op: op, note: n}
+		if store == nil {
+			msg.err = fmt.Errorf("notes are not available")
+			return msg
+		}
+		var got memory.Note
+		var err error
+		switch op {
+		case opUpdate:
+			got, err = store.UpdateNote(ctx, userID, n.ID, n.Content)
+		case opDelete:
+			got, err = store.DeleteNote(ctx, userID, n.ID)
+		case opRestore:
+			got, err = store.RestoreNote(ctx, userID, n)
+		}
+		if err == nil {
+			msg.note = got
+		}
+		msg.err = err
+		return msg
+	}
+}
+
+// writeEditFileCmd writes the note to a temporary file and asks the root
+// to run the editor on it.
+func writeEditFileCmd(id int64, owner, dir string, n memory.Note) tea.Cmd {
+	return func() tea.Msg {
+		path, err := panel.WriteEditFile(dir, "mneme-note-*.md", n.Content+"\n")
+		if err != nil {
+			return noteEditedMsg{id: id, noteID: n.ID, err: err}
+		}
+		return panel.ExternalEditMsg{Owner: owner, Key: n.ID, Path: path}
+	}
+}
+
+func readEditedCmd(id int64, noteID, path string) tea.Cmd {
+	return func() tea.Msg {
+		text, err := panel.ReadEditedFile(path)
+		return noteEditedMsg{id: id, noteID: noteID, text: text, err: err}
+	}
+}
+
+func removeFileCmd(path string) tea.Cmd {
+	return func() tea.Msg {
+		_, _ = panel.ReadEditedFile(path) // reads and removes
+		return nil
+	}
+}
+
+// Layout: a title line, the search box and a rule above; a hint line and
+// the help line below. The list also shows a preview of the selected note
+// when there is room.
+const (
+	memChromeRows  = 5
+	previewRows    = 4 // a rule, two lines of text, the provenance
+	minPreviewRows = 16
+)
+
+func (b MemoryBrowser) hasPreview() bool { return b.height >= minPreviewRows }
+
+// listRows is how many notes the list shows.
+func (b MemoryBrowser) listRows() int {
+	rows := b.height - memChromeRows
+	if b.hasPreview() {
+		rows -= previewRows
+	}
+	return max(1, rows)
+}
+
+// textRows is how many rows of a note memView shows: all but a title,
+// two rules, the provenance, the hint and the help.
+func (b MemoryBrowser) textRows() int { return max(1, b.height-6) }
+
+// editRows is the height of the inline editor: all but a title, a rule,
+// the hint and the help.
+func (b MemoryBrowser) editRows() int { return max(1, b.height-4) }
+
+func (b MemoryBrowser) viewLines() int {
+	n, ok := b.selected()
+	if !ok {
+		return 0
+	}
+	return len(b.wrapNote(n))
+}
+
+func (b MemoryBrowser) wrapNote(n memory.Note) []string {
+	return strings.Split(ansi.Wrap(sanitize.Text(n.Content), max(1, b.width-2), ""), "\n")
+}
+
+// Cursor is where the terminal cursor goes, relative to the browser's
+// top-left corner.
+func (b MemoryBrowser) Cursor() *tea.Cursor {
+	switch {
+	case b.mode == memEdit:
+		return panel.OffsetCursor(b.editor.Cursor(), 0, 2)
+	case b.mode == memList && b.filtering:
+		return panel.OffsetCursor(b.filter.Cursor(), 0, 1)
+	}
+	return nil
+}
+
+// View draws the browser in exactly its size.
+func (b MemoryBrowser) View() string {
+	if b.width <= 0 || b.height <= 0 {
+		return ""
+	}
+	var rows []string
+	var help []key.Binding
+	switch b.mode {
+	case memEdit:
+		rows, help = b.editView()
+	case memView:
+		rows, help = b.noteView()
+	default:
+		rows, help = b.listView()
+	}
+	if b.height < memChromeRows {
+		return panel.Block(rows, b.width, b.height)
+	}
+	out := panel.Block(rows, b.width, b.height-2)
+	hint := ""
+	if b.hint != "" {
+		st := b.st.Hint
+		if b.hintErr {
+			st = b.st.Error
+		}
+		hint = st.Render(ansi.Truncate(sanitize.Line(b.hint), b.width, "…"))
+	}
+	return out + "\n" + hint + "\n" + panel.HelpLine(b.st, b.width, help)
+}
+
+func (b MemoryBrowser) rule() string { return b.st.Rule.Render(strings.Repeat("─", b.width)) }
+
+func (b MemoryBrowser) listView() ([]string, []key.Binding) {
+	w := b.width
+	count := fmt.Sprintf(" · %d notes", b.total)
+	if b.total == 1 {
+		count = " · 1 note"
+	}
+	var status string
+	switch {
+	case b.loading:
+		status = b.st.Hint.Render("loading…")
+	case b.query != "":
+		status = b.st.Count.Render(fmt.Sprintf("%d found", len(b.items)))
+	}
+	if n := b.freshCount(); n > 0 {
+		status = strings.TrimSpace(b.st.Fresh.Render(fmt.Sprintf("● %d new", n)) + "  " + status)
+	}
+	rows := []string{
+		panel.TitleLine(w, b.st.Title.Render("Memory")+b.st.Dim.Render(count), status),
+		b.filter.View(),
+		b.rule(),
+	}
+	listH := b.listRows()
+	keys := b.keys
+	closeKey := keys.Back
+	closeKey.SetHelp("esc", "close")
+	if b.filter.Value() != "" {
+		closeKey.SetHelp("esc", "clear search")
+	}
+	var help []key.Binding
+	if len(b.items) > 0 {
+		help = append(help, keys.Up, keys.View, keys.Filter, keys.Edit, keys.Delete)
+	} else {
+		help = append(help, keys.Filter)
+	}
+	if len(b.deleted) > 0 {
+		help = append(help, keys.Undo)
+	}
+	if len(b.items) > 0 {
+		help = append(help, keys.OpenTurn, keys.Editor)
+	}
+	help = append(help, closeKey)
+	if b.filtering {
+		help = []key.Binding{
+			key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "done")),
+			key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "clear search")),
+			key.NewBinding(key.WithKeys("up"), key.WithHelp("↑/↓", "move")),
+		}
+	}
+	msg := func(st lipgloss.Style, text string) []string {
+		return append(rows, panel.Block([]string{st.Width(w).Render(text)}, w, listH))
+	}
+	switch {
+	case b.loadErr != nil:
+		return msg(b.st.Error, "Cannot load notes: "+sanitize.Line(b.loadErr.Error())), help
+	case len(b.items) == 0 && b.loading:
+		return msg(b.st.Dim, "Loading notes…"), help
+	case len(b.items) == 0 && b.query != "":
+		return msg(b.st.Dim, fmt.Sprintf("No notes match “%s”.", sanitize.Line(b.query))), help
+	case len(b.items) == 0:
+		return msg(b.st.Dim, "No notes yet. Ask the assistant to remember something, or add one with `mneme memory add`."), help
+	}
+	now := b.clock.Now()
+	notes := b.list.Rows(len(b.items), listH, func(i int, selected bool) string {
+		return b.noteRow(b.items[i], selected, now)
+	})
+	rows = append(rows, panel.Block(notes, w, listH))
+	if b.hasPreview() {
+		rows = append(rows, b.preview())
+	}
+	return rows, help
+}
+
+func (b MemoryBrowser) freshCount() int {
+	n := 0
+	for _, it := range b.items {
+		if b.fresh[it.ID] {
+			n++
+		}
+	}
+	return n
+}
+
+// noteRow draws one note: "▸ The note's text…      ● new · 2d ago".
+func (b MemoryBrowser) noteRow(n memory.Note, selected bool, now time.Time) string {
+	marker, style := b.st.List.Prefix(selected)
+	meta := b.st.Dim.Render(text.RelativeDate(now, n.Updated))
+	if b.fresh[n.ID] {
+		style = b.st.Fresh
+		meta = b.st.Fresh.Render("● new") + b.st.Dim.Render(" · ") + meta
+	}
+	room := b.width - 2 - lipgloss.Width(meta) - 2
+	if room < 12 {
+		meta, room = "", b.width-2
+	}
+	words := panel.QueryWords(b.query)
+	body := ansi.Truncate(sanitize.Line(n.Content), max(1, room), "…")
+	return panel.TitleLine(b.width, marker+panel.Highlight(body, words, style, b.st.Match), meta)
+}
+
+// provenance says where a note was saved.
+func (b MemoryBrowser) provenance(n memory.Note) string {
+	if n.ConversationID == "" {
+		return b.st.Dim.Render("Added outside a conversation")
+	}
+	title, ok := b.titles[n.ConversationID]
+	if !ok || title == "" {
+		title = "untitled"
+	}
+	return b.st.Dim.Render("From ") + b.st.Text.Render("“"+sanitize.Line(title)+"”") +
+		b.st.Dim.Render(fmt.Sprintf(", turn %d", n.TurnNumber))
+}
+
+func (b MemoryBrowser) preview() string {
+	n, ok := b.selected()
+	if !ok {
+		return b.rule()
+	}
+	lines := b.wrapNote(n)
+	text := lines[:min(2, len(lines))]
+	if len(lines) > 2 {
+		text[1] = ansi.Truncate(text[1], b.width-3, "") + "…"
+	}
+	rows := []string{b.rule()}
+	for _, l := range text {
+		rows = append(rows, b.st.Dim.Render("  "+l))
+	}
+	for len(rows) < previewRows-1 {
+		rows = append(rows, "")
+	}
+	prov := b.provenance(n)
+	if n.ConversationID != "" {
+		prov += b.st.Dim.Render(" · o opens it")
+	}
+	return strings.Join(append(rows, "  "+prov), "\n")
+}
+
+func (b MemoryBrowser) noteView() ([]string, []key.Binding) {
+	n, ok := b.selected()
+	if !ok {
+		return nil, []key.Binding{b.keys.Back}
+	}
+	now := b.clock.Now()
+	when := "saved " + text.RelativeDate(now, n.Created)
+	if n.Updated.Sub(n.Created) > time.Minute {
+		when += " · edited " + text.RelativeDate(now, n.Updated)
+	}
+	right := b.st.Dim.Render(when)
+	if b.fresh[n.ID] {
+		right = b.st.Fresh.Render("● new") + b.st.Dim.Render(" · ") + right
+	}
+	short := n.ID
+	if len(short) > 8 {
+		short = short[:8]
+	}
+	rows := []string{
+		panel.TitleLine(b.width, b.st.Title.Render("Note")+b.st.Dim.Render(" "+short), right),
+		b.rule(),
+	}
+	lines := b.wrapNote(n)
+	textH := b.textRows()
+	start := min(b.viewTop, max(0, len(lines)-1))
+	var text []string
+	for i := start; i < len(lines) && len(text) < textH; i++ {
+		text = append(text, b.st.Text.Render("  "+lines[i]))
+	}
+	rows = append(rows, panel.Block(text, b.width, max(0, textH)), b.rule(), "  "+b.provenance(n))
+	keys := b.keys
+	help := []key.Binding{keys.Edit, keys.Editor, keys.Delete}
+	if n.ConversationID != "" {
+		help = append([]key.Binding{keys.OpenTurn}, help...)
+	}
+	if len(b.deleted) > 0 {
+		help = append(help, keys.Undo)
+	}
+	scroll := keys.Up
+	scroll.SetHelp("↑/↓", "scroll")
+	return rows, append(help, scroll, keys.Back)
+}
+
+func (b MemoryBrowser) editView() ([]string, []key.Binding) {
+	status := ""
+	if b.busy {
+		status = b.st.Hint.Render("saving…")
+	}
+	rows := []string{
+		panel.TitleLine(b.width, b.st.Title.Render("Edit note"), status),
+		b.rule(),
+		b.editor.View(),
+	}
+	cancel := b.keys.Back
+	cancel.SetHelp("esc", "cancel")
+	return rows, []key.Binding{b.keys.Save, cancel}
+}

@@ -1,0 +1,368 @@
+package notes
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/mneme-dev/mneme/memory"
+	"github.com/mneme-dev/mneme/tui/panel"
+	"github.com/mneme-dev/mneme/tui/styles"
+)
+
+var (
+	keyCtrlS = tea.KeyPressMsg{Code: 's', Mod: tea.ModCtrl}
+)
+
+// memoryFixture is a real store and index with notes saved from a
+// conversation and one added outside.
+type memoryFixture struct {
+	store *memory.Store
+	ix    *memory.Index
+	conv  memory.Conversation
+	cat   memory.Note // saved at turn 2 of conv
+	tea   memory.Note // added outside a conversation
+}
+
+func newMemoryFixture(t *testing.T) memoryFixture {
+	t.Helper()
+	ctx := context.Background()
+	store := openStore(t)
+	conv := must[memory.Conversation](t)(store.CreateConversation(ctx, testUser, "About my pets"))
+	ix, err := memory.OpenIndex(ctx, store, filepath.Join(t.TempDir(), "index"), memory.IndexOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ix.Close() })
+	f := memoryFixture{store: store, ix: ix, conv: conv}
+	f.cat = must[memory.Note](t)(ix.SaveNote(ctx, testUser, "The user's cat is called Tom.", memory.NoteSource{ConversationID: conv.ID, TurnNumber: 2}))
+	f.tea = must[memory.Note](t)(ix.SaveNote(ctx, testUser, "Prefers green tea to coffee.", memory.NoteSource{}))
+	return f
+}
+
+func newBrowser(t *testing.T, notes NoteStore, convs ConversationLookup, clock *testClock, w, h int) *component[MemoryBrowser] {
+	st := styles.New(true)
+	b := NewMemoryBrowser(&st, MemoryConfig{
+		Notes: notes, Conversations: convs, UserID: testUser,
+		TempDir: t.TempDir(), Now: clock.Now, Tick: clock.Tick,
+	})
+	b.SetSize(w, h)
+	c := newComponent(t, b, MemoryBrowser.Update, MemoryBrowser.Owns)
+	var cmd tea.Cmd
+	c.m, cmd = c.m.Open()
+	c.push(cmd)
+	c.runAll()
+	return c
+}
+
+// selectNote moves the cursor to the note with id.
+func selectNote(t *testing.T, c *component[MemoryBrowser], id string) {
+	t.Helper()
+	for range len(c.m.Notes()) {
+		if n, ok := c.m.selected(); ok && n.ID == id {
+			return
+		}
+		c.send(keyDown)
+	}
+	t.Fatalf("note %s not listed: %+v", id, c.m.Notes())
+}
+
+func TestMemoryBrowserListsNewestFirstWithProvenance(t *testing.T) {
+	f := newMemoryFixture(t)
+	c := newBrowser(t, f.ix, f.store, newTestClock(), 80, 24)
+	notes := c.m.Notes()
+	if len(notes) != 2 || notes[0].ID != f.tea.ID || notes[1].ID != f.cat.ID {
+		t.Fatalf("listed %+v, want the newest note first", notes)
+	}
+	requireShows(t, c.m.View(), "Memory · 2 notes", "Prefers green tea to coffee.", "Added outside a conversation")
+
+	selectNote(t, c, f.cat.ID)
+	requireShows(t, c.m.View(), "From “About my pets”, turn 2")
+	c.send(keyEnter) // the whole note
+	requireShows(t, c.m.View(), "The user's cat is called Tom.", "From “About my pets”, turn 2", "o open turn")
+	c.send(keyRune('o'))
+	c.runAll()
+	if got := sent[panel.OpenTurnMsg](c); len(got) != 1 || got[0] != (panel.OpenTurnMsg{ConversationID: f.conv.ID, Turn: 2}) {
+		t.Fatalf("sent %+v, want panel.OpenTurnMsg for turn 2", c.out)
+	}
+	c.send(keyEsc) // back to the list
+	c.send(keyEsc) // closes
+	c.runAll()
+	if len(sent[panel.CloseOverlayMsg](c)) != 1 {
+		t.Fatalf("sent %+v, want panel.CloseOverlayMsg", c.out)
+	}
+}
+
+func TestMemoryBrowserEditSavesToTheStore(t *testing.T) {
+	ctx := context.Background()
+	f := newMemoryFixture(t)
+	c := newBrowser(t, f.ix, f.store, newTestClock(), 80, 24)
+	selectNote(t, c, f.cat.ID)
+	c.send(keyRune('e'))
+	if !c.m.InputFocused() {
+		t.Fatal("the editor does not have the keys")
+	}
+	requireShows(t, c.m.View(), "Edit note", "ctrl+s save")
+	c.typeText(" He is a tabby.")
+	c.send(keyCtrlS)
+	c.runAll()
+	want := "The user's cat is called Tom. He is a tabby."
+	if got := must[memory.Note](t)(f.store.Note(ctx, testUser, f.cat.ID)); got.Content != want {
+		t.Fatalf("stored %q, want %q", got.Content, want)
+	}
+	requireShows(t, c.m.View(), "Saved.", want)
+	// The index is in step: the new words find the note.
+	res := must[[]memory.NoteResult](t)(f.ix.SearchNotes(ctx, memory.NoteQuery{UserID: testUser, Text: "tabby"}))
+	if len(res) != 1 || res[0].ID != f.cat.ID {
+		t.Fatalf("search for the new text: %+v", res)
+	}
+
+	// Esc cancels an edit without writing.
+	c.send(keyRune('e'))
+	c.typeText(" Forget this.")
+	c.send(keyEsc)
+	c.runAll()
+	if got := must[memory.Note](t)(f.store.Note(ctx, testUser, f.cat.ID)); got.Content != want {
+		t.Fatalf("a cancelled edit was stored: %q", got.Content)
+	}
+	requireShows(t, c.m.View(), "Edit cancelled.")
+}
+
+func TestMemoryBrowserDeleteAndUndo(t *testing.T) {
+	ctx := context.Background()
+	f := newMemoryFixture(t)
+	c := newBrowser(t, f.ix, f.store, newTestClock(), 80, 24)
+	selectNote(t, c, f.cat.ID)
+	c.send(keyRune('d'))
+	c.runAll()
+	if _, err := f.store.Note(ctx, testUser, f.cat.ID); !errors.Is(err, memory.ErrNoteNotFound) {
+		t.Fatalf("note after delete: %v, want not found", err)
+	}
+	if len(c.m.Notes()) != 1 {
+		t.Fatalf("listed %+v after delete", c.m.Notes())
+	}
+	requireShows(t, c.m.View(), "Deleted “The user's cat is called Tom.”. Press u to undo.", "Memory · 1 note")
+
+	c.send(keyRune('u'))
+	c.runAll()
+	back := must[memory.Note](t)(f.store.Note(ctx, testUser, f.cat.ID))
+	if back.Content != f.cat.Content || back.ConversationID != f.conv.ID || back.TurnNumber != 2 {
+		t.Fatalf("restored %+v, want %+v", back, f.cat)
+	}
+	if notes := c.m.Notes(); len(notes) != 2 || notes[0].ID != f.cat.ID {
+		t.Fatalf("listed %+v after undo, want the restored note first", notes)
+	}
+	requireShows(t, c.m.View(), "Restored.", "Memory · 2 notes")
+	res := must[[]memory.NoteResult](t)(f.ix.SearchNotes(ctx, memory.NoteQuery{UserID: testUser, Text: "cat Tom"}))
+	if len(res) != 1 || res[0].ID != f.cat.ID {
+		t.Fatalf("restored note not searchable: %+v", res)
+	}
+	c.send(keyRune('u'))
+	requireShows(t, c.m.View(), "Nothing to undo.")
+
+	// Undo lasts until the browser is closed: reopened, it starts afresh.
+	selectNote(t, c, f.tea.ID)
+	c.send(keyRune('d'))
+	c.runAll()
+	var cmd tea.Cmd
+	c.m, cmd = c.m.Open()
+	c.push(cmd)
+	c.runAll()
+	c.send(keyRune('u'))
+	c.runAll()
+	requireShows(t, c.m.View(), "Nothing to undo.")
+	if _, err := f.store.Note(ctx, testUser, f.tea.ID); !errors.Is(err, memory.ErrNoteNotFound) {
+		t.Fatalf("note deleted before reopening came back: %v", err)
+	}
+}
+
+func TestMemoryBrowserSearch(t *testing.T) {
+	f := newMemoryFixture(t)
+	clock := newTestClock()
+	c := newBrowser(t, f.ix, f.store, clock, 80, 24)
+	c.send(keyRune('/'))
+	if !c.m.InputFocused() {
+		t.Fatal("/ did not focus the search box")
+	}
+	c.typeText("coffee")
+	if len(c.m.Notes()) != 2 {
+		t.Fatal("searched before the debounce")
+	}
+	c.runAll()
+	if notes := c.m.Notes(); len(notes) != 1 || notes[0].ID != f.tea.ID {
+		t.Fatalf("search for coffee listed %+v", notes)
+	}
+	requireShows(t, c.m.View(), "1 found")
+	c.send(keyEnter) // leaves the box, keeps the search
+	if c.m.InputFocused() || len(c.m.Notes()) != 1 {
+		t.Fatalf("after enter: focused %v, %d notes", c.m.InputFocused(), len(c.m.Notes()))
+	}
+	c.send(keyRune('/'))
+	c.typeText("zzz")
+	c.runAll()
+	requireShows(t, c.m.View(), "No notes match “coffeezzz”.")
+	c.send(keyEsc) // clears the search
+	c.runAll()
+	if len(c.m.Notes()) != 2 || c.m.InputFocused() {
+		t.Fatalf("after esc: %d notes, focused %v", len(c.m.Notes()), c.m.InputFocused())
+	}
+}
+
+func TestMemoryBrowserExternalEditor(t *testing.T) {
+	ctx := context.Background()
+	f := newMemoryFixture(t)
+	c := newBrowser(t, f.ix, f.store, newTestClock(), 80, 24)
+	selectNote(t, c, f.cat.ID)
+	c.send(keyRune('E'))
+	c.runAll()
+	reqs := sent[panel.ExternalEditMsg](c)
+	if len(reqs) != 1 || reqs[0].Key != f.cat.ID {
+		t.Fatalf("sent %+v, want one panel.ExternalEditMsg for the note", c.out)
+	}
+	req := reqs[0]
+	if b, err := os.ReadFile(req.Path); err != nil || string(b) != f.cat.Content+"\n" {
+		t.Fatalf("editor file holds %q (%v)", b, err)
+	}
+	if req.Exec("true") == nil {
+		t.Fatal("no command to run the editor")
+	}
+	// The user edits the file; the editor exits.
+	if err := os.WriteFile(req.Path, []byte("The user's cat is called Thomas.\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	done := panel.ExternalEditDoneMsg{Owner: req.Owner, Key: req.Key, Path: req.Path}
+	if !c.m.Owns(done) {
+		t.Fatal("the browser does not own its editor's end")
+	}
+	c.send(done)
+	c.runAll()
+	if got := must[memory.Note](t)(f.store.Note(ctx, testUser, f.cat.ID)); got.Content != "The user's cat is called Thomas." {
+		t.Fatalf("stored %q after the editor", got.Content)
+	}
+	if _, err := os.Stat(req.Path); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("the temporary file is left behind: %v", err)
+	}
+
+	// An editor that fails leaves the note as it was.
+	c.send(keyRune('E'))
+	c.runAll()
+	req = sent[panel.ExternalEditMsg](c)[1]
+	c.send(panel.ExternalEditDoneMsg{Owner: req.Owner, Key: req.Key, Path: req.Path, Err: errors.New("editor vi: exit status 1")})
+	c.runAll()
+	requireShows(t, c.m.View(), "editor vi: exit status 1")
+	if _, err := os.Stat(req.Path); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("the temporary file is left behind: %v", err)
+	}
+}
+
+func TestMemoryBrowserMarksFreshNotes(t *testing.T) {
+	f := newMemoryFixture(t)
+	c := newBrowser(t, f.ix, f.store, newTestClock(), 80, 24)
+	c.m.SetFresh(map[string]bool{f.cat.ID: true})
+	view := plain(c.m.View())
+	if !strings.Contains(view, "● 1 new") {
+		t.Fatalf("no count of new notes:\n%s", view)
+	}
+	for _, line := range strings.Split(view, "\n") {
+		if strings.Contains(line, "cat is called Tom") && !strings.Contains(line, "● new") {
+			t.Fatalf("fresh note not marked: %q", line)
+		}
+		if strings.Contains(line, "green tea") && strings.Contains(line, "● new") {
+			t.Fatalf("old note marked new: %q", line)
+		}
+	}
+}
+
+// staticNotes is a fixed NoteStore for the golden tests.
+type staticNotes struct{ notes []memory.Note }
+
+func (s staticNotes) ListNotes(context.Context, string) ([]memory.Note, error) { return s.notes, nil }
+func (s staticNotes) SearchNotes(_ context.Context, q memory.NoteQuery) ([]memory.NoteResult, error) {
+	var out []memory.NoteResult
+	for _, n := range s.notes {
+		if strings.Contains(strings.ToLower(n.Content), strings.ToLower(q.Text)) {
+			out = append(out, memory.NoteResult{Note: n})
+		}
+	}
+	return out, nil
+}
+func (staticNotes) UpdateNote(context.Context, string, string, string) (memory.Note, error) {
+	return memory.Note{}, errors.New("read-only")
+}
+func (staticNotes) DeleteNote(context.Context, string, string) (memory.Note, error) {
+	return memory.Note{}, errors.New("read-only")
+}
+func (staticNotes) RestoreNote(context.Context, string, memory.Note) (memory.Note, error) {
+	return memory.Note{}, errors.New("read-only")
+}
+
+type staticConvs map[string]string
+
+func (s staticConvs) Conversation(_ context.Context, _ string, id string) (memory.Conversation, error) {
+	if t, ok := s[id]; ok {
+		return memory.Conversation{ID: id, Title: t}, nil
+	}
+	return memory.Conversation{}, memory.ErrNotFound
+}
+
+func sampleNotes(now time.Time) []memory.Note {
+	mk := func(id, text, conv string, turn int, age time.Duration) memory.Note {
+		return memory.Note{ID: id, Content: text, ConversationID: conv, TurnNumber: turn, Created: now.Add(-age), Updated: now.Add(-age)}
+	}
+	return []memory.Note{
+		mk("0193a001", "Is allergic to peanuts.", "c1", 4, 30*time.Second),
+		mk("0193a002", "The user's cat is called Tom; he is a grey tabby who likes to sleep on the warm laptop keyboard while the user works.", "c1", 2, 3*time.Hour),
+		mk("0193a003", "Prefers green tea to coffee.", "", 0, 26*time.Hour),
+		mk("0193a004", "Works as a backend engineer at a logistics company in Rotterdam.\nUses Go and PostgreSQL.", "c2", 1, 5*24*time.Hour),
+		mk("0193a005", "Wants answers short, with code first and explanations after.", "c3", 9, 40*24*time.Hour),
+	}
+}
+
+func TestMemoryListGolden(t *testing.T) {
+	for _, size := range []struct{ w, h int }{{80, 24}, {60, 20}} {
+		name := fmt.Sprintf("memory_list_%dx%d", size.w, size.h)
+		t.Run(name, func(t *testing.T) {
+			clock := newTestClock()
+			store := staticNotes{sampleNotes(clock.Now())}
+			c := newBrowser(t, store, staticConvs{"c1": "About my pets", "c2": "Job hunting"}, clock, size.w, size.h)
+			c.m.SetFresh(map[string]bool{"0193a001": true})
+			c.send(keyDown)
+			view := c.m.View()
+			requireSize(t, view, size.w, size.h)
+			requireGolden(t, name, view)
+		})
+	}
+	t.Run("memory_note_60x20", func(t *testing.T) {
+		clock := newTestClock()
+		c := newBrowser(t, staticNotes{sampleNotes(clock.Now())}, staticConvs{"c1": "About my pets"}, clock, 60, 20)
+		c.send(keyDown)
+		c.send(keyEnter)
+		view := c.m.View()
+		requireSize(t, view, 60, 20)
+		requireGolden(t, "memory_note_60x20", view)
+	})
+	t.Run("memory_empty_60x20", func(t *testing.T) {
+		c := newBrowser(t, staticNotes{}, nil, newTestClock(), 60, 20)
+		view := c.m.View()
+		requireSize(t, view, 60, 20)
+		requireGolden(t, "memory_empty_60x20", view)
+	})
+}
+
+// TestOverlaysRestyleKeepState checks that a change of background keeps
+// what the memory browser holds (an edit in progress).
+func TestOverlaysRestyleKeepState(t *testing.T) {
+	light := styles.New(false)
+	clock := newTestClock()
+	b := newBrowser(t, staticNotes{sampleNotes(clock.Now())}, nil, clock, 80, 24)
+	b.send(keyRune('e'))
+	b.m.Restyle(&light)
+	requireShows(t, b.m.View(), "Edit note", "Is allergic to peanuts.")
+}
