@@ -17,12 +17,12 @@ import (
 )
 
 // Panels are the full-window components the chat opens over the
-// transcript: search, the memory browser and the model picker (their own
-// files), and the key help (below). The open ones are a stack, the top one
-// drawn and given every key but Ctrl+C and F1; the status and help lines
-// stay below it. A panel closes itself with panel.CloseOverlayMsg. Its commands'
-// messages reach it even when it is closed (a model pull goes on in the
-// background), through its Owns method.
+// transcript: search, the memory browser and the model picker (tui/search,
+// tui/notes, tui/picker), and the key help (below). The open ones are a
+// stack, the top one drawn and given every key but Ctrl+C and F1; the
+// status and help lines stay below it. A panel closes itself with
+// CloseOverlayMsg. Its commands' messages reach it even when it is closed
+// (a model pull goes on in the background), through its Owns method.
 
 // Panel is what the root model needs of a panel.
 type Panel interface {
