@@ -9,6 +9,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/mneme-dev/mneme/agent"
+	"github.com/mneme-dev/mneme/tui/sidebar"
 )
 
 // All I/O of the TUI happens in the commands below; Update only decides
@@ -105,7 +106,7 @@ type tickFunc func(time.Duration, func(time.Time) tea.Msg) tea.Cmd
 
 // deleteEmptyConversationCmd deletes a conversation created for a send
 // that was cancelled before its prompt was stored.
-func deleteEmptyConversationCmd(ctx context.Context, convs ConversationManager, userID, id string, log *slog.Logger) tea.Cmd {
+func deleteEmptyConversationCmd(ctx context.Context, convs sidebar.ConversationManager, userID, id string, log *slog.Logger) tea.Cmd {
 	if convs == nil {
 		return nil
 	}

@@ -14,6 +14,10 @@ import (
 
 	"github.com/mneme-dev/mneme/agent"
 	"github.com/mneme-dev/mneme/memory"
+	"github.com/mneme-dev/mneme/tui/notes"
+	"github.com/mneme-dev/mneme/tui/picker"
+	"github.com/mneme-dev/mneme/tui/search"
+	"github.com/mneme-dev/mneme/tui/sidebar"
 )
 
 // Runner runs one prompt. *agent.Agent satisfies it.
@@ -90,14 +94,14 @@ type Config struct {
 
 	// Conversations lists, renames, archives and deletes conversations for
 	// the sidebar, /rename and /archive (nil: no sidebar).
-	Conversations ConversationManager
+	Conversations sidebar.ConversationManager
 	// Search runs hybrid search for the search panel (nil: unavailable).
-	Search Searcher
+	Search search.Searcher
 	// Notes reads and writes notes for the memory browser (nil: unavailable).
-	Notes NoteStore
+	Notes notes.NoteStore
 	// Models lists and pulls Ollama models for the model picker (nil:
 	// unavailable).
-	Models ModelManager
+	Models picker.ModelManager
 	// SaveModels saves the models chosen in the picker to the config file
 	// (only those keys) and makes the next probe use them. It runs in a
 	// command. Nil: the choice lasts for this session only.

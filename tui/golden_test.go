@@ -12,6 +12,8 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/colorprofile"
+
+	"github.com/mneme-dev/mneme/tui/styles"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
@@ -46,7 +48,7 @@ func requireGolden(t *testing.T, name, got string) {
 }
 
 func TestStatusLineGolden(t *testing.T) {
-	st := NewStyles(true)
+	st := styles.New(true)
 	tests := []struct {
 		name  string
 		width int
@@ -86,7 +88,7 @@ func TestStatusLineGolden(t *testing.T) {
 }
 
 func TestKeyHelpGolden(t *testing.T) {
-	st := NewStyles(true)
+	st := styles.New(true)
 	h := help.New()
 	h.Styles = st.Help
 	for _, running := range []bool{false, true} {

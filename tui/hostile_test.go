@@ -1,7 +1,6 @@
 package tui
 
 import (
-	"context"
 	"log/slog"
 	"regexp"
 	"strings"
@@ -9,7 +8,7 @@ import (
 	"time"
 
 	"github.com/mneme-dev/mneme/internal/sanitize/hostile"
-	"github.com/mneme-dev/mneme/memory"
+	"github.com/mneme-dev/mneme/tui/styles"
 )
 
 // sgr matches the colour and style sequences the TUI itself draws with.
@@ -35,7 +34,8 @@ func requireSafeView(t *testing.T, where, view, want, hidden string) {
 // TestHostileTextIsShownSafely is the TUI's part of the terminal-safety
 // test (the binary's is TestHostileTextNeverReachesTheTerminal): the same
 // payloads, streamed as an answer on the whole screen, as a prompt, a
-// notice and an error in the transcript, and as titles in the sidebar.
+// notice and an error in the transcript (the sidebar's part is in
+// tui/sidebar).
 func TestHostileTextIsShownSafely(t *testing.T) {
 	for _, p := range hostile.Payloads {
 		t.Run(p.Name, func(t *testing.T) {
@@ -46,7 +46,7 @@ func TestHostileTextIsShownSafely(t *testing.T) {
 			h.runUntilIdle()
 			requireSafeView(t, "screen after a streamed answer", h.m.View().Content, "answer"+p.Readable, p.Hidden)
 
-			st := NewStyles(true)
+			st := styles.New(true)
 			tr := newTranscript(&st, slog.Default())
 			now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 			tr.setSize(70, 40, now)
@@ -56,21 +56,6 @@ func TestHostileTextIsShownSafely(t *testing.T) {
 			tr.refresh(now, false)
 			for _, want := range []string{"prompt" + p.Readable, "Modelm-" + p.Readable, "ollamasaid" + p.Readable} {
 				requireSafeView(t, "transcript", tr.view(), want, p.Hidden)
-			}
-
-			sb := newSidebar(context.Background(), &st, DefaultSidebarKeyMap(), &fakeConversations{}, testUser, func() time.Time { return sidebarNow })
-			sb.setSize(50, 8)
-			sb.reload()
-			sb, _ = sb.update(sidebarListMsg{seq: sb.seq, convs: []memory.Conversation{
-				{ID: "c1", Title: p.Raw + "\nforged row", Updated: sidebarNow.Add(-time.Minute)},
-				{ID: "c2", Title: "second", Updated: sidebarNow.Add(-time.Hour)},
-			}})
-			view := sb.view(false)
-			requireSafeView(t, "sidebar", view, p.Readable, p.Hidden)
-			for _, l := range strings.Split(plain(view), "\n") {
-				if strings.HasPrefix(strings.TrimSpace(l), "forged row") {
-					t.Errorf("a title forged a sidebar row:\n%s", plain(view))
-				}
 			}
 		})
 	}

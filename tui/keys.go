@@ -4,6 +4,11 @@ import (
 	"charm.land/bubbles/v2/help"
 	"charm.land/bubbles/v2/key"
 	"charm.land/lipgloss/v2"
+
+	"github.com/mneme-dev/mneme/tui/notes"
+	"github.com/mneme-dev/mneme/tui/picker"
+	"github.com/mneme-dev/mneme/tui/search"
+	"github.com/mneme-dev/mneme/tui/sidebar"
 )
 
 // KeyMap is every key binding of the chat screen, and, in its Sidebar,
@@ -27,10 +32,10 @@ type KeyMap struct {
 	Editor   key.Binding // compose the message in $EDITOR
 	Help     key.Binding
 
-	SidebarKeys SidebarKeyMap
-	SearchKeys  SearchKeyMap
-	MemoryKeys  MemoryKeyMap
-	ModelKeys   ModelsKeyMap
+	SidebarKeys sidebar.SidebarKeyMap
+	SearchKeys  search.SearchKeyMap
+	MemoryKeys  notes.MemoryKeyMap
+	ModelKeys   picker.ModelsKeyMap
 }
 
 // DefaultKeyMap returns the default bindings.
@@ -57,10 +62,10 @@ func DefaultKeyMap() KeyMap {
 		Editor:  key.NewBinding(key.WithKeys("ctrl+e"), key.WithHelp("ctrl+e", "$EDITOR")),
 		Help:    key.NewBinding(key.WithKeys("f1"), key.WithHelp("f1", "help")),
 
-		SidebarKeys: DefaultSidebarKeyMap(),
-		SearchKeys:  DefaultSearchKeyMap(),
-		MemoryKeys:  DefaultMemoryKeyMap(),
-		ModelKeys:   DefaultModelsKeyMap(),
+		SidebarKeys: sidebar.DefaultSidebarKeyMap(),
+		SearchKeys:  search.DefaultSearchKeyMap(),
+		MemoryKeys:  notes.DefaultMemoryKeyMap(),
+		ModelKeys:   picker.DefaultModelsKeyMap(),
 	}
 	k.Complete.SetEnabled(false)
 	k.Cancel.SetEnabled(false)

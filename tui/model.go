@@ -3,7 +3,6 @@ package tui
 import (
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
 	"strings"
 	"time"
@@ -12,12 +11,13 @@ import (
 	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/spinner"
 	tea "charm.land/bubbletea/v2"
-	"charm.land/lipgloss/v2"
-	"github.com/charmbracelet/x/ansi"
 
 	"github.com/mneme-dev/mneme/agent"
-	"github.com/mneme-dev/mneme/internal/sanitize"
 	"github.com/mneme-dev/mneme/memory"
+	"github.com/mneme-dev/mneme/tui/panel"
+	"github.com/mneme-dev/mneme/tui/picker"
+	"github.com/mneme-dev/mneme/tui/sidebar"
+	"github.com/mneme-dev/mneme/tui/styles"
 )
 
 // phase is where the model is in sending a prompt.
@@ -118,13 +118,13 @@ type Model struct {
 	archived bool // the open conversation is archived
 	msgCount int  // stored messages the transcript shows
 	cache    *convCache
-	sidebar  sidebar
+	sidebar  sidebar.Model
 	sideOpen bool // the sidebar is shown
 	focus    focusArea
-	panel    panelKind
-	search   SearchOverlay
-	memory   MemoryBrowser
-	models   ModelPicker
+	stack    []Panel // the open panels, the top one last (panels.go)
+	search   *searchPanel
+	memory   *memoryPanel
+	models   *modelsPanel
 	helpView helpOverlay
 	helpOpen bool
 	editor   string // the user's editor command line
@@ -151,7 +151,7 @@ func newModel(ctx context.Context, cfg Config) Model {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	st := NewStyles(cfg.Dark)
+	st := styles.New(cfg.Dark)
 	keys := DefaultKeyMap()
 	h := help.New()
 	tr := newTranscript(&st, log)
@@ -160,13 +160,13 @@ func newModel(ctx context.Context, cfg Config) Model {
 	life := newLifecycle(ctx)
 	editor := cfg.Editor
 	if editor == "" {
-		editor = EditorFromEnv()
+		editor = panel.EditorFromEnv()
 	}
 	return Model{
 		cfg:        cfg,
 		cache:      newConvCache(),
 		editor:     editor,
-		sidebar:    newSidebar(life.ctx, &st, keys.SidebarKeys, cfg.Conversations, cfg.UserID, time.Now),
+		sidebar:    sidebar.New(life.ctx, &st, keys.SidebarKeys, cfg.Conversations, cfg.UserID, time.Now),
 		search:     newSearchPanel(life.ctx, &st, cfg, keys),
 		memory:     newMemoryPanel(life.ctx, &st, cfg, keys),
 		models:     newModelsPanel(life.ctx, &st, cfg, keys),
@@ -223,45 +223,45 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		cmd = m.handleKey(msg)
 	case tea.PasteMsg:
 		switch {
-		case m.panel != panelNone:
+		case m.top() != nil:
 			cmd = m.panelUpdate(msg)
 		case m.focus == focusSidebar:
-			m.sidebar, cmd = m.sidebar.update(msg)
+			m.sidebar, cmd = m.sidebar.Update(msg)
 		default:
 			m.hint = m.input.paste(msg.Content)
 		}
 	case tea.MouseWheelMsg:
-		if m.panel == panelNone && !m.helpOpen {
+		if m.top() == nil && !m.helpOpen {
 			m.transcript.wheel(msg)
 		}
 	case tea.MouseClickMsg, tea.MouseReleaseMsg, tea.MouseMotionMsg:
 		// Only the wheel is used.
-	case OpenTurnMsg:
-		m.panel = panelNone
+	case panel.OpenTurnMsg:
+		m.stack = nil
 		cmd = m.openConversation(msg.ConversationID, "", msg.Turn)
-	case CloseOverlayMsg:
+	case panel.CloseOverlayMsg:
 		cmd = m.closePanel()
-	case ModelChosenMsg:
+	case picker.ModelChosenMsg:
 		cmd = m.chooseModels(msg)
 	case modelsSavedMsg:
 		cmd = m.handleModelsSaved(msg)
-	case ExternalEditMsg:
+	case panel.ExternalEditMsg:
 		cmd = msg.Exec(m.editor)
-	case ExternalEditDoneMsg:
+	case panel.ExternalEditDoneMsg:
 		cmd = m.handleComposeDone(msg)
 	case composedMsg:
 		m.handleComposed(msg)
-	case openConversationMsg:
-		m.sidebar.clearFilter()
-		cmd = m.openConversation(msg.conv.ID, msg.conv.Title, 0)
-	case newConversationMsg:
+	case sidebar.OpenMsg:
+		m.sidebar.ClearFilter()
+		cmd = m.openConversation(msg.Conv.ID, msg.Conv.Title, 0)
+	case sidebar.NewMsg:
 		m.focus = focusInput
-		m.sidebar.blur()
+		m.sidebar.Blur()
 		cmd = m.newConversation()
-	case sidebarBlurMsg:
+	case sidebar.BlurMsg:
 		m.focus = focusInput
-		m.sidebar.blur()
-	case convChangedMsg:
+		m.sidebar.Blur()
+	case sidebar.ChangedMsg:
 		cmd = m.handleConvChanged(msg)
 	case memoryStatusMsg:
 		cmd = m.handleMemoryStatus(msg)
@@ -286,13 +286,13 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if msg.err == nil && msg.conv.ID == m.convID {
 			m.title, m.msgCount = msg.conv.Title, msg.conv.MessageCount
 		}
-		cmd = tea.Batch(m.sidebar.reload(), m.memoryStatusNow(), m.pollSync(nil))
+		cmd = tea.Batch(m.sidebar.Reload(), m.memoryStatusNow(), m.pollSync(nil))
 	case runEventsMsg:
 		cmd = m.handleEvents(msg)
 	case syncTickMsg:
 		cmd = m.pollSync(&msg)
 	case storeChangedMsg:
-		cmd = tea.Batch(m.sidebar.reload(), m.memoryStatusNow(), m.pollSync(nil), waitForChanges(m.life.ctx, m.cfg.Changes))
+		cmd = tea.Batch(m.sidebar.Reload(), m.memoryStatusNow(), m.pollSync(nil), waitForChanges(m.life.ctx, m.cfg.Changes))
 	case spinMsg:
 		cmd = m.handleSpin()
 	default:
@@ -323,20 +323,20 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		m.openHelp()
 		return nil
 	}
-	if m.panel != panelNone {
-		return m.panelKey(msg)
+	if m.top() != nil {
+		return m.panelUpdate(msg)
 	}
 	switch {
 	case key.Matches(msg, m.keys.Search):
-		return m.openPanel(panelSearch, "")
+		return m.openSearch("")
 	case key.Matches(msg, m.keys.Memory):
-		return m.openPanel(panelMemory, "")
+		return m.openMemory()
 	case key.Matches(msg, m.keys.Sidebar):
 		return m.toggleSidebar()
 	}
 	if m.focus == focusSidebar {
 		var cmd tea.Cmd
-		m.sidebar, cmd = m.sidebar.update(msg)
+		m.sidebar, cmd = m.sidebar.Update(msg)
 		return cmd
 	}
 	if m.choice != nil {
@@ -514,7 +514,7 @@ func (m *Model) handleHistory(msg historyMsg) (cmd tea.Cmd) {
 	replacing := !m.loading // the cached transcript was out of date
 	m.loading = false
 	m.convID, m.title, m.archived, m.msgCount = msg.conv.ID, msg.conv.Title, msg.conv.Archived, len(msg.msgs)
-	m.sidebar.setCurrent(m.convID)
+	m.sidebar.SetCurrent(m.convID)
 	m.transcript.load(msg.msgs)
 	m.transcript.markCompactions(msg.sums)
 	switch {
@@ -548,7 +548,7 @@ func (m *Model) handleConversation(msg conversationMsg) tea.Cmd {
 	}
 	m.convID, m.title, m.archived, m.msgCount = msg.conv.ID, memory.DeriveTitle(msg.prompt), false, 0
 	m.resumeID = m.convID
-	m.sidebar.setCurrent(m.convID)
+	m.sidebar.SetCurrent(m.convID)
 	return m.startRun()
 }
 
@@ -573,8 +573,8 @@ func (m *Model) handleEvents(msg runEventsMsg) tea.Cmd {
 	m.transcript.refresh(m.now(), false)
 	if m.run == nil {
 		var notes tea.Cmd
-		if m.panel == panelMemory && len(m.fresh) > 0 {
-			m.memory, notes = m.memory.Refresh() // show what the model just wrote
+		if m.isOpen(m.memory) && len(m.fresh) > 0 {
+			m.memory.MemoryBrowser, notes = m.memory.Refresh() // show what the model just wrote
 		}
 		return tea.Batch(m.titleAfterRun(), notes, offline)
 	}
@@ -664,180 +664,4 @@ func (m *Model) handleSpin() tea.Cmd {
 		m.transcript.refresh(m.now(), false) // text held back by the render interval
 	}
 	return spinnerCmd(m.tick, m.spin.Spinner.FPS)
-}
-
-// layout sizes the components to the window: the body (the sidebar and
-// the chat column, or an open panel) above the status and help lines.
-func (m *Model) layout() {
-	if m.width <= 0 || m.height <= 0 {
-		return
-	}
-	m.help.SetWidth(m.width)
-	m.keys.Details.SetEnabled(m.transcript.hasDetails())
-	m.updateCompletion()
-	body, w := m.bodyHeight(), m.mainWidth()
-	m.sidebar.setSize(sidebarWidth(m.width), body)
-	if m.panelSize != [2]int{m.width, body} {
-		m.panelSize = [2]int{m.width, body}
-		m.sizePanels(m.width, body)
-	}
-	m.input.setSize(w, m.height/4)
-	fixed := m.input.height() + 1 // the rule
-	if a := m.alertView(); a != "" {
-		fixed += lipgloss.Height(a)
-	}
-	if m.hint != "" {
-		fixed++
-	}
-	fixed += m.choiceHeight() + m.completionHeight()
-	m.transcript.setSize(w, body-fixed, m.now())
-}
-
-// statusRows are the status and help lines under the body.
-const statusRows = 2
-
-func (m Model) bodyHeight() int { return max(1, m.height-statusRows) }
-
-// sideBySide reports whether the sidebar is shown beside the chat.
-func (m Model) sideBySide() bool { return m.sideOpen && m.width >= sideBySideMinWidth }
-
-// sidebarFull reports whether the sidebar takes the chat's place (a
-// narrow window, while it has the keys).
-func (m Model) sidebarFull() bool {
-	return m.sideOpen && !m.sideBySide() && m.focus == focusSidebar
-}
-
-// mainWidth is the width of the chat column.
-func (m Model) mainWidth() int {
-	if m.sideBySide() {
-		return max(1, m.width-sidebarWidth(m.width))
-	}
-	return m.width
-}
-
-// View draws the body (the key help, an open panel, or the sidebar and the
-// chat column), then the status line and the short key help.
-func (m Model) View() tea.View {
-	v := tea.View{AltScreen: true, MouseMode: tea.MouseModeCellMotion}
-	if m.width <= 0 || m.height <= 0 {
-		return v
-	}
-	body, cur := m.bodyView()
-	v.SetContent(body + "\n" + m.statusView() + "\n" + m.helpLineView())
-	v.Cursor = cur
-	return v
-}
-
-func (m Model) bodyView() (string, *tea.Cursor) {
-	switch {
-	case m.helpOpen:
-		return m.helpView.view(m.st), nil
-	case m.panel != panelNone:
-		return m.panelView()
-	case m.sidebarFull():
-		return m.sidebar.view(true), m.sidebar.cursor()
-	}
-	main, cur := m.mainView()
-	if !m.sideBySide() {
-		return main, cur
-	}
-	if m.focus == focusSidebar {
-		cur = m.sidebar.cursor()
-	} else if cur != nil {
-		cur.X += sidebarWidth(m.width)
-	}
-	return lipgloss.JoinHorizontal(lipgloss.Top, m.sidebar.view(m.focus == focusSidebar), main), cur
-}
-
-// mainView draws the chat column, top to bottom: the transcript, the
-// Ollama alert, a hint, the /switch choices, the slash command completion,
-// a rule and the input.
-func (m Model) mainView() (string, *tea.Cursor) {
-	w := m.mainWidth()
-	rows := []string{m.transcript.view()}
-	if a := m.alertView(); a != "" {
-		rows = append(rows, a)
-	}
-	if m.hint != "" {
-		rows = append(rows, m.st.Hint.Render(ansi.Truncate(oneLine(m.hint), w, "…")))
-	}
-	if c := m.choiceView(); c != "" {
-		rows = append(rows, c)
-	}
-	if c := m.completionView(); c != "" {
-		rows = append(rows, c)
-	}
-	rows = append(rows, m.st.Rule.Render(strings.Repeat("─", w)))
-	inputTop := lipgloss.Height(strings.Join(rows, "\n"))
-	rows = append(rows, m.input.view())
-	c := m.input.cursor()
-	if c != nil {
-		c.Y += inputTop
-	}
-	return strings.Join(rows, "\n"), c
-}
-
-// helpLineView is the short key help for what has the keys.
-func (m Model) helpLineView() string {
-	switch {
-	case m.helpOpen:
-		return fitHelp(m.help, []key.Binding{m.helpView.keys.Scroll, m.helpView.keys.Close, m.keys.Quit})
-	case m.panel != panelNone:
-		return fitHelp(m.help, []key.Binding{m.keys.Help, m.keys.Quit})
-	case m.focus == focusSidebar:
-		return fitHelp(m.help, append(m.keys.SidebarKeys.ShortHelp(), m.keys.Help, m.keys.Quit))
-	}
-	return shortHelpView(m.help, m.keys)
-}
-
-// alertView is the Ollama problem, wrapped to at most maxAlertRows rows.
-func (m Model) alertView() string {
-	if m.alert == "" || m.width <= 0 {
-		return ""
-	}
-	w := m.mainWidth()
-	lines := strings.Split(m.st.Alert.Width(w).Render("✗ "+sanitize.Text(m.alert)), "\n")
-	if len(lines) > maxAlertRows {
-		lines = lines[:maxAlertRows]
-		lines[maxAlertRows-1] = ansi.Truncate(lines[maxAlertRows-1], w-1, "") + "…"
-	}
-	return strings.Join(lines, "\n")
-}
-
-func (m Model) statusView() string {
-	s := statusInfo{
-		model:   m.probe.Model,
-		version: m.probe.Version,
-		title:   m.title,
-		spinner: m.spin.View(),
-	}
-	if m.syncStatus != nil {
-		s.sync = m.syncStatus()
-	}
-	switch m.phase {
-	case phaseProbing:
-		s.activity = "connecting"
-	case phaseCreating, phaseRunning:
-		s.activity = "generating"
-		if m.compacting {
-			s.activity = "compacting"
-		}
-	}
-	s.context, s.window = m.contextPct, m.contextWindow
-	s.memory = m.memStat
-	if m.models.Pulling() {
-		s.pull = fmt.Sprintf("pulling %d%%", int(m.models.PullPercent()*100))
-	}
-	switch {
-	case m.probing && (!m.probed || m.phase == phaseProbing): // background probes stay quiet
-		s.ollama = ollamaConnecting
-	case m.probe.Reachable:
-		s.ollama = ollamaReady
-	default:
-		s.ollama = ollamaOffline
-	}
-	if m.convID != "" && s.title == "" {
-		s.title = "untitled"
-	}
-	return renderStatus(m.st, m.width, s)
 }

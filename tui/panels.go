@@ -9,24 +9,41 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/mneme-dev/mneme/tui/notes"
+	"github.com/mneme-dev/mneme/tui/panel"
+	"github.com/mneme-dev/mneme/tui/picker"
+	"github.com/mneme-dev/mneme/tui/search"
 )
 
 // Panels are the full-window components the chat opens over the
-// transcript: search, the memory browser and the model picker (their own
-// files), and the key help (below). One is open at a time; the status and
-// help lines stay below it. A panel gets every key but Ctrl+C and F1 while
-// it is open; its commands' messages reach it even when it is closed (a
-// model pull goes on in the background), through its Owns method.
+// transcript: search, the memory browser and the model picker (tui/search,
+// tui/notes, tui/picker), and the key help (below). The open ones are a
+// stack, the top one drawn and given every key but Ctrl+C and F1; the
+// status and help lines stay below it. A panel closes itself with
+// CloseOverlayMsg. Its commands' messages reach it even when it is closed
+// (a model pull goes on in the background), through its Owns method.
 
-// panelKind names the open panel.
-type panelKind int
+// Panel is what the root model needs of a panel.
+type Panel interface {
+	// Owns reports whether msg is one of the panel's own messages, which
+	// the root hands to it whether it is open or not.
+	Owns(msg tea.Msg) bool
+	Update(msg tea.Msg) (Panel, tea.Cmd)
+	// View draws the panel in exactly its size.
+	View() string
+	// Cursor is where the terminal cursor goes, relative to the panel's
+	// top-left corner (nil: hidden).
+	Cursor() *tea.Cursor
+	SetSize(width, height int)
+}
 
-const (
-	panelNone panelKind = iota
-	panelSearch
-	panelMemory
-	panelModels
-)
+// notesPanel is a panel that changes notes: the status line counts them
+// again when one of its writes succeeds and when it closes.
+type notesPanel interface {
+	Panel
+	WroteNote(msg tea.Msg) bool
+}
 
 // focusArea is what gets the keys when no panel is open.
 type focusArea int
@@ -36,136 +53,178 @@ const (
 	focusSidebar
 )
 
+// The panels are values with typed Update methods (their tests drive them
+// so); these adapters give the root one Panel of each, shared by the stack.
+type (
+	searchPanel struct{ search.SearchOverlay }
+	memoryPanel struct{ notes.MemoryBrowser }
+	modelsPanel struct{ picker.ModelPicker }
+)
+
+func (p *searchPanel) Update(msg tea.Msg) (Panel, tea.Cmd) {
+	var cmd tea.Cmd
+	p.SearchOverlay, cmd = p.SearchOverlay.Update(msg)
+	return p, cmd
+}
+
+func (p *memoryPanel) Update(msg tea.Msg) (Panel, tea.Cmd) {
+	var cmd tea.Cmd
+	p.MemoryBrowser, cmd = p.MemoryBrowser.Update(msg)
+	return p, cmd
+}
+
+// WroteNote reports whether msg is a write of the browser's that succeeded.
+func (p *memoryPanel) WroteNote(msg tea.Msg) bool { return p.Owns(msg) && notes.Wrote(msg) }
+
+func (p *modelsPanel) Update(msg tea.Msg) (Panel, tea.Cmd) {
+	var cmd tea.Cmd
+	p.ModelPicker, cmd = p.ModelPicker.Update(msg)
+	return p, cmd
+}
+
 // The panels are built with the root key map's bindings for them, so that
 // the full help and the panels never disagree.
 
-func newSearchPanel(ctx context.Context, st *Styles, cfg Config, km KeyMap) SearchOverlay {
-	p := NewSearchOverlay(st, SearchConfig{Searcher: cfg.Search, UserID: cfg.UserID, Context: ctx})
-	p.keys = km.SearchKeys
-	return p
+func newSearchPanel(ctx context.Context, st *Styles, cfg Config, km KeyMap) *searchPanel {
+	p := search.NewSearchOverlay(st, search.SearchConfig{Searcher: cfg.Search, UserID: cfg.UserID, Context: ctx})
+	p.SetKeyMap(km.SearchKeys)
+	return &searchPanel{p}
 }
 
-func newMemoryPanel(ctx context.Context, st *Styles, cfg Config, km KeyMap) MemoryBrowser {
-	p := NewMemoryBrowser(st, MemoryConfig{Notes: cfg.Notes, Conversations: cfg.Store, UserID: cfg.UserID,
+func newMemoryPanel(ctx context.Context, st *Styles, cfg Config, km KeyMap) *memoryPanel {
+	p := notes.NewMemoryBrowser(st, notes.MemoryConfig{Notes: cfg.Notes, Conversations: cfg.Store, UserID: cfg.UserID,
 		Context: ctx, TempDir: cfg.TempDir})
-	p.keys = km.MemoryKeys
-	return p
+	p.SetKeyMap(km.MemoryKeys)
+	return &memoryPanel{p}
 }
 
-func newModelsPanel(ctx context.Context, st *Styles, cfg Config, km KeyMap) ModelPicker {
-	p := NewModelPicker(st, ModelsConfig{Manager: cfg.Models, Context: ctx, Log: cfg.Log})
-	p.keys = km.ModelKeys
-	return p
+func newModelsPanel(ctx context.Context, st *Styles, cfg Config, km KeyMap) *modelsPanel {
+	p := picker.NewModelPicker(st, picker.ModelsConfig{Manager: cfg.Models, Context: ctx, Log: cfg.Log})
+	p.SetKeyMap(km.ModelKeys)
+	return &modelsPanel{p}
 }
+
+// panels are every panel the chat has, open or not.
+func (m *Model) panels() []Panel { return []Panel{m.search, m.memory, m.models} }
+
+// top is the open panel on top of the stack (nil: none is open).
+func (m Model) top() Panel {
+	if len(m.stack) == 0 {
+		return nil
+	}
+	return m.stack[len(m.stack)-1]
+}
+
+// isOpen reports whether p is open.
+func (m Model) isOpen(p Panel) bool {
+	for _, q := range m.stack {
+		if q == p {
+			return true
+		}
+	}
+	return false
+}
+
+// push opens p over the chat and what is open.
+func (m *Model) push(p Panel) { m.stack = append(m.stack, p) }
 
 // routeOwned hands a panel's or the sidebar's own message to it; handled
 // is false for any other message.
 func (m *Model) routeOwned(msg tea.Msg) (cmd tea.Cmd, handled bool) {
-	switch {
-	case m.sidebar.owns(msg):
-		m.sidebar, cmd = m.sidebar.update(msg)
-	case m.search.Owns(msg):
-		m.search, cmd = m.search.Update(msg)
-	case m.memory.Owns(msg):
-		m.memory, cmd = m.memory.Update(msg)
-		if w, ok := msg.(noteWrittenMsg); ok && w.err == nil {
+	if m.sidebar.Owns(msg) {
+		m.sidebar, cmd = m.sidebar.Update(msg)
+		return cmd, true
+	}
+	for _, p := range m.panels() {
+		if !p.Owns(msg) {
+			continue
+		}
+		_, cmd = p.Update(msg)
+		if n, ok := p.(notesPanel); ok && n.WroteNote(msg) {
 			cmd = tea.Batch(cmd, m.memoryStatusNow()) // a note deleted, restored or edited: count it now
 		}
-	case m.models.Owns(msg):
-		m.models, cmd = m.models.Update(msg)
-	default:
-		return nil, false
+		return cmd, true
 	}
-	return cmd, true
+	return nil, false
 }
 
-// openPanel opens a panel; arg is the query of /search QUERY.
-func (m *Model) openPanel(p panelKind, arg string) tea.Cmd {
-	var cmd tea.Cmd
-	switch p {
-	case panelSearch:
-		if m.cfg.Search == nil {
-			m.hint = "Search is not available here."
-			return nil
-		}
-		m.search, cmd = m.search.Open(arg)
-	case panelMemory:
-		if m.cfg.Notes == nil {
-			m.hint = "The memory browser is not available here."
-			return nil
-		}
-		m.memory.SetFresh(m.fresh)
-		m.memory, cmd = m.memory.Open()
-	case panelModels:
-		if m.cfg.Models == nil {
-			m.hint = "Model management is not available here."
-			return nil
-		}
-		m.models, cmd = m.models.Open(m.probe.Model, m.probe.EmbedModel)
-		if arg != "" {
-			var pull tea.Cmd
-			m.models, pull = m.models.StartPull(arg)
-			cmd = tea.Batch(cmd, pull)
-		}
+// openSearch opens search with the query of /search QUERY.
+func (m *Model) openSearch(query string) tea.Cmd {
+	if m.cfg.Search == nil {
+		m.hint = "Search is not available here."
+		return nil
 	}
-	m.panel = p
+	var cmd tea.Cmd
+	m.search.SearchOverlay, cmd = m.search.Open(query)
+	m.push(m.search)
 	return cmd
 }
 
-// closePanel goes back to the chat.
+// openMemory opens the memory browser.
+func (m *Model) openMemory() tea.Cmd {
+	if m.cfg.Notes == nil {
+		m.hint = "The memory browser is not available here."
+		return nil
+	}
+	m.memory.SetFresh(m.fresh)
+	var cmd tea.Cmd
+	m.memory.MemoryBrowser, cmd = m.memory.Open()
+	m.push(m.memory)
+	return cmd
+}
+
+// openModels opens the model picker, pulling pull when it is not "".
+func (m *Model) openModels(pull string) tea.Cmd {
+	if m.cfg.Models == nil {
+		m.hint = "Model management is not available here."
+		return nil
+	}
+	var cmd tea.Cmd
+	m.models.ModelPicker, cmd = m.models.Open(m.probe.Model, m.probe.EmbedModel)
+	if pull != "" {
+		var pc tea.Cmd
+		m.models.ModelPicker, pc = m.models.StartPull(pull)
+		cmd = tea.Batch(cmd, pc)
+	}
+	m.push(m.models)
+	return cmd
+}
+
+// closePanel closes the panel on top and goes back to what is below it.
 func (m *Model) closePanel() tea.Cmd {
-	was := m.panel
-	m.panel = panelNone
-	if was == panelMemory {
+	p := m.top()
+	if p == nil {
+		return nil
+	}
+	m.stack = m.stack[:len(m.stack)-1]
+	if _, ok := p.(notesPanel); ok {
 		return m.memoryStatusNow() // notes may have been edited or deleted
 	}
 	return nil
 }
 
-// panelKey hands a key to the open panel.
-func (m *Model) panelKey(msg tea.KeyPressMsg) tea.Cmd {
-	var cmd tea.Cmd
-	switch m.panel {
-	case panelSearch:
-		m.search, cmd = m.search.Update(msg)
-	case panelMemory:
-		m.memory, cmd = m.memory.Update(msg)
-	case panelModels:
-		m.models, cmd = m.models.Update(msg)
-	}
-	return cmd
-}
-
-// panelUpdate hands any other message (a paste) to the open panel.
+// panelUpdate hands a key or any other message (a paste) to the panel on
+// top.
 func (m *Model) panelUpdate(msg tea.Msg) tea.Cmd {
-	var cmd tea.Cmd
-	switch m.panel {
-	case panelSearch:
-		m.search, cmd = m.search.Update(msg)
-	case panelMemory:
-		m.memory, cmd = m.memory.Update(msg)
-	case panelModels:
-		m.models, cmd = m.models.Update(msg)
+	p := m.top()
+	if p == nil {
+		return nil
 	}
+	_, cmd := p.Update(msg)
 	return cmd
 }
 
 func (m *Model) sizePanels(width, height int) {
-	m.search.SetSize(width, height)
-	m.memory.SetSize(width, height)
-	m.models.SetSize(width, height)
+	for _, p := range m.panels() {
+		p.SetSize(width, height)
+	}
 	m.helpView.setSize(width, height)
 }
 
-// panelView draws the open panel and says where its cursor is.
+// panelView draws the panel on top and says where its cursor is.
 func (m Model) panelView() (string, *tea.Cursor) {
-	switch m.panel {
-	case panelSearch:
-		return m.search.View(), m.search.Cursor()
-	case panelMemory:
-		return m.memory.View(), m.memory.Cursor()
-	case panelModels:
-		return m.models.View(), m.models.Cursor()
+	if p := m.top(); p != nil {
+		return p.View(), p.Cursor()
 	}
 	return "", nil
 }
@@ -286,5 +345,5 @@ func (h helpOverlay) view(st *Styles) string {
 	rows := []string{title}
 	end := min(len(h.lines), h.top+h.bodyRows())
 	rows = append(rows, h.lines[h.top:end]...)
-	return block(rows, h.width, h.height)
+	return panel.Block(rows, h.width, h.height)
 }

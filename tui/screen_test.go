@@ -17,6 +17,7 @@ import (
 	"github.com/mneme-dev/mneme/internal/ollama"
 	"github.com/mneme-dev/mneme/memory"
 	"github.com/mneme-dev/mneme/memory/index"
+	"github.com/mneme-dev/mneme/tui/panel"
 )
 
 // Tests of the chat screen as a whole: the sidebar, the panels, the slash
@@ -150,7 +151,7 @@ func TestSearchOpensTheConversationAtTheTurn(t *testing.T) {
 	}
 	// Ctrl+F opens search too.
 	h.send(keyCtrlF)
-	if !h.shows("Search") || h.m.panel != panelSearch {
+	if !h.shows("Search") || h.m.top() != Panel(h.m.search) {
 		t.Fatalf("ctrl+f did not open search:\n%s", h.screen())
 	}
 }
@@ -318,7 +319,7 @@ func TestScreenWithSidebarGolden(t *testing.T) {
 				return MemoryStatus{EmbedModel: "nomic-embed-text", Pending: 3, Notes: 12}, nil
 			}
 			h := newHarness(t, cfg)
-			h.m.sidebar.now = func() time.Time { return sidebarNow }
+			h.m.sidebar.SetNow(func() time.Time { return sidebarNow })
 			h.send(tea.WindowSizeMsg{Width: size[0], Height: size[1]})
 			h.runUntil("history and probe", func() bool { return !h.m.loading && !h.m.probing })
 			h.send(keyCtrlS)
@@ -376,7 +377,7 @@ func TestCopyExportAndCompose(t *testing.T) {
 	h.typeText("draft")
 	h.send(keyCtrlE)
 	h.runUntil("the editor request", func() bool { return len(h.queue) > 0 })
-	edit, ok := runCmd(t, h.queue[len(h.queue)-1]).(ExternalEditMsg)
+	edit, ok := runCmd(t, h.queue[len(h.queue)-1]).(panel.ExternalEditMsg)
 	if !ok || edit.Owner != composeOwner {
 		t.Fatalf("ctrl+e asked for %#v", edit)
 	}
@@ -387,7 +388,7 @@ func TestCopyExportAndCompose(t *testing.T) {
 		t.Fatal(err)
 	}
 	h.queue = nil
-	h.send(ExternalEditDoneMsg{Owner: composeOwner, Path: edit.Path})
+	h.send(panel.ExternalEditDoneMsg{Owner: composeOwner, Path: edit.Path})
 	h.runUntil("the composed text", func() bool { return h.m.input.value() != "draft" })
 	if got := h.m.input.value(); got != "a long message\nwritten in the editor" {
 		t.Fatalf("input after the editor = %q", got)
@@ -430,7 +431,7 @@ func TestCtrlOOpensTheMemoryBrowser(t *testing.T) {
 	h.send(keyCtrlO)
 	h.runUntilShown("Memory", "The user's cat is called Tom.")
 	h.send(keyEsc)
-	h.runUntil("the browser closed", func() bool { return h.m.panel == panelNone })
+	h.runUntil("the browser closed", func() bool { return h.m.top() == nil })
 	h.sendText("/memory")
 	h.runUntilShown("The user's cat is called Tom.")
 }
@@ -443,7 +444,7 @@ func TestFirstRunOffersAnEmbeddingModel(t *testing.T) {
 	var saved []string
 	cfg.SaveModels = func(chat, embed string) error { saved = append(saved, chat+"|"+embed); return nil }
 	h := newHarness(t, cfg)
-	h.runUntil("the picker", func() bool { return h.m.panel == panelModels })
+	h.runUntil("the picker", func() bool { return h.m.top() == Panel(h.m.models) })
 	h.runUntilShown("Models", "✓ chat")
 	h.send(keyEnter) // use the model for chat
 	h.runUntil("saved", func() bool { return len(saved) > 0 })
@@ -455,7 +456,7 @@ func TestFirstRunOffersAnEmbeddingModel(t *testing.T) {
 	h2 := newHarness(t, cfg)
 	h2.runUntilShown("Ollama ready")
 	h2.runUntil("commands done", func() bool { return len(h2.queue) == 0 })
-	if h2.m.panel != panelNone {
+	if h2.m.top() != nil {
 		t.Fatal("models were offered with a chat model installed")
 	}
 }

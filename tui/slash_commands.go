@@ -13,6 +13,9 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/mneme-dev/mneme/memory"
+	"github.com/mneme-dev/mneme/tui/panel"
+	"github.com/mneme-dev/mneme/tui/picker"
+	"github.com/mneme-dev/mneme/tui/styles"
 )
 
 // The slash commands added with the full chat screen, and what they share
@@ -26,12 +29,12 @@ func (m *Model) slashNew(string) tea.Cmd {
 
 func (m *Model) slashSearch(args string) tea.Cmd {
 	m.input.reset()
-	return m.openPanel(panelSearch, args)
+	return m.openSearch(args)
 }
 
 func (m *Model) slashMemory(string) tea.Cmd {
 	m.input.reset()
-	return m.openPanel(panelMemory, "")
+	return m.openMemory()
 }
 
 // slashModel opens the model picker; "/model pull NAME" also pulls NAME.
@@ -46,7 +49,7 @@ func (m *Model) slashModel(args string) tea.Cmd {
 		return nil
 	}
 	m.input.reset()
-	return m.openPanel(panelModels, name)
+	return m.openModels(name)
 }
 
 func (m *Model) slashRename(args string) tea.Cmd { return m.renameCurrent(strings.TrimSpace(args)) }
@@ -195,22 +198,22 @@ type composedMsg struct {
 func (m *Model) compose() tea.Cmd {
 	text, dir := m.input.value(), m.cfg.TempDir
 	return func() tea.Msg {
-		path, err := WriteEditFile(dir, "mneme-message-*.md", text)
+		path, err := panel.WriteEditFile(dir, "mneme-message-*.md", text)
 		if err != nil {
 			return composedMsg{err: err}
 		}
-		return ExternalEditMsg{Owner: composeOwner, Path: path}
+		return panel.ExternalEditMsg{Owner: composeOwner, Path: path}
 	}
 }
 
 // handleComposeDone reads the composed message back.
-func (m *Model) handleComposeDone(msg ExternalEditDoneMsg) tea.Cmd {
+func (m *Model) handleComposeDone(msg panel.ExternalEditDoneMsg) tea.Cmd {
 	if msg.Owner != composeOwner {
 		return nil // the memory browser's, routed by Owns
 	}
 	path, err := msg.Path, msg.Err
 	return func() tea.Msg {
-		text, rerr := ReadEditedFile(path)
+		text, rerr := panel.ReadEditedFile(path)
 		if err == nil {
 			err = rerr
 		}
@@ -235,7 +238,7 @@ type modelsSavedMsg struct {
 
 // chooseModels saves the models chosen in the picker, then probes Ollama
 // again so that the chat and search use them.
-func (m *Model) chooseModels(msg ModelChosenMsg) tea.Cmd {
+func (m *Model) chooseModels(msg picker.ModelChosenMsg) tea.Cmd {
 	save := m.cfg.SaveModels
 	return func() tea.Msg {
 		var err error
@@ -266,14 +269,14 @@ func (m *Model) handleModelsSaved(msg modelsSavedMsg) tea.Cmd {
 // offerModels opens the model picker once when Ollama has no chat model,
 // or, on a first run, no embedding model: the picker offers to pull one.
 func (m *Model) offerModels(p Probe) tea.Cmd {
-	if m.offered || !p.Reachable || m.cfg.Models == nil || m.panel != panelNone {
+	if m.offered || !p.Reachable || m.cfg.Models == nil || m.top() != nil {
 		return nil
 	}
 	if p.Model != "" && (p.EmbedModel != "" || !m.cfg.FirstRun) {
 		return nil
 	}
 	m.offered = true
-	return m.openPanel(panelModels, "")
+	return m.openModels("")
 }
 
 // setTheme switches the styles to a light or a dark background, as the
@@ -282,20 +285,20 @@ func (m *Model) setTheme(dark bool) {
 	if m.st.Dark == dark {
 		return
 	}
-	*m.st = NewStyles(dark)
+	*m.st = styles.New(dark)
 	m.help.Styles = m.st.Help
 	m.spin.Style = m.st.Spinner
 	m.input.ta.SetStyles(m.st.Input)
 	m.input.fit()
 	m.transcript.restyle()
-	m.sidebar.restyle()
-	if m.panel != panelSearch {
+	m.sidebar.Restyle()
+	if !m.isOpen(m.search) {
 		m.search = newSearchPanel(m.life.ctx, m.st, m.cfg, m.keys)
 	}
-	if m.panel != panelMemory {
+	if !m.isOpen(m.memory) {
 		m.memory = newMemoryPanel(m.life.ctx, m.st, m.cfg, m.keys)
 	}
-	if m.panel != panelModels && !m.models.Pulling() {
+	if !m.isOpen(m.models) && !m.models.Pulling() {
 		m.models = newModelsPanel(m.life.ctx, m.st, m.cfg, m.keys)
 	}
 	m.panelSize = [2]int{}
@@ -309,11 +312,4 @@ func (t *transcript) restyle() {
 	}
 	t.lastLive = time.Time{}
 	t.refresh(t.now, false)
-}
-
-// restyle rebuilds the sidebar's boxes in the current styles.
-func (s *sidebar) restyle() {
-	ost := newOverlayStyles(s.st)
-	s.filter.SetStyles(ost.Input)
-	s.rename.SetStyles(ost.Input)
 }

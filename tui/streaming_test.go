@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mneme-dev/mneme/tui/styles"
 )
 
 // halfStreamed is an answer cut off while it writes a code block.
@@ -54,7 +56,7 @@ func trimRows(s string) string {
 // interval is held back, and shows at the next refresh after it (the
 // spinner's tick), without waiting for more text.
 func TestStreamingMarkdownCatchesUp(t *testing.T) {
-	st := NewStyles(true)
+	st := styles.New(true)
 	tr := newTranscript(&st, slog.Default())
 	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	tr.setSize(60, 20, now)
@@ -77,7 +79,7 @@ func TestStreamingMarkdownCatchesUp(t *testing.T) {
 // TestStreamingHidesAFenceBeingTyped: a line that is only the first
 // backticks of a fence shows nothing until the fence is complete.
 func TestStreamingHidesAFenceBeingTyped(t *testing.T) {
-	st := NewStyles(true)
+	st := styles.New(true)
 	tr := newTranscript(&st, slog.Default())
 	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	tr.setSize(60, 20, now)

@@ -7,6 +7,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/mneme-dev/mneme/memory"
+	"github.com/mneme-dev/mneme/tui/sidebar"
 )
 
 // Switching conversations: the sidebar, /switch, /new, a search result and
@@ -93,7 +94,7 @@ func (m *Model) clearConversation() {
 	m.resumeID, m.resumeTurn, m.loading = "", 0, false
 	m.transcript.entries, m.transcript.turns = nil, memory.TurnCounter{}
 	m.transcript.refresh(m.now(), true)
-	m.sidebar.setCurrent("")
+	m.sidebar.SetCurrent("")
 }
 
 // newConversation starts an empty conversation (created on the first send).
@@ -120,7 +121,7 @@ func (m *Model) openConversation(id, title string, turn int) tea.Cmd {
 		return nil
 	}
 	m.focus = focusInput
-	m.sidebar.blur()
+	m.sidebar.Blur()
 	if id == m.convID {
 		if turn > 0 {
 			return m.landOnTurn(turn)
@@ -129,7 +130,7 @@ func (m *Model) openConversation(id, title string, turn int) tea.Cmd {
 		return nil
 	}
 	m.stash()
-	m.sidebar.setCurrent(id)
+	m.sidebar.SetCurrent(id)
 	m.convID, m.resumeID, m.resumeTurn = id, id, turn
 	load := loadHistoryCmd(m.life.ctx, m.store, m.userID, id)
 	if cc, ok := m.cache.take(id); ok {
@@ -184,45 +185,45 @@ func (m *Model) historyIsCurrent(msg historyMsg) bool {
 }
 
 // handleConvChanged follows a rename, an archive or a delete.
-func (m *Model) handleConvChanged(msg convChangedMsg) tea.Cmd {
-	name := "“" + oneLine(displayTitle(msg.conv.Title)) + "”"
-	if msg.err != nil {
-		m.log.Warn("conversation change failed", "op", msg.op, "conversation", msg.conv.ID, "err", msg.err)
-		m.hint = fmt.Sprintf("Could not %s %s: %s", msg.op, name, msg.err.Error())
-		return m.sidebar.reload()
+func (m *Model) handleConvChanged(msg sidebar.ChangedMsg) tea.Cmd {
+	name := "“" + oneLine(displayTitle(msg.Conv.Title)) + "”"
+	if msg.Err != nil {
+		m.log.Warn("conversation change failed", "op", msg.Op, "conversation", msg.Conv.ID, "err", msg.Err)
+		m.hint = fmt.Sprintf("Could not %s %s: %s", msg.Op, name, msg.Err.Error())
+		return m.sidebar.Reload()
 	}
-	current := msg.conv.ID == m.convID
-	switch msg.op {
-	case convRename:
+	current := msg.Conv.ID == m.convID
+	switch msg.Op {
+	case sidebar.OpRename:
 		if current {
-			m.title = msg.conv.Title
+			m.title = msg.Conv.Title
 		}
-		if cc, ok := m.cache.items[msg.conv.ID]; ok {
-			cc.title = msg.conv.Title
-			m.cache.items[msg.conv.ID] = cc
+		if cc, ok := m.cache.items[msg.Conv.ID]; ok {
+			cc.title = msg.Conv.Title
+			m.cache.items[msg.Conv.ID] = cc
 		}
 		m.hint = "Renamed to " + name + "."
-	case convArchive, convUnarchive:
+	case sidebar.OpArchive, sidebar.OpUnarchive:
 		if current {
-			m.archived = msg.conv.Archived
+			m.archived = msg.Conv.Archived
 		}
-		if cc, ok := m.cache.items[msg.conv.ID]; ok {
-			cc.archived = msg.conv.Archived
-			m.cache.items[msg.conv.ID] = cc
+		if cc, ok := m.cache.items[msg.Conv.ID]; ok {
+			cc.archived = msg.Conv.Archived
+			m.cache.items[msg.Conv.ID] = cc
 		}
-		if msg.op == convArchive {
+		if msg.Op == sidebar.OpArchive {
 			m.hint = "Archived " + name + ": hidden from the list (ctrl+v shows it) and from search."
 		} else {
 			m.hint = "Unarchived " + name + "."
 		}
-	case convDelete:
-		m.cache.forget(msg.conv.ID)
+	case sidebar.OpDelete:
+		m.cache.forget(msg.Conv.ID)
 		if current {
 			m.clearConversation()
 		}
 		m.hint = "Deleted " + name + "."
 	}
-	return tea.Batch(m.sidebar.reload(), m.memoryStatusNow())
+	return tea.Batch(m.sidebar.Reload(), m.memoryStatusNow())
 }
 
 // renameCurrent renames the open conversation (/rename TITLE).
@@ -237,7 +238,7 @@ func (m *Model) renameCurrent(title string) tea.Cmd {
 	default:
 		m.input.reset()
 		c := memory.Conversation{ID: m.convID, Title: m.title, Archived: m.archived}
-		return renameConversationCmd(m.life.ctx, m.cfg.Conversations, m.userID, c, title)
+		return sidebar.RenameCmd(m.life.ctx, m.cfg.Conversations, m.userID, c, title)
 	}
 	return nil
 }
@@ -252,7 +253,7 @@ func (m *Model) archiveCurrent() tea.Cmd {
 	default:
 		m.input.reset()
 		c := memory.Conversation{ID: m.convID, Title: m.title, Archived: m.archived}
-		return archiveConversationCmd(m.life.ctx, m.cfg.Conversations, m.userID, c, !m.archived)
+		return sidebar.ArchiveCmd(m.life.ctx, m.cfg.Conversations, m.userID, c, !m.archived)
 	}
 	return nil
 }
@@ -267,14 +268,14 @@ func (m *Model) toggleSidebar() tea.Cmd {
 	switch {
 	case !m.sideOpen:
 		m.sideOpen, m.focus = true, focusSidebar
-		m.sidebar.setCurrent(m.convID)
-		return tea.Batch(m.sidebar.reload(), m.sidebar.focus())
+		m.sidebar.SetCurrent(m.convID)
+		return tea.Batch(m.sidebar.Reload(), m.sidebar.Focus())
 	case m.focus == focusSidebar:
 		m.sideOpen, m.focus = false, focusInput
-		m.sidebar.blur()
+		m.sidebar.Blur()
 	default:
 		m.focus = focusSidebar
-		return m.sidebar.focus()
+		return m.sidebar.Focus()
 	}
 	return nil
 }

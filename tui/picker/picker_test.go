@@ -1,4 +1,4 @@
-package tui
+package picker
 
 import (
 	"context"
@@ -12,6 +12,8 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/mneme-dev/mneme/internal/ollama"
+	"github.com/mneme-dev/mneme/tui/panel"
+	"github.com/mneme-dev/mneme/tui/styles"
 )
 
 // fakeModels is a ModelManager whose pulls are driven by the test: each
@@ -108,7 +110,7 @@ var (
 )
 
 func newPicker(t *testing.T, mgr ModelManager, clock *testClock, chat, embed string, w, h int) *component[ModelPicker] {
-	st := NewStyles(true)
+	st := styles.New(true)
 	p := NewModelPicker(&st, ModelsConfig{Manager: mgr, Now: clock.Now})
 	p.SetSize(w, h)
 	c := newComponent(t, p, ModelPicker.Update, ModelPicker.Owns)
@@ -150,8 +152,8 @@ func TestModelPickerListsAndChooses(t *testing.T) {
 	requireShows(t, c.m.View(), "✓ search", "search nomic-embed-text:latest")
 	c.send(keyEsc)
 	c.runAll()
-	if len(sent[CloseOverlayMsg](c)) != 1 {
-		t.Fatalf("esc sent %+v, want CloseOverlayMsg", c.out)
+	if len(sent[panel.CloseOverlayMsg](c)) != 1 {
+		t.Fatalf("esc sent %+v, want panel.CloseOverlayMsg", c.out)
 	}
 }
 
@@ -243,7 +245,7 @@ func TestModelPickerEscCancelsThePull(t *testing.T) {
 		t.Fatal("still pulling after esc")
 	}
 	requireShows(t, c.m.View(), "Pull of nomic-embed-text cancelled.")
-	if len(sent[CloseOverlayMsg](c)) != 0 {
+	if len(sent[panel.CloseOverlayMsg](c)) != 0 {
 		t.Fatal("esc during a pull closed the picker")
 	}
 	// The cancelled pull's last wait ends without effect.
@@ -254,8 +256,8 @@ func TestModelPickerEscCancelsThePull(t *testing.T) {
 	// A second esc closes.
 	c.send(keyEsc)
 	c.runAll()
-	if len(sent[CloseOverlayMsg](c)) != 1 {
-		t.Fatalf("sent %+v, want CloseOverlayMsg", c.out)
+	if len(sent[panel.CloseOverlayMsg](c)) != 1 {
+		t.Fatalf("sent %+v, want panel.CloseOverlayMsg", c.out)
 	}
 }
 
@@ -305,4 +307,20 @@ func TestModelPickerGolden(t *testing.T) {
 		requireSize(t, view, 60, 20)
 		requireGolden(t, "models_first_run_60x20", view)
 	})
+}
+
+// TestOverlaysRestyleKeepState checks that a change of background keeps
+// what the model picker holds (a pull goes on).
+func TestOverlaysRestyleKeepState(t *testing.T) {
+	light := styles.New(false)
+	clock := newTestClock()
+	mgr := newFakeModels(chatModel)
+	p := newPicker(t, mgr, clock, "", "", 80, 24)
+	startPull(t, p, ollama.DefaultEmbedModel)
+	p.m.Restyle(&light)
+	if !p.m.Pulling() {
+		t.Fatal("restyle stopped the pull")
+	}
+	p.send(keyEsc)
+	mgr.waitReturned(t)
 }

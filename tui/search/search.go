@@ -1,4 +1,4 @@
-package tui
+package search
 
 import (
 	"context"
@@ -12,8 +12,12 @@ import (
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/mneme-dev/mneme/internal/sanitize"
 	"github.com/mneme-dev/mneme/internal/text"
 	"github.com/mneme-dev/mneme/memory/index"
+	"github.com/mneme-dev/mneme/tui/list"
+	"github.com/mneme-dev/mneme/tui/panel"
+	"github.com/mneme-dev/mneme/tui/styles"
 )
 
 // Searcher runs a hybrid search over the user's past turns. *index.Index
@@ -23,39 +27,6 @@ type Searcher interface {
 }
 
 var _ Searcher = (*index.Index)(nil)
-
-// SearchKeyMap is the search overlay's bindings. It implements help.KeyMap.
-type SearchKeyMap struct {
-	Up       key.Binding
-	Down     key.Binding
-	PageUp   key.Binding
-	PageDown key.Binding
-	Open     key.Binding
-	Close    key.Binding
-}
-
-// DefaultSearchKeyMap returns the search overlay's default bindings. The
-// letters are left to the query, so moving uses the arrows and ctrl+p/n.
-func DefaultSearchKeyMap() SearchKeyMap {
-	return SearchKeyMap{
-		Up:       key.NewBinding(key.WithKeys("up", "ctrl+p"), key.WithHelp("↑/↓", "move")),
-		Down:     key.NewBinding(key.WithKeys("down", "ctrl+n"), key.WithHelp("↓", "next")),
-		PageUp:   key.NewBinding(key.WithKeys("pgup"), key.WithHelp("pgup/pgdn", "page")),
-		PageDown: key.NewBinding(key.WithKeys("pgdown"), key.WithHelp("pgdn", "next page")),
-		Open:     key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "open turn")),
-		Close:    key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "close")),
-	}
-}
-
-// ShortHelp is the overlay's help line.
-func (k SearchKeyMap) ShortHelp() []key.Binding {
-	return []key.Binding{k.Up, k.Open, k.Close, k.PageUp}
-}
-
-// FullHelp lists every binding.
-func (k SearchKeyMap) FullHelp() [][]key.Binding {
-	return [][]key.Binding{{k.Up, k.Down}, {k.PageUp}, {k.Open, k.Close}} // PageUp's help says pgup/pgdn
-}
 
 // SearchConfig is what the search overlay needs.
 type SearchConfig struct {
@@ -83,11 +54,11 @@ const (
 // typed. Each change of the query waits for a pause (the debounce) and then
 // searches in a command; ticks and results carry the overlay's id and the
 // query's sequence number, so that those of an older query are dropped.
-// Enter sends OpenTurnMsg for the selected result, Esc CloseOverlayMsg.
+// Enter sends panel.OpenTurnMsg for the selected result, Esc panel.CloseOverlayMsg.
 type SearchOverlay struct {
-	st       overlayStyles
+	st       styles.Panel
 	keys     SearchKeyMap
-	clock    overlayClock
+	clock    panel.Clock
 	searcher Searcher
 	userID   string
 	limit    int
@@ -102,8 +73,7 @@ type SearchOverlay struct {
 	shown   string // the query whose results are shown
 	results []index.SearchResult
 	err     error
-	sel     int
-	top     int
+	list    list.Model
 
 	width, height int
 }
@@ -124,24 +94,25 @@ type (
 )
 
 // NewSearchOverlay returns a closed search overlay drawn with st.
-func NewSearchOverlay(st *Styles, cfg SearchConfig) SearchOverlay {
-	ost := newOverlayStyles(st)
+func NewSearchOverlay(st *styles.Styles, cfg SearchConfig) SearchOverlay {
+	ost := styles.NewPanel(st)
 	s := SearchOverlay{
 		st:       ost,
 		keys:     DefaultSearchKeyMap(),
-		clock:    newOverlayClock(cfg.Context, cfg.Now, cfg.Tick),
+		clock:    panel.NewClock(cfg.Context, cfg.Now, cfg.Tick),
 		searcher: cfg.Searcher,
 		userID:   cfg.UserID,
 		limit:    cfg.Limit,
 		debounce: cfg.Debounce,
-		id:       nextOverlayID(),
-		input:    newOverlayInput(ost, "› ", "search all conversations…"),
+		id:       panel.NextID(),
+		input:    panel.NewInput(ost, "› ", "search all conversations…"),
 	}
+	s.list = list.New(s.listKeys())
 	if s.limit <= 0 {
 		s.limit = defaultSearchLimit
 	}
 	if s.debounce <= 0 {
-		s.debounce = defaultDebounce
+		s.debounce = panel.DefaultDebounce
 	}
 	return s
 }
@@ -149,17 +120,23 @@ func NewSearchOverlay(st *Styles, cfg SearchConfig) SearchOverlay {
 // KeyMap returns the overlay's bindings, for the full help.
 func (s SearchOverlay) KeyMap() SearchKeyMap { return s.keys }
 
+// SetKeyMap replaces the overlay's bindings.
+func (s *SearchOverlay) SetKeyMap(k SearchKeyMap) {
+	s.keys = k
+	s.list.SetKeyMap(s.listKeys())
+}
+
 // Restyle draws the overlay with st from now on (after the terminal's
 // background turned out light or dark), keeping its state.
-func (s *SearchOverlay) Restyle(st *Styles) {
-	s.st = newOverlayStyles(st)
+func (s *SearchOverlay) Restyle(st *styles.Styles) {
+	s.st = styles.NewPanel(st)
 	s.input.SetStyles(s.st.Input)
 }
 
 // SetClock replaces the clock and the timer (nil keeps the current one),
 // for a root model whose own are injected after it is built.
 func (s *SearchOverlay) SetClock(now func() time.Time, tick func(time.Duration, func(time.Time) tea.Msg) tea.Cmd) {
-	s.clock = s.clock.with(now, tick)
+	s.clock = s.clock.With(now, tick)
 }
 
 // Query is the text in the search box.
@@ -172,10 +149,11 @@ func (s SearchOverlay) Results() []index.SearchResult { return s.results }
 // and searches for it at once; an empty query waits for typing.
 func (s SearchOverlay) Open(query string) (SearchOverlay, tea.Cmd) {
 	s.stop()
-	s.input.SetValue(strings.TrimSpace(oneLine(query)))
+	s.input.SetValue(strings.TrimSpace(sanitize.Line(query)))
 	s.input.CursorEnd()
 	s.input.Focus()
-	s.results, s.shown, s.err, s.sel, s.top = nil, "", nil, 0, 0
+	s.results, s.shown, s.err = nil, "", nil
+	s.list.Reset()
 	s.seq++
 	if strings.TrimSpace(s.input.Value()) == "" {
 		return s, nil
@@ -198,7 +176,7 @@ func (s SearchOverlay) Owns(msg tea.Msg) bool {
 // SetSize sets the size the overlay draws in.
 func (s *SearchOverlay) SetSize(width, height int) {
 	s.width, s.height = width, height
-	fitInput(&s.input, width)
+	panel.FitInput(&s.input, width)
 }
 
 // Update handles keys, pastes, debounce ticks and search results.
@@ -207,7 +185,7 @@ func (s SearchOverlay) Update(msg tea.Msg) (SearchOverlay, tea.Cmd) {
 	case tea.KeyPressMsg:
 		return s.handleKey(msg)
 	case tea.PasteMsg:
-		msg.Content = oneLine(msg.Content)
+		msg.Content = sanitize.Line(msg.Content)
 		return s.edit(msg)
 	case searchDebounceMsg:
 		if msg.id != s.id || msg.seq != s.seq {
@@ -221,7 +199,8 @@ func (s SearchOverlay) Update(msg tea.Msg) (SearchOverlay, tea.Cmd) {
 		s.busy, s.cancel = false, nil
 		s.shown, s.err = msg.query, msg.err
 		if msg.err == nil {
-			s.results, s.sel, s.top = msg.results, 0, 0
+			s.results = msg.results
+			s.list.Reset()
 		}
 	}
 	return s, nil
@@ -231,12 +210,12 @@ func (s SearchOverlay) handleKey(msg tea.KeyPressMsg) (SearchOverlay, tea.Cmd) {
 	switch {
 	case key.Matches(msg, s.keys.Close):
 		s.stop()
-		return s, closeOverlay
+		return s, panel.Close
 	case key.Matches(msg, s.keys.Open):
-		if s.sel < len(s.results) {
+		if s.list.Index() < len(s.results) {
 			s.stop()
-			r := s.results[s.sel]
-			return s, emit(OpenTurnMsg{ConversationID: r.ConversationID, Turn: r.Turn})
+			r := s.results[s.list.Index()]
+			return s, panel.Emit(panel.OpenTurnMsg{ConversationID: r.ConversationID, Turn: r.Turn})
 		}
 		if s.busy || strings.TrimSpace(s.input.Value()) != s.shown {
 			// Enter before the debounce: search now.
@@ -244,14 +223,7 @@ func (s SearchOverlay) handleKey(msg tea.KeyPressMsg) (SearchOverlay, tea.Cmd) {
 			return s, s.search()
 		}
 		return s, nil
-	case key.Matches(msg, s.keys.Up):
-		s.move(-1)
-	case key.Matches(msg, s.keys.Down):
-		s.move(1)
-	case key.Matches(msg, s.keys.PageUp):
-		s.move(-max(1, s.visible()))
-	case key.Matches(msg, s.keys.PageDown):
-		s.move(max(1, s.visible()))
+	case s.list.Update(msg, len(s.results), s.visible()):
 	default:
 		return s.edit(msg)
 	}
@@ -270,12 +242,13 @@ func (s SearchOverlay) edit(msg tea.Msg) (SearchOverlay, tea.Cmd) {
 	s.stop()
 	s.seq++
 	if strings.TrimSpace(s.input.Value()) == "" {
-		s.results, s.shown, s.err, s.sel, s.top = nil, "", nil, 0, 0
+		s.results, s.shown, s.err = nil, "", nil
+		s.list.Reset()
 		return s, cmd
 	}
 	s.busy = true
 	seq, id := s.seq, s.id
-	return s, tea.Batch(cmd, s.clock.tick(s.debounce, func(time.Time) tea.Msg {
+	return s, tea.Batch(cmd, s.clock.Tick(s.debounce, func(time.Time) tea.Msg {
 		return searchDebounceMsg{id: id, seq: seq}
 	}))
 }
@@ -284,7 +257,7 @@ func (s SearchOverlay) edit(msg tea.Msg) (SearchOverlay, tea.Cmd) {
 func (s *SearchOverlay) search() tea.Cmd {
 	s.stop()
 	query := strings.TrimSpace(s.input.Value())
-	ctx, cancel := context.WithTimeout(s.clock.ctx, searchTimeout)
+	ctx, cancel := context.WithTimeout(s.clock.Context(), searchTimeout)
 	s.cancel, s.busy = cancel, true
 	searcher, q := s.searcher, index.SearchQuery{UserID: s.userID, Text: query, Limit: s.limit}
 	id, seq := s.id, s.seq
@@ -307,12 +280,9 @@ func (s *SearchOverlay) stop() {
 	s.busy = false
 }
 
-func (s *SearchOverlay) move(delta int) {
-	if len(s.results) == 0 {
-		return
-	}
-	s.sel = max(0, min(len(s.results)-1, s.sel+delta))
-	s.top = scrollTo(s.top, s.sel, s.visible())
+// listKeys are the bindings that move through the results.
+func (s SearchOverlay) listKeys() list.KeyMap {
+	return list.KeyMap{Up: s.keys.Up, Down: s.keys.Down, PageUp: s.keys.PageUp, PageDown: s.keys.PageDown}
 }
 
 // rowsPerResult is the rows a result takes: its title line and its snippet.
@@ -329,7 +299,7 @@ func (s SearchOverlay) visible() int {
 // Cursor is where the terminal cursor goes, relative to the overlay's
 // top-left corner.
 func (s SearchOverlay) Cursor() *tea.Cursor {
-	return offsetCursor(s.input.Cursor(), 0, 1)
+	return panel.OffsetCursor(s.input.Cursor(), 0, 1)
 }
 
 // View draws the overlay in exactly its size: a title line, the search
@@ -340,17 +310,17 @@ func (s SearchOverlay) View() string {
 	}
 	w := s.width
 	if s.height < searchChromeRows {
-		return block([]string{s.input.View()}, w, s.height)
+		return panel.Block([]string{s.input.View()}, w, s.height)
 	}
 	rows := []string{
-		titleLine(w, s.st.Title.Render("Search")+s.st.Dim.Render(" · all conversations"), s.status()),
+		panel.TitleLine(w, s.st.Title.Render("Search")+s.st.Dim.Render(" · all conversations"), s.status()),
 		s.input.View(),
 		s.st.Rule.Render(strings.Repeat("─", w)),
 	}
 	body := max(0, s.height-searchChromeRows)
 	rows = append(rows, s.body(w, body))
-	out := block(rows, w, s.height-1)
-	return out + "\n" + helpLine(s.st, w, s.keys.ShortHelp())
+	out := panel.Block(rows, w, s.height-1)
+	return out + "\n" + panel.HelpLine(s.st, w, s.keys.ShortHelp())
 }
 
 // status is the right side of the title line.
@@ -374,41 +344,37 @@ func (s SearchOverlay) body(w, height int) string {
 		return ""
 	}
 	msgLine := func(st lipgloss.Style, text string) string {
-		return block([]string{st.Width(w).Render(text)}, w, height)
+		return panel.Block([]string{st.Width(w).Render(text)}, w, height)
 	}
 	switch {
 	case s.err != nil:
-		return msgLine(s.st.Error, "Search failed: "+oneLine(s.err.Error()))
+		return msgLine(s.st.Error, "Search failed: "+sanitize.Line(s.err.Error()))
 	case len(s.results) == 0 && strings.TrimSpace(s.input.Value()) == "":
 		return msgLine(s.st.Dim, "Type to search all your conversations, by words and by meaning. Enter opens the turn.")
 	case len(s.results) == 0 && s.busy:
 		return msgLine(s.st.Dim, "Searching…")
 	case len(s.results) == 0:
-		return msgLine(s.st.Dim, fmt.Sprintf("No matches for “%s”.", oneLine(s.shown)))
+		return msgLine(s.st.Dim, fmt.Sprintf("No matches for “%s”.", sanitize.Line(s.shown)))
 	}
-	words := queryWords(s.shown)
-	now := s.clock.now()
-	var rows []string
-	for i := s.top; i < len(s.results) && len(rows)+rowsPerResult <= height; i++ {
-		rows = append(rows, s.resultRows(s.results[i], i == s.sel, words, now, w)...)
-	}
-	return block(rows, w, height)
+	words := panel.QueryWords(s.shown)
+	now := s.clock.Now()
+	rows := s.list.Rows(len(s.results), height/rowsPerResult, func(i int, selected bool) string {
+		return strings.Join(s.resultRows(s.results[i], selected, words, now, w), "\n")
+	})
+	return panel.Block(rows, w, height)
 }
 
 // resultRows draws one result: "▸ 0.92  Title   turn 3 · 2d ago", then
 // the snippet with the query's words highlighted.
 func (s SearchOverlay) resultRows(r index.SearchResult, selected bool, words []string, now time.Time, w int) []string {
-	marker, title := "  ", s.st.Text
-	if selected {
-		marker, title = s.st.Marker.Render("▸ "), s.st.Selected
-	}
+	marker, title := s.st.List.Prefix(selected)
 	score := s.st.Dim.Render(fmt.Sprintf("%.2f", r.Score))
 	meta := fmt.Sprintf("turn %d", r.Turn)
 	if d := text.RelativeDate(now, r.Time); d != "" {
 		meta += " · " + d
 	}
 	meta = s.st.Dim.Render(meta)
-	name := oneLine(r.Title)
+	name := sanitize.Line(r.Title)
 	if name == "" {
 		name = "untitled"
 	}
@@ -418,9 +384,9 @@ func (s SearchOverlay) resultRows(r index.SearchResult, selected bool, words []s
 		meta = ""
 		room = w - lipgloss.Width(left)
 	}
-	head := titleLine(w, left+title.Render(ansi.Truncate(name, max(1, room), "…")), meta)
+	head := panel.TitleLine(w, left+title.Render(ansi.Truncate(name, max(1, room), "…")), meta)
 
 	const indent = 4
-	snippet := focusSnippet(oneLine(r.Snippet), words, w-indent)
-	return []string{head, strings.Repeat(" ", indent) + highlight(snippet, words, s.st.Text, s.st.Match)}
+	snippet := panel.FocusSnippet(sanitize.Line(r.Snippet), words, w-indent)
+	return []string{head, strings.Repeat(" ", indent) + panel.Highlight(snippet, words, s.st.Text, s.st.Match)}
 }

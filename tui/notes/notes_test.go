@@ -1,4 +1,4 @@
-package tui
+package notes
 
 import (
 	"context"
@@ -14,13 +14,13 @@ import (
 
 	"github.com/mneme-dev/mneme/memory"
 	"github.com/mneme-dev/mneme/memory/index"
+	"github.com/mneme-dev/mneme/tui/panel"
+	"github.com/mneme-dev/mneme/tui/styles"
 )
 
 var (
 	keyCtrlS = tea.KeyPressMsg{Code: 's', Mod: tea.ModCtrl}
 )
-
-func keyRune(r rune) tea.KeyPressMsg { return tea.KeyPressMsg{Code: r, Text: string(r)} }
 
 // memoryFixture is a real store and index with notes saved from a
 // conversation and one added outside.
@@ -49,7 +49,7 @@ func newMemoryFixture(t *testing.T) memoryFixture {
 }
 
 func newBrowser(t *testing.T, notes NoteStore, convs ConversationLookup, clock *testClock, w, h int) *component[MemoryBrowser] {
-	st := NewStyles(true)
+	st := styles.New(true)
 	b := NewMemoryBrowser(&st, MemoryConfig{
 		Notes: notes, Conversations: convs, UserID: testUser,
 		TempDir: t.TempDir(), Now: clock.Now, Tick: clock.Tick,
@@ -90,14 +90,14 @@ func TestMemoryBrowserListsNewestFirstWithProvenance(t *testing.T) {
 	requireShows(t, c.m.View(), "The user's cat is called Tom.", "From “About my pets”, turn 2", "o open turn")
 	c.send(keyRune('o'))
 	c.runAll()
-	if got := sent[OpenTurnMsg](c); len(got) != 1 || got[0] != (OpenTurnMsg{ConversationID: f.conv.ID, Turn: 2}) {
-		t.Fatalf("sent %+v, want OpenTurnMsg for turn 2", c.out)
+	if got := sent[panel.OpenTurnMsg](c); len(got) != 1 || got[0] != (panel.OpenTurnMsg{ConversationID: f.conv.ID, Turn: 2}) {
+		t.Fatalf("sent %+v, want panel.OpenTurnMsg for turn 2", c.out)
 	}
 	c.send(keyEsc) // back to the list
 	c.send(keyEsc) // closes
 	c.runAll()
-	if len(sent[CloseOverlayMsg](c)) != 1 {
-		t.Fatalf("sent %+v, want CloseOverlayMsg", c.out)
+	if len(sent[panel.CloseOverlayMsg](c)) != 1 {
+		t.Fatalf("sent %+v, want panel.CloseOverlayMsg", c.out)
 	}
 }
 
@@ -223,9 +223,9 @@ func TestMemoryBrowserExternalEditor(t *testing.T) {
 	selectNote(t, c, f.cat.ID)
 	c.send(keyRune('E'))
 	c.runAll()
-	reqs := sent[ExternalEditMsg](c)
+	reqs := sent[panel.ExternalEditMsg](c)
 	if len(reqs) != 1 || reqs[0].Key != f.cat.ID {
-		t.Fatalf("sent %+v, want one ExternalEditMsg for the note", c.out)
+		t.Fatalf("sent %+v, want one panel.ExternalEditMsg for the note", c.out)
 	}
 	req := reqs[0]
 	if b, err := os.ReadFile(req.Path); err != nil || string(b) != f.cat.Content+"\n" {
@@ -238,7 +238,7 @@ func TestMemoryBrowserExternalEditor(t *testing.T) {
 	if err := os.WriteFile(req.Path, []byte("The user's cat is called Thomas.\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	done := ExternalEditDoneMsg{Owner: req.Owner, Key: req.Key, Path: req.Path}
+	done := panel.ExternalEditDoneMsg{Owner: req.Owner, Key: req.Key, Path: req.Path}
 	if !c.m.Owns(done) {
 		t.Fatal("the browser does not own its editor's end")
 	}
@@ -254,8 +254,8 @@ func TestMemoryBrowserExternalEditor(t *testing.T) {
 	// An editor that fails leaves the note as it was.
 	c.send(keyRune('E'))
 	c.runAll()
-	req = sent[ExternalEditMsg](c)[1]
-	c.send(ExternalEditDoneMsg{Owner: req.Owner, Key: req.Key, Path: req.Path, Err: errors.New("editor vi: exit status 1")})
+	req = sent[panel.ExternalEditMsg](c)[1]
+	c.send(panel.ExternalEditDoneMsg{Owner: req.Owner, Key: req.Key, Path: req.Path, Err: errors.New("editor vi: exit status 1")})
 	c.runAll()
 	requireShows(t, c.m.View(), "editor vi: exit status 1")
 	if _, err := os.Stat(req.Path); !errors.Is(err, os.ErrNotExist) {
@@ -355,4 +355,15 @@ func TestMemoryListGolden(t *testing.T) {
 		requireSize(t, view, 60, 20)
 		requireGolden(t, "memory_empty_60x20", view)
 	})
+}
+
+// TestOverlaysRestyleKeepState checks that a change of background keeps
+// what the memory browser holds (an edit in progress).
+func TestOverlaysRestyleKeepState(t *testing.T) {
+	light := styles.New(false)
+	clock := newTestClock()
+	b := newBrowser(t, staticNotes{sampleNotes(clock.Now())}, nil, clock, 80, 24)
+	b.send(keyRune('e'))
+	b.m.Restyle(&light)
+	requireShows(t, b.m.View(), "Edit note", "Is allergic to peanuts.")
 }

@@ -1,4 +1,9 @@
-package tui
+// Package panel is what the chat's panels share with each other and with
+// the root model: the messages they send the root (OpenTurnMsg,
+// CloseOverlayMsg, ExternalEditMsg), their clock and instance ids, their
+// one-line text boxes, and the helpers that lay out a panel in exactly its
+// size.
+package panel
 
 import (
 	"context"
@@ -15,16 +20,18 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/mneme-dev/mneme/tui/styles"
 )
 
-// The overlays (search.go, memorybrowser.go, models.go) are components the
-// root model opens over the transcript. Each is a value with Update, View
+// The panels (tui/search, tui/notes, tui/picker) are components the root
+// model opens over the transcript. Each is a value with Update, View
 // and SetSize; it reports outcomes to the root with the messages below and
 // never changes the root's state itself. Its I/O happens in commands whose
 // messages it recognises with Owns, so that the root can route them.
 
 // OpenTurnMsg asks the root to open a conversation scrolled to a turn and
-// to highlight the turn briefly.
+// to Highlight the turn briefly.
 type OpenTurnMsg struct {
 	ConversationID string
 	Turn           int
@@ -33,28 +40,31 @@ type OpenTurnMsg struct {
 // CloseOverlayMsg asks the root to close the overlay that sent it.
 type CloseOverlayMsg struct{}
 
-func closeOverlay() tea.Msg { return CloseOverlayMsg{} }
+// Close is the command a panel returns to close itself.
+func Close() tea.Msg { return CloseOverlayMsg{} }
 
-func emit(msg tea.Msg) tea.Cmd { return func() tea.Msg { return msg } }
+// Emit is the command that sends msg.
+func Emit(msg tea.Msg) tea.Cmd { return func() tea.Msg { return msg } }
 
 // overlayIDs numbers overlay instances, like bubbles' spinner ids, so that
 // a tick or a result meant for one instance is never taken by another.
 var overlayIDs atomic.Int64
 
-func nextOverlayID() int64 { return overlayIDs.Add(1) }
+// NextID numbers a new panel instance.
+func NextID() int64 { return overlayIDs.Add(1) }
 
-// defaultDebounce is how long typing must pause before a search runs.
-const defaultDebounce = 150 * time.Millisecond
+// DefaultDebounce is how long typing must pause before a search runs.
+const DefaultDebounce = 150 * time.Millisecond
 
-// overlayClock is the time and timers of an overlay, injected by tests the
+// Clock is the time and timers of an overlay, injected by tests the
 // way the root model's tick and now are.
-type overlayClock struct {
+type Clock struct {
 	ctx  context.Context
 	now  func() time.Time
 	tick func(time.Duration, func(time.Time) tea.Msg) tea.Cmd
 }
 
-func newOverlayClock(ctx context.Context, now func() time.Time, tick func(time.Duration, func(time.Time) tea.Msg) tea.Cmd) overlayClock {
+func NewClock(ctx context.Context, now func() time.Time, tick func(time.Duration, func(time.Time) tea.Msg) tea.Cmd) Clock {
 	if ctx == nil {
 		ctx = context.Background()
 	}
@@ -64,11 +74,20 @@ func newOverlayClock(ctx context.Context, now func() time.Time, tick func(time.D
 	if tick == nil {
 		tick = tea.Tick
 	}
-	return overlayClock{ctx: ctx, now: now, tick: tick}
+	return Clock{ctx: ctx, now: now, tick: tick}
 }
 
-// with returns the clock with now and tick replaced where not nil.
-func (c overlayClock) with(now func() time.Time, tick func(time.Duration, func(time.Time) tea.Msg) tea.Cmd) overlayClock {
+// Context bounds the panel's I/O.
+func (c Clock) Context() context.Context { return c.ctx }
+
+// Now is the time.
+func (c Clock) Now() time.Time { return c.now() }
+
+// Tick is tea.Tick, or the test's timer.
+func (c Clock) Tick(d time.Duration, fn func(time.Time) tea.Msg) tea.Cmd { return c.tick(d, fn) }
+
+// With returns the clock with now and tick replaced where not nil.
+func (c Clock) With(now func() time.Time, tick func(time.Duration, func(time.Time) tea.Msg) tea.Cmd) Clock {
 	if now != nil {
 		c.now = now
 	}
@@ -78,69 +97,9 @@ func (c overlayClock) with(now func() time.Time, tick func(time.Duration, func(t
 	return c
 }
 
-// overlayStyles are the overlays' styles, derived from the one Styles value
-// so that they follow its palette and its light or dark background.
-type overlayStyles struct {
-	Title    lipgloss.Style // the overlay's name
-	Count    lipgloss.Style // counts and states on the title line
-	Rule     lipgloss.Style
-	Text     lipgloss.Style
-	Dim      lipgloss.Style // dates, scores, secondary text
-	Marker   lipgloss.Style // the ▸ of the selected row
-	Selected lipgloss.Style // the selected row's main text
-	Match    lipgloss.Style // words of the query in a snippet
-	Fresh    lipgloss.Style // notes the model wrote during the current answer
-	Hint     lipgloss.Style // a transient notice
-	Error    lipgloss.Style
-	Ok       lipgloss.Style
-	Help     help.Styles
-	Input    textinput.Styles
-	Bar      barColors
-}
-
-type barColors struct {
-	full, empty lipgloss.Style
-}
-
-func newOverlayStyles(st *Styles) overlayStyles {
-	accent := st.StatusModel.GetForeground()
-	dim := st.Rule.GetForeground()
-	text := st.StatusTitle.GetForeground()
-	yellow := st.Hint.GetForeground()
-	red := st.Error.GetForeground()
-	green := st.StatusReady.GetForeground()
-
-	in := textinput.DefaultStyles(st.Dark)
-	for _, state := range []*textinput.StyleState{&in.Focused, &in.Blurred} {
-		state.Prompt = lipgloss.NewStyle().Foreground(accent)
-		state.Placeholder = lipgloss.NewStyle().Foreground(dim)
-		state.Text = lipgloss.NewStyle().Foreground(text)
-	}
-	in.Cursor.Shape = tea.CursorBar
-	in.Cursor.Blink = true
-
-	return overlayStyles{
-		Title:    lipgloss.NewStyle().Foreground(accent).Bold(true),
-		Count:    lipgloss.NewStyle().Foreground(dim),
-		Rule:     lipgloss.NewStyle().Foreground(dim),
-		Text:     lipgloss.NewStyle().Foreground(text),
-		Dim:      lipgloss.NewStyle().Foreground(dim),
-		Marker:   lipgloss.NewStyle().Foreground(accent).Bold(true),
-		Selected: lipgloss.NewStyle().Foreground(text).Bold(true),
-		Match:    lipgloss.NewStyle().Foreground(yellow).Bold(true),
-		Fresh:    lipgloss.NewStyle().Foreground(green).Bold(true),
-		Hint:     lipgloss.NewStyle().Foreground(yellow),
-		Error:    lipgloss.NewStyle().Foreground(red),
-		Ok:       lipgloss.NewStyle().Foreground(green),
-		Help:     st.Help,
-		Input:    in,
-		Bar:      barColors{full: lipgloss.NewStyle().Foreground(accent), empty: lipgloss.NewStyle().Foreground(dim)},
-	}
-}
-
-// newOverlayInput is a one-line text input drawn with the terminal's
+// NewInput is a one-line text input drawn with the terminal's
 // cursor (no blink ticks); the overlay's Cursor places it.
-func newOverlayInput(st overlayStyles, prompt, placeholder string) textinput.Model {
+func NewInput(st styles.Panel, prompt, placeholder string) textinput.Model {
 	in := textinput.New()
 	in.SetStyles(st.Input)
 	in.SetVirtualCursor(false)
@@ -151,15 +110,15 @@ func newOverlayInput(st overlayStyles, prompt, placeholder string) textinput.Mod
 	return in
 }
 
-// fitInput sizes a text input to the width: its prompt, its text and the
+// FitInput sizes a text input to the width: its prompt, its text and the
 // cursor cell.
-func fitInput(in *textinput.Model, width int) {
+func FitInput(in *textinput.Model, width int) {
 	in.SetWidth(max(1, width-lipgloss.Width(in.Prompt)-1))
 }
 
-// helpLine renders bindings as a short help line of at most width cells,
+// HelpLine renders bindings as a short help line of at most width cells,
 // dropping bindings from the end until it fits.
-func helpLine(st overlayStyles, width int, bindings []key.Binding) string {
+func HelpLine(st styles.Panel, width int, bindings []key.Binding) string {
 	h := help.New()
 	h.Styles = st.Help
 	var on []key.Binding
@@ -176,9 +135,9 @@ func helpLine(st overlayStyles, width int, bindings []key.Binding) string {
 	return ""
 }
 
-// titleLine puts left and right on one line of width cells, the right part
+// TitleLine puts left and right on one line of width cells, the right part
 // flush right; left is cut when both do not fit.
-func titleLine(width int, left, right string) string {
+func TitleLine(width int, left, right string) string {
 	lw, rw := lipgloss.Width(left), lipgloss.Width(right)
 	if rw >= width {
 		return ansi.Truncate(right, width, "…")
@@ -190,8 +149,8 @@ func titleLine(width int, left, right string) string {
 	return left + strings.Repeat(" ", max(1, width-lw-rw)) + right
 }
 
-// block pads or cuts rows to exactly height rows of at most width cells.
-func block(rows []string, width, height int) string {
+// Block pads or cuts rows to exactly height rows of at most width cells.
+func Block(rows []string, width, height int) string {
 	out := make([]string, 0, height)
 	for _, r := range rows {
 		for _, l := range strings.Split(r, "\n") {
@@ -210,9 +169,9 @@ func block(rows []string, width, height int) string {
 	return strings.Join(out, "\n")
 }
 
-// queryWords are the distinct words of a query, lower-cased, for
+// QueryWords are the distinct words of a query, lower-cased, for
 // highlighting: runs of letters and digits.
-func queryWords(q string) []string {
+func QueryWords(q string) []string {
 	var out []string
 	seen := map[string]bool{}
 	for _, w := range strings.FieldsFunc(strings.ToLower(q), notWordRune) {
@@ -241,9 +200,9 @@ func wordMatches(word string, words []string) bool {
 	return false
 }
 
-// highlight styles the words of text that match words with match, the rest
+// Highlight styles the words of text that match words with match, the rest
 // with base. text must be plain (sanitised, no escape sequences).
-func highlight(text string, words []string, base, match lipgloss.Style) string {
+func Highlight(text string, words []string, base, match lipgloss.Style) string {
 	if len(words) == 0 || text == "" {
 		return base.Render(text)
 	}
@@ -292,10 +251,10 @@ func splitWords(text string) []segment {
 	return out
 }
 
-// focusSnippet cuts the start of a one-line text so that its first word
+// FocusSnippet cuts the start of a one-line text so that its first word
 // matching words shows within width cells, with "…" marking the cut, and
 // then truncates it to width.
-func focusSnippet(text string, words []string, width int) string {
+func FocusSnippet(text string, words []string, width int) string {
 	if width <= 1 {
 		return ""
 	}
@@ -343,9 +302,9 @@ func splitWordsOffsets(text string) []offsetSegment {
 	return out
 }
 
-// formatBytes renders a size the way Ollama's CLI does: "274 MB", "50 MB",
+// FormatBytes renders a size the way Ollama's CLI does: "274 MB", "50 MB",
 // "2.0 GB".
-func formatBytes(n int64) string {
+func FormatBytes(n int64) string {
 	const unit = 1000
 	if n < unit {
 		return fmt.Sprintf("%d B", n)
@@ -362,8 +321,8 @@ func formatBytes(n int64) string {
 	return fmt.Sprintf("%.1f %s", v, suffix)
 }
 
-// formatDuration renders an ETA briefly: "45s", "3m20s", "1h05m".
-func formatDuration(d time.Duration) string {
+// FormatDuration renders an ETA briefly: "45s", "3m20s", "1h05m".
+func FormatDuration(d time.Duration) string {
 	d = d.Round(time.Second)
 	switch {
 	case d < time.Minute:
@@ -374,27 +333,12 @@ func formatDuration(d time.Duration) string {
 	return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
 }
 
-// offsetCursor moves a cursor of a component drawn at (x, y) of the overlay.
-func offsetCursor(c *tea.Cursor, x, y int) *tea.Cursor {
+// OffsetCursor moves a cursor of a component drawn at (x, y) of the overlay.
+func OffsetCursor(c *tea.Cursor, x, y int) *tea.Cursor {
 	if c == nil {
 		return nil
 	}
 	c.X += x
 	c.Y += y
 	return c
-}
-
-// scrollTo returns the first visible item so that sel shows among visible
-// items, moving top as little as possible.
-func scrollTo(top, sel, visible int) int {
-	if visible <= 0 {
-		return sel
-	}
-	if sel < top {
-		return sel
-	}
-	if sel >= top+visible {
-		return sel - visible + 1
-	}
-	return top
 }

@@ -1,4 +1,8 @@
-package tui
+// Package sidebar is the conversation list beside the chat: a filter, the
+// user's conversations newest first, and renaming, archiving and deleting
+// them. It reports to the root with OpenMsg, NewMsg, BlurMsg and
+// ChangedMsg.
+package sidebar
 
 import (
 	"context"
@@ -14,6 +18,9 @@ import (
 
 	"github.com/mneme-dev/mneme/internal/sanitize"
 	"github.com/mneme-dev/mneme/memory"
+	"github.com/mneme-dev/mneme/tui/list"
+	"github.com/mneme-dev/mneme/tui/panel"
+	"github.com/mneme-dev/mneme/tui/styles"
 )
 
 // ConversationManager lists and changes the user's conversations for the
@@ -25,53 +32,6 @@ type ConversationManager interface {
 	RenameConversation(ctx context.Context, userID, id, title string) error
 	SetArchived(ctx context.Context, userID, id string, archived bool) error
 	DeleteConversation(ctx context.Context, userID, id string) error
-}
-
-// SidebarKeyMap is the bindings of the conversation list while it has the
-// keys. Letters are left to the filter, so actions are on control keys.
-type SidebarKeyMap struct {
-	Up           key.Binding
-	Down         key.Binding
-	Open         key.Binding
-	New          key.Binding
-	Rename       key.Binding
-	Archive      key.Binding // archive or unarchive
-	Delete       key.Binding // asks first
-	ShowArchived key.Binding
-	Back         key.Binding // clear the filter, or give the keys back to the input
-	Confirm      key.Binding // yes, delete
-	Deny         key.Binding // no, keep it
-}
-
-// DefaultSidebarKeyMap returns the sidebar's default bindings.
-func DefaultSidebarKeyMap() SidebarKeyMap {
-	return SidebarKeyMap{
-		Up:           key.NewBinding(key.WithKeys("up", "ctrl+p"), key.WithHelp("↑/↓", "choose")),
-		Down:         key.NewBinding(key.WithKeys("down"), key.WithHelp("↓", "next")),
-		Open:         key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "open")),
-		New:          key.NewBinding(key.WithKeys("ctrl+n"), key.WithHelp("ctrl+n", "new")),
-		Rename:       key.NewBinding(key.WithKeys("ctrl+r"), key.WithHelp("ctrl+r", "rename")),
-		Archive:      key.NewBinding(key.WithKeys("ctrl+a"), key.WithHelp("ctrl+a", "archive/unarchive")),
-		Delete:       key.NewBinding(key.WithKeys("ctrl+d", "delete"), key.WithHelp("ctrl+d", "delete")),
-		ShowArchived: key.NewBinding(key.WithKeys("ctrl+v"), key.WithHelp("ctrl+v", "view archived")),
-		Back:         key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back to chat")),
-		Confirm:      key.NewBinding(key.WithKeys("y", "Y"), key.WithHelp("y", "delete")),
-		Deny:         key.NewBinding(key.WithKeys("n", "N", "esc"), key.WithHelp("n", "keep")),
-	}
-}
-
-// ShortHelp is the help line while the sidebar has the keys.
-func (k SidebarKeyMap) ShortHelp() []key.Binding {
-	return []key.Binding{k.Up, k.Open, k.Back, k.New, k.Rename, k.Archive, k.Delete, k.ShowArchived}
-}
-
-// FullHelp lists every binding.
-func (k SidebarKeyMap) FullHelp() [][]key.Binding {
-	return [][]key.Binding{
-		{k.Up, k.Down, k.Open, k.Back},
-		{k.New, k.Rename, k.Archive, k.ShowArchived},
-		{k.Delete, k.Confirm, k.Deny},
-	}
 }
 
 // sidebarMode is what the sidebar is doing.
@@ -91,15 +51,15 @@ const (
 	sidebarShare = 3
 	// sidebarHeadRows are the title, the filter and a rule.
 	sidebarHeadRows = 3
-	// sideBySideMinWidth is the narrowest window that shows the sidebar
+	// SideBySideMinWidth is the narrowest window that shows the sidebar
 	// beside the transcript; a narrower one shows it in the transcript's place.
-	sideBySideMinWidth = 56
+	SideBySideMinWidth = 56
 )
 
-// sidebarWidth is the sidebar's width in a window width columns wide,
+// Width is the sidebar's width in a window width columns wide,
 // its border included.
-func sidebarWidth(width int) int {
-	if width < sideBySideMinWidth {
+func Width(width int) int {
+	if width < SideBySideMinWidth {
 		return width
 	}
 	return max(sidebarMinWidth, min(sidebarMaxWidth, width*sidebarShare/10))
@@ -108,9 +68,9 @@ func sidebarWidth(width int) int {
 // sidebar lists the user's conversations, newest first, with a filter
 // that narrows the list as it is typed. It opens, renames, archives and
 // deletes (after asking) through commands; each change comes back to the
-// root as a convChangedMsg, which also reloads the list.
-type sidebar struct {
-	st     *Styles
+// root as a ChangedMsg, which also reloads the list.
+type Model struct {
+	st     *styles.Styles
 	keys   SidebarKeyMap
 	ctx    context.Context
 	convs  ConversationManager
@@ -128,67 +88,68 @@ type sidebar struct {
 	seq          int    // bumped by every reload, so an older listing is dropped
 	loaded       bool
 	err          error
-	sel, top     int
+	list         list.Model
 
 	width, height int
 }
 
 // Messages of the sidebar and the conversation commands.
 type (
-	// sidebarListMsg carries a listing of the user's conversations.
-	sidebarListMsg struct {
+	// listMsg carries a listing of the user's conversations.
+	listMsg struct {
 		seq   int
 		convs []memory.Conversation
 		err   error
 	}
-	// openConversationMsg asks the root to switch to a conversation.
-	openConversationMsg struct{ conv memory.Conversation }
-	// newConversationMsg asks the root for a new, empty conversation.
-	newConversationMsg struct{}
-	// sidebarBlurMsg gives the keys back to the input.
-	sidebarBlurMsg struct{}
-	// convChangedMsg reports a rename, an archive or a delete.
-	convChangedMsg struct {
-		op   convOp
-		conv memory.Conversation // as it is now (its id, for a delete)
-		err  error
+	// OpenMsg asks the root to switch to a conversation.
+	OpenMsg struct{ Conv memory.Conversation }
+	// NewMsg asks the root for a new, empty conversation.
+	NewMsg struct{}
+	// BlurMsg gives the keys back to the input.
+	BlurMsg struct{}
+	// ChangedMsg reports a rename, an archive or a delete.
+	ChangedMsg struct {
+		Op   Op
+		Conv memory.Conversation // as it is now (its id, for a delete)
+		Err  error
 	}
 )
 
-// convOp is a change to a conversation.
-type convOp int
+// Op is a change to a conversation.
+type Op int
 
 const (
-	convRename convOp = iota
-	convArchive
-	convUnarchive
-	convDelete
+	OpRename Op = iota
+	OpArchive
+	OpUnarchive
+	OpDelete
 )
 
-func (op convOp) String() string {
+func (op Op) String() string {
 	switch op {
-	case convRename:
+	case OpRename:
 		return "rename"
-	case convArchive:
+	case OpArchive:
 		return "archive"
-	case convUnarchive:
+	case OpUnarchive:
 		return "unarchive"
 	}
 	return "delete"
 }
 
-func newSidebar(ctx context.Context, st *Styles, keys SidebarKeyMap, convs ConversationManager, userID string, now func() time.Time) sidebar {
-	ost := newOverlayStyles(st)
-	s := sidebar{
+func New(ctx context.Context, st *styles.Styles, keys SidebarKeyMap, convs ConversationManager, userID string, now func() time.Time) Model {
+	ost := styles.NewPanel(st)
+	s := Model{
 		st: st, keys: keys, ctx: ctx, convs: convs, userID: userID, now: now,
-		filter: newOverlayInput(ost, "/ ", "type to filter"),
-		rename: newOverlayInput(ost, "✎ ", "new title"),
+		filter: panel.NewInput(ost, "/ ", "type to filter"),
+		rename: panel.NewInput(ost, "✎ ", "new title"),
+		list:   list.New(list.KeyMap{Up: keys.Up, Down: keys.Down}),
 	}
 	return s
 }
 
 // reload lists the conversations again.
-func (s *sidebar) reload() tea.Cmd {
+func (s *Model) Reload() tea.Cmd {
 	if s.convs == nil {
 		return nil
 	}
@@ -196,101 +157,98 @@ func (s *sidebar) reload() tea.Cmd {
 	ctx, convs, user, seq := s.ctx, s.convs, s.userID, s.seq
 	return func() tea.Msg {
 		list, err := convs.ListConversations(ctx, user, memory.ListOptions{IncludeArchived: true})
-		return sidebarListMsg{seq: seq, convs: list, err: err}
+		return listMsg{seq: seq, convs: list, err: err}
 	}
 }
 
 // focus gives the sidebar the keys (the filter takes typing).
-func (s *sidebar) focus() tea.Cmd {
+func (s *Model) Focus() tea.Cmd {
 	s.mode = sideList
 	return s.filter.Focus()
 }
 
-func (s *sidebar) blur() {
+func (s *Model) Blur() {
 	s.filter.Blur()
 	s.rename.Blur()
 	s.mode = sideList
 }
 
 // clearFilter lists every conversation again.
-func (s *sidebar) clearFilter() {
-	keep, _ := s.selected()
+func (s *Model) ClearFilter() {
+	keep, _ := s.Selected()
 	s.filter.Reset()
 	s.apply(keep.ID)
 }
 
 // setCurrent marks the open conversation and chooses it.
-func (s *sidebar) setCurrent(id string) {
+func (s *Model) SetCurrent(id string) {
 	s.current = id
 	for i, c := range s.items {
 		if c.ID == id {
-			s.sel = i
+			s.list.Select(i)
 		}
 	}
 	s.scroll()
 }
 
-func (s *sidebar) setSize(width, height int) {
+func (s *Model) SetSize(width, height int) {
 	s.width, s.height = width, height
-	fitInput(&s.filter, s.innerWidth())
-	fitInput(&s.rename, s.innerWidth())
+	panel.FitInput(&s.filter, s.innerWidth())
+	panel.FitInput(&s.rename, s.innerWidth())
 	s.scroll()
 }
 
 // innerWidth is the width inside the border.
-func (s *sidebar) innerWidth() int { return max(1, s.width-1) }
+func (s *Model) innerWidth() int { return max(1, s.width-1) }
 
-func (s *sidebar) listRows() int { return max(1, s.height-sidebarHeadRows) }
+func (s *Model) listRows() int { return max(1, s.height-sidebarHeadRows) }
 
-func (s *sidebar) scroll() {
-	s.sel = max(0, min(s.sel, len(s.items)-1))
-	s.top = scrollTo(s.top, s.sel, s.listRows())
-}
+func (s *Model) scroll() { s.list.Clamp(len(s.items), s.listRows()) }
 
 // selected is the chosen conversation.
-func (s *sidebar) selected() (memory.Conversation, bool) {
-	if s.sel < 0 || s.sel >= len(s.items) {
-		return memory.Conversation{}, false
+func (s *Model) Selected() (memory.Conversation, bool) {
+	if i := s.list.Index(); i >= 0 && i < len(s.items) {
+		return s.items[i], true
 	}
-	return s.items[s.sel], true
+	return memory.Conversation{}, false
 }
 
 // owns reports whether msg is one of the sidebar's own messages.
-func (s *sidebar) owns(msg tea.Msg) bool {
-	_, ok := msg.(sidebarListMsg)
+func (s *Model) Owns(msg tea.Msg) bool {
+	_, ok := msg.(listMsg)
 	return ok
 }
 
 // update handles the sidebar's own messages, and keys and pastes while it
 // has the keys.
-func (s sidebar) update(msg tea.Msg) (sidebar, tea.Cmd) {
+func (s Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 	switch msg := msg.(type) {
-	case sidebarListMsg:
+	case listMsg:
 		if msg.seq != s.seq {
 			return s, nil
 		}
 		s.loaded, s.err = true, msg.err
 		if msg.err == nil {
-			keep, _ := s.selected()
+			keep, _ := s.Selected()
 			s.all = msg.convs
 			s.apply(keep.ID)
 		}
 	case tea.KeyPressMsg:
 		return s.handleKey(msg)
 	case tea.PasteMsg:
-		msg.Content = oneLine(msg.Content)
+		msg.Content = sanitize.Line(msg.Content)
 		return s.edit(msg)
 	}
 	return s, nil
 }
 
-func (s sidebar) handleKey(msg tea.KeyPressMsg) (sidebar, tea.Cmd) {
+func (s Model) handleKey(msg tea.KeyPressMsg) (Model, tea.Cmd) {
 	switch s.mode {
 	case sideConfirm:
 		switch {
 		case key.Matches(msg, s.keys.Confirm):
 			s.mode = sideList
-			if c, ok := s.selected(); ok {
+			if c, ok := s.Selected(); ok {
 				return s, deleteConversationCmd(s.ctx, s.convs, s.userID, c)
 			}
 		case key.Matches(msg, s.keys.Deny):
@@ -302,12 +260,12 @@ func (s sidebar) handleKey(msg tea.KeyPressMsg) (sidebar, tea.Cmd) {
 		case key.Matches(msg, s.keys.Open):
 			s.mode = sideList
 			s.rename.Blur()
-			c, ok := s.selected()
+			c, ok := s.Selected()
 			title := strings.TrimSpace(s.rename.Value())
 			if !ok || title == "" || title == c.Title {
 				return s, s.filter.Focus()
 			}
-			return s, tea.Batch(s.filter.Focus(), renameConversationCmd(s.ctx, s.convs, s.userID, c, title))
+			return s, tea.Batch(s.filter.Focus(), RenameCmd(s.ctx, s.convs, s.userID, c, title))
 		case key.Matches(msg, s.keys.Back):
 			s.mode = sideList
 			s.rename.Blur()
@@ -318,46 +276,41 @@ func (s sidebar) handleKey(msg tea.KeyPressMsg) (sidebar, tea.Cmd) {
 		return s, cmd
 	}
 	switch {
-	case key.Matches(msg, s.keys.Up):
-		s.sel--
-		s.scroll()
-	case key.Matches(msg, s.keys.Down):
-		s.sel++
-		s.scroll()
+	case s.list.Update(msg, len(s.items), s.listRows()):
 	case key.Matches(msg, s.keys.Open):
-		if c, ok := s.selected(); ok {
-			return s, emit(openConversationMsg{conv: c})
+		if c, ok := s.Selected(); ok {
+			return s, panel.Emit(OpenMsg{Conv: c})
 		}
 	case key.Matches(msg, s.keys.New):
-		return s, emit(newConversationMsg{})
+		return s, panel.Emit(NewMsg{})
 	case key.Matches(msg, s.keys.Rename):
-		if c, ok := s.selected(); ok {
+		if c, ok := s.Selected(); ok {
 			s.mode = sideRename
 			s.filter.Blur()
-			s.rename.SetValue(oneLine(c.Title))
+			s.rename.SetValue(sanitize.Line(c.Title))
 			s.rename.CursorEnd()
 			return s, s.rename.Focus()
 		}
 	case key.Matches(msg, s.keys.Archive):
-		if c, ok := s.selected(); ok {
-			return s, archiveConversationCmd(s.ctx, s.convs, s.userID, c, !c.Archived)
+		if c, ok := s.Selected(); ok {
+			return s, ArchiveCmd(s.ctx, s.convs, s.userID, c, !c.Archived)
 		}
 	case key.Matches(msg, s.keys.Delete):
-		if _, ok := s.selected(); ok {
+		if _, ok := s.Selected(); ok {
 			s.mode = sideConfirm
 		}
 	case key.Matches(msg, s.keys.ShowArchived):
-		keep, _ := s.selected()
+		keep, _ := s.Selected()
 		s.showArchived = !s.showArchived
 		s.apply(keep.ID)
 	case key.Matches(msg, s.keys.Back):
 		if s.filter.Value() != "" {
-			keep, _ := s.selected()
+			keep, _ := s.Selected()
 			s.filter.Reset()
 			s.apply(keep.ID)
 			return s, nil
 		}
-		return s, emit(sidebarBlurMsg{})
+		return s, panel.Emit(BlurMsg{})
 	default:
 		return s.edit(msg)
 	}
@@ -365,19 +318,19 @@ func (s sidebar) handleKey(msg tea.KeyPressMsg) (sidebar, tea.Cmd) {
 }
 
 // edit passes typing to the filter and narrows the list.
-func (s sidebar) edit(msg tea.Msg) (sidebar, tea.Cmd) {
+func (s Model) edit(msg tea.Msg) (Model, tea.Cmd) {
 	before := s.filter.Value()
 	var cmd tea.Cmd
 	s.filter, cmd = s.filter.Update(msg)
 	if s.filter.Value() != before {
 		s.apply("")
-		s.sel, s.top = 0, 0
+		s.list.Reset()
 	}
 	return s, cmd
 }
 
 // apply filters the listing, keeping keep chosen when it is still shown.
-func (s *sidebar) apply(keep string) {
+func (s *Model) apply(keep string) {
 	words := strings.Fields(strings.ToLower(s.filter.Value()))
 	s.items = s.items[:0:0]
 	for _, c := range s.all {
@@ -398,19 +351,19 @@ func (s *sidebar) apply(keep string) {
 	}
 	for i, c := range s.items {
 		if c.ID == keep {
-			s.sel = i
+			s.list.Select(i)
 		}
 	}
 	s.scroll()
 }
 
 // cursor places the terminal cursor in the box being typed in.
-func (s sidebar) cursor() *tea.Cursor {
+func (s Model) Cursor() *tea.Cursor {
 	switch s.mode {
 	case sideList:
-		return offsetCursor(s.filter.Cursor(), 0, 1)
+		return panel.OffsetCursor(s.filter.Cursor(), 0, 1)
 	case sideRename:
-		return offsetCursor(s.rename.Cursor(), 0, sidebarHeadRows+s.sel-s.top)
+		return panel.OffsetCursor(s.rename.Cursor(), 0, sidebarHeadRows+s.list.Index()-s.list.Top())
 	}
 	return nil
 }
@@ -418,7 +371,7 @@ func (s sidebar) cursor() *tea.Cursor {
 // view draws the sidebar in exactly its size: a title with the count, the
 // filter, a rule, then one row per conversation (title and relative date),
 // with a border on the right.
-func (s sidebar) view(focused bool) string {
+func (s Model) View(focused bool) string {
 	if s.width <= 0 || s.height <= 0 {
 		return ""
 	}
@@ -428,11 +381,11 @@ func (s sidebar) view(focused bool) string {
 	if s.showArchived {
 		count = "all " + count
 	}
-	rows := []string{titleLine(w, title, s.st.SidebarDate.Render(count))}
+	rows := []string{panel.TitleLine(w, title, s.st.SidebarDate.Render(count))}
 	if focused && s.mode != sideRename {
 		rows = append(rows, s.filter.View())
 	} else if f := s.filter.Value(); f != "" {
-		rows = append(rows, s.st.SidebarDate.Render("/ "+oneLine(f)))
+		rows = append(rows, s.st.SidebarDate.Render("/ "+sanitize.Line(f)))
 	} else {
 		rows = append(rows, s.st.SidebarDate.Render("ctrl+s to filter"))
 	}
@@ -448,10 +401,10 @@ func (s sidebar) view(focused bool) string {
 		rows = append(rows, s.st.SidebarDate.Width(w).Render("No conversations yet."))
 	}
 	now := s.now()
-	for i := s.top; i < len(s.items) && len(rows) < s.height; i++ {
-		rows = append(rows, s.row(s.items[i], i == s.sel, focused, now, w)...)
-	}
-	body := block(rows, w, s.height)
+	rows = append(rows, s.list.Rows(len(s.items), s.height-len(rows), func(i int, chosen bool) string {
+		return strings.Join(s.row(s.items[i], chosen, focused, now, w), "\n")
+	})...)
+	body := panel.Block(rows, w, s.height)
 	border := strings.TrimSuffix(strings.Repeat(s.st.Rule.Render("│")+"\n", s.height), "\n")
 	lines := strings.Split(body, "\n")
 	borders := strings.Split(border, "\n")
@@ -465,12 +418,12 @@ func (s sidebar) view(focused bool) string {
 // row draws one conversation: a marker (› chosen, • open), its title and
 // its date flush right; the rename box or the delete question in place of
 // the chosen row while they are open.
-func (s sidebar) row(c memory.Conversation, chosen, focused bool, now time.Time, w int) []string {
+func (s Model) row(c memory.Conversation, chosen, focused bool, now time.Time, w int) []string {
 	if chosen && s.mode == sideRename {
 		return []string{s.rename.View()}
 	}
 	if chosen && s.mode == sideConfirm {
-		q := s.st.Error.UnsetPaddingLeft().Render(ansi.Truncate("Delete “"+oneLine(displayTitle(c.Title))+"”?", w, "…"))
+		q := s.st.Error.UnsetPaddingLeft().Render(ansi.Truncate("Delete “"+sanitize.Line(displayTitle(c.Title))+"”?", w, "…"))
 		return []string{q, s.st.Error.UnsetPaddingLeft().Render(ansi.Truncate("y delete · n keep", w, "…"))}
 	}
 	mark := "  "
@@ -485,7 +438,7 @@ func (s sidebar) row(c memory.Conversation, chosen, focused bool, now time.Time,
 		date = "archived"
 	}
 	room := max(1, w-2-lipgloss.Width(date)-1)
-	text := ansi.Truncate(oneLine(displayTitle(c.Title)), room, "…")
+	text := ansi.Truncate(sanitize.Line(displayTitle(c.Title)), room, "…")
 	style := s.st.SidebarItem
 	switch {
 	case chosen && focused:
@@ -498,6 +451,23 @@ func (s sidebar) row(c memory.Conversation, chosen, focused bool, now time.Time,
 	left := style.Render(mark + text)
 	gap := max(1, w-lipgloss.Width(left)-lipgloss.Width(date))
 	return []string{left + strings.Repeat(" ", gap) + s.st.SidebarDate.Render(date)}
+}
+
+// Restyle rebuilds the sidebar's boxes in the current styles.
+func (s *Model) Restyle() {
+	ost := styles.NewPanel(s.st)
+	s.filter.SetStyles(ost.Input)
+	s.rename.SetStyles(ost.Input)
+}
+
+// SetNow replaces the clock of the relative dates.
+func (s *Model) SetNow(now func() time.Time) { s.now = now }
+
+func displayTitle(t string) string {
+	if t == "" {
+		return "untitled"
+	}
+	return t
 }
 
 // shortAgo is a date relative to now in at most six cells: "now", "5m",
@@ -522,27 +492,27 @@ func shortAgo(now, t time.Time) string {
 // convTimeout bounds one change to a conversation.
 const convTimeout = 30 * time.Second
 
-func renameConversationCmd(ctx context.Context, convs ConversationManager, userID string, c memory.Conversation, title string) tea.Cmd {
+func RenameCmd(ctx context.Context, convs ConversationManager, userID string, c memory.Conversation, title string) tea.Cmd {
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(ctx, convTimeout)
 		defer cancel()
 		err := convs.RenameConversation(ctx, userID, c.ID, title)
 		c.Title = title
-		return convChangedMsg{op: convRename, conv: c, err: err}
+		return ChangedMsg{Op: OpRename, Conv: c, Err: err}
 	}
 }
 
-func archiveConversationCmd(ctx context.Context, convs ConversationManager, userID string, c memory.Conversation, archived bool) tea.Cmd {
+func ArchiveCmd(ctx context.Context, convs ConversationManager, userID string, c memory.Conversation, archived bool) tea.Cmd {
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(ctx, convTimeout)
 		defer cancel()
 		err := convs.SetArchived(ctx, userID, c.ID, archived)
-		op := convArchive
+		op := OpArchive
 		if !archived {
-			op = convUnarchive
+			op = OpUnarchive
 		}
 		c.Archived = archived
-		return convChangedMsg{op: op, conv: c, err: err}
+		return ChangedMsg{Op: op, Conv: c, Err: err}
 	}
 }
 
@@ -551,6 +521,6 @@ func deleteConversationCmd(ctx context.Context, convs ConversationManager, userI
 		ctx, cancel := context.WithTimeout(ctx, convTimeout)
 		defer cancel()
 		err := convs.DeleteConversation(ctx, userID, c.ID)
-		return convChangedMsg{op: convDelete, conv: c, err: err}
+		return ChangedMsg{Op: OpDelete, Conv: c, Err: err}
 	}
 }

@@ -1,4 +1,4 @@
-package tui_test
+package picker_test
 
 import (
 	"net/http"
@@ -13,7 +13,8 @@ import (
 
 	"github.com/mneme-dev/mneme/internal/fakeollama"
 	"github.com/mneme-dev/mneme/internal/ollama"
-	"github.com/mneme-dev/mneme/tui"
+	"github.com/mneme-dev/mneme/tui/picker"
+	"github.com/mneme-dev/mneme/tui/styles"
 )
 
 func fakeClient(t *testing.T, srv *fakeollama.Server) *api.Client {
@@ -31,8 +32,8 @@ func fakeClient(t *testing.T, srv *fakeollama.Server) *api.Client {
 func TestModelPickerPullsThroughOllama(t *testing.T) {
 	srv := fakeollama.New(t, fakeollama.WithModels(), fakeollama.WithRegistry(
 		fakeollama.Model{Name: "llama3.2", Capabilities: []string{"completion", "tools"}, Size: 2_000_000}))
-	st := tui.NewStyles(true)
-	p := tui.NewModelPicker(&st, tui.ModelsConfig{Manager: ollama.Models{Client: fakeClient(t, srv)}})
+	st := styles.New(true)
+	p := picker.NewModelPicker(&st, picker.ModelsConfig{Manager: ollama.Models{Client: fakeClient(t, srv)}})
 	p.SetSize(80, 24)
 	p, cmd := p.Open("", "")
 
@@ -87,9 +88,9 @@ func TestModelPickerPullsThroughOllama(t *testing.T) {
 	if view := ansi.Strip(p.View()); !strings.Contains(view, "✓ Pulled llama3.2 (2.0 MB).") {
 		t.Fatalf("after the pull:\n%s", view)
 	}
-	var chosen []tui.ModelChosenMsg
+	var chosen []picker.ModelChosenMsg
 	for _, m := range out {
-		if m, ok := m.(tui.ModelChosenMsg); ok {
+		if m, ok := m.(picker.ModelChosenMsg); ok {
 			chosen = append(chosen, m)
 		}
 	}

@@ -1,4 +1,7 @@
-package tui
+// Package styles holds the one Styles value the chat screen draws with,
+// and the panels' styles derived from it. Nothing reads styles from package
+// state: the root builds one value and hands it down.
+package styles
 
 import (
 	"image/color"
@@ -7,11 +10,11 @@ import (
 	"charm.land/bubbles/v2/textarea"
 	tea "charm.land/bubbletea/v2"
 	gansi "charm.land/glamour/v2/ansi"
-	"charm.land/glamour/v2/styles"
+	gstyles "charm.land/glamour/v2/styles"
 	"charm.land/lipgloss/v2"
 )
 
-// Styles holds every style the TUI draws with. Build one with NewStyles and
+// Styles holds every style the TUI draws with. Build one with New and
 // pass it to the components; nothing reads styles from package state.
 type Styles struct {
 	Dark bool
@@ -58,8 +61,8 @@ type Styles struct {
 	Markdown gansi.StyleConfig // glamour style for assistant answers
 }
 
-// NewStyles returns the styles for a dark or a light terminal background.
-func NewStyles(dark bool) Styles {
+// New returns the styles for a dark or a light terminal background.
+func New(dark bool) Styles {
 	ld := lipgloss.LightDark(dark)
 	var (
 		accent  = ld(lipgloss.Color("#5A56E0"), lipgloss.Color("#7D79F6"))
@@ -79,13 +82,13 @@ func NewStyles(dark bool) Styles {
 		UserHighlight: lipgloss.NewStyle().Foreground(text).Bold(true).
 			Border(lipgloss.ThickBorder(), false, false, false, true).BorderForeground(yellow).
 			PaddingLeft(1),
-		Assistant:   lipgloss.NewStyle().Foreground(text).PaddingLeft(markdownMargin),
-		Thinking:    lipgloss.NewStyle().Foreground(dim).Italic(true).PaddingLeft(markdownMargin),
-		Interrupted: lipgloss.NewStyle().Foreground(yellow).Italic(true).PaddingLeft(markdownMargin),
-		Tool:        lipgloss.NewStyle().Foreground(toolClr).PaddingLeft(markdownMargin),
-		ToolError:   lipgloss.NewStyle().Foreground(red).PaddingLeft(markdownMargin),
-		Notice:      lipgloss.NewStyle().Foreground(dim).PaddingLeft(markdownMargin),
-		Error:       lipgloss.NewStyle().Foreground(red).PaddingLeft(markdownMargin),
+		Assistant:   lipgloss.NewStyle().Foreground(text).PaddingLeft(MarkdownMargin),
+		Thinking:    lipgloss.NewStyle().Foreground(dim).Italic(true).PaddingLeft(MarkdownMargin),
+		Interrupted: lipgloss.NewStyle().Foreground(yellow).Italic(true).PaddingLeft(MarkdownMargin),
+		Tool:        lipgloss.NewStyle().Foreground(toolClr).PaddingLeft(MarkdownMargin),
+		ToolError:   lipgloss.NewStyle().Foreground(red).PaddingLeft(MarkdownMargin),
+		Notice:      lipgloss.NewStyle().Foreground(dim).PaddingLeft(MarkdownMargin),
+		Error:       lipgloss.NewStyle().Foreground(red).PaddingLeft(MarkdownMargin),
 
 		Alert: lipgloss.NewStyle().Foreground(red).Bold(true),
 		Hint:  lipgloss.NewStyle().Foreground(yellow),
@@ -113,9 +116,9 @@ func NewStyles(dark bool) Styles {
 		Input: inputStyles(dark, accent, dim),
 	}
 	if dark {
-		s.Markdown = markdownStyle(styles.DarkStyleConfig)
+		s.Markdown = markdownStyle(gstyles.DarkStyleConfig)
 	} else {
-		s.Markdown = markdownStyle(styles.LightStyleConfig)
+		s.Markdown = markdownStyle(gstyles.LightStyleConfig)
 	}
 	return s
 }
@@ -133,14 +136,14 @@ func inputStyles(dark bool, accent, dim color.Color) textarea.Styles {
 	return st
 }
 
-// markdownMargin is the left indent of assistant text, shared by glamour
+// MarkdownMargin is the left indent of assistant text, shared by glamour
 // and the plain-text styles so that streamed and rendered text line up.
-const markdownMargin = 2
+const MarkdownMargin = 2
 
 // markdownStyle adapts a glamour style: no blank lines around the
 // document (the transcript spaces blocks itself).
 func markdownStyle(base gansi.StyleConfig) gansi.StyleConfig {
-	margin := uint(markdownMargin)
+	margin := uint(MarkdownMargin)
 	base.Document.Margin = &margin
 	base.Document.BlockPrefix = ""
 	base.Document.BlockSuffix = ""

@@ -1,4 +1,4 @@
-package tui
+package sidebar
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/mneme-dev/mneme/memory"
+	"github.com/mneme-dev/mneme/tui/styles"
 )
 
 // sidebarNow is the fixed "now" of the sidebar tests.
@@ -70,22 +71,22 @@ func (f *fakeConversations) recorded() []string {
 }
 
 // loadedSidebar is a sidebar of w×h showing sampleConversations.
-func loadedSidebar(t *testing.T, mgr ConversationManager, w, h int) sidebar {
+func loadedSidebar(t *testing.T, mgr ConversationManager, w, h int) Model {
 	t.Helper()
-	st := NewStyles(true)
-	s := newSidebar(context.Background(), &st, DefaultSidebarKeyMap(), mgr, testUser, func() time.Time { return sidebarNow })
-	s.setSize(w, h)
-	s.reload()
-	s, _ = s.update(sidebarListMsg{seq: s.seq, convs: sampleConversations()})
+	st := styles.New(true)
+	s := New(context.Background(), &st, DefaultSidebarKeyMap(), mgr, testUser, func() time.Time { return sidebarNow })
+	s.SetSize(w, h)
+	s.Reload()
+	s, _ = s.Update(listMsg{seq: s.seq, convs: sampleConversations()})
 	return s
 }
 
-func sidebarKey(t *testing.T, s sidebar, msgs ...tea.Msg) (sidebar, []tea.Msg) {
+func sidebarKey(t *testing.T, s Model, msgs ...tea.Msg) (Model, []tea.Msg) {
 	t.Helper()
 	var out []tea.Msg
 	for _, m := range msgs {
 		var cmd tea.Cmd
-		s, cmd = s.update(m)
+		s, cmd = s.Update(m)
 		if cmd != nil {
 			out = append(out, runCmd(t, cmd))
 		}
@@ -123,12 +124,12 @@ func TestSidebarGolden(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			s := loadedSidebar(t, &fakeConversations{}, tt.w, tt.h)
-			s.setCurrent("c2")
+			s.SetCurrent("c2")
 			if tt.focused {
-				s.focus()
+				s.Focus()
 			}
 			s, _ = sidebarKey(t, s, tt.keys...)
-			got := s.view(tt.focused)
+			got := s.View(tt.focused)
 			lines := strings.Split(got, "\n")
 			if len(lines) != tt.h {
 				t.Errorf("sidebar is %d rows, want %d", len(lines), tt.h)
@@ -145,7 +146,7 @@ func TestSidebarGolden(t *testing.T) {
 
 func TestSidebarFilterAsYouType(t *testing.T) {
 	s := loadedSidebar(t, &fakeConversations{}, 30, 12)
-	s.focus()
+	s.Focus()
 	s, _ = sidebarKey(t, s, typeKeys("the")...)
 	var titles []string
 	for _, c := range s.items {
@@ -161,7 +162,7 @@ func TestSidebarFilterAsYouType(t *testing.T) {
 		t.Fatalf("esc with a filter: msgs %v, %d items", msgs, len(s.items))
 	}
 	_, msgs = sidebarKey(t, s, keyEsc)
-	if len(msgs) != 1 || msgs[0] != (sidebarBlurMsg{}) {
+	if len(msgs) != 1 || msgs[0] != (BlurMsg{}) {
 		t.Fatalf("esc without a filter: %v", msgs)
 	}
 }
@@ -169,21 +170,21 @@ func TestSidebarFilterAsYouType(t *testing.T) {
 func TestSidebarActions(t *testing.T) {
 	mgr := &fakeConversations{}
 	s := loadedSidebar(t, mgr, 30, 12)
-	s.focus()
+	s.Focus()
 
 	// Enter opens the chosen conversation.
 	s, msgs := sidebarKey(t, s, keyDown, keyEnter)
-	if len(msgs) != 1 || msgs[0].(openConversationMsg).conv.ID != "c2" {
+	if len(msgs) != 1 || msgs[0].(OpenMsg).Conv.ID != "c2" {
 		t.Fatalf("enter: %v", msgs)
 	}
 	// Ctrl+N asks for a new conversation.
 	_, msgs = sidebarKey(t, s, tea.KeyPressMsg{Code: 'n', Mod: tea.ModCtrl})
-	if len(msgs) != 1 || msgs[0] != (newConversationMsg{}) {
+	if len(msgs) != 1 || msgs[0] != (NewMsg{}) {
 		t.Fatalf("ctrl+n: %v", msgs)
 	}
 	// Ctrl+A archives.
 	_, msgs = sidebarKey(t, s, tea.KeyPressMsg{Code: 'a', Mod: tea.ModCtrl})
-	if ch, ok := msgs[0].(convChangedMsg); !ok || ch.op != convArchive || ch.conv.ID != "c2" || !ch.conv.Archived {
+	if ch, ok := msgs[0].(ChangedMsg); !ok || ch.Op != OpArchive || ch.Conv.ID != "c2" || !ch.Conv.Archived {
 		t.Fatalf("ctrl+a: %v", msgs)
 	}
 	// Ctrl+R renames: the box starts with the title.
@@ -193,13 +194,13 @@ func TestSidebarActions(t *testing.T) {
 	}
 	s.rename.SetValue("")
 	s, msgs = sidebarKey(t, s, append(typeKeys("Lisbon"), keyEnter)...)
-	var changed []convChangedMsg
+	var changed []ChangedMsg
 	for _, m := range msgs {
-		if ch, ok := m.(convChangedMsg); ok {
+		if ch, ok := m.(ChangedMsg); ok {
 			changed = append(changed, ch)
 		}
 	}
-	if len(changed) != 1 || changed[0].op != convRename || changed[0].conv.Title != "Lisbon" {
+	if len(changed) != 1 || changed[0].Op != OpRename || changed[0].Conv.Title != "Lisbon" {
 		t.Fatalf("rename: %v", msgs)
 	}
 	// Delete asks first: n keeps it, y deletes it.
@@ -209,7 +210,7 @@ func TestSidebarActions(t *testing.T) {
 		t.Fatalf("ctrl+d then n: %v, mode %v", msgs, s.mode)
 	}
 	_, msgs = sidebarKey(t, s, keyCtrlD, tea.KeyPressMsg{Code: 'y', Text: "y"})
-	if ch, ok := msgs[0].(convChangedMsg); !ok || ch.op != convDelete || ch.conv.ID != "c2" {
+	if ch, ok := msgs[0].(ChangedMsg); !ok || ch.Op != OpDelete || ch.Conv.ID != "c2" {
 		t.Fatalf("ctrl+d then y: %v", msgs)
 	}
 	want := []string{"archive c2 true", "rename c2 Lisbon", "delete c2"}
@@ -221,8 +222,8 @@ func TestSidebarActions(t *testing.T) {
 func TestSidebarDropsAnOlderListing(t *testing.T) {
 	s := loadedSidebar(t, &fakeConversations{}, 30, 12)
 	old := s.seq
-	s.reload()
-	s, _ = s.update(sidebarListMsg{seq: old, convs: sampleConversations()[:1]})
+	s.Reload()
+	s, _ = s.Update(listMsg{seq: old, convs: sampleConversations()[:1]})
 	if len(s.items) != 5 {
 		t.Fatalf("an older listing replaced the list: %d items", len(s.items))
 	}

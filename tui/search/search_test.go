@@ -1,4 +1,4 @@
-package tui
+package search
 
 import (
 	"context"
@@ -15,6 +15,8 @@ import (
 
 	"github.com/mneme-dev/mneme/memory"
 	"github.com/mneme-dev/mneme/memory/index"
+	"github.com/mneme-dev/mneme/tui/panel"
+	"github.com/mneme-dev/mneme/tui/styles"
 )
 
 // fakeSearcher answers from a table by query and records every search
@@ -47,7 +49,7 @@ func (f *fakeSearcher) searched() []string {
 }
 
 func newSearch(t *testing.T, s Searcher, clock *testClock, w, h int) *component[SearchOverlay] {
-	st := NewStyles(true)
+	st := styles.New(true)
 	o := NewSearchOverlay(&st, SearchConfig{Searcher: s, UserID: testUser, Now: clock.Now, Tick: clock.Tick})
 	o.SetSize(w, h)
 	c := newComponent(t, o, SearchOverlay.Update, SearchOverlay.Owns)
@@ -88,8 +90,8 @@ func TestSearchDebouncesTyping(t *testing.T) {
 		t.Fatalf("searched %q, want only the last query", got)
 	}
 	for _, d := range clock.delays {
-		if d != defaultDebounce {
-			t.Fatalf("debounce of %v, want %v", d, defaultDebounce)
+		if d != panel.DefaultDebounce {
+			t.Fatalf("debounce of %v, want %v", d, panel.DefaultDebounce)
 		}
 	}
 	requireShows(t, c.m.View(), "Goroutines and channels", "1 result")
@@ -165,8 +167,8 @@ func TestSearchEnterOpensTheTurn(t *testing.T) {
 	requireShows(t, c.m.View(), "Pets", "turn 2", "Which food suits a kitten with a sensitive stomach?")
 	c.send(keyEnter)
 	c.runAll()
-	if got := sent[OpenTurnMsg](c); len(got) != 1 || got[0] != (OpenTurnMsg{ConversationID: pets.ID, Turn: 2}) {
-		t.Fatalf("sent %+v, want OpenTurnMsg for turn 2 of %s", c.out, pets.ID)
+	if got := sent[panel.OpenTurnMsg](c); len(got) != 1 || got[0] != (panel.OpenTurnMsg{ConversationID: pets.ID, Turn: 2}) {
+		t.Fatalf("sent %+v, want panel.OpenTurnMsg for turn 2 of %s", c.out, pets.ID)
 	}
 
 	// Down moves to the next result; Enter opens that one.
@@ -174,15 +176,15 @@ func TestSearchEnterOpensTheTurn(t *testing.T) {
 		c.send(keyDown)
 		c.send(keyEnter)
 		c.runAll()
-		got := sent[OpenTurnMsg](c)
-		if want := (OpenTurnMsg{ConversationID: results[1].ConversationID, Turn: results[1].Turn}); got[len(got)-1] != want {
+		got := sent[panel.OpenTurnMsg](c)
+		if want := (panel.OpenTurnMsg{ConversationID: results[1].ConversationID, Turn: results[1].Turn}); got[len(got)-1] != want {
 			t.Fatalf("after down, opened %+v, want %+v", got[len(got)-1], want)
 		}
 	}
 	c.send(keyEsc)
 	c.runAll()
-	if len(sent[CloseOverlayMsg](c)) != 1 {
-		t.Fatalf("esc sent %+v, want CloseOverlayMsg", c.out)
+	if len(sent[panel.CloseOverlayMsg](c)) != 1 {
+		t.Fatalf("esc sent %+v, want panel.CloseOverlayMsg", c.out)
 	}
 }
 
@@ -204,12 +206,12 @@ func TestSearchOpenWithQuerySearchesAtOnce(t *testing.T) {
 	for range 5 {
 		c.send(keyDown)
 	}
-	if c.m.sel != 2 {
-		t.Fatalf("selected %d after moving past the end, want 2", c.m.sel)
+	if c.m.list.Index() != 2 {
+		t.Fatalf("selected %d after moving past the end, want 2", c.m.list.Index())
 	}
 	c.send(keyUp)
-	if c.m.sel != 1 {
-		t.Fatalf("selected %d after up, want 1", c.m.sel)
+	if c.m.list.Index() != 1 {
+		t.Fatalf("selected %d after up, want 1", c.m.list.Index())
 	}
 }
 
@@ -248,19 +250,19 @@ func TestSearchStates(t *testing.T) {
 }
 
 func TestSearchHighlightsQueryWords(t *testing.T) {
-	st := newOverlayStyles(ptr(NewStyles(true)))
-	got := highlight("Goroutines and a CHANNEL; go", queryWords("channel goroutine go"), st.Text, st.Match)
+	st := styles.NewPanel(ptr(styles.New(true)))
+	got := panel.Highlight("Goroutines and a CHANNEL; go", panel.QueryWords("channel goroutine go"), st.Text, st.Match)
 	want := st.Match.Render("Goroutines") + st.Text.Render(" and a ") + st.Match.Render("CHANNEL") +
 		st.Text.Render("; ") + st.Match.Render("go")
 	if got != want {
 		t.Fatalf("highlight:\n got %q\nwant %q", got, want)
 	}
 	// Short words match whole words only.
-	if got := highlight("good", queryWords("go"), st.Text, st.Match); got != st.Text.Render("good") {
+	if got := panel.Highlight("good", panel.QueryWords("go"), st.Text, st.Match); got != st.Text.Render("good") {
 		t.Fatalf("\"go\" highlighted in \"good\": %q", got)
 	}
 	// A match past the width is brought into view.
-	s := focusSnippet(strings.Repeat("lorem ipsum ", 10)+"the channel is closed", queryWords("channel"), 40)
+	s := panel.FocusSnippet(strings.Repeat("lorem ipsum ", 10)+"the channel is closed", panel.QueryWords("channel"), 40)
 	if !strings.HasPrefix(s, "…") || !strings.Contains(s, "channel") {
 		t.Fatalf("focused snippet %q", s)
 	}
@@ -294,3 +296,19 @@ func TestSearchGolden(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// TestOverlaysRestyleKeepState checks that a change of background keeps
+// what the search overlay holds.
+func TestOverlaysRestyleKeepState(t *testing.T) {
+	light := styles.New(false)
+	clock := newTestClock()
+	f := &fakeSearcher{results: map[string][]index.SearchResult{"channel": sampleResults(clock.Now())}}
+	s := newSearch(t, f, clock, 80, 24)
+	s.typeText("channel")
+	s.runAll()
+	s.m.Restyle(&light)
+	if s.m.Query() != "channel" || len(s.m.Results()) != 3 {
+		t.Fatalf("search after restyle: %q, %d results", s.m.Query(), len(s.m.Results()))
+	}
+	requireShows(t, s.m.View(), "Goroutines and channels")
+}

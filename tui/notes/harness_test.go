@@ -1,22 +1,30 @@
-package tui
+// This file is a copy of the panel test harness shared by tui/search,
+// tui/notes, tui/picker and tui/sidebar (each drives its panel alone).
+package notes
 
 import (
+	"context"
+	"flag"
+	"os"
+	"path/filepath"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/colorprofile"
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/mneme-dev/mneme/internal/ollama"
-	"github.com/mneme-dev/mneme/memory/index"
+	"github.com/mneme-dev/mneme/memory"
 )
 
 // component drives an overlay the way the root model would: it calls
 // Update, queues the returned commands and runs them one at a time on
 // request. A message the overlay owns is fed back to it; any other
-// (OpenTurnMsg, CloseOverlayMsg, ...) is for the root and is collected.
+// (panel.OpenTurnMsg, panel.CloseOverlayMsg, ...) is for the root and is collected.
 type component[T any] struct {
 	t      *testing.T
 	m      T
@@ -196,33 +204,103 @@ func must[T any](t *testing.T) func(T, error) T {
 	}
 }
 
-// TestOverlaysRestyleKeepState checks that a change of background keeps
-// what the overlays hold.
-func TestOverlaysRestyleKeepState(t *testing.T) {
-	light := NewStyles(false)
-	clock := newTestClock()
-	f := &fakeSearcher{results: map[string][]index.SearchResult{"channel": sampleResults(clock.Now())}}
-	s := newSearch(t, f, clock, 80, 24)
-	s.typeText("channel")
-	s.runAll()
-	s.m.Restyle(&light)
-	if s.m.Query() != "channel" || len(s.m.Results()) != 3 {
-		t.Fatalf("search after restyle: %q, %d results", s.m.Query(), len(s.m.Results()))
-	}
-	requireShows(t, s.m.View(), "Goroutines and channels")
+const (
+	testUser = "alice"
+	// maxSteps bounds the commands a harness runs in one runUntil.
+	maxSteps = 500
+	// cmdTimeout is a watchdog: a command blocking this long is a bug.
+	cmdTimeout = 10 * time.Second
+)
 
-	b := newBrowser(t, staticNotes{sampleNotes(clock.Now())}, nil, clock, 80, 24)
-	b.send(keyRune('e'))
-	b.m.Restyle(&light)
-	requireShows(t, b.m.View(), "Edit note", "Is allergic to peanuts.")
+// Keys as the terminal reports them.
+var (
+	keyEnter = tea.KeyPressMsg{Code: tea.KeyEnter}
+	keyEsc   = tea.KeyPressMsg{Code: tea.KeyEscape}
+	keyPgUp  = tea.KeyPressMsg{Code: tea.KeyPgUp}
+)
 
-	mgr := newFakeModels(chatModel)
-	p := newPicker(t, mgr, clock, "", "", 80, 24)
-	startPull(t, p, ollama.DefaultEmbedModel)
-	p.m.Restyle(&light)
-	if !p.m.Pulling() {
-		t.Fatal("restyle stopped the pull")
+// runCmd runs a command, failing the test if it blocks.
+func runCmd(t *testing.T, cmd tea.Cmd) tea.Msg {
+	t.Helper()
+	done := make(chan tea.Msg, 1)
+	go func() { done <- cmd() }()
+	select {
+	case msg := <-done:
+		return msg
+	case <-time.After(cmdTimeout):
+		t.Fatalf("a command blocked for %v", cmdTimeout)
+		return nil
 	}
-	p.send(keyEsc)
-	mgr.waitReturned(t)
+}
+
+// cmdSlice unpacks the unexported message of tea.Sequence.
+func cmdSlice(msg tea.Msg) ([]tea.Cmd, bool) {
+	v := reflect.ValueOf(msg)
+	if v.Kind() != reflect.Slice || v.Type().Elem() != reflect.TypeFor[tea.Cmd]() {
+		return nil, false
+	}
+	out := make([]tea.Cmd, v.Len())
+	for i := range out {
+		out[i] = v.Index(i).Interface().(tea.Cmd)
+	}
+	return out, true
+}
+
+func visibleWidth(s string) int {
+	w := 0
+	for _, l := range strings.Split(s, "\n") {
+		w = max(w, lipgloss.Width(l))
+	}
+	return w
+}
+
+// goldenDir is the chat's one directory of golden files.
+const goldenDir = "../testdata"
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata")
+
+// requireGolden compares got, downsampled to a colourless terminal (bold,
+// italics and the like stay, colours go), with <goldenDir>/<name>.golden.
+func requireGolden(t *testing.T, name, got string) {
+	t.Helper()
+	var b strings.Builder
+	w := colorprofile.Writer{Forward: &b, Profile: colorprofile.ASCII}
+	if _, err := w.WriteString(got); err != nil {
+		t.Fatal(err)
+	}
+	got = b.String()
+	path := filepath.Join(goldenDir, name+".golden")
+	if *update {
+		if err := os.MkdirAll(goldenDir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if got != string(want) {
+		t.Errorf("%s differs from %s (run go test -update after checking the change)\ngot:\n%s\nwant:\n%s",
+			name, path, got, want)
+	}
+}
+
+func keyRune(r rune) tea.KeyPressMsg { return tea.KeyPressMsg{Code: r, Text: string(r)} }
+
+var (
+	keyDown = tea.KeyPressMsg{Code: tea.KeyDown}
+	keyUp   = tea.KeyPressMsg{Code: tea.KeyUp}
+)
+
+func openStore(t *testing.T) *memory.Store {
+	t.Helper()
+	s, err := memory.Open(context.Background(), filepath.Join(t.TempDir(), "mneme.db"))
+	if err != nil {
+		t.Fatalf("open store: %v", err)
+	}
+	t.Cleanup(func() { _ = s.Close() })
+	return s
 }

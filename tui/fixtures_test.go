@@ -1,0 +1,213 @@
+package tui
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/mneme-dev/mneme/internal/ollama"
+	"github.com/mneme-dev/mneme/memory"
+	"github.com/mneme-dev/mneme/memory/index"
+)
+
+// Fixtures the root's tests share with the panels' (tui/sidebar, tui/notes,
+// tui/picker hold the originals, beside their code).
+
+var (
+	keyCtrlS = tea.KeyPressMsg{Code: 's', Mod: tea.ModCtrl}
+)
+
+func keyRune(r rune) tea.KeyPressMsg { return tea.KeyPressMsg{Code: r, Text: string(r)} }
+
+func must[T any](t *testing.T) func(T, error) T {
+	return func(v T, err error) T {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+}
+
+// sidebarNow is the fixed "now" of the sidebar tests.
+var sidebarNow = time.Date(2026, 3, 10, 12, 0, 0, 0, time.UTC)
+
+// sampleConversations are a user's conversations, newest first.
+func sampleConversations() []memory.Conversation {
+	at := func(d time.Duration) time.Time { return sidebarNow.Add(-d) }
+	return []memory.Conversation{
+		{ID: "c1", Title: "Goroutines and channels", Updated: at(30 * time.Second)},
+		{ID: "c2", Title: "Planning the Lisbon trip in spring", Updated: at(5 * time.Minute)},
+		{ID: "c3", Title: "", Updated: at(3 * time.Hour)},
+		{ID: "c4", Title: "Sourdough starter", Updated: at(50 * time.Hour), Archived: true},
+		{ID: "c5", Title: "Tax return checklist", Updated: at(20 * 24 * time.Hour)},
+		{ID: "c6", Title: "Old notes on Rust lifetimes", Updated: sidebarNow.AddDate(-1, 0, 0)},
+	}
+}
+
+// fakeConversations records the changes asked of it.
+type fakeConversations struct {
+	mu    sync.Mutex
+	list  []memory.Conversation
+	calls []string
+	fail  error
+}
+
+func (f *fakeConversations) ListConversations(_ context.Context, _ string, _ memory.ListOptions) ([]memory.Conversation, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]memory.Conversation(nil), f.list...), nil
+}
+
+func (f *fakeConversations) record(s string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.calls = append(f.calls, s)
+	return f.fail
+}
+
+func (f *fakeConversations) RenameConversation(_ context.Context, _, id, title string) error {
+	return f.record("rename " + id + " " + title)
+}
+
+func (f *fakeConversations) SetArchived(_ context.Context, _, id string, archived bool) error {
+	return f.record(fmt.Sprintf("archive %s %v", id, archived))
+}
+
+func (f *fakeConversations) DeleteConversation(_ context.Context, _, id string) error {
+	return f.record("delete " + id)
+}
+
+func (f *fakeConversations) recorded() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]string(nil), f.calls...)
+}
+
+// memoryFixture is a real store and index with notes saved from a
+// conversation and one added outside.
+type memoryFixture struct {
+	store *memory.Store
+	ix    *index.Index
+	conv  memory.Conversation
+	cat   memory.Note // saved at turn 2 of conv
+	tea   memory.Note // added outside a conversation
+}
+
+func newMemoryFixture(t *testing.T) memoryFixture {
+	t.Helper()
+	ctx := context.Background()
+	store := openStore(t)
+	conv := must[memory.Conversation](t)(store.CreateConversation(ctx, testUser, "About my pets"))
+	ix, err := index.OpenIndex(ctx, store, filepath.Join(t.TempDir(), "index"), index.IndexOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ix.Close() })
+	f := memoryFixture{store: store, ix: ix, conv: conv}
+	f.cat = must[memory.Note](t)(ix.SaveNote(ctx, testUser, "The user's cat is called Tom.", memory.NoteSource{ConversationID: conv.ID, TurnNumber: 2}))
+	f.tea = must[memory.Note](t)(ix.SaveNote(ctx, testUser, "Prefers green tea to coffee.", memory.NoteSource{}))
+	return f
+}
+
+// fakeModels is a ModelManager whose pulls are driven by the test: each
+// value sent on feed is reported as progress; a value on finish ends the
+// pull with that error (nil installs the model). A pull that is cancelled
+// reports its context's error on returned.
+type fakeModels struct {
+	mu        sync.Mutex
+	installed []ollama.ModelInfo
+	registry  map[string]ollama.ModelInfo
+	pulls     []string
+
+	feed     chan ollama.PullProgress
+	finish   chan error
+	returned chan error
+}
+
+func newFakeModels(installed ...ollama.ModelInfo) *fakeModels {
+	return &fakeModels{
+		installed: installed,
+		registry: map[string]ollama.ModelInfo{
+			"llama3.2":         {Name: "llama3.2:latest", Size: 2_019_393_189, Capabilities: []string{"completion", "tools"}},
+			"nomic-embed-text": {Name: "nomic-embed-text:latest", Size: 274_302_450, Capabilities: []string{"embedding"}},
+		},
+		feed:     make(chan ollama.PullProgress),
+		finish:   make(chan error),
+		returned: make(chan error, 4),
+	}
+}
+
+func (f *fakeModels) List(context.Context) ([]ollama.ModelInfo, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Clone(f.installed), nil
+}
+
+func (f *fakeModels) Pull(ctx context.Context, name string, progress func(ollama.PullProgress)) error {
+	f.mu.Lock()
+	f.pulls = append(f.pulls, name)
+	f.mu.Unlock()
+	for {
+		select {
+		case p := <-f.feed:
+			progress(p)
+		case err := <-f.finish:
+			if err == nil {
+				f.mu.Lock()
+				f.installed = append(f.installed, f.registry[name])
+				f.mu.Unlock()
+			}
+			f.returned <- err
+			return err
+		case <-ctx.Done():
+			f.returned <- ctx.Err()
+			return ctx.Err()
+		}
+	}
+}
+
+// send hands the running pull one progress report.
+func (f *fakeModels) send(t *testing.T, p ollama.PullProgress) {
+	t.Helper()
+	select {
+	case f.feed <- p:
+	case <-time.After(cmdTimeout):
+		t.Fatal("no pull is reading progress")
+	}
+}
+
+func (f *fakeModels) end(t *testing.T, err error) {
+	t.Helper()
+	select {
+	case f.finish <- err:
+	case <-time.After(cmdTimeout):
+		t.Fatal("no pull to end")
+	}
+}
+
+func (f *fakeModels) waitReturned(t *testing.T) error {
+	t.Helper()
+	select {
+	case err := <-f.returned:
+		return err
+	case <-time.After(cmdTimeout):
+		t.Fatal("the pull did not return")
+		return nil
+	}
+}
+
+var (
+	chatModel  = ollama.ModelInfo{Name: "qwen2.5:7b", Size: 4_683_087_332, Capabilities: []string{"completion", "tools"}, ContextLength: 32768}
+	tinyModel  = ollama.ModelInfo{Name: "stories260k:latest", Size: 1_185_376, Capabilities: []string{"completion"}}
+	embedModel = ollama.ModelInfo{Name: "nomic-embed-text:latest", Size: 274_302_450, Capabilities: []string{"embedding"}}
+)
+
+func plain(view string) string { return ansi.Strip(view) }

@@ -1,0 +1,54 @@
+package notes
+
+import "charm.land/bubbles/v2/key"
+
+// MemoryKeyMap is the memory browser's bindings. It implements help.KeyMap.
+type MemoryKeyMap struct {
+	Up       key.Binding
+	Down     key.Binding
+	PageUp   key.Binding
+	PageDown key.Binding
+	Filter   key.Binding // focus the search box
+	View     key.Binding // show the whole note and its provenance
+	OpenTurn key.Binding // jump to the turn the note was saved in
+	Edit     key.Binding // edit inline
+	Editor   key.Binding // edit in $EDITOR
+	Delete   key.Binding
+	Undo     key.Binding // bring back the last note deleted since the browser opened
+	Save     key.Binding // save the inline edit
+	Back     key.Binding // leave the edit, the note, the search box, or the browser
+}
+
+// DefaultMemoryKeyMap returns the memory browser's default bindings.
+func DefaultMemoryKeyMap() MemoryKeyMap {
+	return MemoryKeyMap{
+		Up:       key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/↓", "move")),
+		Down:     key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓", "next")),
+		PageUp:   key.NewBinding(key.WithKeys("pgup"), key.WithHelp("pgup/pgdn", "page")),
+		PageDown: key.NewBinding(key.WithKeys("pgdown"), key.WithHelp("pgdn", "next page")),
+		Filter:   key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "search")),
+		View:     key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "view")),
+		OpenTurn: key.NewBinding(key.WithKeys("o"), key.WithHelp("o", "open turn")),
+		Edit:     key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "edit")),
+		Editor:   key.NewBinding(key.WithKeys("E", "ctrl+e"), key.WithHelp("E", "$EDITOR")),
+		Delete:   key.NewBinding(key.WithKeys("d", "delete"), key.WithHelp("d", "delete")),
+		Undo:     key.NewBinding(key.WithKeys("u", "ctrl+z"), key.WithHelp("u", "undo delete")),
+		Save:     key.NewBinding(key.WithKeys("ctrl+s"), key.WithHelp("ctrl+s", "save")),
+		Back:     key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back")),
+	}
+}
+
+// ShortHelp is the list's help line.
+func (k MemoryKeyMap) ShortHelp() []key.Binding {
+	return []key.Binding{k.Up, k.View, k.Filter, k.Edit, k.Delete, k.Undo, k.OpenTurn, k.Editor, k.Back}
+}
+
+// FullHelp lists every binding.
+func (k MemoryKeyMap) FullHelp() [][]key.Binding {
+	return [][]key.Binding{
+		{k.Up, k.Down, k.PageUp}, // PageUp's help says pgup/pgdn
+		{k.Filter, k.View, k.OpenTurn},
+		{k.Edit, k.Editor, k.Save},
+		{k.Delete, k.Undo, k.Back},
+	}
+}

@@ -1,0 +1,598 @@
+// Package notes is the memory browser: the user's notes with a search box,
+// one note with where it was saved, inline and $EDITOR edits, and deletes
+// with undo.
+package notes
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/textarea"
+	"charm.land/bubbles/v2/textinput"
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/mneme-dev/mneme/internal/sanitize"
+	"github.com/mneme-dev/mneme/memory"
+	"github.com/mneme-dev/mneme/memory/index"
+	"github.com/mneme-dev/mneme/tui/list"
+	"github.com/mneme-dev/mneme/tui/panel"
+	"github.com/mneme-dev/mneme/tui/styles"
+)
+
+// NoteStore is what the memory browser reads and writes notes with.
+// *index.Index satisfies it, and keeps the search indexes in step with
+// every change.
+type NoteStore interface {
+	ListNotes(ctx context.Context, userID string) ([]memory.Note, error)
+	SearchNotes(ctx context.Context, q index.NoteQuery) ([]index.NoteResult, error)
+	UpdateNote(ctx context.Context, userID, id, content string) (memory.Note, error)
+	DeleteNote(ctx context.Context, userID, id string) (memory.Note, error)
+	RestoreNote(ctx context.Context, userID string, n memory.Note) (memory.Note, error)
+}
+
+var (
+	_ NoteStore          = (*index.Index)(nil)
+	_ ConversationLookup = (*memory.Store)(nil)
+)
+
+// ConversationLookup finds the conversation a note was saved in, for its
+// provenance. Store (and *memory.Store) satisfies it.
+type ConversationLookup interface {
+	Conversation(ctx context.Context, userID, idOrPrefix string) (memory.Conversation, error)
+}
+
+// MemoryConfig is what the memory browser needs.
+type MemoryConfig struct {
+	Notes         NoteStore
+	Conversations ConversationLookup // nil: provenance shows no titles
+	UserID        string
+	// Context bounds every store call (the program's lifetime).
+	Context context.Context
+	// TempDir is where notes are written for $EDITOR (default os.TempDir()).
+	TempDir  string
+	Debounce time.Duration // before a search of the notes (default 150ms)
+	Now      func() time.Time
+	Tick     func(time.Duration, func(time.Time) tea.Msg) tea.Cmd
+}
+
+type memMode int
+
+const (
+	memList memMode = iota
+	memView         // one note in full
+	memEdit         // editing one note inline
+)
+
+// memOwner tags the memory browser's $EDITOR requests.
+const memOwner = "memory"
+
+// MemoryBrowser lists the user's notes, newest first, with a search box;
+// shows a note with where it was saved; edits it inline or in $EDITOR; and
+// deletes it, with undo until the browser is closed. Notes the model wrote
+// during the current answer (SetFresh) are marked.
+type MemoryBrowser struct {
+	st     styles.Panel
+	area   textarea.Styles
+	keys   MemoryKeyMap
+	clock  panel.Clock
+	notes  NoteStore
+	convs  ConversationLookup
+	userID string
+	tmp    string
+	delay  time.Duration
+	id     int64
+
+	mode      memMode
+	filter    textinput.Model
+	filtering bool // the search box has the keys
+	seq       int  // bumped by every change of the search
+	loading   bool
+	loadErr   error
+	query     string // the search the list shows ("" lists all)
+	items     []memory.Note
+	total     int // the user's notes, from the last full listing
+	list      list.Model
+	titles    map[string]string // conversation titles by id
+	fresh     map[string]bool
+
+	deleted []memory.Note // most recent last: what undo brings back
+	busy    bool          // a write is in flight
+	hint    string
+	hintErr bool
+
+	editor  textarea.Model
+	editID  string // the note being edited inline
+	viewTop int    // first row of the note's text shown in memView
+
+	width, height int
+}
+
+// Messages of the memory browser's commands.
+type (
+	notesDebounceMsg struct {
+		id  int64
+		seq int
+	}
+	notesLoadedMsg struct {
+		id     int64
+		seq    int
+		query  string
+		notes  []memory.Note
+		titles map[string]string
+		all    bool // the full listing, so its length is the total
+		err    error
+	}
+	noteWrittenMsg struct {
+		id   int64
+		op   noteOp
+		note memory.Note
+		err  error
+	}
+	noteEditedMsg struct { // text read back from $EDITOR
+		id     int64
+		noteID string
+		text   string
+		err    error
+	}
+)
+
+type noteOp int
+
+const (
+	opUpdate noteOp = iota
+	opDelete
+	opRestore
+)
+
+// NewMemoryBrowser returns a closed memory browser drawn with st.
+func NewMemoryBrowser(st *styles.Styles, cfg MemoryConfig) MemoryBrowser {
+	ost := styles.NewPanel(st)
+	b := MemoryBrowser{
+		st:     ost,
+		area:   st.Input,
+		keys:   DefaultMemoryKeyMap(),
+		clock:  panel.NewClock(cfg.Context, cfg.Now, cfg.Tick),
+		notes:  cfg.Notes,
+		convs:  cfg.Conversations,
+		userID: cfg.UserID,
+		tmp:    cfg.TempDir,
+		delay:  cfg.Debounce,
+		id:     panel.NextID(),
+		filter: panel.NewInput(ost, "/ ", "search notes"),
+		titles: map[string]string{},
+	}
+	b.list = list.New(b.listKeys())
+	if b.delay <= 0 {
+		b.delay = panel.DefaultDebounce
+	}
+	return b
+}
+
+// KeyMap returns the browser's bindings, for the full help.
+func (b MemoryBrowser) KeyMap() MemoryKeyMap { return b.keys }
+
+// SetKeyMap replaces the browser's bindings.
+func (b *MemoryBrowser) SetKeyMap(k MemoryKeyMap) {
+	b.keys = k
+	b.list.SetKeyMap(b.listKeys())
+}
+
+// listKeys are the bindings that move through the notes.
+func (b MemoryBrowser) listKeys() list.KeyMap {
+	return list.KeyMap{Up: b.keys.Up, Down: b.keys.Down, PageUp: b.keys.PageUp, PageDown: b.keys.PageDown}
+}
+
+// Restyle draws the browser with st from now on, keeping its state (an
+// edit in progress, the notes that undo can bring back).
+func (b *MemoryBrowser) Restyle(st *styles.Styles) {
+	b.st, b.area = styles.NewPanel(st), st.Input
+	b.filter.SetStyles(b.st.Input)
+	if b.mode == memEdit {
+		b.editor.SetStyles(b.area)
+	}
+}
+
+// SetClock replaces the clock and the timer (nil keeps the current one).
+func (b *MemoryBrowser) SetClock(now func() time.Time, tick func(time.Duration, func(time.Time) tea.Msg) tea.Cmd) {
+	b.clock = b.clock.With(now, tick)
+}
+
+// Notes are the notes listed.
+func (b MemoryBrowser) Notes() []memory.Note { return b.items }
+
+// InputFocused reports whether typing goes to the search box or the editor,
+// so that the root leaves printable keys alone.
+func (b MemoryBrowser) InputFocused() bool { return b.filtering || b.mode == memEdit }
+
+// SetFresh marks the notes the model wrote during the current answer.
+func (b *MemoryBrowser) SetFresh(ids map[string]bool) { b.fresh = ids }
+
+// Open shows the browser on the full list, newest first. Undo starts
+// afresh: notes deleted while it was last open stay deleted.
+func (b MemoryBrowser) Open() (MemoryBrowser, tea.Cmd) {
+	b.mode, b.filtering = memList, false
+	b.filter.Reset()
+	b.filter.Blur()
+	b.deleted, b.hint, b.hintErr, b.busy = nil, "", false, false
+	b.items, b.query = nil, ""
+	b.list.Reset()
+	b.seq++
+	return b, b.load()
+}
+
+// Refresh reloads the list with the current search, for example after the
+// model wrote notes.
+func (b MemoryBrowser) Refresh() (MemoryBrowser, tea.Cmd) {
+	b.seq++
+	return b, b.load()
+}
+
+// Wrote reports whether msg is a write of a browser's that succeeded (a
+// note saved, deleted or restored).
+func Wrote(msg tea.Msg) bool {
+	w, ok := msg.(noteWrittenMsg)
+	return ok && w.err == nil
+}
+
+// Owns reports whether msg is one of the browser's own messages, which the
+// root must pass to Update (including panel.ExternalEditDoneMsg of its editor).
+func (b MemoryBrowser) Owns(msg tea.Msg) bool {
+	switch msg := msg.(type) {
+	case notesDebounceMsg:
+		return msg.id == b.id
+	case notesLoadedMsg:
+		return msg.id == b.id
+	case noteWrittenMsg:
+		return msg.id == b.id
+	case noteEditedMsg:
+		return msg.id == b.id
+	case panel.ExternalEditDoneMsg:
+		return msg.Owner == b.owner()
+	}
+	return false
+}
+
+func (b MemoryBrowser) owner() string { return fmt.Sprintf("%s-%d", memOwner, b.id) }
+
+// SetSize sets the size the browser draws in.
+func (b *MemoryBrowser) SetSize(width, height int) {
+	b.width, b.height = width, height
+	panel.FitInput(&b.filter, width)
+	if b.mode == memEdit { // the editor exists while editing only
+		b.editor.SetWidth(max(1, width))
+		b.editor.SetHeight(b.editRows())
+	}
+	b.list.Scroll(b.listRows())
+}
+
+// Update handles keys, pastes and the results of the browser's commands.
+func (b MemoryBrowser) Update(msg tea.Msg) (MemoryBrowser, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tea.KeyPressMsg:
+		return b.handleKey(msg)
+	case tea.PasteMsg:
+		switch {
+		case b.mode == memEdit:
+			var cmd tea.Cmd
+			b.editor, cmd = b.editor.Update(msg)
+			return b, cmd
+		case b.filtering:
+			msg.Content = sanitize.Line(msg.Content)
+			return b.editFilter(msg)
+		}
+	case notesDebounceMsg:
+		if msg.id == b.id && msg.seq == b.seq {
+			return b, b.load()
+		}
+	case notesLoadedMsg:
+		b.handleLoaded(msg)
+	case noteWrittenMsg:
+		if msg.id == b.id {
+			b.handleWritten(msg)
+		}
+	case panel.ExternalEditDoneMsg:
+		if msg.Owner != b.owner() {
+			return b, nil
+		}
+		if msg.Err != nil {
+			b.setHint(msg.Err.Error(), true)
+			return b, removeFileCmd(msg.Path)
+		}
+		return b, readEditedCmd(b.id, msg.Key, msg.Path)
+	case noteEditedMsg:
+		if msg.id != b.id {
+			return b, nil
+		}
+		if msg.err != nil {
+			b.setHint(msg.err.Error(), true)
+			return b, nil
+		}
+		n, ok := b.find(msg.noteID)
+		switch {
+		case !ok:
+			b.setHint("The note is gone; the edit was not saved.", true)
+		case strings.TrimSpace(msg.text) == strings.TrimSpace(n.Content):
+			b.setHint("No change.", false)
+		default:
+			return b, b.write(opUpdate, memory.Note{ID: n.ID, Content: msg.text})
+		}
+	}
+	return b, nil
+}
+
+func (b *MemoryBrowser) handleLoaded(msg notesLoadedMsg) {
+	if msg.id != b.id || msg.seq != b.seq {
+		return // an older search
+	}
+	b.loading, b.loadErr = false, msg.err
+	if msg.err != nil {
+		return
+	}
+	for id, t := range msg.titles {
+		b.titles[id] = t
+	}
+	// Keep the selected note selected when it is still listed.
+	cur, _ := b.selected()
+	b.items, b.query = msg.notes, msg.query
+	if msg.all {
+		b.total = len(msg.notes)
+	}
+	b.list.Reset()
+	b.list.Select(max(0, b.index(cur.ID)))
+	if b.index(cur.ID) < 0 && b.mode == memView {
+		b.mode = memList
+	}
+	b.list.Scroll(b.listRows())
+}
+
+func (b *MemoryBrowser) handleWritten(msg noteWrittenMsg) {
+	b.busy = false
+	if msg.err != nil {
+		if msg.op == opRestore {
+			b.deleted = append(b.deleted, msg.note) // still deleted: undo can try again
+		}
+		b.setHint(opName(msg.op)+" failed: "+msg.err.Error(), true)
+		return
+	}
+	switch msg.op {
+	case opUpdate:
+		if i := b.index(msg.note.ID); i >= 0 {
+			b.items = slices.Clone(b.items) // earlier copies of the browser share the array
+			b.items[i] = msg.note
+		}
+		if b.mode == memEdit && b.editID == msg.note.ID {
+			b.editor.Blur()
+			b.mode, b.editID = memView, ""
+		}
+		b.setHint("Saved.", false)
+	case opDelete:
+		if i := b.index(msg.note.ID); i >= 0 {
+			b.items = append(b.items[:i:i], b.items[i+1:]...)
+		}
+		b.total = max(0, b.total-1)
+		b.deleted = append(b.deleted, msg.note)
+		b.mode = memList
+		b.list.Clamp(len(b.items), b.listRows())
+		b.setHint(fmt.Sprintf("Deleted “%s”. Press u to undo.", ansi.Truncate(sanitize.Line(msg.note.Content), 30, "…")), false)
+	case opRestore:
+		if b.index(msg.note.ID) < 0 {
+			b.items = append([]memory.Note{msg.note}, b.items...)
+		}
+		b.total++
+		b.mode = memList
+		b.list.Reset()
+		b.setHint("Restored.", false)
+	}
+}
+
+func opName(op noteOp) string {
+	switch op {
+	case opDelete:
+		return "Delete"
+	case opRestore:
+		return "Undo"
+	}
+	return "Save"
+}
+
+func (b *MemoryBrowser) setHint(s string, isErr bool) { b.hint, b.hintErr = s, isErr }
+
+func (b MemoryBrowser) index(id string) int {
+	for i, n := range b.items {
+		if n.ID == id {
+			return i
+		}
+	}
+	return -1
+}
+
+func (b MemoryBrowser) find(id string) (memory.Note, bool) {
+	if i := b.index(id); i >= 0 {
+		return b.items[i], true
+	}
+	return memory.Note{}, false
+}
+
+// selected is the note under the cursor (in memView, the note shown).
+func (b MemoryBrowser) selected() (memory.Note, bool) {
+	if i := b.list.Index(); i >= 0 && i < len(b.items) {
+		return b.items[i], true
+	}
+	return memory.Note{}, false
+}
+
+func (b MemoryBrowser) handleKey(msg tea.KeyPressMsg) (MemoryBrowser, tea.Cmd) {
+	if b.mode == memEdit {
+		return b.editKey(msg)
+	}
+	if b.filtering {
+		switch {
+		case key.Matches(msg, b.keys.Back):
+			// Esc leaves the search box and lists everything again.
+			b.filtering = false
+			b.filter.Blur()
+			if b.filter.Value() == "" {
+				return b, nil
+			}
+			b.filter.Reset()
+			b.seq++
+			return b, b.load()
+		case key.Matches(msg, b.keys.View), msg.String() == "tab":
+			b.filtering = false
+			b.filter.Blur()
+			return b, nil
+		case key.Matches(msg, b.keys.Up), key.Matches(msg, b.keys.Down):
+			if msg.Code == tea.KeyUp || msg.Code == tea.KeyDown {
+				b.moveKey(msg)
+				return b, nil
+			}
+		}
+		return b.editFilter(msg)
+	}
+	if !key.Matches(msg, b.keys.Undo) && !key.Matches(msg, b.keys.Delete) {
+		b.hint = ""
+	}
+	switch {
+	case key.Matches(msg, b.keys.Back):
+		switch {
+		case b.mode == memView:
+			b.mode = memList
+		case b.filter.Value() != "":
+			b.filter.Reset()
+			b.seq++
+			return b, b.load()
+		default:
+			return b, panel.Close
+		}
+	case key.Matches(msg, b.keys.Up, b.keys.Down, b.keys.PageUp, b.keys.PageDown):
+		b.moveKey(msg)
+	case b.mode == memList && key.Matches(msg, b.keys.Filter):
+		b.filtering = true
+		return b, b.filter.Focus()
+	case b.mode == memList && key.Matches(msg, b.keys.View):
+		if _, ok := b.selected(); ok {
+			b.mode, b.viewTop = memView, 0
+		}
+	case key.Matches(msg, b.keys.OpenTurn):
+		n, ok := b.selected()
+		switch {
+		case !ok:
+		case n.ConversationID == "":
+			b.setHint("This note was not saved in a conversation.", false)
+		default:
+			return b, panel.Emit(panel.OpenTurnMsg{ConversationID: n.ConversationID, Turn: n.TurnNumber})
+		}
+	case key.Matches(msg, b.keys.Edit):
+		if n, ok := b.selected(); ok && !b.busy {
+			return b, b.startEdit(n)
+		}
+	case key.Matches(msg, b.keys.Editor):
+		if n, ok := b.selected(); ok && !b.busy {
+			return b, writeEditFileCmd(b.id, b.owner(), b.tmp, n)
+		}
+	case key.Matches(msg, b.keys.Delete):
+		if n, ok := b.selected(); ok && !b.busy {
+			return b, b.write(opDelete, n)
+		}
+	case key.Matches(msg, b.keys.Undo):
+		if len(b.deleted) == 0 {
+			b.setHint("Nothing to undo.", false)
+			return b, nil
+		}
+		if b.busy {
+			return b, nil
+		}
+		n := b.deleted[len(b.deleted)-1]
+		b.deleted = b.deleted[:len(b.deleted)-1]
+		return b, b.write(opRestore, n)
+	}
+	return b, nil
+}
+
+func (b *MemoryBrowser) moveKey(msg tea.KeyPressMsg) {
+	if b.mode != memView {
+		b.list.Update(msg, len(b.items), b.listRows())
+		return
+	}
+	delta := 0
+	switch {
+	case key.Matches(msg, b.keys.Up):
+		delta = -1
+	case key.Matches(msg, b.keys.Down):
+		delta = 1
+	case key.Matches(msg, b.keys.PageUp):
+		delta = -max(1, b.pageRows())
+	case key.Matches(msg, b.keys.PageDown):
+		delta = max(1, b.pageRows())
+	}
+	b.viewTop = max(0, min(b.viewTop+delta, b.viewLines()-1))
+}
+
+func (b *MemoryBrowser) pageRows() int { return b.textRows() }
+
+// editFilter passes a key or paste to the search box; a changed search is
+// run after the debounce (an emptied one lists everything at once).
+func (b MemoryBrowser) editFilter(msg tea.Msg) (MemoryBrowser, tea.Cmd) {
+	before := b.filter.Value()
+	var cmd tea.Cmd
+	b.filter, cmd = b.filter.Update(msg)
+	if b.filter.Value() == before {
+		return b, cmd
+	}
+	b.seq++
+	if strings.TrimSpace(b.filter.Value()) == "" {
+		return b, tea.Batch(cmd, b.load())
+	}
+	b.loading = true
+	id, seq := b.id, b.seq
+	return b, tea.Batch(cmd, b.clock.Tick(b.delay, func(time.Time) tea.Msg { return notesDebounceMsg{id: id, seq: seq} }))
+}
+
+func (b *MemoryBrowser) startEdit(n memory.Note) tea.Cmd {
+	ta := textarea.New()
+	ta.SetStyles(b.area)
+	ta.SetVirtualCursor(false)
+	ta.ShowLineNumbers = false
+	ta.Prompt = "│ "
+	ta.CharLimit = memory.MaxNoteRunes
+	ta.KeyMap.Paste = key.NewBinding(key.WithDisabled())
+	ta.SetWidth(max(1, b.width))
+	ta.SetHeight(b.editRows())
+	ta.SetValue(n.Content)
+	b.editor, b.editID, b.mode = ta, n.ID, memEdit
+	return b.editor.Focus()
+}
+
+func (b MemoryBrowser) editKey(msg tea.KeyPressMsg) (MemoryBrowser, tea.Cmd) {
+	switch {
+	case key.Matches(msg, b.keys.Back):
+		b.editor.Blur()
+		b.mode, b.editID = memView, ""
+		b.setHint("Edit cancelled.", false)
+		return b, nil
+	case key.Matches(msg, b.keys.Save):
+		if b.busy {
+			return b, nil
+		}
+		n, ok := b.find(b.editID)
+		if !ok {
+			b.setHint("The note is gone.", true)
+			return b, nil
+		}
+		if strings.TrimSpace(b.editor.Value()) == strings.TrimSpace(n.Content) {
+			b.editor.Blur()
+			b.mode, b.editID = memView, ""
+			b.setHint("No change.", false)
+			return b, nil
+		}
+		return b, b.write(opUpdate, memory.Note{ID: n.ID, Content: b.editor.Value()})
+	}
+	var cmd tea.Cmd
+	b.editor, cmd = b.editor.Update(msg)
+	return b, cmd
+}

@@ -1,0 +1,50 @@
+package sidebar
+
+import "charm.land/bubbles/v2/key"
+
+// SidebarKeyMap is the bindings of the conversation list while it has the
+// keys. Letters are left to the filter, so actions are on control keys.
+type SidebarKeyMap struct {
+	Up           key.Binding
+	Down         key.Binding
+	Open         key.Binding
+	New          key.Binding
+	Rename       key.Binding
+	Archive      key.Binding // archive or unarchive
+	Delete       key.Binding // asks first
+	ShowArchived key.Binding
+	Back         key.Binding // clear the filter, or give the keys back to the input
+	Confirm      key.Binding // yes, delete
+	Deny         key.Binding // no, keep it
+}
+
+// DefaultSidebarKeyMap returns the sidebar's default bindings.
+func DefaultSidebarKeyMap() SidebarKeyMap {
+	return SidebarKeyMap{
+		Up:           key.NewBinding(key.WithKeys("up", "ctrl+p"), key.WithHelp("↑/↓", "choose")),
+		Down:         key.NewBinding(key.WithKeys("down"), key.WithHelp("↓", "next")),
+		Open:         key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "open")),
+		New:          key.NewBinding(key.WithKeys("ctrl+n"), key.WithHelp("ctrl+n", "new")),
+		Rename:       key.NewBinding(key.WithKeys("ctrl+r"), key.WithHelp("ctrl+r", "rename")),
+		Archive:      key.NewBinding(key.WithKeys("ctrl+a"), key.WithHelp("ctrl+a", "archive/unarchive")),
+		Delete:       key.NewBinding(key.WithKeys("ctrl+d", "delete"), key.WithHelp("ctrl+d", "delete")),
+		ShowArchived: key.NewBinding(key.WithKeys("ctrl+v"), key.WithHelp("ctrl+v", "view archived")),
+		Back:         key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back to chat")),
+		Confirm:      key.NewBinding(key.WithKeys("y", "Y"), key.WithHelp("y", "delete")),
+		Deny:         key.NewBinding(key.WithKeys("n", "N", "esc"), key.WithHelp("n", "keep")),
+	}
+}
+
+// ShortHelp is the help line while the sidebar has the keys.
+func (k SidebarKeyMap) ShortHelp() []key.Binding {
+	return []key.Binding{k.Up, k.Open, k.Back, k.New, k.Rename, k.Archive, k.Delete, k.ShowArchived}
+}
+
+// FullHelp lists every binding.
+func (k SidebarKeyMap) FullHelp() [][]key.Binding {
+	return [][]key.Binding{
+		{k.Up, k.Down, k.Open, k.Back},
+		{k.New, k.Rename, k.Archive, k.ShowArchived},
+		{k.Delete, k.Confirm, k.Deny},
+	}
+}

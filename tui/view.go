@@ -1,0 +1,190 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/mneme-dev/mneme/internal/sanitize"
+	"github.com/mneme-dev/mneme/tui/sidebar"
+)
+
+// layout sizes the components to the window: the body (the sidebar and
+// the chat column, or an open panel) above the status and help lines.
+func (m *Model) layout() {
+	if m.width <= 0 || m.height <= 0 {
+		return
+	}
+	m.help.SetWidth(m.width)
+	m.keys.Details.SetEnabled(m.transcript.hasDetails())
+	m.updateCompletion()
+	body, w := m.bodyHeight(), m.mainWidth()
+	m.sidebar.SetSize(sidebar.Width(m.width), body)
+	if m.panelSize != [2]int{m.width, body} {
+		m.panelSize = [2]int{m.width, body}
+		m.sizePanels(m.width, body)
+	}
+	m.input.setSize(w, m.height/4)
+	fixed := m.input.height() + 1 // the rule
+	if a := m.alertView(); a != "" {
+		fixed += lipgloss.Height(a)
+	}
+	if m.hint != "" {
+		fixed++
+	}
+	fixed += m.choiceHeight() + m.completionHeight()
+	m.transcript.setSize(w, body-fixed, m.now())
+}
+
+// statusRows are the status and help lines under the body.
+const statusRows = 2
+
+func (m Model) bodyHeight() int { return max(1, m.height-statusRows) }
+
+// sideBySide reports whether the sidebar is shown beside the chat.
+func (m Model) sideBySide() bool { return m.sideOpen && m.width >= sidebar.SideBySideMinWidth }
+
+// sidebarFull reports whether the sidebar takes the chat's place (a
+// narrow window, while it has the keys).
+func (m Model) sidebarFull() bool {
+	return m.sideOpen && !m.sideBySide() && m.focus == focusSidebar
+}
+
+// mainWidth is the width of the chat column.
+func (m Model) mainWidth() int {
+	if m.sideBySide() {
+		return max(1, m.width-sidebar.Width(m.width))
+	}
+	return m.width
+}
+
+// View draws the body (the key help, an open panel, or the sidebar and the
+// chat column), then the status line and the short key help.
+func (m Model) View() tea.View {
+	v := tea.View{AltScreen: true, MouseMode: tea.MouseModeCellMotion}
+	if m.width <= 0 || m.height <= 0 {
+		return v
+	}
+	body, cur := m.bodyView()
+	v.SetContent(body + "\n" + m.statusView() + "\n" + m.helpLineView())
+	v.Cursor = cur
+	return v
+}
+
+func (m Model) bodyView() (string, *tea.Cursor) {
+	switch {
+	case m.helpOpen:
+		return m.helpView.view(m.st), nil
+	case m.top() != nil:
+		return m.panelView()
+	case m.sidebarFull():
+		return m.sidebar.View(true), m.sidebar.Cursor()
+	}
+	main, cur := m.mainView()
+	if !m.sideBySide() {
+		return main, cur
+	}
+	if m.focus == focusSidebar {
+		cur = m.sidebar.Cursor()
+	} else if cur != nil {
+		cur.X += sidebar.Width(m.width)
+	}
+	return lipgloss.JoinHorizontal(lipgloss.Top, m.sidebar.View(m.focus == focusSidebar), main), cur
+}
+
+// mainView draws the chat column, top to bottom: the transcript, the
+// Ollama alert, a hint, the /switch choices, the slash command completion,
+// a rule and the input.
+func (m Model) mainView() (string, *tea.Cursor) {
+	w := m.mainWidth()
+	rows := []string{m.transcript.view()}
+	if a := m.alertView(); a != "" {
+		rows = append(rows, a)
+	}
+	if m.hint != "" {
+		rows = append(rows, m.st.Hint.Render(ansi.Truncate(oneLine(m.hint), w, "…")))
+	}
+	if c := m.choiceView(); c != "" {
+		rows = append(rows, c)
+	}
+	if c := m.completionView(); c != "" {
+		rows = append(rows, c)
+	}
+	rows = append(rows, m.st.Rule.Render(strings.Repeat("─", w)))
+	inputTop := lipgloss.Height(strings.Join(rows, "\n"))
+	rows = append(rows, m.input.view())
+	c := m.input.cursor()
+	if c != nil {
+		c.Y += inputTop
+	}
+	return strings.Join(rows, "\n"), c
+}
+
+// helpLineView is the short key help for what has the keys.
+func (m Model) helpLineView() string {
+	switch {
+	case m.helpOpen:
+		return fitHelp(m.help, []key.Binding{m.helpView.keys.Scroll, m.helpView.keys.Close, m.keys.Quit})
+	case m.top() != nil:
+		return fitHelp(m.help, []key.Binding{m.keys.Help, m.keys.Quit})
+	case m.focus == focusSidebar:
+		return fitHelp(m.help, append(m.keys.SidebarKeys.ShortHelp(), m.keys.Help, m.keys.Quit))
+	}
+	return shortHelpView(m.help, m.keys)
+}
+
+// alertView is the Ollama problem, wrapped to at most maxAlertRows rows.
+func (m Model) alertView() string {
+	if m.alert == "" || m.width <= 0 {
+		return ""
+	}
+	w := m.mainWidth()
+	lines := strings.Split(m.st.Alert.Width(w).Render("✗ "+sanitize.Text(m.alert)), "\n")
+	if len(lines) > maxAlertRows {
+		lines = lines[:maxAlertRows]
+		lines[maxAlertRows-1] = ansi.Truncate(lines[maxAlertRows-1], w-1, "") + "…"
+	}
+	return strings.Join(lines, "\n")
+}
+
+func (m Model) statusView() string {
+	s := statusInfo{
+		model:   m.probe.Model,
+		version: m.probe.Version,
+		title:   m.title,
+		spinner: m.spin.View(),
+	}
+	if m.syncStatus != nil {
+		s.sync = m.syncStatus()
+	}
+	switch m.phase {
+	case phaseProbing:
+		s.activity = "connecting"
+	case phaseCreating, phaseRunning:
+		s.activity = "generating"
+		if m.compacting {
+			s.activity = "compacting"
+		}
+	}
+	s.context, s.window = m.contextPct, m.contextWindow
+	s.memory = m.memStat
+	if m.models.Pulling() {
+		s.pull = fmt.Sprintf("pulling %d%%", int(m.models.PullPercent()*100))
+	}
+	switch {
+	case m.probing && (!m.probed || m.phase == phaseProbing): // background probes stay quiet
+		s.ollama = ollamaConnecting
+	case m.probe.Reachable:
+		s.ollama = ollamaReady
+	default:
+		s.ollama = ollamaOffline
+	}
+	if m.convID != "" && s.title == "" {
+		s.title = "untitled"
+	}
+	return renderStatus(m.st, m.width, s)
+}
