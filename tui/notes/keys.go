@@ -1,13 +1,14 @@
 package notes
 
-import "charm.land/bubbles/v2/key"
+import (
+	"charm.land/bubbles/v2/key"
+
+	"github.com/mneme-dev/mneme/tui/list"
+)
 
 // MemoryKeyMap is the memory browser's bindings. It implements help.KeyMap.
 type MemoryKeyMap struct {
-	Up       key.Binding
-	Down     key.Binding
-	PageUp   key.Binding
-	PageDown key.Binding
+	list.KeyMap
 	Filter   key.Binding // focus the search box
 	View     key.Binding // show the whole note and its provenance
 	OpenTurn key.Binding // jump to the turn the note was saved in
@@ -22,10 +23,7 @@ type MemoryKeyMap struct {
 // DefaultMemoryKeyMap returns the memory browser's default bindings.
 func DefaultMemoryKeyMap() MemoryKeyMap {
 	return MemoryKeyMap{
-		Up:       key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/↓", "move")),
-		Down:     key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓", "next")),
-		PageUp:   key.NewBinding(key.WithKeys("pgup"), key.WithHelp("pgup/pgdn", "page")),
-		PageDown: key.NewBinding(key.WithKeys("pgdown"), key.WithHelp("pgdn", "next page")),
+		KeyMap:   list.DefaultKeyMap(),
 		Filter:   key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "search")),
 		View:     key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "view")),
 		OpenTurn: key.NewBinding(key.WithKeys("o"), key.WithHelp("o", "open turn")),

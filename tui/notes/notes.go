@@ -184,7 +184,7 @@ func (b *MemoryBrowser) SetKeyMap(k MemoryKeyMap) {
 
 // listKeys are the bindings that move through the notes.
 func (b MemoryBrowser) listKeys() list.KeyMap {
-	return list.KeyMap{Up: b.keys.Up, Down: b.keys.Down, PageUp: b.keys.PageUp, PageDown: b.keys.PageDown}
+	return b.keys.KeyMap
 }
 
 // Restyle draws the browser with st from now on, keeping its state (an

@@ -1,11 +1,14 @@
 package picker
 
-import "charm.land/bubbles/v2/key"
+import (
+	"charm.land/bubbles/v2/key"
+
+	"github.com/mneme-dev/mneme/tui/list"
+)
 
 // ModelsKeyMap is the model picker's bindings. It implements help.KeyMap.
 type ModelsKeyMap struct {
-	Up      key.Binding
-	Down    key.Binding
+	list.KeyMap
 	Chat    key.Binding // use the selected model for chat
 	Embed   key.Binding // use the selected model for search embeddings
 	Pull    key.Binding // pull a model by name (the suggested default prefilled)
@@ -17,8 +20,7 @@ type ModelsKeyMap struct {
 // DefaultModelsKeyMap returns the picker's default bindings.
 func DefaultModelsKeyMap() ModelsKeyMap {
 	return ModelsKeyMap{
-		Up:      key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/↓", "move")),
-		Down:    key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓", "next")),
+		KeyMap:  list.NewKeyMap([]string{"up", "k"}, []string{"down", "j"}, "move", false),
 		Chat:    key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "use for chat")),
 		Embed:   key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "use for search")),
 		Pull:    key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "pull")),

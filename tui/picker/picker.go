@@ -142,7 +142,7 @@ func (p *ModelPicker) SetKeyMap(k ModelsKeyMap) {
 }
 
 // listKeys are the bindings that move through the models (no paging).
-func (p ModelPicker) listKeys() list.KeyMap { return list.KeyMap{Up: p.keys.Up, Down: p.keys.Down} }
+func (p ModelPicker) listKeys() list.KeyMap { return p.keys.KeyMap }
 
 // Restyle draws the picker with st from now on, keeping its state (a pull
 // in progress goes on).

@@ -1,27 +1,25 @@
 package search
 
-import "charm.land/bubbles/v2/key"
+import (
+	"charm.land/bubbles/v2/key"
+
+	"github.com/mneme-dev/mneme/tui/list"
+)
 
 // SearchKeyMap is the search overlay's bindings. It implements help.KeyMap.
 type SearchKeyMap struct {
-	Up       key.Binding
-	Down     key.Binding
-	PageUp   key.Binding
-	PageDown key.Binding
-	Open     key.Binding
-	Close    key.Binding
+	list.KeyMap
+	Open  key.Binding
+	Close key.Binding
 }
 
 // DefaultSearchKeyMap returns the search overlay's default bindings. The
 // letters are left to the query, so moving uses the arrows and ctrl+p/n.
 func DefaultSearchKeyMap() SearchKeyMap {
 	return SearchKeyMap{
-		Up:       key.NewBinding(key.WithKeys("up", "ctrl+p"), key.WithHelp("↑/↓", "move")),
-		Down:     key.NewBinding(key.WithKeys("down", "ctrl+n"), key.WithHelp("↓", "next")),
-		PageUp:   key.NewBinding(key.WithKeys("pgup"), key.WithHelp("pgup/pgdn", "page")),
-		PageDown: key.NewBinding(key.WithKeys("pgdown"), key.WithHelp("pgdn", "next page")),
-		Open:     key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "open turn")),
-		Close:    key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "close")),
+		KeyMap: list.NewKeyMap([]string{"up", "ctrl+p"}, []string{"down", "ctrl+n"}, "move", true),
+		Open:   key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "open turn")),
+		Close:  key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "close")),
 	}
 }
 

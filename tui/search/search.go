@@ -282,7 +282,7 @@ func (s *SearchOverlay) stop() {
 
 // listKeys are the bindings that move through the results.
 func (s SearchOverlay) listKeys() list.KeyMap {
-	return list.KeyMap{Up: s.keys.Up, Down: s.keys.Down, PageUp: s.keys.PageUp, PageDown: s.keys.PageDown}
+	return s.keys.KeyMap
 }
 
 // rowsPerResult is the rows a result takes: its title line and its snippet.

@@ -1,12 +1,15 @@
 package sidebar
 
-import "charm.land/bubbles/v2/key"
+import (
+	"charm.land/bubbles/v2/key"
+
+	"github.com/mneme-dev/mneme/tui/list"
+)
 
 // SidebarKeyMap is the bindings of the conversation list while it has the
 // keys. Letters are left to the filter, so actions are on control keys.
 type SidebarKeyMap struct {
-	Up           key.Binding
-	Down         key.Binding
+	list.KeyMap
 	Open         key.Binding
 	New          key.Binding
 	Rename       key.Binding
@@ -21,8 +24,7 @@ type SidebarKeyMap struct {
 // DefaultSidebarKeyMap returns the sidebar's default bindings.
 func DefaultSidebarKeyMap() SidebarKeyMap {
 	return SidebarKeyMap{
-		Up:           key.NewBinding(key.WithKeys("up", "ctrl+p"), key.WithHelp("↑/↓", "choose")),
-		Down:         key.NewBinding(key.WithKeys("down"), key.WithHelp("↓", "next")),
+		KeyMap:       list.NewKeyMap([]string{"up", "ctrl+p"}, []string{"down"}, "choose", false),
 		Open:         key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "open")),
 		New:          key.NewBinding(key.WithKeys("ctrl+n"), key.WithHelp("ctrl+n", "new")),
 		Rename:       key.NewBinding(key.WithKeys("ctrl+r"), key.WithHelp("ctrl+r", "rename")),

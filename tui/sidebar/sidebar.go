@@ -143,7 +143,7 @@ func New(ctx context.Context, st *styles.Styles, keys SidebarKeyMap, convs Conve
 		st: st, keys: keys, ctx: ctx, convs: convs, userID: userID, now: now,
 		filter: panel.NewInput(ost, "/ ", "type to filter"),
 		rename: panel.NewInput(ost, "✎ ", "new title"),
-		list:   list.New(list.KeyMap{Up: keys.Up, Down: keys.Down}),
+		list:   list.New(keys.KeyMap),
 	}
 	return s
 }
