@@ -64,6 +64,9 @@ func (d *device) env() []string {
 		"MNEME_DATA_DIR=" + filepath.Join(d.home, "data"),
 		"MNEME_USER=tester",
 		"OLLAMA_HOST=" + d.ollama,
+		// The model library answers where Ollama does (any HTTP answer
+		// means reachable); a test of the offline path overrides it.
+		"MNEME_OLLAMA_REGISTRY=http://" + d.ollama,
 	}, d.extra...)
 }
 

@@ -57,20 +57,38 @@ func TestTUIOllamaStopsMidAnswer(t *testing.T) {
 	}
 }
 
-// TestTUIFirstRunOfflinePull: on a first run without network, the picker
-// offers the embedding model; its pull fails. The whole error is on screen
-// (wrapped, not cut at the edge) and in the log, and one line says that
-// search uses keywords until an embedding model is installed, and how.
+// TestTUIFirstRunOnlineOffersPull: on a first run with the model library
+// reachable and no embedding model, the picker opens and offers one.
+func TestTUIFirstRunOnlineOffersPull(t *testing.T) {
+	chatOnly := fakeollama.Model{Name: fakeollama.DefaultChatModel, Capabilities: []string{"completion", "tools"}, ContextLength: 4096}
+	srv := fakeollama.New(t, fakeollama.WithModels(chatOnly))
+	d := newDevice(t, srv.Host())
+	term := startTerminal(t, 80, 24, d.env())
+	s := term.waitText("No embedding model: press p to pull nomic-embed-text.")
+	if strings.Contains(s, "Offline") {
+		t.Errorf("online, the chat says offline:\n%s", s)
+	}
+}
+
+// TestTUIFirstRunOfflinePull: on a first run without network (the model
+// library unreachable), the picker does not open on its own: one line says
+// that search uses keywords until an embedding model is installed, and how;
+// the log has why. A pull asked for anyway fails: the whole error is on
+// screen (wrapped, not cut at the edge) and in the log.
 func TestTUIFirstRunOfflinePull(t *testing.T) {
 	chatOnly := fakeollama.Model{Name: fakeollama.DefaultChatModel, Capabilities: []string{"completion", "tools"}, ContextLength: 4096}
 	srv := fakeollama.New(t, fakeollama.WithModels(chatOnly), fakeollama.WithoutRegistry())
 	d := newDevice(t, srv.Host())
+	d.extra = []string{"MNEME_OLLAMA_REGISTRY=http://" + closedPort(t)}
 	term := startTerminal(t, 80, 24, d.env())
-	term.waitText("No embedding model: press p to pull nomic-embed-text.")
-	term.keys("p")
-	term.waitText("pull › nomic-embed-text")
+	s := term.waitText("Offline: search uses keywords until an embedding model is installed.")
+	term.waitIdle()
+	if s := term.screen(); strings.Contains(s, "press p to pull") || strings.Count(s, "Offline") != 1 {
+		t.Fatalf("offline, the picker opened on its own, or the line is not shown once:\n%s", s)
+	}
+	term.typeText("/model pull nomic-embed-text")
 	term.keys("Enter")
-	s := term.waitText("Search uses keywords until an embedding model is installed")
+	s = term.waitText("Search uses keywords until an embedding model is installed:")
 	full := `pull model manifest: Get "https://registry.ollama.ai/v2/library/nomic-embed-text/manifests/latest": ` +
 		`dial tcp: lookup registry.ollama.ai on 127.0.0.53:53: server misbehaving`
 	squeeze := func(s string) string { return strings.Join(strings.Fields(s), "") }
@@ -88,6 +106,9 @@ func TestTUIFirstRunOfflinePull(t *testing.T) {
 	log, err := os.ReadFile(filepath.Join(d.home, "data", "mneme.log"))
 	if err != nil {
 		t.Fatal(err)
+	}
+	if !strings.Contains(string(log), "the model library is unreachable") {
+		t.Errorf("the log does not say why no download was offered:\n%s", log)
 	}
 	if !strings.Contains(string(log), "registry.ollama.ai/v2/library/nomic-embed-text/manifests/latest") ||
 		!strings.Contains(string(log), "server misbehaving") {

@@ -137,8 +137,13 @@ func (a *App) runChat(ctx context.Context, args []string) error {
 			if st.Embed.Name != "" {
 				ix.SetEmbedding(s.client, index.EmbedModel{Name: st.Embed.Name, ContextLength: st.Embed.ContextLength})
 			}
-			return tui.Probe{Host: st.Host, Reachable: st.Reachable, Version: st.Version, Model: st.Model,
+			p := tui.Probe{Host: st.Host, Reachable: st.Reachable, Version: st.Version, Model: st.Model,
 				EmbedModel: st.Embed.Name, Err: st.Err}
+			// Only when the picker would offer a download: can it work?
+			if st.Reachable && (st.Model == "" || (st.Embed.Name == "" && !s.cfg.ConfigFileFound)) {
+				p.Offline = registryUnreachable(ctx, s.cfg.OllamaRegistry, s.host)
+			}
+			return p
 		},
 		NewRunner: func(model string) tui.Runner {
 			return indexingRunner{agent: s.newAgent(model, ix, probed.toolsSupported(model)), index: ix}

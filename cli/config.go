@@ -30,6 +30,10 @@ type Config struct {
 	SystemPrompt string `toml:"system_prompt"`
 	LogLevel     string `toml:"log_level"`
 	EmbedModel   string `toml:"embed_model"`
+	// OllamaRegistry is where Ollama downloads models from: when it cannot
+	// be reached, the chat does not offer downloads that cannot work.
+	// "off" skips the check.
+	OllamaRegistry string `toml:"ollama_registry"`
 	// Hybrid search: reciprocal rank fusion constant and ranking weights.
 	RRFK          int     `toml:"rrf_k"`
 	KeywordWeight float64 `toml:"keyword_weight"`
@@ -68,9 +72,13 @@ const (
 	envLogLevel = "MNEME_LOG_LEVEL"
 	envOllama   = "OLLAMA_HOST"
 	envEmbed    = "MNEME_EMBED_MODEL"
+	envRegistry = "MNEME_OLLAMA_REGISTRY"
 )
 
 const defaultOllama = "http://127.0.0.1:11434"
+
+// defaultRegistry is the Ollama library, where `ollama pull NAME` fetches.
+const defaultRegistry = "https://registry.ollama.ai"
 
 // commonFlags are the flags every command takes.
 type commonFlags struct {
@@ -121,6 +129,10 @@ func loadConfig(flags commonFlags, getenv func(string) string) (Config, error) {
 	cfg.Ollama = first(flags.ollama, getenv(envOllama), cfg.Ollama, defaultOllama)
 	cfg.EmbedModel = first(flags.embedModel, getenv(envEmbed), cfg.EmbedModel)
 	cfg.LogLevel = first(getenv(envLogLevel), cfg.LogLevel, "info")
+	cfg.OllamaRegistry = first(getenv(envRegistry), cfg.OllamaRegistry, defaultRegistry)
+	if err := checkRegistry(cfg.OllamaRegistry); err != nil {
+		return cfg, fmt.Errorf("ollama_registry (config %s or %s) = %q: %w", cfg.ConfigFile, envRegistry, cfg.OllamaRegistry, err)
+	}
 	where := fmt.Sprintf("config %s: max_steps = %d", cfg.ConfigFile, cfg.MaxSteps)
 	if v := getenv(envMaxSteps); v != "" {
 		i, err := strconv.Atoi(v)

@@ -2,9 +2,14 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"log"
+	"net"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -190,5 +195,65 @@ func TestConfigRangesAreCheckedTheSameEverywhere(t *testing.T) {
 	}
 	if cfg, err := loadConfig(commonFlags{configFile: file}, envMap(map[string]string{"HOME": dir})); err != nil || cfg.MaxSteps != 50 {
 		t.Fatalf("in-range values: %+v %v", cfg.MaxSteps, err)
+	}
+}
+
+// TestOllamaRegistryConfig: ollama_registry is checked the same from the
+// file and from MNEME_OLLAMA_REGISTRY; the environment wins; "off" is
+// accepted.
+func TestOllamaRegistryConfig(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "config.toml")
+	load := func(fileValue, env string) (Config, error) {
+		t.Helper()
+		body := ""
+		if fileValue != "" {
+			body = "ollama_registry = " + strconv.Quote(fileValue) + "\n"
+		}
+		if err := os.WriteFile(file, []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return loadConfig(commonFlags{configFile: file}, envMap(map[string]string{"HOME": dir, envRegistry: env}))
+	}
+	if cfg, err := load("", ""); err != nil || cfg.OllamaRegistry != defaultRegistry {
+		t.Fatalf("default: %q %v", cfg.OllamaRegistry, err)
+	}
+	if cfg, err := load("https://mirror.example", "off"); err != nil || cfg.OllamaRegistry != "off" {
+		t.Fatalf("the environment does not win: %q %v", cfg.OllamaRegistry, err)
+	}
+	for _, bad := range []string{"ftp://x", "registry.ollama.ai", "http://"} {
+		if _, err := load(bad, ""); !errors.Is(err, ErrConfigValue) || !strings.Contains(err.Error(), bad) {
+			t.Errorf("file %q: err = %v", bad, err)
+		}
+		if _, err := load("", bad); !errors.Is(err, ErrConfigValue) || !strings.Contains(err.Error(), bad) {
+			t.Errorf("env %q: err = %v", bad, err)
+		}
+	}
+}
+
+// TestRegistryCheckOnlySpeaksForThisMachine: the model library is checked
+// for an Ollama on this machine only; an answer of any status means
+// reachable, a closed port does not.
+func TestRegistryCheckOnlySpeaksForThisMachine(t *testing.T) {
+	srv := httptest.NewServer(http.NotFoundHandler())
+	defer srv.Close()
+	ctx := context.Background()
+	if err := registryUnreachable(ctx, srv.URL, "http://127.0.0.1:11434"); err != nil {
+		t.Errorf("a registry that answers 404 is unreachable: %v", err)
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := "http://" + l.Addr().String()
+	l.Close()
+	if err := registryUnreachable(ctx, closed, "http://localhost:11434"); err == nil {
+		t.Error("a closed port counts as reachable")
+	}
+	if err := registryUnreachable(ctx, closed, "http://gpu-box.lan:11434"); err != nil {
+		t.Errorf("the check speaks for another machine's Ollama: %v", err)
+	}
+	if err := registryUnreachable(ctx, registryOff, "http://127.0.0.1:11434"); err != nil {
+		t.Errorf("off still checks: %v", err)
 	}
 }

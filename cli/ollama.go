@@ -5,6 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/http"
+	"net/url"
+	"strings"
 	"time"
 
 	"github.com/ollama/ollama/api"
@@ -98,4 +101,58 @@ func chooseModel(models []ollama.ModelInfo, configured, host string) (name, why 
 		}
 	}
 	return "", "", fmt.Errorf("%w installed in Ollama at %s: run `ollama pull llama3.2`", agent.ErrNoModel, host)
+}
+
+// registryOff in ollama_registry skips the check of the model library.
+const registryOff = "off"
+
+// registryTimeout bounds the check of the model library.
+const registryTimeout = 2500 * time.Millisecond
+
+// checkRegistry validates ollama_registry: "off", or an http(s) URL.
+func checkRegistry(s string) error {
+	if s == registryOff {
+		return nil
+	}
+	u, err := url.Parse(s)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("%w: want an http(s) URL, or %q", ErrConfigValue, registryOff)
+	}
+	return nil
+}
+
+// registryUnreachable checks whether the model library answers at all
+// (any HTTP status will do). It only speaks for an Ollama on this machine,
+// which shares its network: for another host, or with the check off, it
+// returns nil.
+func registryUnreachable(ctx context.Context, registry, ollamaHost string) error {
+	if registry == registryOff || !isLoopback(ollamaHost) {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, registryTimeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodHead, strings.TrimRight(registry, "/")+"/v2/", nil)
+	if err != nil {
+		return err
+	}
+	resp, err := (&http.Client{Transport: &http.Transport{Proxy: http.ProxyFromEnvironment, DialContext: dialer.DialContext}}).Do(req)
+	if err != nil {
+		return err
+	}
+	resp.Body.Close()
+	return nil
+}
+
+// isLoopback reports whether an Ollama address is on this machine.
+func isLoopback(host string) bool {
+	u, err := url.Parse(host)
+	if err != nil {
+		return false
+	}
+	h := u.Hostname()
+	if h == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(h)
+	return ip != nil && (ip.IsLoopback() || ip.IsUnspecified())
 }

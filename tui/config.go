@@ -46,6 +46,10 @@ type Probe struct {
 	// Ollama at http://127.0.0.1:11434: is it running? Start it with
 	// `ollama serve`".
 	Err error
+	// Offline, when a model is missing, is why none can be downloaded now
+	// (Ollama's model library is unreachable); the chat then says so in one
+	// line instead of offering a pull that cannot work.
+	Offline error
 }
 
 // Ready reports whether prompts can be sent.

@@ -12,6 +12,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/mneme-dev/mneme/internal/ollama"
 	"github.com/mneme-dev/mneme/memory"
 	"github.com/mneme-dev/mneme/tui/panel"
 	"github.com/mneme-dev/mneme/tui/picker"
@@ -268,6 +269,8 @@ func (m *Model) handleModelsSaved(msg modelsSavedMsg) tea.Cmd {
 
 // offerModels opens the model picker once when Ollama has no chat model,
 // or, on a first run, no embedding model: the picker offers to pull one.
+// Offline (the model library is unreachable), a pull cannot work: one line
+// says what that means and how to fix it later, and the picker stays shut.
 func (m *Model) offerModels(p Probe) tea.Cmd {
 	if m.offered || !p.Reachable || m.cfg.Models == nil || m.top() != nil {
 		return nil
@@ -276,7 +279,24 @@ func (m *Model) offerModels(p Probe) tea.Cmd {
 		return nil
 	}
 	m.offered = true
+	if p.Offline != nil {
+		m.log.Warn("the model library is unreachable; not offering downloads", "err", p.Offline)
+		m.transcript.addNotice(offlineNotice(p))
+		m.transcript.refresh(m.now(), true)
+		return nil
+	}
 	return m.openModels("")
+}
+
+// offlineNotice says, when models cannot be downloaded, what works without
+// the missing one and how to install it once online.
+func offlineNotice(p Probe) string {
+	if p.Model == "" {
+		return fmt.Sprintf("Offline: no chat model is installed, and Ollama's model library cannot be reached. "+
+			"Once online, run `ollama pull %s`, or /model pull %s here.", ollama.DefaultChatModel, ollama.DefaultChatModel)
+	}
+	return fmt.Sprintf("Offline: search uses keywords until an embedding model is installed. "+
+		"Once online, run `ollama pull %s`, or /model pull %s here.", ollama.DefaultEmbedModel, ollama.DefaultEmbedModel)
 }
 
 // setTheme switches the styles to a light or a dark background, as the
