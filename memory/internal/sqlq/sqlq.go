@@ -2,7 +2,10 @@
 // to build SQL: IN lists and quoted names.
 package sqlq
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // MaxParams keeps IN lists well under SQLite's variable limit.
 const MaxParams = 500
@@ -24,3 +27,20 @@ func Ident(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"
 
 // Text quotes a string literal.
 func Text(s string) string { return `'` + strings.ReplaceAll(s, `'`, `''`) + `'` }
+
+// InChunks runs query on ids in parts of at most MaxParams (for IN lists)
+// and returns all the rows the parts return, in order.
+func InChunks[T any](ids []string, query func(part []string) ([]T, error)) ([]T, error) {
+	var out []T
+	for part := range slices.Chunk(ids, MaxParams) {
+		rows, err := query(part)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, rows...)
+	}
+	return out, nil
+}
+
+// In is "IN (?,…)" for n values.
+func In(n int) string { return "IN (" + Placeholders(n) + ")" }
