@@ -3,6 +3,7 @@
 package sqlq
 
 import (
+	"database/sql"
 	"slices"
 	"strings"
 )
@@ -44,3 +45,22 @@ func InChunks[T any](ids []string, query func(part []string) ([]T, error)) ([]T,
 
 // In is "IN (?,…)" for n values.
 func In(n int) string { return "IN (" + Placeholders(n) + ")" }
+
+// ReadAll reads every row of rows as n values each, then closes rows, so
+// that the values can be written on a connection the rows were holding.
+func ReadAll(rows *sql.Rows, n int) ([][]any, error) {
+	defer rows.Close()
+	var out [][]any
+	for rows.Next() {
+		vals := make([]any, n)
+		ptrs := make([]any, n)
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		if err := rows.Scan(ptrs...); err != nil {
+			return nil, err
+		}
+		out = append(out, vals)
+	}
+	return out, rows.Err()
+}
