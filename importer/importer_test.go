@@ -238,8 +238,8 @@ func TestDetect(t *testing.T) {
 		"testdata/chatgpt.json":   ChatGPT,
 		"testdata/claude.json":    Claude,
 		"testdata/openwebui.json": OpenWebUI,
-		write("lines.jsonl", `{"conversation":"c","role":"user","content":"hi"}`+"\n"): Mneme,
-		write("bom.json", "\uFEFF\n  [{\"uuid\":\"x\",\"name\":\"n\",\"chat_messages\":[]}]"):  Claude,
+		write("lines.jsonl", `{"conversation":"c","role":"user","content":"hi"}`+"\n"):        Mneme,
+		write("bom.json", "\uFEFF\n  [{\"uuid\":\"x\",\"name\":\"n\",\"chat_messages\":[]}]"): Claude,
 		write("empty.jsonl", ""): Mneme,
 	} {
 		in, err := Open(name, "")
