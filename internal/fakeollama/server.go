@@ -74,6 +74,7 @@ type Server struct {
 	chats         [][]byte // raw bodies of chat requests, in order
 	embeds        [][]byte // raw bodies of embed requests, in order
 	pulls         []string
+	shows         []string // models asked about with /api/show, in order
 	embedFail     *failure
 	cancellations int
 	frozen        bool
