@@ -83,8 +83,8 @@ func (a *App) importExport(ctx context.Context, common commonFlags, in *importer
 // reportExport prints an export import's summary.
 func (a *App) reportExport(sum importer.Summary, took time.Duration) {
 	st := sum.Stats
-	fmt.Fprintf(a.stdout, "Imported %s new messages from %s %s conversations in %s (%s already there).\n",
-		text.Thousands(st.Imported), text.Thousands(sum.Conversations), sum.Format.Name(),
+	fmt.Fprintf(a.stdout, "Imported %s from %s in %s (%s already there).\n",
+		text.Count(st.Imported, "new message", "new messages"), text.Count(sum.Conversations, sum.Format.Name()+" conversation", sum.Format.Name()+" conversations"),
 		took.Round(time.Millisecond), text.Thousands(st.Unchanged))
 	if sk := sum.Skipped; sk.Total() > 0 {
 		var why []string
@@ -97,13 +97,13 @@ func (a *App) reportExport(sum importer.Summary, took time.Duration) {
 		add(sk.Hidden, "hidden in the conversation")
 		add(sk.Empty, "empty")
 		add(sk.Other, "with a role mneme does not keep")
-		fmt.Fprintf(a.stdout, "Skipped %s messages: %s.\n", text.Thousands(sk.Total()), strings.Join(why, ", "))
+		fmt.Fprintf(a.stdout, "Skipped %s: %s.\n", text.Count(sk.Total(), "message", "messages"), strings.Join(why, ", "))
 	}
 	if sum.Bad > 0 {
-		fmt.Fprintf(a.stderr, "mneme: import: %s conversations or messages could not be read or stored (listed above); the rest is imported\n", text.Thousands(sum.Bad))
+		fmt.Fprintf(a.stderr, "mneme: import: %s could not be read or stored (listed above); the rest is imported\n", text.Count(sum.Bad, "conversation or message", "conversations or messages"))
 	}
 	if st.Conflicts > 0 {
-		fmt.Fprintf(a.stderr, "mneme: import: %d messages had an id already imported with other content; kept the stored one\n", st.Conflicts)
+		fmt.Fprintf(a.stderr, "mneme: import: %s an id already imported with other content; kept the stored one\n", text.Count(st.Conflicts, "message had", "messages had"))
 	}
 }
 

@@ -74,3 +74,11 @@ func RelativeDate(now, t time.Time) string {
 	}
 	return t.Format("2 Jan 2006")
 }
+
+// Count writes n and the noun for it: "1 message", "2,000 messages".
+func Count(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return Thousands(n) + " " + many
+}

@@ -56,3 +56,14 @@ func TestRelativeDate(t *testing.T) {
 		t.Errorf("zero time = %q", got)
 	}
 }
+
+func TestCount(t *testing.T) {
+	for _, c := range []struct {
+		n    int
+		want string
+	}{{0, "0 messages"}, {1, "1 message"}, {2, "2 messages"}, {12345, "12,345 messages"}} {
+		if got := Count(c.n, "message", "messages"); got != c.want {
+			t.Errorf("Count(%d) = %q, want %q", c.n, got, c.want)
+		}
+	}
+}
