@@ -46,7 +46,7 @@ func TestImportChatGPTExport(t *testing.T) {
 	}
 
 	r = d.mustOK("", "import", "importer/testdata/claude.json")
-	if !strings.Contains(r.stdout, "from 1 Claude conversations") {
+	if !strings.Contains(r.stdout, "from 1 Claude conversation in") {
 		t.Fatalf("claude: %s", r.stdout)
 	}
 	if hits := d.search("blight"); len(hits) == 0 || hits[0].Title != "Tomato blight" {
