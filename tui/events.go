@@ -89,13 +89,14 @@ func (m *Model) handleLearnt(msg learntMsg) tea.Cmd {
 
 // showReceipts adds the waiting receipts to the transcript unless a run is on.
 func (m *Model) showReceipts() {
-	if m.run != nil {
+	if m.run != nil || len(m.receipts) == 0 {
 		return
 	}
 	for _, r := range m.receipts {
 		m.transcript.addNotice(r)
 	}
 	m.receipts = nil
+	m.transcript.refresh(m.now(), false)
 }
 
 // waitForChanges waits for the next change of the store; Update re-issues
