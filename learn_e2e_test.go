@@ -12,6 +12,7 @@ import (
 
 	"github.com/mneme-dev/mneme/cli"
 	"github.com/mneme-dev/mneme/internal/fakeollama"
+	"github.com/mneme-dev/mneme/internal/realollama"
 	"github.com/mneme-dev/mneme/memory"
 )
 
@@ -240,4 +241,46 @@ func TestCtrlCDuringLearningEndsAsk(t *testing.T) {
 	if notes := d.notes(); len(notes) != 0 {
 		t.Fatalf("learnt %+v", notes)
 	}
+}
+
+// TestLearningRealOllama: with a real Ollama and a real tiny model, the
+// extraction and consolidation requests, forced through their schemas,
+// run end to end. The tiny model's facts mean nothing: only the plumbing
+// is checked, and that whatever was stored is a valid learnt note.
+func TestLearningRealOllama(t *testing.T) {
+	srv := realollama.Start(t)
+	srv.CreateChatModel(t, "stories", 2048)
+	d := newDevice(t, srv.Host).learnOn()
+	d.extra = append(d.extra, "MNEME_MODEL=stories", "MNEME_NUM_CTX=2048")
+	out, r := d.askJSON("My name is Lily and I have a cat called Tom.")
+	var learned askLearnOut
+	if err := json.Unmarshal([]byte(r.stdout), &learned); err != nil {
+		t.Fatal(err)
+	}
+	log, err := os.ReadFile(d.home + "/data/mneme.log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Extraction finished, or its reply was refused as malformed (the
+	// tiny model may run out of tokens mid-JSON): either way it ran.
+	if !strings.Contains(string(log), "learnt from turn") && !strings.Contains(string(log), "malformed reply") {
+		t.Fatalf("no sign of extraction in the log:\n%s", log)
+	}
+	notes := d.notes()
+	if len(notes) != len(slices.DeleteFunc(learned.Learned, func(l struct {
+		Event  string `json:"event"`
+		NoteID string `json:"note_id"`
+		Text   string `json:"text"`
+	}) bool {
+		return l.Event != "ADD"
+	})) {
+		t.Fatalf("notes %+v, learned %+v", notes, learned.Learned)
+	}
+	for _, n := range notes {
+		if n.Source != memory.SourceExtracted || n.Confidence < 0 || n.Confidence > 1 || strings.TrimSpace(n.Content) == "" ||
+			n.ConversationID != out.ConversationID || n.TurnNumber != 1 || len(n.Tags) > memory.MaxNoteTags {
+			t.Fatalf("learnt note %+v", n)
+		}
+	}
+	t.Logf("the tiny model's notes: %+v", notes)
 }
