@@ -230,20 +230,11 @@ func (s *Store) SetArchived(ctx context.Context, userID, id string, archived boo
 // ArchivedConversations returns the ids of the user's archived
 // conversations, which search hides unless asked to include them.
 func (s *Store) ArchivedConversations(ctx context.Context, userID string) (map[string]bool, error) {
-	out := map[string]bool{}
-	rows, err := s.db.QueryContext(ctx, `SELECT id FROM conversations WHERE user_id = ? AND archived = 1`, userID)
+	out, err := s.idSet(ctx, `SELECT id FROM conversations WHERE user_id = ? AND archived = 1`, userID)
 	if err != nil {
 		return nil, fmt.Errorf("archived conversations: %w", err)
 	}
-	defer rows.Close()
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			return nil, err
-		}
-		out[id] = true
-	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // ConversationTitles maps conversation ids to their titles (any user's;

@@ -77,13 +77,8 @@ func (s *Store) TurnsNeedingEmbedding(ctx context.Context, model, before string,
 
 // CountTurnsNeedingEmbedding counts what TurnsNeedingEmbedding would return without a limit.
 func (s *Store) CountTurnsNeedingEmbedding(ctx context.Context, model string) (int, error) {
-	var n int
-	err := s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM turns t WHERE NOT EXISTS (
-		SELECT 1 FROM embeddings e WHERE e.owner_id = t.id AND e.model = ? AND e.hash = t.hash AND e.chunk = 0)`, model).Scan(&n)
-	if err != nil {
-		return 0, fmt.Errorf("count turns to embed: %w", err)
-	}
-	return n, nil
+	return s.count(ctx, "count turns to embed", `SELECT COUNT(*) FROM turns t WHERE NOT EXISTS (
+		SELECT 1 FROM embeddings e WHERE e.owner_id = t.id AND e.model = ? AND e.hash = t.hash AND e.chunk = 0)`, model)
 }
 
 // StoredVector is one embedded chunk.

@@ -342,36 +342,26 @@ func (s *Store) DeleteNote(ctx context.Context, userID, id string) (Note, error)
 
 // NotesByID returns the user's live notes with the given ids.
 func (s *Store) NotesByID(ctx context.Context, userID string, ids []string) (map[string]Note, error) {
-	out := make(map[string]Note, len(ids))
-	for start := 0; start < len(ids); start += sqlq.MaxParams {
-		part := ids[start:min(start+sqlq.MaxParams, len(ids))]
-		args := append([]any{userID}, sqlq.Args(part)...)
-		notes, err := s.queryNotes(ctx, `SELECT `+noteColumns+` FROM notes n
-			WHERE n.user_id = ? AND n.deleted_at IS NULL AND n.id IN (`+sqlq.Placeholders(len(part))+`)`, args...)
-		if err != nil {
-			return nil, fmt.Errorf("notes: %w", err)
-		}
-		for _, n := range notes {
-			out[n.ID] = n
-		}
+	notes, err := sqlq.InChunks(ids, func(part []string) ([]Note, error) {
+		return s.queryNotes(ctx, `SELECT `+noteColumns+` FROM notes n
+			WHERE n.user_id = ? AND n.deleted_at IS NULL AND n.id `+sqlq.In(len(part)), append([]any{userID}, sqlq.Args(part)...)...)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("notes: %w", err)
 	}
-	return out, nil
+	return byID(notes, func(n Note) string { return n.ID }), nil
 }
 
 // LiveNotes returns the live notes with the given ids, whoever owns them
 // (index maintenance after a sync).
 func (s *Store) LiveNotes(ctx context.Context, ids []string) ([]Note, error) {
-	var out []Note
-	for start := 0; start < len(ids); start += sqlq.MaxParams {
-		part := ids[start:min(start+sqlq.MaxParams, len(ids))]
-		notes, err := s.queryNotes(ctx, `SELECT `+noteColumns+` FROM notes n
-			WHERE n.deleted_at IS NULL AND n.id IN (`+sqlq.Placeholders(len(part))+`)`, sqlq.Args(part)...)
-		if err != nil {
-			return nil, fmt.Errorf("notes: %w", err)
-		}
-		out = append(out, notes...)
+	notes, err := sqlq.InChunks(ids, func(part []string) ([]Note, error) {
+		return s.queryNotes(ctx, `SELECT `+noteColumns+` FROM notes n WHERE n.deleted_at IS NULL AND n.id `+sqlq.In(len(part)), sqlq.Args(part)...)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("notes: %w", err)
 	}
-	return out, nil
+	return notes, nil
 }
 
 // NotesNeedingKeywordIndex returns live notes whose text is not in the keyword index yet.

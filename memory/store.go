@@ -490,3 +490,39 @@ func queryRows[T any](ctx context.Context, db *sql.DB, scan func(rowScanner) (T,
 	}
 	return out, rows.Err()
 }
+
+// byID maps rows by their id.
+func byID[T any](rows []T, id func(T) string) map[string]T {
+	out := make(map[string]T, len(rows))
+	for _, r := range rows {
+		out[id(r)] = r
+	}
+	return out
+}
+
+// idSet runs q, which selects one id column, and returns the ids as a set.
+func (s *Store) idSet(ctx context.Context, q string, args ...any) (map[string]bool, error) {
+	rows, err := s.db.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[string]bool{}
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		out[id] = true
+	}
+	return out, rows.Err()
+}
+
+// count runs q, which selects one number; what names it in an error.
+func (s *Store) count(ctx context.Context, what, q string, args ...any) (int, error) {
+	var n int
+	if err := s.db.QueryRowContext(ctx, q, args...).Scan(&n); err != nil {
+		return 0, fmt.Errorf("%s: %w", what, err)
+	}
+	return n, nil
+}

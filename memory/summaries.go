@@ -131,34 +131,26 @@ func (s *Store) Summaries(ctx context.Context, userID, conversationID string) ([
 
 // SummariesByID returns the user's summaries with the given ids.
 func (s *Store) SummariesByID(ctx context.Context, userID string, ids []string) (map[string]Summary, error) {
-	out := make(map[string]Summary, len(ids))
-	for start := 0; start < len(ids); start += sqlq.MaxParams {
-		part := ids[start:min(start+sqlq.MaxParams, len(ids))]
-		list, err := s.querySummaries(ctx, `SELECT `+summaryColumns+` FROM summaries s
-			WHERE s.user_id = ? AND s.id IN (`+sqlq.Placeholders(len(part))+`)`, append([]any{userID}, sqlq.Args(part)...)...)
-		if err != nil {
-			return nil, fmt.Errorf("summaries: %w", err)
-		}
-		for _, sum := range list {
-			out[sum.ID] = sum
-		}
+	list, err := sqlq.InChunks(ids, func(part []string) ([]Summary, error) {
+		return s.querySummaries(ctx, `SELECT `+summaryColumns+` FROM summaries s WHERE s.user_id = ? AND s.id `+sqlq.In(len(part)),
+			append([]any{userID}, sqlq.Args(part)...)...)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("summaries: %w", err)
 	}
-	return out, nil
+	return byID(list, func(sum Summary) string { return sum.ID }), nil
 }
 
 // SummariesWithIDs returns the summaries with the given ids, whoever owns
 // them (index maintenance after a sync).
 func (s *Store) SummariesWithIDs(ctx context.Context, ids []string) ([]Summary, error) {
-	var out []Summary
-	for start := 0; start < len(ids); start += sqlq.MaxParams {
-		part := ids[start:min(start+sqlq.MaxParams, len(ids))]
-		list, err := s.querySummaries(ctx, `SELECT `+summaryColumns+` FROM summaries s WHERE s.id IN (`+sqlq.Placeholders(len(part))+`)`, sqlq.Args(part)...)
-		if err != nil {
-			return nil, fmt.Errorf("summaries: %w", err)
-		}
-		out = append(out, list...)
+	list, err := sqlq.InChunks(ids, func(part []string) ([]Summary, error) {
+		return s.querySummaries(ctx, `SELECT `+summaryColumns+` FROM summaries s WHERE s.id `+sqlq.In(len(part)), sqlq.Args(part)...)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("summaries: %w", err)
 	}
-	return out, nil
+	return list, nil
 }
 
 // SummariesNeedingKeywordIndex returns summaries not in the keyword index yet.
@@ -199,13 +191,8 @@ func (s *Store) SummariesNeedingEmbedding(ctx context.Context, model string, lim
 
 // CountSummariesNeedingEmbedding counts what SummariesNeedingEmbedding would return without a limit.
 func (s *Store) CountSummariesNeedingEmbedding(ctx context.Context, model string) (int, error) {
-	var n int
-	err := s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM summaries s WHERE NOT EXISTS (
-		SELECT 1 FROM embeddings e WHERE e.owner_id = s.id AND e.model = ? AND e.hash = s.hash AND e.chunk = 0)`, model).Scan(&n)
-	if err != nil {
-		return 0, fmt.Errorf("count summaries to embed: %w", err)
-	}
-	return n, nil
+	return s.count(ctx, "count summaries to embed", `SELECT COUNT(*) FROM summaries s WHERE NOT EXISTS (
+		SELECT 1 FROM embeddings e WHERE e.owner_id = s.id AND e.model = ? AND e.hash = s.hash AND e.chunk = 0)`, model)
 }
 
 // SummaryVectors calls fn with every vector of the user's summaries under

@@ -165,38 +165,20 @@ func (s *Store) TurnIDsIn(ctx context.Context, f TurnFilter) (map[string]bool, e
 		q += ` AND created_at < ?`
 		args = append(args, f.Until.UnixMilli())
 	}
-	rows, err := s.db.QueryContext(ctx, q, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	out := map[string]bool{}
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			return nil, err
-		}
-		out[id] = true
-	}
-	return out, rows.Err()
+	return s.idSet(ctx, q, args...)
 }
 
 // TurnsByID returns the user's turns with the given ids (missing ones are skipped).
 func (s *Store) TurnsByID(ctx context.Context, userID string, ids []string) (map[string]Turn, error) {
-	out := make(map[string]Turn, len(ids))
-	for start := 0; start < len(ids); start += sqlq.MaxParams {
-		part := ids[start:min(start+sqlq.MaxParams, len(ids))]
-		args := append([]any{userID}, sqlq.Args(part)...)
+	turns, err := sqlq.InChunks(ids, func(part []string) ([]Turn, error) {
 		// "+t.user_id" keeps this a primary-key lookup (see VectorsByKey).
-		turns, err := s.queryTurns(ctx, `SELECT `+turnColumns+` FROM turns t WHERE +t.user_id = ? AND t.id IN (`+sqlq.Placeholders(len(part))+`)`, args...)
-		if err != nil {
-			return nil, fmt.Errorf("turns: %w", err)
-		}
-		for _, t := range turns {
-			out[t.ID] = t
-		}
+		return s.queryTurns(ctx, `SELECT `+turnColumns+` FROM turns t WHERE +t.user_id = ? AND t.id `+sqlq.In(len(part)),
+			append([]any{userID}, sqlq.Args(part)...)...)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("turns: %w", err)
 	}
-	return out, nil
+	return byID(turns, func(t Turn) string { return t.ID }), nil
 }
 
 // TurnsNeedingKeywordIndex returns turns whose text is not yet in the

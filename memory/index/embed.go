@@ -3,11 +3,14 @@ package index
 import (
 	"context"
 	"fmt"
+	"os"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/ollama/ollama/api"
 
+	"github.com/mneme-dev/mneme/internal/flock"
 	"github.com/mneme-dev/mneme/memory"
 	"github.com/mneme-dev/mneme/memory/vector"
 )
@@ -323,4 +326,35 @@ func summaryOwners(list []memory.Summary) []owned {
 		items[i] = owned{id: sum.ID, userID: sum.UserID, hash: sum.Hash, text: sum.Text, kind: memory.OwnerSummary}
 	}
 	return items
+}
+
+// Background embedding is done by one process at a time: two open chats
+// would otherwise both send the same pending turns to Ollama. The others
+// follow its vectors as it stores them.
+const (
+	embedLockName  = "embed.lock"
+	embedBusyRetry = 5 * time.Second
+)
+
+// backgroundEmbed embeds what is pending unless another process is doing
+// it (then it reports false and embeds nothing). Without an embedding
+// model there is nothing to do. Foreground work (Drain) does not ask: a
+// command waits for its own turns.
+func (ix *Index) backgroundEmbed(ctx context.Context) bool {
+	if !ix.embedding().enabled() {
+		return true
+	}
+	f, err := os.OpenFile(ix.embedLock, os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		ix.log.Warn("embed lock", "err", err)
+		ix.embedStep(ctx)
+		return true
+	}
+	defer f.Close()
+	if !flock.Try(f, flock.Exclusive) {
+		return false
+	}
+	defer flock.Unlock(f)
+	ix.embedStep(ctx)
+	return true
 }

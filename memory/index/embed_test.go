@@ -1,8 +1,13 @@
 package index
 
 import (
+	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/mneme-dev/mneme/internal/flock"
 )
 
 func TestChunksOverlapAndCover(t *testing.T) {
@@ -43,5 +48,47 @@ func TestChunksOverlapAndCover(t *testing.T) {
 	// A single word longer than a chunk still makes progress.
 	if got := Chunks(strings.Repeat("y", 1000)+" z", 10); len(got) != 2 {
 		t.Fatalf("giant word: %d chunks", len(got))
+	}
+}
+
+// TestOneProcessEmbedsInTheBackground: while another process embeds (it
+// holds embed.lock), an open index does not send the same turns to the
+// model; once the lock is free, it embeds them.
+func TestOneProcessEmbedsInTheBackground(t *testing.T) {
+	s := openTest(t)
+	seed(t, s)
+	dir := t.TempDir()
+	emb := &topicEmbedder{}
+	ix := openIndex(t, s, dir, emb, "m")
+	ctx := context.Background()
+	if err := ix.catchUp(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := ix.syncTurns(ctx); err != nil {
+		t.Fatal(err)
+	}
+	other, err := os.OpenFile(filepath.Join(dir, embedLockName), os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	if !flock.Try(other, flock.Exclusive) {
+		t.Fatal("the lock is taken")
+	}
+	if ix.backgroundEmbed(ctx) {
+		t.Fatal("embedded while another process holds the lock")
+	}
+	emb.Mu.Lock()
+	n := len(emb.Inputs)
+	emb.Mu.Unlock()
+	if n != 0 {
+		t.Fatalf("%d texts sent to the model while another process embeds", n)
+	}
+	flock.Unlock(other)
+	if !ix.backgroundEmbed(ctx) {
+		t.Fatal("did not embed once the lock was free")
+	}
+	if n := rowsOf(t, s, `SELECT COUNT(*) FROM embeddings WHERE kind = 'turn'`); n == 0 {
+		t.Fatal("the turns were not embedded")
 	}
 }

@@ -57,12 +57,14 @@ type IndexOptions struct {
 // hybrid searches. libSQL stays the source of truth: everything here can be
 // rebuilt from it.
 type Index struct {
-	store  *memory.Store
-	kw     *keyword.Index
-	kwDir  string
-	lease  keyword.LeaseOptions
-	fusion Fusion
-	log    *slog.Logger
+	store *memory.Store
+	kw    *keyword.Index
+	kwDir string
+	// embedLock is held by the one process that embeds in the background.
+	embedLock string
+	lease     keyword.LeaseOptions
+	fusion    Fusion
+	log       *slog.Logger
 	// progress is IndexOptions.Progress.
 	progress func(done, total int)
 
@@ -126,7 +128,7 @@ const (
 // rebuilt; the rebuild itself runs with the rest of the indexing work.
 func OpenIndex(ctx context.Context, store *memory.Store, dir string, opts IndexOptions) (*Index, error) {
 	ix := &Index{
-		store: store, kwDir: filepath.Join(dir, "keyword"), lease: opts.Lease,
+		store: store, kwDir: filepath.Join(dir, "keyword"), embedLock: filepath.Join(dir, embedLockName), lease: opts.Lease,
 		fusion: opts.Fusion.withDefaults(), log: opts.Log, wake: make(chan struct{}, 1), changes: make(chan struct{}, 1),
 		dirty: map[memory.ConversationRef]struct{}{}, vecs: map[string]*userVectors{}, progress: opts.Progress,
 	}
@@ -279,12 +281,18 @@ func (ix *Index) Run(ctx context.Context) {
 			default:
 			}
 		}
-		ix.embedStep(ctx)
+		busy := !ix.backgroundEmbed(ctx)
 		var retry <-chan time.Time
-		if ix.EmbedError() != nil {
+		switch {
+		case ix.EmbedError() != nil:
 			backoff = min(max(2*backoff, 5*time.Second), 5*time.Minute)
 			retry = time.After(backoff)
-		} else {
+		case busy:
+			// Another process embeds: its vectors arrive with its writes
+			// (followVectors). Look again later in case it stops.
+			backoff = 0
+			retry = time.After(embedBusyRetry)
+		default:
 			backoff = 0
 		}
 		var ok bool

@@ -250,21 +250,8 @@ func reuseVectors(ctx context.Context, src Store, tx memory.Execer, t memory.Tur
 	if err != nil {
 		return err
 	}
-	var found [][]any
-	for rows.Next() {
-		vals := make([]any, 9)
-		ptrs := make([]any, 9)
-		for i := range vals {
-			ptrs[i] = &vals[i]
-		}
-		if err := rows.Scan(ptrs...); err != nil {
-			rows.Close()
-			return err
-		}
-		found = append(found, vals)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
+	found, err := sqlq.ReadAll(rows, 9)
+	if err != nil {
 		return err
 	}
 	for _, v := range found {
@@ -526,21 +513,8 @@ func copyDerived(ctx context.Context, src Store, tx memory.Execer, convs map[str
 		if err != nil {
 			return err
 		}
-		var batch [][]any
-		for rows.Next() {
-			vals := make([]any, len(cols))
-			ptrs := make([]any, len(cols))
-			for i := range vals {
-				ptrs[i] = &vals[i]
-			}
-			if err := rows.Scan(ptrs...); err != nil {
-				rows.Close()
-				return err
-			}
-			batch = append(batch, vals)
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
+		batch, err := sqlq.ReadAll(rows, len(cols))
+		if err != nil {
 			return err
 		}
 		ins := `INSERT INTO ` + sqlq.Ident(table) + ` (` + strings.Join(quoted, ", ") + `) VALUES (` + sqlq.Placeholders(len(cols)) + `) ON CONFLICT DO NOTHING`

@@ -115,11 +115,11 @@ type MemoryBrowser struct {
 // Messages of the memory browser's commands.
 type (
 	notesDebounceMsg struct {
-		id  int64
+		panel.To
 		seq int
 	}
 	notesLoadedMsg struct {
-		id     int64
+		panel.To
 		seq    int
 		query  string
 		notes  []memory.Note
@@ -128,13 +128,13 @@ type (
 		err    error
 	}
 	noteWrittenMsg struct {
-		id   int64
+		panel.To
 		op   noteOp
 		note memory.Note
 		err  error
 	}
 	noteEditedMsg struct { // text read back from $EDITOR
-		id     int64
+		panel.To
 		noteID string
 		text   string
 		err    error
@@ -242,19 +242,10 @@ func Wrote(msg tea.Msg) bool {
 // Owns reports whether msg is one of the browser's own messages, which the
 // root must pass to Update (including panel.ExternalEditDoneMsg of its editor).
 func (b MemoryBrowser) Owns(msg tea.Msg) bool {
-	switch msg := msg.(type) {
-	case notesDebounceMsg:
-		return msg.id == b.id
-	case notesLoadedMsg:
-		return msg.id == b.id
-	case noteWrittenMsg:
-		return msg.id == b.id
-	case noteEditedMsg:
-		return msg.id == b.id
-	case panel.ExternalEditDoneMsg:
-		return msg.Owner == b.owner()
+	if done, ok := msg.(panel.ExternalEditDoneMsg); ok {
+		return done.Owner == b.owner()
 	}
-	return false
+	return panel.Addressed(msg, b.id)
 }
 
 func (b MemoryBrowser) owner() string { return fmt.Sprintf("%s-%d", memOwner, b.id) }
@@ -286,13 +277,13 @@ func (b MemoryBrowser) Update(msg tea.Msg) (MemoryBrowser, tea.Cmd) {
 			return b.editFilter(msg)
 		}
 	case notesDebounceMsg:
-		if msg.id == b.id && msg.seq == b.seq {
+		if msg.ID == b.id && msg.seq == b.seq {
 			return b, b.load()
 		}
 	case notesLoadedMsg:
 		b.handleLoaded(msg)
 	case noteWrittenMsg:
-		if msg.id == b.id {
+		if msg.ID == b.id {
 			b.handleWritten(msg)
 		}
 	case panel.ExternalEditDoneMsg:
@@ -305,7 +296,7 @@ func (b MemoryBrowser) Update(msg tea.Msg) (MemoryBrowser, tea.Cmd) {
 		}
 		return b, readEditedCmd(b.id, msg.Key, msg.Path)
 	case noteEditedMsg:
-		if msg.id != b.id {
+		if msg.ID != b.id {
 			return b, nil
 		}
 		if msg.err != nil {
@@ -326,7 +317,7 @@ func (b MemoryBrowser) Update(msg tea.Msg) (MemoryBrowser, tea.Cmd) {
 }
 
 func (b *MemoryBrowser) handleLoaded(msg notesLoadedMsg) {
-	if msg.id != b.id || msg.seq != b.seq {
+	if msg.ID != b.id || msg.seq != b.seq {
 		return // an older search
 	}
 	b.loading, b.loadErr = false, msg.err
@@ -550,7 +541,7 @@ func (b MemoryBrowser) editFilter(msg tea.Msg) (MemoryBrowser, tea.Cmd) {
 	}
 	b.loading = true
 	id, seq := b.id, b.seq
-	return b, tea.Batch(cmd, b.clock.Tick(b.delay, func(time.Time) tea.Msg { return notesDebounceMsg{id: id, seq: seq} }))
+	return b, tea.Batch(cmd, b.clock.Tick(b.delay, func(time.Time) tea.Msg { return notesDebounceMsg{To: panel.To{ID: id}, seq: seq} }))
 }
 
 func (b *MemoryBrowser) startEdit(n memory.Note) tea.Cmd {

@@ -21,7 +21,7 @@ func (b *MemoryBrowser) load() tea.Cmd {
 		known[k] = true
 	}
 	return func() tea.Msg {
-		msg := notesLoadedMsg{id: id, seq: seq, query: query, all: query == ""}
+		msg := notesLoadedMsg{To: panel.To{ID: id}, seq: seq, query: query, all: query == ""}
 		if store == nil {
 			msg.err = fmt.Errorf("notes are not available")
 			return msg
@@ -57,7 +57,7 @@ func (b *MemoryBrowser) write(op noteOp, n memory.Note) tea.Cmd {
 	b.busy = true
 	store, userID, ctx, id := b.notes, b.userID, b.clock.Context(), b.id
 	return func() tea.Msg {
-		msg := noteWrittenMsg{id: id, op: op, note: n}
+		msg := noteWrittenMsg{To: panel.To{ID: id}, op: op, note: n}
 		if store == nil {
 			msg.err = fmt.Errorf("notes are not available")
 			return msg
@@ -86,7 +86,7 @@ func writeEditFileCmd(id int64, owner, dir string, n memory.Note) tea.Cmd {
 	return func() tea.Msg {
 		path, err := panel.WriteEditFile(dir, "mneme-note-*.md", n.Content+"\n")
 		if err != nil {
-			return noteEditedMsg{id: id, noteID: n.ID, err: err}
+			return noteEditedMsg{To: panel.To{ID: id}, noteID: n.ID, err: err}
 		}
 		return panel.ExternalEditMsg{Owner: owner, Key: n.ID, Path: path}
 	}
@@ -95,7 +95,7 @@ func writeEditFileCmd(id int64, owner, dir string, n memory.Note) tea.Cmd {
 func readEditedCmd(id int64, noteID, path string) tea.Cmd {
 	return func() tea.Msg {
 		text, err := panel.ReadEditedFile(path)
-		return noteEditedMsg{id: id, noteID: noteID, text: text, err: err}
+		return noteEditedMsg{To: panel.To{ID: id}, noteID: noteID, text: text, err: err}
 	}
 }
 

@@ -342,3 +342,16 @@ func OffsetCursor(c *tea.Cursor, x, y int) *tea.Cursor {
 	c.Y += y
 	return c
 }
+
+// To addresses a message to one panel: a panel's messages embed it with
+// the panel's id (NextID), and Owns asks Addressed.
+type To struct{ ID int64 }
+
+// PanelID is the id of the panel the message is for.
+func (t To) PanelID() int64 { return t.ID }
+
+// Addressed reports whether msg is addressed (To) to the panel with id.
+func Addressed(msg tea.Msg, id int64) bool {
+	a, ok := msg.(interface{ PanelID() int64 })
+	return ok && a.PanelID() == id
+}

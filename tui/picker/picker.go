@@ -91,18 +91,18 @@ type ModelPicker struct {
 // Messages of the picker's commands.
 type (
 	modelsLoadedMsg struct {
-		id     int64
+		panel.To
 		seq    int
 		models []ollama.ModelInfo
 		err    error
 	}
 	pullStartedMsg struct {
-		id int64
+		panel.To
 		n  int
 		ch <-chan pullEvent
 	}
 	pullMsg struct {
-		id      int64
+		panel.To
 		n       int
 		updates []ollama.PullProgress
 		done    bool
@@ -183,15 +183,7 @@ func (p ModelPicker) StartPull(name string) (ModelPicker, tea.Cmd) {
 // Owns reports whether msg is one of the picker's own messages, which the
 // root must pass to Update.
 func (p ModelPicker) Owns(msg tea.Msg) bool {
-	switch msg := msg.(type) {
-	case modelsLoadedMsg:
-		return msg.id == p.id
-	case pullStartedMsg:
-		return msg.id == p.id
-	case pullMsg:
-		return msg.id == p.id
-	}
-	return false
+	return panel.Addressed(msg, p.id)
 }
 
 // SetSize sets the size the picker draws in.
@@ -217,13 +209,13 @@ func (p ModelPicker) Update(msg tea.Msg) (ModelPicker, tea.Cmd) {
 	case modelsLoadedMsg:
 		return p.handleLoaded(msg)
 	case pullStartedMsg:
-		if msg.id != p.id || p.pull == nil || msg.n != p.pull.n {
+		if msg.ID != p.id || p.pull == nil || msg.n != p.pull.n {
 			return p, nil // cancelled meanwhile: its goroutine sees the cancelled context
 		}
 		p.pull.ch = msg.ch
 		return p, waitPullCmd(p.id, msg.n, msg.ch)
 	case pullMsg:
-		if msg.id != p.id || p.pull == nil || msg.n != p.pull.n {
+		if msg.ID != p.id || p.pull == nil || msg.n != p.pull.n {
 			return p, nil // a cancelled pull
 		}
 		return p.handlePull(msg)
@@ -329,17 +321,17 @@ func (p *ModelPicker) listModels() tea.Cmd {
 	mgr, ctx, id, seq := p.mgr, p.clock.Context(), p.id, p.loadSeq
 	return func() tea.Msg {
 		if mgr == nil {
-			return modelsLoadedMsg{id: id, seq: seq, err: errors.New("Ollama is not configured")}
+			return modelsLoadedMsg{To: panel.To{ID: id}, seq: seq, err: errors.New("Ollama is not configured")}
 		}
 		ctx, cancel := context.WithTimeout(ctx, listTimeout)
 		defer cancel()
 		models, err := mgr.List(ctx)
-		return modelsLoadedMsg{id: id, seq: seq, models: models, err: err}
+		return modelsLoadedMsg{To: panel.To{ID: id}, seq: seq, models: models, err: err}
 	}
 }
 
 func (p ModelPicker) handleLoaded(msg modelsLoadedMsg) (ModelPicker, tea.Cmd) {
-	if msg.id != p.id || msg.seq != p.loadSeq {
+	if msg.ID != p.id || msg.seq != p.loadSeq {
 		return p, nil
 	}
 	p.loading, p.loadErr = false, msg.err

@@ -12,6 +12,7 @@ import (
 
 	"github.com/mneme-dev/mneme/internal/ollama"
 	"github.com/mneme-dev/mneme/internal/sanitize"
+	"github.com/mneme-dev/mneme/tui/panel"
 )
 
 // pullState is the pull in progress.
@@ -67,7 +68,7 @@ func (p *ModelPicker) startPull(name string) tea.Cmd {
 			case <-ctx.Done():
 			}
 		}()
-		return pullStartedMsg{id: id, n: n, ch: ch}
+		return pullStartedMsg{To: panel.To{ID: id}, n: n, ch: ch}
 	}
 }
 
@@ -75,7 +76,7 @@ func (p *ModelPicker) startPull(name string) tea.Cmd {
 // takes whatever else is already waiting.
 func waitPullCmd(id int64, n int, ch <-chan pullEvent) tea.Cmd {
 	return func() tea.Msg {
-		msg := pullMsg{id: id, n: n}
+		msg := pullMsg{To: panel.To{ID: id}, n: n}
 		ev, ok := <-ch
 		for {
 			switch {

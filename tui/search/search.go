@@ -81,11 +81,11 @@ type SearchOverlay struct {
 // Messages of the search overlay's commands.
 type (
 	searchDebounceMsg struct {
-		id  int64
+		panel.To
 		seq int
 	}
 	searchResultsMsg struct {
-		id      int64
+		panel.To
 		seq     int
 		query   string
 		results []index.SearchResult
@@ -164,13 +164,7 @@ func (s SearchOverlay) Open(query string) (SearchOverlay, tea.Cmd) {
 // Owns reports whether msg is one of the overlay's own messages (a
 // debounce tick or a search result), which the root must pass to Update.
 func (s SearchOverlay) Owns(msg tea.Msg) bool {
-	switch msg := msg.(type) {
-	case searchDebounceMsg:
-		return msg.id == s.id
-	case searchResultsMsg:
-		return msg.id == s.id
-	}
-	return false
+	return panel.Addressed(msg, s.id)
 }
 
 // SetSize sets the size the overlay draws in.
@@ -188,12 +182,12 @@ func (s SearchOverlay) Update(msg tea.Msg) (SearchOverlay, tea.Cmd) {
 		msg.Content = sanitize.Line(msg.Content)
 		return s.edit(msg)
 	case searchDebounceMsg:
-		if msg.id != s.id || msg.seq != s.seq {
+		if msg.ID != s.id || msg.seq != s.seq {
 			return s, nil // the query changed since
 		}
 		return s, s.search()
 	case searchResultsMsg:
-		if msg.id != s.id || msg.seq != s.seq {
+		if msg.ID != s.id || msg.seq != s.seq {
 			return s, nil // the results of an older query
 		}
 		s.busy, s.cancel = false, nil
@@ -249,7 +243,7 @@ func (s SearchOverlay) edit(msg tea.Msg) (SearchOverlay, tea.Cmd) {
 	s.busy = true
 	seq, id := s.seq, s.id
 	return s, tea.Batch(cmd, s.clock.Tick(s.debounce, func(time.Time) tea.Msg {
-		return searchDebounceMsg{id: id, seq: seq}
+		return searchDebounceMsg{To: panel.To{ID: id}, seq: seq}
 	}))
 }
 
@@ -264,10 +258,10 @@ func (s *SearchOverlay) search() tea.Cmd {
 	return func() tea.Msg {
 		defer cancel()
 		if searcher == nil {
-			return searchResultsMsg{id: id, seq: seq, query: query, err: fmt.Errorf("search is not available")}
+			return searchResultsMsg{To: panel.To{ID: id}, seq: seq, query: query, err: fmt.Errorf("search is not available")}
 		}
 		res, err := searcher.Search(ctx, q)
-		return searchResultsMsg{id: id, seq: seq, query: query, results: res, err: err}
+		return searchResultsMsg{To: panel.To{ID: id}, seq: seq, query: query, results: res, err: err}
 	}
 }
 

@@ -124,7 +124,7 @@ func TestSearchDropsStaleResults(t *testing.T) {
 		t.Fatalf("searches run with a cancelled context: %q, want the stale one only", f.cancelled)
 	}
 	// An older result arriving last is dropped too.
-	c.send(searchResultsMsg{id: c.m.id, seq: c.m.seq - 1, query: "chan", results: res[2:]})
+	c.send(searchResultsMsg{To: panel.To{ID: c.m.id}, seq: c.m.seq - 1, query: "chan", results: res[2:]})
 	if got := c.m.Results(); len(got) != 2 {
 		t.Fatalf("a late stale result replaced the results: %+v", got)
 	}

@@ -2,7 +2,11 @@
 // to build SQL: IN lists and quoted names.
 package sqlq
 
-import "strings"
+import (
+	"database/sql"
+	"slices"
+	"strings"
+)
 
 // MaxParams keeps IN lists well under SQLite's variable limit.
 const MaxParams = 500
@@ -24,3 +28,39 @@ func Ident(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"
 
 // Text quotes a string literal.
 func Text(s string) string { return `'` + strings.ReplaceAll(s, `'`, `''`) + `'` }
+
+// InChunks runs query on ids in parts of at most MaxParams (for IN lists)
+// and returns all the rows the parts return, in order.
+func InChunks[T any](ids []string, query func(part []string) ([]T, error)) ([]T, error) {
+	var out []T
+	for part := range slices.Chunk(ids, MaxParams) {
+		rows, err := query(part)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, rows...)
+	}
+	return out, nil
+}
+
+// In is "IN (?,…)" for n values.
+func In(n int) string { return "IN (" + Placeholders(n) + ")" }
+
+// ReadAll reads every row of rows as n values each, then closes rows, so
+// that the values can be written on a connection the rows were holding.
+func ReadAll(rows *sql.Rows, n int) ([][]any, error) {
+	defer rows.Close()
+	var out [][]any
+	for rows.Next() {
+		vals := make([]any, n)
+		ptrs := make([]any, n)
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		if err := rows.Scan(ptrs...); err != nil {
+			return nil, err
+		}
+		out = append(out, vals)
+	}
+	return out, rows.Err()
+}
