@@ -10,19 +10,21 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mneme-dev/mneme/importer"
 	"github.com/mneme-dev/mneme/internal/text"
 	"github.com/mneme-dev/mneme/memory"
 )
 
 func importCommand() command {
 	return command{names: []string{"import"}, run: (*App).runImport,
-		help: "  mneme import FILE|-                import JSON-lines messages\n"}
+		help: "  mneme import FILE|-                import ChatGPT, Claude or Open WebUI exports, or JSON-lines messages\n"}
 }
 
 func (a *App) runImport(ctx context.Context, args []string) error {
 	var common commonFlags
-	fs := a.newFlagSet("import", "mneme import [--all-users] FILE|-", &common)
+	fs := a.newFlagSet("import", "mneme import [--from chatgpt|claude|openwebui|mneme] [--all-users] FILE|-", &common)
 	allUsers := fs.Bool("all-users", false, `let lines with "user" write other users' data (an evaluation set); otherwise such lines are skipped`)
+	from := fs.String("from", "", "the export's format: chatgpt, claude, openwebui or mneme (default: told from the content)")
 	rest, err := parseArgs(fs, args)
 	if err != nil {
 		return err
@@ -30,9 +32,18 @@ func (a *App) runImport(ctx context.Context, args []string) error {
 	if len(rest) != 1 {
 		return exitError{code: 2, msg: "import: name one file, or - for stdin"}
 	}
-	var in io.Reader = a.stdin
+	export, err := a.openExport(rest[0], *from)
+	if err != nil {
+		return err
+	}
+	if export.Format != importer.Mneme {
+		defer export.Close()
+		return a.importExport(ctx, common, export)
+	}
+	var in io.Reader = export.Reader()
 	total := -1 // lines in the file; unknown for stdin
 	if rest[0] != "-" {
+		export.Close()
 		f, err := os.Open(rest[0])
 		if err != nil {
 			return fmt.Errorf("import: %w", err)
@@ -70,23 +81,30 @@ func (a *App) runImport(ctx context.Context, args []string) error {
 	if others > 0 {
 		fmt.Fprintf(a.stderr, "mneme: import: %d lines name a user other than %q and were skipped; import them as that user (--user NAME), or pass --all-users\n", others, s.cfg.User)
 	}
-	// Messages are stored; now make them searchable. Keyword search works at
-	// once; embeddings follow when a model is available.
+	return a.indexImported(ctx, s, st.Conversations, func() {
+		if st.Conflicts > 0 {
+			fmt.Fprintf(a.stderr, "mneme: import: %d lines had an id already imported with other content; kept the stored one\n", st.Conflicts)
+		}
+		fmt.Fprintf(a.stdout, "Imported %d messages into %d conversations in %s (%d unchanged, %d bad lines skipped).\n",
+			st.Imported, len(st.Conversations), time.Since(start).Round(time.Millisecond), st.Unchanged, st.Bad)
+	})
+}
+
+// indexImported makes imported conversations searchable: keyword search at
+// once, then report (the import's summary), then embeddings when a model
+// is available.
+func (a *App) indexImported(ctx context.Context, s *session, convs []memory.ConversationRef, report func()) error {
 	probe := probeOllama(ctx, s.client, s.host, s.cfg)
 	ix, err := s.openIndex(ctx, probe)
 	if err != nil {
 		return err
 	}
 	defer ix.Close()
-	ix.Notify(st.Conversations...)
+	ix.Notify(convs...)
 	if err := ix.Sync(ctx); err != nil {
 		return err
 	}
-	if st.Conflicts > 0 {
-		fmt.Fprintf(a.stderr, "mneme: import: %d lines had an id already imported with other content; kept the stored one\n", st.Conflicts)
-	}
-	fmt.Fprintf(a.stdout, "Imported %d messages into %d conversations in %s (%d unchanged, %d bad lines skipped).\n",
-		st.Imported, len(st.Conversations), time.Since(start).Round(time.Millisecond), st.Unchanged, st.Bad)
+	report()
 	defer s.syncAfterChange(ctx, ix)
 	if ix.EmbedModelName() == "" {
 		fmt.Fprintln(a.stdout, "Keyword search is ready.", probe.EmbedNote)

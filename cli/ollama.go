@@ -156,3 +156,32 @@ func isLoopback(host string) bool {
 	ip := net.ParseIP(h)
 	return ip != nil && (ip.IsLoopback() || ip.IsUnspecified())
 }
+
+// probeEmbedding is the probe of the commands that only search or write
+// notes: it finds the embedding model and nothing else, with as few calls
+// as it takes. /api/show is asked of the configured embedding model only,
+// or else of the installed models in order until one makes embeddings,
+// instead of every model as the full probe does.
+func probeEmbedding(ctx context.Context, client ollama.Lister, host string, cfg Config) ollamaState {
+	ctx, cancel := context.WithTimeout(ctx, probeTimeout)
+	defer cancel()
+	st := ollamaState{Host: host, EmbedNote: "Ollama is unreachable, so search is keyword-only for now"}
+	list, err := client.List(ctx)
+	if err != nil {
+		st.Err = agent.ExplainError(err, host, cfg.EmbedModel)
+		return st
+	}
+	st.Reachable = true
+	found := false
+	for _, m := range list.Models {
+		info := ollama.ModelInfo{Name: m.Name, Size: m.Size}
+		wanted := cfg.EmbedModel == "" || ollama.SameModel(m.Name, cfg.EmbedModel)
+		if wanted && !found {
+			info, _ = ollama.Describe(ctx, client, info) // without it: listed, not described
+			found = cfg.EmbedModel != "" || info.CanEmbed()
+		}
+		st.Models = append(st.Models, info)
+	}
+	st.Embed, st.EmbedNote = chooseEmbedModel(st.Models, cfg.EmbedModel)
+	return st
+}

@@ -132,7 +132,7 @@ func (s *session) openIndex(ctx context.Context, st ollamaState) (*index.Index, 
 // readyIndex opens the index, brings keyword search up to date, and embeds
 // pending turns for a short while so that fresh turns are found by meaning.
 func (a *App) readyIndex(ctx context.Context, s *session) (*index.Index, error) {
-	st := probeOllama(ctx, s.client, s.host, s.cfg)
+	st := probeEmbedding(ctx, s.client, s.host, s.cfg)
 	ix, err := s.openIndex(ctx, st)
 	if err != nil {
 		return nil, err
@@ -159,7 +159,7 @@ func (a *App) readyIndex(ctx context.Context, s *session) (*index.Index, error) 
 func (a *App) noteIndex(ctx context.Context, s *session, embed bool) (*index.Index, error) {
 	var st ollamaState
 	if embed {
-		st = probeOllama(ctx, s.client, s.host, s.cfg)
+		st = probeEmbedding(ctx, s.client, s.host, s.cfg)
 	}
 	return s.openIndex(ctx, st)
 }

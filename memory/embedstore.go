@@ -66,8 +66,7 @@ func (s *Store) TurnsNeedingEmbedding(ctx context.Context, model, before string,
 	if before == "" {
 		before = "\U0010FFFF" // above every id
 	}
-	turns, err := s.queryTurns(ctx, `SELECT `+turnColumns+` FROM turns t WHERE t.id < ? AND NOT EXISTS (
-		SELECT 1 FROM embeddings e WHERE e.owner_id = t.id AND e.model = ? AND e.hash = t.hash AND e.chunk = 0)
+	turns, err := s.queryTurns(ctx, `SELECT `+turnColumns+` FROM turns t WHERE t.id < ? AND `+notEmbedded("t")+`
 		ORDER BY t.id DESC LIMIT ?`, before, model, limit)
 	if err != nil {
 		return nil, fmt.Errorf("turns to embed: %w", err)
@@ -77,8 +76,7 @@ func (s *Store) TurnsNeedingEmbedding(ctx context.Context, model, before string,
 
 // CountTurnsNeedingEmbedding counts what TurnsNeedingEmbedding would return without a limit.
 func (s *Store) CountTurnsNeedingEmbedding(ctx context.Context, model string) (int, error) {
-	return s.count(ctx, "count turns to embed", `SELECT COUNT(*) FROM turns t WHERE NOT EXISTS (
-		SELECT 1 FROM embeddings e WHERE e.owner_id = t.id AND e.model = ? AND e.hash = t.hash AND e.chunk = 0)`, model)
+	return s.count(ctx, "count turns to embed", `SELECT COUNT(*) FROM turns t WHERE `+notEmbedded("t"), model)
 }
 
 // StoredVector is one embedded chunk.
@@ -185,4 +183,11 @@ func (s *Store) VectorsByKey(ctx context.Context, userID, model string, keys []V
 		}
 	}
 	return out, nil
+}
+
+// notEmbedded is the SQL condition that the row aliased alias (a turn, note
+// or summary with id and hash) has no vectors for its current text under
+// the model given as the next argument.
+func notEmbedded(alias string) string {
+	return `NOT EXISTS (SELECT 1 FROM embeddings e WHERE e.owner_id = ` + alias + `.id AND e.model = ? AND e.hash = ` + alias + `.hash AND e.chunk = 0)`
 }

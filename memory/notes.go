@@ -424,8 +424,7 @@ func (s *Store) MarkNotesKeywordRemoved(ctx context.Context, ids []string) error
 
 // NotesNeedingEmbedding returns live notes with no vectors under model for their current text.
 func (s *Store) NotesNeedingEmbedding(ctx context.Context, model string, limit int) ([]Note, error) {
-	notes, err := s.queryNotes(ctx, `SELECT `+noteColumns+` FROM notes n WHERE n.deleted_at IS NULL AND NOT EXISTS (
-		SELECT 1 FROM embeddings e WHERE e.owner_id = n.id AND e.model = ? AND e.hash = n.hash AND e.chunk = 0)
+	notes, err := s.queryNotes(ctx, `SELECT `+noteColumns+` FROM notes n WHERE n.deleted_at IS NULL AND `+notEmbedded("n")+`
 		ORDER BY n.updated_at DESC LIMIT ?`, model, limit)
 	if err != nil {
 		return nil, fmt.Errorf("notes to embed: %w", err)

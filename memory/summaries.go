@@ -180,8 +180,7 @@ func (s *Store) MarkSummariesKeywordIndexed(ctx context.Context, list []Summary)
 
 // SummariesNeedingEmbedding returns summaries with no vectors under model for their text.
 func (s *Store) SummariesNeedingEmbedding(ctx context.Context, model string, limit int) ([]Summary, error) {
-	out, err := s.querySummaries(ctx, `SELECT `+summaryColumns+` FROM summaries s WHERE NOT EXISTS (
-		SELECT 1 FROM embeddings e WHERE e.owner_id = s.id AND e.model = ? AND e.hash = s.hash AND e.chunk = 0)
+	out, err := s.querySummaries(ctx, `SELECT `+summaryColumns+` FROM summaries s WHERE `+notEmbedded("s")+`
 		ORDER BY s.created_at DESC LIMIT ?`, model, limit)
 	if err != nil {
 		return nil, fmt.Errorf("summaries to embed: %w", err)
@@ -191,8 +190,7 @@ func (s *Store) SummariesNeedingEmbedding(ctx context.Context, model string, lim
 
 // CountSummariesNeedingEmbedding counts what SummariesNeedingEmbedding would return without a limit.
 func (s *Store) CountSummariesNeedingEmbedding(ctx context.Context, model string) (int, error) {
-	return s.count(ctx, "count summaries to embed", `SELECT COUNT(*) FROM summaries s WHERE NOT EXISTS (
-		SELECT 1 FROM embeddings e WHERE e.owner_id = s.id AND e.model = ? AND e.hash = s.hash AND e.chunk = 0)`, model)
+	return s.count(ctx, "count summaries to embed", `SELECT COUNT(*) FROM summaries s WHERE `+notEmbedded("s"), model)
 }
 
 // SummaryVectors calls fn with every vector of the user's summaries under

@@ -185,6 +185,9 @@ type importMsg struct {
 	key  convKey
 	conv *importConv
 	msg  Message
+	// source is the message's id in another assistant's export
+	// (ImportRecords); the stored id derives from it.
+	source string
 }
 
 type importer struct {
@@ -203,6 +206,11 @@ func (imp *importer) parse(raw []byte) (importMsg, error) {
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
 		return importMsg{}, errors.New("unexpected data after the JSON object")
 	}
+	return imp.record(rec)
+}
+
+// record checks one record and places it in its conversation.
+func (imp *importer) record(rec Record) (importMsg, error) {
 	user := strings.TrimSpace(first(rec.User, imp.user))
 	switch {
 	case user == "":
@@ -256,10 +264,14 @@ func (imp *importer) parse(raw []byte) (importMsg, error) {
 	}}, nil
 }
 
-// messageID is an imported message's id: the one in the file when the
-// conversation kept its own id (a re-import of an export), else one derived
+// messageID is an imported message's id: one derived from its id in
+// another assistant's export when it has one; the one in the file when the
+// conversation kept its own id (a re-import of an export); else one derived
 // from the conversation and the message's position in the file.
-func (c *importConv) messageID(m Message, key convKey) string {
+func (c *importConv) messageID(m Message, key convKey, source string) string {
+	if source != "" {
+		return uuid.NewSHA1(idSpace, []byte("message\x00"+c.id+"\x00source\x00"+source)).String()
+	}
 	if m.ID != "" && c.id == key.external {
 		return m.ID
 	}
@@ -301,7 +313,7 @@ func (imp *importer) write(ctx context.Context, batch []importMsg) (n, conflicts
 				}
 			}
 			m := im.msg
-			m.ID = c.messageID(m, im.key)
+			m.ID = c.messageID(m, im.key, im.source)
 			if m.Created.IsZero() {
 				m.Created = fromMS(now)
 			}

@@ -39,13 +39,7 @@ func (s *Server) SetDefault(fn func(req api.ChatRequest) Reply) {
 // Requests returns deep copies of every chat request received, in order,
 // including rejected ones.
 func (s *Server) Requests() []api.ChatRequest {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	out := make([]api.ChatRequest, len(s.chats))
-	for i, raw := range s.chats {
-		out[i] = decodeCopy[api.ChatRequest](raw)
-	}
-	return out
+	return decodeAll[api.ChatRequest](&s.mu, &s.chats)
 }
 
 // LastRequest returns a deep copy of the most recent chat request, or the

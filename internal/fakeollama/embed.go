@@ -28,13 +28,7 @@ func (s *Server) ClearEmbedFailure() { s.FailEmbed(0, "") }
 // order, including failed ones. Input is a string or a []any of strings,
 // as decoded from JSON.
 func (s *Server) EmbedRequests() []api.EmbedRequest {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	out := make([]api.EmbedRequest, len(s.embeds))
-	for i, raw := range s.embeds {
-		out[i] = decodeCopy[api.EmbedRequest](raw)
-	}
-	return out
+	return decodeAll[api.EmbedRequest](&s.mu, &s.embeds)
 }
 
 // EmbedDim returns the length of the vectors the server returns.

@@ -28,13 +28,7 @@ func (s *Server) SetGenerate(fn func(req api.GenerateRequest) Reply) {
 
 // GenerateRequests returns deep copies of every generate request received, in order.
 func (s *Server) GenerateRequests() []api.GenerateRequest {
-	s.gen.mu.Lock()
-	defer s.gen.mu.Unlock()
-	out := make([]api.GenerateRequest, len(s.gen.reqs))
-	for i, raw := range s.gen.reqs {
-		out[i] = decodeCopy[api.GenerateRequest](raw)
-	}
-	return out
+	return decodeAll[api.GenerateRequest](&s.gen.mu, &s.gen.reqs)
 }
 
 // handleGenerate serves POST /api/generate: one line when stream=false,

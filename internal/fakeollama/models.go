@@ -136,6 +136,13 @@ func (s *Server) Pulls() []string {
 	return slices.Clone(s.pulls)
 }
 
+// Shows returns the model names of every /api/show request, in order.
+func (s *Server) Shows() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.shows)
+}
+
 // handleTags serves GET /api/tags.
 func (s *Server) handleTags(w http.ResponseWriter, r *http.Request) {
 	resp := api.ListResponse{Models: []api.ListModelResponse{}}
@@ -159,6 +166,9 @@ func (s *Server) handleShow(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	name := cmp.Or(req.Model, req.Name)
+	s.mu.Lock()
+	s.shows = append(s.shows, name)
+	s.mu.Unlock()
 	m, ok := s.model(name)
 	if !ok {
 		writeError(w, http.StatusNotFound, fmt.Sprintf("model '%s' not found", name))

@@ -74,6 +74,7 @@ type Server struct {
 	chats         [][]byte // raw bodies of chat requests, in order
 	embeds        [][]byte // raw bodies of embed requests, in order
 	pulls         []string
+	shows         []string // models asked about with /api/show, in order
 	embedFail     *failure
 	cancellations int
 	frozen        bool
@@ -274,6 +275,17 @@ func writeError(w http.ResponseWriter, status int, msg string) {
 
 // decodeCopy decodes a recorded raw body into a fresh value, which makes
 // every returned request a deep copy.
+// decodeAll returns deep copies of recorded request bodies, read under mu.
+func decodeAll[T any](mu sync.Locker, bodies *[][]byte) []T {
+	mu.Lock()
+	defer mu.Unlock()
+	out := make([]T, len(*bodies))
+	for i, raw := range *bodies {
+		out[i] = decodeCopy[T](raw)
+	}
+	return out
+}
+
 func decodeCopy[T any](raw []byte) T {
 	var v T
 	_ = json.Unmarshal(raw, &v) // bodies were validated when recorded

@@ -78,18 +78,27 @@ func List(ctx context.Context, c Lister) ([]ModelInfo, error) {
 	}
 	out := make([]ModelInfo, 0, len(list.Models))
 	for _, m := range list.Models {
-		info := ModelInfo{Name: m.Name, Size: m.Size}
-		if show, err := c.Show(ctx, &api.ShowRequest{Model: m.Name}); err == nil {
-			for _, c := range show.Capabilities {
-				info.Capabilities = append(info.Capabilities, string(c))
-			}
-			info.ContextLength = ContextLength(show.ModelInfo)
-		} else if ctx.Err() != nil {
+		info, err := Describe(ctx, c, ModelInfo{Name: m.Name, Size: m.Size})
+		if err != nil && ctx.Err() != nil {
 			return nil, fmt.Errorf("list models: %w", ctx.Err())
 		}
 		out = append(out, info)
 	}
 	return out, nil
+}
+
+// Describe adds what /api/show says of m: its capabilities and context
+// length. On error m is returned as it was, with the error.
+func Describe(ctx context.Context, c Lister, m ModelInfo) (ModelInfo, error) {
+	show, err := c.Show(ctx, &api.ShowRequest{Model: m.Name})
+	if err != nil {
+		return m, err
+	}
+	for _, c := range show.Capabilities {
+		m.Capabilities = append(m.Capabilities, string(c))
+	}
+	m.ContextLength = ContextLength(show.ModelInfo)
+	return m, nil
 }
 
 // SameModel compares names the way Ollama does: "x" is "x:latest", and

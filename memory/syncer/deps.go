@@ -9,30 +9,54 @@ import (
 	"github.com/mneme-dev/mneme/memory"
 )
 
-// Store is what sync needs of the live store; *memory.Store has it.
+// Store is what sync needs of the live store; *memory.Store has it. It is
+// made of four small roles, each named for the part of the store it uses.
 type Store interface {
+	storeFiles
+	syncLog
+	fileLocks
+	schemaGate
+}
+
+// storeFiles is where the store lives and how its rows are read by name.
+type storeFiles interface {
 	// Path is the database file; the replica's files sit beside it.
 	Path() string
 	IsReplica() bool
 	// DB reads rows of every table by name, for fingerprints and merges.
 	DB() *sql.DB
 	Now() time.Time
+}
 
-	// The sync log and the tables it follows (memory/synclog.go).
+// syncLog is the sync log and the tables it follows (memory/synclog.go).
+type syncLog interface {
 	MaxLogSeq(ctx context.Context) (int64, error)
 	CountChangedRows(ctx context.Context, after int64) (int, error)
 	LogEntries(ctx context.Context, after int64) ([]memory.LogEntry, error)
 	TrackedTables(ctx context.Context) ([]memory.TrackedTable, error)
 	TableColumns(ctx context.Context, table string) ([]string, error)
+}
 
-	// Locks and the swap of the files (memory/swap.go).
+// fileLocks are the locks between processes and the swap of the files
+// (memory/swap.go).
+type fileLocks interface {
 	LockSync(ctx context.Context) (io.Closer, error)
 	HoldWrites(fn func() error) error
 	TryExclusive() bool
 	EndExclusive()
 	SwapDatabase(newPath, backupDir string) error
+}
 
-	// Writes stop when a newer mneme's schema arrives.
+// tableReader reads a store's tracked tables by name: what a merge needs
+// of the store it merges from.
+type tableReader interface {
+	storeFiles
+	TrackedTables(ctx context.Context) ([]memory.TrackedTable, error)
+	TableColumns(ctx context.Context, table string) ([]string, error)
+}
+
+// schemaGate stops writes when a newer mneme's schema arrives.
+type schemaGate interface {
 	CheckSchema(ctx context.Context) error
 	ReadOnlyReason() error
 	SetReadOnly(err error)

@@ -120,7 +120,7 @@ func takeFingerprints(ctx context.Context, s Store) (*fingerprints, error) {
 	return fp, nil
 }
 
-func tableExists(ctx context.Context, s Store, name string) (bool, error) {
+func tableExists(ctx context.Context, s storeFiles, name string) (bool, error) {
 	var n int
 	err := s.DB().QueryRowContext(ctx, `SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = ?`, name).Scan(&n)
 	return n > 0, err

@@ -203,7 +203,7 @@ func (sy *Syncer) mergeInto(ctx context.Context, newPath string, all bool, done 
 // and vectors this device already had for the same text are reused under the
 // new turn ids (a message moved after the other device's gets a new turn
 // number, not a new text).
-func deriveMerged(ctx context.Context, src Store, dst *memory.Store, touched map[string]bool) error {
+func deriveMerged(ctx context.Context, src storeFiles, dst *memory.Store, touched map[string]bool) error {
 	// Conversations whose turns the server lacks (rows pushed before their
 	// turns were derived) are derived here too, once, instead of on every
 	// device that pulls them.
@@ -244,7 +244,7 @@ func deriveMerged(ctx context.Context, src Store, dst *memory.Store, touched map
 
 // reuseVectors copies src's vectors of text with t's hash to t, for every
 // model t has none under.
-func reuseVectors(ctx context.Context, src Store, tx memory.Execer, t memory.Turn) error {
+func reuseVectors(ctx context.Context, src storeFiles, tx memory.Execer, t memory.Turn) error {
 	rows, err := src.DB().QueryContext(ctx, `SELECT kind, user_id, chunk, model, dim, hash, text, vector, created_at
 		FROM embeddings WHERE hash = ? AND user_id = ?`, t.Hash, t.UserID)
 	if err != nil {
@@ -267,7 +267,7 @@ func reuseVectors(ctx context.Context, src Store, tx memory.Execer, t memory.Tur
 // transaction: the rows named in keys (by table), or every row when keys is
 // nil. It returns how many rows it applied and the conversations that got
 // rows.
-func applyRows(ctx context.Context, src Store, dst *memory.Store, keys map[string][]string, sy *Syncer) (int, map[string]bool, error) {
+func applyRows(ctx context.Context, src tableReader, dst *memory.Store, keys map[string][]string, sy *Syncer) (int, map[string]bool, error) {
 	tables, err := dst.TrackedTables(ctx)
 	if err != nil {
 		return 0, nil, err
@@ -361,7 +361,7 @@ func (r row) stringCol(cols []string, name string) string {
 
 // readRows reads cols of the rows with the given ids (all rows when ids is
 // nil), messages in conversation order.
-func readRows(ctx context.Context, s Store, table string, cols, ids []string) ([]row, error) {
+func readRows(ctx context.Context, s storeFiles, table string, cols, ids []string) ([]row, error) {
 	quoted := make([]string, len(cols))
 	for i, c := range cols {
 		quoted[i] = sqlq.Ident(c)
@@ -494,7 +494,7 @@ func applyRow(ctx context.Context, tx memory.Execer, table string, cols []string
 // copyDerived copies the turns of touched conversations and the
 // embeddings of their turns and of other copied rows (notes, summaries),
 // where dst has none: every one of them when all is set.
-func copyDerived(ctx context.Context, src Store, tx memory.Execer, convs map[string]bool, owners []string, all bool) error {
+func copyDerived(ctx context.Context, src tableReader, tx memory.Execer, convs map[string]bool, owners []string, all bool) error {
 	turnCols, err := src.TableColumns(ctx, "turns")
 	if err != nil {
 		return err

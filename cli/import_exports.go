@@ -1,0 +1,150 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"golang.org/x/term"
+
+	"github.com/mneme-dev/mneme/importer"
+	"github.com/mneme-dev/mneme/internal/sanitize"
+	"github.com/mneme-dev/mneme/internal/text"
+)
+
+// openExport opens what `mneme import` names (a file, a zip, or - for
+// stdin) and tells its format, unless --from names it.
+func (a *App) openExport(name, from string) (*importer.Input, error) {
+	format, err := importer.ParseFormat(from)
+	if err != nil {
+		return nil, exitError{code: 2, msg: "import: " + err.Error()}
+	}
+	var in *importer.Input
+	if name == "-" {
+		in, err = importer.OpenReader(a.stdin, format)
+	} else {
+		in, err = importer.Open(name, format)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("import: %w", err)
+	}
+	return in, nil
+}
+
+// importExport imports another assistant's export (ChatGPT, Claude, Open
+// WebUI): conversations stream in, bad ones are reported with their
+// position, and the end says what was kept and what was skipped and why.
+func (a *App) importExport(ctx context.Context, common commonFlags, in *importer.Input) error {
+	r, err := importer.NewReader(in)
+	if err != nil {
+		return fmt.Errorf("import: %w", err)
+	}
+	s, err := a.open(ctx, common)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	start := time.Now()
+	prog := newImportProgress(a.stderr)
+	fmt.Fprintf(a.stderr, "mneme: importing a %s export (%s)…\n", in.Format.Name(), sanitize.Line(in.Name))
+	sum, err := importer.Run(ctx, s.store, s.cfg.User, r, importer.Options{
+		OnBad: func(err error) {
+			prog.end()
+			fmt.Fprintf(a.stderr, "mneme: import: skipped %s\n", sanitize.Line(err.Error()))
+		},
+		Progress: prog.report,
+	})
+	prog.end()
+	if err != nil && ctx.Err() != nil {
+		s.log.Info("import interrupted", "format", in.Format, "conversations", sum.Conversations, "imported", sum.Stats.Imported, "err", err)
+		return exitError{code: ExitInterrupted, msg: fmt.Sprintf("import interrupted: %s conversations read, %s new messages stored; run the same command again to resume: messages already imported are skipped",
+			text.Thousands(sum.Conversations), text.Thousands(sum.Stats.Imported))}
+	}
+	broken := err
+	if err != nil && !errors.Is(err, importer.ErrBroken) && !errors.Is(err, importer.ErrNotArray) {
+		return err
+	}
+	if ierr := a.indexImported(ctx, s, sum.Stats.Conversations, func() {
+		a.reportExport(sum, time.Since(start))
+	}); ierr != nil {
+		return ierr
+	}
+	if broken != nil {
+		return fmt.Errorf("import: %s: %w; the conversations before it are stored", in.Name, broken)
+	}
+	return nil
+}
+
+// reportExport prints an export import's summary.
+func (a *App) reportExport(sum importer.Summary, took time.Duration) {
+	st := sum.Stats
+	fmt.Fprintf(a.stdout, "Imported %s new messages from %s %s conversations in %s (%s already there).\n",
+		text.Thousands(st.Imported), text.Thousands(sum.Conversations), sum.Format.Name(),
+		took.Round(time.Millisecond), text.Thousands(st.Unchanged))
+	if sk := sum.Skipped; sk.Total() > 0 {
+		var why []string
+		add := func(n int, what string) {
+			if n > 0 {
+				why = append(why, text.Thousands(n)+" "+what)
+			}
+		}
+		add(sk.Branch, "on regenerated or edited-away branches")
+		add(sk.Hidden, "hidden in the conversation")
+		add(sk.Empty, "empty")
+		add(sk.Other, "with a role mneme does not keep")
+		fmt.Fprintf(a.stdout, "Skipped %s messages: %s.\n", text.Thousands(sk.Total()), strings.Join(why, ", "))
+	}
+	if sum.Bad > 0 {
+		fmt.Fprintf(a.stderr, "mneme: import: %s conversations or messages could not be read or stored (listed above); the rest is imported\n", text.Thousands(sum.Bad))
+	}
+	if st.Conflicts > 0 {
+		fmt.Fprintf(a.stderr, "mneme: import: %d messages had an id already imported with other content; kept the stored one\n", st.Conflicts)
+	}
+}
+
+// importProgress counts conversations on stderr while an export imports:
+// on a terminal a counter updated in place (at most ten times a second);
+// elsewhere nothing until the summary.
+type importProgress struct {
+	w   io.Writer
+	tty bool
+
+	mu   sync.Mutex
+	last time.Time
+	open bool
+}
+
+func newImportProgress(w io.Writer) *importProgress {
+	f, ok := w.(*os.File)
+	return &importProgress{w: w, tty: ok && term.IsTerminal(int(f.Fd()))}
+}
+
+func (p *importProgress) report(conversations int, fraction float64) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if !p.tty || time.Since(p.last) < 100*time.Millisecond {
+		return
+	}
+	p.last = time.Now()
+	if fraction >= 0 {
+		fmt.Fprintf(p.w, "\r\x1b[Kmneme: import: %s conversations (%d%%)", text.Thousands(conversations), int(fraction*100))
+	} else {
+		fmt.Fprintf(p.w, "\r\x1b[Kmneme: import: %s conversations", text.Thousands(conversations))
+	}
+	p.open = true
+}
+
+// end finishes the counter line so that what follows has a line of its own.
+func (p *importProgress) end() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.open {
+		fmt.Fprintln(p.w)
+		p.open = false
+	}
+}

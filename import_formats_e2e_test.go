@@ -1,0 +1,60 @@
+package main
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/mneme-dev/mneme/internal/fakeollama"
+)
+
+// A ChatGPT export goes in through the binary: the summary says what was
+// kept and skipped, search finds the imported turns under their titles,
+// and importing it again adds nothing.
+func TestImportChatGPTExport(t *testing.T) {
+	t.Parallel() // own data dir and fake Ollama
+	srv := fakeollama.New(t)
+	d := newDevice(t, srv.Host())
+
+	r := d.mustOK("", "import", "importer/testdata/chatgpt.json")
+	if !strings.Contains(r.stdout, "Imported 8 new messages from 2 ChatGPT conversations") ||
+		!strings.Contains(r.stdout, "Skipped 3 messages: 1 on regenerated or edited-away branches, 2 hidden in the conversation") {
+		t.Fatalf("stdout: %s", r.stdout)
+	}
+	if !strings.Contains(r.stderr, "conversation at index 1") || !strings.Contains(r.stderr, "conv-broken") {
+		t.Fatalf("the broken conversation is not reported: %s", r.stderr)
+	}
+	hits := d.search("funicular")
+	if len(hits) == 0 || hits[0].Title != "Trip to Lisbon" || !strings.Contains(hits[0].Snippet, "funicular") {
+		t.Fatalf("search funicular: %+v", hits)
+	}
+	for _, h := range d.search("zebras") {
+		if strings.Contains(h.Snippet, "zebras") {
+			t.Fatalf("the abandoned branch was imported: %+v", h)
+		}
+	}
+	titles := map[string]int{}
+	for _, c := range d.conversations() {
+		titles[c.Title] = c.MessageCount
+	}
+	if titles["Trip to Lisbon"] != 6 {
+		t.Fatalf("conversations: %v", titles)
+	}
+
+	r = d.mustOK("", "import", "--from", "chatgpt", "importer/testdata/chatgpt.json")
+	if !strings.Contains(r.stdout, "Imported 0 new messages from 2 ChatGPT conversations") || !strings.Contains(r.stdout, "8 already there") {
+		t.Fatalf("re-import: %s", r.stdout)
+	}
+
+	r = d.mustOK("", "import", "importer/testdata/claude.json")
+	if !strings.Contains(r.stdout, "from 1 Claude conversations") {
+		t.Fatalf("claude: %s", r.stdout)
+	}
+	if hits := d.search("blight"); len(hits) == 0 || hits[0].Title != "Tomato blight" {
+		t.Fatalf("search blight: %+v", hits)
+	}
+
+	bad := d.mneme("", "import", writeFile(t, "notes.txt", "just some notes\n"))
+	if bad.code == 0 || !strings.Contains(bad.stderr, "ChatGPT") || !strings.Contains(bad.stderr, "Open WebUI") {
+		t.Fatalf("unknown content: exit %d, stderr %q", bad.code, bad.stderr)
+	}
+}

@@ -1,0 +1,291 @@
+package importer
+
+import (
+	"archive/zip"
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mneme-dev/mneme/memory"
+)
+
+const user = "alice"
+
+func openStore(t *testing.T) *memory.Store {
+	t.Helper()
+	s, err := memory.Open(context.Background(), filepath.Join(t.TempDir(), memory.DBFileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+// importFile imports name as a user would: detection, then Run. It
+// returns the summary and the reports of bad conversations.
+func importFile(t *testing.T, s *memory.Store, name string) (Summary, []string) {
+	t.Helper()
+	in, err := Open(name, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer in.Close()
+	r, err := NewReader(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var bad []string
+	sum, err := Run(context.Background(), s, user, r, Options{OnBad: func(err error) { bad = append(bad, err.Error()) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sum, bad
+}
+
+// transcript is what the user sees of their conversations: by title, the
+// role and text of each message.
+func transcript(t *testing.T, s *memory.Store) map[string][]string {
+	t.Helper()
+	ctx := context.Background()
+	convs, err := s.ListConversations(ctx, user, memory.ListOptions{IncludeArchived: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string][]string{}
+	for _, c := range convs {
+		msgs, err := s.Messages(ctx, user, c.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		key := c.Title
+		if c.Archived {
+			key += " (archived)"
+		}
+		for _, m := range msgs {
+			line := string(m.Role) + ": " + m.Content
+			if m.ToolName != "" {
+				line = string(m.Role) + "(" + m.ToolName + "): " + m.Content
+			}
+			out[key] = append(out[key], line)
+		}
+	}
+	return out
+}
+
+func equal(t *testing.T, what string, got, want []string) {
+	t.Helper()
+	if strings.Join(got, "\n|") != strings.Join(want, "\n|") {
+		t.Errorf("%s:\n got %q\nwant %q", what, got, want)
+	}
+}
+
+var lisbon = []string{
+	"user: Plan a weekend in Lisbon for the tram enthusiast in me",
+	"assistant: ```\nsearch(\"Lisbon tram 28 timetable\")\n```",
+	"tool(browser): Tram 28 runs every 12 minutes from Martim Moniz",
+	"assistant: ```python\nroute = [\"Martim Moniz\", \"Graca\", \"Alfama\"]\n```",
+	"user: [image]\nIs this the funicular in the photo?",
+	"assistant: Yes, that is the Elevador da Bica funicular.",
+}
+
+func TestChatGPTExport(t *testing.T) {
+	s := openStore(t)
+	sum, bad := importFile(t, s, "testdata/chatgpt.json")
+	if sum.Format != ChatGPT {
+		t.Fatalf("format %q", sum.Format)
+	}
+	got := transcript(t, s)
+	// The current branch only, hidden messages out, the tool's message a
+	// tool message, code fenced, the image a placeholder.
+	equal(t, "Lisbon", got["Trip to Lisbon"], lisbon)
+	equal(t, "bread", got["Sourdough starter (archived)"], []string{
+		"user: How often should I feed a sourdough starter?",
+		"assistant: Feed it once a day at room temperature.",
+	})
+	if len(got) != 2 {
+		t.Errorf("conversations: %v", got)
+	}
+	// The broken conversation is reported with its place, the others are in.
+	if len(bad) != 1 || !strings.Contains(bad[0], "index 1") || !strings.Contains(bad[0], "conv-broken") {
+		t.Errorf("bad reports: %q", bad)
+	}
+	want := Skipped{Hidden: 2, Branch: 1}
+	if sum.Skipped != want || sum.Stats.Imported != 8 || sum.Conversations != 2 || sum.Bad != 1 {
+		t.Errorf("summary %+v", sum)
+	}
+	// Per-message times are kept.
+	convs, _ := s.ListConversations(context.Background(), user, memory.ListOptions{IncludeArchived: true})
+	for _, c := range convs {
+		msgs, _ := s.Messages(context.Background(), user, c.ID)
+		if c.Title == "Trip to Lisbon" {
+			if want := time.UnixMilli(1700000001250); !msgs[0].Created.Equal(want) || !c.Created.Equal(want) {
+				t.Errorf("first message at %v, conversation created %v; want %v", msgs[0].Created, c.Created, want)
+			}
+		}
+	}
+
+	// The same export again adds nothing.
+	again, _ := importFile(t, s, "testdata/chatgpt.json")
+	if again.Stats.Imported != 0 || again.Stats.Unchanged != 8 || again.Stats.Conflicts != 0 {
+		t.Errorf("re-import: %+v", again.Stats)
+	}
+	equal(t, "Lisbon after re-import", transcript(t, s)["Trip to Lisbon"], lisbon)
+}
+
+func TestChatGPTNewerExportAddsOnlyTheNewMessage(t *testing.T) {
+	s := openStore(t)
+	importFile(t, s, "testdata/chatgpt.json")
+	raw, err := os.ReadFile("testdata/chatgpt.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	newer := strings.Replace(string(raw), `"a3": {"id": "a3", "parent": "u2", "children": [],`,
+		`"u3": {"id": "u3", "parent": "a3", "children": [], "message": {"id": "u3", "author": {"role": "user"}, "create_time": 1700000200.0,
+		  "content": {"content_type": "text", "parts": ["Thanks, and where do I buy tickets?"]}, "metadata": {}}},
+		"a3": {"id": "a3", "parent": "u2", "children": ["u3"],`, 1)
+	newer = strings.Replace(newer, `"current_node": "a3"`, `"current_node": "u3"`, 1)
+	name := filepath.Join(t.TempDir(), "conversations.json")
+	if err := os.WriteFile(name, []byte(newer), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	sum, _ := importFile(t, s, name)
+	if sum.Stats.Imported != 1 || sum.Stats.Unchanged != 8 {
+		t.Errorf("newer export: %+v", sum.Stats)
+	}
+	equal(t, "Lisbon", transcript(t, s)["Trip to Lisbon"], append(append([]string{}, lisbon...), "user: Thanks, and where do I buy tickets?"))
+}
+
+func TestChatGPTZip(t *testing.T) {
+	name := filepath.Join(t.TempDir(), "chatgpt-export.zip")
+	f, err := os.Create(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zw := zip.NewWriter(f)
+	for _, e := range []struct{ name, file string }{{"chat.html", ""}, {"export/conversations.json", "testdata/chatgpt.json"}, {"user.json", ""}} {
+		w, err := zw.Create(e.name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body := []byte("<html></html>")
+		if e.file != "" {
+			body, _ = os.ReadFile(e.file)
+		}
+		w.Write(body)
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	s := openStore(t)
+	sum, _ := importFile(t, s, name)
+	if sum.Format != ChatGPT || sum.Stats.Imported != 8 {
+		t.Errorf("zip: %+v", sum)
+	}
+	equal(t, "Lisbon from the zip", transcript(t, s)["Trip to Lisbon"], lisbon)
+}
+
+func TestClaudeExport(t *testing.T) {
+	s := openStore(t)
+	sum, bad := importFile(t, s, "testdata/claude.json")
+	if sum.Format != Claude || len(bad) != 0 {
+		t.Fatalf("format %q, bad %q", sum.Format, bad)
+	}
+	equal(t, "Claude", transcript(t, s)["Tomato blight"], []string{
+		"user: My tomato leaves have brown spots\n[file: leaf.txt]",
+		"assistant: That sounds like early blight.\n\nRemove the lower leaves and water at the base.",
+	})
+	if sum.Skipped != (Skipped{Empty: 1}) {
+		t.Errorf("skipped %+v", sum.Skipped)
+	}
+	if again, _ := importFile(t, s, "testdata/claude.json"); again.Stats.Imported != 0 {
+		t.Errorf("re-import: %+v", again.Stats)
+	}
+}
+
+func TestOpenWebUIExportFollowsTheCurrentBranch(t *testing.T) {
+	s := openStore(t)
+	sum, _ := importFile(t, s, "testdata/openwebui.json")
+	if sum.Format != OpenWebUI {
+		t.Fatalf("format %q", sum.Format)
+	}
+	equal(t, "Open WebUI", transcript(t, s)["Rust lifetimes"], []string{
+		"user: Explain Rust lifetimes briefly",
+		"assistant: Lifetimes tell the borrow checker how long references live.",
+		"user: And 'static?",
+		"assistant: 'static means the data lives for the whole program.",
+	})
+	if sum.Skipped != (Skipped{Branch: 1}) {
+		t.Errorf("skipped %+v", sum.Skipped)
+	}
+	if again, _ := importFile(t, s, "testdata/openwebui.json"); again.Stats.Imported != 0 {
+		t.Errorf("re-import: %+v", again.Stats)
+	}
+}
+
+func TestDetect(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		os.WriteFile(p, []byte(body), 0o600)
+		return p
+	}
+	for name, want := range map[string]Format{
+		"testdata/chatgpt.json":   ChatGPT,
+		"testdata/claude.json":    Claude,
+		"testdata/openwebui.json": OpenWebUI,
+		write("lines.jsonl", `{"conversation":"c","role":"user","content":"hi"}`+"\n"):        Mneme,
+		write("bom.json", "\uFEFF\n  [{\"uuid\":\"x\",\"name\":\"n\",\"chat_messages\":[]}]"): Claude,
+		write("empty.jsonl", ""): Mneme,
+	} {
+		in, err := Open(name, "")
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		in.Close()
+		if in.Format != want {
+			t.Errorf("%s: detected %q, want %q", name, in.Format, want)
+		}
+	}
+	for _, body := range []string{"hello, world\n", `[{"foo": 1}]`, "[1, 2]"} {
+		_, err := Open(write("unknown.txt", body), "")
+		if !errors.Is(err, ErrUnknownFormat) || !strings.Contains(err.Error(), "ChatGPT") || !strings.Contains(err.Error(), "Open WebUI") {
+			t.Errorf("%q: %v", body, err)
+		}
+	}
+	// --from wins over the content.
+	in, err := Open("testdata/chatgpt.json", Claude)
+	if err != nil || in.Format != Claude {
+		t.Errorf("forced: %v %v", in, err)
+	}
+	in.Close()
+	if _, err := ParseFormat("gemini"); !errors.Is(err, ErrBadFormatName) {
+		t.Errorf("ParseFormat(gemini): %v", err)
+	}
+}
+
+func TestCutExportKeepsWhatCameBefore(t *testing.T) {
+	raw, _ := os.ReadFile("testdata/chatgpt.json")
+	cut := string(raw)[:strings.Index(string(raw), `"title": "Sourdough`)]
+	name := filepath.Join(t.TempDir(), "cut.json")
+	os.WriteFile(name, []byte(cut), 0o600)
+	s := openStore(t)
+	in, err := Open(name, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer in.Close()
+	r, _ := NewReader(in)
+	sum, err := Run(context.Background(), s, user, r, Options{})
+	if !errors.Is(err, ErrBroken) || !strings.Contains(err.Error(), "index 2") {
+		t.Errorf("err %v", err)
+	}
+	if sum.Stats.Imported != 6 {
+		t.Errorf("imported %d, want the 6 messages before the cut", sum.Stats.Imported)
+	}
+}

@@ -1,0 +1,132 @@
+package importer
+
+import (
+	"encoding/json"
+	"strconv"
+	"strings"
+
+	"github.com/mneme-dev/mneme/memory"
+)
+
+// Open WebUI's chat export (Settings → Chats → Export chats, or a chat's
+// Download → Export chat (.json)) is an array of chats {id, user_id, title,
+// chat: {title, models, messages: [...], history: {messages: {id: {id,
+// parentId, childrenIds, role, content, timestamp, model}}, currentId}},
+// created_at, updated_at (seconds), archived}. history is the tree the web
+// UI shows; currentId is the message the user last saw, and its parentId
+// chain is the branch shown. Structure from Open WebUI's own Chat.svelte
+// (history.messages[history.currentId]) and public converters of its
+// export (e.g. the flattenOpenWebUiHistory helpers that walk currentId to
+// the root).
+
+type owuiChat struct {
+	ID        string  `json:"id"`
+	Title     string  `json:"title"`
+	CreatedAt float64 `json:"created_at"`
+	Archived  bool    `json:"archived"`
+	Chat      struct {
+		Title    string        `json:"title"`
+		Messages []owuiMessage `json:"messages"`
+		History  struct {
+			Messages  map[string]owuiMessage `json:"messages"`
+			CurrentID string                 `json:"currentId"`
+		} `json:"history"`
+		Timestamp float64 `json:"timestamp"`
+	} `json:"chat"`
+}
+
+type owuiMessage struct {
+	ID        string          `json:"id"`
+	ParentID  string          `json:"parentId"`
+	Role      string          `json:"role"`
+	Content   json.RawMessage `json:"content"`
+	Timestamp float64         `json:"timestamp"`
+	Files     []struct {
+		Type string `json:"type"`
+		Name string `json:"name"`
+	} `json:"files"`
+}
+
+func parseOpenWebUI(raw json.RawMessage, sk *Skipped) (Conversation, error) {
+	var oc owuiChat
+	if err := json.Unmarshal(raw, &oc); err != nil {
+		return Conversation{}, err
+	}
+	if oc.ID == "" {
+		return Conversation{}, errNoID
+	}
+	c := Conversation{ID: oc.ID, Title: first(oc.Title, oc.Chat.Title), Archived: oc.Archived,
+		Created: unixTime(oc.CreatedAt)}
+	if c.Created.IsZero() {
+		c.Created = unixTime(oc.Chat.Timestamp)
+	}
+	msgs := oc.Chat.Messages
+	hist := oc.Chat.History
+	if _, ok := hist.Messages[hist.CurrentID]; ok {
+		msgs = nil
+		for id := hist.CurrentID; id != "" && len(msgs) <= len(hist.Messages); id = hist.Messages[id].ParentID {
+			m, ok := hist.Messages[id]
+			if !ok {
+				break
+			}
+			m.ID = first(m.ID, id)
+			msgs = append(msgs, m)
+		}
+		for a, b := 0, len(msgs)-1; a < b; a, b = a+1, b-1 {
+			msgs[a], msgs[b] = msgs[b], msgs[a]
+		}
+		sk.Branch += len(hist.Messages) - len(msgs)
+	}
+	for i, m := range msgs {
+		role, ok := map[string]memory.Role{"user": memory.RoleUser, "assistant": memory.RoleAssistant, "system": memory.RoleSystem}[m.Role]
+		if !ok {
+			sk.Other++
+			continue
+		}
+		text := owuiText(m.Content)
+		for _, f := range m.Files {
+			if f.Type == "image" {
+				text = strings.TrimSpace(text + "\n[image]")
+			} else {
+				text = strings.TrimSpace(text + "\n[file: " + f.Name + "]")
+			}
+		}
+		if strings.TrimSpace(text) == "" {
+			sk.Empty++
+			continue
+		}
+		id := m.ID
+		if id == "" {
+			id = "index:" + strconv.Itoa(i)
+		}
+		c.Messages = append(c.Messages, Message{ID: id, Role: role, Text: text, Time: unixTime(m.Timestamp)})
+	}
+	fillTimes(&c)
+	return c, nil
+}
+
+// owuiText reads a message's content: a string, or OpenAI-style parts
+// [{type: text, text}, {type: image_url, …}].
+func owuiText(raw json.RawMessage) string {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	var parts []struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	}
+	if json.Unmarshal(raw, &parts) != nil {
+		return ""
+	}
+	var out []string
+	for _, p := range parts {
+		switch {
+		case p.Type == "text" && p.Text != "":
+			out = append(out, p.Text)
+		case p.Type == "image_url":
+			out = append(out, "[image]")
+		}
+	}
+	return strings.Join(out, "\n")
+}

@@ -1,0 +1,179 @@
+package importer
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"time"
+
+	"github.com/mneme-dev/mneme/memory"
+)
+
+// Conversation is one conversation of an export, on its current branch,
+// in order.
+type Conversation struct {
+	ID       string // its id in the export
+	Title    string
+	Created  time.Time
+	Archived bool
+	Messages []Message
+}
+
+// Message is one message of a conversation.
+type Message struct {
+	ID       string // its id in the export, unique within the conversation
+	Role     memory.Role
+	Text     string
+	Time     time.Time
+	ToolName string
+}
+
+// Skipped counts the messages of an export that are not imported, by reason.
+type Skipped struct {
+	Hidden int // hidden from the conversation in the source's own screen
+	Empty  int // no text (empty system messages, placeholders)
+	Branch int // on a regenerated or edited-away branch
+	Other  int // a role mneme has no place for
+}
+
+// Total is the sum.
+func (s Skipped) Total() int { return s.Hidden + s.Empty + s.Branch + s.Other }
+
+// parseFunc reads one conversation of a format.
+type parseFunc func(raw json.RawMessage, sk *Skipped) (Conversation, error)
+
+// Reader reads an export's conversations one at a time: the top-level
+// JSON array is decoded element by element, so a file of any size is never
+// held whole.
+type Reader struct {
+	format  Format
+	parse   parseFunc
+	dec     *json.Decoder
+	count   *countingReader
+	size    int64
+	index   int // of the next element
+	started bool
+	Skipped Skipped
+}
+
+// NewReader reads the conversations of in (not mneme's JSON lines, which
+// memory.Store.Import reads).
+func NewReader(in *Input) (*Reader, error) {
+	parse := map[Format]parseFunc{ChatGPT: parseChatGPT, Claude: parseClaude, OpenWebUI: parseOpenWebUI}[in.Format]
+	if parse == nil {
+		return nil, fmt.Errorf("%q: %w", in.Format, ErrBadFormatName)
+	}
+	c := &countingReader{r: in.r}
+	return &Reader{format: in.Format, parse: parse, dec: json.NewDecoder(c), count: c, size: in.Size}, nil
+}
+
+// Format is the format read.
+func (r *Reader) Format() Format { return r.format }
+
+// Fraction is how much of the export has been read, from 0 to 1; -1 when
+// its size is unknown.
+func (r *Reader) Fraction() float64 {
+	if r.size <= 0 {
+		return -1
+	}
+	return math.Min(1, float64(r.count.n)/float64(r.size))
+}
+
+// Next returns the next conversation; io.EOF after the last. A
+// conversation that cannot be read is a ConversationError, and Next can be
+// called again for the ones after it. An error wrapping ErrBroken or
+// ErrNotArray ends the export.
+func (r *Reader) Next() (Conversation, error) {
+	if !r.started {
+		r.started = true
+		t, err := r.dec.Token()
+		if err == io.EOF {
+			return Conversation{}, io.EOF
+		}
+		if err != nil || t != json.Delim('[') {
+			return Conversation{}, ErrNotArray
+		}
+	}
+	if !r.dec.More() {
+		if _, err := r.dec.Token(); err != nil { // ]
+			return Conversation{}, fmt.Errorf("%w: after %d conversations: %v", ErrBroken, r.index, err)
+		}
+		return Conversation{}, io.EOF
+	}
+	var raw json.RawMessage
+	if err := r.dec.Decode(&raw); err != nil {
+		return Conversation{}, fmt.Errorf("%w: in the conversation at index %d (byte %d): %v", ErrBroken, r.index, r.dec.InputOffset(), err)
+	}
+	i := r.index
+	r.index++
+	var sk Skipped
+	c, err := r.parse(raw, &sk)
+	if err != nil {
+		var head struct {
+			ID   string `json:"id"`
+			UUID string `json:"uuid"`
+		}
+		_ = json.Unmarshal(raw, &head)
+		return Conversation{}, ConversationError{Index: i, ID: first(head.ID, head.UUID), Err: err}
+	}
+	r.Skipped.Hidden += sk.Hidden
+	r.Skipped.Empty += sk.Empty
+	r.Skipped.Branch += sk.Branch
+	r.Skipped.Other += sk.Other
+	return c, nil
+}
+
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
+}
+
+var errNoID = errors.New("no id")
+
+// unixTime reads a number of seconds since 1970 (ChatGPT's float seconds,
+// Open WebUI's integers); milliseconds and nanoseconds are recognised by
+// their size. Zero or less is no time.
+func unixTime(v float64) time.Time {
+	switch {
+	case v <= 0:
+		return time.Time{}
+	case v > 1e17: // nanoseconds
+		return time.Unix(0, int64(v))
+	case v > 1e11: // milliseconds
+		return time.UnixMilli(int64(v))
+	}
+	sec, frac := math.Modf(v)
+	return time.Unix(int64(sec), int64(frac*1e9)).Truncate(time.Millisecond)
+}
+
+// fillTimes gives messages without a time the one before them (or the
+// conversation's), so that the order holds.
+func fillTimes(c *Conversation) {
+	last := c.Created
+	for i := range c.Messages {
+		if c.Messages[i].Time.IsZero() {
+			c.Messages[i].Time = last
+		}
+		last = c.Messages[i].Time
+	}
+	if c.Created.IsZero() && len(c.Messages) > 0 {
+		c.Created = c.Messages[0].Time
+	}
+}
+
+func first(vals ...string) string {
+	for _, v := range vals {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}

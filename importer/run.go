@@ -1,0 +1,90 @@
+package importer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/mneme-dev/mneme/memory"
+)
+
+// Store is what an import needs of the store.
+type Store interface {
+	ImportMessages(ctx context.Context, user string, next func() (memory.ImportedMessage, error),
+		onBad func(memory.ImportedMessage, error)) (memory.ImportStats, error)
+}
+
+// Options are a Run's callbacks; both may be nil.
+type Options struct {
+	// OnBad is told about each conversation or message left out because
+	// it could not be read or stored; the import goes on.
+	OnBad func(error)
+	// Progress is told after each conversation read: how many, and the
+	// fraction of the export read (-1: unknown).
+	Progress func(conversations int, fraction float64)
+}
+
+// Summary is what a Run did.
+type Summary struct {
+	Format        Format
+	Conversations int // read from the export
+	Messages      int // read from the export (on the current branches)
+	Bad           int // conversations and messages left out as unreadable
+	Skipped       Skipped
+	Stats         memory.ImportStats // what the store did: imported, unchanged, conflicts
+}
+
+// Run imports every conversation of r as user's. Conversations keep their
+// export's ids (prefixed by the format) and messages theirs, so that a
+// second run of the same export stores nothing and a newer export stores
+// only what is new. An error that ends the export early (ErrBroken) is
+// returned after what came before it is stored.
+func Run(ctx context.Context, st Store, user string, r *Reader, opts Options) (Summary, error) {
+	sum := Summary{Format: r.Format()}
+	bad := func(err error) {
+		sum.Bad++
+		if opts.OnBad != nil {
+			opts.OnBad(err)
+		}
+	}
+	var cur Conversation
+	var at int
+	next := func() (memory.ImportedMessage, error) {
+		for at >= len(cur.Messages) {
+			c, err := r.Next()
+			var ce ConversationError
+			if errors.As(err, &ce) {
+				bad(ce)
+				continue
+			}
+			if err != nil {
+				return memory.ImportedMessage{}, err
+			}
+			sum.Conversations++
+			sum.Messages += len(c.Messages)
+			if opts.Progress != nil {
+				opts.Progress(sum.Conversations, r.Fraction())
+			}
+			cur, at = c, 0
+		}
+		m := cur.Messages[at]
+		at++
+		rec := memory.Record{Conversation: string(r.Format()) + ":" + cur.ID, Title: cur.Title, Role: m.Role,
+			Content: m.Text, ToolName: m.ToolName}
+		if !m.Time.IsZero() {
+			rec.Time = m.Time.UTC().Format(time.RFC3339Nano)
+		}
+		return memory.ImportedMessage{Record: rec, SourceID: m.ID, Archived: cur.Archived}, nil
+	}
+	stats, err := st.ImportMessages(ctx, user, next, func(m memory.ImportedMessage, err error) {
+		bad(fmt.Errorf("conversation %q, message %q: %w", m.Conversation, m.SourceID, err))
+	})
+	sum.Stats = stats
+	sum.Skipped = r.Skipped
+	if errors.Is(err, io.EOF) {
+		err = nil
+	}
+	return sum, err
+}

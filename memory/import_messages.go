@@ -1,0 +1,117 @@
+package memory
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// ImportedMessage is one message of another assistant's export (ChatGPT,
+// Claude, Open WebUI), converted by its reader (package importer).
+type ImportedMessage struct {
+	Record
+	// SourceID is the message's id in its export, unique within its
+	// conversation. The stored id derives from it, so importing the same
+	// export again, or a newer one, stores each message once.
+	SourceID string
+	// Archived archives the conversation when this import creates it (a
+	// conversation already here keeps the state the user gave it).
+	Archived bool
+}
+
+// ImportMessages stores the messages next yields (until io.EOF) as user's,
+// through the same path as Import: a conversation is found again by its
+// Record.Conversation (its external id), a message by its SourceID, in
+// batches of importBatch messages a transaction. A message the store
+// refuses goes to onBad and is skipped. An error from next other than
+// io.EOF ends the import after storing what came before it.
+func (s *Store) ImportMessages(ctx context.Context, user string, next func() (ImportedMessage, error), onBad func(ImportedMessage, error)) (ImportStats, error) {
+	var st ImportStats
+	imp := &importer{s: s, convs: map[convKey]*importConv{}, user: strings.TrimSpace(user)}
+	var pending []importMsg
+	flush := func() error {
+		if len(pending) == 0 {
+			return nil
+		}
+		n, conflicts, err := imp.write(ctx, pending)
+		st.Imported += n
+		st.Conflicts += conflicts
+		st.Unchanged += len(pending) - n - conflicts
+		pending = pending[:0]
+		return err
+	}
+	archive := map[string]bool{} // external ids of new conversations to archive
+	seen := map[string]bool{}
+	for {
+		if err := ctx.Err(); err != nil {
+			return st, err
+		}
+		m, err := next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			if ferr := flush(); ferr != nil {
+				return st, ferr
+			}
+			return st, err
+		}
+		st.Lines++
+		m.User = "" // always the importing user's
+		im, err := imp.record(m.Record)
+		if err == nil && m.SourceID == "" {
+			err = errors.New("no source id")
+		}
+		if err != nil {
+			st.Bad++
+			if onBad != nil {
+				onBad(m, err)
+			}
+			continue
+		}
+		im.source = m.SourceID
+		if m.Archived && !seen[m.Conversation] {
+			seen[m.Conversation] = true
+			known, err := s.hasExternal(ctx, imp.user, m.Conversation)
+			if err != nil {
+				return st, err
+			}
+			archive[m.Conversation] = !known
+		}
+		pending = append(pending, im)
+		if len(pending) >= importBatch {
+			if err := flush(); err != nil {
+				return st, err
+			}
+		}
+	}
+	if err := flush(); err != nil {
+		return st, err
+	}
+	for k, c := range imp.convs {
+		if c.id == "" {
+			continue
+		}
+		st.Conversations = append(st.Conversations, ConversationRef{UserID: k.user, ConversationID: c.id})
+		if archive[k.external] {
+			if err := s.SetArchived(ctx, k.user, c.id, true); err != nil {
+				return st, fmt.Errorf("import: %w", err)
+			}
+		}
+	}
+	return st, nil
+}
+
+// hasExternal tells whether user has a conversation imported under the
+// external id ext.
+func (s *Store) hasExternal(ctx context.Context, user, ext string) (bool, error) {
+	var one int
+	err := s.db.QueryRowContext(ctx, `SELECT 1 FROM conversations WHERE user_id = ? AND external_id = ?`, user, ext).Scan(&one)
+	if errors.Is(err, sql.ErrNoRows) {
+		return false, nil
+	}
+	return err == nil, err
+}
