@@ -67,6 +67,10 @@ func (d *device) env() []string {
 		// The model library answers where Ollama does (any HTTP answer
 		// means reachable); a test of the offline path overrides it.
 		"MNEME_OLLAMA_REGISTRY=http://" + d.ollama,
+		// The scripts of most tests predate learning from turns, which
+		// would take their replies: the tests of learning turn it on
+		// (learnOn).
+		"MNEME_MEMORY_REVIEW=off",
 	}, d.extra...)
 }
 

@@ -75,11 +75,13 @@ const (
 
 // Result summarises a run.
 type Result struct {
-	ConversationID string         `json:"conversation_id"`
-	Answer         string         `json:"answer"`
-	ToolCalls      []ToolActivity `json:"tool_calls"`
-	Model          string         `json:"model"`
-	Interrupted    bool           `json:"interrupted,omitempty"`
+	ConversationID string `json:"conversation_id"`
+	// Turn is the number of the conversation's turn this run answered.
+	Turn        int            `json:"turn,omitempty"`
+	Answer      string         `json:"answer"`
+	ToolCalls   []ToolActivity `json:"tool_calls"`
+	Model       string         `json:"model"`
+	Interrupted bool           `json:"interrupted,omitempty"`
 	// ContextTokens is the size of the last request plus its answer, as
 	// Ollama counted it (prompt_eval_count + eval_count).
 	ContextTokens int `json:"context_tokens"`

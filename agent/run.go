@@ -126,6 +126,7 @@ func (a *Agent) prepareRun(ctx context.Context, st *runState) error {
 	if turns := memory.BuildTurns(req.UserID, req.ConversationID, all); len(turns) > 0 {
 		st.session.TurnNumber = turns[len(turns)-1].Number
 	}
+	st.res.Turn = st.session.TurnNumber
 	// The prompt does not change within a run: one recall serves every model call.
 	memories := a.recall(ctx, req)
 	if len(memories) > 0 {

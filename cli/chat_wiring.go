@@ -14,16 +14,33 @@ import (
 // besides the store and the agent. Only the chat command's files import tui.
 
 // indexingRunner runs a prompt and then tells the search index that the
-// conversation changed, so the finished turn becomes searchable.
+// conversation changed, so the finished turn becomes searchable, and
+// learns from a completed turn in the background.
 type indexingRunner struct {
 	agent *agent.Agent
 	index *index.Index
+	learn *backgroundLearner
 }
 
 func (r indexingRunner) Run(ctx context.Context, req agent.Request, emit func(agent.Event)) (agent.Result, error) {
 	res, err := r.agent.Run(ctx, req, emit)
 	r.index.Notify(memory.ConversationRef{UserID: req.UserID, ConversationID: req.ConversationID})
+	r.learn.after(r.agent.Model(), req, res, err)
 	return res, err
+}
+
+// learntReceipts is the chat's side of background learning: each change
+// goes to the screen as a receipt under the answer. When the screen is
+// behind, a receipt is dropped (the notes are kept; the log says so).
+func (s *session) learntReceipts(ctx context.Context, ix *index.Index) (*backgroundLearner, <-chan tui.Learnt) {
+	ch := make(chan tui.Learnt, 16)
+	return s.newBackgroundLearner(ctx, ix, func(conversationID string, l learnt) {
+		select {
+		case ch <- tui.Learnt{ConversationID: conversationID, Text: l.receipt()}:
+		default:
+			s.log.Info("learnt-note receipt dropped: the screen is behind", "note", l.NoteID)
+		}
+	}), ch
 }
 
 // Retitle titles the conversation from its first exchange (tui.Titler).

@@ -50,8 +50,9 @@ func askCommand() command {
 
 func (a *App) runAsk(ctx context.Context, args []string) error {
 	var common commonFlags
-	fs := a.newFlagSet("ask", "mneme ask [--continue | --conversation ID] [--json] PROMPT...", &common)
+	fs := a.newFlagSet("ask", "mneme ask [--continue | --conversation ID] [--json] [--no-learn] PROMPT...", &common)
 	common.stream.register(fs)
+	common.learn.register(fs)
 	usage := fs.Usage
 	fs.Usage = func() {
 		usage()
@@ -61,7 +62,7 @@ func (a *App) runAsk(ctx context.Context, args []string) error {
 	fs.BoolVar(&cont, "continue", false, "continue the latest conversation")
 	fs.BoolVar(&cont, "c", false, "shorthand for --continue")
 	convID := fs.String("conversation", "", "continue the conversation with this id (a prefix is enough)")
-	asJSON := fs.Bool("json", false, "print {conversation_id, answer, tool_calls, memories_used, model} as JSON at the end instead of streaming text")
+	asJSON := fs.Bool("json", false, "print {conversation_id, turn, answer, tool_calls, memories_used, learned, model} as JSON at the end instead of streaming text")
 	rest, err := parseArgs(fs, args)
 	if err != nil {
 		return err
@@ -109,7 +110,8 @@ func (a *App) runAsk(ctx context.Context, args []string) error {
 	}
 	p := &askPrinter{out: a.stdout, errw: a.stderr, quiet: *asJSON}
 	ag := s.newAgent(st.Model, ix, st.toolsSupported())
-	res, runErr := ag.Run(ctx, agent.Request{UserID: s.cfg.User, ConversationID: conv.ID, Prompt: prompt, PromptID: promptMsg.ID}, p.emit)
+	req := agent.Request{UserID: s.cfg.User, ConversationID: conv.ID, Prompt: prompt, PromptID: promptMsg.ID}
+	res, runErr := ag.Run(ctx, req, p.emit)
 	p.finish()
 	// No title call here: ask exits once the answer is stored. The
 	// conversation keeps the title derived from its first prompt until the
@@ -117,9 +119,18 @@ func (a *App) runAsk(ctx context.Context, args []string) error {
 	if ix != nil {
 		a.indexTurn(ctx, s, ix, memory.ConversationRef{UserID: s.cfg.User, ConversationID: conv.ID})
 	}
+	// Learning from the turn comes after the answer is printed and
+	// stored, within learnBudget; Ctrl+C still ends it at once.
+	learned := []learnt{}
+	if ix != nil && s.cfg.learnOn() && learnable(res, runErr) && ctx.Err() == nil {
+		learned = append(learned, s.learnTurn(ctx, ix, st.Model, req, res)...)
+		for _, l := range learned {
+			fmt.Fprintln(a.stderr, l.receipt())
+		}
+	}
 	s.syncAfterChange(ctx, ix)
 	if *asJSON && !p.closed {
-		if err := writeJSON(a.stdout, res); err != nil {
+		if err := writeJSON(a.stdout, askResult{Result: res, Learned: learned}); err != nil {
 			p.close(err)
 		}
 	}
@@ -146,6 +157,12 @@ func (a *App) runAsk(ctx context.Context, args []string) error {
 			"stdout was closed before the answer was printed in full; the whole answer is stored (mneme export --conversation %s)", conv.ID)}
 	}
 	return nil
+}
+
+// askResult is what `ask --json` prints: the run and what was learnt from it.
+type askResult struct {
+	agent.Result
+	Learned []learnt `json:"learned"`
 }
 
 // storePrompt finds or creates the conversation and stores the prompt in

@@ -37,6 +37,7 @@ func (a *App) runChat(ctx context.Context, args []string) error {
 	var common commonFlags
 	fs := a.newFlagSet("mneme", "mneme [-c | --continue | --resume ID] [flags]", &common)
 	common.stream.register(fs)
+	common.learn.register(fs)
 	cont, resume, turn := registerChatFlags(fs)
 	// mneme -h, --help and `mneme help` all show the commands; the chat's
 	// own flags follow.
@@ -115,6 +116,11 @@ func (a *App) runChat(ctx context.Context, args []string) error {
 		titling.Wait()
 	}()
 
+	// Learning from finished turns runs beside the chat; at exit it is
+	// cancelled and waited for.
+	learner, learntCh := s.learntReceipts(ctx, ix)
+	defer learner.stop()
+
 	var probed lastProbe
 	var chosen chosenModels
 	return tui.Run(ctx, s.withSync(tui.Config{
@@ -146,7 +152,7 @@ func (a *App) runChat(ctx context.Context, args []string) error {
 			return p
 		},
 		NewRunner: func(model string) tui.Runner {
-			return indexingRunner{agent: s.newAgent(model, ix, probed.toolsSupported(model)), index: ix}
+			return indexingRunner{agent: s.newAgent(model, ix, probed.toolsSupported(model)), index: ix, learn: learner}
 		},
 		Find:          findConversations(ix),
 		Log:           s.log,
@@ -158,6 +164,7 @@ func (a *App) runChat(ctx context.Context, args []string) error {
 		SaveModels:    chosen.saver(s.cfg.ConfigFile),
 		MemoryStatus:  memoryStatus(s.store, ix),
 		Changes:       ix.Changes(),
+		Learnt:        learntCh,
 		FirstRun:      !s.cfg.ConfigFileFound,
 		Editor:        first(a.getenv("VISUAL"), a.getenv("EDITOR")),
 	}))

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"slices"
 	"strings"
@@ -23,8 +24,8 @@ func memoryCommand() command {
 // memoryCommands are the commands of `mneme memory`, as its help lists them.
 func memoryCommands() []command {
 	return []command{
-		{names: []string{"list", "ls"}, help: "  list                 list your notes, newest first, with where they were saved from\n", run: (*App).memoryList},
-		{names: []string{"add"}, help: "  add TEXT...          save a note\n", run: (*App).memoryAdd},
+		{names: []string{"list", "ls"}, help: "  list                 list your notes, newest first, with who made them and where; --tag T filters\n", run: (*App).memoryList},
+		{names: []string{"add"}, help: "  add TEXT...          save a note; --tag T (may repeat) tags it\n", run: (*App).memoryAdd},
 		{names: []string{"edit"}, help: "  edit ID TEXT...      replace a note's text (a unique id prefix of 8+ characters is enough)\n", run: (*App).memoryEdit},
 		{names: []string{"rm", "delete"}, help: "  rm ID                delete a note (a unique id prefix of 8+ characters is enough)\n", run: (*App).memoryRemove},
 		{names: []string{"search"}, help: "  search QUERY...      search your notes by meaning and by words\n", run: (*App).memorySearch},
@@ -36,8 +37,9 @@ func memoryUsage() string {
 	var b strings.Builder
 	b.WriteString(`Usage: mneme memory COMMAND [--json] ...
 
-Notes are facts mneme remembers about you: the model saves them with its
-memory tools, and the ones relevant to a prompt are recalled into it.
+Notes are facts mneme remembers about you: learnt from your conversations
+(memory_review), saved by the model with its memory tools, or added by you.
+The ones relevant to a prompt are recalled into it.
 
 Commands:
 `)
@@ -72,10 +74,14 @@ func (a *App) runMemory(ctx context.Context, args []string) error {
 }
 
 // memoryFlags parses a memory command's flags and returns its arguments.
-func (a *App) memoryFlags(name, usage string, args []string) (commonFlags, bool, []string, error) {
+// extra registers the command's own flags.
+func (a *App) memoryFlags(name, usage string, args []string, extra ...func(*flag.FlagSet)) (commonFlags, bool, []string, error) {
 	var common commonFlags
 	fs := a.newFlagSet("memory "+name, "mneme memory "+usage, &common)
 	asJSON := fs.Bool("json", false, "print JSON")
+	for _, r := range extra {
+		r(fs)
+	}
 	rest, err := parseArgs(fs, args)
 	return common, *asJSON, rest, err
 }
@@ -89,8 +95,20 @@ func noteError(cmd string, err error) error {
 	return fmt.Errorf("memory %s: %w", cmd, err)
 }
 
+// tagFlags collects a repeatable --tag.
+type tagFlags []string
+
+func (t *tagFlags) String() string     { return strings.Join(*t, ",") }
+func (t *tagFlags) Set(v string) error { *t = append(*t, v); return nil }
+
+func (t *tagFlags) register(usage string) func(*flag.FlagSet) {
+	return func(fs *flag.FlagSet) { fs.Var(t, "tag", usage) }
+}
+
 func (a *App) memoryList(ctx context.Context, args []string) error {
-	common, asJSON, rest, err := a.memoryFlags("list", "list [--json]", args)
+	var tags tagFlags
+	common, asJSON, rest, err := a.memoryFlags("list", "list [--json] [--tag T]...", args,
+		tags.register("only notes with this tag (may repeat: notes with all of them)"))
 	if err != nil {
 		return err
 	}
@@ -106,28 +124,49 @@ func (a *App) memoryList(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	notes = slices.DeleteFunc(notes, func(n memory.Note) bool {
+		return slices.ContainsFunc(tags, func(t string) bool { return !n.HasTag(t) })
+	})
 	if asJSON {
 		return writeJSON(a.stdout, notes)
 	}
 	if len(notes) == 0 {
-		fmt.Fprintln(a.stdout, "No notes yet. The model saves them when you ask it to remember something, or run `mneme memory add TEXT`.")
+		if len(tags) > 0 {
+			fmt.Fprintf(a.stdout, "No note is tagged %s.\n", sanitize.Line(strings.Join(tags, " and ")))
+			return nil
+		}
+		fmt.Fprintln(a.stdout, "No notes yet. mneme learns them from your conversations, the model saves them when you ask it to remember something, or run `mneme memory add TEXT`.")
 		return nil
 	}
 	now := time.Now()
 	tw := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tUPDATED\tSAVED IN\tNOTE")
+	fmt.Fprintln(tw, "ID\tUPDATED\tBY\tSAVED IN\tNOTE")
 	for _, n := range notes {
 		from := "-"
 		if n.ConversationID != "" {
 			from = fmt.Sprintf("%s turn %d", n.ConversationID, n.TurnNumber)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", n.ID, text.RelativeDate(now, n.Updated), from, text.Cut(text.OneLine(sanitize.Text(n.Content)), 80))
+		note := text.Cut(text.OneLine(sanitize.Text(n.Content)), 80)
+		if len(n.Tags) > 0 {
+			note += "  #" + sanitize.Line(strings.Join(n.Tags, " #"))
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", n.ID, text.RelativeDate(now, n.Updated), noteBy(n), from, note)
 	}
 	return tw.Flush()
 }
 
+// noteBy says who made a note, with the confidence of a learnt one.
+func noteBy(n memory.Note) string {
+	if n.Source == memory.SourceExtracted || n.Source == memory.SourceImported {
+		return fmt.Sprintf("%s %.0f%%", n.Source, n.Confidence*100)
+	}
+	return n.Source
+}
+
 func (a *App) memoryAdd(ctx context.Context, args []string) error {
-	common, asJSON, rest, err := a.memoryFlags("add", "add [--json] TEXT...", args)
+	var tags tagFlags
+	common, asJSON, rest, err := a.memoryFlags("add", "add [--json] [--tag T]... TEXT...", args,
+		tags.register("tag the note (may repeat)"))
 	if err != nil {
 		return err
 	}
@@ -135,8 +174,11 @@ func (a *App) memoryAdd(ctx context.Context, args []string) error {
 	if strings.TrimSpace(text) == "" {
 		return exitError{code: 2, msg: "memory add: nothing to save: give the note's text"}
 	}
+	if _, err := memory.CheckTags(tags); err != nil {
+		return noteError("add", err)
+	}
 	return a.changeNote(ctx, common, "add", "Saved", asJSON, true, func(ix *index.Index, user string) (memory.Note, error) {
-		return ix.SaveNote(ctx, user, text, memory.NoteSource{})
+		return ix.SaveNote(ctx, user, text, memory.NoteSource{By: memory.SourceUser, Tags: tags})
 	})
 }
 

@@ -56,6 +56,8 @@ type Config struct {
 	// Stream timeouts: first_token_timeout, stream_idle_timeout
 	// (stream_config.go).
 	streamConfig
+	// Memory that builds itself: memory_review, extract_model (learn_config.go).
+	learnConfig
 
 	// ConfigFile is where the file layer came from (not a file key).
 	ConfigFile      string `toml:"-"`
@@ -86,6 +88,8 @@ type commonFlags struct {
 	contextFlags
 	// stream is set by the commands that stream answers (ask, chat).
 	stream streamFlags
+	// learn is set by the commands that learn from turns (ask, chat).
+	learn learnFlags
 }
 
 func (c *commonFlags) register(fs *flag.FlagSet) {
@@ -162,6 +166,9 @@ func loadConfig(flags commonFlags, getenv func(string) string) (Config, error) {
 		return cfg, err
 	}
 	if err := cfg.streamConfig.resolve(flags.stream, getenv, cfg.ConfigFile); err != nil {
+		return cfg, err
+	}
+	if err := cfg.learnConfig.resolve(flags.learn, getenv, cfg.ConfigFile); err != nil {
 		return cfg, err
 	}
 	if err := cfg.syncConfig.resolve(getenv); err != nil {

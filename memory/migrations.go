@@ -158,6 +158,18 @@ var migrations = []migration{
 	// The sync log (synclog.go): which rows this device wrote. Version 4
 	// is another change's; versions apply in any order (see migrate).
 	{version: 5, statements: syncLogMigration},
+	{version: 6, statements: []string{
+		// Who made a note (user, model, extracted, imported), how sure it
+		// is (0-1), and its tags (a JSON array of strings). Notes from
+		// before knew only where they were saved: one saved in a
+		// conversation came from the model's tool, one without from the
+		// user (memory add). Each device derives this itself, so the
+		// UPDATE logs nothing for sync (the log triggers predate the column).
+		`ALTER TABLE notes ADD COLUMN source TEXT NOT NULL DEFAULT 'user'`,
+		`ALTER TABLE notes ADD COLUMN confidence REAL NOT NULL DEFAULT 1`,
+		`ALTER TABLE notes ADD COLUMN tags TEXT NOT NULL DEFAULT '[]'`,
+		`UPDATE notes SET source = 'model' WHERE conversation_id IS NOT NULL`,
+	}},
 }
 
 // LatestSchemaVersion is the schema version this build writes.

@@ -5,8 +5,11 @@ import (
 	"crypto/sha256"
 	"database/sql"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -26,17 +29,102 @@ type Note struct {
 	Content string `json:"content"`
 	// ConversationID and TurnNumber say where the note was saved from;
 	// both are empty for a note added outside a conversation.
-	ConversationID string    `json:"conversation_id,omitempty"`
-	TurnNumber     int       `json:"turn_number,omitempty"`
-	Created        time.Time `json:"created"`
-	Updated        time.Time `json:"updated"`
-	Hash           string    `json:"-"`
+	ConversationID string `json:"conversation_id,omitempty"`
+	TurnNumber     int    `json:"turn_number,omitempty"`
+	// Source says who made the note (SourceUser, SourceModel,
+	// SourceExtracted, SourceImported); Confidence how sure it is (0-1;
+	// 1 for what the user or the model saved); Tags are lower-case topics.
+	Source     string    `json:"source"`
+	Confidence float64   `json:"confidence"`
+	Tags       []string  `json:"tags"`
+	Created    time.Time `json:"created"`
+	Updated    time.Time `json:"updated"`
+	Hash       string    `json:"-"`
 }
 
-// NoteSource is where a note is saved from.
+// Who made a note (Note.Source).
+const (
+	// SourceUser: typed by the user (`memory add`, the memory browser).
+	SourceUser = "user"
+	// SourceModel: saved by the chat model with a memory tool.
+	SourceModel = "model"
+	// SourceExtracted: learnt from a turn by extraction (package learn).
+	SourceExtracted = "extracted"
+	// SourceImported: brought in from a file.
+	SourceImported = "imported"
+)
+
+// NoteSource is where a note is saved from and who made it.
 type NoteSource struct {
 	ConversationID string
 	TurnNumber     int
+	// By is who made the note; "" is SourceUser.
+	By string
+	// Confidence is used for extracted and imported notes (0-1); user and
+	// model notes always have 1.
+	Confidence float64
+	// Tags are cleaned by CheckTags.
+	Tags []string
+}
+
+// Limits on a note's tags.
+const (
+	MaxNoteTags    = 8
+	MaxNoteTagRune = 32
+)
+
+// CheckTags cleans tags the way the store keeps them: lower case, inner
+// space as "-", no empty or repeated tag, each at most MaxNoteTagRune
+// characters, at most MaxNoteTags of them.
+func CheckTags(tags []string) ([]string, error) {
+	out := []string{}
+	for _, t := range tags {
+		t = strings.ToLower(strings.Join(strings.Fields(cleanText(t)), "-"))
+		switch {
+		case t == "" || slices.Contains(out, t):
+			continue
+		case utf8.RuneCountInString(t) > MaxNoteTagRune:
+			return nil, fmt.Errorf("tag %q is longer than %d characters: %w", t, MaxNoteTagRune, ErrInvalid)
+		case len(out) == MaxNoteTags:
+			return nil, fmt.Errorf("at most %d tags: %w", MaxNoteTags, ErrInvalid)
+		}
+		out = append(out, t)
+	}
+	return out, nil
+}
+
+// checkSource fills in and checks who made a note and how sure it is.
+func checkSource(src NoteSource) (NoteSource, error) {
+	switch src.By {
+	case "":
+		src.By = SourceUser
+		fallthrough
+	case SourceUser, SourceModel:
+		src.Confidence = 1
+	case SourceExtracted, SourceImported:
+		if src.Confidence < 0 || src.Confidence > 1 || math.IsNaN(src.Confidence) {
+			return src, fmt.Errorf("confidence %v outside 0-1: %w", src.Confidence, ErrInvalid)
+		}
+	default:
+		return src, fmt.Errorf("unknown note source %q: %w", src.By, ErrInvalid)
+	}
+	tags, err := CheckTags(src.Tags)
+	src.Tags = tags
+	return src, err
+}
+
+func encodeTags(tags []string) string {
+	if len(tags) == 0 {
+		return "[]"
+	}
+	b, _ := json.Marshal(tags)
+	return string(b)
+}
+
+// HasTag reports whether the note carries tag (compared as CheckTags cleans it).
+func (n Note) HasTag(tag string) bool {
+	clean, err := CheckTags([]string{tag})
+	return err == nil && len(clean) == 1 && slices.Contains(n.Tags, clean[0])
 }
 
 // CheckNote cleans a note's text the way the store writes it and checks
@@ -58,15 +146,21 @@ func noteHash(content string) string {
 }
 
 const noteColumns = `n.id, n.user_id, n.content, COALESCE(n.conversation_id, ''), COALESCE(n.turn_number, 0),
-	n.created_at, n.updated_at, n.hash`
+	n.created_at, n.updated_at, n.hash, n.source, n.confidence, n.tags`
 
 func scanNote(row interface{ Scan(...any) error }) (Note, error) {
 	var n Note
 	var created, updated int64
-	if err := row.Scan(&n.ID, &n.UserID, &n.Content, &n.ConversationID, &n.TurnNumber, &created, &updated, &n.Hash); err != nil {
+	var tags string
+	if err := row.Scan(&n.ID, &n.UserID, &n.Content, &n.ConversationID, &n.TurnNumber, &created, &updated, &n.Hash,
+		&n.Source, &n.Confidence, &tags); err != nil {
 		return Note{}, err
 	}
 	n.Created, n.Updated = fromMS(created), fromMS(updated)
+	// Tags another device wrote badly are read as none rather than failing the read.
+	if json.Unmarshal([]byte(tags), &n.Tags) != nil || n.Tags == nil {
+		n.Tags = []string{}
+	}
 	return n, nil
 }
 
@@ -83,9 +177,13 @@ func (s *Store) SaveNote(ctx context.Context, userID, content string, src NoteSo
 	if err != nil {
 		return Note{}, fmt.Errorf("save note: %w", err)
 	}
+	if src, err = checkSource(src); err != nil {
+		return Note{}, fmt.Errorf("save note: %w", err)
+	}
 	now := s.nowMS()
 	n := Note{
 		ID: NewID(), UserID: userID, Content: content, ConversationID: src.ConversationID, TurnNumber: src.TurnNumber,
+		Source: src.By, Confidence: src.Confidence, Tags: src.Tags,
 		Created: fromMS(now), Updated: fromMS(now), Hash: noteHash(content),
 	}
 	if n.ConversationID == "" {
@@ -95,9 +193,10 @@ func (s *Store) SaveNote(ctx context.Context, userID, content string, src NoteSo
 		if err := ensureUser(ctx, tx, userID, now); err != nil {
 			return err
 		}
-		_, err := tx.ExecContext(ctx, `INSERT INTO notes (id, user_id, content, conversation_id, turn_number, created_at, updated_at, hash)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-			n.ID, userID, n.Content, nullString(n.ConversationID), nullInt(n.ConversationID != "", n.TurnNumber), now, now, n.Hash)
+		_, err := tx.ExecContext(ctx, `INSERT INTO notes (id, user_id, content, conversation_id, turn_number, created_at, updated_at, hash,
+			source, confidence, tags) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			n.ID, userID, n.Content, nullString(n.ConversationID), nullInt(n.ConversationID != "", n.TurnNumber), now, now, n.Hash,
+			n.Source, n.Confidence, encodeTags(n.Tags))
 		return err
 	})
 	if err != nil {
@@ -224,7 +323,7 @@ func (s *Store) DeleteNote(ctx context.Context, userID, id string) (Note, error)
 	}
 	now := s.nowMS()
 	err = s.write(ctx, func(tx Execer) error {
-		res, err := tx.ExecContext(ctx, `UPDATE notes SET content = '', hash = '', updated_at = ?, deleted_at = ?
+		res, err := tx.ExecContext(ctx, `UPDATE notes SET content = '', hash = '', tags = '[]', updated_at = ?, deleted_at = ?
 			WHERE id = ? AND user_id = ? AND deleted_at IS NULL`, now, now, n.ID, userID)
 		if err != nil {
 			return err

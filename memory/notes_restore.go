@@ -28,6 +28,10 @@ func (s *Store) RestoreNote(ctx context.Context, userID string, n Note) (Note, e
 	if err != nil {
 		return Note{}, fmt.Errorf("restore note: %w", err)
 	}
+	src, err := checkSource(NoteSource{By: n.Source, Confidence: n.Confidence, Tags: n.Tags})
+	if err != nil {
+		return Note{}, fmt.Errorf("restore note: %w", err)
+	}
 	now := s.nowMS()
 	hash := noteHash(content)
 	err = s.write(ctx, func(tx Execer) error {
@@ -43,9 +47,10 @@ func (s *Store) RestoreNote(ctx context.Context, userID string, n Note) (Note, e
 			if err := ensureUser(ctx, tx, userID, now); err != nil {
 				return err
 			}
-			_, err := tx.ExecContext(ctx, `INSERT INTO notes (id, user_id, content, conversation_id, turn_number, created_at, updated_at, hash)
-				VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-				n.ID, userID, content, nullString(n.ConversationID), nullInt(n.ConversationID != "", n.TurnNumber), created, now, hash)
+			_, err := tx.ExecContext(ctx, `INSERT INTO notes (id, user_id, content, conversation_id, turn_number, created_at, updated_at, hash,
+				source, confidence, tags) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+				n.ID, userID, content, nullString(n.ConversationID), nullInt(n.ConversationID != "", n.TurnNumber), created, now, hash,
+				src.By, src.Confidence, encodeTags(src.Tags))
 			return err
 		case err != nil:
 			return err
@@ -54,8 +59,8 @@ func (s *Store) RestoreNote(ctx context.Context, userID string, n Note) (Note, e
 		case !deleted.Valid:
 			return fmt.Errorf("note %q is not deleted: %w", n.ID, ErrInvalid)
 		}
-		_, err = tx.ExecContext(ctx, `UPDATE notes SET content = ?, hash = ?, updated_at = ?, deleted_at = NULL
-			WHERE id = ? AND user_id = ? AND deleted_at IS NOT NULL`, content, hash, now, n.ID, userID)
+		_, err = tx.ExecContext(ctx, `UPDATE notes SET content = ?, hash = ?, tags = ?, updated_at = ?, deleted_at = NULL
+			WHERE id = ? AND user_id = ? AND deleted_at IS NOT NULL`, content, hash, encodeTags(src.Tags), now, n.ID, userID)
 		if err != nil {
 			return err
 		}

@@ -131,7 +131,7 @@ func MemorySave(ix NoteSaver) Tool {
 		if s.UserID == "" {
 			return nil, ErrNoUser
 		}
-		n, err := ix.SaveNote(ctx, s.UserID, a.Content, memory.NoteSource{ConversationID: s.ConversationID, TurnNumber: s.TurnNumber})
+		n, err := ix.SaveNote(ctx, s.UserID, a.Content, memory.NoteSource{ConversationID: s.ConversationID, TurnNumber: s.TurnNumber, By: memory.SourceModel})
 		if err != nil {
 			return nil, err
 		}

@@ -112,6 +112,9 @@ func TestMemoryLifecycle(t *testing.T) {
 			if saved.NoteID == "" || saved.Status != "saved" || saved.ConversationID != "conv-a" || saved.TurnNumber != 2 {
 				t.Fatalf("saved %+v", saved)
 			}
+			if n, err := e.store.Note(context.Background(), "alice", saved.NoteID); err != nil || n.Source != memory.SourceModel {
+				t.Fatalf("a saved note's source = %q, %v; want %q", n.Source, err, memory.SourceModel)
+			}
 			hits := e.searchMemory(alice, "What is the name of the user's cat?")
 			if len(hits) == 0 || hits[0].NoteID != saved.NoteID || hits[0].Text != "The user's cat is called Tom." ||
 				hits[0].Source != SourceUserMemory || hits[0].Score <= 0 || hits[0].ConversationID != "" {

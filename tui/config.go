@@ -119,6 +119,9 @@ type Config struct {
 	// are read again (nil: they are read only after this screen's own
 	// changes).
 	Changes <-chan struct{}
+	// Learnt receives what was learnt from a finished turn in the
+	// background; the chat shows it under the answer (nil: nothing is).
+	Learnt <-chan Learnt
 	// FirstRun offers pulling an embedding model when none is installed (a
 	// missing chat model is offered every time).
 	FirstRun bool
@@ -128,6 +131,12 @@ type Config struct {
 	// TempDir is where text goes while it is edited in the editor ("": the
 	// system's).
 	TempDir string
+}
+
+// Learnt is one change to the notes learnt from a turn of a conversation;
+// Text is the one-line receipt ("✎ remembered: …"), already sanitised.
+type Learnt struct {
+	ConversationID, Text string
 }
 
 // MemoryStatus is the state of search and the notes.

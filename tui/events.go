@@ -56,7 +56,48 @@ type (
 
 	// storeChangedMsg says the store changed, possibly in another process.
 	storeChangedMsg struct{}
+
+	// learntMsg carries a note change learnt from a turn.
+	learntMsg struct{ learnt Learnt }
 )
+
+// waitForLearnt waits for the next receipt of background learning; Update
+// re-issues it after each.
+func waitForLearnt(ctx context.Context, ch <-chan Learnt) tea.Cmd {
+	if ch == nil {
+		return nil
+	}
+	return func() tea.Msg {
+		select {
+		case l := <-ch:
+			return learntMsg{l}
+		case <-ctx.Done():
+			return nil
+		}
+	}
+}
+
+// handleLearnt shows a receipt under the answer of its conversation; one
+// that comes while an answer streams waits for its end.
+func (m *Model) handleLearnt(msg learntMsg) tea.Cmd {
+	if msg.learnt.ConversationID == m.convID {
+		m.receipts = append(m.receipts, msg.learnt.Text)
+		m.showReceipts()
+	}
+	return tea.Batch(m.memoryStatusNow(), waitForLearnt(m.life.ctx, m.cfg.Learnt))
+}
+
+// showReceipts adds the waiting receipts to the transcript unless a run is on.
+func (m *Model) showReceipts() {
+	if m.run != nil || len(m.receipts) == 0 {
+		return
+	}
+	for _, r := range m.receipts {
+		m.transcript.addNotice(r)
+	}
+	m.receipts = nil
+	m.transcript.refresh(m.now(), false)
+}
 
 // waitForChanges waits for the next change of the store; Update re-issues
 // it after each.

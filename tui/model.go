@@ -84,6 +84,9 @@ type Model struct {
 	runner       Runner
 	runnerModel  string
 
+	// receipts are what was learnt from a turn, waiting for a streaming
+	// answer to end (events.go).
+	receipts []string
 	resumeID string // the conversation to load at start
 	convID   string // "" until the first prompt creates the conversation
 	title    string
@@ -203,7 +206,8 @@ func (m Model) Init() tea.Cmd {
 	if m.loading {
 		cmds = append(cmds, loadHistoryCmd(m.life.ctx, m.store, m.userID, m.resumeID))
 	}
-	cmds = append(cmds, tea.RequestBackgroundColor, m.memoryStatusCmd(true), waitForChanges(m.life.ctx, m.cfg.Changes))
+	cmds = append(cmds, tea.RequestBackgroundColor, m.memoryStatusCmd(true), waitForChanges(m.life.ctx, m.cfg.Changes),
+		waitForLearnt(m.life.ctx, m.cfg.Learnt))
 	return tea.Batch(cmds...)
 }
 
@@ -293,6 +297,8 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		cmd = m.pollSync(&msg)
 	case storeChangedMsg:
 		cmd = tea.Batch(m.sidebar.Reload(), m.memoryStatusNow(), m.pollSync(nil), waitForChanges(m.life.ctx, m.cfg.Changes))
+	case learntMsg:
+		cmd = m.handleLearnt(msg)
 	case spinMsg:
 		cmd = m.handleSpin()
 	default:
@@ -629,6 +635,7 @@ func (m *Model) finishRun(interrupted bool, err error) {
 	m.run.cancel()
 	m.run = nil
 	m.setPhase(phaseIdle)
+	m.showReceipts()
 }
 
 // noteRunError makes the next send probe Ollama again when the run failed

@@ -296,7 +296,11 @@ func TestSyncConflictKeepsBothSides(t *testing.T) {
 	if _, err := b.ix.DeleteNote(ctx, "alice", drop.ID); err != nil {
 		t.Fatal(err)
 	}
-	b.ix.SaveNote(ctx, "alice", "Alice's kitten is called Luna", memory.NoteSource{})
+	luna, err := b.ix.SaveNote(ctx, "alice", "Alice's kitten is called Luna", memory.NoteSource{
+		ConversationID: shared.ID, TurnNumber: 2, By: memory.SourceExtracted, Confidence: 0.7, Tags: []string{"pets"}})
+	if err != nil {
+		t.Fatal(err)
+	}
 	b.drain()
 	if err := srv.Up(); err != nil {
 		t.Fatal(err)
@@ -321,6 +325,11 @@ func TestSyncConflictKeepsBothSides(t *testing.T) {
 		}
 		if got := d.notes(); strings.Join(got, "|") != strings.Join(wantNotes, "|") {
 			t.Errorf("%s notes %q", d.name, got)
+		}
+		// The merge carries every column of a note, the learnt ones' too.
+		if n, err := d.store.Note(ctx, "alice", luna.ID); err != nil || n.Source != memory.SourceExtracted ||
+			n.Confidence != 0.7 || strings.Join(n.Tags, ",") != "pets" || n.ConversationID != shared.ID || n.TurnNumber != 2 {
+			t.Errorf("%s learnt note %+v, %v", d.name, n, err)
 		}
 		msgs, err := d.store.Messages(ctx, "alice", shared.ID)
 		if err != nil {

@@ -236,13 +236,22 @@ func (b MemoryBrowser) preview() string {
 	return strings.Join(append(rows, "  "+prov), "\n")
 }
 
+// savedBy says who made a note, by its source.
+var savedBy = map[string]string{
+	memory.SourceUser: "saved ", memory.SourceModel: "saved by the model ",
+	memory.SourceExtracted: "learnt ", memory.SourceImported: "imported ",
+}
+
 func (b MemoryBrowser) noteView() ([]string, []key.Binding) {
 	n, ok := b.selected()
 	if !ok {
 		return nil, []key.Binding{b.keys.Back}
 	}
 	now := b.clock.Now()
-	when := "saved " + text.RelativeDate(now, n.Created)
+	when := savedBy[n.Source] + text.RelativeDate(now, n.Created)
+	if savedBy[n.Source] == "" {
+		when = "saved " + text.RelativeDate(now, n.Created)
+	}
 	if n.Updated.Sub(n.Created) > time.Minute {
 		when += " · edited " + text.RelativeDate(now, n.Updated)
 	}

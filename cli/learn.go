@@ -1,0 +1,187 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/ollama/ollama/api"
+
+	"github.com/mneme-dev/mneme/agent"
+	"github.com/mneme-dev/mneme/internal/sanitize"
+	"github.com/mneme-dev/mneme/internal/text"
+	"github.com/mneme-dev/mneme/learn"
+	"github.com/mneme-dev/mneme/memory"
+	"github.com/mneme-dev/mneme/memory/index"
+)
+
+// Memory that builds itself: after a completed turn the extract model
+// lists the durable facts the user stated (learn.Extract), and each is
+// consolidated with the user's notes (learn.Consolidate) through the
+// index, so that search stays in step.
+
+// learnBudget bounds learning from one turn: `mneme ask` waits for it
+// before exiting, the chat runs it in the background.
+const learnBudget = 30 * time.Second
+
+// learnt is one change learning made to the notes, as `ask --json` lists it.
+type learnt struct {
+	Event  learn.Event `json:"event"`
+	NoteID string      `json:"note_id"`
+	Text   string      `json:"text"`
+}
+
+// receipt is the line that tells the user about it.
+func (l learnt) receipt() string {
+	verb := map[learn.Event]string{learn.EventAdd: "remembered", learn.EventUpdate: "updated", learn.EventDelete: "forgot"}[l.Event]
+	return "✎ " + verb + ": " + text.Cut(sanitize.Line(l.Text), 120)
+}
+
+// learnable reports whether a run's turn may be learnt from: it completed
+// with an answer (not interrupted, not failed, not cut by the step limit).
+func learnable(res agent.Result, err error) bool {
+	return err == nil && !res.Interrupted && !res.StepLimitReached && strings.TrimSpace(res.Answer) != "" && res.Turn > 0
+}
+
+// learnTurn learns from the turn req and res describe, answered by
+// chatModel: it extracts, consolidates, and returns what changed. Failures
+// and dropped candidates are logged, never shown: the turn is stored
+// whatever happens here.
+func (s *session) learnTurn(ctx context.Context, ix *index.Index, chatModel string, req agent.Request, res agent.Result) []learnt {
+	ctx, cancel := context.WithTimeout(ctx, learnBudget)
+	defer cancel()
+	start := time.Now()
+	model := learn.Model{Name: s.cfg.extractModel(chatModel), Log: s.log}
+	model.Options = map[string]any{"num_ctx": s.extractContext(ctx, model.Name)}
+	cands, err := learn.Extract(ctx, s.client, model, learn.Turn{User: req.Prompt, Assistant: res.Answer})
+	if err != nil {
+		s.logLearn("extraction failed", err, req, model.Name)
+		return nil
+	}
+	notes := learnNotes{ix: ix, src: memory.NoteSource{ConversationID: req.ConversationID, TurnNumber: res.Turn}}
+	changes, err := learn.Consolidate(ctx, s.client, model, notes, req.UserID, cands)
+	if err != nil {
+		s.logLearn("consolidation stopped", err, req, model.Name)
+	}
+	var out []learnt
+	for _, c := range changes {
+		switch c.Event {
+		case learn.EventAdd:
+			out = append(out, learnt{c.Event, c.NoteID, c.After})
+		case learn.EventUpdate:
+			out = append(out, learnt{c.Event, c.NoteID, c.After})
+		case learn.EventDelete:
+			out = append(out, learnt{c.Event, c.NoteID, c.Before})
+			if c.Added != "" {
+				out = append(out, learnt{learn.EventAdd, c.Added, c.After})
+			}
+		default:
+			s.log.Debug("learnt nothing new", "candidate", c.Candidate.Text, "note", c.NoteID, "why", c.Reason)
+		}
+	}
+	s.log.Info("learnt from turn", "conversation", req.ConversationID, "turn", res.Turn, "model", model.Name,
+		"candidates", len(cands), "changes", len(out), "took", time.Since(start).Round(time.Millisecond))
+	return out
+}
+
+func (s *session) logLearn(msg string, err error, req agent.Request, model string) {
+	level := slog.LevelWarn
+	if errors.Is(err, context.Canceled) || errors.Is(err, learn.ErrMalformed) {
+		level = slog.LevelInfo
+	}
+	s.log.Log(context.Background(), level, msg, "conversation", req.ConversationID, "model", model, "err", err)
+}
+
+// extractContext is the num_ctx to send with learning's requests: the one
+// the chat uses for that model (agent.ChooseContext), so that Ollama does
+// not reload the model for a different context.
+func (s *session) extractContext(ctx context.Context, model string) int {
+	show, err := s.client.Show(ctx, &api.ShowRequest{Model: model})
+	if err != nil {
+		show = nil
+	}
+	return agent.ChooseContext(s.cfg.NumCtx, s.cfg.NumCtxMax, show).Tokens
+}
+
+// learnNotes is learn.Notes over the search index: notes are found by the
+// hybrid search and changed through the index so that search follows.
+type learnNotes struct {
+	ix *index.Index
+	// src is the turn learnt from: every note added carries it.
+	src memory.NoteSource
+}
+
+func (n learnNotes) Similar(ctx context.Context, userID, text string, limit int) ([]learn.Existing, error) {
+	hits, err := n.ix.SearchNotes(ctx, index.NoteQuery{UserID: userID, Text: text, Limit: limit})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]learn.Existing, len(hits))
+	for i, h := range hits {
+		out[i] = learn.Existing{ID: h.ID, Text: h.Content}
+	}
+	return out, nil
+}
+
+func (n learnNotes) Add(ctx context.Context, userID string, c learn.Candidate) (string, error) {
+	src := n.src
+	src.By, src.Confidence, src.Tags = memory.SourceExtracted, c.Confidence, c.Tags
+	note, err := n.ix.SaveNote(ctx, userID, c.Text, src)
+	return note.ID, err
+}
+
+func (n learnNotes) Update(ctx context.Context, userID, id, text string) error {
+	_, err := n.ix.UpdateNote(ctx, userID, id, text)
+	return err
+}
+
+func (n learnNotes) Delete(ctx context.Context, userID, id string) error {
+	_, err := n.ix.DeleteNote(ctx, userID, id)
+	return err
+}
+
+// backgroundLearner learns from the chat's turns beside it, one turn at a
+// time (so that a turn sees what the previous one added), and reports each
+// change. stop cancels what runs and waits for it.
+type backgroundLearner struct {
+	s      *session
+	ix     *index.Index
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+	one    sync.Mutex
+	report func(conversationID string, l learnt)
+}
+
+func (s *session) newBackgroundLearner(ctx context.Context, ix *index.Index, report func(string, learnt)) *backgroundLearner {
+	ctx, cancel := context.WithCancel(ctx)
+	return &backgroundLearner{s: s, ix: ix, ctx: ctx, cancel: cancel, report: report}
+}
+
+// after starts learning from a finished run when it may be learnt from.
+func (b *backgroundLearner) after(model string, req agent.Request, res agent.Result, err error) {
+	if b == nil || !b.s.cfg.learnOn() || !learnable(res, err) || b.ctx.Err() != nil {
+		return
+	}
+	b.wg.Add(1)
+	go func() {
+		defer b.wg.Done()
+		b.one.Lock()
+		defer b.one.Unlock()
+		if b.ctx.Err() != nil {
+			return
+		}
+		for _, l := range b.s.learnTurn(b.ctx, b.ix, model, req, res) {
+			b.report(req.ConversationID, l)
+		}
+	}()
+}
+
+// stop cancels learning and waits for it to end.
+func (b *backgroundLearner) stop() {
+	b.cancel()
+	b.wg.Wait()
+}

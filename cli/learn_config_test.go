@@ -1,0 +1,61 @@
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestMemoryReviewIsCheckedTheSameEverywhere: memory_review is read from
+// --no-learn, MNEME_MEMORY_REVIEW and the file in that order, and a bad
+// value is refused naming where it came from.
+func TestMemoryReviewIsCheckedTheSameEverywhere(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "config.toml")
+	load := func(content string, env map[string]string, flags learnFlags) (Config, error) {
+		t.Helper()
+		if err := os.WriteFile(file, []byte(content+"\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		env["HOME"] = dir
+		return loadConfig(commonFlags{configFile: file, learn: flags}, envMap(env))
+	}
+	for _, c := range []struct {
+		file, env string
+		want      string
+	}{
+		{file: `memory_review = "sometimes"`, want: "memory_review = \"sometimes\""},
+		{env: "sometimes", want: "MNEME_MEMORY_REVIEW = \"sometimes\""},
+		{file: `memory_review = "inbox"`, want: "not built yet"},
+		{env: "inbox", want: "MNEME_MEMORY_REVIEW = \"inbox\": the review inbox is not built yet"},
+	} {
+		_, err := load(c.file, map[string]string{envMemoryReview: c.env}, learnFlags{})
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("file %q env %q: err = %v, want one naming %q", c.file, c.env, err, c.want)
+		}
+	}
+	for _, c := range []struct {
+		file, env string
+		flags     learnFlags
+		on        bool
+		model     string
+	}{
+		{on: true},
+		{file: `memory_review = "off"`},
+		{file: `memory_review = "off"`, env: "auto", on: true},
+		{file: `memory_review = "auto"` + "\n" + `extract_model = "small"`, on: true, model: "small"},
+		{env: "auto", flags: learnFlags{noLearn: true}},
+		// --no-learn wins over a bad value in the environment.
+		{env: "inbox", flags: learnFlags{noLearn: true}},
+	} {
+		cfg, err := load(c.file, map[string]string{envMemoryReview: c.env}, c.flags)
+		if err != nil || cfg.learnOn() != c.on || cfg.extractModel("chat") != first(c.model, "chat") {
+			t.Errorf("file %q env %q flags %+v: on %v model %q, %v; want on %v", c.file, c.env, c.flags, cfg.learnOn(), cfg.extractModel("chat"), err, c.on)
+		}
+	}
+	cfg, err := load(`extract_model = "file"`, map[string]string{envExtractModel: "env"}, learnFlags{})
+	if err != nil || cfg.extractModel("chat") != "env" {
+		t.Errorf("extract_model: env beats file: %q, %v", cfg.extractModel("chat"), err)
+	}
+}

@@ -1,0 +1,286 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ollama/ollama/api"
+
+	"github.com/mneme-dev/mneme/cli"
+	"github.com/mneme-dev/mneme/internal/fakeollama"
+	"github.com/mneme-dev/mneme/internal/realollama"
+	"github.com/mneme-dev/mneme/memory"
+)
+
+// learnOn turns learning from turns on for this device (the harness turns
+// it off for the tests written before it).
+func (d *device) learnOn() *device {
+	d.extra = append(d.extra, "MNEME_MEMORY_REVIEW=auto")
+	return d
+}
+
+// isExtraction tells learn's extraction request apart by its system message.
+func isExtraction(req api.ChatRequest) bool {
+	return len(req.Format) > 0 && len(req.Messages) > 0 && strings.Contains(req.Messages[0].Content, "durable facts about the user")
+}
+
+// isDecision tells learn's consolidation decision apart.
+func isDecision(req api.ChatRequest) bool {
+	return len(req.Format) > 0 && len(req.Messages) > 0 && strings.Contains(req.Messages[0].Content, `"existing"`)
+}
+
+func countRequests(srv *fakeollama.Server, is func(api.ChatRequest) bool) int {
+	n := 0
+	for _, r := range srv.Requests() {
+		if is(r) {
+			n++
+		}
+	}
+	return n
+}
+
+// extractReply answers extraction requests with memories (JSON as the
+// schema asks) and everything else by echoing.
+func extractReply(memories string) func(api.ChatRequest) fakeollama.Reply {
+	return func(req api.ChatRequest) fakeollama.Reply {
+		if isExtraction(req) {
+			return fakeollama.Reply{Content: []string{`{"memories":` + memories + `}`}}
+		}
+		if isDecision(req) {
+			return fakeollama.Reply{Content: []string{`{"event":"NONE","id":0,"text":""}`}}
+		}
+		last := req.Messages[len(req.Messages)-1].Content
+		return fakeollama.Say("You said: " + last)
+	}
+}
+
+type askLearnOut struct {
+	askOut
+	Turn    int `json:"turn"`
+	Learned []struct {
+		Event  string `json:"event"`
+		NoteID string `json:"note_id"`
+		Text   string `json:"text"`
+	} `json:"learned"`
+}
+
+// TestAskLearnsFromTheTurn: after the answer, the turn's durable facts
+// become notes marked extracted, with their confidence, tags and turn of
+// origin; the same fact again makes no duplicate and costs no decision.
+func TestAskLearnsFromTheTurn(t *testing.T) {
+	t.Parallel() // own data dir and fake Ollama
+	srv := fakeollama.New(t)
+	srv.SetDefault(extractReply(`[{"text":"Has a cat called Tom.","confidence":0.9,"tags":["Pets","cat"],"kind":"fact"},` +
+		`{"text":"","confidence":0.5,"tags":[],"kind":"fact"}]`))
+	d := newDevice(t, srv.Host()).learnOn()
+
+	r := d.mustOK("", "ask", "--json", "I have a cat called Tom")
+	var out askLearnOut
+	if err := json.Unmarshal([]byte(r.stdout), &out); err != nil {
+		t.Fatalf("ask --json: %v\n%s", err, r.stdout)
+	}
+	if out.Answer != "You said: I have a cat called Tom" || out.Turn != 1 || len(out.Learned) != 1 ||
+		out.Learned[0].Event != "ADD" || out.Learned[0].Text != "Has a cat called Tom." || out.Learned[0].NoteID == "" {
+		t.Fatalf("ask --json: %+v", out)
+	}
+	if !strings.Contains(r.stderr, "✎ remembered: Has a cat called Tom.") {
+		t.Fatalf("stderr %q", r.stderr)
+	}
+	// The extraction request: instructions in the system message, the
+	// turn in the user message, the schema in format.
+	i := slices.IndexFunc(srv.Requests(), isExtraction)
+	if i < 0 {
+		t.Fatal("no extraction request")
+	}
+	ext := srv.Requests()[i]
+	if len(ext.Messages) != 2 || ext.Messages[1].Role != "user" ||
+		ext.Messages[1].Content != "User: I have a cat called Tom\nAssistant: You said: I have a cat called Tom" {
+		t.Fatalf("extraction request %+v", ext.Messages)
+	}
+	if ext.Options["num_ctx"] == nil {
+		t.Fatalf("extraction request without num_ctx: %+v", ext.Options)
+	}
+
+	notes := d.notes()
+	if len(notes) != 1 {
+		t.Fatalf("notes %+v", notes)
+	}
+	n := notes[0]
+	if n.ID != out.Learned[0].NoteID || n.Content != "Has a cat called Tom." || n.Source != memory.SourceExtracted ||
+		n.Confidence != 0.9 || !slices.Equal(n.Tags, []string{"pets", "cat"}) ||
+		n.ConversationID != out.ConversationID || n.TurnNumber != 1 {
+		t.Fatalf("note %+v", n)
+	}
+	if r := d.mustOK("", "memory", "list"); !strings.Contains(r.stdout, "extracted 90%") || !strings.Contains(r.stdout, "#pets #cat") {
+		t.Fatalf("memory list:\n%s", r.stdout)
+	}
+	if r := d.mustOK("", "memory", "list", "--json", "--tag", "PETS"); !strings.Contains(r.stdout, n.ID) {
+		t.Fatalf("memory list --tag PETS:\n%s", r.stdout)
+	}
+	if r := d.mustOK("", "memory", "list", "--tag", "dogs"); !strings.Contains(r.stdout, "No note is tagged dogs") {
+		t.Fatalf("memory list --tag dogs:\n%s", r.stdout)
+	}
+
+	// The same fact from the next turn is already kept: no duplicate, and
+	// no decision asked of the model.
+	r = d.mustOK("", "ask", "--continue", "As I said, Tom is my cat")
+	if strings.Contains(r.stderr, "✎") {
+		t.Fatalf("a kept fact was announced again: %q", r.stderr)
+	}
+	if got := d.notes(); len(got) != 1 || got[0].ID != n.ID {
+		t.Fatalf("notes after the same fact again %+v", got)
+	}
+	if k := countRequests(srv, isExtraction); k != 2 {
+		t.Fatalf("%d extraction requests, want 2", k)
+	}
+	if k := countRequests(srv, isDecision); k != 0 {
+		t.Fatalf("%d decision requests for an exact duplicate", k)
+	}
+	// Every dropped candidate is in the log, none on the terminal.
+	log, err := os.ReadFile(d.home + "/data/mneme.log")
+	if err != nil || !strings.Contains(string(log), "extracted memory dropped") {
+		t.Fatalf("log: %v\n%s", err, log)
+	}
+}
+
+// TestLearningCanBeOff: --no-learn and memory_review = "off" send no
+// extraction request; "inbox" is refused as not built yet.
+func TestLearningCanBeOff(t *testing.T) {
+	t.Parallel() // own data dir and fake Ollama
+	srv := fakeollama.New(t)
+	srv.SetDefault(extractReply(`[{"text":"Has a cat called Tom.","confidence":0.9,"tags":[],"kind":"fact"}]`))
+	d := newDevice(t, srv.Host()).learnOn()
+	d.mustOK("", "ask", "--no-learn", "I have a cat called Tom")
+	off := newDevice(t, srv.Host())
+	off.extra = append(off.extra, "MNEME_MEMORY_REVIEW=off")
+	off.mustOK("", "ask", "I have a cat called Tom")
+	if k := countRequests(srv, isExtraction); k != 0 {
+		t.Fatalf("%d extraction requests with learning off", k)
+	}
+	if len(d.notes()) != 0 || len(off.notes()) != 0 {
+		t.Fatal("notes learnt with learning off")
+	}
+	inbox := newDevice(t, srv.Host())
+	inbox.extra = append(inbox.extra, "MNEME_MEMORY_REVIEW=inbox")
+	if r := inbox.mneme("", "ask", "hello"); r.code == 0 || !strings.Contains(r.stderr, "not built yet") {
+		t.Fatalf("inbox: exit %d, stderr %q", r.code, r.stderr)
+	}
+}
+
+// TestInterruptedOrFailedAnswersAreNotLearntFrom: a turn whose answer was
+// interrupted (Ctrl+C) or failed mid-stream is not sent for extraction.
+func TestInterruptedOrFailedAnswersAreNotLearntFrom(t *testing.T) {
+	t.Parallel() // own data dir and fake Ollama
+	srv := fakeollama.New(t)
+	srv.SetDefault(extractReply(`[{"text":"Has a cat called Tom.","confidence":0.9,"tags":[],"kind":"fact"}]`))
+	d := newDevice(t, srv.Host()).learnOn()
+
+	srv.Script(fakeollama.Reply{Content: []string{"Tom is", " a"}, StreamError: "model crashed"})
+	if r := d.mneme("", "ask", "I have a cat called Tom"); r.code != 1 {
+		t.Fatalf("failed answer: exit %d, stderr %q", r.code, r.stderr)
+	}
+
+	srv.Script(fakeollama.Reply{Content: []string{"Tom is", " a"}, Hold: true})
+	cmd, stderr := d.start(nil, "ask", "--continue", "Really, I have a cat called Tom")
+	for started := false; !started; { // the failed ask's signal may still wait
+		select {
+		case req := <-srv.Started():
+			started = req.Messages[len(req.Messages)-1].Content == "Really, I have a cat called Tom"
+		case <-time.After(30 * time.Second):
+			t.Fatalf("the second answer did not start within 30 s\nstderr: %s", stderr.String())
+		}
+	}
+	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	if code := waitExit(t, cmd, 2*time.Second, stderr); code != cli.ExitInterrupted {
+		t.Fatalf("interrupted answer: exit %d, stderr %q", code, stderr.String())
+	}
+	if k := countRequests(srv, isExtraction); k != 0 {
+		t.Fatalf("%d extraction requests for a failed or interrupted answer", k)
+	}
+	if notes := d.notes(); len(notes) != 0 {
+		t.Fatalf("learnt %+v", notes)
+	}
+}
+
+// TestCtrlCDuringLearningEndsAsk: learning after the answer does not hold
+// ask up: Ctrl+C ends it within 2 s, with the answer kept and no note.
+func TestCtrlCDuringLearningEndsAsk(t *testing.T) {
+	t.Parallel() // own data dir and fake Ollama
+	srv := fakeollama.New(t)
+	srv.SetDefault(func(req api.ChatRequest) fakeollama.Reply {
+		if isExtraction(req) {
+			return fakeollama.Reply{Hold: true} // the model never answers
+		}
+		return fakeollama.Say("Nice cat.")
+	})
+	d := newDevice(t, srv.Host()).learnOn()
+	cmd, stderr := d.start(nil, "ask", "I have a cat called Tom")
+	for started := false; !started; {
+		select {
+		case req := <-srv.Started():
+			started = isExtraction(req)
+		case <-time.After(30 * time.Second):
+			t.Fatalf("no extraction request within 30 s\nstderr: %s", stderr.String())
+		}
+	}
+	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	if code := waitExit(t, cmd, 2*time.Second, stderr); code != cli.ExitInterrupted {
+		t.Fatalf("exit %d, stderr %q", code, stderr.String())
+	}
+	if recs := d.exported(); len(recs) != 2 || recs[1].Content != "Nice cat." || recs[1].Status == memory.StatusInterrupted {
+		t.Fatalf("export %+v", recs)
+	}
+	if notes := d.notes(); len(notes) != 0 {
+		t.Fatalf("learnt %+v", notes)
+	}
+}
+
+// TestLearningRealOllama: with a real Ollama and a real tiny model, the
+// extraction and consolidation requests, forced through their schemas,
+// run end to end. The tiny model's facts mean nothing: only the plumbing
+// is checked, and that whatever was stored is a valid learnt note.
+func TestLearningRealOllama(t *testing.T) {
+	srv := realollama.Start(t)
+	srv.CreateChatModel(t, "stories", 2048)
+	d := newDevice(t, srv.Host).learnOn()
+	d.extra = append(d.extra, "MNEME_MODEL=stories", "MNEME_NUM_CTX=2048")
+	out, r := d.askJSON("My name is Lily and I have a cat called Tom.")
+	var learned askLearnOut
+	if err := json.Unmarshal([]byte(r.stdout), &learned); err != nil {
+		t.Fatal(err)
+	}
+	log, err := os.ReadFile(d.home + "/data/mneme.log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Extraction finished, or its reply was refused as malformed (the
+	// tiny model may run out of tokens mid-JSON): either way it ran.
+	if !strings.Contains(string(log), "learnt from turn") && !strings.Contains(string(log), "malformed reply") {
+		t.Fatalf("no sign of extraction in the log:\n%s", log)
+	}
+	notes := d.notes()
+	if len(notes) != len(slices.DeleteFunc(learned.Learned, func(l struct {
+		Event  string `json:"event"`
+		NoteID string `json:"note_id"`
+		Text   string `json:"text"`
+	}) bool {
+		return l.Event != "ADD"
+	})) {
+		t.Fatalf("notes %+v, learned %+v", notes, learned.Learned)
+	}
+	for _, n := range notes {
+		if n.Source != memory.SourceExtracted || n.Confidence < 0 || n.Confidence > 1 || strings.TrimSpace(n.Content) == "" ||
+			n.ConversationID != out.ConversationID || n.TurnNumber != 1 || len(n.Tags) > memory.MaxNoteTags {
+			t.Fatalf("learnt note %+v", n)
+		}
+	}
+	t.Logf("the tiny model's notes: %+v", notes)
+}

@@ -1,0 +1,49 @@
+package tui
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestLearntReceiptUnderTheAnswer: what background learning reports shows
+// as one line under the answer of its conversation; a receipt that comes
+// while an answer streams waits for its end; one of another conversation
+// is not shown.
+func TestLearntReceiptUnderTheAnswer(t *testing.T) {
+	store := openStore(t)
+	r := newFakeRunner(store, "Nice cat.")
+	// The harness runs one command at a time: the receipts are delivered
+	// as the wait on Config.Learnt delivers them.
+	h := newHarness(t, config(store, r, readyProbe))
+	learnt := func(l Learnt) { h.send(learntMsg{l}) }
+	h.runUntilShown("Ollama ready")
+	h.typeText("I have a cat called Tom")
+	h.send(keyEnter)
+	h.runUntilShown("Nice cat.")
+	h.runUntilIdle()
+
+	learnt(Learnt{ConversationID: "another", Text: "✎ remembered: Lives in Lyon"})
+	learnt(Learnt{ConversationID: h.m.convID, Text: "✎ remembered: Has a cat called Tom"})
+	h.runUntilShown("✎ remembered: Has a cat called Tom")
+	if h.shows("Lyon") {
+		t.Fatalf("a receipt of another conversation is shown:\n%s", h.screen())
+	}
+	s := h.screen()
+	if strings.Index(s, "Nice cat.") > strings.Index(s, "✎ remembered") {
+		t.Fatalf("the receipt is not under the answer:\n%s", s)
+	}
+
+	// During the next answer a receipt waits for the answer's end.
+	r.hold = true
+	r.deltas = []string{"Tell me more"}
+	h.typeText("He is grey")
+	h.send(keyEnter)
+	h.runUntilShown("Tell me more")
+	learnt(Learnt{ConversationID: h.m.convID, Text: "✎ updated: Has a grey cat called Tom"})
+	if h.shows("✎ updated") {
+		t.Fatalf("a receipt is shown while the answer streams:\n%s", h.screen())
+	}
+	h.send(keyEsc)
+	h.runUntilIdle()
+	h.runUntilShown("✎ updated: Has a grey cat called Tom")
+}
