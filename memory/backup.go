@@ -37,8 +37,8 @@ const (
 	BackupNote         = "note"
 )
 
-// exportPage is how many rows a backup reads at a time.
-const exportPage = 500
+// exportPage is how many rows a backup reads at a time (a variable for tests).
+var exportPage = 500
 
 // BackupHeaderLine is a backup's first line.
 type BackupHeaderLine struct {

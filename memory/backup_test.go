@@ -183,3 +183,15 @@ func TestBackupLinesOfAnotherUserAreSkipped(t *testing.T) {
 		t.Fatalf("bob's backup = %s, want %s", got, want)
 	}
 }
+
+// Rows are read a page at a time; the pages join up into the same backup.
+func TestBackupReadsInPages(t *testing.T) {
+	s := openTest(t)
+	fillForBackup(t, s)
+	whole := backupOf(t, s, "alice")
+	defer func(n int) { exportPage = n }(exportPage)
+	exportPage = 1
+	if paged := backupOf(t, s, "alice"); paged != whole {
+		t.Fatalf("read a row at a time:\n%s\nwant\n%s", paged, whole)
+	}
+}
