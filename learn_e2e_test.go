@@ -134,6 +134,10 @@ func TestAskLearnsFromTheTurn(t *testing.T) {
 	if got := d.notes(); len(got) != 1 || got[0].ID != n.ID {
 		t.Fatalf("notes after the same fact again %+v", got)
 	}
+	// The second prompt recalled the note: it counts as used once.
+	if got := d.notes(); got[0].AccessCount != 1 || got[0].LastAccessed == nil {
+		t.Fatalf("recall did not raise the note's use: %+v", got[0])
+	}
 	if k := countRequests(srv, isExtraction); k != 2 {
 		t.Fatalf("%d extraction requests, want 2", k)
 	}

@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/BurntSushi/toml"
 
@@ -45,6 +46,9 @@ type Config struct {
 	Recall          *bool    `toml:"recall"`
 	RecallLimit     int      `toml:"recall_limit"`
 	RecallThreshold *float64 `toml:"recall_threshold"`
+	// RecallHalfLifeDays is how many days unused halve a note's freshness
+	// in recall ranking (1-3650, default 90).
+	RecallHalfLifeDays int `toml:"recall_half_life_days"`
 	// Sync with a libSQL server (Turso) and encryption at rest:
 	// [sync] url, token, interval; encryption_key (config_sync.go).
 	syncConfig
@@ -177,6 +181,9 @@ func loadConfig(flags commonFlags, getenv func(string) string) (Config, error) {
 	if cfg.RecallLimit < 0 || cfg.RecallLimit > maxRecallLimit {
 		return cfg, fmt.Errorf("config %s: recall_limit = %d: want 1-%d", cfg.ConfigFile, cfg.RecallLimit, maxRecallLimit)
 	}
+	if d := cfg.RecallHalfLifeDays; d < 0 || d > maxHalfLifeDays {
+		return cfg, fmt.Errorf("config %s: recall_half_life_days = %d: %w: want 1-%d (0: %d)", cfg.ConfigFile, d, ErrConfigValue, maxHalfLifeDays, int(index.DefaultRecallHalfLife.Hours()/24))
+	}
 	if t := cfg.RecallThreshold; t != nil && (*t < 0 || *t > 1) {
 		return cfg, fmt.Errorf("config %s: recall_threshold = %g: want 0-1", cfg.ConfigFile, *t)
 	}
@@ -255,6 +262,9 @@ func first(vals ...string) string {
 // maxRecallLimit bounds recall_limit.
 const maxRecallLimit = 20
 
+// maxHalfLifeDays bounds recall_half_life_days (ten years).
+const maxHalfLifeDays = 3650
+
 // recallOn reports whether automatic recall is on (the default).
 func (c Config) recallOn() bool { return c.Recall == nil || *c.Recall }
 
@@ -266,6 +276,9 @@ func (c Config) recallQuery() index.RecallQuery {
 	}
 	if c.RecallThreshold != nil {
 		q.MinSimilarity = *c.RecallThreshold
+	}
+	if c.RecallHalfLifeDays > 0 {
+		q.HalfLife = time.Duration(c.RecallHalfLifeDays) * 24 * time.Hour
 	}
 	return q
 }

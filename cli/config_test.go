@@ -177,6 +177,8 @@ func TestConfigRangesAreCheckedTheSameEverywhere(t *testing.T) {
 		{file: "keyword_weight = -0.5", want: "keyword_weight = -0.5"},
 		{file: "vector_weight = -1.0", want: "vector_weight = -1"},
 		{file: "num_ctx = -4096", want: "num_ctx = -4096"},
+		{file: "recall_half_life_days = -1", want: "recall_half_life_days = -1"},
+		{file: "recall_half_life_days = 4000", want: "recall_half_life_days = 4000"},
 	} {
 		dir := t.TempDir()
 		file := filepath.Join(dir, "config.toml")

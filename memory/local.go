@@ -23,7 +23,9 @@ import (
 //
 // local.keyword_marks records which text of a turn, note or summary the
 // keyword index holds (its hash); local.meta which keyword index the marks
-// describe.
+// describe; local.note_use how often and when this device last recalled
+// or found a note (written on every prompt, it would make two devices'
+// sync logs conflict over counters).
 var localSchema = []string{
 	`CREATE TABLE IF NOT EXISTS local.keyword_marks (
 		kind TEXT NOT NULL CHECK (kind IN ('turn','note','summary')),
@@ -35,6 +37,11 @@ var localSchema = []string{
 		key   TEXT PRIMARY KEY,
 		value TEXT NOT NULL
 	)`,
+	`CREATE TABLE IF NOT EXISTS local.note_use (
+		id      TEXT PRIMARY KEY,
+		count   INTEGER NOT NULL,
+		last_at INTEGER NOT NULL
+	) WITHOUT ROWID`,
 }
 
 // LocalPath is the local state file of the database at path.
@@ -102,4 +109,23 @@ func forgetMarks(ctx context.Context, tx Execer, ids []string) error {
 		}
 	}
 	return nil
+}
+
+// TouchNotes records that the notes with ids were used now: recalled into
+// a prompt or returned by memory_search. It raises their access count and
+// last access time on this device.
+func (s *Store) TouchNotes(ctx context.Context, ids []string) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	now := s.nowMS()
+	return s.writeLocal(ctx, func(tx Execer) error {
+		for _, id := range ids {
+			if _, err := tx.ExecContext(ctx, `INSERT INTO local.note_use(id, count, last_at) VALUES (?, 1, ?)
+				ON CONFLICT(id) DO UPDATE SET count = count + 1, last_at = excluded.last_at`, id, now); err != nil {
+				return fmt.Errorf("note use: %w", err)
+			}
+		}
+		return nil
+	})
 }

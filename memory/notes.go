@@ -39,7 +39,12 @@ type Note struct {
 	Tags       []string  `json:"tags"`
 	Created    time.Time `json:"created"`
 	Updated    time.Time `json:"updated"`
-	Hash       string    `json:"-"`
+	// AccessCount and LastAccessed say how often, and when last, this
+	// device recalled the note into a prompt or returned it from
+	// memory_search (local state, not synced).
+	AccessCount  int        `json:"access_count"`
+	LastAccessed *time.Time `json:"last_accessed_at,omitempty"`
+	Hash         string     `json:"-"`
 }
 
 // Who made a note (Note.Source).
@@ -146,17 +151,24 @@ func noteHash(content string) string {
 }
 
 const noteColumns = `n.id, n.user_id, n.content, COALESCE(n.conversation_id, ''), COALESCE(n.turn_number, 0),
-	n.created_at, n.updated_at, n.hash, n.source, n.confidence, n.tags`
+	n.created_at, n.updated_at, n.hash, n.source, n.confidence, n.tags,
+	COALESCE((SELECT u.count FROM local.note_use u WHERE u.id = n.id), 0),
+	COALESCE((SELECT u.last_at FROM local.note_use u WHERE u.id = n.id), 0)`
 
 func scanNote(row interface{ Scan(...any) error }) (Note, error) {
 	var n Note
 	var created, updated int64
 	var tags string
+	var accessed int64
 	if err := row.Scan(&n.ID, &n.UserID, &n.Content, &n.ConversationID, &n.TurnNumber, &created, &updated, &n.Hash,
-		&n.Source, &n.Confidence, &tags); err != nil {
+		&n.Source, &n.Confidence, &tags, &n.AccessCount, &accessed); err != nil {
 		return Note{}, err
 	}
 	n.Created, n.Updated = fromMS(created), fromMS(updated)
+	if accessed > 0 {
+		t := fromMS(accessed)
+		n.LastAccessed = &t
+	}
 	// Tags another device wrote badly are read as none rather than failing the read.
 	if json.Unmarshal([]byte(tags), &n.Tags) != nil || n.Tags == nil {
 		n.Tags = []string{}

@@ -3,6 +3,7 @@ package index
 import (
 	"context"
 	"fmt"
+	"math"
 	"sort"
 	"strings"
 	"time"
@@ -97,6 +98,9 @@ type NoteQuery struct {
 	UserID string
 	Text   string
 	Limit  int // 1-50, default 10
+	// Touch counts the notes returned as used (the memory_search tool):
+	// their access count rises and their last access is now.
+	Touch bool
 }
 
 // NoteResult is one note that matches a query.
@@ -156,7 +160,21 @@ func (ix *Index) SearchNotes(ctx context.Context, q NoteQuery) ([]NoteResult, er
 		}
 		out = append(out, r)
 	}
+	if q.Touch {
+		ix.touch(ctx, out)
+	}
 	return out, nil
+}
+
+// touch records the notes as used; a failure is logged, never returned.
+func (ix *Index) touch(ctx context.Context, notes []NoteResult) {
+	ids := make([]string, len(notes))
+	for i, n := range notes {
+		ids[i] = n.ID
+	}
+	if err := ix.store.TouchNotes(ctx, ids); err != nil {
+		ix.log.Warn("note use not recorded", "err", err)
+	}
 }
 
 // noteVectorSearch ranks the user's notes by their best chunk's cosine
@@ -207,6 +225,9 @@ func (ix *Index) noteVectorSearch(ctx context.Context, userID, query string) ([]
 const (
 	DefaultRecallLimit      = 5
 	DefaultRecallSimilarity = 0.5
+	// DefaultRecallHalfLife is how long a note goes unused before its
+	// freshness in recall is halved.
+	DefaultRecallHalfLife = 90 * 24 * time.Hour
 )
 
 // RecallQuery asks which notes are worth reminding the model of before it
@@ -219,27 +240,66 @@ type RecallQuery struct {
 	// found only by meaning is recalled. A note that shares words with
 	// Text is recalled whatever its similarity.
 	MinSimilarity float64
+	// HalfLife is the freshness half-life of RecallScore (default
+	// DefaultRecallHalfLife).
+	HalfLife time.Duration
 }
 
-// Recall returns the notes most relevant to q.Text, best first: notes that
-// share words with it, and notes whose meaning is at least MinSimilarity
-// close. With no embedding model only the first kind exist.
+// Recall returns the notes worth reminding the model of before it answers
+// q.Text, best first by RecallScore: notes that share words with it, and
+// notes whose meaning is at least MinSimilarity close (with no embedding
+// model only the first kind exist). The notes returned count as used.
 func (ix *Index) Recall(ctx context.Context, q RecallQuery) ([]NoteResult, error) {
 	if q.Limit <= 0 {
 		q.Limit = DefaultRecallLimit
+	}
+	if q.HalfLife <= 0 {
+		q.HalfLife = DefaultRecallHalfLife
 	}
 	res, err := ix.SearchNotes(ctx, NoteQuery{UserID: q.UserID, Text: q.Text, Limit: MaxSearchLimit})
 	if err != nil {
 		return nil, err
 	}
-	out := make([]NoteResult, 0, min(len(res), q.Limit))
+	now := ix.store.Now()
+	type ranked struct {
+		NoteResult
+		score float64
+	}
+	var eligible []ranked
 	for _, r := range res {
-		if len(out) == q.Limit {
-			break
-		}
 		if r.MatchedBy != MatchVector || (r.Distance != nil && 1-*r.Distance >= q.MinSimilarity) {
-			out = append(out, r)
+			eligible = append(eligible, ranked{r, RecallScore(r.Score, r.Note, now, q.HalfLife)})
 		}
 	}
+	// Stable: equal scores keep the search's order, which is deterministic.
+	sort.SliceStable(eligible, func(i, j int) bool { return eligible[i].score > eligible[j].score })
+	out := make([]NoteResult, 0, min(len(eligible), q.Limit))
+	for _, r := range eligible[:min(len(eligible), q.Limit)] {
+		out = append(out, r.NoteResult)
+	}
+	ix.touch(ctx, out)
 	return out, nil
+}
+
+// RecallScore ranks a note for recall: its relevance to the prompt (the
+// fused search score, 0-1) weighed by how sure the note is, how fresh it
+// is and how often it was used:
+//
+//	relevance × (0.6 + 0.4·confidence) × (0.5 + 0.5·2^(−age/halfLife)) × (1 + 0.1·ln(1 + uses))
+//
+// where age runs from the note's last change or last use, whichever is
+// later. Only notes that match the prompt are ranked at all; relevance is a
+// fused rank score, in which close matches differ little, so among them
+// the surer, fresher and more used note comes first. A note unused for
+// many half-lives keeps half its freshness: it fades, it is not forgotten.
+func RecallScore(relevance float64, n memory.Note, now time.Time, halfLife time.Duration) float64 {
+	last := n.Updated
+	if n.LastAccessed != nil && n.LastAccessed.After(last) {
+		last = *n.LastAccessed
+	}
+	age := max(now.Sub(last), 0)
+	fresh := 0.5 + 0.5*math.Exp2(-float64(age)/float64(halfLife))
+	sure := 0.6 + 0.4*min(max(n.Confidence, 0), 1)
+	used := 1 + 0.1*math.Log1p(float64(max(n.AccessCount, 0)))
+	return relevance * sure * fresh * used
 }

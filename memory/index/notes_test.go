@@ -3,10 +3,12 @@ package index
 import (
 	"context"
 	"errors"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mneme-dev/mneme/memory"
 )
@@ -212,5 +214,90 @@ func TestNotesSurviveKeywordRebuildAndEmbeddingOutage(t *testing.T) {
 	}
 	if got := noteTexts(searchNotes(t, ix2, "alice", "Tom")); got != "My cat is called Tom" {
 		t.Fatalf("after rebuild: %q", got)
+	}
+}
+
+// TestRecallPrefersSureFreshUsedNotes: among notes that match a prompt
+// equally, recall ranks the one changed or used recently, and the more
+// used one, first. Recalled notes and notes memory_search returns count as
+// used; searches by the user do not.
+func TestRecallPrefersSureFreshUsedNotes(t *testing.T) {
+	ctx := context.Background()
+	clock := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+	s, err := memory.Open(ctx, filepath.Join(t.TempDir(), memory.DBFileName), memory.WithClock(func() time.Time { return clock }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	ix := openIndex(t, s, t.TempDir(), nil, "")
+	save := func(text string) memory.Note {
+		t.Helper()
+		n, err := ix.SaveNote(ctx, "alice", text, memory.NoteSource{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	recall := func() string {
+		t.Helper()
+		res, err := ix.Recall(ctx, RecallQuery{UserID: "alice", Text: "garden tomatoes", Limit: 5})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return noteTexts(res)
+	}
+	old := save("Grows tomatoes in the garden (old note)")
+	clock = clock.Add(300 * 24 * time.Hour)
+	save("Grows tomatoes in the garden (new note)")
+	if got := recall(); !strings.HasPrefix(got, "Grows tomatoes in the garden (new note)") {
+		t.Fatalf("the note 300 days older comes first: %q", got)
+	}
+	// Recall used both notes; using the old one again (memory_search)
+	// makes it as fresh, and more used: it comes first now.
+	if _, err := ix.SearchNotes(ctx, NoteQuery{UserID: "alice", Text: "Grows tomatoes in the garden (old note)", Limit: 1, Touch: true}); err != nil {
+		t.Fatal(err)
+	}
+	if got := recall(); !strings.HasPrefix(got, "Grows tomatoes in the garden (old note)") {
+		t.Fatalf("the more used note does not come first: %q", got)
+	}
+	notes, err := s.ListNotes(ctx, "alice")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range notes {
+		want := 2 // two recalls
+		if n.ID == old.ID {
+			want = 3 // and one memory_search
+		}
+		if n.AccessCount != want || n.LastAccessed == nil || !n.LastAccessed.Equal(clock) {
+			t.Errorf("%q: used %d times, last %v; want %d, %v", n.Content, n.AccessCount, n.LastAccessed, want, clock)
+		}
+	}
+	// The user's own searches do not count.
+	searchNotes(t, ix, "alice", "tomatoes")
+	if n, _ := s.Note(ctx, "alice", old.ID); n.AccessCount != 3 {
+		t.Errorf("a user's search counted as a use: %d", n.AccessCount)
+	}
+}
+
+func TestRecallScore(t *testing.T) {
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	half := 90 * 24 * time.Hour
+	n := memory.Note{Confidence: 1, Updated: now}
+	near := func(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
+	if got := RecallScore(0.8, n, now, half); !near(got, 0.8) {
+		t.Errorf("a sure, fresh, unused note keeps its relevance: %v", got)
+	}
+	n.Updated = now.Add(-half)
+	if got := RecallScore(0.8, n, now, half); !near(got, 0.8*0.75) {
+		t.Errorf("one half-life unused: %v, want %v", got, 0.8*0.75)
+	}
+	n.Updated, n.Confidence = now, 0
+	if got := RecallScore(1, n, now, half); !near(got, 0.6) {
+		t.Errorf("confidence 0: %v", got)
+	}
+	n.Confidence, n.AccessCount = 1, 3
+	if got := RecallScore(1, n, now, half); !near(got, 1+0.1*math.Log(4)) {
+		t.Errorf("used 3 times: %v", got)
 	}
 }
