@@ -92,8 +92,11 @@ type BackupNoteLine struct {
 	Source       string   `json:"source"`
 	Confidence   float64  `json:"confidence"`
 	Tags         []string `json:"tags"`
-	Created      string   `json:"created"`
-	Updated      string   `json:"updated"`
+	// Status is active, pending or archived ("" in backups from before
+	// notes had one: active).
+	Status  string `json:"status,omitempty"`
+	Created string `json:"created"`
+	Updated string `json:"updated"`
 }
 
 func backupTime(ms int64) string { return fromMS(ms).UTC().Format(time.RFC3339Nano) }
@@ -186,14 +189,14 @@ func (s *Store) exportNotes(ctx context.Context, userID string, put func(any) er
 			n := BackupNoteLine{Type: BackupNote, User: userID}
 			var created, updated int64
 			var tags string
-			err := r.Scan(&n.ID, &n.Content, &n.Conversation, &n.TurnNumber, &n.Source, &n.Confidence, &tags, &created, &updated)
+			err := r.Scan(&n.ID, &n.Content, &n.Conversation, &n.TurnNumber, &n.Source, &n.Confidence, &tags, &n.Status, &created, &updated)
 			if json.Unmarshal([]byte(tags), &n.Tags) != nil || n.Tags == nil {
 				n.Tags = []string{}
 			}
 			n.Created, n.Updated = backupTime(created), backupTime(updated)
 			return n, err
 		}, `SELECT n.id, n.content, COALESCE(c.external_id, n.conversation_id, ''), COALESCE(n.turn_number, 0),
-			n.source, n.confidence, n.tags, n.created_at, n.updated_at
+			n.source, n.confidence, n.tags, n.status, n.created_at, n.updated_at
 			FROM notes n LEFT JOIN conversations c ON c.id = n.conversation_id
 			WHERE n.user_id = ? AND n.deleted_at IS NULL AND n.id > ? ORDER BY n.id LIMIT ?`, userID, after, exportPage)
 		if err != nil {
@@ -436,6 +439,10 @@ func (imp *importer) restoreNote(ctx context.Context, b BackupNoteLine, st *Impo
 	if lerr != nil {
 		return lerr, nil
 	}
+	status := first(b.Status, NoteActive)
+	if status != NoteActive && status != NotePending && status != NoteArchived {
+		return fmt.Errorf(`"status" must be active, pending or archived, not %q`, b.Status), nil
+	}
 	created, lerr := parseBackupTime("created", b.Created)
 	if lerr != nil {
 		return lerr, nil
@@ -459,10 +466,10 @@ func (imp *importer) restoreNote(ctx context.Context, b BackupNoteLine, st *Impo
 			return err
 		}
 		res, err := tx.ExecContext(ctx, `INSERT INTO notes (id, user_id, content, conversation_id, turn_number,
-			created_at, updated_at, hash, source, confidence, tags) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+			created_at, updated_at, hash, source, confidence, tags, status) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 			ON CONFLICT(id) DO NOTHING`,
 			b.ID, user, content, nullString(conv), nullInt(conv != "", b.TurnNumber), created, updated,
-			noteHash(content), src.By, src.Confidence, encodeTags(src.Tags))
+			noteHash(content), src.By, src.Confidence, encodeTags(src.Tags), status)
 		if err != nil {
 			return err
 		}

@@ -46,6 +46,13 @@ func fillForBackup(t *testing.T, s *Store) Conversation {
 	if _, err := s.SaveNote(ctx, "alice", "likes trams", NoteSource{By: SourceExtracted, Confidence: 0.7, Tags: []string{"travel", "transport"}}); err != nil {
 		t.Fatal(err)
 	}
+	put, err := s.SaveNote(ctx, "alice", "once liked opera", NoteSource{By: SourceExtracted, Confidence: 0.4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.SetNoteStatus(ctx, "alice", put.ID, NoteArchived); err != nil {
+		t.Fatal(err)
+	}
 	gone, err := s.SaveNote(ctx, "alice", "a note deleted later", NoteSource{})
 	if err != nil {
 		t.Fatal(err)
@@ -92,7 +99,7 @@ func TestBackupRoundTrip(t *testing.T) {
 
 	dst := openTest(t)
 	st, bad := importWith(t, dst, "alice", backup, false)
-	if len(bad) != 0 || !st.Backup || st.Imported != 7 || st.Notes != 2 || st.Summaries != 1 {
+	if len(bad) != 0 || !st.Backup || st.Imported != 7 || st.Notes != 3 || st.Summaries != 1 {
 		t.Fatalf("restore: %+v, bad %v", st, bad)
 	}
 	if again := backupOf(t, dst, "alice"); again != backup {
@@ -110,6 +117,9 @@ func TestBackupRoundTrip(t *testing.T) {
 	notes, err := dst.ListNotes(ctx, "alice")
 	if err != nil || len(notes) != 2 {
 		t.Fatalf("notes = %+v, %v", notes, err)
+	}
+	if archived, err := dst.ListArchivedNotes(ctx, "alice"); err != nil || len(archived) != 1 || archived[0].Content != "once liked opera" {
+		t.Fatalf("archived notes = %+v, %v", archived, err)
 	}
 	for _, n := range notes {
 		switch n.Content {
