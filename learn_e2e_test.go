@@ -168,10 +168,10 @@ func TestLearningCanBeOff(t *testing.T) {
 	if len(d.notes()) != 0 || len(off.notes()) != 0 {
 		t.Fatal("notes learnt with learning off")
 	}
-	inbox := newDevice(t, srv.Host())
-	inbox.extra = append(inbox.extra, "MNEME_MEMORY_REVIEW=inbox")
-	if r := inbox.mneme("", "ask", "hello"); r.code == 0 || !strings.Contains(r.stderr, "not built yet") {
-		t.Fatalf("inbox: exit %d, stderr %q", r.code, r.stderr)
+	bad := newDevice(t, srv.Host())
+	bad.extra = append(bad.extra, "MNEME_MEMORY_REVIEW=sometimes")
+	if r := bad.mneme("", "ask", "hello"); r.code == 0 || !strings.Contains(r.stderr, `"auto", "inbox" or "off"`) {
+		t.Fatalf("memory_review = sometimes: exit %d, stderr %q", r.code, r.stderr)
 	}
 }
 
@@ -287,4 +287,60 @@ func TestLearningRealOllama(t *testing.T) {
 		}
 	}
 	t.Logf("the tiny model's notes: %+v", notes)
+}
+
+// TestReviewInbox: with memory_review = "inbox", a learnt note waits as
+// pending: it is listed by `memory pending`, counted apart, and never
+// recalled until approved; a rejected one is gone.
+func TestReviewInbox(t *testing.T) {
+	t.Parallel() // own data dir and fake Ollama
+	srv := fakeollama.New(t)
+	extract := extractReply(`[{"text":"Has a cat called Tom.","confidence":0.9,"tags":["pets"],"kind":"fact"},` +
+		`{"text":"Drives a red van.","confidence":0.6,"tags":["car"],"kind":"fact"}]`)
+	srv.SetDefault(func(req api.ChatRequest) fakeollama.Reply {
+		if isDecision(req) { // the van is new beside the cat
+			return fakeollama.Reply{Content: []string{`{"event":"ADD","id":0,"text":""}`}}
+		}
+		return extract(req)
+	})
+	d := newDevice(t, srv.Host())
+	d.extra = append(d.extra, "MNEME_MEMORY_REVIEW=inbox")
+
+	r := d.mustOK("", "ask", "I have a cat called Tom and a red van")
+	if !strings.Contains(r.stderr, "✎ to review (mneme memory pending): Has a cat called Tom.") {
+		t.Fatalf("stderr %q", r.stderr)
+	}
+	var pending []memory.Note
+	if err := json.Unmarshal([]byte(d.mustOK("", "memory", "pending", "--json").stdout), &pending); err != nil || len(pending) != 2 {
+		t.Fatalf("memory pending: %+v %v", pending, err)
+	}
+	for _, n := range pending {
+		if n.Status != memory.NotePending || n.Source != memory.SourceExtracted {
+			t.Fatalf("pending note %+v", n)
+		}
+	}
+	// (The later prompts learn nothing: the fake would propose the same
+	// facts again, and a rejected fact stated again is proposed again.)
+	if out, _ := d.askJSON("--no-learn", "what is my cat called?"); len(out.MemoriesUsed) != 0 {
+		t.Fatalf("a pending note was recalled: %+v", out.MemoriesUsed)
+	}
+	cat, van := pending[0], pending[1]
+	if !strings.Contains(cat.Content, "cat") {
+		cat, van = van, cat
+	}
+	d.mustOK("", "memory", "approve", cat.ID)
+	d.mustOK("", "memory", "reject", van.ID)
+	if r := d.mneme("", "memory", "reject", cat.ID); r.code != 2 || !strings.Contains(r.stderr, "not pending") {
+		t.Fatalf("rejecting an approved note: exit %d, %q", r.code, r.stderr)
+	}
+	if out, _ := d.askJSON("--no-learn", "what is my cat called, again?"); len(out.MemoriesUsed) != 1 {
+		t.Fatalf("an approved note was not recalled: %+v", out.MemoriesUsed)
+	}
+	notes := d.notes()
+	if len(notes) != 1 || notes[0].ID != cat.ID || notes[0].Status != memory.NoteActive {
+		t.Fatalf("notes after review %+v", notes)
+	}
+	if r := d.mustOK("", "memory", "pending"); !strings.Contains(r.stdout, "Nothing to review.") {
+		t.Fatalf("memory pending after review:\n%s", r.stdout)
+	}
 }

@@ -95,8 +95,14 @@ func memoryStatus(store *memory.Store, ix *index.Index) func(ctx context.Context
 			return tui.MemoryStatus{}, err
 		}
 		done, total := ix.KeywordProgress()
-		return tui.MemoryStatus{EmbedModel: st.EmbedModel, Pending: st.Pending, EmbedError: st.EmbedError, Notes: len(notes),
-			Reindexed: done, ReindexTotal: total}, nil
+		review := 0
+		for _, n := range notes {
+			if n.Status == memory.NotePending {
+				review++
+			}
+		}
+		return tui.MemoryStatus{EmbedModel: st.EmbedModel, Pending: st.Pending, EmbedError: st.EmbedError,
+			Notes: len(notes) - review, Review: review, Reindexed: done, ReindexTotal: total}, nil
 	}
 }
 

@@ -33,6 +33,11 @@ func memoryCommands() []command {
 			run: func(a *App, ctx context.Context, args []string) error { return a.memoryArchive(ctx, args, true) }},
 		{names: []string{"unarchive"}, help: "  unarchive ID         bring an archived note back into use\n",
 			run: func(a *App, ctx context.Context, args []string) error { return a.memoryArchive(ctx, args, false) }},
+		{names: []string{"pending"}, help: "  pending              learnt notes waiting for your review (memory_review = \"inbox\")\n", run: (*App).memoryPending},
+		{names: []string{"approve"}, help: "  approve ID...        keep pending notes: they become active and are recalled\n",
+			run: func(a *App, ctx context.Context, args []string) error { return a.memoryReview(ctx, args, true) }},
+		{names: []string{"reject"}, help: "  reject ID...         delete pending notes\n",
+			run: func(a *App, ctx context.Context, args []string) error { return a.memoryReview(ctx, args, false) }},
 	}
 }
 
@@ -70,7 +75,7 @@ func (a *App) runMemory(ctx context.Context, args []string) error {
 		return nil
 	case "":
 		fmt.Fprint(a.stderr, memoryUsage())
-		return exitError{code: 2, msg: "memory: give a command: list, add, edit, rm, search, archive or unarchive"}
+		return exitError{code: 2, msg: "memory: give a command: list, add, edit, rm, search, archive, unarchive, pending, approve or reject"}
 	default:
 		fmt.Fprint(a.stderr, memoryUsage())
 		return exitError{code: 2, msg: fmt.Sprintf("memory: unknown command %q", sub)}

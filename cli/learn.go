@@ -32,11 +32,16 @@ type learnt struct {
 	Event  learn.Event `json:"event"`
 	NoteID string      `json:"note_id"`
 	Text   string      `json:"text"`
+	// Pending: the note waits for the user's review (memory_review = "inbox").
+	Pending bool `json:"pending,omitempty"`
 }
 
 // receipt is the line that tells the user about it.
 func (l learnt) receipt() string {
 	verb := map[learn.Event]string{learn.EventAdd: "remembered", learn.EventUpdate: "updated", learn.EventDelete: "forgot"}[l.Event]
+	if l.Pending {
+		verb = "to review (mneme memory pending)"
+	}
 	return "✎ " + verb + ": " + text.Cut(sanitize.Line(l.Text), 120)
 }
 
@@ -61,8 +66,12 @@ func (s *session) learnTurn(ctx context.Context, ix *index.Index, chatModel stri
 		s.logLearn("extraction failed", err, req, model.Name)
 		return nil
 	}
-	notes := learnNotes{ix: ix, src: memory.NoteSource{ConversationID: req.ConversationID, TurnNumber: res.Turn}}
-	changes, err := learn.Consolidate(ctx, s.client, model, notes, req.UserID, cands)
+	notes := learnNotes{ix: ix, src: memory.NoteSource{ConversationID: req.ConversationID, TurnNumber: res.Turn, Pending: s.cfg.reviewFirst()}}
+	consolidate := learn.Consolidate
+	if s.cfg.reviewFirst() {
+		consolidate = learn.ConsolidateForReview
+	}
+	changes, err := consolidate(ctx, s.client, model, notes, req.UserID, cands)
 	if err != nil {
 		s.logLearn("consolidation stopped", err, req, model.Name)
 	}
@@ -70,13 +79,13 @@ func (s *session) learnTurn(ctx context.Context, ix *index.Index, chatModel stri
 	for _, c := range changes {
 		switch c.Event {
 		case learn.EventAdd:
-			out = append(out, learnt{c.Event, c.NoteID, c.After})
+			out = append(out, learnt{Event: c.Event, NoteID: c.NoteID, Text: c.After, Pending: s.cfg.reviewFirst()})
 		case learn.EventUpdate:
-			out = append(out, learnt{c.Event, c.NoteID, c.After})
+			out = append(out, learnt{Event: c.Event, NoteID: c.NoteID, Text: c.After})
 		case learn.EventDelete:
-			out = append(out, learnt{c.Event, c.NoteID, c.Before})
+			out = append(out, learnt{Event: c.Event, NoteID: c.NoteID, Text: c.Before})
 			if c.Added != "" {
-				out = append(out, learnt{learn.EventAdd, c.Added, c.After})
+				out = append(out, learnt{Event: learn.EventAdd, NoteID: c.Added, Text: c.After})
 			}
 		default:
 			s.log.Debug("learnt nothing new", "candidate", c.Candidate.Text, "note", c.NoteID, "why", c.Reason)

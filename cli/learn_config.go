@@ -10,8 +10,9 @@ import (
 // durable facts about the user and consolidates them with the notes
 // (package learn).
 type learnConfig struct {
-	// MemoryReview is "auto" (learnt notes are kept at once, the default)
-	// or "off" (nothing is extracted).
+	// MemoryReview is "auto" (learnt notes are kept at once, the default),
+	// "inbox" (learnt notes wait for the user's approval) or "off"
+	// (nothing is extracted).
 	MemoryReview string `toml:"memory_review"`
 	// ExtractModel extracts and consolidates (default: the chat model).
 	ExtractModel string `toml:"extract_model"`
@@ -27,7 +28,7 @@ const (
 const (
 	reviewAuto = "auto"
 	reviewOff  = "off"
-	// reviewInbox (learnt notes wait for approval) is planned, not built.
+	// reviewInbox: learnt notes are pending until `memory approve`.
 	reviewInbox = "inbox"
 )
 
@@ -54,17 +55,20 @@ func (c *learnConfig) resolve(flags learnFlags, getenv func(string) string, file
 	switch c.MemoryReview {
 	case "":
 		c.MemoryReview = reviewAuto
-	case reviewAuto, reviewOff:
-	case reviewInbox:
-		return fmt.Errorf("%s = %q: the review inbox is not built yet; use %q or %q", where, c.MemoryReview, reviewAuto, reviewOff)
+	case reviewAuto, reviewInbox, reviewOff:
 	default:
-		return fmt.Errorf("%s = %q: want %q or %q", where, c.MemoryReview, reviewAuto, reviewOff)
+		return fmt.Errorf("%s = %q: want %q, %q or %q", where, c.MemoryReview, reviewAuto, reviewInbox, reviewOff)
 	}
 	return nil
 }
 
 // learnOn reports whether turns are learnt from.
-func (c learnConfig) learnOn() bool { return c.MemoryReview == reviewAuto }
+func (c learnConfig) learnOn() bool {
+	return c.MemoryReview == reviewAuto || c.MemoryReview == reviewInbox
+}
+
+// reviewFirst reports whether learnt notes wait for the user's approval.
+func (c learnConfig) reviewFirst() bool { return c.MemoryReview == reviewInbox }
 
 // extractModel is the model that learns from turns answered by chatModel.
 func (c learnConfig) extractModel(chatModel string) string { return first(c.ExtractModel, chatModel) }

@@ -27,8 +27,7 @@ func TestMemoryReviewIsCheckedTheSameEverywhere(t *testing.T) {
 	}{
 		{file: `memory_review = "sometimes"`, want: "memory_review = \"sometimes\""},
 		{env: "sometimes", want: "MNEME_MEMORY_REVIEW = \"sometimes\""},
-		{file: `memory_review = "inbox"`, want: "not built yet"},
-		{env: "inbox", want: "MNEME_MEMORY_REVIEW = \"inbox\": the review inbox is not built yet"},
+		{file: `memory_review = "Auto"`, want: `memory_review = "Auto": want "auto", "inbox" or "off"`},
 	} {
 		_, err := load(c.file, map[string]string{envMemoryReview: c.env}, learnFlags{})
 		if err == nil || !strings.Contains(err.Error(), c.want) {
@@ -42,6 +41,8 @@ func TestMemoryReviewIsCheckedTheSameEverywhere(t *testing.T) {
 		model     string
 	}{
 		{on: true},
+		{file: `memory_review = "inbox"`, on: true},
+		{env: "inbox", on: true},
 		{file: `memory_review = "off"`},
 		{file: `memory_review = "off"`, env: "auto", on: true},
 		{file: `memory_review = "auto"` + "\n" + `extract_model = "small"`, on: true, model: "small"},

@@ -82,6 +82,19 @@ var decideFormat = json.RawMessage(`{"type":"object","properties":{"event":{"typ
 // malformed decision changes nothing (logged). The changes made are
 // returned, NONE included, even when an error stops the run.
 func Consolidate(ctx context.Context, c ChatClient, m Model, notes Notes, userID string, cands []Candidate) ([]Change, error) {
+	return consolidate(ctx, c, m, notes, userID, cands, false)
+}
+
+// ConsolidateForReview is Consolidate for memory the user reviews first
+// (the inbox): it never changes or deletes a kept note. What it would
+// have merged into one is added as a new note with the merged text, and a
+// fact that contradicts one is added beside it; the user approves or
+// rejects each. Every change is an ADD (or NONE).
+func ConsolidateForReview(ctx context.Context, c ChatClient, m Model, notes Notes, userID string, cands []Candidate) ([]Change, error) {
+	return consolidate(ctx, c, m, notes, userID, cands, true)
+}
+
+func consolidate(ctx context.Context, c ChatClient, m Model, notes Notes, userID string, cands []Candidate, review bool) ([]Change, error) {
 	var out []Change
 	var seen []string
 	for _, cand := range cands {
@@ -90,7 +103,7 @@ func Consolidate(ctx context.Context, c ChatClient, m Model, notes Notes, userID
 			continue
 		}
 		seen = append(seen, cand.Text)
-		ch, err := consolidateOne(ctx, c, m, notes, userID, cand)
+		ch, err := consolidateOne(ctx, c, m, notes, userID, cand, review)
 		if err != nil {
 			return out, err
 		}
@@ -99,7 +112,7 @@ func Consolidate(ctx context.Context, c ChatClient, m Model, notes Notes, userID
 	return out, nil
 }
 
-func consolidateOne(ctx context.Context, c ChatClient, m Model, notes Notes, userID string, cand Candidate) (Change, error) {
+func consolidateOne(ctx context.Context, c ChatClient, m Model, notes Notes, userID string, cand Candidate, review bool) (Change, error) {
 	similar, err := notes.Similar(ctx, userID, cand.Text, similarLimit)
 	if err != nil {
 		return Change{}, fmt.Errorf("similar notes: %w", err)
@@ -122,6 +135,18 @@ func consolidateOne(ctx context.Context, c ChatClient, m Model, notes Notes, use
 	if err != nil {
 		logger(m).Info("consolidation decision dropped", "err", err, "candidate", cand.Text)
 		return Change{Event: EventNone, Candidate: cand, Reason: err.Error()}, nil
+	}
+	switch {
+	case review && d.Event == EventUpdate:
+		merged := cand
+		merged.Text = d.Text
+		ch, err := add(ctx, notes, userID, merged)
+		ch.Reason = "would update " + similar[d.ID-1].ID
+		return ch, err
+	case review && d.Event == EventDelete:
+		ch, err := add(ctx, notes, userID, cand)
+		ch.Reason = "contradicts " + similar[d.ID-1].ID
+		return ch, err
 	}
 	switch d.Event {
 	case EventAdd:

@@ -225,3 +225,33 @@ func TestConsolidateTwiceMakesNoDuplicates(t *testing.T) {
 		t.Fatalf("%d model calls for facts with nothing similar or already kept", n)
 	}
 }
+
+// TestConsolidateForReviewChangesNothingKept: for the review inbox, what
+// would update or delete a kept note is added as a new note instead; the
+// kept notes stay as they were.
+func TestConsolidateForReviewChangesNothingKept(t *testing.T) {
+	for name, c := range map[string]struct {
+		decision any
+		added    string
+	}{
+		"update": {map[string]any{"event": "UPDATE", "id": 1, "text": "Has a ten-year-old cat called Tom."}, "Has a ten-year-old cat called Tom."},
+		"delete": {map[string]any{"event": "DELETE", "id": 1, "text": ""}, "Tom the cat is ten years old."},
+	} {
+		t.Run(name, func(t *testing.T) {
+			srv := fakeollama.New(t)
+			srv.SetDefault(func(api.ChatRequest) fakeollama.Reply { return jsonReply(c.decision) })
+			ns := newNotes("Has a cat called Tom.")
+			changes, err := ConsolidateForReview(context.Background(), client(t, srv), Model{Name: fakeollama.DefaultChatModel}, ns, "u",
+				[]Candidate{{Text: "Tom the cat is ten years old.", Confidence: 0.8}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(changes) != 1 || changes[0].Event != EventAdd {
+				t.Fatalf("changes %+v", changes)
+			}
+			if want := []string{"Has a cat called Tom.", c.added}; !slices.Equal(ns.texts(), want) {
+				t.Fatalf("notes %q, want %q", ns.texts(), want)
+			}
+		})
+	}
+}

@@ -83,6 +83,9 @@ type NoteSource struct {
 	Confidence float64
 	// Tags are cleaned by CheckTags.
 	Tags []string
+	// Pending saves the note for the user's review (NotePending): never
+	// recalled until approved.
+	Pending bool
 }
 
 // Limits on a note's tags.
@@ -214,14 +217,18 @@ func (s *Store) SaveNote(ctx context.Context, userID, content string, src NoteSo
 	if n.ConversationID == "" {
 		n.TurnNumber = 0
 	}
+	n.Status = NoteActive
+	if src.Pending {
+		n.Status = NotePending
+	}
 	err = s.write(ctx, func(tx Execer) error {
 		if err := ensureUser(ctx, tx, userID, now); err != nil {
 			return err
 		}
 		_, err := tx.ExecContext(ctx, `INSERT INTO notes (id, user_id, content, conversation_id, turn_number, created_at, updated_at, hash,
-			source, confidence, tags) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			source, confidence, tags, status) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			n.ID, userID, n.Content, nullString(n.ConversationID), nullInt(n.ConversationID != "", n.TurnNumber), now, now, n.Hash,
-			n.Source, n.Confidence, encodeTags(n.Tags))
+			n.Source, n.Confidence, encodeTags(n.Tags), n.Status)
 		return err
 	})
 	if err != nil {

@@ -147,8 +147,9 @@ type MemoryStatus struct {
 	Pending int
 	// EmbedError says why embedding is paused ("" when it works).
 	EmbedError string
-	// Notes counts the user's notes.
-	Notes int
+	// Notes counts the user's notes in use; Review those learnt and
+	// waiting for the user's review (memory_review = "inbox").
+	Notes, Review int
 	// Reindexed and ReindexTotal say how far a long rebuild of the keyword
 	// index has come, in turns (ReindexTotal is 0 when none is running).
 	Reindexed, ReindexTotal int

@@ -75,6 +75,8 @@ func TestStatusLineGolden(t *testing.T) {
 			context: 3, window: 8192, memory: memoryInfo{known: true, embed: embedReady, notes: 12}}},
 		{"memory_60", 60, statusInfo{model: "llama3.2", ollama: ollamaReady, version: "0.6.5", title: "Goroutines and channels",
 			context: 43, memory: memoryInfo{known: true, embed: embedPending, pending: 5, notes: 12}, sync: "synced"}},
+		{"review_100", 100, statusInfo{model: "llama3.2", ollama: ollamaReady, version: "0.6.5", title: "Goroutines and channels",
+			memory: memoryInfo{known: true, embed: embedReady, notes: 12, review: 2}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

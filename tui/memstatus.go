@@ -72,7 +72,7 @@ func (m *Model) handleMemoryStatus(msg memoryStatusMsg) tea.Cmd {
 
 // memoryInfoOf is what the status line says about a memory state.
 func memoryInfoOf(s MemoryStatus) memoryInfo {
-	info := memoryInfo{known: true, notes: s.Notes, pending: s.Pending, reindexed: s.Reindexed, reindexTotal: s.ReindexTotal}
+	info := memoryInfo{known: true, notes: s.Notes, review: s.Review, pending: s.Pending, reindexed: s.Reindexed, reindexTotal: s.ReindexTotal}
 	switch {
 	case s.EmbedModel == "":
 		info.embed = embedKeywordOnly

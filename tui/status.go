@@ -49,6 +49,7 @@ type memoryInfo struct {
 	embed   embedState
 	pending int // turns and notes waiting for embeddings
 	notes   int
+	review  int // learnt notes waiting for the user's review
 	// reindexed of reindexTotal turns are back in the keyword index
 	// (reindexTotal is 0 unless it is being rebuilt).
 	reindexed, reindexTotal int
@@ -158,7 +159,11 @@ func statusSegments(st *Styles, s statusInfo) (left, right []statusSegment) {
 	}
 	if s.memory.known {
 		left = append(left, statusSegment{embedLabel(st, s.memory), prioEmbed})
-		left = append(left, statusSegment{st.StatusSeparator.Render(noteCount(s.memory.notes)), prioNotes})
+		notes := noteCount(s.memory.notes)
+		if s.memory.review > 0 {
+			notes += fmt.Sprintf(" · %d to review", s.memory.review)
+		}
+		left = append(left, statusSegment{st.StatusSeparator.Render(notes), prioNotes})
 	}
 	if s.activity != "" {
 		right = append(right, statusSegment{s.spinner + " " + st.StatusConnecting.Render(s.activity), prioActivity})

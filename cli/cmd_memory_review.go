@@ -1,0 +1,105 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/mneme-dev/mneme/memory"
+	"github.com/mneme-dev/mneme/memory/index"
+)
+
+// The review inbox (memory_review = "inbox"): learnt notes wait as
+// pending until the user approves them (they become active) or rejects
+// them (they are deleted, vectors and keyword entries included). Pending
+// notes are never recalled.
+
+// memoryPending is `memory pending`: the notes waiting for review.
+func (a *App) memoryPending(ctx context.Context, args []string) error {
+	common, asJSON, rest, err := a.memoryFlags("pending", "pending [--json]", args)
+	if err != nil {
+		return err
+	}
+	if len(rest) > 0 {
+		return exitError{code: 2, msg: fmt.Sprintf("memory pending: unexpected argument %q", rest[0])}
+	}
+	s, err := a.open(ctx, common)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	notes, err := s.store.ListNotes(ctx, s.cfg.User)
+	if err != nil {
+		return err
+	}
+	pending := []memory.Note{}
+	for _, n := range notes {
+		if n.Status == memory.NotePending {
+			pending = append(pending, n)
+		}
+	}
+	if asJSON {
+		return writeJSON(a.stdout, pending)
+	}
+	if len(pending) == 0 {
+		fmt.Fprintln(a.stdout, "Nothing to review.")
+		return nil
+	}
+	for _, n := range pending {
+		if err := a.printNote(n, "Pending", false); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintln(a.stdout, "Approve with `mneme memory approve ID…`, reject with `mneme memory reject ID…`.")
+	return nil
+}
+
+// memoryReview is `memory approve ID…` and `memory reject ID…`.
+func (a *App) memoryReview(ctx context.Context, args []string, approve bool) error {
+	cmd, verb := "reject", "Rejected"
+	if approve {
+		cmd, verb = "approve", "Approved"
+	}
+	common, asJSON, rest, err := a.memoryFlags(cmd, cmd+" [--json] ID...", args)
+	if err != nil {
+		return err
+	}
+	if len(rest) == 0 {
+		return exitError{code: 2, msg: fmt.Sprintf("memory %s: give the ids of pending notes (mneme memory pending lists them)", cmd)}
+	}
+	s, err := a.open(ctx, common)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	ix, err := s.openIndex(ctx, ollamaState{})
+	if err != nil {
+		return err
+	}
+	defer ix.Close()
+	for _, id := range rest {
+		n, err := reviewNote(ctx, s.store, ix, s.cfg.User, id, approve)
+		if err != nil {
+			return noteError(cmd, err)
+		}
+		if err := a.printNote(n, verb, asJSON); err != nil {
+			return err
+		}
+	}
+	s.syncAfterChange(ctx, ix)
+	return nil
+}
+
+// reviewNote approves or rejects one pending note.
+func reviewNote(ctx context.Context, store *memory.Store, ix *index.Index, user, id string, approve bool) (memory.Note, error) {
+	n, err := store.Note(ctx, user, id)
+	if err != nil {
+		return n, err
+	}
+	if n.Status != memory.NotePending {
+		return n, fmt.Errorf("note %s is %s, not pending: %w", n.ID, n.Status, memory.ErrInvalid)
+	}
+	if approve {
+		return store.SetNoteStatus(ctx, user, n.ID, memory.NoteActive)
+	}
+	return ix.DeleteNote(ctx, user, n.ID)
+}
