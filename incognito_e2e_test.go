@@ -129,3 +129,26 @@ func TestAskIncognitoInterrupted(t *testing.T) {
 	}
 	assertNothingKept(t, d, srv, tmp, "Zephyrine")
 }
+
+// TestTUIIncognitoKeepsNothing: `mneme --incognito` says so on screen,
+// chats as usual, and after quitting nothing of the chat exists.
+func TestTUIIncognitoKeepsNothing(t *testing.T) {
+	srv := fakeollama.New(t)
+	srv.SetDefault(extractReply(`[{"text":"Has a cat called Zephyrine.","confidence":0.9,"tags":["cat"],"kind":"fact"}]`))
+	d, tmp := incognitoDevice(t, srv.Host())
+	term := startTerminal(t, 100, 30, d.env(), "--incognito")
+	term.waitText("Incognito: nothing of this chat is kept, learnt or synced.")
+	term.waitText("fake-chat")
+	if !strings.Contains(term.screen(), "incognito · fake-chat") {
+		t.Fatalf("no incognito marker on the status line:\n%s", term.screen())
+	}
+	term.typeText("my cat is called Zephyrine")
+	term.keys("Enter")
+	term.waitText("You said: my cat is called Zephyrine")
+	term.waitIdle()
+	term.keys("C-c")
+	if code := term.exitStatus(); code != 0 {
+		t.Fatalf("mneme exited %d; screen:\n%s", code, term.screen())
+	}
+	assertNothingKept(t, d, srv, tmp, "Zephyrine")
+}

@@ -14,9 +14,6 @@ import (
 // index, so no memory tools and no recall of the user's notes (as in
 // ChatGPT's temporary chat), no learning and no sync.
 
-// incognitoBanner is what the screen says about an incognito chat.
-const incognitoBanner = "Incognito: nothing of this chat is kept, learnt or synced."
-
 // openIncognito opens a session on a new throwaway data dir. done closes
 // the session and removes the directory.
 func (a *App) openIncognito(ctx context.Context, flags commonFlags) (s *session, done func(), err error) {

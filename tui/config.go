@@ -131,7 +131,14 @@ type Config struct {
 	// TempDir is where text goes while it is edited in the editor ("": the
 	// system's).
 	TempDir string
+	// Incognito marks a chat whose store is thrown away at exit: nothing of
+	// it is kept, learnt or synced. The status line and the first line of
+	// every conversation say so (IncognitoNotice).
+	Incognito bool
 }
+
+// IncognitoNotice is the first line of an incognito conversation.
+const IncognitoNotice = "Incognito: nothing of this chat is kept, learnt or synced."
 
 // Learnt is one change to the notes learnt from a turn of a conversation;
 // Text is the one-line receipt ("✎ remembered: …"), already sanitised.

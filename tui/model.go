@@ -159,6 +159,9 @@ func newModel(ctx context.Context, cfg Config) Model {
 	h := help.New()
 	tr := newTranscript(&st, log)
 	tr.detailsKey = keys.Details.Help().Key
+	if cfg.Incognito {
+		tr.addNotice(IncognitoNotice)
+	}
 	h.Styles = st.Help
 	life := newLifecycle(ctx)
 	editor := cfg.Editor

@@ -93,6 +93,9 @@ func (m *Model) clearConversation() {
 	m.convID, m.title, m.archived, m.msgCount, m.contextPct = "", "", false, 0, 0
 	m.resumeID, m.resumeTurn, m.loading = "", 0, false
 	m.transcript.entries, m.transcript.turns = nil, memory.TurnCounter{}
+	if m.cfg.Incognito {
+		m.transcript.addNotice(IncognitoNotice)
+	}
 	m.transcript.refresh(m.now(), true)
 	m.sidebar.SetCurrent("")
 }
