@@ -28,10 +28,23 @@ func incognitoDevice(t *testing.T, host string) (*device, string) {
 // commands a user would look with show nothing of it.
 func assertNothingKept(t *testing.T, d *device, srv *fakeollama.Server, tmp, secret string) {
 	t.Helper()
+	assertNoDataDir(t, d)
+	assertNothingFound(t, d, srv, tmp, secret)
+}
+
+// assertNoDataDir: the data dir was not even made.
+func assertNoDataDir(t *testing.T, d *device) {
+	t.Helper()
 	if _, err := os.Stat(filepath.Join(d.home, "data")); !os.IsNotExist(err) {
 		entries, _ := os.ReadDir(filepath.Join(d.home, "data"))
 		t.Fatalf("the data dir was written (%v): %v", err, entries)
 	}
+}
+
+// assertNothingFound: no temporary files, no extraction, and no command
+// shows the secret.
+func assertNothingFound(t *testing.T, d *device, srv *fakeollama.Server, tmp, secret string) {
+	t.Helper()
 	if entries, _ := os.ReadDir(tmp); len(entries) != 0 {
 		t.Fatalf("temporary files left behind: %v", entries)
 	}
@@ -151,4 +164,40 @@ func TestTUIIncognitoKeepsNothing(t *testing.T) {
 		t.Fatalf("mneme exited %d; screen:\n%s", code, term.screen())
 	}
 	assertNothingKept(t, d, srv, tmp, "Zephyrine")
+}
+
+// TestTUISlashIncognito: /incognito in a normal chat starts a marked chat
+// that is forgotten on /new, which returns to kept conversations.
+func TestTUISlashIncognito(t *testing.T) {
+	srv := fakeollama.New(t)
+	srv.SetDefault(extractReply(`[]`))
+	d, tmp := incognitoDevice(t, srv.Host())
+	term := startTerminal(t, 100, 30, d.env())
+	term.waitText("fake-chat")
+	term.typeText("/incognito")
+	term.keys("Enter")
+	term.waitText("Incognito: nothing of this chat is kept, learnt or synced.")
+	term.typeText("my cat is called Zephyrine")
+	term.keys("Enter")
+	term.waitText("You said: my cat is called Zephyrine")
+	term.waitIdle()
+	term.typeText("/new")
+	term.keys("Enter")
+	term.waitText("the incognito chat is forgotten")
+	if s := term.screen(); strings.Contains(s, "Zephyrine") || strings.Contains(s, "incognito ·") {
+		t.Fatalf("the incognito chat is still shown after /new:\n%s", s)
+	}
+	// Quitting while incognito forgets it too.
+	term.typeText("/incognito")
+	term.keys("Enter")
+	term.waitText("Incognito: nothing of this chat is kept, learnt or synced.")
+	term.typeText("Zephyrine once more")
+	term.keys("Enter")
+	term.waitText("You said: Zephyrine once more")
+	term.waitIdle()
+	term.keys("C-c")
+	if code := term.exitStatus(); code != 0 {
+		t.Fatalf("mneme exited %d; screen:\n%s", code, term.screen())
+	}
+	assertNothingFound(t, d, srv, tmp, "Zephyrine")
 }

@@ -131,6 +131,10 @@ func (a *App) runChat(ctx context.Context, args []string) error {
 
 	var probed lastProbe
 	var chosen chosenModels
+	// /incognito's throwaway chats; any still open at exit are removed
+	// before the session closes.
+	startIncognito, closeIncognito := a.incognitoChats(common, &probed)
+	defer closeIncognito()
 	return tui.Run(ctx, s.withSync(tui.Config{
 		Store:          s.store,
 		UserID:         s.cfg.User,
@@ -169,7 +173,54 @@ func (a *App) runChat(ctx context.Context, args []string) error {
 		Learnt:        learntCh,
 		FirstRun:      !s.cfg.ConfigFileFound,
 		Editor:        first(a.getenv("VISUAL"), a.getenv("EDITOR")),
+
+		StartIncognito: startIncognito,
 	}))
+}
+
+// incognitoChats makes the throwaway chats /incognito switches to, each
+// on its own openIncognito session; closeAll closes and removes those
+// still open.
+func (a *App) incognitoChats(common commonFlags, probed *lastProbe) (start func(context.Context) (tui.IncognitoChat, error), closeAll func()) {
+	var mu sync.Mutex
+	open := map[*session]func(){}
+	start = func(ctx context.Context) (tui.IncognitoChat, error) {
+		s, done, err := a.openIncognito(ctx, common)
+		if err != nil {
+			return tui.IncognitoChat{}, err
+		}
+		var once sync.Once
+		closeFn := func() {
+			once.Do(func() {
+				mu.Lock()
+				delete(open, s)
+				mu.Unlock()
+				done()
+			})
+		}
+		mu.Lock()
+		open[s] = closeFn
+		mu.Unlock()
+		return tui.IncognitoChat{
+			Store: s.store,
+			NewRunner: func(model string) tui.Runner {
+				return s.newAgent(model, nil, probed.toolsSupported(model))
+			},
+			Close: closeFn,
+		}, nil
+	}
+	closeAll = func() {
+		mu.Lock()
+		fns := make([]func(), 0, len(open))
+		for _, f := range open {
+			fns = append(fns, f)
+		}
+		mu.Unlock()
+		for _, f := range fns {
+			f()
+		}
+	}
+	return start, closeAll
 }
 
 // tuiProbe is what the chat screen is told of a probe.

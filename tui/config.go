@@ -135,6 +135,10 @@ type Config struct {
 	// it is kept, learnt or synced. The status line and the first line of
 	// every conversation say so (IncognitoNotice).
 	Incognito bool
+	// StartIncognito makes a throwaway store for /incognito, which switches
+	// the chat to it until /new or opening a conversation (nil: /incognito
+	// is unavailable). It runs in a command; Close is called on leaving.
+	StartIncognito startIncognitoFunc
 }
 
 // IncognitoNotice is the first line of an incognito conversation.

@@ -1,8 +1,11 @@
 package tui
 
 import (
+	"context"
 	"strings"
 	"testing"
+
+	"github.com/mneme-dev/mneme/memory"
 )
 
 // An incognito chat says so plainly: on the status line all along, and as
@@ -52,4 +55,52 @@ func statusLine(s string) string {
 		}
 	}
 	return ""
+}
+
+// /incognito switches a normal chat to a throwaway store: the next
+// conversation goes there, marked; /new returns to the normal store and
+// closes the throwaway one.
+func TestSlashIncognitoSwitchesStoreAndBack(t *testing.T) {
+	store := openStore(t)
+	r := newFakeRunner(store, "Kept.")
+	throwaway := openStore(t)
+	tr := newFakeRunner(throwaway, "Forgotten.")
+	closed := 0
+	cfg := config(store, r, readyProbe)
+	cfg.StartIncognito = func(context.Context) (IncognitoChat, error) {
+		return IncognitoChat{Store: throwaway, NewRunner: func(string) Runner { return tr }, Close: func() { closed++ }}, nil
+	}
+	h := newHarness(t, cfg)
+	h.runUntilShown("Ollama ready v0.6.5")
+
+	h.typeText("/incognito")
+	h.send(keyEnter)
+	h.runUntilShown(IncognitoNotice)
+	if !strings.Contains(statusLine(h.screen()), "incognito") {
+		t.Fatalf("no marker on the status line:\n%s", h.screen())
+	}
+	h.typeText("secret")
+	h.send(keyEnter)
+	h.runUntilShown("Forgotten.")
+	h.runUntilIdle()
+	if convs, _ := store.ListConversations(context.Background(), testUser, memory.ListOptions{}); len(convs) != 0 {
+		t.Fatalf("the incognito chat reached the real store: %+v", convs)
+	}
+	if got := tr.runs(); len(got) != 1 || got[0] != "secret" {
+		t.Fatalf("incognito runner ran %q", got)
+	}
+
+	h.typeText("/new")
+	h.send(keyEnter)
+	h.runUntil("the throwaway store closed", func() bool { return closed == 1 })
+	if h.shows(IncognitoNotice) || h.shows("Forgotten.") || strings.Contains(statusLine(h.screen()), "incognito") {
+		t.Fatalf("after /new (closed %d):\n%s", closed, h.screen())
+	}
+	h.typeText("hello")
+	h.send(keyEnter)
+	h.runUntilShown("Kept.")
+	h.runUntilIdle()
+	if conv, msgs := storedMessages(t, store); len(msgs) != 2 || msgs[0].Content != "hello" {
+		t.Fatalf("normal chat after incognito: %+v %+v", conv, msgs)
+	}
 }

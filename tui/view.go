@@ -158,7 +158,7 @@ func (m Model) statusView() string {
 		title:   m.title,
 		spinner: m.spin.View(),
 
-		incognito: m.cfg.Incognito,
+		incognito: m.incognito(),
 	}
 	if m.syncStatus != nil {
 		s.sync = m.syncStatus()
