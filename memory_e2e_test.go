@@ -380,3 +380,35 @@ func TestModelWithoutToolsStillRecalls(t *testing.T) {
 		}
 	}
 }
+
+// TestArchivedNotesAreKeptButNotRecalled: `memory archive` puts a note
+// away: it leaves `memory list` (it is in `memory list --archived`, marked)
+// and is no longer recalled into prompts; `memory unarchive` brings it
+// back.
+func TestArchivedNotesAreKeptButNotRecalled(t *testing.T) {
+	t.Parallel() // own data dir and fake Ollama
+	srv := fakeollama.New(t)
+	d := newDevice(t, srv.Host())
+	r := d.mustOK("", "memory", "add", "--json", "The user's cat is called Tom.")
+	var n memory.Note
+	if err := json.Unmarshal([]byte(r.stdout), &n); err != nil {
+		t.Fatal(err)
+	}
+	d.mustOK("", "memory", "archive", n.ID[:8])
+	if got := d.notes(); len(got) != 0 {
+		t.Fatalf("memory list shows an archived note: %+v", got)
+	}
+	if r := d.mustOK("", "memory", "list", "--archived"); !strings.Contains(r.stdout, "user, archived") || !strings.Contains(r.stdout, "Tom") {
+		t.Fatalf("memory list --archived:\n%s", r.stdout)
+	}
+	if out, _ := d.askJSON("what is my cat called?"); len(out.MemoriesUsed) != 0 {
+		t.Fatalf("an archived note was recalled: %+v", out.MemoriesUsed)
+	}
+	d.mustOK("", "memory", "unarchive", n.ID)
+	if out, _ := d.askJSON("what is my cat called, again?"); len(out.MemoriesUsed) != 1 {
+		t.Fatalf("an unarchived note was not recalled: %+v", out.MemoriesUsed)
+	}
+	if got := d.notes(); len(got) != 1 || got[0].Status != memory.NoteActive {
+		t.Fatalf("after unarchive: %+v", got)
+	}
+}

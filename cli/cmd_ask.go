@@ -147,6 +147,9 @@ func (a *App) runAsk(ctx context.Context, args []string) (err error) {
 			fmt.Fprintln(a.stderr, l.receipt())
 		}
 	}
+	if ix != nil && ctx.Err() == nil {
+		s.applyRetention(ctx, ix)
+	}
 	s.syncAfterChange(ctx, ix)
 	if *asJSON && !p.closed {
 		if err := writeJSON(a.stdout, askResult{Result: res, Learned: learned, Incognito: *incognito}); err != nil {

@@ -107,6 +107,7 @@ func (a *App) runChat(ctx context.Context, args []string) error {
 	indexDone := make(chan struct{})
 	go func() {
 		defer close(indexDone)
+		s.applyRetention(ictx, ix)
 		ix.Run(ictx)
 	}()
 	defer func() {

@@ -10,15 +10,17 @@ import (
 
 func exportCommand() command {
 	return command{names: []string{"export"}, run: (*App).runExport,
-		help: "  mneme export [--format jsonl|markdown] [--conversation ID]\n"}
+		help: "  mneme export [--format jsonl|markdown] [--conversation ID]\n" +
+			"  mneme export --all [-o FILE]       a full backup: conversations, summaries, notes\n"}
 }
 
 func (a *App) runExport(ctx context.Context, args []string) error {
 	var common commonFlags
-	fs := a.newFlagSet("export", "mneme export [--conversation ID] [--format jsonl|markdown] [-o FILE]", &common)
+	fs := a.newFlagSet("export", "mneme export [--conversation ID] [--format jsonl|markdown] [-o FILE] | --all [-o FILE]", &common)
 	conv := fs.String("conversation", "", "export only this conversation (a prefix is enough)")
 	format := fs.String("format", string(memory.FormatJSONL), "jsonl (re-importable) or markdown")
 	outPath := fs.String("o", "", "write to FILE instead of stdout")
+	all := fs.Bool("all", false, "a full backup (JSON lines): conversations, messages, summaries and notes; mneme import restores it")
 	rest, err := parseArgs(fs, args)
 	if err != nil {
 		return err
@@ -27,6 +29,9 @@ func (a *App) runExport(ctx context.Context, args []string) error {
 		return exitError{code: 2, msg: fmt.Sprintf("export: unexpected argument %q", rest[0])}
 	}
 	f := memory.ExportFormat(*format)
+	if *all && (*conv != "" || f != memory.FormatJSONL) {
+		return exitError{code: 2, msg: "export: --all is a full backup in JSON lines: it takes neither --conversation nor --format markdown"}
+	}
 	if f != memory.FormatJSONL && f != memory.FormatMarkdown {
 		return exitError{code: 2, msg: fmt.Sprintf("export: --format must be jsonl or markdown, not %q", *format)}
 	}
@@ -35,6 +40,16 @@ func (a *App) runExport(ctx context.Context, args []string) error {
 		return err
 	}
 	defer s.Close()
+	if *all {
+		write := func(w io.Writer) error { return s.store.ExportAll(ctx, s.cfg.User, w) }
+		if *outPath == "" {
+			return write(a.stdout)
+		}
+		if err := writeFileAtomic(*outPath, 0o600, write); err != nil {
+			return fmt.Errorf("export: %w", err)
+		}
+		return nil
+	}
 	convID := ""
 	if *conv != "" {
 		c, err := s.store.Conversation(ctx, s.cfg.User, *conv)

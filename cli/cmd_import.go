@@ -87,6 +87,10 @@ func (a *App) runImport(ctx context.Context, args []string) error {
 		}
 		fmt.Fprintf(a.stdout, "Imported %d messages into %d conversations in %s (%d unchanged, %d bad lines skipped).\n",
 			st.Imported, len(st.Conversations), time.Since(start).Round(time.Millisecond), st.Unchanged, st.Bad)
+		if st.Backup {
+			fmt.Fprintf(a.stdout, "Restored from the backup: %s and %s not stored before.\n",
+				text.Count(st.Notes, "note", "notes"), text.Count(st.Summaries, "summary", "summaries"))
+		}
 	})
 }
 

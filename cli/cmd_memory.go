@@ -29,6 +29,10 @@ func memoryCommands() []command {
 		{names: []string{"edit"}, help: "  edit ID TEXT...      replace a note's text (a unique id prefix of 8+ characters is enough)\n", run: (*App).memoryEdit},
 		{names: []string{"rm", "delete"}, help: "  rm ID                delete a note (a unique id prefix of 8+ characters is enough)\n", run: (*App).memoryRemove},
 		{names: []string{"search"}, help: "  search QUERY...      search your notes by meaning and by words\n", run: (*App).memorySearch},
+		{names: []string{"archive"}, help: "  archive ID           put a note away: kept, listed with list --archived, never recalled\n",
+			run: func(a *App, ctx context.Context, args []string) error { return a.memoryArchive(ctx, args, true) }},
+		{names: []string{"unarchive"}, help: "  unarchive ID         bring an archived note back into use\n",
+			run: func(a *App, ctx context.Context, args []string) error { return a.memoryArchive(ctx, args, false) }},
 	}
 }
 
@@ -66,7 +70,7 @@ func (a *App) runMemory(ctx context.Context, args []string) error {
 		return nil
 	case "":
 		fmt.Fprint(a.stderr, memoryUsage())
-		return exitError{code: 2, msg: "memory: give a command: list, add, edit, rm or search"}
+		return exitError{code: 2, msg: "memory: give a command: list, add, edit, rm, search, archive or unarchive"}
 	default:
 		fmt.Fprint(a.stderr, memoryUsage())
 		return exitError{code: 2, msg: fmt.Sprintf("memory: unknown command %q", sub)}
@@ -107,8 +111,12 @@ func (t *tagFlags) register(usage string) func(*flag.FlagSet) {
 
 func (a *App) memoryList(ctx context.Context, args []string) error {
 	var tags tagFlags
-	common, asJSON, rest, err := a.memoryFlags("list", "list [--json] [--tag T]...", args,
-		tags.register("only notes with this tag (may repeat: notes with all of them)"))
+	var archived bool
+	common, asJSON, rest, err := a.memoryFlags("list", "list [--json] [--archived] [--tag T]...", args,
+		tags.register("only notes with this tag (may repeat: notes with all of them)"),
+		func(fs *flag.FlagSet) {
+			fs.BoolVar(&archived, "archived", false, "also list archived notes (never recalled)")
+		})
 	if err != nil {
 		return err
 	}
@@ -123,6 +131,13 @@ func (a *App) memoryList(ctx context.Context, args []string) error {
 	notes, err := s.store.ListNotes(ctx, s.cfg.User)
 	if err != nil {
 		return err
+	}
+	if archived {
+		old, err := s.store.ListArchivedNotes(ctx, s.cfg.User)
+		if err != nil {
+			return err
+		}
+		notes = append(notes, old...)
 	}
 	notes = slices.DeleteFunc(notes, func(n memory.Note) bool {
 		return slices.ContainsFunc(tags, func(t string) bool { return !n.HasTag(t) })
@@ -157,10 +172,40 @@ func (a *App) memoryList(ctx context.Context, args []string) error {
 
 // noteBy says who made a note, with the confidence of a learnt one.
 func noteBy(n memory.Note) string {
+	by := n.Source
 	if n.Source == memory.SourceExtracted || n.Source == memory.SourceImported {
-		return fmt.Sprintf("%s %.0f%%", n.Source, n.Confidence*100)
+		by = fmt.Sprintf("%s %.0f%%", n.Source, n.Confidence*100)
 	}
-	return n.Source
+	if n.Status != memory.NoteActive && n.Status != "" {
+		by += ", " + n.Status
+	}
+	return by
+}
+
+// memoryArchive is `memory archive ID` and `memory unarchive ID`: an
+// archived note is kept and listed with --archived, never recalled.
+func (a *App) memoryArchive(ctx context.Context, args []string, archive bool) error {
+	cmd, status, verb := "unarchive", memory.NoteActive, "Unarchived"
+	if archive {
+		cmd, status, verb = "archive", memory.NoteArchived, "Archived"
+	}
+	common, asJSON, rest, err := a.memoryFlags(cmd, cmd+" [--json] ID", args)
+	if err != nil {
+		return err
+	}
+	if len(rest) != 1 {
+		return exitError{code: 2, msg: fmt.Sprintf("memory %s: give one note id", cmd)}
+	}
+	s, err := a.open(ctx, common)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	n, err := s.store.SetNoteStatus(ctx, s.cfg.User, rest[0], status)
+	if err != nil {
+		return noteError(cmd, err)
+	}
+	return a.printNote(n, verb, asJSON)
 }
 
 func (a *App) memoryAdd(ctx context.Context, args []string) error {

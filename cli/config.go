@@ -60,6 +60,10 @@ type Config struct {
 	// Stream timeouts: first_token_timeout, stream_idle_timeout
 	// (stream_config.go).
 	streamConfig
+	// Retention of unused memory: archive_notes_unused_days,
+	// archive_below_confidence, delete_archived_after_days,
+	// archive_conversations_after_days (retention.go).
+	retentionConfig
 	// Memory that builds itself: memory_review, extract_model (learn_config.go).
 	learnConfig
 
@@ -170,6 +174,9 @@ func loadConfig(flags commonFlags, getenv func(string) string) (Config, error) {
 		return cfg, err
 	}
 	if err := cfg.streamConfig.resolve(flags.stream, getenv, cfg.ConfigFile); err != nil {
+		return cfg, err
+	}
+	if err := cfg.retentionConfig.resolve(cfg.ConfigFile); err != nil {
 		return cfg, err
 	}
 	if err := cfg.learnConfig.resolve(flags.learn, getenv, cfg.ConfigFile); err != nil {

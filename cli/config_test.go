@@ -178,6 +178,9 @@ func TestConfigRangesAreCheckedTheSameEverywhere(t *testing.T) {
 		{file: "vector_weight = -1.0", want: "vector_weight = -1"},
 		{file: "num_ctx = -4096", want: "num_ctx = -4096"},
 		{file: "recall_half_life_days = -1", want: "recall_half_life_days = -1"},
+		{file: "archive_notes_unused_days = -3", want: "archive_notes_unused_days = -3"},
+		{file: "delete_archived_after_days = 40000", want: "delete_archived_after_days = 40000"},
+		{file: "archive_below_confidence = 1.5", want: "archive_below_confidence = 1.5"},
 		{file: "recall_half_life_days = 4000", want: "recall_half_life_days = 4000"},
 	} {
 		dir := t.TempDir()

@@ -132,12 +132,19 @@ func (s *Store) AppendMessage(ctx context.Context, userID string, m Message) (Me
 
 // Messages returns the conversation's messages in order.
 func (s *Store) Messages(ctx context.Context, userID, conversationID string) ([]Message, error) {
+	return s.messagesAfter(ctx, userID, conversationID, 0, -1)
+}
+
+// messagesAfter returns at most limit (-1: all) of the conversation's
+// messages after seq afterSeq, in order.
+func (s *Store) messagesAfter(ctx context.Context, userID, conversationID string, afterSeq, limit int) ([]Message, error) {
 	if userID == "" {
 		return nil, ErrNoUser
 	}
 	rows, err := s.db.QueryContext(ctx, `SELECT id, conversation_id, seq, role, content, thinking, tool_calls,
 		tool_call_id, tool_name, ref, created_at, status
-		FROM messages WHERE conversation_id = ? AND user_id = ? ORDER BY seq`, conversationID, userID)
+		FROM messages WHERE conversation_id = ? AND user_id = ? AND seq > ? ORDER BY seq LIMIT ?`,
+		conversationID, userID, afterSeq, limit)
 	if err != nil {
 		return nil, fmt.Errorf("messages: %w", err)
 	}

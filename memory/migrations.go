@@ -170,6 +170,12 @@ var migrations = []migration{
 		`ALTER TABLE notes ADD COLUMN tags TEXT NOT NULL DEFAULT '[]'`,
 		`UPDATE notes SET source = 'model' WHERE conversation_id IS NOT NULL`,
 	}},
+	{version: 7, statements: []string{
+		// Whether a note is in use (active), waiting for review (pending)
+		// or put away (archived: kept, listed with --archived, never
+		// recalled).
+		`ALTER TABLE notes ADD COLUMN status TEXT NOT NULL DEFAULT 'active'`,
+	}},
 }
 
 // LatestSchemaVersion is the schema version this build writes.

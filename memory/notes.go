@@ -34,11 +34,13 @@ type Note struct {
 	// Source says who made the note (SourceUser, SourceModel,
 	// SourceExtracted, SourceImported); Confidence how sure it is (0-1;
 	// 1 for what the user or the model saved); Tags are lower-case topics.
-	Source     string    `json:"source"`
-	Confidence float64   `json:"confidence"`
-	Tags       []string  `json:"tags"`
-	Created    time.Time `json:"created"`
-	Updated    time.Time `json:"updated"`
+	Source     string   `json:"source"`
+	Confidence float64  `json:"confidence"`
+	Tags       []string `json:"tags"`
+	// Status is NoteActive, NotePending or NoteArchived.
+	Status  string    `json:"status"`
+	Created time.Time `json:"created"`
+	Updated time.Time `json:"updated"`
 	// AccessCount and LastAccessed say how often, and when last, this
 	// device recalled the note into a prompt or returned it from
 	// memory_search (local state, not synced).
@@ -46,6 +48,17 @@ type Note struct {
 	LastAccessed *time.Time `json:"last_accessed_at,omitempty"`
 	Hash         string     `json:"-"`
 }
+
+// What a note is for now (Note.Status).
+const (
+	// NoteActive: in use, recalled when relevant.
+	NoteActive = "active"
+	// NotePending: learnt, waiting for the user's review; never recalled.
+	NotePending = "pending"
+	// NoteArchived: put away by the user or by retention; kept and listed
+	// with --archived, never recalled.
+	NoteArchived = "archived"
+)
 
 // Who made a note (Note.Source).
 const (
@@ -151,7 +164,7 @@ func noteHash(content string) string {
 }
 
 const noteColumns = `n.id, n.user_id, n.content, COALESCE(n.conversation_id, ''), COALESCE(n.turn_number, 0),
-	n.created_at, n.updated_at, n.hash, n.source, n.confidence, n.tags,
+	n.created_at, n.updated_at, n.hash, n.source, n.confidence, n.tags, n.status,
 	COALESCE((SELECT u.count FROM local.note_use u WHERE u.id = n.id), 0),
 	COALESCE((SELECT u.last_at FROM local.note_use u WHERE u.id = n.id), 0)`
 
@@ -161,7 +174,7 @@ func scanNote(row interface{ Scan(...any) error }) (Note, error) {
 	var tags string
 	var accessed int64
 	if err := row.Scan(&n.ID, &n.UserID, &n.Content, &n.ConversationID, &n.TurnNumber, &created, &updated, &n.Hash,
-		&n.Source, &n.Confidence, &tags, &n.AccessCount, &accessed); err != nil {
+		&n.Source, &n.Confidence, &tags, &n.Status, &n.AccessCount, &accessed); err != nil {
 		return Note{}, err
 	}
 	n.Created, n.Updated = fromMS(created), fromMS(updated)
@@ -271,7 +284,7 @@ func (s *Store) ListNotes(ctx context.Context, userID string) ([]Note, error) {
 		return nil, ErrNoUser
 	}
 	notes, err := s.queryNotes(ctx, `SELECT `+noteColumns+` FROM notes n
-		WHERE n.user_id = ? AND n.deleted_at IS NULL ORDER BY n.updated_at DESC, n.id DESC`, userID)
+		WHERE n.user_id = ? AND n.deleted_at IS NULL AND n.status != 'archived' ORDER BY n.updated_at DESC, n.id DESC`, userID)
 	if err != nil {
 		return nil, fmt.Errorf("list notes: %w", err)
 	}

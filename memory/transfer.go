@@ -45,6 +45,11 @@ type ImportStats struct {
 	Conflicts     int               `json:"conflicts"`
 	Bad           int               `json:"bad"`
 	Conversations []ConversationRef `json:"-"`
+	// Backup says the file was a full backup (ExportAll); Notes and
+	// Summaries count the ones it restored that were not stored yet.
+	Backup    bool `json:"backup,omitempty"`
+	Notes     int  `json:"notes,omitempty"`
+	Summaries int  `json:"summaries,omitempty"`
 }
 
 // ImportOptions says whose data an import may write and where bad lines go.
@@ -89,7 +94,8 @@ var idSpace = uuid.MustParse("6f1c7f8e-3a52-4d7e-9a51-0f6d1b1f3c11")
 func (s *Store) Import(ctx context.Context, user string, r io.Reader, opts ImportOptions) (ImportStats, error) {
 	var st ImportStats
 	onBad := opts.OnBad
-	imp := &importer{s: s, convs: map[convKey]*importConv{}, user: strings.TrimSpace(user), allUsers: opts.AllUsers}
+	imp := &importer{s: s, convs: map[convKey]*importConv{}, restored: map[convKey]string{},
+		user: strings.TrimSpace(user), allUsers: opts.AllUsers}
 	br := bufio.NewReaderSize(r, 1<<20)
 	var pending []importMsg
 	flush := func() error {
@@ -123,6 +129,23 @@ func (s *Store) Import(ctx context.Context, user string, r io.Reader, opts Impor
 			continue
 		}
 		st.Lines++
+		if typ := lineType(raw); typ != "" {
+			// A backup's typed line: what it refers to must be stored first.
+			if err := flush(); err != nil {
+				return st, err
+			}
+			lerr, err := imp.backupLine(ctx, typ, raw, &st)
+			if err != nil {
+				return st, err
+			}
+			if lerr != nil {
+				st.Bad++
+				if onBad != nil {
+					onBad(LineError{Line: line, Err: lerr})
+				}
+			}
+			continue
+		}
 		m, lerr := imp.parse(raw)
 		if lerr != nil {
 			st.Bad++
@@ -179,6 +202,9 @@ type importConv struct {
 	nextSeq  int // 0 until loaded from the database
 	created  bool
 	newTitle string
+	// keepIDs: the conversation was restored from a backup, whose message
+	// lines carry the ids to keep.
+	keepIDs bool
 }
 
 type importMsg struct {
@@ -193,7 +219,8 @@ type importMsg struct {
 type importer struct {
 	s        *Store
 	convs    map[convKey]*importConv
-	user     string // the importing user, the default of lines without "user"
+	restored map[convKey]string // conversations a backup's lines created or found
+	user     string             // the importing user, the default of lines without "user"
 	allUsers bool
 }
 
@@ -272,7 +299,7 @@ func (c *importConv) messageID(m Message, key convKey, source string) string {
 	if source != "" {
 		return uuid.NewSHA1(idSpace, []byte("message\x00"+c.id+"\x00source\x00"+source)).String()
 	}
-	if m.ID != "" && c.id == key.external {
+	if m.ID != "" && (c.id == key.external || c.keepIDs) {
 		return m.ID
 	}
 	return uuid.NewSHA1(idSpace, []byte(fmt.Sprintf("message\x00%s\x00%d", c.id, m.Seq))).String()
@@ -405,7 +432,13 @@ func (imp *importer) ensureConversation(ctx context.Context, tx Execer, key conv
 	}
 	derived := uuid.NewSHA1(idSpace, []byte("conversation\x00"+key.user+"\x00"+key.external)).String()
 	c.id = ""
+	if id, ok := imp.restored[key]; ok {
+		c.id, c.keepIDs = id, true
+	}
 	for _, id := range []string{key.external, derived} {
+		if c.id != "" {
+			break
+		}
 		var owner string
 		err := tx.QueryRowContext(ctx, `SELECT user_id FROM conversations WHERE id = ?`, id).Scan(&owner)
 		if err == nil && owner == key.user {

@@ -267,6 +267,9 @@ func (ix *Index) Recall(ctx context.Context, q RecallQuery) ([]NoteResult, error
 	}
 	var eligible []ranked
 	for _, r := range res {
+		if r.Status != memory.NoteActive {
+			continue // pending review, or archived: never recalled
+		}
 		if r.MatchedBy != MatchVector || (r.Distance != nil && 1-*r.Distance >= q.MinSimilarity) {
 			eligible = append(eligible, ranked{r, RecallScore(r.Score, r.Note, now, q.HalfLife)})
 		}
@@ -302,4 +305,20 @@ func RecallScore(relevance float64, n memory.Note, now time.Time, halfLife time.
 	sure := 0.6 + 0.4*min(max(n.Confidence, 0), 1)
 	used := 1 + 0.1*math.Log1p(float64(max(n.AccessCount, 0)))
 	return relevance * sure * fresh * used
+}
+
+// ApplyRetention applies r to the user's memory (memory.Store.ApplyRetention)
+// and deletes the archived notes it says are due, with their vectors and
+// keyword entries.
+func (ix *Index) ApplyRetention(ctx context.Context, userID string, r memory.Retention) (memory.RetentionResult, error) {
+	res, err := ix.store.ApplyRetention(ctx, userID, r)
+	if err != nil {
+		return res, err
+	}
+	for _, id := range res.NotesToDelete {
+		if _, err := ix.DeleteNote(ctx, userID, id); err != nil {
+			return res, fmt.Errorf("delete archived note: %w", err)
+		}
+	}
+	return res, nil
 }

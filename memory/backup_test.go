@@ -1,0 +1,207 @@
+package memory
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// fillForBackup gives alice two conversations (one typed, one imported
+// from a file), a summary, notes of every kind (and a deleted one), and
+// bob a conversation and a note. It returns alice's typed conversation.
+func fillForBackup(t *testing.T, s *Store) Conversation {
+	t.Helper()
+	ctx := context.Background()
+	c, err := s.CreateConversation(ctx, "alice", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, text := range []string{"I live in Porto", "Noted: Porto.", "and I cycle", "Cycling, noted."} {
+		role := RoleUser
+		if i%2 == 1 {
+			role = RoleAssistant
+		}
+		if _, err := s.AppendMessage(ctx, "alice", Message{ConversationID: c.ID, Role: role, Content: text}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := s.SaveSummary(ctx, "alice", Summary{ConversationID: c.ID, FirstSeq: 1, LastSeq: 2, Text: "Alice lives in Porto.", Model: "m1"}); err != nil {
+		t.Fatal(err)
+	}
+	importString(t, s, "alice", sampleImport) // "Lisbon trip", and bob's conversation
+	trip, err := s.ListConversations(ctx, "alice", ListOptions{})
+	if err != nil || len(trip) != 2 {
+		t.Fatalf("conversations = %+v, %v", trip, err)
+	}
+	if err := s.SetArchived(ctx, "alice", c.ID, true); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.SaveNote(ctx, "alice", "lives in Porto", NoteSource{ConversationID: c.ID, TurnNumber: 1, By: SourceModel, Tags: []string{"home"}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.SaveNote(ctx, "alice", "likes trams", NoteSource{By: SourceExtracted, Confidence: 0.7, Tags: []string{"travel", "transport"}}); err != nil {
+		t.Fatal(err)
+	}
+	put, err := s.SaveNote(ctx, "alice", "once liked opera", NoteSource{By: SourceExtracted, Confidence: 0.4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.SetNoteStatus(ctx, "alice", put.ID, NoteArchived); err != nil {
+		t.Fatal(err)
+	}
+	gone, err := s.SaveNote(ctx, "alice", "a note deleted later", NoteSource{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.DeleteNote(ctx, "alice", gone.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.SaveNote(ctx, "bob", "bob's note", NoteSource{}); err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+var exportedAt = regexp.MustCompile(`"exported_at":"[^"]*"`)
+
+func backupOf(t *testing.T, s *Store, user string) string {
+	t.Helper()
+	var b bytes.Buffer
+	if err := s.ExportAll(context.Background(), user, &b); err != nil {
+		t.Fatal(err)
+	}
+	return exportedAt.ReplaceAllString(b.String(), `"exported_at":"T"`)
+}
+
+func TestBackupRoundTrip(t *testing.T) {
+	ctx := context.Background()
+	src := openTest(t)
+	c := fillForBackup(t, src)
+	backup := backupOf(t, src, "alice")
+	lines := strings.Split(strings.TrimSpace(backup), "\n")
+	if !strings.HasPrefix(lines[0], `{"type":"mneme-backup","version":1,`) {
+		t.Fatalf("first line = %s", lines[0])
+	}
+	for _, want := range []string{`"type":"note"`, `"type":"summary"`, `"source":"extracted","confidence":0.7,"tags":["travel","transport"]`, `"title":"Lisbon trip"`} {
+		if !strings.Contains(backup, want) {
+			t.Errorf("the backup lacks %s:\n%s", want, backup)
+		}
+	}
+	for _, not := range []string{"deleted later", "bob"} {
+		if strings.Contains(backup, not) {
+			t.Errorf("the backup holds %q", not)
+		}
+	}
+
+	dst := openTest(t)
+	st, bad := importWith(t, dst, "alice", backup, false)
+	if len(bad) != 0 || !st.Backup || st.Imported != 7 || st.Notes != 3 || st.Summaries != 1 {
+		t.Fatalf("restore: %+v, bad %v", st, bad)
+	}
+	if again := backupOf(t, dst, "alice"); again != backup {
+		t.Fatalf("the round trip changed the backup:\n%s\nwant\n%s", again, backup)
+	}
+	// The compacted conversation opens with its summary, archived as it was.
+	sum, err := dst.LatestSummary(ctx, "alice", c.ID)
+	if err != nil || sum.Text != "Alice lives in Porto." || sum.LastSeq != 2 {
+		t.Fatalf("latest summary = %+v, %v", sum, err)
+	}
+	conv, err := dst.Conversation(ctx, "alice", c.ID)
+	if err != nil || !conv.Archived || conv.MessageCount != 4 {
+		t.Fatalf("conversation = %+v, %v", conv, err)
+	}
+	notes, err := dst.ListNotes(ctx, "alice")
+	if err != nil || len(notes) != 2 {
+		t.Fatalf("notes = %+v, %v", notes, err)
+	}
+	if archived, err := dst.ListArchivedNotes(ctx, "alice"); err != nil || len(archived) != 1 || archived[0].Content != "once liked opera" {
+		t.Fatalf("archived notes = %+v, %v", archived, err)
+	}
+	for _, n := range notes {
+		switch n.Content {
+		case "likes trams":
+			if n.Source != SourceExtracted || n.Confidence != 0.7 || !slices.Equal(n.Tags, []string{"travel", "transport"}) {
+				t.Errorf("note = %+v", n)
+			}
+		case "lives in Porto":
+			if n.ConversationID != c.ID || n.TurnNumber != 1 || n.Source != SourceModel {
+				t.Errorf("note = %+v", n)
+			}
+		}
+	}
+
+	// Importing the same backup again adds nothing; so does importing it
+	// into the store it came from.
+	for _, s := range []*Store{dst, src} {
+		st, bad = importWith(t, s, "alice", backup, false)
+		if len(bad) != 0 || st.Imported != 0 || st.Notes != 0 || st.Summaries != 0 || st.Conflicts != 0 {
+			t.Fatalf("re-import: %+v, bad %v", st, bad)
+		}
+		if again := backupOf(t, s, "alice"); again != backup {
+			t.Fatalf("re-import changed the backup:\n%s", again)
+		}
+	}
+}
+
+func TestBackupCorruptLineIsReportedAndTheRestRestores(t *testing.T) {
+	src := openTest(t)
+	fillForBackup(t, src)
+	backup := backupOf(t, src, "alice")
+	lines := strings.Split(backup, "\n")
+	lines = slices.Insert(lines, 3, `{"type":"note","id":`)
+	dst := openTest(t)
+	_, bad := importWith(t, dst, "alice", strings.Join(lines, "\n"), false)
+	if len(bad) != 1 || bad[0].Line != 4 || !strings.Contains(bad[0].Error(), "line 4") {
+		t.Fatalf("bad lines = %v", bad)
+	}
+	if again := backupOf(t, dst, "alice"); again != backup {
+		t.Fatalf("the rest was not restored:\n%s", again)
+	}
+}
+
+func TestBackupLinesOfAnotherUserAreSkipped(t *testing.T) {
+	ctx := context.Background()
+	src := openTest(t)
+	fillForBackup(t, src)
+	mixed := backupOf(t, src, "alice") + backupOf(t, src, "bob")
+	dst := openTest(t)
+	_, bad := importWith(t, dst, "alice", mixed, false)
+	if len(bad) == 0 {
+		t.Fatal("bob's lines were not reported")
+	}
+	for _, b := range bad {
+		if !errors.Is(b, ErrOtherUser) {
+			t.Fatalf("bad line = %v", b)
+		}
+	}
+	if notes, _ := dst.ListNotes(ctx, "bob"); len(notes) != 0 {
+		t.Fatalf("bob's notes were restored: %+v", notes)
+	}
+	if convs, _ := dst.ListConversations(ctx, "bob", ListOptions{}); len(convs) != 0 {
+		t.Fatalf("bob's conversations were restored: %+v", convs)
+	}
+	// With AllUsers both are restored.
+	all := openTest(t)
+	if _, bad := importWith(t, all, "alice", mixed, true); len(bad) != 0 {
+		t.Fatalf("bad lines = %v", bad)
+	}
+	if got, want := backupOf(t, all, "bob"), backupOf(t, src, "bob"); got != want {
+		t.Fatalf("bob's backup = %s, want %s", got, want)
+	}
+}
+
+// Rows are read a page at a time; the pages join up into the same backup.
+func TestBackupReadsInPages(t *testing.T) {
+	s := openTest(t)
+	fillForBackup(t, s)
+	whole := backupOf(t, s, "alice")
+	defer func(n int) { exportPage = n }(exportPage)
+	exportPage = 1
+	if paged := backupOf(t, s, "alice"); paged != whole {
+		t.Fatalf("read a row at a time:\n%s\nwant\n%s", paged, whole)
+	}
+}
