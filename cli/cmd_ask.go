@@ -41,16 +41,18 @@ Exit status:
   130  interrupted by Ctrl+C (143 after SIGTERM, 129 when the terminal closed); the partial answer is stored
   141  stdout was closed early (e.g. mneme ask … | head); the whole answer is stored
 The prompt is stored first, so it is kept whatever happens next.
+With --incognito nothing is kept, whatever the exit status.
 `
 
 func askCommand() command {
 	return command{names: []string{"ask"}, run: (*App).runAsk,
-		help: "  mneme ask [flags] PROMPT...        ask once and print the answer (reads stdin when piped)\n"}
+		help: "  mneme ask [flags] PROMPT...        ask once and print the answer (reads stdin when piped)\n" +
+			"  mneme ask --incognito PROMPT...    ask without keeping anything: not stored, searched, learnt or synced\n"}
 }
 
-func (a *App) runAsk(ctx context.Context, args []string) error {
+func (a *App) runAsk(ctx context.Context, args []string) (err error) {
 	var common commonFlags
-	fs := a.newFlagSet("ask", "mneme ask [--continue | --conversation ID] [--json] [--no-learn] PROMPT...", &common)
+	fs := a.newFlagSet("ask", "mneme ask [--continue | --conversation ID | --incognito] [--json] [--no-learn] PROMPT...", &common)
 	common.stream.register(fs)
 	common.learn.register(fs)
 	usage := fs.Usage
@@ -63,6 +65,7 @@ func (a *App) runAsk(ctx context.Context, args []string) error {
 	fs.BoolVar(&cont, "c", false, "shorthand for --continue")
 	convID := fs.String("conversation", "", "continue the conversation with this id (a prefix is enough)")
 	asJSON := fs.Bool("json", false, "print {conversation_id, turn, answer, tool_calls, memories_used, learned, model} as JSON at the end instead of streaming text")
+	incognito := fs.Bool("incognito", false, "keep nothing of this prompt and answer: no conversation, search entry, note, learning or sync (and no recall of your notes)")
 	rest, err := parseArgs(fs, args)
 	if err != nil {
 		return err
@@ -70,15 +73,27 @@ func (a *App) runAsk(ctx context.Context, args []string) error {
 	if cont && *convID != "" {
 		return exitError{code: 2, msg: "ask: use --continue or --conversation, not both"}
 	}
+	if *incognito && (cont || *convID != "") {
+		return exitError{code: 2, msg: "ask: --incognito starts a new conversation that is not kept; it cannot continue one"}
+	}
 	prompt, err := a.readPrompt(rest)
 	if err != nil {
 		return err
 	}
-	s, err := a.open(ctx, common)
-	if err != nil {
-		return err
+	var s *session
+	if *incognito {
+		var done func()
+		if s, done, err = a.openIncognito(ctx, common); err != nil {
+			return err
+		}
+		defer done()
+		defer func() { err = incognitoError(err) }()
+	} else {
+		if s, err = a.open(ctx, common); err != nil {
+			return err
+		}
+		defer s.Close()
 	}
-	defer s.Close()
 
 	// The prompt is stored before anything slow (the probe, recall, the
 	// model), so that it survives whatever comes next.
@@ -100,12 +115,16 @@ func (a *App) runAsk(ctx context.Context, args []string) error {
 	}
 	// The index serves the memory tools and recall during the run, then
 	// makes the new turn searchable.
-	ix, err := s.openIndex(ctx, st)
+	// Incognito: no index (no memory tools, no recall, nothing to index).
+	var ix *index.Index
+	if !*incognito {
+		ix, err = s.openIndex(ctx, st)
+	}
 	if err != nil {
 		s.log.Warn("no memory for this answer: index unavailable", "err", err)
 		fmt.Fprintf(a.stderr, "mneme: memory is unavailable for this answer: %s\n", sanitize.Text(err.Error()))
 		ix = nil
-	} else {
+	} else if ix != nil {
 		defer ix.Close()
 	}
 	p := &askPrinter{out: a.stdout, errw: a.stderr, quiet: *asJSON}
@@ -133,7 +152,7 @@ func (a *App) runAsk(ctx context.Context, args []string) error {
 	}
 	s.syncAfterChange(ctx, ix)
 	if *asJSON && !p.closed {
-		if err := writeJSON(a.stdout, askResult{Result: res, Learned: learned}); err != nil {
+		if err := writeJSON(a.stdout, askResult{Result: res, Learned: learned, Incognito: *incognito}); err != nil {
 			p.close(err)
 		}
 	}
@@ -166,6 +185,9 @@ func (a *App) runAsk(ctx context.Context, args []string) error {
 type askResult struct {
 	agent.Result
 	Learned []learnt `json:"learned"`
+	// Incognito: nothing of this run was kept (its conversation_id names
+	// nothing afterwards).
+	Incognito bool `json:"incognito,omitempty"`
 }
 
 // storePrompt finds or creates the conversation and stores the prompt in

@@ -17,28 +17,30 @@ import (
 )
 
 // registerChatFlags registers the chat's own flags.
-func registerChatFlags(fs *flag.FlagSet) (cont *bool, resume *string, turn *int) {
+func registerChatFlags(fs *flag.FlagSet) (cont *bool, resume *string, turn *int, incognito *bool) {
 	cont = new(bool)
 	fs.BoolVar(cont, "continue", false, "resume the latest conversation")
 	fs.BoolVar(cont, "c", false, "shorthand for --continue")
 	resume = fs.String("resume", "", "resume the conversation with this id (a prefix is enough)")
 	turn = fs.Int("turn", 0, "with --resume or --continue: open scrolled to this turn (as 'mneme search' prints it)")
-	return cont, resume, turn
+	incognito = fs.Bool("incognito", false, "a chat that keeps nothing: not stored, searched, learnt or synced, and no recall of your notes")
+	return cont, resume, turn, incognito
 }
 
 func chatCommand() command {
 	return command{names: []string{""}, run: (*App).runChat,
 		help: "  mneme [flags]                      open the chat (a new conversation)\n" +
 			"  mneme -c | --continue              resume the latest conversation\n" +
-			"  mneme --resume ID [--turn N]       resume a conversation (an id prefix is enough), at a turn\n"}
+			"  mneme --resume ID [--turn N]       resume a conversation (an id prefix is enough), at a turn\n" +
+			"  mneme --incognito                  a chat that keeps nothing: not stored, searched, learnt or synced\n"}
 }
 
 func (a *App) runChat(ctx context.Context, args []string) error {
 	var common commonFlags
-	fs := a.newFlagSet("mneme", "mneme [-c | --continue | --resume ID] [flags]", &common)
+	fs := a.newFlagSet("mneme", "mneme [-c | --continue | --resume ID | --incognito] [flags]", &common)
 	common.stream.register(fs)
 	common.learn.register(fs)
-	cont, resume, turn := registerChatFlags(fs)
+	cont, resume, turn, incognito := registerChatFlags(fs)
 	// mneme -h, --help and `mneme help` all show the commands; the chat's
 	// own flags follow.
 	fs.Usage = func() {
@@ -59,8 +61,14 @@ func (a *App) runChat(ctx context.Context, args []string) error {
 	if *turn > 0 && *resume == "" && !*cont {
 		return exitError{code: 2, msg: "--turn needs --resume ID or --continue"}
 	}
+	if *incognito && (*cont || *resume != "") {
+		return exitError{code: 2, msg: "--incognito starts a new chat that is not kept; it cannot resume one"}
+	}
 	if !a.interactive() {
 		return exitError{code: 2, msg: "the chat needs a terminal; use `mneme ask PROMPT` in scripts and pipes"}
+	}
+	if *incognito {
+		return a.runIncognitoChat(ctx, common)
 	}
 	s, err := a.open(ctx, common)
 	if err != nil {
@@ -124,6 +132,10 @@ func (a *App) runChat(ctx context.Context, args []string) error {
 
 	var probed lastProbe
 	var chosen chosenModels
+	// /incognito's throwaway chats; any still open at exit are removed
+	// before the session closes.
+	startIncognito, closeIncognito := a.incognitoChats(common, &probed)
+	defer closeIncognito()
 	return tui.Run(ctx, s.withSync(tui.Config{
 		Store:          s.store,
 		UserID:         s.cfg.User,
@@ -144,13 +156,7 @@ func (a *App) runChat(ctx context.Context, args []string) error {
 			if st.Embed.Name != "" {
 				ix.SetEmbedding(s.client, index.EmbedModel{Name: st.Embed.Name, ContextLength: st.Embed.ContextLength})
 			}
-			p := tui.Probe{Host: st.Host, Reachable: st.Reachable, Version: st.Version, Model: st.Model,
-				EmbedModel: st.Embed.Name, Err: st.Err}
-			// Only when the picker would offer a download: can it work?
-			if st.Reachable && (st.Model == "" || (st.Embed.Name == "" && !s.cfg.ConfigFileFound)) {
-				p.Offline = registryUnreachable(ctx, s.cfg.OllamaRegistry, s.host)
-			}
-			return p
+			return s.tuiProbe(ctx, st)
 		},
 		NewRunner: func(model string) tui.Runner {
 			return indexingRunner{agent: s.newAgent(model, ix, probed.toolsSupported(model)), index: ix, learn: learner}
@@ -168,7 +174,98 @@ func (a *App) runChat(ctx context.Context, args []string) error {
 		Learnt:        learntCh,
 		FirstRun:      !s.cfg.ConfigFileFound,
 		Editor:        first(a.getenv("VISUAL"), a.getenv("EDITOR")),
+
+		StartIncognito: startIncognito,
 	}))
+}
+
+// incognitoChats makes the throwaway chats /incognito switches to, each
+// on its own openIncognito session; closeAll closes and removes those
+// still open.
+func (a *App) incognitoChats(common commonFlags, probed *lastProbe) (start func(context.Context) (tui.IncognitoChat, error), closeAll func()) {
+	var mu sync.Mutex
+	open := map[*session]func(){}
+	start = func(ctx context.Context) (tui.IncognitoChat, error) {
+		s, done, err := a.openIncognito(ctx, common)
+		if err != nil {
+			return tui.IncognitoChat{}, err
+		}
+		var once sync.Once
+		closeFn := func() {
+			once.Do(func() {
+				mu.Lock()
+				delete(open, s)
+				mu.Unlock()
+				done()
+			})
+		}
+		mu.Lock()
+		open[s] = closeFn
+		mu.Unlock()
+		return tui.IncognitoChat{
+			Store: s.store,
+			NewRunner: func(model string) tui.Runner {
+				return s.newAgent(model, nil, probed.toolsSupported(model))
+			},
+			Close: closeFn,
+		}, nil
+	}
+	closeAll = func() {
+		mu.Lock()
+		fns := make([]func(), 0, len(open))
+		for _, f := range open {
+			fns = append(fns, f)
+		}
+		mu.Unlock()
+		for _, f := range fns {
+			f()
+		}
+	}
+	return start, closeAll
+}
+
+// tuiProbe is what the chat screen is told of a probe.
+func (s *session) tuiProbe(ctx context.Context, st ollamaState) tui.Probe {
+	p := tui.Probe{Host: st.Host, Reachable: st.Reachable, Version: st.Version, Model: st.Model,
+		EmbedModel: st.Embed.Name, Err: st.Err}
+	// Only when the picker would offer a download: can it work?
+	if st.Reachable && (st.Model == "" || (st.Embed.Name == "" && !s.cfg.ConfigFileFound)) {
+		p.Offline = registryUnreachable(ctx, s.cfg.OllamaRegistry, s.host)
+	}
+	return p
+}
+
+// runIncognitoChat is `mneme --incognito`: the chat on a throwaway data
+// dir (openIncognito), without the conversation list, search, the memory
+// browser, learning, titles of other conversations or sync. Quitting
+// removes the directory.
+func (a *App) runIncognitoChat(ctx context.Context, common commonFlags) error {
+	s, done, err := a.openIncognito(ctx, common)
+	if err != nil {
+		return err
+	}
+	defer done()
+	s.progress = nil // the chat owns the terminal
+	var probed lastProbe
+	return tui.Run(ctx, tui.Config{
+		Store:     s.store,
+		UserID:    s.cfg.User,
+		Incognito: true,
+		Probe: func(ctx context.Context) tui.Probe {
+			st := probeOllama(ctx, s.client, s.host, s.cfg)
+			probed.set(st)
+			return s.tuiProbe(ctx, st)
+		},
+		NewRunner: func(model string) tui.Runner {
+			return s.newAgent(model, nil, probed.toolsSupported(model))
+		},
+		Log:    s.log,
+		Dark:   true,
+		Models: ollama.Models{Client: s.client},
+		Editor: first(a.getenv("VISUAL"), a.getenv("EDITOR")),
+		// Text being composed in the editor stays in the throwaway dir.
+		TempDir: s.cfg.DataDir,
+	})
 }
 
 // interactive reports whether stdin and stdout are terminals.

@@ -54,6 +54,11 @@ func (a *App) openStore(ctx context.Context, flags commonFlags, extra ...memory.
 	if err != nil {
 		return nil, err
 	}
+	return a.openConfig(ctx, cfg, extra...)
+}
+
+// openConfig opens the session for a resolved configuration.
+func (a *App) openConfig(ctx context.Context, cfg Config, extra ...memory.Option) (*session, error) {
 	u, err := ollamaURL(cfg.Ollama)
 	if err != nil {
 		return nil, err

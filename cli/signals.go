@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"sync"
 	"syscall"
 	"time"
 
@@ -76,7 +77,42 @@ func watchSignals(sigs <-chan os.Signal, cancel context.CancelCauseFunc) {
 		fmt.Fprintf(os.Stderr, "mneme: %v: stopped before finishing; what was already stored is kept\n", sig)
 	case sig = <-sigs:
 	}
+	runExitHooks()
 	os.Exit(signalExitCode(sig))
+}
+
+// exitHooks run when a signal ends the process before its command
+// returned (an incognito run removes its throwaway data dir).
+var exitHooks struct {
+	mu   sync.Mutex
+	next int
+	fns  map[int]func()
+}
+
+// onSignalExit registers fn to run if a signal ends the process before
+// the command returns; the returned func unregisters it.
+func onSignalExit(fn func()) (unregister func()) {
+	exitHooks.mu.Lock()
+	defer exitHooks.mu.Unlock()
+	if exitHooks.fns == nil {
+		exitHooks.fns = map[int]func(){}
+	}
+	id := exitHooks.next
+	exitHooks.next++
+	exitHooks.fns[id] = fn
+	return func() {
+		exitHooks.mu.Lock()
+		delete(exitHooks.fns, id)
+		exitHooks.mu.Unlock()
+	}
+}
+
+func runExitHooks() {
+	exitHooks.mu.Lock()
+	defer exitHooks.mu.Unlock()
+	for _, fn := range exitHooks.fns {
+		fn()
+	}
 }
 
 // signalError is why the command's context ended: a signal.

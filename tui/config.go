@@ -131,7 +131,18 @@ type Config struct {
 	// TempDir is where text goes while it is edited in the editor ("": the
 	// system's).
 	TempDir string
+	// Incognito marks a chat whose store is thrown away at exit: nothing of
+	// it is kept, learnt or synced. The status line and the first line of
+	// every conversation say so (IncognitoNotice).
+	Incognito bool
+	// StartIncognito makes a throwaway store for /incognito, which switches
+	// the chat to it until /new or opening a conversation (nil: /incognito
+	// is unavailable). It runs in a command; Close is called on leaving.
+	StartIncognito startIncognitoFunc
 }
+
+// IncognitoNotice is the first line of an incognito conversation.
+const IncognitoNotice = "Incognito: nothing of this chat is kept, learnt or synced."
 
 // Learnt is one change to the notes learnt from a turn of a conversation;
 // Text is the one-line receipt ("✎ remembered: …"), already sanitised.

@@ -60,6 +60,7 @@ type Model struct {
 	userID    string
 	probeFn   func(context.Context) Probe
 	newRunner func(model string) Runner
+	incog     incognitoState
 	log       *slog.Logger
 	tick      tickFunc
 	now       func() time.Time
@@ -159,6 +160,9 @@ func newModel(ctx context.Context, cfg Config) Model {
 	h := help.New()
 	tr := newTranscript(&st, log)
 	tr.detailsKey = keys.Details.Help().Key
+	if cfg.Incognito {
+		tr.addNotice(IncognitoNotice)
+	}
 	h.Styles = st.Help
 	life := newLifecycle(ctx)
 	editor := cfg.Editor
@@ -273,6 +277,8 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		cmd = m.pollMemoryStatus(msg)
 	case exportedMsg:
 		m.handleExported(msg)
+	case incognitoStartedMsg:
+		cmd = m.enterIncognito(msg)
 	case probeMsg:
 		cmd = tea.Batch(m.handleProbe(msg.probe), m.afterProbe(msg.probe), m.memoryStatusNow()) // the embedding model may have changed
 	case reprobeMsg:

@@ -34,6 +34,7 @@ func slashCommands() []slashCommand {
 		{name: "compact", help: "summarise the conversation so far, to free the model's context", run: (*Model).slashCompact},
 		{name: "rename", args: "TITLE", needsArgs: true, help: "rename this conversation", run: (*Model).slashRename},
 		{name: "archive", help: "archive this conversation (again: unarchive it)", run: (*Model).slashArchive},
+		{name: "incognito", help: "a new chat that keeps nothing: not stored, learnt or synced", run: (*Model).slashIncognito},
 		{name: "export", args: "[FILE]", help: "write this conversation to a markdown file", run: (*Model).slashExport},
 		{name: "copy", help: "copy the last answer to the clipboard", run: (*Model).slashCopy},
 		{name: "help", help: "show every key and command", run: (*Model).slashHelp},

@@ -41,6 +41,8 @@ type statusInfo struct {
 	memory memoryInfo
 	// pull is a model download in progress ("" when none).
 	pull string
+	// incognito: nothing of the chat is kept (always shown).
+	incognito bool
 }
 
 // memoryInfo is what the status line says about memory.
@@ -69,16 +71,17 @@ const (
 // go first. The title has a priority too (prioTitle): it is cut to the
 // room left, and left out once too little of it would show.
 const (
-	prioModel    = 100
-	prioActivity = 90
-	prioOllama   = 80
-	prioContext  = 70
-	prioReindex  = 65
-	prioPull     = 60
-	prioTitle    = 55
-	prioSync     = 50
-	prioEmbed    = 40
-	prioNotes    = 30
+	prioIncognito = 110
+	prioModel     = 100
+	prioActivity  = 90
+	prioOllama    = 80
+	prioContext   = 70
+	prioReindex   = 65
+	prioPull      = 60
+	prioTitle     = 55
+	prioSync      = 50
+	prioEmbed     = 40
+	prioNotes     = 30
 )
 
 // minTitleCells is the least room a title is shown in.
@@ -140,6 +143,9 @@ func statusSegments(st *Styles, s statusInfo) (left, right []statusSegment) {
 	model := "no model"
 	if s.model != "" {
 		model = oneLine(s.model)
+	}
+	if s.incognito {
+		left = append(left, statusSegment{st.StatusOffline.Render("incognito"), prioIncognito})
 	}
 	left = append(left, statusSegment{st.StatusModel.Render(model), prioModel})
 	switch s.ollama {

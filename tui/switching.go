@@ -93,6 +93,9 @@ func (m *Model) clearConversation() {
 	m.convID, m.title, m.archived, m.msgCount, m.contextPct = "", "", false, 0, 0
 	m.resumeID, m.resumeTurn, m.loading = "", 0, false
 	m.transcript.entries, m.transcript.turns = nil, memory.TurnCounter{}
+	if m.incognito() {
+		m.transcript.addNotice(IncognitoNotice)
+	}
 	m.transcript.refresh(m.now(), true)
 	m.sidebar.SetCurrent("")
 }
@@ -102,6 +105,10 @@ func (m *Model) newConversation() tea.Cmd {
 	if why := m.commandBusy(); why != "" {
 		m.hint = why
 		return nil
+	}
+	if leave := m.leaveIncognito(); leave != nil {
+		m.hint = "New conversation: the incognito chat is forgotten."
+		return leave
 	}
 	if m.convID == "" {
 		m.hint = "This is a new conversation already."
@@ -119,6 +126,9 @@ func (m *Model) openConversation(id, title string, turn int) tea.Cmd {
 	if why := m.commandBusy(); why != "" {
 		m.hint = why
 		return nil
+	}
+	if leave := m.leaveIncognito(); leave != nil {
+		return tea.Batch(leave, m.openConversation(id, title, turn))
 	}
 	m.focus = focusInput
 	m.sidebar.Blur()
@@ -229,7 +239,7 @@ func (m *Model) handleConvChanged(msg sidebar.ChangedMsg) tea.Cmd {
 // renameCurrent renames the open conversation (/rename TITLE).
 func (m *Model) renameCurrent(title string) tea.Cmd {
 	switch {
-	case m.cfg.Conversations == nil:
+	case m.cfg.Conversations == nil || m.incognito():
 		m.hint = "Renaming is not available here."
 	case m.convID == "":
 		m.hint = "Nothing to rename yet: the conversation has not started."
@@ -246,7 +256,7 @@ func (m *Model) renameCurrent(title string) tea.Cmd {
 // archiveCurrent archives the open conversation, or unarchives it (/archive).
 func (m *Model) archiveCurrent() tea.Cmd {
 	switch {
-	case m.cfg.Conversations == nil:
+	case m.cfg.Conversations == nil || m.incognito():
 		m.hint = "Archiving is not available here."
 	case m.convID == "":
 		m.hint = "Nothing to archive yet: the conversation has not started."

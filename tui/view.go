@@ -157,6 +157,8 @@ func (m Model) statusView() string {
 		version: m.probe.Version,
 		title:   m.title,
 		spinner: m.spin.View(),
+
+		incognito: m.incognito(),
 	}
 	if m.syncStatus != nil {
 		s.sync = m.syncStatus()
