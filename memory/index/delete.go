@@ -2,6 +2,8 @@ package index
 
 import (
 	"context"
+	"errors"
+	"fmt"
 
 	"github.com/mneme-dev/mneme/memory"
 )
@@ -29,4 +31,36 @@ func (ix *Index) DeleteConversation(ctx context.Context, userID, id string) erro
 		ix.log.Warn("deleted conversation left in the keyword index", "conversation", id, "err", err)
 	}
 	return nil
+}
+
+// ForgetConversation deletes one of the user's conversations like
+// DeleteConversation, and with it the notes that came from it (learnt or
+// saved there), each through DeleteNote: its vectors and keyword entry go
+// too, and the delete syncs like any other. It returns how many notes it
+// forgot. The notes go first: if one fails, the conversation is still
+// there and the call can be repeated. Like DeleteConversation it takes
+// the exact id, never a prefix.
+func (ix *Index) ForgetConversation(ctx context.Context, userID, id string) (int, error) {
+	c, err := ix.store.Conversation(ctx, userID, id)
+	if err != nil {
+		return 0, err
+	}
+	if c.ID != id { // no prefixes, as DeleteConversation
+		return 0, fmt.Errorf("conversation %q: %w", id, memory.ErrNotFound)
+	}
+	ids, err := ix.store.ConversationNoteIDs(ctx, userID, id)
+	if err != nil {
+		return 0, err
+	}
+	forgot := 0
+	for _, noteID := range ids {
+		if _, err := ix.DeleteNote(ctx, userID, noteID); err != nil {
+			if errors.Is(err, memory.ErrNoteNotFound) {
+				continue // deleted meanwhile
+			}
+			return forgot, fmt.Errorf("forget note %s: %w", noteID, err)
+		}
+		forgot++
+	}
+	return forgot, ix.DeleteConversation(ctx, userID, id)
 }
