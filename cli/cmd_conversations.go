@@ -14,10 +14,14 @@ import (
 
 func conversationsCommand() command {
 	return command{names: []string{"conversations", "convs"}, run: (*App).runConversations,
-		help: "  mneme conversations [--json]       list conversations\n"}
+		help: "  mneme conversations [--json]       list conversations\n" +
+			"  mneme conversations rm ID          delete one; --forget-notes: and the notes learnt from it\n"}
 }
 
 func (a *App) runConversations(ctx context.Context, args []string) error {
+	if len(args) > 0 && (args[0] == "rm" || args[0] == "delete") {
+		return a.conversationsRemove(ctx, args[1:])
+	}
 	var common commonFlags
 	fs := a.newFlagSet("conversations", "mneme conversations [--json] [--archived] [--find DESCRIPTION]", &common)
 	asJSON := fs.Bool("json", false, "print JSON")

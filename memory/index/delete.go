@@ -48,6 +48,17 @@ func (ix *Index) ForgetConversation(ctx context.Context, userID, id string) (int
 	if c.ID != id { // no prefixes, as DeleteConversation
 		return 0, fmt.Errorf("conversation %q: %w", id, memory.ErrNotFound)
 	}
+	forgot, err := ix.ForgetConversationNotes(ctx, userID, id)
+	if err != nil {
+		return forgot, err
+	}
+	return forgot, ix.DeleteConversation(ctx, userID, id)
+}
+
+// ForgetConversationNotes deletes the user's notes that came from
+// conversation id (exact), each through DeleteNote, and returns how many.
+// The conversation may already be deleted: its notes keep its id.
+func (ix *Index) ForgetConversationNotes(ctx context.Context, userID, id string) (int, error) {
 	ids, err := ix.store.ConversationNoteIDs(ctx, userID, id)
 	if err != nil {
 		return 0, err
@@ -62,5 +73,5 @@ func (ix *Index) ForgetConversation(ctx context.Context, userID, id string) (int
 		}
 		forgot++
 	}
-	return forgot, ix.DeleteConversation(ctx, userID, id)
+	return forgot, nil
 }
