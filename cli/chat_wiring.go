@@ -83,6 +83,12 @@ func (c conversationManager) DeleteConversation(ctx context.Context, userID, id 
 	return c.ix.DeleteConversation(ctx, userID, id)
 }
 
+// ForgetConversation deletes a conversation and the notes that came from
+// it, through the index (their vectors and keyword entries go too).
+func (c conversationManager) ForgetConversation(ctx context.Context, userID, id string) (int, error) {
+	return c.ix.ForgetConversation(ctx, userID, id)
+}
+
 // memoryStatus reports the state of search and the number of notes.
 func memoryStatus(store *memory.Store, ix *index.Index) func(ctx context.Context, userID string) (tui.MemoryStatus, error) {
 	return func(ctx context.Context, userID string) (tui.MemoryStatus, error) {

@@ -85,6 +85,14 @@ func (f *fakeConversations) DeleteConversation(_ context.Context, _, id string) 
 	return f.record("delete " + id)
 }
 
+func (f *fakeConversations) ConversationNoteCount(context.Context, string, string) (int, error) {
+	return 0, nil
+}
+
+func (f *fakeConversations) ForgetConversation(_ context.Context, _, id string) (int, error) {
+	return 0, f.record("forget " + id)
+}
+
 func (f *fakeConversations) recorded() []string {
 	f.mu.Lock()
 	defer f.mu.Unlock()

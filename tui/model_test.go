@@ -13,6 +13,7 @@ import (
 
 	"github.com/mneme-dev/mneme/agent"
 	"github.com/mneme-dev/mneme/memory"
+	"github.com/mneme-dev/mneme/memory/index"
 )
 
 func TestSendStreamsAnswerTokenByToken(t *testing.T) {
@@ -518,12 +519,35 @@ func seedConversation(t *testing.T, store *memory.Store) memory.Conversation {
 	return conv
 }
 
+// storeConversations is the store as the conversation manager; forgetting
+// needs an index, which these tests do not open.
+type storeConversations struct{ *memory.Store }
+
+func (storeConversations) ForgetConversation(context.Context, string, string) (int, error) {
+	return 0, errors.New("forgetting needs the index")
+}
+
+// indexConversations is the conversation manager the chat gets
+// (cli's conversationManager): deletes go through the index.
+type indexConversations struct {
+	*memory.Store
+	ix *index.Index
+}
+
+func (c indexConversations) DeleteConversation(ctx context.Context, userID, id string) error {
+	return c.ix.DeleteConversation(ctx, userID, id)
+}
+
+func (c indexConversations) ForgetConversation(ctx context.Context, userID, id string) (int, error) {
+	return c.ix.ForgetConversation(ctx, userID, id)
+}
+
 // Esc while the conversation for the first prompt is being created
 // cancels the send and leaves no empty conversation behind.
 func TestCancelWhileCreatingLeavesNoConversation(t *testing.T) {
 	store := openStore(t)
 	cfg := config(store, newFakeRunner(store, "never"), readyProbe)
-	cfg.Conversations = store
+	cfg.Conversations = storeConversations{store}
 	h := newHarness(t, cfg)
 	h.runUntil("the probe", func() bool { return !h.m.probing })
 	h.typeText("hello")

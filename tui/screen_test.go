@@ -75,7 +75,7 @@ func screenConfig(t *testing.T, store *memory.Store) (Config, *index.Index) {
 		t.Fatal(err)
 	}
 	cfg := config(store, newFakeRunner(store, "An answer."), readyProbe)
-	cfg.Conversations, cfg.Search, cfg.Notes = store, ix, ix
+	cfg.Conversations, cfg.Search, cfg.Notes = indexConversations{store, ix}, ix, ix
 	return cfg, ix
 }
 
@@ -542,4 +542,48 @@ func TestNotesWrittenInTheAnswerAreMarked(t *testing.T) {
 	h.runUntilIdle()
 	h.send(keyCtrlO)
 	h.runUntilShown("The user's dog is called Rex.", "● 1 new", "An older note.")
+}
+
+// TestDeleteFromTheSidebarForgetsItsNotes: the delete question says how
+// many notes came from the conversation and f forgets them with it, from
+// the store and from search; a note from elsewhere stays.
+func TestDeleteFromTheSidebarForgetsItsNotes(t *testing.T) {
+	ctx := context.Background()
+	store := openStore(t)
+	c := storeConversation(t, store, "Cats", "my cat is called Tom", "a fine name")
+	cfg, ix := screenConfig(t, store)
+	for _, text := range []string{"Has a cat called Tom.", "Feeds the cat at seven."} {
+		if _, err := ix.SaveNote(ctx, testUser, text, memory.NoteSource{ConversationID: c.ID, TurnNumber: 1, By: memory.SourceExtracted}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	other, err := ix.SaveNote(ctx, testUser, "Likes the cat of the neighbour.", memory.NoteSource{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := newHarness(t, cfg)
+	h.runUntilShown("Ollama ready")
+	h.send(keyCtrlS)
+	h.runUntilShown("Cats")
+	h.send(tea.KeyPressMsg{Code: 'd', Mod: tea.ModCtrl})
+	h.runUntilShown("Delete “Cats”?", "2 notes came from it", "f delete, forget notes")
+	// The key help says the same.
+	if !h.shows("y delete, keep notes • f delete, forget notes • n keep") {
+		t.Fatalf("the key help does not offer the answers:\n%s", h.screen())
+	}
+	h.send(tea.KeyPressMsg{Code: 'f', Text: "f"})
+	h.runUntilShown("Deleted “Cats” and forgot the 2 notes learnt from it.")
+	notes, err := store.ListNotes(ctx, testUser)
+	if err != nil || len(notes) != 1 || notes[0].ID != other.ID {
+		t.Fatalf("notes after forgetting: %+v, %v", notes, err)
+	}
+	hits, err := ix.SearchNotes(ctx, index.NoteQuery{UserID: testUser, Text: "cat Tom seven"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range hits {
+		if h.ID != other.ID {
+			t.Fatalf("search finds a forgotten note: %+v", h)
+		}
+	}
 }

@@ -232,6 +232,12 @@ func (m *Model) handleConvChanged(msg sidebar.ChangedMsg) tea.Cmd {
 			m.clearConversation()
 		}
 		m.hint = "Deleted " + name + "."
+		switch n := msg.ForgotNotes; {
+		case n == 1:
+			m.hint = "Deleted " + name + " and forgot the note learnt from it."
+		case n > 1:
+			m.hint = fmt.Sprintf("Deleted %s and forgot the %d notes learnt from it.", name, n)
+		}
 	}
 	return tea.Batch(m.sidebar.Reload(), m.memoryStatusNow())
 }

@@ -131,6 +131,8 @@ func (m Model) helpLineView() string {
 		return fitHelp(m.help, []key.Binding{m.helpView.keys.Scroll, m.helpView.keys.Close, m.keys.Quit})
 	case m.top() != nil:
 		return fitHelp(m.help, []key.Binding{m.keys.Help, m.keys.Quit})
+	case m.focus == focusSidebar && m.sidebar.Confirming():
+		return fitHelp(m.help, append(m.keys.SidebarKeys.ConfirmHelp(), m.keys.Quit))
 	case m.focus == focusSidebar:
 		return fitHelp(m.help, append(m.keys.SidebarKeys.ShortHelp(), m.keys.Help, m.keys.Quit))
 	}

@@ -17,7 +17,8 @@ type SidebarKeyMap struct {
 	Delete       key.Binding // asks first
 	ShowArchived key.Binding
 	Back         key.Binding // clear the filter, or give the keys back to the input
-	Confirm      key.Binding // yes, delete
+	Confirm      key.Binding // yes, delete (keeping its notes)
+	Forget       key.Binding // delete, and forget the notes learnt from it
 	Deny         key.Binding // no, keep it
 }
 
@@ -32,7 +33,8 @@ func DefaultSidebarKeyMap() SidebarKeyMap {
 		Delete:       key.NewBinding(key.WithKeys("ctrl+d", "delete"), key.WithHelp("ctrl+d", "delete")),
 		ShowArchived: key.NewBinding(key.WithKeys("ctrl+v"), key.WithHelp("ctrl+v", "view archived")),
 		Back:         key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back to chat")),
-		Confirm:      key.NewBinding(key.WithKeys("y", "Y"), key.WithHelp("y", "delete")),
+		Confirm:      key.NewBinding(key.WithKeys("y", "Y"), key.WithHelp("y", "delete, keep notes")),
+		Forget:       key.NewBinding(key.WithKeys("f", "F"), key.WithHelp("f", "delete, forget notes")),
 		Deny:         key.NewBinding(key.WithKeys("n", "N", "esc"), key.WithHelp("n", "keep")),
 	}
 }
@@ -42,11 +44,16 @@ func (k SidebarKeyMap) ShortHelp() []key.Binding {
 	return []key.Binding{k.Up, k.Open, k.Back, k.New, k.Rename, k.Archive, k.Delete, k.ShowArchived}
 }
 
+// ConfirmHelp is the help line while the delete question is asked.
+func (k SidebarKeyMap) ConfirmHelp() []key.Binding {
+	return []key.Binding{k.Confirm, k.Forget, k.Deny}
+}
+
 // FullHelp lists every binding.
 func (k SidebarKeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Up, k.Down, k.Open, k.Back},
 		{k.New, k.Rename, k.Archive, k.ShowArchived},
-		{k.Delete, k.Confirm, k.Deny},
+		{k.Delete, k.Confirm, k.Forget, k.Deny},
 	}
 }

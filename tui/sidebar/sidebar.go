@@ -32,6 +32,11 @@ type ConversationManager interface {
 	RenameConversation(ctx context.Context, userID, id, title string) error
 	SetArchived(ctx context.Context, userID, id string, archived bool) error
 	DeleteConversation(ctx context.Context, userID, id string) error
+	// ConversationNoteCount is how many notes came from a conversation
+	// (learnt or saved there); ForgetConversation deletes the conversation
+	// and those notes, and returns how many it forgot.
+	ConversationNoteCount(ctx context.Context, userID, id string) (int, error)
+	ForgetConversation(ctx context.Context, userID, id string) (int, error)
 }
 
 // sidebarMode is what the sidebar is doing.
@@ -80,6 +85,11 @@ type Model struct {
 	filter textinput.Model
 	rename textinput.Model
 	mode   sidebarMode
+	// notes is how many notes came from the conversation the delete
+	// question is about (-1 while they are counted), for noteCountMsg to
+	// match: confirmID.
+	notes     int
+	confirmID string
 
 	all          []memory.Conversation // everything listed, archived too, newest first
 	items        []memory.Conversation // what the filter and the archive toggle leave
@@ -111,7 +121,16 @@ type (
 	ChangedMsg struct {
 		Op   Op
 		Conv memory.Conversation // as it is now (its id, for a delete)
-		Err  error
+		// ForgotNotes is how many notes a delete forgot with the
+		// conversation (OpDelete with f).
+		ForgotNotes int
+		Err         error
+	}
+	// noteCountMsg carries how many notes came from a conversation.
+	noteCountMsg struct {
+		id  string
+		n   int
+		err error
 	}
 )
 
@@ -215,14 +234,25 @@ func (s *Model) Selected() (memory.Conversation, bool) {
 
 // owns reports whether msg is one of the sidebar's own messages.
 func (s *Model) Owns(msg tea.Msg) bool {
-	_, ok := msg.(listMsg)
-	return ok
+	switch msg.(type) {
+	case listMsg, noteCountMsg:
+		return true
+	}
+	return false
 }
 
 // update handles the sidebar's own messages, and keys and pastes while it
 // has the keys.
 func (s Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 	switch msg := msg.(type) {
+	case noteCountMsg:
+		if s.mode == sideConfirm && msg.id == s.confirmID {
+			s.notes = msg.n
+			if msg.err != nil {
+				s.notes = 0 // the question stays; f still forgets what there is
+			}
+		}
+		return s, nil
 	case listMsg:
 		if msg.seq != s.seq {
 			return s, nil
@@ -246,10 +276,10 @@ func (s Model) handleKey(msg tea.KeyPressMsg) (Model, tea.Cmd) {
 	switch s.mode {
 	case sideConfirm:
 		switch {
-		case key.Matches(msg, s.keys.Confirm):
+		case key.Matches(msg, s.keys.Confirm), key.Matches(msg, s.keys.Forget):
 			s.mode = sideList
-			if c, ok := s.Selected(); ok {
-				return s, deleteConversationCmd(s.ctx, s.convs, s.userID, c)
+			if c, ok := s.Selected(); ok && c.ID == s.confirmID {
+				return s, deleteConversationCmd(s.ctx, s.convs, s.userID, c, key.Matches(msg, s.keys.Forget))
 			}
 		case key.Matches(msg, s.keys.Deny):
 			s.mode = sideList
@@ -296,8 +326,11 @@ func (s Model) handleKey(msg tea.KeyPressMsg) (Model, tea.Cmd) {
 			return s, ArchiveCmd(s.ctx, s.convs, s.userID, c, !c.Archived)
 		}
 	case key.Matches(msg, s.keys.Delete):
-		if _, ok := s.Selected(); ok {
-			s.mode = sideConfirm
+		if c, ok := s.Selected(); ok {
+			s.mode, s.confirmID, s.notes = sideConfirm, c.ID, -1
+			// The question takes up to questionRows rows: keep it in view.
+			s.list.Clamp(len(s.items), max(1, s.listRows()-questionRows+1))
+			return s, noteCountCmd(s.ctx, s.convs, s.userID, c.ID)
 		}
 	case key.Matches(msg, s.keys.ShowArchived):
 		keep, _ := s.Selected()
@@ -423,8 +456,7 @@ func (s Model) row(c memory.Conversation, chosen, focused bool, now time.Time, w
 		return []string{s.rename.View()}
 	}
 	if chosen && s.mode == sideConfirm {
-		q := s.st.Error.UnsetPaddingLeft().Render(ansi.Truncate("Delete “"+sanitize.Line(displayTitle(c.Title))+"”?", w, "…"))
-		return []string{q, s.st.Error.UnsetPaddingLeft().Render(ansi.Truncate("y delete · n keep", w, "…"))}
+		return s.question(c, w)
 	}
 	mark := "  "
 	switch {
@@ -516,10 +548,54 @@ func ArchiveCmd(ctx context.Context, convs ConversationManager, userID string, c
 	}
 }
 
-func deleteConversationCmd(ctx context.Context, convs ConversationManager, userID string, c memory.Conversation) tea.Cmd {
+// Confirming reports whether the delete question is asked.
+func (s Model) Confirming() bool { return s.mode == sideConfirm }
+
+// questionRows is the most rows the delete question takes.
+const questionRows = 5
+
+// question is the delete question in place of the chosen row: the
+// conversation, how many notes came from it, and the answers (y deletes
+// it and keeps them, f forgets them too, n keeps everything).
+func (s Model) question(c memory.Conversation, w int) []string {
+	st := s.st.Error.UnsetPaddingLeft()
+	line := func(t string) string { return st.Render(ansi.Truncate(t, w, "…")) }
+	out := []string{line("Delete “" + sanitize.Line(displayTitle(c.Title)) + "”?")}
+	switch {
+	case s.notes < 0:
+		out = append(out, line("counting its notes…"), line("y delete · n keep"))
+	case s.notes == 0:
+		out = append(out, line("no note came from it"), line("y delete · n keep"))
+	default:
+		notes := "1 note came from it"
+		if s.notes > 1 {
+			notes = fmt.Sprintf("%d notes came from it", s.notes)
+		}
+		out = append(out, line(notes), line("y delete, keep notes"), line("f delete, forget notes"), line("n keep"))
+	}
+	return out
+}
+
+// noteCountCmd counts the notes that came from a conversation.
+func noteCountCmd(ctx context.Context, convs ConversationManager, userID, id string) tea.Cmd {
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(ctx, convTimeout)
 		defer cancel()
+		n, err := convs.ConversationNoteCount(ctx, userID, id)
+		return noteCountMsg{id: id, n: n, err: err}
+	}
+}
+
+// deleteConversationCmd deletes a conversation, and with forget the notes
+// that came from it.
+func deleteConversationCmd(ctx context.Context, convs ConversationManager, userID string, c memory.Conversation, forget bool) tea.Cmd {
+	return func() tea.Msg {
+		ctx, cancel := context.WithTimeout(ctx, convTimeout)
+		defer cancel()
+		if forget {
+			n, err := convs.ForgetConversation(ctx, userID, c.ID)
+			return ChangedMsg{Op: OpDelete, Conv: c, ForgotNotes: n, Err: err}
+		}
 		err := convs.DeleteConversation(ctx, userID, c.ID)
 		return ChangedMsg{Op: OpDelete, Conv: c, Err: err}
 	}

@@ -37,6 +37,7 @@ type fakeConversations struct {
 	list  []memory.Conversation
 	calls []string
 	fail  error
+	notes map[string]int // notes that came from each conversation
 }
 
 func (f *fakeConversations) ListConversations(_ context.Context, _ string, _ memory.ListOptions) ([]memory.Conversation, error) {
@@ -64,6 +65,19 @@ func (f *fakeConversations) DeleteConversation(_ context.Context, _, id string) 
 	return f.record("delete " + id)
 }
 
+func (f *fakeConversations) ConversationNoteCount(_ context.Context, _, id string) (int, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.notes[id], nil
+}
+
+func (f *fakeConversations) ForgetConversation(_ context.Context, _, id string) (int, error) {
+	f.mu.Lock()
+	n := f.notes[id]
+	f.mu.Unlock()
+	return n, f.record(fmt.Sprintf("forget %s (%d notes)", id, n))
+}
+
 func (f *fakeConversations) recorded() []string {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -87,8 +101,14 @@ func sidebarKey(t *testing.T, s Model, msgs ...tea.Msg) (Model, []tea.Msg) {
 	for _, m := range msgs {
 		var cmd tea.Cmd
 		s, cmd = s.Update(m)
-		if cmd != nil {
-			out = append(out, runCmd(t, cmd))
+		if cmd == nil {
+			continue
+		}
+		// The sidebar's own messages (a note count) go back to it.
+		if msg := runCmd(t, cmd); s.Owns(msg) {
+			s, _ = s.Update(msg)
+		} else {
+			out = append(out, msg)
 		}
 	}
 	return s, out
@@ -217,6 +237,62 @@ func TestSidebarActions(t *testing.T) {
 	if got := mgr.recorded(); strings.Join(got, "|") != strings.Join(want, "|") {
 		t.Fatalf("changes = %q, want %q", got, want)
 	}
+}
+
+// TestSidebarDeleteOffersToForgetNotes: the delete question counts the
+// notes that came from the conversation (in a command) and offers to
+// forget them too: y deletes and keeps them, f forgets them.
+func TestSidebarDeleteOffersToForgetNotes(t *testing.T) {
+	mgr := &fakeConversations{notes: map[string]int{"c2": 3}}
+	s := loadedSidebar(t, mgr, 30, 12)
+	s.Focus()
+	keyCtrlD := tea.KeyPressMsg{Code: 'd', Mod: tea.ModCtrl}
+	s, _ = sidebarKey(t, s, keyDown)
+	// No I/O in Update: ctrl+d only returns the command that counts.
+	s2, cmd := s.Update(keyCtrlD)
+	if cmd == nil || s2.notes != -1 {
+		t.Fatalf("ctrl+d: cmd %v, notes %d", cmd, s2.notes)
+	}
+	requireShows(t, s2.View(true), "Delete “Planning the Lisbon", "counting its notes", "y delete · n keep")
+
+	s, _ = sidebarKey(t, s, keyCtrlD)
+	view := plain(s.View(true))
+	requireShows(t, view, "3 notes came from it", "y delete, keep notes", "f delete, forget notes", "n keep")
+	requireSize(t, s.View(true), 30, 12)
+	help := fmt.Sprint(DefaultSidebarKeyMap().FullHelp())
+	if !strings.Contains(help, "forget notes") {
+		t.Fatalf("the key help does not offer to forget: %s", help)
+	}
+
+	// f deletes and forgets.
+	_, msgs := sidebarKey(t, s, keyRune('f'))
+	if ch, ok := msgs[0].(ChangedMsg); !ok || ch.Op != OpDelete || ch.Conv.ID != "c2" || ch.ForgotNotes != 3 {
+		t.Fatalf("f: %v", msgs)
+	}
+	// y deletes and keeps the notes.
+	_, msgs = sidebarKey(t, s, keyRune('y'))
+	if ch, ok := msgs[0].(ChangedMsg); !ok || ch.Op != OpDelete || ch.ForgotNotes != 0 {
+		t.Fatalf("y: %v", msgs)
+	}
+	want := []string{"forget c2 (3 notes)", "delete c2"}
+	if got := mgr.recorded(); strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Fatalf("changes = %q, want %q", got, want)
+	}
+
+	// A conversation without notes is asked about as before.
+	s, _ = sidebarKey(t, s, keyRune('n'), keyDown, keyCtrlD)
+	requireShows(t, s.View(true), "no note came from it", "y delete · n keep")
+	// A count for another conversation (an older question) is dropped.
+	s, _ = s.Update(noteCountMsg{id: "c2", n: 7})
+	if s.notes != 0 {
+		t.Fatalf("a stale count was taken: %d", s.notes)
+	}
+	// The question stays in view on the last row of a short list.
+	s = loadedSidebar(t, mgr, 30, 8)
+	s.Focus()
+	s, _ = sidebarKey(t, s, keyDown, keyDown, keyDown, keyDown, keyDown, keyDown, keyCtrlD)
+	requireShows(t, s.View(true), "Delete “Old notes", "no note came from it", "n keep")
+	requireSize(t, s.View(true), 30, 8)
 }
 
 func TestSidebarDropsAnOlderListing(t *testing.T) {
