@@ -51,8 +51,7 @@ func TestConversationsRmForgetNotes(t *testing.T) {
 	// Without the flag: deleted, its note kept, and the user told how to forget it.
 	r := d.mustOK("", "conversations", "rm", cars.ConversationID)
 	if !strings.Contains(r.stdout, "Deleted conversation "+cars.ConversationID) ||
-		!strings.Contains(r.stdout, "1 note came from it and is kept") ||
-		!strings.Contains(r.stdout, "mneme conversations rm "+cars.ConversationID+" --forget-notes") {
+		!strings.Contains(r.stdout, "Kept 1 note that came from it; to forget: mneme conversations rm "+cars.ConversationID+" --forget-notes") {
 		t.Fatalf("rm:\n%s", r.stdout)
 	}
 	if n := len(d.notes()); n != 4 {

@@ -73,20 +73,15 @@ func (s *session) withSync(cfg tui.Config) tui.Config {
 }
 
 // conversationManager is the store's conversation methods, with deletes
-// going through the index so that search forgets a deleted conversation.
+// going through the index so that search forgets a deleted conversation,
+// and the index's ForgetConversation and ConversationNoteCount.
 type conversationManager struct {
 	*memory.Store
-	ix *index.Index
+	*index.Index
 }
 
 func (c conversationManager) DeleteConversation(ctx context.Context, userID, id string) error {
-	return c.ix.DeleteConversation(ctx, userID, id)
-}
-
-// ForgetConversation deletes a conversation and the notes that came from
-// it, through the index (their vectors and keyword entries go too).
-func (c conversationManager) ForgetConversation(ctx context.Context, userID, id string) (int, error) {
-	return c.ix.ForgetConversation(ctx, userID, id)
+	return c.Index.DeleteConversation(ctx, userID, id)
 }
 
 // memoryStatus reports the state of search and the number of notes.

@@ -164,7 +164,7 @@ func (a *App) runChat(ctx context.Context, args []string) error {
 		Find:          findConversations(ix),
 		Log:           s.log,
 		Dark:          true, // until the terminal reports its background
-		Conversations: conversationManager{Store: s.store, ix: ix},
+		Conversations: conversationManager{Store: s.store, Index: ix},
 		Search:        ix,
 		Notes:         ix,
 		Models:        ollama.Models{Client: s.client},

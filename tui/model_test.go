@@ -523,6 +523,10 @@ func seedConversation(t *testing.T, store *memory.Store) memory.Conversation {
 // needs an index, which these tests do not open.
 type storeConversations struct{ *memory.Store }
 
+func (storeConversations) ConversationNoteCount(context.Context, string, string) (int, error) {
+	return 0, nil
+}
+
 func (storeConversations) ForgetConversation(context.Context, string, string) (int, error) {
 	return 0, errors.New("forgetting needs the index")
 }
@@ -536,6 +540,10 @@ type indexConversations struct {
 
 func (c indexConversations) DeleteConversation(ctx context.Context, userID, id string) error {
 	return c.ix.DeleteConversation(ctx, userID, id)
+}
+
+func (c indexConversations) ConversationNoteCount(ctx context.Context, userID, id string) (int, error) {
+	return c.ix.ConversationNoteCount(ctx, userID, id)
 }
 
 func (c indexConversations) ForgetConversation(ctx context.Context, userID, id string) (int, error) {

@@ -13,7 +13,7 @@ import (
 // Options are how a run goes.
 type Options struct {
 	// Progress, when set, is told about each dialogue as it is done.
-	Progress func(done, total int, d Dialogue, r DialogueResult)
+	Progress func(done, total int, r DialogueResult)
 }
 
 // Report is what a run measured.
@@ -84,6 +84,15 @@ type DialogueResult struct {
 	Failed    bool     `json:"failed,omitempty"`
 }
 
+// String is the result in one line, for progress.
+func (r DialogueResult) String() string {
+	s := fmt.Sprintf("%s: %d extracted, %d of %d expected found", r.ID, len(r.Extracted), r.Matched, len(r.Expected))
+	if r.Failed {
+		s += ", a malformed reply"
+	}
+	return s
+}
+
 // MatcherName says how memories are compared, for the report.
 var MatcherName = "content-word Dice overlap >= " + strconv.FormatFloat(Threshold, 'f', -1, 64)
 
@@ -118,7 +127,7 @@ func Run(ctx context.Context, c learn.ChatClient, model learn.Model, set Set, op
 		}
 		rep.Results = append(rep.Results, r)
 		if opts.Progress != nil {
-			opts.Progress(i+1, len(set.Dialogues), d, r)
+			opts.Progress(i+1, len(set.Dialogues), r)
 		}
 	}
 	rep.Extraction.finish()

@@ -158,8 +158,8 @@ func TestRunScoresExtractionAndDuplicates(t *testing.T) {
 		"Also I cycle": memories(learn.Candidate{Text: "Cycles.", Confidence: 0.9, Kind: learn.KindPreference}),
 	}}
 	var progress []string
-	rep, err := Run(context.Background(), c, learn.Model{Name: "fake"}, set, Options{Progress: func(done, total int, d Dialogue, r DialogueResult) {
-		progress = append(progress, fmt.Sprintf("%d/%d %s %d", done, total, d.ID, r.Matched))
+	rep, err := Run(context.Background(), c, learn.Model{Name: "fake"}, set, Options{Progress: func(done, total int, r DialogueResult) {
+		progress = append(progress, fmt.Sprintf("%d/%d %s %d", done, total, r.ID, r.Matched))
 	}})
 	if err != nil {
 		t.Fatal(err)

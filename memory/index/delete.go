@@ -33,6 +33,45 @@ func (ix *Index) DeleteConversation(ctx context.Context, userID, id string) erro
 	return nil
 }
 
+// Removed is what RemoveConversation did.
+type Removed struct {
+	ID    string `json:"id"`
+	Title string `json:"title"`
+	// Deleted is false when only the notes of a conversation deleted
+	// before were forgotten.
+	Deleted bool `json:"deleted"`
+	// Notes is how many notes came from the conversation; NotesForgotten
+	// says whether they went with it or are kept.
+	Notes          int  `json:"notes"`
+	NotesForgotten bool `json:"notes_forgotten"`
+}
+
+// RemoveConversation deletes the user's conversation id (or a unique
+// prefix of it, see memory.Store.Conversation) like DeleteConversation,
+// and with forget the notes that came from it, like ForgetConversation.
+// Without forget it counts the notes it keeps. A conversation deleted
+// before, named by its full id, has its notes forgotten when forget asks.
+func (ix *Index) RemoveConversation(ctx context.Context, userID, id string, forget bool) (Removed, error) {
+	c, err := ix.store.Conversation(ctx, userID, id)
+	if errors.Is(err, memory.ErrNotFound) && forget {
+		if n, ferr := ix.ForgetConversationNotes(ctx, userID, id); ferr == nil && n > 0 {
+			return Removed{ID: id, Notes: n, NotesForgotten: true}, nil
+		}
+	}
+	if err != nil {
+		return Removed{}, err
+	}
+	out := Removed{ID: c.ID, Title: c.Title, Deleted: true, NotesForgotten: forget}
+	if forget {
+		out.Notes, err = ix.ForgetConversation(ctx, userID, c.ID)
+		return out, err
+	}
+	if out.Notes, err = ix.ConversationNoteCount(ctx, userID, c.ID); err != nil {
+		return Removed{}, err
+	}
+	return out, ix.DeleteConversation(ctx, userID, c.ID)
+}
+
 // ForgetConversation deletes one of the user's conversations like
 // DeleteConversation, and with it the notes that came from it (learnt or
 // saved there), each through DeleteNote: its vectors and keyword entry go
@@ -59,7 +98,7 @@ func (ix *Index) ForgetConversation(ctx context.Context, userID, id string) (int
 // conversation id (exact), each through DeleteNote, and returns how many.
 // The conversation may already be deleted: its notes keep its id.
 func (ix *Index) ForgetConversationNotes(ctx context.Context, userID, id string) (int, error) {
-	ids, err := ix.store.ConversationNoteIDs(ctx, userID, id)
+	ids, err := ix.conversationNoteIDs(ctx, userID, id)
 	if err != nil {
 		return 0, err
 	}
@@ -74,4 +113,31 @@ func (ix *Index) ForgetConversationNotes(ctx context.Context, userID, id string)
 		forgot++
 	}
 	return forgot, nil
+}
+
+// ConversationNoteCount is how many of the user's notes came from a
+// conversation (learnt or saved there), whatever their status.
+func (ix *Index) ConversationNoteCount(ctx context.Context, userID, id string) (int, error) {
+	ids, err := ix.conversationNoteIDs(ctx, userID, id)
+	return len(ids), err
+}
+
+// conversationNoteIDs lists the user's live notes, archived ones too,
+// whose conversation of origin is id.
+func (ix *Index) conversationNoteIDs(ctx context.Context, userID, id string) ([]string, error) {
+	notes, err := ix.store.ListNotes(ctx, userID)
+	if err != nil {
+		return nil, err
+	}
+	archived, err := ix.store.ListArchivedNotes(ctx, userID)
+	if err != nil {
+		return nil, err
+	}
+	var ids []string
+	for _, n := range append(notes, archived...) {
+		if n.ConversationID == id {
+			ids = append(ids, n.ID)
+		}
+	}
+	return ids, nil
 }

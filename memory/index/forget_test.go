@@ -31,10 +31,10 @@ func TestForgetConversationForgetsItsNotes(t *testing.T) {
 	if err := ix.Drain(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if n, err := s.ConversationNoteCount(ctx, "alice", cats.ID); err != nil || n != 3 {
+	if n, err := ix.ConversationNoteCount(ctx, "alice", cats.ID); err != nil || n != 3 {
 		t.Fatalf("ConversationNoteCount = %d, %v; want 3", n, err)
 	}
-	if n, _ := s.ConversationNoteCount(ctx, "bob", cats.ID); n != 0 {
+	if n, _ := ix.ConversationNoteCount(ctx, "bob", cats.ID); n != 0 {
 		t.Fatalf("bob's count of alice's conversation = %d", n)
 	}
 	if n := rowsOf(t, s, `SELECT COUNT(*) FROM embeddings WHERE owner_id IN (?, ?, ?)`, learnt.ID, saved.ID, pending.ID); n == 0 {
@@ -46,7 +46,7 @@ func TestForgetConversationForgetsItsNotes(t *testing.T) {
 			t.Fatalf("ForgetConversation(%s, %s) = %v, want ErrNotFound", who.user, who.id, err)
 		}
 	}
-	if n, _ := s.ConversationNoteCount(ctx, "alice", cats.ID); n != 3 {
+	if n, _ := ix.ConversationNoteCount(ctx, "alice", cats.ID); n != 3 {
 		t.Fatalf("a refused forget changed notes: %d left", n)
 	}
 
