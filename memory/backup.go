@@ -21,7 +21,7 @@ import (
 // A full backup (ExportAll) is mneme's JSON lines with typed lines among
 // the message lines: a header first, then for each conversation a
 // conversation line and its messages (the lines Export writes, unchanged)
-// and its summaries, then the notes. Import reads it back: a line with a
+// and its summaries, then the notes, then the notes' history (note_change). Import reads it back: a line with a
 // "type" is a backup record, one without is a message. A new table joins
 // the backup with a line type here: written by ExportAll, read by
 // importer.backupLine.
@@ -35,6 +35,7 @@ const (
 	BackupConversation = "conversation"
 	BackupSummary      = "summary"
 	BackupNote         = "note"
+	BackupChange       = "note_change"
 )
 
 // exportPage is how many rows a backup reads at a time (a variable for tests).
@@ -126,6 +127,9 @@ func (s *Store) ExportAll(ctx context.Context, userID string, w io.Writer) error
 		return fmt.Errorf("export: %w", err)
 	}
 	if err := s.exportNotes(ctx, userID, put); err != nil {
+		return fmt.Errorf("export: %w", err)
+	}
+	if err := s.exportChanges(ctx, userID, put); err != nil {
 		return fmt.Errorf("export: %w", err)
 	}
 	return bw.Flush()
@@ -295,6 +299,12 @@ func (imp *importer) backupLine(ctx context.Context, typ string, raw []byte, st 
 			return err, nil
 		}
 		return imp.restoreNote(ctx, n, st)
+	case BackupChange:
+		var c BackupChangeLine
+		if err := decodeLine(raw, &c); err != nil {
+			return err, nil
+		}
+		return imp.restoreChange(ctx, c)
 	}
 	return fmt.Errorf("unknown line type %q", typ), nil
 }

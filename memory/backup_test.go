@@ -66,6 +66,16 @@ func fillForBackup(t *testing.T, s *Store) Conversation {
 	return c
 }
 
+// archivedNote is alice's archived note.
+func archivedNote(t *testing.T, s *Store) Note {
+	t.Helper()
+	archived, err := s.ListArchivedNotes(context.Background(), "alice")
+	if err != nil || len(archived) != 1 {
+		t.Fatalf("archived notes = %+v, %v", archived, err)
+	}
+	return archived[0]
+}
+
 var exportedAt = regexp.MustCompile(`"exported_at":"[^"]*"`)
 
 func backupOf(t *testing.T, s *Store, user string) string {
@@ -86,7 +96,7 @@ func TestBackupRoundTrip(t *testing.T) {
 	if !strings.HasPrefix(lines[0], `{"type":"mneme-backup","version":1,`) {
 		t.Fatalf("first line = %s", lines[0])
 	}
-	for _, want := range []string{`"type":"note"`, `"type":"summary"`, `"source":"extracted","confidence":0.7,"tags":["travel","transport"]`, `"title":"Lisbon trip"`} {
+	for _, want := range []string{`"type":"note"`, `"type":"note_change"`, `"by":"model"`, `"type":"summary"`, `"source":"extracted","confidence":0.7,"tags":["travel","transport"]`, `"title":"Lisbon trip"`} {
 		if !strings.Contains(backup, want) {
 			t.Errorf("the backup lacks %s:\n%s", want, backup)
 		}
@@ -120,6 +130,13 @@ func TestBackupRoundTrip(t *testing.T) {
 	}
 	if archived, err := dst.ListArchivedNotes(ctx, "alice"); err != nil || len(archived) != 1 || archived[0].Content != "once liked opera" {
 		t.Fatalf("archived notes = %+v, %v", archived, err)
+	}
+	// The history comes back with the notes: the archived note's creation
+	// and archiving, newest first.
+	hist, err := dst.NoteHistory(ctx, "alice", archivedNote(t, dst).ID)
+	if err != nil || len(hist) != 2 || hist[0].Op != ChangeStatus || hist[0].AfterStatus != NoteArchived ||
+		hist[1].Op != ChangeCreate || hist[1].By != ByExtracted || hist[1].AfterText != "once liked opera" {
+		t.Fatalf("history after restore = %+v, %v", hist, err)
 	}
 	for _, n := range notes {
 		switch n.Content {

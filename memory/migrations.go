@@ -176,6 +176,29 @@ var migrations = []migration{
 		// recalled).
 		`ALTER TABLE notes ADD COLUMN status TEXT NOT NULL DEFAULT 'active'`,
 	}},
+	{version: 8, statements: []string{
+		// The history of notes (note_history.go): one row per create,
+		// update, delete, restore or status change, written in the same
+		// transaction as the change. changed_by is user, model,
+		// extracted, retention or import; undoes names the change an
+		// undo reverted. Rows never change once written; they sync like
+		// notes and travel in the full backup.
+		`CREATE TABLE note_changes (
+			id            TEXT PRIMARY KEY,
+			note_id       TEXT NOT NULL,
+			user_id       TEXT NOT NULL,
+			op            TEXT NOT NULL,
+			changed_by    TEXT NOT NULL,
+			at            INTEGER NOT NULL,
+			before_text   TEXT NOT NULL DEFAULT '',
+			after_text    TEXT NOT NULL DEFAULT '',
+			before_status TEXT NOT NULL DEFAULT '',
+			after_status  TEXT NOT NULL DEFAULT '',
+			undoes        TEXT
+		)`,
+		`CREATE INDEX note_changes_note ON note_changes(note_id, at)`,
+		`CREATE INDEX note_changes_user ON note_changes(user_id, at)`,
+	}},
 }
 
 // LatestSchemaVersion is the schema version this build writes.
