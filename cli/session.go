@@ -17,6 +17,7 @@ import (
 	"github.com/mneme-dev/mneme/memory"
 	"github.com/mneme-dev/mneme/memory/index"
 	"github.com/mneme-dev/mneme/memory/syncer"
+	"github.com/mneme-dev/mneme/tools"
 )
 
 // session is what a command needs once configuration is resolved.
@@ -34,6 +35,9 @@ type session struct {
 	// progress reports long catch-ups of the search index on stderr; nil
 	// in the chat, which owns the screen.
 	progress *indexProgress
+	// askChange asks the user whether the model may change or delete a
+	// note (model_changes = "confirm"); set by the chat, nil elsewhere.
+	askChange tools.Gate
 }
 
 // open resolves configuration, opens the log file and the store, and makes
