@@ -129,4 +129,3 @@ func (a *App) memoryUndo(ctx context.Context, args []string) error {
 	s.syncAfterChange(ctx, ix)
 	return nil
 }
-
