@@ -9,6 +9,7 @@ import (
 
 	"github.com/mneme-dev/mneme/internal/fakeollama"
 	"github.com/mneme-dev/mneme/memory"
+	"github.com/mneme-dev/mneme/memory/history"
 	"github.com/mneme-dev/mneme/tools"
 )
 
@@ -50,8 +51,8 @@ func TestMemoryHistoryAndUndo(t *testing.T) {
 		t.Fatalf("after rm: %+v", notes)
 	}
 	var out struct {
-		Undone memory.NoteChange `json:"undone"`
-		Note   memory.Note       `json:"note"`
+		Undone history.Change `json:"undone"`
+		Note   memory.Note    `json:"note"`
 	}
 	if err := json.Unmarshal([]byte(d.mustOK("", "memory", "undo", "--json").stdout), &out); err != nil ||
 		out.Undone.Op != memory.ChangeDelete || out.Note.ID != n.ID {
@@ -60,7 +61,7 @@ func TestMemoryHistoryAndUndo(t *testing.T) {
 	if r := d.mustOK("", "memory", "search", "cat called Tom"); !strings.Contains(r.stdout, n.ID) {
 		t.Fatalf("the restored note is not found:\n%s", r.stdout)
 	}
-	var hist []memory.NoteChange
+	var hist []history.Change
 	if err := json.Unmarshal([]byte(d.mustOK("", "memory", "history", "--json", n.ID).stdout), &hist); err != nil || len(hist) != 5 ||
 		hist[0].Op != memory.ChangeRestore || hist[0].Undoes == "" || hist[1].UndoneBy != hist[0].ID {
 		t.Fatalf("history --json: %+v %v", hist, err)

@@ -8,6 +8,7 @@ import (
 	"github.com/mneme-dev/mneme/internal/sanitize"
 	"github.com/mneme-dev/mneme/internal/text"
 	"github.com/mneme-dev/mneme/memory"
+	"github.com/mneme-dev/mneme/memory/history"
 )
 
 // `mneme memory history ID` and `mneme memory undo [CHANGE]`: every change
@@ -27,7 +28,7 @@ func (a *App) memoryHistory(ctx context.Context, args []string) error {
 		return err
 	}
 	defer s.Close()
-	changes, err := s.store.NoteHistory(ctx, s.cfg.User, rest[0])
+	changes, err := history.Of(ctx, s.store, s.cfg.User, rest[0])
 	if err != nil {
 		return noteError("history", err)
 	}
@@ -54,7 +55,7 @@ func (a *App) memoryHistory(ctx context.Context, args []string) error {
 }
 
 // describeChange is a change's text and status, before → after, indented.
-func describeChange(c memory.NoteChange) string {
+func describeChange(c history.Change) string {
 	line := func(s string) string { return text.Cut(text.OneLine(sanitize.Text(s)), 100) }
 	out := ""
 	switch {
@@ -80,8 +81,8 @@ func shortID(id string) string {
 
 // undoOut is what `memory undo --json` prints.
 type undoOut struct {
-	Undone memory.NoteChange `json:"undone"`
-	Note   memory.Note       `json:"note"`
+	Undone history.Change `json:"undone"`
+	Note   memory.Note    `json:"note"`
 }
 
 func (a *App) memoryUndo(ctx context.Context, args []string) error {
@@ -107,7 +108,7 @@ func (a *App) memoryUndo(ctx context.Context, args []string) error {
 	}
 	defer ix.Close()
 	c, n, err := ix.Undo(ctx, s.cfg.User, ref, "")
-	if errors.Is(err, memory.ErrNothingToUndo) {
+	if errors.Is(err, history.ErrNothingToUndo) {
 		return exitError{code: 1, msg: "memory undo: nothing to undo"}
 	}
 	if err != nil {

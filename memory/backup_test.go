@@ -133,9 +133,13 @@ func TestBackupRoundTrip(t *testing.T) {
 	}
 	// The history comes back with the notes: the archived note's creation
 	// and archiving, newest first.
-	hist, err := dst.NoteHistory(ctx, "alice", archivedNote(t, dst).ID)
-	if err != nil || len(hist) != 2 || hist[0].Op != ChangeStatus || hist[0].AfterStatus != NoteArchived ||
-		hist[1].Op != ChangeCreate || hist[1].By != ByExtracted || hist[1].AfterText != "once liked opera" {
+	type change struct{ op, by, after, status string }
+	hist, err := queryRows(ctx, dst.db, func(r rowScanner) (change, error) {
+		var c change
+		return c, r.Scan(&c.op, &c.by, &c.after, &c.status)
+	}, `SELECT op, changed_by, after_text, after_status FROM note_changes WHERE note_id = ? ORDER BY at DESC, id DESC`, archivedNote(t, dst).ID)
+	if err != nil || len(hist) != 2 || hist[0] != (change{ChangeStatus, ByUser, "once liked opera", NoteArchived}) ||
+		hist[1] != (change{ChangeCreate, ByExtracted, "once liked opera", NoteActive}) {
 		t.Fatalf("history after restore = %+v, %v", hist, err)
 	}
 	for _, n := range notes {

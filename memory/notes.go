@@ -232,7 +232,7 @@ func (s *Store) SaveNote(ctx context.Context, userID, content string, src NoteSo
 		if err != nil {
 			return err
 		}
-		return s.recordChange(ctx, tx, NoteChange{NoteID: n.ID, UserID: userID, Op: ChangeCreate,
+		return s.recordChange(ctx, tx, noteChange{NoteID: n.ID, UserID: userID, Op: ChangeCreate,
 			AfterText: n.Content, AfterStatus: n.Status}, byOfSource(n.Source))
 	})
 	if err != nil {
@@ -344,7 +344,7 @@ func (s *Store) UpdateNote(ctx context.Context, userID, id, content string) (Not
 		if _, err = tx.ExecContext(ctx, `DELETE FROM embeddings WHERE owner_id = ?`, n.ID); err != nil {
 			return err
 		}
-		return s.recordChange(ctx, tx, NoteChange{NoteID: n.ID, UserID: userID, Op: ChangeUpdate,
+		return s.recordChange(ctx, tx, noteChange{NoteID: n.ID, UserID: userID, Op: ChangeUpdate,
 			BeforeText: before, AfterText: n.Content, BeforeStatus: n.Status, AfterStatus: n.Status}, ByUser)
 	})
 	if err != nil {
@@ -374,7 +374,7 @@ func (s *Store) DeleteNote(ctx context.Context, userID, id string) (Note, error)
 		if _, err = tx.ExecContext(ctx, `DELETE FROM embeddings WHERE owner_id = ?`, n.ID); err != nil {
 			return err
 		}
-		return s.recordChange(ctx, tx, NoteChange{NoteID: n.ID, UserID: userID, Op: ChangeDelete,
+		return s.recordChange(ctx, tx, noteChange{NoteID: n.ID, UserID: userID, Op: ChangeDelete,
 			BeforeText: n.Content, BeforeStatus: n.Status}, ByUser)
 	})
 	if err != nil {

@@ -54,7 +54,7 @@ func (s *Store) RestoreNote(ctx context.Context, userID string, n Note) (Note, e
 			if err != nil {
 				return err
 			}
-			return s.recordChange(ctx, tx, NoteChange{NoteID: n.ID, UserID: userID, Op: ChangeRestore,
+			return s.recordChange(ctx, tx, noteChange{NoteID: n.ID, UserID: userID, Op: ChangeRestore,
 				AfterText: content, AfterStatus: NoteActive}, ByUser)
 		case err != nil:
 			return err
@@ -72,7 +72,7 @@ func (s *Store) RestoreNote(ctx context.Context, userID string, n Note) (Note, e
 		if err := tx.QueryRowContext(ctx, `SELECT status FROM notes WHERE id = ?`, n.ID).Scan(&status); err != nil {
 			return err
 		}
-		if err := s.recordChange(ctx, tx, NoteChange{NoteID: n.ID, UserID: userID, Op: ChangeRestore,
+		if err := s.recordChange(ctx, tx, noteChange{NoteID: n.ID, UserID: userID, Op: ChangeRestore,
 			AfterText: content, AfterStatus: status}, ByUser); err != nil {
 			return err
 		}

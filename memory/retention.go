@@ -124,7 +124,7 @@ func (s *Store) SetNoteStatus(ctx context.Context, userID, id, status string) (N
 		if k, _ := res.RowsAffected(); k == 0 || n.Status == status {
 			return nil
 		}
-		return s.recordChange(ctx, tx, NoteChange{NoteID: n.ID, UserID: userID, Op: ChangeStatus,
+		return s.recordChange(ctx, tx, noteChange{NoteID: n.ID, UserID: userID, Op: ChangeStatus,
 			BeforeText: n.Content, AfterText: n.Content, BeforeStatus: n.Status, AfterStatus: status}, ByUser)
 	})
 	if err != nil {

@@ -376,3 +376,15 @@ func ChangeArgs(c Call) (noteID, content string) {
 // ErrNeedsConfirm is a Changing call refused because the user must confirm
 // the model's changes and could not be asked, or said no.
 var ErrNeedsConfirm = errors.New("the user must confirm changes to saved notes")
+
+// RefuseChanges is the gate where the user must confirm the model's
+// changes but cannot be asked: the call is not run, and its result tells
+// the model why (so that it can tell the user).
+func RefuseChanges(why string) Gate {
+	return func(_ context.Context, _ Session, c Call) error {
+		id, _ := ChangeArgs(c)
+		return fmt.Errorf("%w (%s) and cannot be asked here, so %s was not run and note %s is unchanged; "+
+			"tell the user what you wanted to change so that they can do it (mneme memory edit or mneme memory delete)",
+			ErrNeedsConfirm, why, c.Name, id)
+	}
+}

@@ -2,13 +2,13 @@ package index
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/mneme-dev/mneme/memory"
+	"github.com/mneme-dev/mneme/memory/history"
 )
 
-// Undo reverts one recorded change of the user's notes (memory.NoteChange)
+// Undo reverts one recorded change of the user's notes (history.Change)
 // through the index, so that search stays in step: the change named by ref
 // (id or unique prefix), or when ref is "" the newest change not undone yet
 // (of the note noteID, or of any note when noteID is ""). A create is undone
@@ -18,13 +18,13 @@ import (
 //
 // A change whose note has changed since is not reverted (memory.ErrInvalid):
 // undo the later change first.
-func (ix *Index) Undo(ctx context.Context, userID, ref, noteID string) (memory.NoteChange, memory.Note, error) {
-	var c memory.NoteChange
+func (ix *Index) Undo(ctx context.Context, userID, ref, noteID string) (history.Change, memory.Note, error) {
+	var c history.Change
 	var err error
 	if ref != "" {
-		c, err = ix.store.NoteChangeByID(ctx, userID, ref)
+		c, err = history.ByID(ctx, ix.store, userID, ref)
 	} else {
-		c, err = ix.store.LastChange(ctx, userID, noteID)
+		c, err = history.Last(ctx, ix.store, userID, noteID)
 	}
 	if err != nil {
 		return c, memory.Note{}, err
@@ -32,7 +32,7 @@ func (ix *Index) Undo(ctx context.Context, userID, ref, noteID string) (memory.N
 	if c.UndoneBy != "" {
 		return c, memory.Note{}, fmt.Errorf("change %s was undone already: %w", short(c.ID), memory.ErrInvalid)
 	}
-	cur, deleted, err := ix.store.NoteState(ctx, userID, c.NoteID)
+	cur, deleted, err := history.State(ctx, ix.store, userID, c.NoteID)
 	if err != nil {
 		return c, memory.Note{}, err
 	}
@@ -75,9 +75,9 @@ func (ix *Index) Undo(ctx context.Context, userID, ref, noteID string) (memory.N
 	return c, n, nil
 }
 
-// NoteHistory lists a note's changes, newest first (memory.Store.NoteHistory).
-func (ix *Index) NoteHistory(ctx context.Context, userID, id string) ([]memory.NoteChange, error) {
-	return ix.store.NoteHistory(ctx, userID, id)
+// NoteHistory lists a note's changes, newest first (history.Of).
+func (ix *Index) NoteHistory(ctx context.Context, userID, id string) ([]history.Change, error) {
+	return history.Of(ctx, ix.store, userID, id)
 }
 
 // SetNoteStatus sets a note's status (memory.Store.SetNoteStatus); the
@@ -85,9 +85,6 @@ func (ix *Index) NoteHistory(ctx context.Context, userID, id string) ([]memory.N
 func (ix *Index) SetNoteStatus(ctx context.Context, userID, id, status string) (memory.Note, error) {
 	return ix.store.SetNoteStatus(ctx, userID, id, status)
 }
-
-// IsNothingToUndo reports whether err says there was no change to undo.
-func IsNothingToUndo(err error) bool { return errors.Is(err, memory.ErrNothingToUndo) }
 
 func short(id string) string {
 	if len(id) > 8 {

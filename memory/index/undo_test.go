@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/mneme-dev/mneme/memory"
+	"github.com/mneme-dev/mneme/memory/history"
 )
 
 // An edit, a delete and a model's change are recorded with who made them,
@@ -80,7 +81,7 @@ func TestHistoryAndUndo(t *testing.T) {
 	if res := searchNotes(t, ix, "alice", "Tom"); len(res) != 0 {
 		t.Fatalf("undone create still found: %+v", res)
 	}
-	if _, _, err := ix.Undo(ctx, "alice", "", ""); !errors.Is(err, memory.ErrNothingToUndo) {
+	if _, _, err := ix.Undo(ctx, "alice", "", ""); !errors.Is(err, history.ErrNothingToUndo) {
 		t.Fatalf("undo with nothing left: %v", err)
 	}
 }
