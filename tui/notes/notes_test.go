@@ -58,50 +58,50 @@ func newBrowser(t *testing.T, notes NoteStore, convs ConversationLookup, clock *
 	b.SetSize(w, h)
 	c := newComponent(t, b, MemoryBrowser.Update, MemoryBrowser.Owns)
 	var cmd tea.Cmd
-	c.m, cmd = c.m.Open()
-	c.push(cmd)
-	c.runAll()
+	c.M, cmd = c.M.Open()
+	c.Push(cmd)
+	c.RunAll()
 	return c
 }
 
 // selectNote moves the cursor to the note with id.
 func selectNote(t *testing.T, c *component[MemoryBrowser], id string) {
 	t.Helper()
-	for range len(c.m.Notes()) {
-		c.send(keyUp)
+	for range len(c.M.Notes()) {
+		c.Send(keyUp)
 	}
-	for range len(c.m.Notes()) {
-		if n, ok := c.m.selected(); ok && n.ID == id {
+	for range len(c.M.Notes()) {
+		if n, ok := c.M.selected(); ok && n.ID == id {
 			return
 		}
-		c.send(keyDown)
+		c.Send(keyDown)
 	}
-	t.Fatalf("note %s not listed: %+v", id, c.m.Notes())
+	t.Fatalf("note %s not listed: %+v", id, c.M.Notes())
 }
 
 func TestMemoryBrowserListsNewestFirstWithProvenance(t *testing.T) {
 	f := newMemoryFixture(t)
 	c := newBrowser(t, f.ix, f.store, newTestClock(), 80, 24)
-	notes := c.m.Notes()
+	notes := c.M.Notes()
 	if len(notes) != 2 || notes[0].ID != f.tea.ID || notes[1].ID != f.cat.ID {
 		t.Fatalf("listed %+v, want the newest note first", notes)
 	}
-	requireShows(t, c.m.View(), "Memory · 2 notes", "Prefers green tea to coffee.", "Added outside a conversation")
+	requireShows(t, c.M.View(), "Memory · 2 notes", "Prefers green tea to coffee.", "Added outside a conversation")
 
 	selectNote(t, c, f.cat.ID)
-	requireShows(t, c.m.View(), "From “About my pets”, turn 2")
-	c.send(keyEnter) // the whole note
-	requireShows(t, c.m.View(), "The user's cat is called Tom.", "From “About my pets”, turn 2", "o open turn")
-	c.send(keyRune('o'))
-	c.runAll()
+	requireShows(t, c.M.View(), "From “About my pets”, turn 2")
+	c.Send(keyEnter) // the whole note
+	requireShows(t, c.M.View(), "The user's cat is called Tom.", "From “About my pets”, turn 2", "o open turn")
+	c.Send(keyRune('o'))
+	c.RunAll()
 	if got := sent[panel.OpenTurnMsg](c); len(got) != 1 || got[0] != (panel.OpenTurnMsg{ConversationID: f.conv.ID, Turn: 2}) {
-		t.Fatalf("sent %+v, want panel.OpenTurnMsg for turn 2", c.out)
+		t.Fatalf("sent %+v, want panel.OpenTurnMsg for turn 2", c.Out)
 	}
-	c.send(keyEsc) // back to the list
-	c.send(keyEsc) // closes
-	c.runAll()
+	c.Send(keyEsc) // back to the list
+	c.Send(keyEsc) // closes
+	c.RunAll()
 	if len(sent[panel.CloseOverlayMsg](c)) != 1 {
-		t.Fatalf("sent %+v, want panel.CloseOverlayMsg", c.out)
+		t.Fatalf("sent %+v, want panel.CloseOverlayMsg", c.Out)
 	}
 }
 
@@ -110,19 +110,19 @@ func TestMemoryBrowserEditSavesToTheStore(t *testing.T) {
 	f := newMemoryFixture(t)
 	c := newBrowser(t, f.ix, f.store, newTestClock(), 80, 24)
 	selectNote(t, c, f.cat.ID)
-	c.send(keyRune('e'))
-	if !c.m.InputFocused() {
+	c.Send(keyRune('e'))
+	if !c.M.InputFocused() {
 		t.Fatal("the editor does not have the keys")
 	}
-	requireShows(t, c.m.View(), "Edit note", "ctrl+s save")
-	c.typeText(" He is a tabby.")
-	c.send(keyCtrlS)
-	c.runAll()
+	requireShows(t, c.M.View(), "Edit note", "ctrl+s save")
+	c.TypeText(" He is a tabby.")
+	c.Send(keyCtrlS)
+	c.RunAll()
 	want := "The user's cat is called Tom. He is a tabby."
 	if got := must[memory.Note](t)(f.store.Note(ctx, testUser, f.cat.ID)); got.Content != want {
 		t.Fatalf("stored %q, want %q", got.Content, want)
 	}
-	requireShows(t, c.m.View(), "Saved.", want)
+	requireShows(t, c.M.View(), "Saved.", want)
 	// The index is in step: the new words find the note.
 	res := must[[]index.NoteResult](t)(f.ix.SearchNotes(ctx, index.NoteQuery{UserID: testUser, Text: "tabby"}))
 	if len(res) != 1 || res[0].ID != f.cat.ID {
@@ -130,14 +130,14 @@ func TestMemoryBrowserEditSavesToTheStore(t *testing.T) {
 	}
 
 	// Esc cancels an edit without writing.
-	c.send(keyRune('e'))
-	c.typeText(" Forget this.")
-	c.send(keyEsc)
-	c.runAll()
+	c.Send(keyRune('e'))
+	c.TypeText(" Forget this.")
+	c.Send(keyEsc)
+	c.RunAll()
 	if got := must[memory.Note](t)(f.store.Note(ctx, testUser, f.cat.ID)); got.Content != want {
 		t.Fatalf("a cancelled edit was stored: %q", got.Content)
 	}
-	requireShows(t, c.m.View(), "Edit cancelled.")
+	requireShows(t, c.M.View(), "Edit cancelled.")
 }
 
 func TestMemoryBrowserDeleteAndUndo(t *testing.T) {
@@ -145,45 +145,45 @@ func TestMemoryBrowserDeleteAndUndo(t *testing.T) {
 	f := newMemoryFixture(t)
 	c := newBrowser(t, f.ix, f.store, newTestClock(), 80, 24)
 	selectNote(t, c, f.cat.ID)
-	c.send(keyRune('d'))
-	c.runAll()
+	c.Send(keyRune('d'))
+	c.RunAll()
 	if _, err := f.store.Note(ctx, testUser, f.cat.ID); !errors.Is(err, memory.ErrNoteNotFound) {
 		t.Fatalf("note after delete: %v, want not found", err)
 	}
-	if len(c.m.Notes()) != 1 {
-		t.Fatalf("listed %+v after delete", c.m.Notes())
+	if len(c.M.Notes()) != 1 {
+		t.Fatalf("listed %+v after delete", c.M.Notes())
 	}
-	requireShows(t, c.m.View(), "Deleted “The user's cat is called Tom.”. Press u to undo.", "Memory · 1 note")
+	requireShows(t, c.M.View(), "Deleted “The user's cat is called Tom.”. Press u to undo.", "Memory · 1 note")
 
-	c.send(keyRune('u'))
-	c.runAll()
+	c.Send(keyRune('u'))
+	c.RunAll()
 	back := must[memory.Note](t)(f.store.Note(ctx, testUser, f.cat.ID))
 	if back.Content != f.cat.Content || back.ConversationID != f.conv.ID || back.TurnNumber != 2 {
 		t.Fatalf("restored %+v, want %+v", back, f.cat)
 	}
-	if notes := c.m.Notes(); len(notes) != 2 || notes[0].ID != f.cat.ID {
+	if notes := c.M.Notes(); len(notes) != 2 || notes[0].ID != f.cat.ID {
 		t.Fatalf("listed %+v after undo, want the restored note first", notes)
 	}
-	requireShows(t, c.m.View(), "Restored “The user's cat is called Tom.”.", "Memory · 2 notes")
+	requireShows(t, c.M.View(), "Restored “The user's cat is called Tom.”.", "Memory · 2 notes")
 	res := must[[]index.NoteResult](t)(f.ix.SearchNotes(ctx, index.NoteQuery{UserID: testUser, Text: "cat Tom"}))
 	if len(res) != 1 || res[0].ID != f.cat.ID {
 		t.Fatalf("restored note not searchable: %+v", res)
 	}
 	// u never deletes a note: its creation is not undone.
 	selectNote(t, c, f.cat.ID)
-	c.send(keyRune('u'))
-	c.runAll()
-	requireShows(t, c.m.View(), "Nothing to undo.")
+	c.Send(keyRune('u'))
+	c.RunAll()
+	requireShows(t, c.M.View(), "Nothing to undo.")
 
 	// Undo is the store's: a note deleted before the browser was reopened
 	// comes back too, from its history.
 	selectNote(t, c, f.tea.ID)
-	c.send(keyRune('d'))
-	c.runAll()
+	c.Send(keyRune('d'))
+	c.RunAll()
 	var cmd tea.Cmd
-	c.m, cmd = c.m.Open()
-	c.push(cmd)
-	c.runAll()
+	c.M, cmd = c.M.Open()
+	c.Push(cmd)
+	c.RunAll()
 	if _, err := f.ix.DeleteNote(ctx, testUser, f.cat.ID); err != nil { // deleted elsewhere meanwhile
 		t.Fatal(err)
 	}
@@ -205,18 +205,18 @@ func TestMemoryBrowserHistoryAndLaterUndo(t *testing.T) {
 	}
 	c := newBrowser(t, f.ix, f.store, newTestClock(), 80, 24)
 	selectNote(t, c, f.cat.ID)
-	c.send(keyRune('h'))
-	c.runAll()
-	requireShows(t, c.m.View(), "History", "update by model", "− The user's cat is called Tom.", "+ The user's cat is called Felix.", "create by user")
+	c.Send(keyRune('h'))
+	c.RunAll()
+	requireShows(t, c.M.View(), "History", "update by model", "− The user's cat is called Tom.", "+ The user's cat is called Felix.", "create by user")
 
-	c.send(keyRune('u'))
-	c.runAll()
+	c.Send(keyRune('u'))
+	c.RunAll()
 	if got := must[memory.Note](t)(f.store.Note(ctx, testUser, f.cat.ID)); got.Content != "The user's cat is called Tom." {
 		t.Fatalf("after u: %q", got.Content)
 	}
-	requireShows(t, c.m.View(), "Undid the model's edit", "(undone)", "update by user (an undo)")
-	c.send(keyEsc)
-	if notes := c.m.Notes(); notes[0].Content != "The user's cat is called Tom." && notes[1].Content != "The user's cat is called Tom." {
+	requireShows(t, c.M.View(), "Undid the model's edit", "(undone)", "update by user (an undo)")
+	c.Send(keyEsc)
+	if notes := c.M.Notes(); notes[0].Content != "The user's cat is called Tom." && notes[1].Content != "The user's cat is called Tom." {
 		t.Fatalf("listed %+v", notes)
 	}
 }
@@ -228,30 +228,30 @@ func TestMemoryBrowserReviewsPendingNotes(t *testing.T) {
 	p1 := must[memory.Note](t)(f.ix.SaveNote(ctx, testUser, "Lives in Porto.", memory.NoteSource{By: memory.SourceExtracted, Confidence: 0.8, Pending: true}))
 	p2 := must[memory.Note](t)(f.ix.SaveNote(ctx, testUser, "Plays the cello.", memory.NoteSource{By: memory.SourceExtracted, Confidence: 0.8, Pending: true}))
 	c := newBrowser(t, f.ix, f.store, newTestClock(), 80, 24)
-	requireShows(t, c.m.View(), "pending")
+	requireShows(t, c.M.View(), "pending")
 
 	selectNote(t, c, f.tea.ID)
-	c.send(keyRune('a'))
-	requireShows(t, c.m.View(), "Only a pending note")
+	c.Send(keyRune('a'))
+	requireShows(t, c.M.View(), "Only a pending note")
 
 	selectNote(t, c, p1.ID)
-	requireShows(t, c.m.View(), "a approve", "x reject")
-	c.send(keyRune('a'))
-	c.runAll()
+	requireShows(t, c.M.View(), "a approve", "x reject")
+	c.Send(keyRune('a'))
+	c.RunAll()
 	if got := must[memory.Note](t)(f.store.Note(ctx, testUser, p1.ID)); got.Status != memory.NoteActive {
 		t.Fatalf("approved note is %s", got.Status)
 	}
-	requireShows(t, c.m.View(), "Approved “Lives in Porto.”")
+	requireShows(t, c.M.View(), "Approved “Lives in Porto.”")
 
 	selectNote(t, c, p2.ID)
-	c.send(keyRune('x'))
-	c.runAll()
+	c.Send(keyRune('x'))
+	c.RunAll()
 	if _, err := f.store.Note(ctx, testUser, p2.ID); !errors.Is(err, memory.ErrNoteNotFound) {
 		t.Fatalf("rejected note: %v", err)
 	}
-	requireShows(t, c.m.View(), "Rejected “Plays the cello.”. Press u to undo.")
-	c.send(keyRune('u'))
-	c.runAll()
+	requireShows(t, c.M.View(), "Rejected “Plays the cello.”. Press u to undo.")
+	c.Send(keyRune('u'))
+	c.RunAll()
 	if got := must[memory.Note](t)(f.store.Note(ctx, testUser, p2.ID)); got.Status != memory.NotePending {
 		t.Fatalf("un-rejected note is %s", got.Status)
 	}
@@ -261,31 +261,31 @@ func TestMemoryBrowserSearch(t *testing.T) {
 	f := newMemoryFixture(t)
 	clock := newTestClock()
 	c := newBrowser(t, f.ix, f.store, clock, 80, 24)
-	c.send(keyRune('/'))
-	if !c.m.InputFocused() {
+	c.Send(keyRune('/'))
+	if !c.M.InputFocused() {
 		t.Fatal("/ did not focus the search box")
 	}
-	c.typeText("coffee")
-	if len(c.m.Notes()) != 2 {
+	c.TypeText("coffee")
+	if len(c.M.Notes()) != 2 {
 		t.Fatal("searched before the debounce")
 	}
-	c.runAll()
-	if notes := c.m.Notes(); len(notes) != 1 || notes[0].ID != f.tea.ID {
+	c.RunAll()
+	if notes := c.M.Notes(); len(notes) != 1 || notes[0].ID != f.tea.ID {
 		t.Fatalf("search for coffee listed %+v", notes)
 	}
-	requireShows(t, c.m.View(), "1 found")
-	c.send(keyEnter) // leaves the box, keeps the search
-	if c.m.InputFocused() || len(c.m.Notes()) != 1 {
-		t.Fatalf("after enter: focused %v, %d notes", c.m.InputFocused(), len(c.m.Notes()))
+	requireShows(t, c.M.View(), "1 found")
+	c.Send(keyEnter) // leaves the box, keeps the search
+	if c.M.InputFocused() || len(c.M.Notes()) != 1 {
+		t.Fatalf("after enter: focused %v, %d notes", c.M.InputFocused(), len(c.M.Notes()))
 	}
-	c.send(keyRune('/'))
-	c.typeText("zzz")
-	c.runAll()
-	requireShows(t, c.m.View(), "No notes match “coffeezzz”.")
-	c.send(keyEsc) // clears the search
-	c.runAll()
-	if len(c.m.Notes()) != 2 || c.m.InputFocused() {
-		t.Fatalf("after esc: %d notes, focused %v", len(c.m.Notes()), c.m.InputFocused())
+	c.Send(keyRune('/'))
+	c.TypeText("zzz")
+	c.RunAll()
+	requireShows(t, c.M.View(), "No notes match “coffeezzz”.")
+	c.Send(keyEsc) // clears the search
+	c.RunAll()
+	if len(c.M.Notes()) != 2 || c.M.InputFocused() {
+		t.Fatalf("after esc: %d notes, focused %v", len(c.M.Notes()), c.M.InputFocused())
 	}
 }
 
@@ -294,11 +294,11 @@ func TestMemoryBrowserExternalEditor(t *testing.T) {
 	f := newMemoryFixture(t)
 	c := newBrowser(t, f.ix, f.store, newTestClock(), 80, 24)
 	selectNote(t, c, f.cat.ID)
-	c.send(keyRune('E'))
-	c.runAll()
+	c.Send(keyRune('E'))
+	c.RunAll()
 	reqs := sent[panel.ExternalEditMsg](c)
 	if len(reqs) != 1 || reqs[0].Key != f.cat.ID {
-		t.Fatalf("sent %+v, want one panel.ExternalEditMsg for the note", c.out)
+		t.Fatalf("sent %+v, want one panel.ExternalEditMsg for the note", c.Out)
 	}
 	req := reqs[0]
 	if b, err := os.ReadFile(req.Path); err != nil || string(b) != f.cat.Content+"\n" {
@@ -312,11 +312,11 @@ func TestMemoryBrowserExternalEditor(t *testing.T) {
 		t.Fatal(err)
 	}
 	done := panel.ExternalEditDoneMsg{Owner: req.Owner, Key: req.Key, Path: req.Path}
-	if !c.m.Owns(done) {
+	if !c.M.Owns(done) {
 		t.Fatal("the browser does not own its editor's end")
 	}
-	c.send(done)
-	c.runAll()
+	c.Send(done)
+	c.RunAll()
 	if got := must[memory.Note](t)(f.store.Note(ctx, testUser, f.cat.ID)); got.Content != "The user's cat is called Thomas." {
 		t.Fatalf("stored %q after the editor", got.Content)
 	}
@@ -325,12 +325,12 @@ func TestMemoryBrowserExternalEditor(t *testing.T) {
 	}
 
 	// An editor that fails leaves the note as it was.
-	c.send(keyRune('E'))
-	c.runAll()
+	c.Send(keyRune('E'))
+	c.RunAll()
 	req = sent[panel.ExternalEditMsg](c)[1]
-	c.send(panel.ExternalEditDoneMsg{Owner: req.Owner, Key: req.Key, Path: req.Path, Err: errors.New("editor vi: exit status 1")})
-	c.runAll()
-	requireShows(t, c.m.View(), "editor vi: exit status 1")
+	c.Send(panel.ExternalEditDoneMsg{Owner: req.Owner, Key: req.Key, Path: req.Path, Err: errors.New("editor vi: exit status 1")})
+	c.RunAll()
+	requireShows(t, c.M.View(), "editor vi: exit status 1")
 	if _, err := os.Stat(req.Path); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("the temporary file is left behind: %v", err)
 	}
@@ -339,8 +339,8 @@ func TestMemoryBrowserExternalEditor(t *testing.T) {
 func TestMemoryBrowserMarksFreshNotes(t *testing.T) {
 	f := newMemoryFixture(t)
 	c := newBrowser(t, f.ix, f.store, newTestClock(), 80, 24)
-	c.m.SetFresh(map[string]bool{f.cat.ID: true})
-	view := plain(c.m.View())
+	c.M.SetFresh(map[string]bool{f.cat.ID: true})
+	view := plain(c.M.View())
 	if !strings.Contains(view, "● 1 new") {
 		t.Fatalf("no count of new notes:\n%s", view)
 	}
@@ -412,9 +412,9 @@ func TestMemoryListGolden(t *testing.T) {
 			clock := newTestClock()
 			store := staticNotes{sampleNotes(clock.Now())}
 			c := newBrowser(t, store, staticConvs{"c1": "About my pets", "c2": "Job hunting"}, clock, size.w, size.h)
-			c.m.SetFresh(map[string]bool{"0193a001": true})
-			c.send(keyDown)
-			view := c.m.View()
+			c.M.SetFresh(map[string]bool{"0193a001": true})
+			c.Send(keyDown)
+			view := c.M.View()
 			requireSize(t, view, size.w, size.h)
 			requireGolden(t, name, view)
 		})
@@ -422,15 +422,15 @@ func TestMemoryListGolden(t *testing.T) {
 	t.Run("memory_note_60x20", func(t *testing.T) {
 		clock := newTestClock()
 		c := newBrowser(t, staticNotes{sampleNotes(clock.Now())}, staticConvs{"c1": "About my pets"}, clock, 60, 20)
-		c.send(keyDown)
-		c.send(keyEnter)
-		view := c.m.View()
+		c.Send(keyDown)
+		c.Send(keyEnter)
+		view := c.M.View()
 		requireSize(t, view, 60, 20)
 		requireGolden(t, "memory_note_60x20", view)
 	})
 	t.Run("memory_empty_60x20", func(t *testing.T) {
 		c := newBrowser(t, staticNotes{}, nil, newTestClock(), 60, 20)
-		view := c.m.View()
+		view := c.M.View()
 		requireSize(t, view, 60, 20)
 		requireGolden(t, "memory_empty_60x20", view)
 	})
@@ -442,7 +442,7 @@ func TestOverlaysRestyleKeepState(t *testing.T) {
 	light := styles.New(false)
 	clock := newTestClock()
 	b := newBrowser(t, staticNotes{sampleNotes(clock.Now())}, nil, clock, 80, 24)
-	b.send(keyRune('e'))
-	b.m.Restyle(&light)
-	requireShows(t, b.m.View(), "Edit note", "Is allergic to peanuts.")
+	b.Send(keyRune('e'))
+	b.M.Restyle(&light)
+	requireShows(t, b.M.View(), "Edit note", "Is allergic to peanuts.")
 }

@@ -115,45 +115,45 @@ func newPicker(t *testing.T, mgr ModelManager, clock *testClock, chat, embed str
 	p.SetSize(w, h)
 	c := newComponent(t, p, ModelPicker.Update, ModelPicker.Owns)
 	var cmd tea.Cmd
-	c.m, cmd = c.m.Open(chat, embed)
-	c.push(cmd)
-	c.runAll()
+	c.M, cmd = c.M.Open(chat, embed)
+	c.Push(cmd)
+	c.RunAll()
 	return c
 }
 
 func TestModelPickerListsAndChooses(t *testing.T) {
 	mgr := newFakeModels(chatModel, tinyModel, embedModel)
 	c := newPicker(t, mgr, newTestClock(), "qwen2.5:7b", "", 80, 24)
-	requireShows(t, c.m.View(), "qwen2.5:7b", "4.7 GB", "tools", "stories260k:latest", "1.2 MB",
+	requireShows(t, c.M.View(), "qwen2.5:7b", "4.7 GB", "tools", "stories260k:latest", "1.2 MB",
 		"nomic-embed-text:latest", "274 MB", "embedding", "✓ chat", "search keywords only", "3 installed")
 
-	c.send(keyDown) // stories260k
-	c.send(keyEnter)
-	c.runAll()
+	c.Send(keyDown) // stories260k
+	c.Send(keyEnter)
+	c.RunAll()
 	if got := sent[ModelChosenMsg](c); len(got) != 1 || got[0] != (ModelChosenMsg{Chat: "stories260k:latest"}) {
-		t.Fatalf("sent %+v, want the tiny model for chat", c.out)
+		t.Fatalf("sent %+v, want the tiny model for chat", c.Out)
 	}
-	c.send(keyRune('e')) // not an embedding model
-	c.runAll()
+	c.Send(keyRune('e')) // not an embedding model
+	c.RunAll()
 	if len(sent[ModelChosenMsg](c)) != 1 {
-		t.Fatalf("a chat model was chosen for embeddings: %+v", c.out)
+		t.Fatalf("a chat model was chosen for embeddings: %+v", c.Out)
 	}
-	requireShows(t, c.m.View(), "stories260k:latest does not make embeddings")
+	requireShows(t, c.M.View(), "stories260k:latest does not make embeddings")
 
-	c.send(keyDown) // nomic-embed-text
-	c.send(keyEnter)
-	requireShows(t, c.m.View(), "cannot chat")
-	c.send(keyRune('e'))
-	c.runAll()
+	c.Send(keyDown) // nomic-embed-text
+	c.Send(keyEnter)
+	requireShows(t, c.M.View(), "cannot chat")
+	c.Send(keyRune('e'))
+	c.RunAll()
 	got := sent[ModelChosenMsg](c)
 	if want := (ModelChosenMsg{Chat: "stories260k:latest", Embed: "nomic-embed-text:latest"}); got[len(got)-1] != want {
 		t.Fatalf("sent %+v, want %+v", got[len(got)-1], want)
 	}
-	requireShows(t, c.m.View(), "✓ search", "search nomic-embed-text:latest")
-	c.send(keyEsc)
-	c.runAll()
+	requireShows(t, c.M.View(), "✓ search", "search nomic-embed-text:latest")
+	c.Send(keyEsc)
+	c.RunAll()
 	if len(sent[panel.CloseOverlayMsg](c)) != 1 {
-		t.Fatalf("esc sent %+v, want panel.CloseOverlayMsg", c.out)
+		t.Fatalf("esc sent %+v, want panel.CloseOverlayMsg", c.Out)
 	}
 }
 
@@ -161,17 +161,17 @@ func TestModelPickerListsAndChooses(t *testing.T) {
 // pull; it returns once the pull waits for progress.
 func startPull(t *testing.T, c *component[ModelPicker], want string) {
 	t.Helper()
-	c.send(keyRune('p'))
-	if !c.m.InputFocused() {
+	c.Send(keyRune('p'))
+	if !c.M.InputFocused() {
 		t.Fatal("p did not open the name box")
 	}
-	if got := c.m.name.Value(); got != want {
+	if got := c.M.name.Value(); got != want {
 		t.Fatalf("suggested %q, want %q", got, want)
 	}
-	c.send(keyEnter)
-	c.step() // starts the goroutine; queues the wait for reports
-	if !c.m.Pulling() || len(c.queue) != 1 {
-		t.Fatalf("pulling %v with %d commands queued", c.m.Pulling(), len(c.queue))
+	c.Send(keyEnter)
+	c.Step() // starts the goroutine; queues the wait for reports
+	if !c.M.Pulling() || len(c.Queue) != 1 {
+		t.Fatalf("pulling %v with %d commands queued", c.M.Pulling(), len(c.Queue))
 	}
 }
 
@@ -179,50 +179,50 @@ func TestModelPickerPullShowsProgressAndChoosesTheModel(t *testing.T) {
 	mgr := newFakeModels()
 	clock := newTestClock()
 	c := newPicker(t, mgr, clock, "", "", 80, 24)
-	requireShows(t, c.m.View(), "No chat model installed: press p to pull llama3.2.", "No models installed")
+	requireShows(t, c.M.View(), "No chat model installed: press p to pull llama3.2.", "No models installed")
 	startPull(t, c, ollama.DefaultChatModel)
 
 	const total = 2_000_000_000
 	digest := "sha256:dde5aa3fc5ff"
 	mgr.send(t, ollama.PullProgress{Status: "pulling manifest"})
-	c.step()
-	requireShows(t, c.m.View(), "Pulling llama3.2 · pulling manifest", "waiting for the download to start")
+	c.Step()
+	requireShows(t, c.M.View(), "Pulling llama3.2 · pulling manifest", "waiting for the download to start")
 	mgr.send(t, ollama.PullProgress{Status: "pulling dde5aa3fc5ff", Digest: digest, Total: total, Completed: 0})
-	c.step()
-	clock.advance(10 * time.Second)
+	c.Step()
+	clock.Advance(10 * time.Second)
 	mgr.send(t, ollama.PullProgress{Status: "pulling dde5aa3fc5ff", Digest: digest, Total: total, Completed: total / 4})
-	c.step()
-	view := plain(c.m.View())
+	c.Step()
+	view := plain(c.M.View())
 	requireShows(t, view, "500 MB / 2.0 GB · 25%", "50 MB/s", "ETA 30s")
 	full, empty := strings.Count(view, "█"), strings.Count(view, "░")
 	if full == 0 || empty == 0 || full*4 < (full+empty)-2 || full*4 > (full+empty)+2 {
 		t.Fatalf("bar has %d full and %d empty cells, want a quarter full:\n%s", full, empty, view)
 	}
-	if got := c.m.PullPercent(); got != 0.25 {
+	if got := c.M.PullPercent(); got != 0.25 {
 		t.Fatalf("percent %v, want 0.25", got)
 	}
-	clock.advance(10 * time.Second)
+	clock.Advance(10 * time.Second)
 	mgr.send(t, ollama.PullProgress{Status: "pulling dde5aa3fc5ff", Digest: digest, Total: total, Completed: total})
-	c.step()
-	requireShows(t, c.m.View(), "2.0 GB / 2.0 GB · 100%")
+	c.Step()
+	requireShows(t, c.M.View(), "2.0 GB / 2.0 GB · 100%")
 	mgr.send(t, ollama.PullProgress{Status: "success"})
-	c.step()
+	c.Step()
 	mgr.end(t, nil)
-	c.runAll()
-	if c.m.Pulling() {
+	c.RunAll()
+	if c.M.Pulling() {
 		t.Fatal("still pulling after success")
 	}
 	// The pulled model is listed and takes the empty chat role.
 	if got := sent[ModelChosenMsg](c); len(got) != 1 || got[0] != (ModelChosenMsg{Chat: "llama3.2:latest"}) {
-		t.Fatalf("sent %+v, want llama3.2 chosen for chat", c.out)
+		t.Fatalf("sent %+v, want llama3.2 chosen for chat", c.Out)
 	}
-	requireShows(t, c.m.View(), "Pulled llama3.2.", "✓ Pulled llama3.2 (2.0 GB).", "llama3.2:latest", "✓ chat",
+	requireShows(t, c.M.View(), "Pulled llama3.2.", "✓ Pulled llama3.2 (2.0 GB).", "llama3.2:latest", "✓ chat",
 		"No embedding model: press p to pull nomic-embed-text.")
 
 	// Then the embedding model is offered.
 	startPull(t, c, ollama.DefaultEmbedModel)
 	mgr.end(t, nil)
-	c.runAll()
+	c.RunAll()
 	got := sent[ModelChosenMsg](c)
 	if want := (ModelChosenMsg{Chat: "llama3.2:latest", Embed: "nomic-embed-text:latest"}); got[len(got)-1] != want {
 		t.Fatalf("sent %+v, want %+v", got[len(got)-1], want)
@@ -234,47 +234,47 @@ func TestModelPickerEscCancelsThePull(t *testing.T) {
 	c := newPicker(t, mgr, newTestClock(), "qwen2.5:7b", "", 80, 24)
 	startPull(t, c, ollama.DefaultEmbedModel)
 	mgr.send(t, ollama.PullProgress{Status: "pulling 970aa74c0a90", Digest: "sha256:970aa74c0a90", Total: 274_302_450, Completed: 1_000_000})
-	c.step()
-	requireShows(t, c.m.View(), "Pulling nomic-embed-text", "esc cancel pull")
+	c.Step()
+	requireShows(t, c.M.View(), "Pulling nomic-embed-text", "esc cancel pull")
 
-	c.send(keyEsc)
+	c.Send(keyEsc)
 	if err := mgr.waitReturned(t); !errors.Is(err, context.Canceled) {
 		t.Fatalf("the pull returned %v, want its context cancelled", err)
 	}
-	if c.m.Pulling() {
+	if c.M.Pulling() {
 		t.Fatal("still pulling after esc")
 	}
-	requireShows(t, c.m.View(), "Pull of nomic-embed-text cancelled.")
+	requireShows(t, c.M.View(), "Pull of nomic-embed-text cancelled.")
 	if len(sent[panel.CloseOverlayMsg](c)) != 0 {
 		t.Fatal("esc during a pull closed the picker")
 	}
 	// The cancelled pull's last wait ends without effect.
-	c.runAll()
-	if c.m.Pulling() || len(sent[ModelChosenMsg](c)) != 0 {
-		t.Fatalf("the cancelled pull had an effect: pulling %v, sent %+v", c.m.Pulling(), c.out)
+	c.RunAll()
+	if c.M.Pulling() || len(sent[ModelChosenMsg](c)) != 0 {
+		t.Fatalf("the cancelled pull had an effect: pulling %v, sent %+v", c.M.Pulling(), c.Out)
 	}
 	// A second esc closes.
-	c.send(keyEsc)
-	c.runAll()
+	c.Send(keyEsc)
+	c.RunAll()
 	if len(sent[panel.CloseOverlayMsg](c)) != 1 {
-		t.Fatalf("sent %+v, want panel.CloseOverlayMsg", c.out)
+		t.Fatalf("sent %+v, want panel.CloseOverlayMsg", c.Out)
 	}
 }
 
 func TestModelPickerPullFailure(t *testing.T) {
 	mgr := newFakeModels(chatModel, embedModel)
 	c := newPicker(t, mgr, newTestClock(), "qwen2.5:7b", "nomic-embed-text:latest", 80, 24)
-	c.send(keyRune('p'))
-	if c.m.name.Value() != "" {
-		t.Fatalf("suggested %q with both kinds installed", c.m.name.Value())
+	c.Send(keyRune('p'))
+	if c.M.name.Value() != "" {
+		t.Fatalf("suggested %q with both kinds installed", c.M.name.Value())
 	}
-	c.typeText("no-such-model")
-	c.send(keyEnter)
-	c.step()
+	c.TypeText("no-such-model")
+	c.Send(keyEnter)
+	c.Step()
 	mgr.end(t, errors.New("pull model manifest: file does not exist"))
-	c.runAll()
-	requireShows(t, c.m.View(), "Pull of no-such-model failed: pull model manifest: file does not exist")
-	if c.m.Pulling() {
+	c.RunAll()
+	requireShows(t, c.M.View(), "Pull of no-such-model failed: pull model manifest: file does not exist")
+	if c.M.Pulling() {
 		t.Fatal("still pulling after a failure")
 	}
 }
@@ -284,26 +284,26 @@ func TestModelPickerGolden(t *testing.T) {
 		mgr := newFakeModels(tinyModel, embedModel)
 		clock := newTestClock()
 		c := newPicker(t, mgr, clock, "stories260k:latest", "nomic-embed-text:latest", 80, 24)
-		c.send(keyRune('p'))
-		c.send(tea.KeyPressMsg{Code: tea.KeyBackspace, Mod: tea.ModCtrl}) // clear the suggestion, if any
-		c.typeText("llama3.2")
-		c.send(keyEnter)
-		c.step()
+		c.Send(keyRune('p'))
+		c.Send(tea.KeyPressMsg{Code: tea.KeyBackspace, Mod: tea.ModCtrl}) // clear the suggestion, if any
+		c.TypeText("llama3.2")
+		c.Send(keyEnter)
+		c.Step()
 		digest := "sha256:dde5aa3fc5ff"
 		mgr.send(t, ollama.PullProgress{Status: "pulling dde5aa3fc5ff", Digest: digest, Total: 2_019_393_189, Completed: 0})
-		c.step()
-		clock.advance(20 * time.Second)
+		c.Step()
+		clock.Advance(20 * time.Second)
 		mgr.send(t, ollama.PullProgress{Status: "pulling dde5aa3fc5ff", Digest: digest, Total: 2_019_393_189, Completed: 1_211_635_913})
-		c.step()
-		view := c.m.View()
+		c.Step()
+		view := c.M.View()
 		requireSize(t, view, 80, 24)
 		requireGolden(t, "models_pull_80x24", view)
-		c.send(keyEsc)
+		c.Send(keyEsc)
 		mgr.waitReturned(t)
 	})
 	t.Run("models_first_run_60x20", func(t *testing.T) {
 		c := newPicker(t, newFakeModels(), newTestClock(), "", "", 60, 20)
-		view := c.m.View()
+		view := c.M.View()
 		requireSize(t, view, 60, 20)
 		requireGolden(t, "models_first_run_60x20", view)
 	})
@@ -317,10 +317,10 @@ func TestOverlaysRestyleKeepState(t *testing.T) {
 	mgr := newFakeModels(chatModel)
 	p := newPicker(t, mgr, clock, "", "", 80, 24)
 	startPull(t, p, ollama.DefaultEmbedModel)
-	p.m.Restyle(&light)
-	if !p.m.Pulling() {
+	p.M.Restyle(&light)
+	if !p.M.Pulling() {
 		t.Fatal("restyle stopped the pull")
 	}
-	p.send(keyEsc)
+	p.Send(keyEsc)
 	mgr.waitReturned(t)
 }

@@ -54,8 +54,8 @@ func newSearch(t *testing.T, s Searcher, clock *testClock, w, h int) *component[
 	o.SetSize(w, h)
 	c := newComponent(t, o, SearchOverlay.Update, SearchOverlay.Owns)
 	var cmd tea.Cmd
-	c.m, cmd = c.m.Open("")
-	c.push(cmd)
+	c.M, cmd = c.M.Open("")
+	c.Push(cmd)
 	return c
 }
 
@@ -78,23 +78,23 @@ func TestSearchDebouncesTyping(t *testing.T) {
 	clock := newTestClock()
 	f := &fakeSearcher{results: map[string][]index.SearchResult{"gor": sampleResults(clock.Now())[:1]}}
 	c := newSearch(t, f, clock, 80, 24)
-	c.typeText("gor")
+	c.TypeText("gor")
 	if got := f.searched(); len(got) != 0 {
 		t.Fatalf("searched %q while typing, before any pause", got)
 	}
-	if len(c.queue) != 3 {
-		t.Fatalf("%d commands queued after 3 keys, want one debounce tick each", len(c.queue))
+	if len(c.Queue) != 3 {
+		t.Fatalf("%d commands queued after 3 keys, want one debounce tick each", len(c.Queue))
 	}
-	c.runAll()
+	c.RunAll()
 	if got := f.searched(); !slices.Equal(got, []string{"gor"}) {
 		t.Fatalf("searched %q, want only the last query", got)
 	}
-	for _, d := range clock.delays {
+	for _, d := range clock.Delays {
 		if d != panel.DefaultDebounce {
 			t.Fatalf("debounce of %v, want %v", d, panel.DefaultDebounce)
 		}
 	}
-	requireShows(t, c.m.View(), "Goroutines and channels", "1 result")
+	requireShows(t, c.M.View(), "Goroutines and channels", "1 result")
 }
 
 func TestSearchDropsStaleResults(t *testing.T) {
@@ -102,30 +102,30 @@ func TestSearchDropsStaleResults(t *testing.T) {
 	res := sampleResults(clock.Now())
 	f := &fakeSearcher{results: map[string][]index.SearchResult{"chan": res[2:], "channel": res[:2]}}
 	c := newSearch(t, f, clock, 80, 24)
-	c.typeText("chan")
+	c.TypeText("chan")
 	for range 4 { // the debounce ticks: the last one starts the search
-		c.step()
+		c.Step()
 	}
-	if len(c.queue) != 1 || !c.m.busy {
-		t.Fatalf("%d commands queued after the debounce, want the search", len(c.queue))
+	if len(c.Queue) != 1 || !c.M.busy {
+		t.Fatalf("%d commands queued after the debounce, want the search", len(c.Queue))
 	}
-	stale := c.take() // the search for "chan", not run yet
+	stale := c.Take() // the search for "chan", not run yet
 
-	c.typeText("nel")
-	c.handle(runCmd(t, stale)) // its result arrives after the query changed
-	if len(c.m.Results()) != 0 {
-		t.Fatalf("results of the stale query shown: %+v", c.m.Results())
+	c.TypeText("nel")
+	c.Handle(runCmd(t, stale)) // its result arrives after the query changed
+	if len(c.M.Results()) != 0 {
+		t.Fatalf("results of the stale query shown: %+v", c.M.Results())
 	}
-	c.runAll()
-	if got := c.m.Results(); len(got) != 2 || got[0].ConversationID != "c1" {
+	c.RunAll()
+	if got := c.M.Results(); len(got) != 2 || got[0].ConversationID != "c1" {
 		t.Fatalf("results %+v, want those of \"channel\"", got)
 	}
 	if !slices.Equal(f.cancelled, []string{"chan"}) {
 		t.Fatalf("searches run with a cancelled context: %q, want the stale one only", f.cancelled)
 	}
 	// An older result arriving last is dropped too.
-	c.send(searchResultsMsg{To: panel.To{ID: c.m.id}, seq: c.m.seq - 1, query: "chan", results: res[2:]})
-	if got := c.m.Results(); len(got) != 2 {
+	c.Send(searchResultsMsg{To: panel.To{ID: c.M.id}, seq: c.M.seq - 1, query: "chan", results: res[2:]})
+	if got := c.M.Results(); len(got) != 2 {
 		t.Fatalf("a late stale result replaced the results: %+v", got)
 	}
 }
@@ -158,33 +158,33 @@ func TestSearchEnterOpensTheTurn(t *testing.T) {
 
 	clock := newTestClock()
 	c := newSearch(t, ix, clock, 80, 24)
-	c.typeText("kitten stomach")
-	c.runAll()
-	results := c.m.Results()
+	c.TypeText("kitten stomach")
+	c.RunAll()
+	results := c.M.Results()
 	if len(results) == 0 || results[0].ConversationID != pets.ID || results[0].Turn != 2 {
 		t.Fatalf("results %+v, want turn 2 of Pets first", results)
 	}
-	requireShows(t, c.m.View(), "Pets", "turn 2", "Which food suits a kitten with a sensitive stomach?")
-	c.send(keyEnter)
-	c.runAll()
+	requireShows(t, c.M.View(), "Pets", "turn 2", "Which food suits a kitten with a sensitive stomach?")
+	c.Send(keyEnter)
+	c.RunAll()
 	if got := sent[panel.OpenTurnMsg](c); len(got) != 1 || got[0] != (panel.OpenTurnMsg{ConversationID: pets.ID, Turn: 2}) {
-		t.Fatalf("sent %+v, want panel.OpenTurnMsg for turn 2 of %s", c.out, pets.ID)
+		t.Fatalf("sent %+v, want panel.OpenTurnMsg for turn 2 of %s", c.Out, pets.ID)
 	}
 
 	// Down moves to the next result; Enter opens that one.
 	if len(results) > 1 {
-		c.send(keyDown)
-		c.send(keyEnter)
-		c.runAll()
+		c.Send(keyDown)
+		c.Send(keyEnter)
+		c.RunAll()
 		got := sent[panel.OpenTurnMsg](c)
 		if want := (panel.OpenTurnMsg{ConversationID: results[1].ConversationID, Turn: results[1].Turn}); got[len(got)-1] != want {
 			t.Fatalf("after down, opened %+v, want %+v", got[len(got)-1], want)
 		}
 	}
-	c.send(keyEsc)
-	c.runAll()
+	c.Send(keyEsc)
+	c.RunAll()
 	if len(sent[panel.CloseOverlayMsg](c)) != 1 {
-		t.Fatalf("esc sent %+v, want panel.CloseOverlayMsg", c.out)
+		t.Fatalf("esc sent %+v, want panel.CloseOverlayMsg", c.Out)
 	}
 }
 
@@ -193,25 +193,25 @@ func TestSearchOpenWithQuerySearchesAtOnce(t *testing.T) {
 	f := &fakeSearcher{results: map[string][]index.SearchResult{"channel": sampleResults(clock.Now())}}
 	c := newSearch(t, f, clock, 80, 24)
 	var cmd tea.Cmd
-	c.m, cmd = c.m.Open("  channel ")
-	c.push(cmd)
-	c.runAll()
-	if len(clock.delays) != 0 || !slices.Equal(f.searched(), []string{"channel"}) || len(c.m.Results()) != 3 {
-		t.Fatalf("delays %v, searches %q, %d results", clock.delays, f.searched(), len(c.m.Results()))
+	c.M, cmd = c.M.Open("  channel ")
+	c.Push(cmd)
+	c.RunAll()
+	if len(clock.Delays) != 0 || !slices.Equal(f.searched(), []string{"channel"}) || len(c.M.Results()) != 3 {
+		t.Fatalf("delays %v, searches %q, %d results", clock.Delays, f.searched(), len(c.M.Results()))
 	}
-	if c.m.Query() != "channel" {
-		t.Fatalf("query %q", c.m.Query())
+	if c.M.Query() != "channel" {
+		t.Fatalf("query %q", c.M.Query())
 	}
 	// Moving stays within the results.
 	for range 5 {
-		c.send(keyDown)
+		c.Send(keyDown)
 	}
-	if c.m.list.Index() != 2 {
-		t.Fatalf("selected %d after moving past the end, want 2", c.m.list.Index())
+	if c.M.list.Index() != 2 {
+		t.Fatalf("selected %d after moving past the end, want 2", c.M.list.Index())
 	}
-	c.send(keyUp)
-	if c.m.list.Index() != 1 {
-		t.Fatalf("selected %d after up, want 1", c.m.list.Index())
+	c.Send(keyUp)
+	if c.M.list.Index() != 1 {
+		t.Fatalf("selected %d after up, want 1", c.M.list.Index())
 	}
 }
 
@@ -219,34 +219,34 @@ func TestSearchStates(t *testing.T) {
 	clock := newTestClock()
 	f := &fakeSearcher{results: map[string][]index.SearchResult{}}
 	c := newSearch(t, f, clock, 60, 20)
-	requireShows(t, c.m.View(), "Type to search all your conversations")
+	requireShows(t, c.M.View(), "Type to search all your conversations")
 
-	c.typeText("zebra")
-	requireShows(t, c.m.View(), "searching…")
-	c.runAll()
-	requireShows(t, c.m.View(), "No matches for “zebra”.")
+	c.TypeText("zebra")
+	requireShows(t, c.M.View(), "searching…")
+	c.RunAll()
+	requireShows(t, c.M.View(), "No matches for “zebra”.")
 	// Enter with nothing found sends nothing.
-	c.send(keyEnter)
-	c.runAll()
-	if len(c.out) != 0 {
-		t.Fatalf("enter without results sent %+v", c.out)
+	c.Send(keyEnter)
+	c.RunAll()
+	if len(c.Out) != 0 {
+		t.Fatalf("enter without results sent %+v", c.Out)
 	}
 
 	f.fail = errors.New("keyword index: disk I/O error")
-	c.typeText("s")
-	c.runAll()
-	requireShows(t, c.m.View(), "Search failed: keyword index: disk I/O error")
+	c.TypeText("s")
+	c.RunAll()
+	requireShows(t, c.M.View(), "Search failed: keyword index: disk I/O error")
 
 	// Clearing the query returns to the empty state without searching.
 	n := len(f.searched())
 	for range len("zebras") {
-		c.send(tea.KeyPressMsg{Code: tea.KeyBackspace})
+		c.Send(tea.KeyPressMsg{Code: tea.KeyBackspace})
 	}
-	c.runAll()
+	c.RunAll()
 	if len(f.searched()) != n {
 		t.Fatalf("searched %q for an emptied query", f.searched()[n:])
 	}
-	requireShows(t, c.m.View(), "Type to search all your conversations")
+	requireShows(t, c.M.View(), "Type to search all your conversations")
 }
 
 func TestSearchHighlightsQueryWords(t *testing.T) {
@@ -275,10 +275,10 @@ func TestSearchGolden(t *testing.T) {
 			clock := newTestClock()
 			f := &fakeSearcher{results: map[string][]index.SearchResult{"goroutine channel": sampleResults(clock.Now())}}
 			c := newSearch(t, f, clock, size.w, size.h)
-			c.typeText("goroutine channel")
-			c.runAll()
-			c.send(keyDown)
-			view := c.m.View()
+			c.TypeText("goroutine channel")
+			c.RunAll()
+			c.Send(keyDown)
+			view := c.M.View()
 			requireSize(t, view, size.w, size.h)
 			// The escape sequence in the third snippet is shown inert.
 			if strings.Contains(view, "\x1b[31m") || !strings.Contains(plain(view), "Is a buffered channel faster") {
@@ -289,7 +289,7 @@ func TestSearchGolden(t *testing.T) {
 	}
 	t.Run("search_empty_60x20", func(t *testing.T) {
 		c := newSearch(t, &fakeSearcher{}, newTestClock(), 60, 20)
-		view := c.m.View()
+		view := c.M.View()
 		requireSize(t, view, 60, 20)
 		requireGolden(t, "search_empty_60x20", view)
 	})
@@ -304,11 +304,11 @@ func TestOverlaysRestyleKeepState(t *testing.T) {
 	clock := newTestClock()
 	f := &fakeSearcher{results: map[string][]index.SearchResult{"channel": sampleResults(clock.Now())}}
 	s := newSearch(t, f, clock, 80, 24)
-	s.typeText("channel")
-	s.runAll()
-	s.m.Restyle(&light)
-	if s.m.Query() != "channel" || len(s.m.Results()) != 3 {
-		t.Fatalf("search after restyle: %q, %d results", s.m.Query(), len(s.m.Results()))
+	s.TypeText("channel")
+	s.RunAll()
+	s.M.Restyle(&light)
+	if s.M.Query() != "channel" || len(s.M.Results()) != 3 {
+		t.Fatalf("search after restyle: %q, %d results", s.M.Query(), len(s.M.Results()))
 	}
-	requireShows(t, s.m.View(), "Goroutines and channels")
+	requireShows(t, s.M.View(), "Goroutines and channels")
 }
