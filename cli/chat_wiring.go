@@ -2,11 +2,15 @@ package cli
 
 import (
 	"context"
+	"fmt"
 	"sync"
 
 	"github.com/mneme-dev/mneme/agent"
+	"github.com/mneme-dev/mneme/internal/sanitize"
+	"github.com/mneme-dev/mneme/internal/text"
 	"github.com/mneme-dev/mneme/memory"
 	"github.com/mneme-dev/mneme/memory/index"
+	"github.com/mneme-dev/mneme/tools"
 	"github.com/mneme-dev/mneme/tui"
 )
 
@@ -167,4 +171,43 @@ func (s *session) titlePending(ctx context.Context, ag *agent.Agent) {
 			s.log.Warn("title", "conversation", c.ID, "err", err)
 		}
 	}
+}
+
+// askInChat is the chat's gate for the model's changes of notes
+// (model_changes = "confirm"): it puts the question to the chat screen,
+// which shows it above the input, and waits for the user's y or n or for
+// the run to end.
+func (s *session) askInChat(ch chan<- tui.ConfirmRequest) tools.Gate {
+	return func(ctx context.Context, ts tools.Session, c tools.Call) error {
+		id, content := tools.ChangeArgs(c)
+		q := s.changeQuestion(ctx, ts.UserID, c.Name, id, content)
+		reply := make(chan bool, 1)
+		select {
+		case ch <- tui.ConfirmRequest{Question: q, Reply: reply, Done: ctx.Done()}:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		select {
+		case yes := <-reply:
+			if yes {
+				return nil
+			}
+			return fmt.Errorf("%w, and the user said no: %s was not run and note %s is unchanged", tools.ErrNeedsConfirm, c.Name, id)
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+// changeQuestion says what a memory_update or memory_delete call would do.
+func (s *session) changeQuestion(ctx context.Context, user, tool, id, content string) string {
+	cut := func(v string) string { return "“" + text.Cut(text.OneLine(sanitize.Text(v)), 60) + "”" }
+	old := "note " + id
+	if n, err := s.store.Note(ctx, user, id); err == nil {
+		old = cut(n.Content)
+	}
+	if tool == tools.MemoryDeleteName {
+		return "The model wants to delete " + old + "."
+	}
+	return "The model wants to change " + old + " to " + cut(content) + "."
 }

@@ -130,6 +130,11 @@ func (a *App) runChat(ctx context.Context, args []string) error {
 	learner, learntCh := s.learntReceipts(ctx, ix)
 	defer learner.stop()
 
+	// The model's changes of notes wait for the user's y or n on the
+	// screen (model_changes = "confirm").
+	confirms := make(chan tui.ConfirmRequest)
+	s.askChange = s.askInChat(confirms)
+
 	var probed lastProbe
 	var chosen chosenModels
 	// /incognito's throwaway chats; any still open at exit are removed
@@ -172,6 +177,7 @@ func (a *App) runChat(ctx context.Context, args []string) error {
 		MemoryStatus:  memoryStatus(s.store, ix),
 		Changes:       ix.Changes(),
 		Learnt:        learntCh,
+		Confirms:      confirms,
 		FirstRun:      !s.cfg.ConfigFileFound,
 		Editor:        first(a.getenv("VISUAL"), a.getenv("EDITOR")),
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/mneme-dev/mneme/internal/fileatomic"
 	"github.com/mneme-dev/mneme/memory"
 )
 
@@ -45,7 +46,7 @@ func (a *App) runExport(ctx context.Context, args []string) error {
 		if *outPath == "" {
 			return write(a.stdout)
 		}
-		if err := writeFileAtomic(*outPath, 0o600, write); err != nil {
+		if err := fileatomic.Write(*outPath, 0o600, write); err != nil {
 			return fmt.Errorf("export: %w", err)
 		}
 		return nil
@@ -61,7 +62,7 @@ func (a *App) runExport(ctx context.Context, args []string) error {
 	if *outPath == "" {
 		return s.store.Export(ctx, s.cfg.User, convID, f, a.stdout)
 	}
-	if err := writeFileAtomic(*outPath, 0o600, func(w io.Writer) error {
+	if err := fileatomic.Write(*outPath, 0o600, func(w io.Writer) error {
 		return s.store.Export(ctx, s.cfg.User, convID, f, w)
 	}); err != nil {
 		return fmt.Errorf("export: %w", err)

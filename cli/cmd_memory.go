@@ -38,6 +38,8 @@ func memoryCommands() []command {
 			run: func(a *App, ctx context.Context, args []string) error { return a.memoryReview(ctx, args, true) }},
 		{names: []string{"reject"}, help: "  reject ID...         delete pending notes\n",
 			run: func(a *App, ctx context.Context, args []string) error { return a.memoryReview(ctx, args, false) }},
+		{names: []string{"history"}, help: "  history ID           a note's changes, newest first: who made each, when, the text before and after\n", run: (*App).memoryHistory},
+		{names: []string{"undo"}, help: "  undo [CHANGE]        revert the last change of your notes not undone yet, or the change named\n", run: (*App).memoryUndo},
 	}
 }
 
@@ -75,7 +77,7 @@ func (a *App) runMemory(ctx context.Context, args []string) error {
 		return nil
 	case "":
 		fmt.Fprint(a.stderr, memoryUsage())
-		return exitError{code: 2, msg: "memory: give a command: list, add, edit, rm, search, archive, unarchive, pending, approve or reject"}
+		return exitError{code: 2, msg: "memory: give a command: list, add, edit, rm, search, archive, unarchive, pending, approve, reject, history or undo"}
 	default:
 		fmt.Fprint(a.stderr, memoryUsage())
 		return exitError{code: 2, msg: fmt.Sprintf("memory: unknown command %q", sub)}

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/BurntSushi/toml"
+	"github.com/mneme-dev/mneme/internal/fileatomic"
 )
 
 // saveModels writes the chat and embedding models chosen in the chat's
@@ -42,7 +43,7 @@ func saveModels(path, chat, embed string) error {
 	if fi, err := os.Stat(path); err == nil {
 		mode = fi.Mode().Perm()
 	}
-	return writeFileAtomic(path, mode, func(w io.Writer) error {
+	return fileatomic.Write(path, mode, func(w io.Writer) error {
 		_, err := io.WriteString(w, doc)
 		return err
 	})

@@ -143,12 +143,12 @@ func (n learnNotes) Add(ctx context.Context, userID string, c learn.Candidate) (
 }
 
 func (n learnNotes) Update(ctx context.Context, userID, id, text string) error {
-	_, err := n.ix.UpdateNote(ctx, userID, id, text)
+	_, err := n.ix.UpdateNote(memory.ChangedBy(ctx, memory.ByExtracted), userID, id, text)
 	return err
 }
 
 func (n learnNotes) Delete(ctx context.Context, userID, id string) error {
-	_, err := n.ix.DeleteNote(ctx, userID, id)
+	_, err := n.ix.DeleteNote(memory.ChangedBy(ctx, memory.ByExtracted), userID, id)
 	return err
 }
 

@@ -16,12 +16,23 @@ type learnConfig struct {
 	MemoryReview string `toml:"memory_review"`
 	// ExtractModel extracts and consolidates (default: the chat model).
 	ExtractModel string `toml:"extract_model"`
+	// ModelChanges is "allow" (the model's memory_update and memory_delete
+	// run at once, the default) or "confirm" (the chat asks the user
+	// first; ask refuses them).
+	ModelChanges string `toml:"model_changes"`
 }
 
 // Environment variables of learning.
 const (
 	envMemoryReview = "MNEME_MEMORY_REVIEW"
 	envExtractModel = "MNEME_EXTRACT_MODEL"
+	envModelChanges = "MNEME_MODEL_CHANGES"
+)
+
+// The values of model_changes.
+const (
+	changesAllow   = "allow"
+	changesConfirm = "confirm"
 )
 
 // The values of memory_review.
@@ -59,8 +70,23 @@ func (c *learnConfig) resolve(flags learnFlags, getenv func(string) string, file
 	default:
 		return fmt.Errorf("%s = %q: want %q, %q or %q", where, c.MemoryReview, reviewAuto, reviewInbox, reviewOff)
 	}
+	where = "config " + file + ": model_changes"
+	if v := getenv(envModelChanges); v != "" {
+		c.ModelChanges, where = v, envModelChanges
+	}
+	switch c.ModelChanges {
+	case "":
+		c.ModelChanges = changesAllow
+	case changesAllow, changesConfirm:
+	default:
+		return fmt.Errorf("%s = %q: %w: want %q or %q", where, c.ModelChanges, ErrConfigValue, changesAllow, changesConfirm)
+	}
 	return nil
 }
+
+// confirmChanges reports whether the model's changes and deletes of notes
+// wait for the user's yes.
+func (c learnConfig) confirmChanges() bool { return c.ModelChanges == changesConfirm }
 
 // learnOn reports whether turns are learnt from.
 func (c learnConfig) learnOn() bool {

@@ -14,9 +14,11 @@ import (
 	"github.com/ollama/ollama/api"
 
 	"github.com/mneme-dev/mneme/agent"
+	"github.com/mneme-dev/mneme/internal/progress"
 	"github.com/mneme-dev/mneme/memory"
 	"github.com/mneme-dev/mneme/memory/index"
 	"github.com/mneme-dev/mneme/memory/syncer"
+	"github.com/mneme-dev/mneme/tools"
 )
 
 // session is what a command needs once configuration is resolved.
@@ -33,7 +35,10 @@ type session struct {
 	syncerMade bool
 	// progress reports long catch-ups of the search index on stderr; nil
 	// in the chat, which owns the screen.
-	progress *indexProgress
+	progress *progress.Index
+	// askChange asks the user whether the model may change or delete a
+	// note (model_changes = "confirm"); set by the chat, nil elsewhere.
+	askChange tools.Gate
 }
 
 // open resolves configuration, opens the log file and the store, and makes
@@ -73,7 +78,7 @@ func (a *App) openConfig(ctx context.Context, cfg Config, extra ...memory.Option
 			return nil, fmt.Errorf("data dir %s is readable by other users and cannot be made private: %w", cfg.DataDir, err)
 		}
 	}
-	s := &session{cfg: cfg, host: u.String(), progress: newIndexProgress(a.stderr)}
+	s := &session{cfg: cfg, host: u.String(), progress: progress.New(a.stderr)}
 	s.logFile, err = os.OpenFile(filepath.Join(cfg.DataDir, "mneme.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("log file: %w", err)
@@ -110,7 +115,7 @@ func (a *App) openConfig(ctx context.Context, cfg Config, extra ...memory.Option
 
 func (s *session) Close() {
 	if s.progress != nil {
-		s.progress.end()
+		s.progress.End()
 	}
 	s.store.Close()
 	log.SetOutput(s.prevLog) // never into a closed file
@@ -125,7 +130,7 @@ func (s *session) openIndex(ctx context.Context, st ollamaState) (*index.Index, 
 		Fusion: index.Fusion{K: s.cfg.RRFK, KeywordWeight: s.cfg.KeywordWeight, VectorWeight: s.cfg.VectorWeight},
 	}
 	if s.progress != nil {
-		opts.Progress = s.progress.report
+		opts.Progress = s.progress.Report
 	}
 	if st.Embed.Name != "" {
 		opts.Embed = s.client

@@ -25,7 +25,7 @@ func (s *session) newAgent(model string, ix *index.Index, toolsOK bool) *agent.A
 		agent.WithStreamTimeouts(s.cfg.FirstTokenTimeout, s.cfg.StreamIdleTimeout),
 	}
 	if ix != nil {
-		opts = append(opts, agent.WithTools(tools.NewRegistry(s.log, tools.MemoryTools(ix)...)))
+		opts = append(opts, agent.WithTools(tools.NewRegistry(s.log, tools.MemoryTools(ix)...).WithGate(s.changeGate())))
 	}
 	if ix != nil && s.cfg.recallOn() {
 		opts = append(opts, agent.WithRecaller(noteRecaller{ix: ix, q: s.cfg.recallQuery()}))

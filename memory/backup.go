@@ -16,88 +16,19 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/mneme-dev/mneme/internal/sanitize"
+	"github.com/mneme-dev/mneme/memory/schema"
 )
 
 // A full backup (ExportAll) is mneme's JSON lines with typed lines among
 // the message lines: a header first, then for each conversation a
 // conversation line and its messages (the lines Export writes, unchanged)
-// and its summaries, then the notes. Import reads it back: a line with a
-// "type" is a backup record, one without is a message. A new table joins
-// the backup with a line type here: written by ExportAll, read by
-// importer.backupLine.
-
-// BackupVersion is the version of the backup format this build writes and reads.
-const BackupVersion = 1
-
-// Backup line types.
-const (
-	BackupHeader       = "mneme-backup"
-	BackupConversation = "conversation"
-	BackupSummary      = "summary"
-	BackupNote         = "note"
-)
+// and its summaries, then the notes, then the notes' history. Import reads
+// it back: a line with a "type" is a backup record, one without is a
+// message. A new table joins the backup with a line type (package schema):
+// written by ExportAll, read by importer.backupLine.
 
 // exportPage is how many rows a backup reads at a time (a variable for tests).
 var exportPage = 500
-
-// BackupHeaderLine is a backup's first line.
-type BackupHeaderLine struct {
-	Type       string `json:"type"`
-	Version    int    `json:"version"`
-	ExportedAt string `json:"exported_at"`
-	User       string `json:"user"`
-}
-
-// BackupConversationLine is a conversation's own fields; its messages
-// follow it as message lines naming it by Name().
-type BackupConversationLine struct {
-	Type        string `json:"type"`
-	ID          string `json:"id"`
-	User        string `json:"user,omitempty"`
-	ExternalID  string `json:"external_id,omitempty"`
-	Title       string `json:"title,omitempty"`
-	TitleSource string `json:"title_source,omitempty"`
-	TitleSeq    int    `json:"title_seq,omitempty"`
-	Archived    bool   `json:"archived,omitempty"`
-	Created     string `json:"created"`
-	Updated     string `json:"updated"`
-}
-
-// Name is how the backup's other lines name the conversation: as message
-// lines do, by its external id when it has one.
-func (c BackupConversationLine) Name() string { return first(c.ExternalID, c.ID) }
-
-// BackupSummaryLine is a compaction summary of a conversation.
-type BackupSummaryLine struct {
-	Type         string `json:"type"`
-	ID           string `json:"id"`
-	User         string `json:"user,omitempty"`
-	Conversation string `json:"conversation"`
-	FirstSeq     int    `json:"first_seq"`
-	LastSeq      int    `json:"last_seq"`
-	AtSeq        int    `json:"at_seq"`
-	Text         string `json:"text"`
-	Model        string `json:"model,omitempty"`
-	Time         string `json:"time"`
-}
-
-// BackupNoteLine is a live note.
-type BackupNoteLine struct {
-	Type         string   `json:"type"`
-	ID           string   `json:"id"`
-	User         string   `json:"user,omitempty"`
-	Content      string   `json:"content"`
-	Conversation string   `json:"conversation,omitempty"`
-	TurnNumber   int      `json:"turn_number,omitempty"`
-	Source       string   `json:"source"`
-	Confidence   float64  `json:"confidence"`
-	Tags         []string `json:"tags"`
-	// Status is active, pending or archived ("" in backups from before
-	// notes had one: active).
-	Status  string `json:"status,omitempty"`
-	Created string `json:"created"`
-	Updated string `json:"updated"`
-}
 
 func backupTime(ms int64) string { return fromMS(ms).UTC().Format(time.RFC3339Nano) }
 
@@ -118,7 +49,7 @@ func (s *Store) ExportAll(ctx context.Context, userID string, w io.Writer) error
 		_, err = bw.Write(append(sanitize.JSON(b), '\n'))
 		return err
 	}
-	if err := put(BackupHeaderLine{Type: BackupHeader, Version: BackupVersion,
+	if err := put(schema.BackupHeaderLine{Type: schema.BackupHeader, Version: schema.BackupVersion,
 		ExportedAt: s.now().UTC().Format(time.RFC3339Nano), User: userID}); err != nil {
 		return fmt.Errorf("export: %w", err)
 	}
@@ -128,14 +59,17 @@ func (s *Store) ExportAll(ctx context.Context, userID string, w io.Writer) error
 	if err := s.exportNotes(ctx, userID, put); err != nil {
 		return fmt.Errorf("export: %w", err)
 	}
+	if err := s.exportChanges(ctx, userID, put); err != nil {
+		return fmt.Errorf("export: %w", err)
+	}
 	return bw.Flush()
 }
 
 func (s *Store) exportConversations(ctx context.Context, userID string, bw *bufio.Writer, put func(any) error) error {
 	after := ""
 	for {
-		page, err := queryRows(ctx, s.db, func(r rowScanner) (BackupConversationLine, error) {
-			c := BackupConversationLine{Type: BackupConversation, User: userID}
+		page, err := queryRows(ctx, s.db, func(r rowScanner) (schema.BackupConversationLine, error) {
+			c := schema.BackupConversationLine{Type: schema.BackupConversation, User: userID}
 			var ext sql.NullString
 			var created, updated int64
 			err := r.Scan(&c.ID, &ext, &c.Title, &c.TitleSource, &c.TitleSeq, &c.Archived, &created, &updated)
@@ -168,7 +102,7 @@ func (s *Store) exportConversations(ctx context.Context, userID string, bw *bufi
 				return err
 			}
 			for _, sum := range sums {
-				if err := put(BackupSummaryLine{Type: BackupSummary, ID: sum.ID, User: userID, Conversation: c.Name(),
+				if err := put(schema.BackupSummaryLine{Type: schema.BackupSummary, ID: sum.ID, User: userID, Conversation: c.Name(),
 					FirstSeq: sum.FirstSeq, LastSeq: sum.LastSeq, AtSeq: sum.AtSeq, Text: sum.Text, Model: sum.Model,
 					Time: sum.Created.UTC().Format(time.RFC3339Nano)}); err != nil {
 					return err
@@ -185,8 +119,8 @@ func (s *Store) exportConversations(ctx context.Context, userID string, bw *bufi
 func (s *Store) exportNotes(ctx context.Context, userID string, put func(any) error) error {
 	after := ""
 	for {
-		page, err := queryRows(ctx, s.db, func(r rowScanner) (BackupNoteLine, error) {
-			n := BackupNoteLine{Type: BackupNote, User: userID}
+		page, err := queryRows(ctx, s.db, func(r rowScanner) (schema.BackupNoteLine, error) {
+			n := schema.BackupNoteLine{Type: schema.BackupNote, User: userID}
 			var created, updated int64
 			var tags string
 			err := r.Scan(&n.ID, &n.Content, &n.Conversation, &n.TurnNumber, &n.Source, &n.Confidence, &tags, &n.Status, &created, &updated)
@@ -266,42 +200,48 @@ func parseBackupTime(field, v string) (int64, error) {
 // line (it is skipped); err is a failure of the store.
 func (imp *importer) backupLine(ctx context.Context, typ string, raw []byte, st *ImportStats) (lineErr, err error) {
 	switch typ {
-	case BackupHeader:
-		var h BackupHeaderLine
+	case schema.BackupHeader:
+		var h schema.BackupHeaderLine
 		if err := decodeLine(raw, &h); err != nil {
 			return err, nil
 		}
-		if h.Version > BackupVersion {
+		if h.Version > schema.BackupVersion {
 			return nil, fmt.Errorf("import: the backup is version %d, made by a newer mneme; this one reads version %d: %w",
-				h.Version, BackupVersion, ErrInvalid)
+				h.Version, schema.BackupVersion, ErrInvalid)
 		}
 		st.Backup = true
 		return nil, nil
-	case BackupConversation:
-		var c BackupConversationLine
+	case schema.BackupConversation:
+		var c schema.BackupConversationLine
 		if err := decodeLine(raw, &c); err != nil {
 			return err, nil
 		}
 		return imp.restoreConversation(ctx, c)
-	case BackupSummary:
-		var sum BackupSummaryLine
+	case schema.BackupSummary:
+		var sum schema.BackupSummaryLine
 		if err := decodeLine(raw, &sum); err != nil {
 			return err, nil
 		}
 		return imp.restoreSummary(ctx, sum, st)
-	case BackupNote:
-		var n BackupNoteLine
+	case schema.BackupNote:
+		var n schema.BackupNoteLine
 		if err := decodeLine(raw, &n); err != nil {
 			return err, nil
 		}
 		return imp.restoreNote(ctx, n, st)
+	case schema.BackupChange:
+		var c schema.BackupChangeLine
+		if err := decodeLine(raw, &c); err != nil {
+			return err, nil
+		}
+		return imp.restoreChange(ctx, c)
 	}
 	return fmt.Errorf("unknown line type %q", typ), nil
 }
 
 // restoreConversation creates a backup's conversation with its own id (or
 // finds it, restored before) so that its messages keep their ids.
-func (imp *importer) restoreConversation(ctx context.Context, c BackupConversationLine) (lineErr, err error) {
+func (imp *importer) restoreConversation(ctx context.Context, c schema.BackupConversationLine) (lineErr, err error) {
 	user, lerr := imp.lineUser(c.User)
 	if lerr != nil {
 		return lerr, nil
@@ -368,7 +308,7 @@ func (imp *importer) conversationOf(ctx context.Context, user, name string) (str
 	return findConversation(ctx, imp.s.db, user, name)
 }
 
-func (imp *importer) restoreSummary(ctx context.Context, b BackupSummaryLine, st *ImportStats) (lineErr, err error) {
+func (imp *importer) restoreSummary(ctx context.Context, b schema.BackupSummaryLine, st *ImportStats) (lineErr, err error) {
 	user, lerr := imp.lineUser(b.User)
 	if lerr != nil {
 		return lerr, nil
@@ -420,7 +360,7 @@ func (imp *importer) restoreSummary(ctx context.Context, b BackupSummaryLine, st
 	return lerr, nil
 }
 
-func (imp *importer) restoreNote(ctx context.Context, b BackupNoteLine, st *ImportStats) (lineErr, err error) {
+func (imp *importer) restoreNote(ctx context.Context, b schema.BackupNoteLine, st *ImportStats) (lineErr, err error) {
 	user, lerr := imp.lineUser(b.User)
 	if lerr != nil {
 		return lerr, nil

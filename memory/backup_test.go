@@ -66,6 +66,16 @@ func fillForBackup(t *testing.T, s *Store) Conversation {
 	return c
 }
 
+// archivedNote is alice's archived note.
+func archivedNote(t *testing.T, s *Store) Note {
+	t.Helper()
+	archived, err := s.ListArchivedNotes(context.Background(), "alice")
+	if err != nil || len(archived) != 1 {
+		t.Fatalf("archived notes = %+v, %v", archived, err)
+	}
+	return archived[0]
+}
+
 var exportedAt = regexp.MustCompile(`"exported_at":"[^"]*"`)
 
 func backupOf(t *testing.T, s *Store, user string) string {
@@ -86,7 +96,7 @@ func TestBackupRoundTrip(t *testing.T) {
 	if !strings.HasPrefix(lines[0], `{"type":"mneme-backup","version":1,`) {
 		t.Fatalf("first line = %s", lines[0])
 	}
-	for _, want := range []string{`"type":"note"`, `"type":"summary"`, `"source":"extracted","confidence":0.7,"tags":["travel","transport"]`, `"title":"Lisbon trip"`} {
+	for _, want := range []string{`"type":"note"`, `"type":"note_change"`, `"by":"model"`, `"type":"summary"`, `"source":"extracted","confidence":0.7,"tags":["travel","transport"]`, `"title":"Lisbon trip"`} {
 		if !strings.Contains(backup, want) {
 			t.Errorf("the backup lacks %s:\n%s", want, backup)
 		}
@@ -120,6 +130,17 @@ func TestBackupRoundTrip(t *testing.T) {
 	}
 	if archived, err := dst.ListArchivedNotes(ctx, "alice"); err != nil || len(archived) != 1 || archived[0].Content != "once liked opera" {
 		t.Fatalf("archived notes = %+v, %v", archived, err)
+	}
+	// The history comes back with the notes: the archived note's creation
+	// and archiving, newest first.
+	type change struct{ op, by, after, status string }
+	hist, err := queryRows(ctx, dst.db, func(r rowScanner) (change, error) {
+		var c change
+		return c, r.Scan(&c.op, &c.by, &c.after, &c.status)
+	}, `SELECT op, changed_by, after_text, after_status FROM note_changes WHERE note_id = ? ORDER BY at DESC, id DESC`, archivedNote(t, dst).ID)
+	if err != nil || len(hist) != 2 || hist[0] != (change{ChangeStatus, ByUser, "once liked opera", NoteArchived}) ||
+		hist[1] != (change{ChangeCreate, ByExtracted, "once liked opera", NoteActive}) {
+		t.Fatalf("history after restore = %+v, %v", hist, err)
 	}
 	for _, n := range notes {
 		switch n.Content {

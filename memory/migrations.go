@@ -4,182 +4,17 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+
+	"github.com/mneme-dev/mneme/memory/schema"
 )
 
-// migration is one schema version. go-libsql runs only the first statement
-// of a multi-statement Exec, so each statement is listed on its own.
-type migration struct {
-	version    int
-	statements []string
-}
+// migrations are the schema versions (package schema).
+var migrations = schema.Migrations
 
-// The keyword_hash columns of turns, notes and summaries are kept for old
-// databases but no longer read or written: keyword marks are local state
-// (local.go), so that rebuilding the keyword index writes nothing to sync.
-var migrations = []migration{
-	{version: 1, statements: []string{
-		`CREATE TABLE users (
-			id         TEXT PRIMARY KEY,
-			created_at INTEGER NOT NULL
-		)`,
-		`CREATE TABLE conversations (
-			id         TEXT PRIMARY KEY,
-			user_id    TEXT NOT NULL REFERENCES users(id),
-			title      TEXT NOT NULL DEFAULT '',
-			created_at INTEGER NOT NULL,
-			updated_at INTEGER NOT NULL,
-			archived   INTEGER NOT NULL DEFAULT 0
-		)`,
-		`CREATE INDEX conversations_user_updated ON conversations(user_id, updated_at DESC)`,
-		`CREATE TABLE messages (
-			id              TEXT PRIMARY KEY,
-			conversation_id TEXT NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
-			user_id         TEXT NOT NULL REFERENCES users(id),
-			seq             INTEGER NOT NULL,
-			role            TEXT NOT NULL CHECK (role IN ('system','user','assistant','tool')),
-			content         TEXT NOT NULL DEFAULT '',
-			thinking        TEXT NOT NULL DEFAULT '',
-			tool_calls      TEXT,
-			tool_call_id    TEXT NOT NULL DEFAULT '',
-			tool_name       TEXT NOT NULL DEFAULT '',
-			ref             TEXT,
-			created_at      INTEGER NOT NULL,
-			status          TEXT NOT NULL DEFAULT 'complete' CHECK (status IN ('complete','interrupted')),
-			UNIQUE (conversation_id, seq)
-		)`,
-		`CREATE INDEX messages_user ON messages(user_id)`,
-	}},
-	{version: 2, statements: []string{
-		// external_id is the id an imported conversation had in its source file.
-		`ALTER TABLE conversations ADD COLUMN external_id TEXT`,
-		`CREATE UNIQUE INDEX conversations_external ON conversations(user_id, external_id) WHERE external_id IS NOT NULL`,
-		`CREATE TABLE turns (
-			id              TEXT PRIMARY KEY,
-			conversation_id TEXT NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
-			user_id         TEXT NOT NULL,
-			number          INTEGER NOT NULL,
-			first_seq       INTEGER NOT NULL,
-			last_seq        INTEGER NOT NULL,
-			text            TEXT NOT NULL,
-			user_text       TEXT NOT NULL,
-			snippet         TEXT NOT NULL,
-			refs            TEXT NOT NULL DEFAULT '[]',
-			created_at      INTEGER NOT NULL,
-			hash            TEXT NOT NULL,
-			keyword_hash    TEXT NOT NULL DEFAULT '',
-			UNIQUE (conversation_id, number)
-		)`,
-		`CREATE INDEX turns_user_time ON turns(user_id, created_at)`,
-		// One row per embedded chunk of a turn (later also notes and
-		// summaries). text is the chunk's plain-text twin; hash is the
-		// owner's content hash when it was embedded.
-		`CREATE TABLE embeddings (
-			owner_id   TEXT NOT NULL,
-			kind       TEXT NOT NULL,
-			user_id    TEXT NOT NULL,
-			chunk      INTEGER NOT NULL,
-			model      TEXT NOT NULL,
-			dim        INTEGER NOT NULL,
-			hash       TEXT NOT NULL,
-			text       TEXT NOT NULL,
-			vector     F32_BLOB NOT NULL,
-			created_at INTEGER NOT NULL,
-			PRIMARY KEY (owner_id, model, chunk)
-		)`,
-		`CREATE INDEX embeddings_user_model ON embeddings(user_id, model)`,
-		`CREATE TABLE meta (
-			key   TEXT PRIMARY KEY,
-			value TEXT NOT NULL
-		)`,
-	}},
-	{version: 3, statements: []string{
-		// Notes the model (or the user) saved on purpose. conversation_id
-		// and turn_number say where a note was saved from (NULL when added
-		// outside a conversation). A deleted note is a tombstone: deleted_at
-		// is set and content blanked, so that sync can carry the delete.
-		// keyword_hash is no longer used: what the keyword index holds is
-		// recorded in local state (local.go), which is never synced.
-		`CREATE TABLE notes (
-			id              TEXT PRIMARY KEY,
-			user_id         TEXT NOT NULL REFERENCES users(id),
-			content         TEXT NOT NULL,
-			conversation_id TEXT,
-			turn_number     INTEGER,
-			created_at      INTEGER NOT NULL,
-			updated_at      INTEGER NOT NULL,
-			hash            TEXT NOT NULL DEFAULT '',
-			keyword_hash    TEXT NOT NULL DEFAULT '',
-			deleted_at      INTEGER
-		)`,
-		`CREATE INDEX notes_user_updated ON notes(user_id, updated_at DESC)`,
-	}},
-	{version: 4, statements: []string{
-		// Where a conversation's title came from: derived from the first
-		// prompt ('auto'), written by the model ('model') or set by the user
-		// ('user', which the model never overwrites). title_seq is the last
-		// message the model last titled from (0: never asked).
-		`ALTER TABLE conversations ADD COLUMN title_source TEXT NOT NULL DEFAULT 'auto'
-			CHECK (title_source IN ('auto','model','user'))`,
-		`ALTER TABLE conversations ADD COLUMN title_seq INTEGER NOT NULL DEFAULT 0`,
-		// Cumulative summaries of a conversation's older messages, written
-		// by the model when the model history is compacted. A summary covers
-		// messages first_seq..last_seq; at_seq is the last message stored
-		// when it was made (where the transcript marks the compaction). The
-		// messages themselves are never changed. hash and keyword_hash work
-		// as for turns; the embedding is in embeddings (kind 'summary').
-		`CREATE TABLE summaries (
-			id              TEXT PRIMARY KEY,
-			conversation_id TEXT NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
-			user_id         TEXT NOT NULL,
-			first_seq       INTEGER NOT NULL,
-			last_seq        INTEGER NOT NULL,
-			at_seq          INTEGER NOT NULL,
-			text            TEXT NOT NULL,
-			model           TEXT NOT NULL DEFAULT '',
-			created_at      INTEGER NOT NULL,
-			hash            TEXT NOT NULL,
-			keyword_hash    TEXT NOT NULL DEFAULT ''
-		)`,
-		`CREATE INDEX summaries_conversation ON summaries(conversation_id, last_seq)`,
-		`CREATE INDEX summaries_user ON summaries(user_id, created_at)`,
-		// The size of a conversation's last model request plus its answer as
-		// Ollama counted it, and what that request held: the summary and the
-		// first and last message sent verbatim.
-		`CREATE TABLE context_usage (
-			conversation_id TEXT PRIMARY KEY REFERENCES conversations(id) ON DELETE CASCADE,
-			user_id         TEXT NOT NULL,
-			tokens          INTEGER NOT NULL,
-			summary_id      TEXT NOT NULL DEFAULT '',
-			first_seq       INTEGER NOT NULL,
-			last_seq        INTEGER NOT NULL,
-			updated_at      INTEGER NOT NULL
-		)`,
-	}},
-	// The sync log (synclog.go): which rows this device wrote. Version 4
-	// is another change's; versions apply in any order (see migrate).
-	{version: 5, statements: syncLogMigration},
-	{version: 6, statements: []string{
-		// Who made a note (user, model, extracted, imported), how sure it
-		// is (0-1), and its tags (a JSON array of strings). Notes from
-		// before knew only where they were saved: one saved in a
-		// conversation came from the model's tool, one without from the
-		// user (memory add). Each device derives this itself, so the
-		// UPDATE logs nothing for sync (the log triggers predate the column).
-		`ALTER TABLE notes ADD COLUMN source TEXT NOT NULL DEFAULT 'user'`,
-		`ALTER TABLE notes ADD COLUMN confidence REAL NOT NULL DEFAULT 1`,
-		`ALTER TABLE notes ADD COLUMN tags TEXT NOT NULL DEFAULT '[]'`,
-		`UPDATE notes SET source = 'model' WHERE conversation_id IS NOT NULL`,
-	}},
-	{version: 7, statements: []string{
-		// Whether a note is in use (active), waiting for review (pending)
-		// or put away (archived: kept, listed with --archived, never
-		// recalled).
-		`ALTER TABLE notes ADD COLUMN status TEXT NOT NULL DEFAULT 'active'`,
-	}},
-}
+type migration = schema.Migration
 
 // LatestSchemaVersion is the schema version this build writes.
-func LatestSchemaVersion() int { return migrations[len(migrations)-1].version }
+func LatestSchemaVersion() int { return migrations[len(migrations)-1].Version }
 
 func (s *Store) migrate(ctx context.Context) error {
 	if _, err := s.db.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
@@ -203,7 +38,7 @@ func (s *Store) migrate(ctx context.Context) error {
 	// A version number may land after a higher one (numbers are reserved
 	// by changes made in parallel): apply every version not applied yet.
 	for _, m := range migrations {
-		if applied[m.version] {
+		if applied[m.Version] {
 			continue
 		}
 		// Another process opening the same new database may have applied
@@ -211,22 +46,22 @@ func (s *Store) migrate(ctx context.Context) error {
 		// which holds the database's write lock.
 		err := s.write(ctx, func(tx Execer) error {
 			var done int
-			if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM schema_migrations WHERE version = ?`, m.version).Scan(&done); err != nil {
+			if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM schema_migrations WHERE version = ?`, m.Version).Scan(&done); err != nil {
 				return err
 			}
 			if done > 0 {
 				return nil
 			}
-			for _, stmt := range m.statements {
+			for _, stmt := range m.Statements {
 				if _, err := tx.ExecContext(ctx, stmt); err != nil {
 					return err
 				}
 			}
-			_, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations(version, applied_at) VALUES (?, ?)`, m.version, s.nowMS())
+			_, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations(version, applied_at) VALUES (?, ?)`, m.Version, s.nowMS())
 			return err
 		})
 		if err != nil {
-			return fmt.Errorf("migrate to %d: %w", m.version, err)
+			return fmt.Errorf("migrate to %d: %w", m.Version, err)
 		}
 	}
 	return nil
@@ -256,7 +91,7 @@ func (s *Store) appliedMigrations(ctx context.Context) (map[int]bool, error) {
 func checkKnownMigrations(applied map[int]bool) error {
 	known := map[int]bool{}
 	for _, m := range migrations {
-		known[m.version] = true
+		known[m.Version] = true
 	}
 	for v := range applied {
 		if !known[v] {

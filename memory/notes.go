@@ -229,7 +229,11 @@ func (s *Store) SaveNote(ctx context.Context, userID, content string, src NoteSo
 			source, confidence, tags, status) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			n.ID, userID, n.Content, nullString(n.ConversationID), nullInt(n.ConversationID != "", n.TurnNumber), now, now, n.Hash,
 			n.Source, n.Confidence, encodeTags(n.Tags), n.Status)
-		return err
+		if err != nil {
+			return err
+		}
+		return s.recordChange(ctx, tx, noteChange{NoteID: n.ID, UserID: userID, Op: ChangeCreate,
+			AfterText: n.Content, AfterStatus: n.Status}, byOfSource(n.Source))
 	})
 	if err != nil {
 		return Note{}, fmt.Errorf("save note: %w", err)
@@ -326,6 +330,7 @@ func (s *Store) UpdateNote(ctx context.Context, userID, id, content string) (Not
 		return Note{}, err
 	}
 	now := s.nowMS()
+	before := n.Content
 	n.Content, n.Hash, n.Updated = content, noteHash(content), fromMS(now)
 	err = s.write(ctx, func(tx Execer) error {
 		res, err := tx.ExecContext(ctx, `UPDATE notes SET content = ?, hash = ?, updated_at = ?
@@ -336,8 +341,11 @@ func (s *Store) UpdateNote(ctx context.Context, userID, id, content string) (Not
 		if k, _ := res.RowsAffected(); k == 0 {
 			return fmt.Errorf("%w: %q", ErrNoteNotFound, id) // deleted meanwhile
 		}
-		_, err = tx.ExecContext(ctx, `DELETE FROM embeddings WHERE owner_id = ?`, n.ID)
-		return err
+		if _, err = tx.ExecContext(ctx, `DELETE FROM embeddings WHERE owner_id = ?`, n.ID); err != nil {
+			return err
+		}
+		return s.recordChange(ctx, tx, noteChange{NoteID: n.ID, UserID: userID, Op: ChangeUpdate,
+			BeforeText: before, AfterText: n.Content, BeforeStatus: n.Status, AfterStatus: n.Status}, ByUser)
 	})
 	if err != nil {
 		return Note{}, fmt.Errorf("update note: %w", err)
@@ -363,8 +371,11 @@ func (s *Store) DeleteNote(ctx context.Context, userID, id string) (Note, error)
 		if k, _ := res.RowsAffected(); k == 0 {
 			return fmt.Errorf("%w: %q", ErrNoteNotFound, id)
 		}
-		_, err = tx.ExecContext(ctx, `DELETE FROM embeddings WHERE owner_id = ?`, n.ID)
-		return err
+		if _, err = tx.ExecContext(ctx, `DELETE FROM embeddings WHERE owner_id = ?`, n.ID); err != nil {
+			return err
+		}
+		return s.recordChange(ctx, tx, noteChange{NoteID: n.ID, UserID: userID, Op: ChangeDelete,
+			BeforeText: n.Content, BeforeStatus: n.Status}, ByUser)
 	})
 	if err != nil {
 		return Note{}, fmt.Errorf("delete note: %w", err)

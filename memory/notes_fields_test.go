@@ -72,7 +72,7 @@ func TestOldNotesGetASource(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), DBFileName)
 	all := migrations
-	migrations = slices.DeleteFunc(slices.Clone(all), func(m migration) bool { return m.version >= 6 })
+	migrations = slices.DeleteFunc(slices.Clone(all), func(m migration) bool { return m.Version >= 6 })
 	s, err := Open(ctx, path)
 	if err != nil {
 		migrations = all

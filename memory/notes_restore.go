@@ -51,7 +51,11 @@ func (s *Store) RestoreNote(ctx context.Context, userID string, n Note) (Note, e
 				source, confidence, tags) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 				n.ID, userID, content, nullString(n.ConversationID), nullInt(n.ConversationID != "", n.TurnNumber), created, now, hash,
 				src.By, src.Confidence, encodeTags(src.Tags))
-			return err
+			if err != nil {
+				return err
+			}
+			return s.recordChange(ctx, tx, noteChange{NoteID: n.ID, UserID: userID, Op: ChangeRestore,
+				AfterText: content, AfterStatus: NoteActive}, ByUser)
 		case err != nil:
 			return err
 		case owner != userID:
@@ -62,6 +66,14 @@ func (s *Store) RestoreNote(ctx context.Context, userID string, n Note) (Note, e
 		_, err = tx.ExecContext(ctx, `UPDATE notes SET content = ?, hash = ?, tags = ?, updated_at = ?, deleted_at = NULL
 			WHERE id = ? AND user_id = ? AND deleted_at IS NOT NULL`, content, hash, encodeTags(src.Tags), now, n.ID, userID)
 		if err != nil {
+			return err
+		}
+		var status string
+		if err := tx.QueryRowContext(ctx, `SELECT status FROM notes WHERE id = ?`, n.ID).Scan(&status); err != nil {
+			return err
+		}
+		if err := s.recordChange(ctx, tx, noteChange{NoteID: n.ID, UserID: userID, Op: ChangeRestore,
+			AfterText: content, AfterStatus: status}, ByUser); err != nil {
 			return err
 		}
 		// No keyword mark puts the note back in the keyword index's queue.

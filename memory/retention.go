@@ -49,9 +49,15 @@ func (s *Store) ApplyRetention(ctx context.Context, userID string, r Retention) 
 	err := s.write(ctx, func(tx Execer) error {
 		if r.ArchiveUnusedAfter > 0 {
 			cutoff := now.Add(-r.ArchiveUnusedAfter).UnixMilli()
-			out, err := tx.ExecContext(ctx, `UPDATE notes SET status = 'archived', updated_at = ?
-				WHERE user_id = ? AND status = 'active' AND deleted_at IS NULL AND confidence < ?
-				AND MAX(updated_at, COALESCE((SELECT u.last_at FROM local.note_use u WHERE u.id = notes.id), 0)) < ?`,
+			const stale = `user_id = ? AND status = 'active' AND deleted_at IS NULL AND confidence < ?
+				AND MAX(updated_at, COALESCE((SELECT u.last_at FROM local.note_use u WHERE u.id = notes.id), 0)) < ?`
+			// The history first: one status change by retention a note.
+			if _, err := tx.ExecContext(ctx, `INSERT INTO note_changes (id, note_id, user_id, op, changed_by, at, before_status, after_status)
+				SELECT lower(hex(randomblob(16))), id, user_id, 'status', 'retention', ?, 'active', 'archived' FROM notes WHERE `+stale,
+				now.UnixMilli(), userID, r.ArchiveBelowConfidence, cutoff); err != nil {
+				return fmt.Errorf("archive notes: %w", err)
+			}
+			out, err := tx.ExecContext(ctx, `UPDATE notes SET status = 'archived', updated_at = ? WHERE `+stale,
 				now.UnixMilli(), userID, r.ArchiveBelowConfidence, cutoff)
 			if err != nil {
 				return fmt.Errorf("archive notes: %w", err)
@@ -110,9 +116,16 @@ func (s *Store) SetNoteStatus(ctx context.Context, userID, id, status string) (N
 		return Note{}, err
 	}
 	err = s.write(ctx, func(tx Execer) error {
-		_, err := tx.ExecContext(ctx, `UPDATE notes SET status = ?, updated_at = ? WHERE id = ? AND user_id = ? AND deleted_at IS NULL`,
+		res, err := tx.ExecContext(ctx, `UPDATE notes SET status = ?, updated_at = ? WHERE id = ? AND user_id = ? AND deleted_at IS NULL`,
 			status, s.nowMS(), n.ID, userID)
-		return err
+		if err != nil {
+			return err
+		}
+		if k, _ := res.RowsAffected(); k == 0 || n.Status == status {
+			return nil
+		}
+		return s.recordChange(ctx, tx, noteChange{NoteID: n.ID, UserID: userID, Op: ChangeStatus,
+			BeforeText: n.Content, AfterText: n.Content, BeforeStatus: n.Status, AfterStatus: status}, ByUser)
 	})
 	if err != nil {
 		return Note{}, fmt.Errorf("note status: %w", err)

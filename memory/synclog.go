@@ -22,16 +22,7 @@ import (
 // local copy that the server's copy lacks. Derived state (turns, embeddings,
 // meta) and the old bookkeeping columns (keyword_hash, unused since keyword
 // marks became local state: local.go) are not logged: they are re-derived.
-var syncLogMigration = []string{
-	`CREATE TABLE sync_log (
-		seq    INTEGER PRIMARY KEY AUTOINCREMENT,
-		tbl    TEXT NOT NULL,
-		row_id TEXT NOT NULL,
-		op     TEXT NOT NULL CHECK (op IN ('upsert','delete')),
-		entry  TEXT NOT NULL DEFAULT (lower(hex(randomblob(8)))),
-		at     INTEGER NOT NULL DEFAULT (unixepoch() * 1000)
-	)`,
-}
+// Its table is made by migration 5 (schema.SyncLog).
 
 // untrackedTables hold derived state or bookkeeping, rebuilt rather than merged.
 var untrackedTables = map[string]bool{"turns": true, "sync_log": true, "schema_migrations": true, "meta": true, "embeddings": true}
@@ -47,7 +38,7 @@ type TrackedTable struct {
 }
 
 // mergeOrder lists tables so that referenced rows come first.
-var mergeOrder = []string{"users", "conversations", "messages", "notes"}
+var mergeOrder = []string{"users", "conversations", "messages", "notes", "note_changes"}
 
 // trackedTables lists the tables to log, in merge order.
 func trackedTables(ctx context.Context, q Execer) ([]TrackedTable, error) {

@@ -3,6 +3,8 @@ package tools
 import (
 	"context"
 	_ "embed"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"sort"
@@ -154,7 +156,7 @@ func (a updateArgs) Validate() error {
 // MemoryUpdate is memory_update(note_id, content).
 func MemoryUpdate(ix NoteUpdater) Tool {
 	spec := Spec{
-		Name: MemoryUpdateName, Description: memoryUpdateDoc, Tier: SideEffecting, Timeout: WriteTimeout,
+		Name: MemoryUpdateName, Description: memoryUpdateDoc, Tier: Changing, Timeout: WriteTimeout,
 		Params: []Param{
 			{Name: "note_id", Type: String, Required: true, Description: "The id of the note to change."},
 			{Name: "content", Type: String, Required: true,
@@ -165,7 +167,7 @@ func MemoryUpdate(ix NoteUpdater) Tool {
 		if s.UserID == "" {
 			return nil, ErrNoUser
 		}
-		n, err := ix.UpdateNote(ctx, s.UserID, a.NoteID, a.Content)
+		n, err := ix.UpdateNote(memory.ChangedBy(ctx, memory.ByModel), s.UserID, a.NoteID, a.Content)
 		if err != nil {
 			return nil, err
 		}
@@ -197,14 +199,14 @@ const exampleNoteID = "0192f1a4-7c3e-7b1a-9d2f-5e6a7b8c9d0e"
 // MemoryDelete is memory_delete(note_id).
 func MemoryDelete(ix NoteDeleter) Tool {
 	spec := Spec{
-		Name: MemoryDeleteName, Description: memoryDeleteDoc, Tier: SideEffecting, Timeout: WriteTimeout,
+		Name: MemoryDeleteName, Description: memoryDeleteDoc, Tier: Changing, Timeout: WriteTimeout,
 		Params: []Param{{Name: "note_id", Type: String, Required: true, Description: "The id of the note to delete."}},
 	}
 	return New(spec, func(ctx context.Context, s Session, a deleteArgs) (any, error) {
 		if s.UserID == "" {
 			return nil, ErrNoUser
 		}
-		n, err := ix.DeleteNote(ctx, s.UserID, a.NoteID)
+		n, err := ix.DeleteNote(memory.ChangedBy(ctx, memory.ByModel), s.UserID, a.NoteID)
 		if err != nil {
 			return nil, err
 		}
@@ -362,3 +364,27 @@ func SearchChatHistory(turns TurnSearcher) Tool {
 
 // round keeps four decimals: enough to rank, short for the model.
 func round(x float64) float64 { return math.Round(x*1e4) / 1e4 }
+
+// ChangeArgs reads what a memory_update or memory_delete call asks for:
+// the note and, for an update, its new text (for a gate asking the user).
+func ChangeArgs(c Call) (noteID, content string) {
+	var a updateArgs
+	_ = json.Unmarshal(c.Args, &a)
+	return a.NoteID, a.Content
+}
+
+// ErrNeedsConfirm is a Changing call refused because the user must confirm
+// the model's changes and could not be asked, or said no.
+var ErrNeedsConfirm = errors.New("the user must confirm changes to saved notes")
+
+// RefuseChanges is the gate where the user must confirm the model's
+// changes but cannot be asked: the call is not run, and its result tells
+// the model why (so that it can tell the user).
+func RefuseChanges(why string) Gate {
+	return func(_ context.Context, _ Session, c Call) error {
+		id, _ := ChangeArgs(c)
+		return fmt.Errorf("%w (%s) and cannot be asked here, so %s was not run and note %s is unchanged; "+
+			"tell the user what you wanted to change so that they can do it (mneme memory edit or mneme memory delete)",
+			ErrNeedsConfirm, why, c.Name, id)
+	}
+}

@@ -400,8 +400,8 @@ func TestDefinitions(t *testing.T) {
 	}{
 		MemorySaveName:        {[]string{"content"}, SideEffecting, 10 * time.Second},
 		MemorySearchName:      {[]string{"query"}, ReadOnly, 15 * time.Second},
-		MemoryUpdateName:      {[]string{"note_id", "content"}, SideEffecting, 10 * time.Second},
-		MemoryDeleteName:      {[]string{"note_id"}, SideEffecting, 10 * time.Second},
+		MemoryUpdateName:      {[]string{"note_id", "content"}, Changing, 10 * time.Second},
+		MemoryDeleteName:      {[]string{"note_id"}, Changing, 10 * time.Second},
 		SearchChatHistoryName: {[]string{"query"}, ReadOnly, 15 * time.Second},
 	}
 	if len(defs) != len(want) {

@@ -19,18 +19,30 @@ import (
 // Tier says whether a tool only reads or also changes state.
 type Tier int
 
-// Safety tiers.
+// Safety tiers. Read-only tools run freely; side-effecting ones add to
+// what the user has (memory_save); changing ones change or delete it
+// (memory_update, memory_delete) and go through the registry's Gate.
 const (
 	ReadOnly Tier = iota
 	SideEffecting
+	Changing
 )
 
 func (t Tier) String() string {
-	if t == SideEffecting {
+	switch t {
+	case SideEffecting:
 		return "side-effecting"
+	case Changing:
+		return "changing"
 	}
 	return "read-only"
 }
+
+// Gate decides whether a call of a Changing tool may run. It may block
+// (asking the user) until ctx, the run's context, ends; the tool's timeout
+// starts after it. A non-nil error is the call's result for the model and
+// the tool does not run.
+type Gate func(ctx context.Context, s Session, c Call) error
 
 // Session identifies who is calling. It comes from the running session,
 // never from model input.
@@ -64,6 +76,14 @@ const DefaultTimeout = 10 * time.Second
 type Registry struct {
 	tools map[string]Tool
 	log   *slog.Logger
+	gate  Gate
+}
+
+// WithGate sets the gate Changing tools go through (nil: they run freely)
+// and returns r.
+func (r *Registry) WithGate(g Gate) *Registry {
+	r.gate = g
+	return r
 }
 
 // NewRegistry returns a registry holding the given tools.
@@ -104,6 +124,11 @@ func (r *Registry) Execute(ctx context.Context, s Session, c Call) (Result, erro
 			return Result{}, fmt.Errorf("%w %q; the tools are %s", ErrUnknownTool, c.Name, names)
 		}
 		return Result{}, fmt.Errorf("%w %q", ErrUnknownTool, c.Name)
+	}
+	if t.Tier() == Changing && r.gate != nil {
+		if err := r.gate(ctx, s, c); err != nil {
+			return Result{}, err
+		}
 	}
 	timeout := t.Timeout()
 	if timeout <= 0 {

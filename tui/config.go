@@ -122,6 +122,9 @@ type Config struct {
 	// Learnt receives what was learnt from a finished turn in the
 	// background; the chat shows it under the answer (nil: nothing is).
 	Learnt <-chan Learnt
+	// Confirms receives the model's changes of notes that wait for the
+	// user's y or n (model_changes = "confirm"; nil: none do).
+	Confirms <-chan ConfirmRequest
 	// FirstRun offers pulling an embedding model when none is installed (a
 	// missing chat model is offered every time).
 	FirstRun bool

@@ -88,6 +88,9 @@ type Model struct {
 	// receipts are what was learnt from a turn, waiting for a streaming
 	// answer to end (events.go).
 	receipts []string
+	// confirm is the model's change waiting for the user's y or n
+	// (model_changes = "confirm").
+	confirm  *ConfirmRequest
 	resumeID string // the conversation to load at start
 	convID   string // "" until the first prompt creates the conversation
 	title    string
@@ -211,7 +214,7 @@ func (m Model) Init() tea.Cmd {
 		cmds = append(cmds, loadHistoryCmd(m.life.ctx, m.store, m.userID, m.resumeID))
 	}
 	cmds = append(cmds, tea.RequestBackgroundColor, m.memoryStatusCmd(true), waitForChanges(m.life.ctx, m.cfg.Changes),
-		waitForLearnt(m.life.ctx, m.cfg.Learnt))
+		waitForLearnt(m.life.ctx, m.cfg.Learnt), waitForConfirm(m.life.ctx, m.cfg.Confirms))
 	return tea.Batch(cmds...)
 }
 
@@ -305,6 +308,8 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		cmd = tea.Batch(m.sidebar.Reload(), m.memoryStatusNow(), m.pollSync(nil), waitForChanges(m.life.ctx, m.cfg.Changes))
 	case learntMsg:
 		cmd = m.handleLearnt(msg)
+	case confirmMsg:
+		cmd = m.handleConfirm(msg)
 	case spinMsg:
 		cmd = m.handleSpin()
 	default:
@@ -318,6 +323,9 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 // panel or the sidebar get the keys while they are open or focused; the
 // global keys open panels; the rest belongs to the chat and its input.
 func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
+	if cmd, ok := m.confirmKey(msg); ok {
+		return cmd
+	}
 	if !key.Matches(msg, m.keys.Quit) {
 		m.quitArmed, m.hint = false, ""
 	}
@@ -640,6 +648,7 @@ func (m *Model) finishRun(interrupted bool, err error) {
 	}
 	m.run.cancel()
 	m.run = nil
+	m.confirm = nil // a question of the run is moot now
 	m.setPhase(phaseIdle)
 	m.showReceipts()
 }

@@ -36,6 +36,9 @@ func (m *Model) layout() {
 	if m.hint != "" {
 		fixed++
 	}
+	if m.confirm != nil {
+		fixed++
+	}
 	fixed += m.choiceHeight() + m.completionHeight()
 	m.transcript.setSize(w, body-fixed, m.now())
 }
@@ -104,6 +107,9 @@ func (m Model) mainView() (string, *tea.Cursor) {
 	rows := []string{m.transcript.view()}
 	if a := m.alertView(); a != "" {
 		rows = append(rows, a)
+	}
+	if q := m.confirmLine(); q != "" {
+		rows = append(rows, m.st.Error.Render(ansi.Truncate(oneLine(q), w, "…")))
 	}
 	if m.hint != "" {
 		rows = append(rows, m.st.Hint.Render(ansi.Truncate(oneLine(m.hint), w, "…")))

@@ -311,6 +311,7 @@ func RecallScore(relevance float64, n memory.Note, now time.Time, halfLife time.
 // and deletes the archived notes it says are due, with their vectors and
 // keyword entries.
 func (ix *Index) ApplyRetention(ctx context.Context, userID string, r memory.Retention) (memory.RetentionResult, error) {
+	ctx = memory.ChangedBy(ctx, memory.ByRetention)
 	res, err := ix.store.ApplyRetention(ctx, userID, r)
 	if err != nil {
 		return res, err

@@ -15,6 +15,7 @@ import (
 
 	"github.com/mneme-dev/mneme/internal/syncserver"
 	"github.com/mneme-dev/mneme/memory"
+	"github.com/mneme-dev/mneme/memory/history"
 	"github.com/mneme-dev/mneme/memory/index"
 	"github.com/mneme-dev/mneme/memory/index/indextest"
 )
@@ -358,6 +359,20 @@ func TestSyncConflictKeepsBothSides(t *testing.T) {
 		}
 		if !foundByWords(d.searchNotes("Luna"), "Luna") {
 			t.Errorf("%s does not find B's note by keyword", d.name)
+		}
+		// The notes' history merges too: A's edit and B's delete, on both.
+		for _, want := range []struct {
+			id  string
+			ops string
+		}{{keep.ID, "update,create"}, {drop.ID, "delete,create"}} {
+			hist, err := history.Of(ctx, d.store, "alice", want.id)
+			var ops []string
+			for _, c := range hist {
+				ops = append(ops, c.Op)
+			}
+			if err != nil || strings.Join(ops, ",") != want.ops {
+				t.Errorf("%s history of %s: %v %v, want %s", d.name, want.id, ops, err, want.ops)
+			}
 		}
 	}
 	// No error loop: the next rounds are quiet.

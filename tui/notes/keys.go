@@ -15,7 +15,10 @@ type MemoryKeyMap struct {
 	Edit     key.Binding // edit inline
 	Editor   key.Binding // edit in $EDITOR
 	Delete   key.Binding
-	Undo     key.Binding // bring back the last note deleted since the browser opened
+	Undo     key.Binding // undo the last change of the note (or the note just deleted)
+	History  key.Binding // the note's changes: who made each, when, before and after
+	Approve  key.Binding // keep a pending note
+	Reject   key.Binding // delete a pending note
 	Save     key.Binding // save the inline edit
 	Back     key.Binding // leave the edit, the note, the search box, or the browser
 }
@@ -30,7 +33,10 @@ func DefaultMemoryKeyMap() MemoryKeyMap {
 		Edit:     key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "edit")),
 		Editor:   key.NewBinding(key.WithKeys("E", "ctrl+e"), key.WithHelp("E", "$EDITOR")),
 		Delete:   key.NewBinding(key.WithKeys("d", "delete"), key.WithHelp("d", "delete")),
-		Undo:     key.NewBinding(key.WithKeys("u", "ctrl+z"), key.WithHelp("u", "undo delete")),
+		Undo:     key.NewBinding(key.WithKeys("u", "ctrl+z"), key.WithHelp("u", "undo")),
+		History:  key.NewBinding(key.WithKeys("h"), key.WithHelp("h", "history")),
+		Approve:  key.NewBinding(key.WithKeys("a"), key.WithHelp("a", "approve")),
+		Reject:   key.NewBinding(key.WithKeys("x"), key.WithHelp("x", "reject")),
 		Save:     key.NewBinding(key.WithKeys("ctrl+s"), key.WithHelp("ctrl+s", "save")),
 		Back:     key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back")),
 	}
@@ -38,7 +44,7 @@ func DefaultMemoryKeyMap() MemoryKeyMap {
 
 // ShortHelp is the list's help line.
 func (k MemoryKeyMap) ShortHelp() []key.Binding {
-	return []key.Binding{k.Up, k.View, k.Filter, k.Edit, k.Delete, k.Undo, k.OpenTurn, k.Editor, k.Back}
+	return []key.Binding{k.Up, k.View, k.Filter, k.Edit, k.Delete, k.Undo, k.History, k.OpenTurn, k.Editor, k.Back}
 }
 
 // FullHelp lists every binding.
@@ -47,6 +53,7 @@ func (k MemoryKeyMap) FullHelp() [][]key.Binding {
 		{k.Up, k.Down, k.PageUp}, // PageUp's help says pgup/pgdn
 		{k.Filter, k.View, k.OpenTurn},
 		{k.Edit, k.Editor, k.Save},
-		{k.Delete, k.Undo, k.Back},
+		{k.Delete, k.Undo, k.History},
+		{k.Approve, k.Reject, k.Back}, // a pending note (memory_review = "inbox")
 	}
 }

@@ -1,10 +1,12 @@
 // Package notes is the memory browser: the user's notes with a search box,
-// one note with where it was saved, inline and $EDITOR edits, and deletes
-// with undo.
+// one note with where it was saved and its history, inline and $EDITOR
+// edits, deletes, undo of any recorded change, and the review of pending
+// notes.
 package notes
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -18,6 +20,7 @@ import (
 
 	"github.com/mneme-dev/mneme/internal/sanitize"
 	"github.com/mneme-dev/mneme/memory"
+	"github.com/mneme-dev/mneme/memory/history"
 	"github.com/mneme-dev/mneme/memory/index"
 	"github.com/mneme-dev/mneme/tui/list"
 	"github.com/mneme-dev/mneme/tui/panel"
@@ -32,7 +35,9 @@ type NoteStore interface {
 	SearchNotes(ctx context.Context, q index.NoteQuery) ([]index.NoteResult, error)
 	UpdateNote(ctx context.Context, userID, id, content string) (memory.Note, error)
 	DeleteNote(ctx context.Context, userID, id string) (memory.Note, error)
-	RestoreNote(ctx context.Context, userID string, n memory.Note) (memory.Note, error)
+	SetNoteStatus(ctx context.Context, userID, id, status string) (memory.Note, error)
+	NoteHistory(ctx context.Context, userID, id string) ([]history.Change, error)
+	Undo(ctx context.Context, userID, ref, noteID string) (history.Change, memory.Note, error)
 }
 
 var (
@@ -63,18 +68,20 @@ type MemoryConfig struct {
 type memMode int
 
 const (
-	memList memMode = iota
-	memView         // one note in full
-	memEdit         // editing one note inline
+	memList    memMode = iota
+	memView            // one note in full
+	memEdit            // editing one note inline
+	memHistory         // one note's changes, newest first
 )
 
 // memOwner tags the memory browser's $EDITOR requests.
 const memOwner = "memory"
 
 // MemoryBrowser lists the user's notes, newest first, with a search box;
-// shows a note with where it was saved; edits it inline or in $EDITOR; and
-// deletes it, with undo until the browser is closed. Notes the model wrote
-// during the current answer (SetFresh) are marked.
+// shows a note with where it was saved and its history; edits it inline or
+// in $EDITOR; deletes it; undoes its last recorded change (at any time: the
+// history is the store's); approves or rejects a pending note. Notes the
+// model wrote during the current answer (SetFresh) are marked.
 type MemoryBrowser struct {
 	st     styles.Panel
 	area   textarea.Styles
@@ -100,14 +107,19 @@ type MemoryBrowser struct {
 	titles    map[string]string // conversation titles by id
 	fresh     map[string]bool
 
-	deleted []memory.Note // most recent last: what undo brings back
-	busy    bool          // a write is in flight
+	deleted []string // notes deleted here, most recent last: what u brings back first
+	busy    bool     // a write is in flight
 	hint    string
 	hintErr bool
 
 	editor  textarea.Model
 	editID  string // the note being edited inline
-	viewTop int    // first row of the note's text shown in memView
+	viewTop int    // first row of the note's text shown in memView (or of memHistory)
+
+	history     []history.Change // of histNote, newest first
+	histNote    string
+	histLoading bool
+	histErr     error
 
 	width, height int
 }
@@ -129,9 +141,16 @@ type (
 	}
 	noteWrittenMsg struct {
 		panel.To
-		op   noteOp
-		note memory.Note
-		err  error
+		op     noteOp
+		note   memory.Note
+		change history.Change // the change undone (opUndo)
+		err    error
+	}
+	historyLoadedMsg struct {
+		panel.To
+		noteID  string
+		changes []history.Change
+		err     error
 	}
 	noteEditedMsg struct { // text read back from $EDITOR
 		panel.To
@@ -146,7 +165,9 @@ type noteOp int
 const (
 	opUpdate noteOp = iota
 	opDelete
-	opRestore
+	opUndo
+	opApprove
+	opReject
 )
 
 // NewMemoryBrowser returns a closed memory browser drawn with st.
@@ -212,8 +233,9 @@ func (b MemoryBrowser) InputFocused() bool { return b.filtering || b.mode == mem
 // SetFresh marks the notes the model wrote during the current answer.
 func (b *MemoryBrowser) SetFresh(ids map[string]bool) { b.fresh = ids }
 
-// Open shows the browser on the full list, newest first. Undo starts
-// afresh: notes deleted while it was last open stay deleted.
+// Open shows the browser on the full list, newest first. Undo works on the
+// store's history, so a change made before (here, by the model, from the
+// command line) can still be undone.
 func (b MemoryBrowser) Open() (MemoryBrowser, tea.Cmd) {
 	b.mode, b.filtering = memList, false
 	b.filter.Reset()
@@ -285,6 +307,20 @@ func (b MemoryBrowser) Update(msg tea.Msg) (MemoryBrowser, tea.Cmd) {
 	case noteWrittenMsg:
 		if msg.ID == b.id {
 			b.handleWritten(msg)
+			if msg.err == nil && msg.op >= opUndo {
+				// An undo or a review may move the note in or out of the
+				// list: list again, and the history if it is shown.
+				b.seq++
+				cmds := []tea.Cmd{b.load()}
+				if b.mode == memHistory {
+					cmds = append(cmds, b.loadHistory(b.histNote))
+				}
+				return b, tea.Batch(cmds...)
+			}
+		}
+	case historyLoadedMsg:
+		if msg.ID == b.id && msg.noteID == b.histNote {
+			b.history, b.histErr, b.histLoading = msg.changes, msg.err, false
 		}
 	case panel.ExternalEditDoneMsg:
 		if msg.Owner != b.owner() {
@@ -344,12 +380,14 @@ func (b *MemoryBrowser) handleLoaded(msg notesLoadedMsg) {
 func (b *MemoryBrowser) handleWritten(msg noteWrittenMsg) {
 	b.busy = false
 	if msg.err != nil {
-		if msg.op == opRestore {
-			b.deleted = append(b.deleted, msg.note) // still deleted: undo can try again
+		if msg.op == opUndo && errors.Is(msg.err, errNothingToUndo) {
+			b.setHint(msg.err.Error(), false)
+			return
 		}
 		b.setHint(opName(msg.op)+" failed: "+msg.err.Error(), true)
 		return
 	}
+	short := func(n memory.Note) string { return ansi.Truncate(sanitize.Line(n.Content), 30, "…") }
 	switch msg.op {
 	case opUpdate:
 		if i := b.index(msg.note.ID); i >= 0 {
@@ -361,23 +399,35 @@ func (b *MemoryBrowser) handleWritten(msg noteWrittenMsg) {
 			b.mode, b.editID = memView, ""
 		}
 		b.setHint("Saved.", false)
-	case opDelete:
+	case opDelete, opReject:
 		if i := b.index(msg.note.ID); i >= 0 {
 			b.items = append(b.items[:i:i], b.items[i+1:]...)
 		}
 		b.total = max(0, b.total-1)
-		b.deleted = append(b.deleted, msg.note)
+		b.deleted = append(b.deleted, msg.note.ID)
 		b.mode = memList
 		b.list.Clamp(len(b.items), b.listRows())
-		b.setHint(fmt.Sprintf("Deleted “%s”. Press u to undo.", ansi.Truncate(sanitize.Line(msg.note.Content), 30, "…")), false)
-	case opRestore:
-		if b.index(msg.note.ID) < 0 {
-			b.items = append([]memory.Note{msg.note}, b.items...)
+		verb := "Deleted"
+		if msg.op == opReject {
+			verb = "Rejected"
 		}
-		b.total++
-		b.mode = memList
-		b.list.Reset()
-		b.setHint("Restored.", false)
+		b.setHint(fmt.Sprintf("%s “%s”. Press u to undo.", verb, short(msg.note)), false)
+	case opApprove:
+		b.setHint(fmt.Sprintf("Approved “%s”: it is recalled from now on.", short(msg.note)), false)
+	case opUndo:
+		if i := slices.Index(b.deleted, msg.note.ID); i >= 0 && msg.change.Op == memory.ChangeDelete {
+			b.deleted = slices.Delete(b.deleted, i, i+1)
+		}
+		switch msg.change.Op {
+		case memory.ChangeDelete:
+			b.setHint(fmt.Sprintf("Restored “%s”.", short(msg.note)), false)
+		case memory.ChangeUpdate:
+			b.setHint(fmt.Sprintf("Undid the %s's edit: “%s” again.", msg.change.By, short(msg.note)), false)
+		case memory.ChangeStatus:
+			b.setHint(fmt.Sprintf("Undone: the note is %s again.", msg.note.Status), false)
+		default:
+			b.setHint("Undone.", false)
+		}
 	}
 }
 
@@ -385,8 +435,12 @@ func opName(op noteOp) string {
 	switch op {
 	case opDelete:
 		return "Delete"
-	case opRestore:
+	case opUndo:
 		return "Undo"
+	case opApprove:
+		return "Approve"
+	case opReject:
+		return "Reject"
 	}
 	return "Save"
 }
@@ -445,8 +499,11 @@ func (b MemoryBrowser) handleKey(msg tea.KeyPressMsg) (MemoryBrowser, tea.Cmd) {
 		}
 		return b.editFilter(msg)
 	}
-	if !key.Matches(msg, b.keys.Undo) && !key.Matches(msg, b.keys.Delete) {
+	if !key.Matches(msg, b.keys.Undo) && !key.Matches(msg, b.keys.Delete) && !key.Matches(msg, b.keys.Reject) {
 		b.hint = ""
+	}
+	if b.mode == memHistory {
+		return b.historyKey(msg)
 	}
 	switch {
 	case key.Matches(msg, b.keys.Back):
@@ -491,16 +548,57 @@ func (b MemoryBrowser) handleKey(msg tea.KeyPressMsg) (MemoryBrowser, tea.Cmd) {
 			return b, b.write(opDelete, n)
 		}
 	case key.Matches(msg, b.keys.Undo):
-		if len(b.deleted) == 0 {
-			b.setHint("Nothing to undo.", false)
-			return b, nil
-		}
 		if b.busy {
 			return b, nil
 		}
-		n := b.deleted[len(b.deleted)-1]
-		b.deleted = b.deleted[:len(b.deleted)-1]
-		return b, b.write(opRestore, n)
+		// The note just deleted here first; then the one selected.
+		if k := len(b.deleted); k > 0 {
+			return b, b.write(opUndo, memory.Note{ID: b.deleted[k-1]})
+		}
+		if n, ok := b.selected(); ok {
+			return b, b.write(opUndo, n)
+		}
+		b.setHint("Nothing to undo.", false)
+	case key.Matches(msg, b.keys.History):
+		if n, ok := b.selected(); ok {
+			b.mode, b.viewTop, b.histNote, b.history, b.histErr, b.histLoading = memHistory, 0, n.ID, nil, nil, true
+			return b, b.loadHistory(n.ID)
+		}
+	case key.Matches(msg, b.keys.Approve, b.keys.Reject):
+		n, ok := b.selected()
+		switch {
+		case !ok || b.busy:
+		case n.Status != memory.NotePending:
+			b.setHint("Only a pending note (waiting for your review) is approved or rejected.", false)
+		case key.Matches(msg, b.keys.Approve):
+			return b, b.write(opApprove, n)
+		default:
+			return b, b.write(opReject, n)
+		}
+	}
+	return b, nil
+}
+
+// historyKey handles a key in the history of a note: scroll, undo, back.
+func (b MemoryBrowser) historyKey(msg tea.KeyPressMsg) (MemoryBrowser, tea.Cmd) {
+	switch {
+	case key.Matches(msg, b.keys.Back):
+		b.mode = memView
+		if b.index(b.histNote) < 0 {
+			b.mode = memList
+		}
+	case key.Matches(msg, b.keys.Up):
+		b.viewTop = max(0, b.viewTop-1)
+	case key.Matches(msg, b.keys.Down):
+		b.viewTop = max(0, min(b.viewTop+1, len(b.historyLines())-1))
+	case key.Matches(msg, b.keys.PageUp):
+		b.viewTop = max(0, b.viewTop-b.textRows())
+	case key.Matches(msg, b.keys.PageDown):
+		b.viewTop = max(0, min(b.viewTop+b.textRows(), len(b.historyLines())-1))
+	case key.Matches(msg, b.keys.Undo):
+		if !b.busy {
+			return b, b.write(opUndo, memory.Note{ID: b.histNote})
+		}
 	}
 	return b, nil
 }

@@ -13,6 +13,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/mneme-dev/mneme/memory"
+	"github.com/mneme-dev/mneme/memory/history"
 	"github.com/mneme-dev/mneme/memory/index"
 	"github.com/mneme-dev/mneme/tui/panel"
 	"github.com/mneme-dev/mneme/tui/styles"
@@ -66,6 +67,9 @@ func newBrowser(t *testing.T, notes NoteStore, convs ConversationLookup, clock *
 // selectNote moves the cursor to the note with id.
 func selectNote(t *testing.T, c *component[MemoryBrowser], id string) {
 	t.Helper()
+	for range len(c.M.Notes()) {
+		c.Send(keyUp)
+	}
 	for range len(c.M.Notes()) {
 		if n, ok := c.M.selected(); ok && n.ID == id {
 			return
@@ -160,15 +164,19 @@ func TestMemoryBrowserDeleteAndUndo(t *testing.T) {
 	if notes := c.M.Notes(); len(notes) != 2 || notes[0].ID != f.cat.ID {
 		t.Fatalf("listed %+v after undo, want the restored note first", notes)
 	}
-	requireShows(t, c.M.View(), "Restored.", "Memory · 2 notes")
+	requireShows(t, c.M.View(), "Restored “The user's cat is called Tom.”.", "Memory · 2 notes")
 	res := must[[]index.NoteResult](t)(f.ix.SearchNotes(ctx, index.NoteQuery{UserID: testUser, Text: "cat Tom"}))
 	if len(res) != 1 || res[0].ID != f.cat.ID {
 		t.Fatalf("restored note not searchable: %+v", res)
 	}
+	// u never deletes a note: its creation is not undone.
+	selectNote(t, c, f.cat.ID)
 	c.Send(keyRune('u'))
+	c.RunAll()
 	requireShows(t, c.M.View(), "Nothing to undo.")
 
-	// Undo lasts until the browser is closed: reopened, it starts afresh.
+	// Undo is the store's: a note deleted before the browser was reopened
+	// comes back too, from its history.
 	selectNote(t, c, f.tea.ID)
 	c.Send(keyRune('d'))
 	c.RunAll()
@@ -176,11 +184,76 @@ func TestMemoryBrowserDeleteAndUndo(t *testing.T) {
 	c.M, cmd = c.M.Open()
 	c.Push(cmd)
 	c.RunAll()
+	if _, err := f.ix.DeleteNote(ctx, testUser, f.cat.ID); err != nil { // deleted elsewhere meanwhile
+		t.Fatal(err)
+	}
+	if _, _, err := f.ix.Undo(ctx, testUser, "", f.tea.ID); err != nil {
+		t.Fatal(err)
+	}
+	if got := must[memory.Note](t)(f.store.Note(ctx, testUser, f.tea.ID)); got.Content != f.tea.Content {
+		t.Fatalf("restored %+v", got)
+	}
+}
+
+// An edit made before the browser opened (by the model here) is undone
+// with u, and the history shows who made each change.
+func TestMemoryBrowserHistoryAndLaterUndo(t *testing.T) {
+	ctx := context.Background()
+	f := newMemoryFixture(t)
+	if _, err := f.ix.UpdateNote(memory.ChangedBy(ctx, memory.ByModel), testUser, f.cat.ID, "The user's cat is called Felix."); err != nil {
+		t.Fatal(err)
+	}
+	c := newBrowser(t, f.ix, f.store, newTestClock(), 80, 24)
+	selectNote(t, c, f.cat.ID)
+	c.Send(keyRune('h'))
+	c.RunAll()
+	requireShows(t, c.M.View(), "History", "update by model", "− The user's cat is called Tom.", "+ The user's cat is called Felix.", "create by user")
+
 	c.Send(keyRune('u'))
 	c.RunAll()
-	requireShows(t, c.M.View(), "Nothing to undo.")
-	if _, err := f.store.Note(ctx, testUser, f.tea.ID); !errors.Is(err, memory.ErrNoteNotFound) {
-		t.Fatalf("note deleted before reopening came back: %v", err)
+	if got := must[memory.Note](t)(f.store.Note(ctx, testUser, f.cat.ID)); got.Content != "The user's cat is called Tom." {
+		t.Fatalf("after u: %q", got.Content)
+	}
+	requireShows(t, c.M.View(), "Undid the model's edit", "(undone)", "update by user (an undo)")
+	c.Send(keyEsc)
+	if notes := c.M.Notes(); notes[0].Content != "The user's cat is called Tom." && notes[1].Content != "The user's cat is called Tom." {
+		t.Fatalf("listed %+v", notes)
+	}
+}
+
+// A pending note is approved with a and rejected with x; other notes are not.
+func TestMemoryBrowserReviewsPendingNotes(t *testing.T) {
+	ctx := context.Background()
+	f := newMemoryFixture(t)
+	p1 := must[memory.Note](t)(f.ix.SaveNote(ctx, testUser, "Lives in Porto.", memory.NoteSource{By: memory.SourceExtracted, Confidence: 0.8, Pending: true}))
+	p2 := must[memory.Note](t)(f.ix.SaveNote(ctx, testUser, "Plays the cello.", memory.NoteSource{By: memory.SourceExtracted, Confidence: 0.8, Pending: true}))
+	c := newBrowser(t, f.ix, f.store, newTestClock(), 80, 24)
+	requireShows(t, c.M.View(), "pending")
+
+	selectNote(t, c, f.tea.ID)
+	c.Send(keyRune('a'))
+	requireShows(t, c.M.View(), "Only a pending note")
+
+	selectNote(t, c, p1.ID)
+	requireShows(t, c.M.View(), "a approve", "x reject")
+	c.Send(keyRune('a'))
+	c.RunAll()
+	if got := must[memory.Note](t)(f.store.Note(ctx, testUser, p1.ID)); got.Status != memory.NoteActive {
+		t.Fatalf("approved note is %s", got.Status)
+	}
+	requireShows(t, c.M.View(), "Approved “Lives in Porto.”")
+
+	selectNote(t, c, p2.ID)
+	c.Send(keyRune('x'))
+	c.RunAll()
+	if _, err := f.store.Note(ctx, testUser, p2.ID); !errors.Is(err, memory.ErrNoteNotFound) {
+		t.Fatalf("rejected note: %v", err)
+	}
+	requireShows(t, c.M.View(), "Rejected “Plays the cello.”. Press u to undo.")
+	c.Send(keyRune('u'))
+	c.RunAll()
+	if got := must[memory.Note](t)(f.store.Note(ctx, testUser, p2.ID)); got.Status != memory.NotePending {
+		t.Fatalf("un-rejected note is %s", got.Status)
 	}
 }
 
@@ -300,8 +373,14 @@ func (staticNotes) UpdateNote(context.Context, string, string, string) (memory.N
 func (staticNotes) DeleteNote(context.Context, string, string) (memory.Note, error) {
 	return memory.Note{}, errors.New("read-only")
 }
-func (staticNotes) RestoreNote(context.Context, string, memory.Note) (memory.Note, error) {
+func (staticNotes) SetNoteStatus(context.Context, string, string, string) (memory.Note, error) {
 	return memory.Note{}, errors.New("read-only")
+}
+func (staticNotes) NoteHistory(context.Context, string, string) ([]history.Change, error) {
+	return nil, nil
+}
+func (staticNotes) Undo(context.Context, string, string, string) (history.Change, memory.Note, error) {
+	return history.Change{}, memory.Note{}, errors.New("read-only")
 }
 
 type staticConvs map[string]string

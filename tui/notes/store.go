@@ -1,12 +1,15 @@
 package notes
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/mneme-dev/mneme/memory"
+	"github.com/mneme-dev/mneme/memory/history"
 	"github.com/mneme-dev/mneme/memory/index"
 	"github.com/mneme-dev/mneme/tui/panel"
 )
@@ -52,6 +55,9 @@ func (b *MemoryBrowser) load() tea.Cmd {
 	}
 }
 
+// errNothingToUndo says a note has no change u can undo.
+var errNothingToUndo = errors.New("Nothing to undo.")
+
 // write runs one change of a note in a command.
 func (b *MemoryBrowser) write(op noteOp, n memory.Note) tea.Cmd {
 	b.busy = true
@@ -67,15 +73,50 @@ func (b *MemoryBrowser) write(op noteOp, n memory.Note) tea.Cmd {
 		switch op {
 		case opUpdate:
 			got, err = store.UpdateNote(ctx, userID, n.ID, n.Content)
-		case opDelete:
+		case opDelete, opReject:
 			got, err = store.DeleteNote(ctx, userID, n.ID)
-		case opRestore:
-			got, err = store.RestoreNote(ctx, userID, n)
+		case opApprove:
+			got, err = store.SetNoteStatus(ctx, userID, n.ID, memory.NoteActive)
+		case opUndo:
+			msg.change, got, err = undoLast(ctx, store, userID, n.ID)
 		}
 		if err == nil {
 			msg.note = got
 		}
 		msg.err = err
+		return msg
+	}
+}
+
+// undoLast undoes the newest change of the note that is not undone yet,
+// unless that is its creation: u never deletes a note (d does).
+func undoLast(ctx context.Context, store NoteStore, userID, noteID string) (history.Change, memory.Note, error) {
+	hist, err := store.NoteHistory(ctx, userID, noteID)
+	if err != nil {
+		return history.Change{}, memory.Note{}, err
+	}
+	for _, c := range hist {
+		if c.Undoes != "" || c.UndoneBy != "" {
+			continue
+		}
+		if c.Op == memory.ChangeCreate {
+			break
+		}
+		return store.Undo(ctx, userID, c.ID, "")
+	}
+	return history.Change{}, memory.Note{}, errNothingToUndo
+}
+
+// loadHistory reads a note's changes.
+func (b *MemoryBrowser) loadHistory(noteID string) tea.Cmd {
+	store, userID, ctx, id := b.notes, b.userID, b.clock.Context(), b.id
+	return func() tea.Msg {
+		msg := historyLoadedMsg{To: panel.To{ID: id}, noteID: noteID}
+		if store == nil {
+			msg.err = fmt.Errorf("notes are not available")
+			return msg
+		}
+		msg.changes, msg.err = store.NoteHistory(ctx, userID, noteID)
 		return msg
 	}
 }

@@ -80,6 +80,8 @@ func (b MemoryBrowser) View() string {
 		rows, help = b.editView()
 	case memView:
 		rows, help = b.noteView()
+	case memHistory:
+		rows, help = b.historyView()
 	default:
 		rows, help = b.listView()
 	}
@@ -129,16 +131,19 @@ func (b MemoryBrowser) listView() ([]string, []key.Binding) {
 		closeKey.SetHelp("esc", "clear search")
 	}
 	var help []key.Binding
+	if n, ok := b.selected(); ok && n.Status == memory.NotePending {
+		help = append(help, keys.Approve, keys.Reject)
+	}
 	if len(b.items) > 0 {
 		help = append(help, keys.Up, keys.View, keys.Filter, keys.Edit, keys.Delete)
 	} else {
 		help = append(help, keys.Filter)
 	}
-	if len(b.deleted) > 0 {
+	if len(b.items) > 0 || len(b.deleted) > 0 {
 		help = append(help, keys.Undo)
 	}
 	if len(b.items) > 0 {
-		help = append(help, keys.OpenTurn, keys.Editor)
+		help = append(help, keys.History, keys.OpenTurn, keys.Editor)
 	}
 	help = append(help, closeKey)
 	if b.filtering {
@@ -186,6 +191,9 @@ func (b MemoryBrowser) freshCount() int {
 func (b MemoryBrowser) noteRow(n memory.Note, selected bool, now time.Time) string {
 	marker, style := b.st.List.Prefix(selected)
 	meta := b.st.Dim.Render(text.RelativeDate(now, n.Updated))
+	if n.Status == memory.NotePending {
+		meta = b.st.Hint.Render("pending") + b.st.Dim.Render(" · ") + meta
+	}
 	if b.fresh[n.ID] {
 		style = b.st.Fresh
 		meta = b.st.Fresh.Render("● new") + b.st.Dim.Render(" · ") + meta
@@ -276,13 +284,14 @@ func (b MemoryBrowser) noteView() ([]string, []key.Binding) {
 	}
 	rows = append(rows, panel.Block(text, b.width, max(0, textH)), b.rule(), "  "+b.provenance(n))
 	keys := b.keys
-	help := []key.Binding{keys.Edit, keys.Editor, keys.Delete}
+	var help []key.Binding
+	if n.Status == memory.NotePending {
+		help = append(help, keys.Approve, keys.Reject)
+	}
 	if n.ConversationID != "" {
-		help = append([]key.Binding{keys.OpenTurn}, help...)
+		help = append(help, keys.OpenTurn)
 	}
-	if len(b.deleted) > 0 {
-		help = append(help, keys.Undo)
-	}
+	help = append(help, keys.Edit, keys.Delete, keys.Undo, keys.History, keys.Editor)
 	scroll := keys.Up
 	scroll.SetHelp("↑/↓", "scroll")
 	return rows, append(help, scroll, keys.Back)
@@ -301,4 +310,59 @@ func (b MemoryBrowser) editView() ([]string, []key.Binding) {
 	cancel := b.keys.Back
 	cancel.SetHelp("esc", "cancel")
 	return rows, []key.Binding{b.keys.Save, cancel}
+}
+
+// historyLines are the history of the note shown, one change a few lines:
+// when, what and who, then the text before and after.
+func (b MemoryBrowser) historyLines() []string {
+	now := b.clock.Now()
+	w := max(1, b.width-6)
+	var out []string
+	for _, c := range b.history {
+		head := text.RelativeDate(now, c.At) + " · " + c.Op + " by " + c.By
+		switch {
+		case c.Undoes != "":
+			head += " (an undo)"
+		case c.UndoneBy != "":
+			head += " (undone)"
+		}
+		out = append(out, b.st.Text.Render("  "+sanitize.Line(head)))
+		if c.BeforeText != "" && c.BeforeText != c.AfterText {
+			out = append(out, b.st.Dim.Render("    − "+ansi.Truncate(sanitize.Line(c.BeforeText), w, "…")))
+		}
+		if c.AfterText != "" && c.BeforeText != c.AfterText {
+			out = append(out, b.st.Dim.Render("    + "+ansi.Truncate(sanitize.Line(c.AfterText), w, "…")))
+		}
+		if c.BeforeStatus != c.AfterStatus && c.BeforeStatus != "" && c.AfterStatus != "" {
+			out = append(out, b.st.Dim.Render("    "+sanitize.Line(c.BeforeStatus+" → "+c.AfterStatus)))
+		}
+	}
+	return out
+}
+
+func (b MemoryBrowser) historyView() ([]string, []key.Binding) {
+	short := b.histNote
+	if len(short) > 8 {
+		short = short[:8]
+	}
+	status := ""
+	if b.histLoading {
+		status = b.st.Hint.Render("loading…")
+	}
+	rows := []string{
+		panel.TitleLine(b.width, b.st.Title.Render("History")+b.st.Dim.Render(" of note "+short+", newest first"), status),
+		b.rule(),
+	}
+	lines := b.historyLines()
+	switch {
+	case b.histErr != nil:
+		lines = []string{b.st.Error.Render("Cannot load the history: " + sanitize.Line(b.histErr.Error()))}
+	case len(lines) == 0 && !b.histLoading:
+		lines = []string{b.st.Dim.Render("No recorded change.")}
+	}
+	start := min(b.viewTop, max(0, len(lines)-1))
+	rows = append(rows, panel.Block(lines[start:], b.width, max(0, b.height-4)))
+	scroll := b.keys.Up
+	scroll.SetHelp("↑/↓", "scroll")
+	return rows, []key.Binding{b.keys.Undo, scroll, b.keys.Back}
 }

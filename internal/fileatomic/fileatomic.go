@@ -1,4 +1,5 @@
-package cli
+// Package fileatomic replaces files whole or not at all.
+package fileatomic
 
 import (
 	"bufio"
@@ -7,10 +8,10 @@ import (
 	"path/filepath"
 )
 
-// writeFileAtomic writes path through a temporary file in the same
+// Write writes path through a temporary file in the same
 // directory that replaces it only once write has succeeded: a failure or a
 // crash keeps the file that was there (an export, the config file).
-func writeFileAtomic(path string, mode os.FileMode, write func(io.Writer) error) (err error) {
+func Write(path string, mode os.FileMode, write func(io.Writer) error) (err error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return err
 	}

@@ -1,4 +1,4 @@
-package cli
+package fileatomic
 
 import (
 	"errors"
@@ -17,7 +17,7 @@ func TestExportFileIsReplacedOnlyWhenComplete(t *testing.T) {
 		t.Fatal(err)
 	}
 	failed := errors.New("database went away")
-	err := writeFileAtomic(path, 0o600, func(w io.Writer) error {
+	err := Write(path, 0o600, func(w io.Writer) error {
 		io.WriteString(w, "half of a new export")
 		return failed
 	})
@@ -27,7 +27,7 @@ func TestExportFileIsReplacedOnlyWhenComplete(t *testing.T) {
 	if data, _ := os.ReadFile(path); string(data) != "last week's backup\n" {
 		t.Fatalf("the old export was lost: %q", data)
 	}
-	if err := writeFileAtomic(path, 0o600, func(w io.Writer) error {
+	if err := Write(path, 0o600, func(w io.Writer) error {
 		_, err := io.WriteString(w, "today's backup\n")
 		return err
 	}); err != nil {

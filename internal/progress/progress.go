@@ -1,4 +1,5 @@
-package cli
+// Package progress reports long work on a terminal.
+package progress
 
 import (
 	"fmt"
@@ -11,16 +12,16 @@ import (
 	"github.com/mneme-dev/mneme/internal/text"
 )
 
-// progressMinTurns is the smallest catch-up of the keyword index that is
+// MinTurns is the smallest catch-up of the keyword index that is
 // reported: about a second of work on a slow machine. Smaller ones (a new
 // turn, a small import) pass silently.
-const progressMinTurns = 1000
+const MinTurns = 1000
 
-// indexProgress reports a long catch-up of the keyword index (the rebuild
+// Index reports a long catch-up of the keyword index (the rebuild
 // after a crash, a big import) on stderr: on a terminal a counter updated in
 // place, otherwise one line per catch-up. Commands that have no screen of
 // their own use it; the chat does not.
-type indexProgress struct {
+type Index struct {
 	w   io.Writer
 	tty bool
 
@@ -29,18 +30,19 @@ type indexProgress struct {
 	open bool // a counter line is on the terminal without its newline
 }
 
-func newIndexProgress(w io.Writer) *indexProgress {
+// New reports on w (a counter in place when w is a terminal).
+func New(w io.Writer) *Index {
 	f, ok := w.(*os.File)
-	return &indexProgress{w: w, tty: ok && term.IsTerminal(int(f.Fd()))}
+	return &Index{w: w, tty: ok && term.IsTerminal(int(f.Fd()))}
 }
 
-// report is index.IndexOptions.Progress.
-func (p *indexProgress) report(done, total int) {
+// Report is index.IndexOptions.Progress.
+func (p *Index) Report(done, total int) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	fresh := p.last == 0 || done <= p.last
 	p.last = done
-	if total < progressMinTurns {
+	if total < MinTurns {
 		return
 	}
 	if !p.tty {
@@ -56,9 +58,9 @@ func (p *indexProgress) report(done, total int) {
 	}
 }
 
-// end finishes a counter line cut short (an interrupted catch-up), so that
+// End finishes a counter line cut short (an interrupted catch-up), so that
 // what is printed next starts on a line of its own.
-func (p *indexProgress) end() {
+func (p *Index) End() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.open {

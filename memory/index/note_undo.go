@@ -1,0 +1,94 @@
+package index
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/mneme-dev/mneme/memory"
+	"github.com/mneme-dev/mneme/memory/history"
+)
+
+// Undo reverts one recorded change of the user's notes (history.Change)
+// through the index, so that search stays in step: the change named by ref
+// (id or unique prefix), or when ref is "" the newest change not undone yet
+// (of the note noteID, or of any note when noteID is ""). A create is undone
+// by deleting the note, a delete by restoring it, an update by putting the
+// text before back, a status change by the status before. The undo is
+// recorded as a change by the user that undoes the reverted one.
+//
+// A change whose note has changed since is not reverted (memory.ErrInvalid):
+// undo the later change first.
+func (ix *Index) Undo(ctx context.Context, userID, ref, noteID string) (history.Change, memory.Note, error) {
+	var c history.Change
+	var err error
+	if ref != "" {
+		c, err = history.ByID(ctx, ix.store, userID, ref)
+	} else {
+		c, err = history.Last(ctx, ix.store, userID, noteID)
+	}
+	if err != nil {
+		return c, memory.Note{}, err
+	}
+	if c.UndoneBy != "" {
+		return c, memory.Note{}, fmt.Errorf("change %s was undone already: %w", short(c.ID), memory.ErrInvalid)
+	}
+	cur, deleted, err := history.State(ctx, ix.store, userID, c.NoteID)
+	if err != nil {
+		return c, memory.Note{}, err
+	}
+	changed := func() error {
+		return fmt.Errorf("note %s changed after change %s; undo the later change first: %w", short(c.NoteID), short(c.ID), memory.ErrInvalid)
+	}
+	uctx := memory.Undoing(ctx, c.ID)
+	var n memory.Note
+	switch c.Op {
+	case memory.ChangeCreate, memory.ChangeRestore:
+		if deleted {
+			return c, memory.Note{}, changed()
+		}
+		n, err = ix.DeleteNote(uctx, userID, c.NoteID)
+	case memory.ChangeUpdate:
+		if deleted || cur.Content != c.AfterText {
+			return c, memory.Note{}, changed()
+		}
+		n, err = ix.UpdateNote(uctx, userID, c.NoteID, c.BeforeText)
+	case memory.ChangeDelete:
+		if !deleted {
+			return c, memory.Note{}, changed()
+		}
+		cur.Content = c.BeforeText
+		n, err = ix.RestoreNote(uctx, userID, cur)
+		if err == nil && c.BeforeStatus != "" && n.Status != c.BeforeStatus {
+			n, err = ix.store.SetNoteStatus(uctx, userID, n.ID, c.BeforeStatus)
+		}
+	case memory.ChangeStatus:
+		if deleted || cur.Status != c.AfterStatus {
+			return c, memory.Note{}, changed()
+		}
+		n, err = ix.store.SetNoteStatus(uctx, userID, c.NoteID, c.BeforeStatus)
+	default:
+		return c, memory.Note{}, fmt.Errorf("change %s (%s) cannot be undone: %w", short(c.ID), c.Op, memory.ErrInvalid)
+	}
+	if err != nil {
+		return c, memory.Note{}, fmt.Errorf("undo: %w", err)
+	}
+	return c, n, nil
+}
+
+// NoteHistory lists a note's changes, newest first (history.Of).
+func (ix *Index) NoteHistory(ctx context.Context, userID, id string) ([]history.Change, error) {
+	return history.Of(ctx, ix.store, userID, id)
+}
+
+// SetNoteStatus sets a note's status (memory.Store.SetNoteStatus); the
+// memory browser approves pending notes with it.
+func (ix *Index) SetNoteStatus(ctx context.Context, userID, id, status string) (memory.Note, error) {
+	return ix.store.SetNoteStatus(ctx, userID, id, status)
+}
+
+func short(id string) string {
+	if len(id) > 8 {
+		return id[:8]
+	}
+	return id
+}

@@ -1,0 +1,108 @@
+package index
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/mneme-dev/mneme/memory"
+	"github.com/mneme-dev/mneme/memory/history"
+)
+
+// An edit, a delete and a model's change are recorded with who made them,
+// and undo walks them back: each undo is found by search at once.
+func TestHistoryAndUndo(t *testing.T) {
+	ctx := context.Background()
+	s := openTest(t)
+	ix := openIndex(t, s, t.TempDir(), &topicEmbedder{}, "topics")
+
+	n, err := ix.SaveNote(ctx, "alice", "My cat is called Tom", memory.NoteSource{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ix.UpdateNote(memory.ChangedBy(ctx, memory.ByModel), "alice", n.ID, "My cat is called Felix"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ix.DeleteNote(ctx, "alice", n.ID); err != nil {
+		t.Fatal(err)
+	}
+	hist, err := ix.NoteHistory(ctx, "alice", n.ID[:8])
+	if err != nil {
+		t.Fatal(err)
+	}
+	type row struct{ op, by, before, after string }
+	var got []row
+	for _, c := range hist {
+		got = append(got, row{c.Op, c.By, c.BeforeText, c.AfterText})
+	}
+	want := []row{
+		{memory.ChangeDelete, memory.ByUser, "My cat is called Felix", ""},
+		{memory.ChangeUpdate, memory.ByModel, "My cat is called Tom", "My cat is called Felix"},
+		{memory.ChangeCreate, memory.ByUser, "", "My cat is called Tom"},
+	}
+	if len(got) != len(want) {
+		t.Fatalf("history %+v, want %+v", got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("history[%d] = %+v, want %+v (all: %+v)", i, got[i], want[i], got)
+		}
+	}
+
+	// Undo the delete: the note is back, found by search.
+	c, back, err := ix.Undo(ctx, "alice", "", "")
+	if err != nil || c.Op != memory.ChangeDelete || back.Content != "My cat is called Felix" {
+		t.Fatalf("undo delete: %+v %+v %v", c, back, err)
+	}
+	if res := searchNotes(t, ix, "alice", "cat called Felix"); len(res) != 1 || res[0].ID != n.ID {
+		t.Fatalf("restored note not found: %+v", res)
+	}
+	// Undo the model's edit: the old text is back, and searchable.
+	c, back, err = ix.Undo(ctx, "alice", "", n.ID)
+	if err != nil || c.Op != memory.ChangeUpdate || back.Content != "My cat is called Tom" {
+		t.Fatalf("undo update: %+v %+v %v", c, back, err)
+	}
+	if res := searchNotes(t, ix, "alice", "Tom"); len(res) != 1 {
+		t.Fatalf("old text not found: %+v", res)
+	}
+	// A change that was undone cannot be undone twice.
+	if _, _, err := ix.Undo(ctx, "alice", c.ID, ""); !errors.Is(err, memory.ErrInvalid) {
+		t.Fatalf("second undo of %s: %v, want ErrInvalid", c.ID, err)
+	}
+	// The undos are in the history, by the user, naming what they undid.
+	hist, _ = ix.NoteHistory(ctx, "alice", n.ID)
+	if len(hist) != 5 || hist[0].Undoes != c.ID || hist[0].By != memory.ByUser || hist[1].Op != memory.ChangeRestore {
+		t.Fatalf("history after undos: %+v", hist)
+	}
+	// Undo the create: the note is gone; then nothing is left.
+	if c, _, err = ix.Undo(ctx, "alice", "", ""); err != nil || c.Op != memory.ChangeCreate {
+		t.Fatalf("undo create: %+v %v", c, err)
+	}
+	if res := searchNotes(t, ix, "alice", "Tom"); len(res) != 0 {
+		t.Fatalf("undone create still found: %+v", res)
+	}
+	if _, _, err := ix.Undo(ctx, "alice", "", ""); !errors.Is(err, history.ErrNothingToUndo) {
+		t.Fatalf("undo with nothing left: %v", err)
+	}
+}
+
+// An older change is not undone over a later one.
+func TestUndoRefusesAStaleChange(t *testing.T) {
+	ctx := context.Background()
+	s := openTest(t)
+	ix := openIndex(t, s, t.TempDir(), &topicEmbedder{}, "topics")
+	n, _ := ix.SaveNote(ctx, "alice", "one", memory.NoteSource{})
+	if _, err := ix.UpdateNote(ctx, "alice", n.ID, "two"); err != nil {
+		t.Fatal(err)
+	}
+	first, _ := ix.NoteHistory(ctx, "alice", n.ID)
+	if _, err := ix.UpdateNote(ctx, "alice", n.ID, "three"); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := ix.Undo(ctx, "alice", first[0].ID, ""); !errors.Is(err, memory.ErrInvalid) {
+		t.Fatalf("undo of a change made stale: %v", err)
+	}
+	if got, _ := s.Note(ctx, "alice", n.ID); got.Content != "three" {
+		t.Fatalf("note changed to %q", got.Content)
+	}
+}

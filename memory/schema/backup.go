@@ -1,0 +1,97 @@
+package schema
+
+// The full backup (memory.Store.ExportAll) is JSON lines: typed lines (a
+// header, conversations, summaries, notes, the notes' history) among the
+// message lines. These are its line types.
+
+// BackupVersion is the version of the backup format this build writes and reads.
+const BackupVersion = 1
+
+// Backup line types.
+const (
+	BackupHeader       = "mneme-backup"
+	BackupConversation = "conversation"
+	BackupSummary      = "summary"
+	BackupNote         = "note"
+	BackupChange       = "note_change"
+)
+
+// BackupHeaderLine is a backup's first line.
+type BackupHeaderLine struct {
+	Type       string `json:"type"`
+	Version    int    `json:"version"`
+	ExportedAt string `json:"exported_at"`
+	User       string `json:"user"`
+}
+
+// BackupConversationLine is a conversation's own fields; its messages
+// follow it as message lines naming it by Name().
+type BackupConversationLine struct {
+	Type        string `json:"type"`
+	ID          string `json:"id"`
+	User        string `json:"user,omitempty"`
+	ExternalID  string `json:"external_id,omitempty"`
+	Title       string `json:"title,omitempty"`
+	TitleSource string `json:"title_source,omitempty"`
+	TitleSeq    int    `json:"title_seq,omitempty"`
+	Archived    bool   `json:"archived,omitempty"`
+	Created     string `json:"created"`
+	Updated     string `json:"updated"`
+}
+
+// Name is how the backup's other lines name the conversation: as message
+// lines do, by its external id when it has one.
+func (c BackupConversationLine) Name() string {
+	if c.ExternalID != "" {
+		return c.ExternalID
+	}
+	return c.ID
+}
+
+// BackupSummaryLine is a compaction summary of a conversation.
+type BackupSummaryLine struct {
+	Type         string `json:"type"`
+	ID           string `json:"id"`
+	User         string `json:"user,omitempty"`
+	Conversation string `json:"conversation"`
+	FirstSeq     int    `json:"first_seq"`
+	LastSeq      int    `json:"last_seq"`
+	AtSeq        int    `json:"at_seq"`
+	Text         string `json:"text"`
+	Model        string `json:"model,omitempty"`
+	Time         string `json:"time"`
+}
+
+// BackupNoteLine is a live note.
+type BackupNoteLine struct {
+	Type         string   `json:"type"`
+	ID           string   `json:"id"`
+	User         string   `json:"user,omitempty"`
+	Content      string   `json:"content"`
+	Conversation string   `json:"conversation,omitempty"`
+	TurnNumber   int      `json:"turn_number,omitempty"`
+	Source       string   `json:"source"`
+	Confidence   float64  `json:"confidence"`
+	Tags         []string `json:"tags"`
+	// Status is active, pending or archived ("" in backups from before
+	// notes had one: active).
+	Status  string `json:"status,omitempty"`
+	Created string `json:"created"`
+	Updated string `json:"updated"`
+}
+
+// BackupChangeLine is one change of a note's history.
+type BackupChangeLine struct {
+	Type         string `json:"type"`
+	ID           string `json:"id"`
+	User         string `json:"user,omitempty"`
+	Note         string `json:"note"`
+	Op           string `json:"op"`
+	By           string `json:"by"`
+	At           string `json:"at"`
+	BeforeText   string `json:"before_text,omitempty"`
+	AfterText    string `json:"after_text,omitempty"`
+	BeforeStatus string `json:"before_status,omitempty"`
+	AfterStatus  string `json:"after_status,omitempty"`
+	Undoes       string `json:"undoes,omitempty"`
+}
