@@ -1,19 +1,24 @@
 package agent
 
-import "errors"
+import (
+	"errors"
+
+	"github.com/mneme-dev/mneme/internal/ollama"
+)
 
 var (
 	// ErrOllamaUnreachable means no Ollama server answered at the configured address.
 	ErrOllamaUnreachable = errors.New("cannot reach Ollama")
-	// ErrModelNotFound means the server does not have the model.
-	ErrModelNotFound = errors.New("model not found")
+	// ErrModelNotFound means the server does not have the model
+	// (internal/ollama's, so that either name matches).
+	ErrModelNotFound = ollama.ErrModelNotFound
 	// ErrStreamBroken means the answer stream ended before the model finished.
 	ErrStreamBroken = errors.New("the answer stream broke off")
 	// ErrStreamStalled means Ollama sent nothing for longer than the
 	// first-token or idle timeout, and the stream was cut.
 	ErrStreamStalled = errors.New("the answer stream stalled")
 	// ErrNoModel means no chat model is configured or installed.
-	ErrNoModel = errors.New("no chat model")
+	ErrNoModel = ollama.ErrNoModel
 	// ErrEmptyPrompt is returned for a prompt with no text.
 	ErrEmptyPrompt = errors.New("empty prompt")
 	// ErrNoCompaction is returned by Compact when compaction is not configured.

@@ -236,7 +236,7 @@ func (s *session) tuiProbe(ctx context.Context, st ollamaState) tui.Probe {
 		EmbedModel: st.Embed.Name, Err: st.Err}
 	// Only when the picker would offer a download: can it work?
 	if st.Reachable && (st.Model == "" || (st.Embed.Name == "" && !s.cfg.ConfigFileFound)) {
-		p.Offline = registryUnreachable(ctx, s.cfg.OllamaRegistry, s.host)
+		p.Offline = ollama.RegistryReachable(ctx, s.cfg.OllamaRegistry, s.host, dialer.DialContext)
 	}
 	return p
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"github.com/mneme-dev/mneme/agent"
+	"github.com/mneme-dev/mneme/internal/ollama"
 	"github.com/mneme-dev/mneme/memory/index"
 )
 
@@ -142,8 +143,8 @@ func loadConfig(flags commonFlags, getenv func(string) string) (Config, error) {
 	cfg.EmbedModel = first(flags.embedModel, getenv(envEmbed), cfg.EmbedModel)
 	cfg.LogLevel = first(getenv(envLogLevel), cfg.LogLevel, "info")
 	cfg.OllamaRegistry = first(getenv(envRegistry), cfg.OllamaRegistry, defaultRegistry)
-	if err := checkRegistry(cfg.OllamaRegistry); err != nil {
-		return cfg, fmt.Errorf("ollama_registry (config %s or %s) = %q: %w", cfg.ConfigFile, envRegistry, cfg.OllamaRegistry, err)
+	if err := ollama.CheckRegistryURL(cfg.OllamaRegistry); err != nil {
+		return cfg, fmt.Errorf("ollama_registry (config %s or %s) = %q: %w: %w", cfg.ConfigFile, envRegistry, cfg.OllamaRegistry, ErrConfigValue, err)
 	}
 	where := fmt.Sprintf("config %s: max_steps = %d", cfg.ConfigFile, cfg.MaxSteps)
 	if v := getenv(envMaxSteps); v != "" {

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/BurntSushi/toml"
+
 	"github.com/mneme-dev/mneme/internal/fileatomic"
 )
 

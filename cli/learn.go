@@ -66,7 +66,7 @@ func (s *session) learnTurn(ctx context.Context, ix *index.Index, chatModel stri
 		s.logLearn("extraction failed", err, req, model.Name)
 		return nil
 	}
-	notes := learnNotes{ix: ix, src: memory.NoteSource{ConversationID: req.ConversationID, TurnNumber: res.Turn, Pending: s.cfg.reviewFirst()}}
+	notes := learn.IndexNotes{Index: ix, Source: memory.NoteSource{ConversationID: req.ConversationID, TurnNumber: res.Turn, Pending: s.cfg.reviewFirst()}}
 	consolidate := learn.Consolidate
 	if s.cfg.reviewFirst() {
 		consolidate = learn.ConsolidateForReview
@@ -113,43 +113,6 @@ func (s *session) extractContext(ctx context.Context, model string) int {
 		show = nil
 	}
 	return agent.ChooseContext(s.cfg.NumCtx, s.cfg.NumCtxMax, show).Tokens
-}
-
-// learnNotes is learn.Notes over the search index: notes are found by the
-// hybrid search and changed through the index so that search follows.
-type learnNotes struct {
-	ix *index.Index
-	// src is the turn learnt from: every note added carries it.
-	src memory.NoteSource
-}
-
-func (n learnNotes) Similar(ctx context.Context, userID, text string, limit int) ([]learn.Existing, error) {
-	hits, err := n.ix.SearchNotes(ctx, index.NoteQuery{UserID: userID, Text: text, Limit: limit})
-	if err != nil {
-		return nil, err
-	}
-	out := make([]learn.Existing, len(hits))
-	for i, h := range hits {
-		out[i] = learn.Existing{ID: h.ID, Text: h.Content}
-	}
-	return out, nil
-}
-
-func (n learnNotes) Add(ctx context.Context, userID string, c learn.Candidate) (string, error) {
-	src := n.src
-	src.By, src.Confidence, src.Tags = memory.SourceExtracted, c.Confidence, c.Tags
-	note, err := n.ix.SaveNote(ctx, userID, c.Text, src)
-	return note.ID, err
-}
-
-func (n learnNotes) Update(ctx context.Context, userID, id, text string) error {
-	_, err := n.ix.UpdateNote(memory.ChangedBy(ctx, memory.ByExtracted), userID, id, text)
-	return err
-}
-
-func (n learnNotes) Delete(ctx context.Context, userID, id string) error {
-	_, err := n.ix.DeleteNote(memory.ChangedBy(ctx, memory.ByExtracted), userID, id)
-	return err
 }
 
 // backgroundLearner learns from the chat's turns beside it, one turn at a

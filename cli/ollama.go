@@ -3,11 +3,7 @@ package cli
 import (
 	"context"
 	"errors"
-	"fmt"
 	"net"
-	"net/http"
-	"net/url"
-	"strings"
 	"time"
 
 	"github.com/ollama/ollama/api"
@@ -55,106 +51,9 @@ func probeOllama(ctx context.Context, client *api.Client, host string, cfg Confi
 		st.Err = agent.ExplainError(errors.Unwrap(err), host, configured)
 		return st
 	}
-	st.Model, st.ModelWhy, st.Err = chooseModel(st.Models, configured, host)
-	st.Embed, st.EmbedNote = chooseEmbedModel(st.Models, cfg.EmbedModel)
+	st.Model, st.ModelWhy, st.Err = ollama.ChooseChat(st.Models, configured, host)
+	st.Embed, st.EmbedNote = ollama.ChooseEmbed(st.Models, cfg.EmbedModel)
 	return st
-}
-
-// chooseEmbedModel picks the configured embedding model if it is installed,
-// else the first installed model with the embedding capability. Without
-// one, search is keyword-only.
-func chooseEmbedModel(models []ollama.ModelInfo, configured string) (ollama.ModelInfo, string) {
-	if configured != "" {
-		for _, m := range models {
-			if ollama.SameModel(m.Name, configured) {
-				return m, "configured"
-			}
-		}
-		return ollama.ModelInfo{}, fmt.Sprintf("embedding model %q is not installed: search is keyword-only until you run `ollama pull %s`", configured, configured)
-	}
-	for _, m := range models {
-		if m.CanEmbed() {
-			return m, "first installed embedding model"
-		}
-	}
-	return ollama.ModelInfo{}, fmt.Sprintf("no embedding model installed: search is keyword-only; for search by meaning run `ollama pull %s`", ollama.DefaultEmbedModel)
-}
-
-func chooseModel(models []ollama.ModelInfo, configured, host string) (name, why string, err error) {
-	if configured != "" {
-		for _, m := range models {
-			if ollama.SameModel(m.Name, configured) {
-				return configured, "configured", nil
-			}
-		}
-		return configured, "configured", fmt.Errorf("%w: %q is not installed in Ollama at %s; run `ollama pull %s`",
-			agent.ErrModelNotFound, configured, host, configured)
-	}
-	for _, m := range models {
-		if m.CanChat() && m.Has(ollama.CapTools) {
-			return m.Name, "first installed model with tools", nil
-		}
-	}
-	for _, m := range models {
-		if m.CanChat() {
-			return m.Name, "first installed chat model (no model with tools)", nil
-		}
-	}
-	return "", "", fmt.Errorf("%w installed in Ollama at %s: run `ollama pull llama3.2`", agent.ErrNoModel, host)
-}
-
-// registryOff in ollama_registry skips the check of the model library.
-const registryOff = "off"
-
-// registryTimeout bounds the check of the model library.
-const registryTimeout = 2500 * time.Millisecond
-
-// checkRegistry validates ollama_registry: "off", or an http(s) URL.
-func checkRegistry(s string) error {
-	if s == registryOff {
-		return nil
-	}
-	u, err := url.Parse(s)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return fmt.Errorf("%w: want an http(s) URL, or %q", ErrConfigValue, registryOff)
-	}
-	return nil
-}
-
-// registryUnreachable checks whether the model library answers at all
-// (any HTTP status will do). It only speaks for an Ollama on this machine,
-// which shares its network: for another host, or with the check off, it
-// returns nil.
-func registryUnreachable(ctx context.Context, registry, ollamaHost string) error {
-	if registry == registryOff || !isLoopback(ollamaHost) {
-		return nil
-	}
-	ctx, cancel := context.WithTimeout(ctx, registryTimeout)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodHead, strings.TrimRight(registry, "/")+"/v2/", nil)
-	if err != nil {
-		return err
-	}
-	resp, err := (&http.Client{Transport: &http.Transport{Proxy: http.ProxyFromEnvironment, DialContext: dialer.DialContext}}).Do(req)
-	if err != nil {
-		return err
-	}
-	resp.Body.Close()
-	return nil
-}
-
-// isLoopback reports whether an Ollama address is on this machine.
-func isLoopback(host string) bool {
-	u, err := url.Parse(host)
-	if err != nil {
-		return false
-	}
-	h := u.Hostname()
-	if h == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(h)
-	return ip != nil && (ip.IsLoopback() || ip.IsUnspecified())
 }
 
 // probeEmbedding is the probe of the commands that only search or write
@@ -182,6 +81,6 @@ func probeEmbedding(ctx context.Context, client ollama.Lister, host string, cfg 
 		}
 		st.Models = append(st.Models, info)
 	}
-	st.Embed, st.EmbedNote = chooseEmbedModel(st.Models, cfg.EmbedModel)
+	st.Embed, st.EmbedNote = ollama.ChooseEmbed(st.Models, cfg.EmbedModel)
 	return st
 }

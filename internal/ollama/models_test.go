@@ -3,7 +3,9 @@ package ollama_test
 import (
 	"context"
 	"errors"
+	"net"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"slices"
 	"testing"
@@ -98,5 +100,32 @@ func TestModelManagerPullCancels(t *testing.T) {
 	}
 	if calls != 1 {
 		t.Fatalf("%d reports after cancelling at the first", calls)
+	}
+}
+
+// TestRegistryCheckOnlySpeaksForThisMachine: the model library is checked
+// for an Ollama on this machine only; an answer of any status means
+// reachable, a closed port does not.
+func TestRegistryCheckOnlySpeaksForThisMachine(t *testing.T) {
+	srv := httptest.NewServer(http.NotFoundHandler())
+	defer srv.Close()
+	ctx := context.Background()
+	if err := ollama.RegistryReachable(ctx, srv.URL, "http://127.0.0.1:11434", nil); err != nil {
+		t.Errorf("a registry that answers 404 is unreachable: %v", err)
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := "http://" + l.Addr().String()
+	l.Close()
+	if err := ollama.RegistryReachable(ctx, closed, "http://localhost:11434", nil); err == nil {
+		t.Error("a closed port counts as reachable")
+	}
+	if err := ollama.RegistryReachable(ctx, closed, "http://gpu-box.lan:11434", nil); err != nil {
+		t.Errorf("the check speaks for another machine's Ollama: %v", err)
+	}
+	if err := ollama.RegistryReachable(ctx, ollama.RegistryOff, "http://127.0.0.1:11434", nil); err != nil {
+		t.Errorf("off still checks: %v", err)
 	}
 }

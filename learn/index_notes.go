@@ -1,0 +1,46 @@
+package learn
+
+import (
+	"context"
+
+	"github.com/mneme-dev/mneme/memory"
+	"github.com/mneme-dev/mneme/memory/index"
+)
+
+// IndexNotes is Notes over the search index: notes are found by the hybrid
+// search and changed through the index so that search follows; every
+// change is marked as the learner's (memory.ByExtracted).
+type IndexNotes struct {
+	Index *index.Index
+	// Source is the turn learnt from: every note added carries it.
+	Source memory.NoteSource
+}
+
+func (n IndexNotes) Similar(ctx context.Context, userID, text string, limit int) ([]Existing, error) {
+	hits, err := n.Index.SearchNotes(ctx, index.NoteQuery{UserID: userID, Text: text, Limit: limit})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Existing, len(hits))
+	for i, h := range hits {
+		out[i] = Existing{ID: h.ID, Text: h.Content}
+	}
+	return out, nil
+}
+
+func (n IndexNotes) Add(ctx context.Context, userID string, c Candidate) (string, error) {
+	src := n.Source
+	src.By, src.Confidence, src.Tags = memory.SourceExtracted, c.Confidence, c.Tags
+	note, err := n.Index.SaveNote(ctx, userID, c.Text, src)
+	return note.ID, err
+}
+
+func (n IndexNotes) Update(ctx context.Context, userID, id, text string) error {
+	_, err := n.Index.UpdateNote(memory.ChangedBy(ctx, memory.ByExtracted), userID, id, text)
+	return err
+}
+
+func (n IndexNotes) Delete(ctx context.Context, userID, id string) error {
+	_, err := n.Index.DeleteNote(memory.ChangedBy(ctx, memory.ByExtracted), userID, id)
+	return err
+}
