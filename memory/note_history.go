@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
+	"github.com/mneme-dev/mneme/memory/internal/sqlq"
 	"github.com/mneme-dev/mneme/memory/schema"
 )
 
@@ -147,4 +149,19 @@ func (imp *importer) restoreChange(ctx context.Context, b schema.BackupChangeLin
 		return nil, fmt.Errorf("import note change: %w", err)
 	}
 	return nil, nil
+}
+
+// ForgetHistory deletes the recorded changes of the user's notes with ids,
+// old texts included: a note forgotten with its conversation leaves
+// nothing of itself behind (it cannot be undone). The deletes sync.
+func (s *Store) ForgetHistory(ctx context.Context, userID string, ids []string) error {
+	return s.write(ctx, func(tx Execer) error {
+		for part := range slices.Chunk(ids, sqlq.MaxParams) {
+			if _, err := tx.ExecContext(ctx, `DELETE FROM note_changes WHERE user_id = ? AND note_id `+sqlq.In(len(part)),
+				append([]any{userID}, sqlq.Args(part)...)...); err != nil {
+				return fmt.Errorf("forget note history: %w", err)
+			}
+		}
+		return nil
+	})
 }

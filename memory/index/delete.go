@@ -95,7 +95,8 @@ func (ix *Index) ForgetConversation(ctx context.Context, userID, id string) (int
 }
 
 // ForgetConversationNotes deletes the user's notes that came from
-// conversation id (exact), each through DeleteNote, and returns how many.
+// conversation id (exact), each through DeleteNote, with their history,
+// and returns how many.
 // The conversation may already be deleted: its notes keep its id.
 func (ix *Index) ForgetConversationNotes(ctx context.Context, userID, id string) (int, error) {
 	ids, err := ix.conversationNoteIDs(ctx, userID, id)
@@ -112,7 +113,8 @@ func (ix *Index) ForgetConversationNotes(ctx context.Context, userID, id string)
 		}
 		forgot++
 	}
-	return forgot, nil
+	// Their history keeps their old texts (for undo): forgetting drops it.
+	return forgot, ix.store.ForgetHistory(ctx, userID, ids)
 }
 
 // ConversationNoteCount is how many of the user's notes came from a

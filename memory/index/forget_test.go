@@ -67,6 +67,12 @@ func TestForgetConversationForgetsItsNotes(t *testing.T) {
 	if n := rowsOf(t, s, `SELECT COUNT(*) FROM notes WHERE id IN (?, ?, ?) AND content != ''`, gone[0], gone[1], gone[2]); n != 0 {
 		t.Fatalf("text of forgotten notes left: %d", n)
 	}
+	if n := rowsOf(t, s, `SELECT COUNT(*) FROM note_changes WHERE note_id IN (?, ?, ?)`, gone[0], gone[1], gone[2]); n != 0 {
+		t.Fatalf("history of forgotten notes left (their old texts): %d rows", n)
+	}
+	if n := rowsOf(t, s, `SELECT COUNT(*) FROM note_changes WHERE note_id = ?`, car.ID); n == 0 {
+		t.Fatal("another note's history was forgotten too")
+	}
 	kept, _ := s.NotesByID(ctx, "alice", []string{car.ID, loose.ID})
 	if len(kept) != 2 {
 		t.Fatalf("other notes = %+v, want both kept", kept)
