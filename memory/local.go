@@ -62,8 +62,7 @@ func attachLocal(ctx context.Context, conn driver.Conn, path string) error {
 // openLocal creates the local schema (run once per open, outside the
 // write lock's read-only check: local state is not the synced database's).
 func (s *Store) openLocal(ctx context.Context) error {
-	var mode string
-	if err := s.db.QueryRowContext(ctx, "PRAGMA local.journal_mode=WAL").Scan(&mode); err != nil {
+	if err := s.journalWAL(ctx, "local"); err != nil {
 		return fmt.Errorf("local state: %w", err)
 	}
 	for _, stmt := range localSchema {

@@ -120,8 +120,7 @@ func (s *Store) open(ctx context.Context) error {
 	s.replica.Store(replica)
 	s.conn = &pragmaConnector{base: base, key: s.key, local: LocalPath(s.path)}
 	s.db = sql.OpenDB(s.conn)
-	var mode string
-	if err := s.db.QueryRowContext(ctx, "PRAGMA journal_mode=WAL").Scan(&mode); err != nil {
+	if err := s.journalWAL(ctx, "main"); err != nil {
 		s.db.Close()
 		return fmt.Errorf("open store: %w", s.explainOpenError(err))
 	}
@@ -525,4 +524,25 @@ func (s *Store) count(ctx context.Context, what, q string, args ...any) (int, er
 		return 0, fmt.Errorf("%s: %w", what, err)
 	}
 	return n, nil
+}
+
+// journalWAL puts schema's file in WAL mode. SQLite answers a journal mode
+// change with "database is locked" at once, without its busy handler, while
+// another process creates or changes the same file (several mneme
+// processes starting on a new data dir), so it is tried again for as long
+// as busy_timeout.
+func (s *Store) journalWAL(ctx context.Context, schema string) error {
+	deadline := time.Now().Add(busyTimeoutMS * time.Millisecond)
+	for {
+		var mode string
+		err := s.db.QueryRowContext(ctx, "PRAGMA "+schema+".journal_mode=WAL").Scan(&mode)
+		if err == nil || !strings.Contains(err.Error(), "database is locked") || time.Now().After(deadline) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
 }
