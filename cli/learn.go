@@ -157,3 +157,12 @@ func (b *backgroundLearner) stop() {
 	b.cancel()
 	b.wg.Wait()
 }
+
+// chatReceipt is the receipt under an answer in the chat, which says how
+// to take it back.
+func (l learnt) chatReceipt() string {
+	if l.Pending {
+		return l.receipt()
+	}
+	return l.receipt() + " · /undo"
+}

@@ -1,8 +1,11 @@
 package tui
 
 import (
+	"context"
 	"strings"
 	"testing"
+
+	"github.com/mneme-dev/mneme/memory"
 )
 
 // TestLearntReceiptUnderTheAnswer: what background learning reports shows
@@ -46,4 +49,28 @@ func TestLearntReceiptUnderTheAnswer(t *testing.T) {
 	h.send(keyEsc)
 	h.runUntilIdle()
 	h.runUntilShown("✎ updated: Has a grey cat called Tom")
+}
+
+// TestSlashUndoTakesBackTheLastNote: /undo (which a receipt names) undoes
+// the last change to the notes at any later time: a learnt note is
+// forgotten, and the line says so; with nothing left to undo, it says that.
+func TestSlashUndoTakesBackTheLastNote(t *testing.T) {
+	store := openStore(t)
+	cfg, ix := screenConfig(t, store)
+	n, err := ix.SaveNote(context.Background(), testUser, "Has a cat called Tom.", memory.NoteSource{By: memory.SourceExtracted, Confidence: 0.9})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := newHarness(t, cfg)
+	h.runUntilShown("Ollama ready")
+	h.typeText("/undo")
+	h.send(keyEnter)
+	h.runUntilShown("Undid the create by extracted: forgot “Has a cat called Tom.”")
+	if _, err := store.Note(context.Background(), testUser, n.ID); err == nil {
+		t.Fatal("the note is still there")
+	}
+	// Undo walks back through changes; it does not redo.
+	h.typeText("/undo")
+	h.send(keyEnter)
+	h.runUntilShown("Nothing to undo.")
 }

@@ -306,6 +306,8 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		cmd = m.pollSync(&msg)
 	case storeChangedMsg:
 		cmd = tea.Batch(m.sidebar.Reload(), m.memoryStatusNow(), m.pollSync(nil), waitForChanges(m.life.ctx, m.cfg.Changes))
+	case undoneMsg:
+		cmd = m.handleUndone(msg)
 	case learntMsg:
 		cmd = m.handleLearnt(msg)
 	case confirmMsg:

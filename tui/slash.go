@@ -29,6 +29,7 @@ func slashCommands() []slashCommand {
 		{name: "new", help: "start a new conversation", run: (*Model).slashNew},
 		{name: "search", args: "[QUERY]", help: "search all conversations; enter opens the turn", run: (*Model).slashSearch},
 		{name: "memory", help: "browse, edit and delete the notes mneme keeps", run: (*Model).slashMemory},
+		{name: "undo", help: "undo the last change to your notes (what was just learnt, or an edit)", run: (*Model).slashUndo},
 		{name: "switch", args: "DESCRIPTION", needsArgs: true, help: "switch to the conversation a description is about", run: (*Model).slashSwitch},
 		{name: "model", args: "[pull NAME]", help: "choose the chat and embedding models, or pull one", run: (*Model).slashModel},
 		{name: "compact", help: "summarise the conversation so far, to free the model's context", run: (*Model).slashCompact},

@@ -1,0 +1,54 @@
+package tui
+
+import (
+	"errors"
+	"fmt"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/mneme-dev/mneme/internal/sanitize"
+	"github.com/mneme-dev/mneme/internal/text"
+	"github.com/mneme-dev/mneme/memory"
+	"github.com/mneme-dev/mneme/memory/history"
+)
+
+// undoneMsg is the result of /undo.
+type undoneMsg struct {
+	change history.Change
+	note   memory.Note
+	err    error
+}
+
+// slashUndo undoes the user's last change of a note, whoever made it: the
+// note just learnt from the answer (its receipt says /undo), or the
+// model's or the user's last edit. It goes through the store's history,
+// so it works at any later time, as `mneme memory undo` does.
+func (m *Model) slashUndo(string) tea.Cmd {
+	m.input.reset()
+	if m.cfg.Notes == nil {
+		m.hint = "Notes are not available here."
+		return nil
+	}
+	notes, user, ctx := m.cfg.Notes, m.cfg.UserID, m.life.ctx
+	return func() tea.Msg {
+		c, n, err := notes.Undo(ctx, user, "", "")
+		return undoneMsg{change: c, note: n, err: err}
+	}
+}
+
+func (m *Model) handleUndone(msg undoneMsg) tea.Cmd {
+	switch {
+	case errors.Is(msg.err, history.ErrNothingToUndo):
+		m.hint = "Nothing to undo."
+	case msg.err != nil:
+		m.hint = "Undo failed: " + sanitize.Line(msg.err.Error())
+	default:
+		what := text.Cut(sanitize.Line(msg.note.Content), 60)
+		verb := map[string]string{memory.ChangeCreate: "forgot", memory.ChangeRestore: "forgot"}[msg.change.Op]
+		if verb == "" {
+			verb = "restored"
+		}
+		m.hint = fmt.Sprintf("Undid the %s by %s: %s “%s”.", msg.change.Op, msg.change.By, verb, what)
+	}
+	return m.memoryStatusNow()
+}
