@@ -85,8 +85,8 @@ func (f *fakeConversations) DeleteConversation(_ context.Context, _, id string) 
 	return f.record("delete " + id)
 }
 
-func (f *fakeConversations) ConversationNoteCount(context.Context, string, string) (int, error) {
-	return 0, nil
+func (f *fakeConversations) ConversationNotes(context.Context, string, string) ([]memory.Note, error) {
+	return nil, nil
 }
 
 func (f *fakeConversations) ForgetConversation(_ context.Context, _, id string) (int, error) {

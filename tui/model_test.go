@@ -523,8 +523,8 @@ func seedConversation(t *testing.T, store *memory.Store) memory.Conversation {
 // needs an index, which these tests do not open.
 type storeConversations struct{ *memory.Store }
 
-func (storeConversations) ConversationNoteCount(context.Context, string, string) (int, error) {
-	return 0, nil
+func (storeConversations) ConversationNotes(context.Context, string, string) ([]memory.Note, error) {
+	return nil, nil
 }
 
 func (storeConversations) ForgetConversation(context.Context, string, string) (int, error) {
@@ -542,8 +542,8 @@ func (c indexConversations) DeleteConversation(ctx context.Context, userID, id s
 	return c.ix.DeleteConversation(ctx, userID, id)
 }
 
-func (c indexConversations) ConversationNoteCount(ctx context.Context, userID, id string) (int, error) {
-	return c.ix.ConversationNoteCount(ctx, userID, id)
+func (c indexConversations) ConversationNotes(ctx context.Context, userID, id string) ([]memory.Note, error) {
+	return c.ix.ConversationNotes(ctx, userID, id)
 }
 
 func (c indexConversations) ForgetConversation(ctx context.Context, userID, id string) (int, error) {

@@ -124,9 +124,10 @@ func (ix *Index) ConversationNoteCount(ctx context.Context, userID, id string) (
 	return len(ids), err
 }
 
-// conversationNoteIDs lists the user's live notes, archived ones too,
-// whose conversation of origin is id.
-func (ix *Index) conversationNoteIDs(ctx context.Context, userID, id string) ([]string, error) {
+// ConversationNotes lists the user's live notes, archived ones too, whose
+// conversation of origin is id, newest first: what forgetting it would
+// delete.
+func (ix *Index) ConversationNotes(ctx context.Context, userID, id string) ([]memory.Note, error) {
 	notes, err := ix.store.ListNotes(ctx, userID)
 	if err != nil {
 		return nil, err
@@ -135,11 +136,20 @@ func (ix *Index) conversationNoteIDs(ctx context.Context, userID, id string) ([]
 	if err != nil {
 		return nil, err
 	}
-	var ids []string
+	var out []memory.Note
 	for _, n := range append(notes, archived...) {
 		if n.ConversationID == id {
-			ids = append(ids, n.ID)
+			out = append(out, n)
 		}
 	}
-	return ids, nil
+	return out, nil
+}
+
+func (ix *Index) conversationNoteIDs(ctx context.Context, userID, id string) ([]string, error) {
+	notes, err := ix.ConversationNotes(ctx, userID, id)
+	ids := make([]string, len(notes))
+	for i, n := range notes {
+		ids[i] = n.ID
+	}
+	return ids, err
 }

@@ -32,10 +32,10 @@ type ConversationManager interface {
 	RenameConversation(ctx context.Context, userID, id, title string) error
 	SetArchived(ctx context.Context, userID, id string, archived bool) error
 	DeleteConversation(ctx context.Context, userID, id string) error
-	// ConversationNoteCount is how many notes came from a conversation
+	// ConversationNotes are the notes that came from a conversation
 	// (learnt or saved there); ForgetConversation deletes the conversation
 	// and those notes, and returns how many it forgot.
-	ConversationNoteCount(ctx context.Context, userID, id string) (int, error)
+	ConversationNotes(ctx context.Context, userID, id string) ([]memory.Note, error)
 	ForgetConversation(ctx context.Context, userID, id string) (int, error)
 }
 
@@ -87,8 +87,9 @@ type Model struct {
 	mode   sidebarMode
 	// notes is how many notes came from the conversation the delete
 	// question is about (-1 while they are counted), for noteCountMsg to
-	// match: confirmID.
+	// match: confirmID; noteTexts are the first of them, shown.
 	notes     int
+	noteTexts []string
 	confirmID string
 
 	all          []memory.Conversation // everything listed, archived too, newest first
@@ -128,9 +129,9 @@ type (
 	}
 	// noteCountMsg carries how many notes came from a conversation.
 	noteCountMsg struct {
-		id  string
-		n   int
-		err error
+		id    string
+		notes []memory.Note
+		err   error
 	}
 )
 
@@ -247,10 +248,14 @@ func (s Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case noteCountMsg:
 		if s.mode == sideConfirm && msg.id == s.confirmID {
-			s.notes = msg.n
+			s.notes, s.noteTexts = len(msg.notes), nil
+			for _, n := range msg.notes[:min(len(msg.notes), shownNotes)] {
+				s.noteTexts = append(s.noteTexts, n.Content)
+			}
 			if msg.err != nil {
 				s.notes = 0 // the question stays; f still forgets what there is
 			}
+			s.keepQuestionInView()
 		}
 		return s, nil
 	case listMsg:
@@ -327,9 +332,8 @@ func (s Model) handleKey(msg tea.KeyPressMsg) (Model, tea.Cmd) {
 		}
 	case key.Matches(msg, s.keys.Delete):
 		if c, ok := s.Selected(); ok {
-			s.mode, s.confirmID, s.notes = sideConfirm, c.ID, -1
-			// The question takes up to questionRows rows: keep it in view.
-			s.list.Clamp(len(s.items), max(1, s.listRows()-questionRows+1))
+			s.mode, s.confirmID, s.notes, s.noteTexts = sideConfirm, c.ID, -1, nil
+			s.keepQuestionInView()
 			return s, noteCountCmd(s.ctx, s.convs, s.userID, c.ID)
 		}
 	case key.Matches(msg, s.keys.ShowArchived):
@@ -551,8 +555,24 @@ func ArchiveCmd(ctx context.Context, convs ConversationManager, userID string, c
 // Confirming reports whether the delete question is asked.
 func (s Model) Confirming() bool { return s.mode == sideConfirm }
 
-// questionRows is the most rows the delete question takes.
-const questionRows = 5
+// shownNotes is how many of the notes that came from the conversation
+// the delete question lists.
+const shownNotes = 3
+
+// keepQuestionInView scrolls the list so that the delete question, which
+// takes the chosen row and the rows below it, fits: five rows while the
+// notes are counted (as many as the longest question without notes, so
+// the list does not jump), more once they are listed.
+func (s *Model) keepQuestionInView() {
+	rows := 5
+	if s.notes > 0 {
+		rows = 5 + len(s.noteTexts)
+		if s.notes > len(s.noteTexts) {
+			rows++
+		}
+	}
+	s.list.Clamp(len(s.items), max(1, s.listRows()-rows+1))
+}
 
 // question is the delete question in place of the chosen row: the
 // conversation, how many notes came from it, and the answers (y deletes
@@ -571,7 +591,14 @@ func (s Model) question(c memory.Conversation, w int) []string {
 		if s.notes > 1 {
 			notes = fmt.Sprintf("%d notes came from it", s.notes)
 		}
-		out = append(out, line(notes), line("y delete, keep notes"), line("f delete, forget notes"), line("n keep"))
+		out = append(out, line(notes+":"))
+		for _, t := range s.noteTexts {
+			out = append(out, line("· "+sanitize.Line(t)))
+		}
+		if more := s.notes - len(s.noteTexts); more > 0 {
+			out = append(out, line(fmt.Sprintf("  and %d more", more)))
+		}
+		out = append(out, line("y delete, keep notes"), line("f delete, forget notes"), line("n keep"))
 	}
 	return out
 }
@@ -581,8 +608,8 @@ func noteCountCmd(ctx context.Context, convs ConversationManager, userID, id str
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(ctx, convTimeout)
 		defer cancel()
-		n, err := convs.ConversationNoteCount(ctx, userID, id)
-		return noteCountMsg{id: id, n: n, err: err}
+		notes, err := convs.ConversationNotes(ctx, userID, id)
+		return noteCountMsg{id: id, notes: notes, err: err}
 	}
 }
 

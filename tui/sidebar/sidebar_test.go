@@ -65,10 +65,14 @@ func (f *fakeConversations) DeleteConversation(_ context.Context, _, id string) 
 	return f.record("delete " + id)
 }
 
-func (f *fakeConversations) ConversationNoteCount(_ context.Context, _, id string) (int, error) {
+func (f *fakeConversations) ConversationNotes(_ context.Context, _, id string) ([]memory.Note, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return f.notes[id], nil
+	var out []memory.Note
+	for i := range f.notes[id] {
+		out = append(out, memory.Note{ID: fmt.Sprintf("%s-n%d", id, i), Content: fmt.Sprintf("Note %d learnt in %s", i+1, id)})
+	}
+	return out, nil
 }
 
 func (f *fakeConversations) ForgetConversation(_ context.Context, _, id string) (int, error) {
@@ -257,7 +261,7 @@ func TestSidebarDeleteOffersToForgetNotes(t *testing.T) {
 
 	s, _ = sidebarKey(t, s, keyCtrlD)
 	view := plain(s.View(true))
-	requireShows(t, view, "3 notes came from it", "y delete, keep notes", "f delete, forget notes", "n keep")
+	requireShows(t, view, "3 notes came from it:", "· Note 1 learnt in c2", "· Note 3 learnt in c2", "y delete, keep notes", "f delete, forget notes", "n keep")
 	requireSize(t, s.View(true), 30, 12)
 	help := fmt.Sprint(DefaultSidebarKeyMap().FullHelp())
 	if !strings.Contains(help, "forget notes") {
@@ -283,7 +287,7 @@ func TestSidebarDeleteOffersToForgetNotes(t *testing.T) {
 	s, _ = sidebarKey(t, s, keyRune('n'), keyDown, keyCtrlD)
 	requireShows(t, s.View(true), "no note came from it", "y delete · n keep")
 	// A count for another conversation (an older question) is dropped.
-	s, _ = s.Update(noteCountMsg{id: "c2", n: 7})
+	s, _ = s.Update(noteCountMsg{id: "c2", notes: make([]memory.Note, 7)})
 	if s.notes != 0 {
 		t.Fatalf("a stale count was taken: %d", s.notes)
 	}
