@@ -164,5 +164,5 @@ func (l learnt) chatReceipt() string {
 	if l.Pending {
 		return l.receipt()
 	}
-	return l.receipt() + " · /undo"
+	return l.receipt() + " · ctrl+z undo"
 }

@@ -30,6 +30,7 @@ type KeyMap struct {
 	Memory   key.Binding
 	Sidebar  key.Binding // show the conversation list and give it the keys, or hide it
 	Editor   key.Binding // compose the message in $EDITOR
+	Undo     key.Binding // undo the last change to the notes (as /undo)
 	Help     key.Binding
 
 	SidebarKeys sidebar.SidebarKeyMap
@@ -61,6 +62,7 @@ func DefaultKeyMap() KeyMap {
 		Sidebar: key.NewBinding(key.WithKeys("ctrl+l", "ctrl+s"), key.WithHelp("ctrl+l", "chats")),
 		Editor:  key.NewBinding(key.WithKeys("ctrl+e"), key.WithHelp("ctrl+e", "$EDITOR")),
 		Help:    key.NewBinding(key.WithKeys("f1"), key.WithHelp("f1", "help")),
+		Undo:    key.NewBinding(key.WithKeys("ctrl+z"), key.WithHelp("ctrl+z", "undo note")),
 
 		SidebarKeys: sidebar.DefaultSidebarKeyMap(),
 		SearchKeys:  search.DefaultSearchKeyMap(),
@@ -109,7 +111,7 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 		{k.Send, k.Newline, k.Complete, k.Editor},
 		{k.Cancel, k.Quit, k.Help},
 		{k.PageUp, k.Top, k.Bottom},
-		{k.Search, k.Memory, k.Sidebar, k.Details},
+		{k.Search, k.Memory, k.Sidebar, k.Details, k.Undo},
 	}
 }
 

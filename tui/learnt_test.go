@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	tea "charm.land/bubbletea/v2"
+
 	"github.com/mneme-dev/mneme/memory"
 )
 
@@ -73,4 +75,22 @@ func TestSlashUndoTakesBackTheLastNote(t *testing.T) {
 	h.typeText("/undo")
 	h.send(keyEnter)
 	h.runUntilShown("Nothing to undo.")
+}
+
+// TestCtrlZUndoesLeavingTheInput: ctrl+z is /undo without touching what
+// is being typed.
+func TestCtrlZUndoesLeavingTheInput(t *testing.T) {
+	store := openStore(t)
+	cfg, ix := screenConfig(t, store)
+	if _, err := ix.SaveNote(context.Background(), testUser, "Has a cat called Tom.", memory.NoteSource{By: memory.SourceExtracted, Confidence: 0.9}); err != nil {
+		t.Fatal(err)
+	}
+	h := newHarness(t, cfg)
+	h.runUntilShown("Ollama ready")
+	h.typeText("half a thought")
+	h.send(tea.KeyPressMsg{Code: 'z', Mod: tea.ModCtrl})
+	h.runUntilShown("Undid the create by extracted")
+	if got := h.m.input.value(); got != "half a thought" {
+		t.Fatalf("ctrl+z changed the input to %q", got)
+	}
 }

@@ -370,6 +370,8 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		return cmd
 	}
 	switch {
+	case key.Matches(msg, m.keys.Undo):
+		return m.undoLast()
 	case key.Matches(msg, m.keys.Editor):
 		return m.compose()
 	case key.Matches(msg, m.keys.Cancel):

@@ -25,6 +25,11 @@ type undoneMsg struct {
 // so it works at any later time, as `mneme memory undo` does.
 func (m *Model) slashUndo(string) tea.Cmd {
 	m.input.reset()
+	return m.undoLast()
+}
+
+// undoLast is /undo and ctrl+z (which leaves the input as it is).
+func (m *Model) undoLast() tea.Cmd {
 	if m.cfg.Notes == nil {
 		m.hint = "Notes are not available here."
 		return nil
