@@ -40,7 +40,7 @@ func (s *session) learntReceipts(ctx context.Context, ix *index.Index) (*backgro
 	ch := make(chan tui.Learnt, 16)
 	return s.newBackgroundLearner(ctx, ix, func(conversationID string, l learnt) {
 		select {
-		case ch <- tui.Learnt{ConversationID: conversationID, Text: l.chatReceipt()}:
+		case ch <- tui.Learnt{ConversationID: conversationID, Text: l.chatReceipt(), NoteID: l.NoteID}:
 		default:
 			s.log.Info("learnt-note receipt dropped: the screen is behind", "note", l.NoteID)
 		}

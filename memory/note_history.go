@@ -157,9 +157,12 @@ func (imp *importer) restoreChange(ctx context.Context, b schema.BackupChangeLin
 func (s *Store) ForgetHistory(ctx context.Context, userID string, ids []string) error {
 	return s.write(ctx, func(tx Execer) error {
 		for part := range slices.Chunk(ids, sqlq.MaxParams) {
-			if _, err := tx.ExecContext(ctx, `DELETE FROM note_changes WHERE user_id = ? AND note_id `+sqlq.In(len(part)),
-				append([]any{userID}, sqlq.Args(part)...)...); err != nil {
+			args := append([]any{userID}, sqlq.Args(part)...)
+			if _, err := tx.ExecContext(ctx, `DELETE FROM note_changes WHERE user_id = ? AND note_id `+sqlq.In(len(part)), args...); err != nil {
 				return fmt.Errorf("forget note history: %w", err)
+			}
+			if _, err := tx.ExecContext(ctx, `UPDATE notes SET tags = '[]' WHERE user_id = ? AND deleted_at IS NOT NULL AND id `+sqlq.In(len(part)), args...); err != nil {
+				return fmt.Errorf("forget note tags: %w", err)
 			}
 		}
 		return nil

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/mneme-dev/mneme/memory/internal/sqlq"
@@ -100,7 +101,13 @@ const (
 func CheckTags(tags []string) ([]string, error) {
 	out := []string{}
 	for _, t := range tags {
-		t = strings.ToLower(strings.Join(strings.Fields(cleanText(t)), "-"))
+		t = strings.Map(func(r rune) rune {
+			if unicode.IsControl(r) || unicode.Is(unicode.Cf, r) {
+				return -1 // escapes and bidi controls: a tag is plain words
+			}
+			return r
+		}, cleanText(t))
+		t = strings.ToLower(strings.Join(strings.Fields(t), "-"))
 		switch {
 		case t == "" || slices.Contains(out, t):
 			continue
@@ -363,7 +370,8 @@ func (s *Store) DeleteNote(ctx context.Context, userID, id string) (Note, error)
 	}
 	now := s.nowMS()
 	err = s.write(ctx, func(tx Execer) error {
-		res, err := tx.ExecContext(ctx, `UPDATE notes SET content = '', hash = '', tags = '[]', updated_at = ?, deleted_at = ?
+		// Tags stay with the tombstone for undo; ForgetHistory clears them.
+		res, err := tx.ExecContext(ctx, `UPDATE notes SET content = '', hash = '', updated_at = ?, deleted_at = ?
 			WHERE id = ? AND user_id = ? AND deleted_at IS NULL`, now, now, n.ID, userID)
 		if err != nil {
 			return err

@@ -63,8 +63,11 @@ func (s *Store) RestoreNote(ctx context.Context, userID string, n Note) (Note, e
 		case !deleted.Valid:
 			return fmt.Errorf("note %q is not deleted: %w", n.ID, ErrInvalid)
 		}
-		_, err = tx.ExecContext(ctx, `UPDATE notes SET content = ?, hash = ?, tags = ?, updated_at = ?, deleted_at = NULL
-			WHERE id = ? AND user_id = ? AND deleted_at IS NOT NULL`, content, hash, encodeTags(src.Tags), now, n.ID, userID)
+		// Tags given win; none given (an undo) keeps those the tombstone kept.
+		tags := encodeTags(src.Tags)
+		_, err = tx.ExecContext(ctx, `UPDATE notes SET content = ?, hash = ?, tags = CASE WHEN ? = '[]' THEN tags ELSE ? END,
+			updated_at = ?, deleted_at = NULL WHERE id = ? AND user_id = ? AND deleted_at IS NOT NULL`,
+			content, hash, tags, tags, now, n.ID, userID)
 		if err != nil {
 			return err
 		}

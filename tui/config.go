@@ -151,6 +151,9 @@ const IncognitoNotice = "Incognito: nothing of this chat is kept, learnt or sync
 // Text is the one-line receipt ("✎ remembered: …"), already sanitised.
 type Learnt struct {
 	ConversationID, Text string
+	// NoteID is the note learnt, changed or forgotten: ctrl+z and /undo
+	// take back the changes of this chat's notes only.
+	NoteID string
 }
 
 // MemoryStatus is the state of search and the notes.

@@ -53,9 +53,9 @@ func TestLearntReceiptUnderTheAnswer(t *testing.T) {
 	h.runUntilShown("✎ updated: Has a grey cat called Tom")
 }
 
-// TestSlashUndoTakesBackTheLastNote: /undo (which a receipt names) undoes
-// the last change to the notes at any later time: a learnt note is
-// forgotten, and the line says so; with nothing left to undo, it says that.
+// TestSlashUndoTakesBackTheLastNote: /undo undoes the last change to a note
+// this chat learnt, at any later time: a learnt note is forgotten, and the
+// line says so. Notes the chat did not touch are out of its reach.
 func TestSlashUndoTakesBackTheLastNote(t *testing.T) {
 	store := openStore(t)
 	cfg, ix := screenConfig(t, store)
@@ -65,16 +65,25 @@ func TestSlashUndoTakesBackTheLastNote(t *testing.T) {
 	}
 	h := newHarness(t, cfg)
 	h.runUntilShown("Ollama ready")
+	// A note this chat did not learn is out of its reach.
+	h.typeText("/undo")
+	h.send(keyEnter)
+	h.runUntilShown("Nothing learnt or changed in this chat to undo")
+	if _, err := store.Note(context.Background(), testUser, n.ID); err != nil {
+		t.Fatal("/undo reached a note the chat did not touch")
+	}
+	h.send(learntMsg{Learnt{ConversationID: "c", Text: "✎ remembered: Has a cat called Tom.", NoteID: n.ID}})
+	h.runUntilIdle()
 	h.typeText("/undo")
 	h.send(keyEnter)
 	h.runUntilShown("Undid the create by extracted: forgot “Has a cat called Tom.”")
 	if _, err := store.Note(context.Background(), testUser, n.ID); err == nil {
 		t.Fatal("the note is still there")
 	}
-	// Undo walks back through changes; it does not redo.
+	// Undo walks back through the chat's changes; it does not redo.
 	h.typeText("/undo")
 	h.send(keyEnter)
-	h.runUntilShown("Nothing to undo.")
+	h.runUntilShown("Nothing learnt or changed in this chat to undo")
 }
 
 // TestCtrlZUndoesLeavingTheInput: ctrl+z is /undo without touching what
@@ -82,11 +91,14 @@ func TestSlashUndoTakesBackTheLastNote(t *testing.T) {
 func TestCtrlZUndoesLeavingTheInput(t *testing.T) {
 	store := openStore(t)
 	cfg, ix := screenConfig(t, store)
-	if _, err := ix.SaveNote(context.Background(), testUser, "Has a cat called Tom.", memory.NoteSource{By: memory.SourceExtracted, Confidence: 0.9}); err != nil {
+	n, err := ix.SaveNote(context.Background(), testUser, "Has a cat called Tom.", memory.NoteSource{By: memory.SourceExtracted, Confidence: 0.9})
+	if err != nil {
 		t.Fatal(err)
 	}
 	h := newHarness(t, cfg)
 	h.runUntilShown("Ollama ready")
+	h.send(learntMsg{Learnt{ConversationID: "c", Text: "✎ remembered: Has a cat called Tom.", NoteID: n.ID}})
+	h.runUntilIdle()
 	h.typeText("half a thought")
 	h.send(tea.KeyPressMsg{Code: 'z', Mod: tea.ModCtrl})
 	h.runUntilShown("Undid the create by extracted")

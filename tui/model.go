@@ -85,6 +85,9 @@ type Model struct {
 	runner       Runner
 	runnerModel  string
 
+	// touched are the notes this chat learnt or the model changed, most
+	// recent last: ctrl+z and /undo take back their changes, and no other.
+	touched []string
 	// receipts are what was learnt from a turn, waiting for a streaming
 	// answer to end (events.go).
 	receipts []string

@@ -19,10 +19,10 @@ type undoneMsg struct {
 	err    error
 }
 
-// slashUndo undoes the user's last change of a note, whoever made it: the
-// note just learnt from the answer (its receipt says /undo), or the
-// model's or the user's last edit. It goes through the store's history,
-// so it works at any later time, as `mneme memory undo` does.
+// slashUndo undoes the last change to a note this chat learnt or the model
+// changed in it (its receipt says ctrl+z), newest first, through the
+// store's history. It never reaches notes this chat did not touch: older
+// changes are for `mneme memory undo` or the memory browser.
 func (m *Model) slashUndo(string) tea.Cmd {
 	m.input.reset()
 	return m.undoLast()
@@ -34,9 +34,15 @@ func (m *Model) undoLast() tea.Cmd {
 		m.hint = "Notes are not available here."
 		return nil
 	}
+	if len(m.touched) == 0 {
+		m.hint = "Nothing learnt or changed in this chat to undo (older changes: the memory browser, or mneme memory undo)."
+		return nil
+	}
+	id := m.touched[len(m.touched)-1]
+	m.touched = m.touched[:len(m.touched)-1]
 	notes, user, ctx := m.cfg.Notes, m.cfg.UserID, m.life.ctx
 	return func() tea.Msg {
-		c, n, err := notes.Undo(ctx, user, "", "")
+		c, n, err := notes.Undo(ctx, user, "", id)
 		return undoneMsg{change: c, note: n, err: err}
 	}
 }

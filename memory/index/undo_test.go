@@ -3,6 +3,7 @@ package index
 import (
 	"context"
 	"errors"
+	"slices"
 	"testing"
 
 	"github.com/mneme-dev/mneme/memory"
@@ -104,5 +105,36 @@ func TestUndoRefusesAStaleChange(t *testing.T) {
 	}
 	if got, _ := s.Note(ctx, "alice", n.ID); got.Content != "three" {
 		t.Fatalf("note changed to %q", got.Content)
+	}
+}
+
+// TestUndoingADeleteKeepsTheTags: a deleted note brought back by undo has
+// its tags again; forgetting a note clears them with its history. Tags
+// lose escapes and bidi controls when saved.
+func TestUndoingADeleteKeepsTheTags(t *testing.T) {
+	ctx := context.Background()
+	s := openTest(t)
+	ix := openIndex(t, s, t.TempDir(), nil, "")
+	n, err := ix.SaveNote(ctx, "alice", "Works as a tram driver", memory.NoteSource{Tags: []string{"Work", "x\x1b[31my\u202e"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"work", "x[31my"}; !slices.Equal(n.Tags, want) {
+		t.Fatalf("tags saved as %q, want %q", n.Tags, want)
+	}
+	if _, err := ix.DeleteNote(ctx, "alice", n.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, back, err := ix.Undo(ctx, "alice", "", n.ID); err != nil || !slices.Equal(back.Tags, n.Tags) {
+		t.Fatalf("after undo: %+v, %v; want tags %q", back, err, n.Tags)
+	}
+	if _, err := ix.DeleteNote(ctx, "alice", n.ID); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.ForgetHistory(ctx, "alice", []string{n.ID}); err != nil {
+		t.Fatal(err)
+	}
+	if k := rowsOf(t, s, `SELECT COUNT(*) FROM notes WHERE id = ? AND tags != '[]'`, n.ID); k != 0 {
+		t.Fatal("a forgotten note kept its tags")
 	}
 }
