@@ -80,6 +80,10 @@ Run 'mneme COMMAND -h' for a command's flags.
 func (a *App) Run(ctx context.Context, args []string) error {
 	name, args := splitCommand(args)
 	if name == "help" {
+		// `mneme help COMMAND` is the command's own help.
+		if len(args) > 0 && !strings.HasPrefix(args[0], "-") && args[0] != "help" {
+			return a.Run(ctx, []string{args[0], "--help"})
+		}
 		fmt.Fprint(a.stdout, usage())
 		return nil
 	}

@@ -44,8 +44,15 @@ func (a *App) runChat(ctx context.Context, args []string) error {
 	// mneme -h, --help and `mneme help` all show the commands; the chat's
 	// own flags follow.
 	fs.Usage = func() {
-		fmt.Fprint(a.stderr, usage())
-		fmt.Fprint(a.stderr, "\nFlags of the chat:\n")
+		// Asked for (-h, --help): the help goes to stdout, as `mneme help`;
+		// after a bad flag, to stderr.
+		w := a.stderr
+		if helpAsked(args) {
+			w = a.stdout
+		}
+		fs.SetOutput(w)
+		fmt.Fprint(w, usage())
+		fmt.Fprint(w, "\nFlags of the chat:\n")
 		fs.PrintDefaults()
 	}
 	rest, err := parseArgs(fs, args)
@@ -279,4 +286,17 @@ func (a *App) interactive() bool {
 	in, ok1 := a.stdin.(*os.File)
 	out, ok2 := a.stdout.(*os.File)
 	return ok1 && ok2 && term.IsTerminal(int(in.Fd())) && term.IsTerminal(int(out.Fd()))
+}
+
+// helpAsked reports whether args ask for help (-h, -help, --help before "--").
+func helpAsked(args []string) bool {
+	for _, a := range args {
+		switch a {
+		case "--":
+			return false
+		case "-h", "-help", "--help":
+			return true
+		}
+	}
+	return false
 }

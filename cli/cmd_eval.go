@@ -67,7 +67,13 @@ func (a *App) runEval(ctx context.Context, args []string) error {
 		return fmt.Errorf("eval memory: %w", err)
 	}
 	if *asJSON {
-		return writeJSON(a.stdout, rep)
+		err = writeJSON(a.stdout, rep)
+	} else {
+		err = rep.WriteTable(a.stdout)
 	}
-	return rep.WriteTable(a.stdout)
+	if err == nil && rep.Dialogues > 0 && rep.Failed == rep.Dialogues {
+		// Every reply was malformed: the figures above measure nothing.
+		return exitError{code: 1, msg: fmt.Sprintf("eval memory: the model answered all %d extractions with malformed output; the figures mean nothing (see the log)", rep.Failed)}
+	}
+	return err
 }

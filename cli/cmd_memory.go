@@ -18,7 +18,7 @@ import (
 
 func memoryCommand() command {
 	return command{names: []string{"memory"}, run: (*App).runMemory,
-		help: "  mneme memory COMMAND [--json]      notes mneme keeps about you: list, add, edit, rm, search\n"}
+		help: "  mneme memory COMMAND [--json]      notes mneme keeps about you: list, add, edit, rm, search, history, undo, …\n"}
 }
 
 // memoryCommands are the commands of `mneme memory`, as its help lists them.
@@ -26,8 +26,8 @@ func memoryCommands() []command {
 	return []command{
 		{names: []string{"list", "ls"}, help: "  list                 list your notes, newest first, with who made them and where; --tag T filters\n", run: (*App).memoryList},
 		{names: []string{"add"}, help: "  add TEXT...          save a note; --tag T (may repeat) tags it\n", run: (*App).memoryAdd},
-		{names: []string{"edit"}, help: "  edit ID TEXT...      replace a note's text (a unique id prefix of 8+ characters is enough)\n", run: (*App).memoryEdit},
-		{names: []string{"rm", "delete"}, help: "  rm ID                delete a note (a unique id prefix of 8+ characters is enough)\n", run: (*App).memoryRemove},
+		{names: []string{"edit"}, help: "  edit ID TEXT...      replace a note's text (an id, or a prefix of 8+ characters that is unique)\n", run: (*App).memoryEdit},
+		{names: []string{"rm", "delete"}, help: "  rm ID                delete a note (an id, or a prefix of 8+ characters that is unique)\n", run: (*App).memoryRemove},
 		{names: []string{"search"}, help: "  search QUERY...      search your notes by meaning and by words\n", run: (*App).memorySearch},
 		{names: []string{"archive"}, help: "  archive ID           put a note away: kept, listed with list --archived, never recalled\n",
 			run: func(a *App, ctx context.Context, args []string) error { return a.memoryArchive(ctx, args, true) }},
@@ -70,6 +70,9 @@ func (a *App) runMemory(ctx context.Context, args []string) error {
 		if slices.Contains(c.names, sub) {
 			return c.run(a, ctx, args)
 		}
+	}
+	if sub == "" && len(args) > 0 && helpAsked(args[:1]) {
+		sub = "help"
 	}
 	switch sub {
 	case "help":

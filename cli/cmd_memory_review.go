@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/mneme-dev/mneme/memory"
@@ -76,16 +77,22 @@ func (a *App) memoryReview(ctx context.Context, args []string, approve bool) err
 		return err
 	}
 	defer ix.Close()
+	// Every id is tried; those that fail are reported after.
+	var failed []error
 	for _, id := range rest {
 		n, err := reviewNote(ctx, s.store, ix, s.cfg.User, id, approve)
 		if err != nil {
-			return noteError(cmd, err)
+			failed = append(failed, err)
+			continue
 		}
 		if err := a.printNote(n, verb, asJSON); err != nil {
 			return err
 		}
 	}
 	s.syncAfterChange(ctx, ix)
+	if len(failed) > 0 {
+		return noteError(cmd, errors.Join(failed...))
+	}
 	return nil
 }
 
@@ -96,10 +103,20 @@ func reviewNote(ctx context.Context, store *memory.Store, ix *index.Index, user,
 		return n, err
 	}
 	if n.Status != memory.NotePending {
-		return n, fmt.Errorf("note %s is %s, not pending: %w", n.ID, n.Status, memory.ErrInvalid)
+		return n, fmt.Errorf("note %s is %s, not pending%w", n.ID, n.Status, notPending)
 	}
 	if approve {
 		return store.SetNoteStatus(ctx, user, n.ID, memory.NoteActive)
 	}
 	return ix.DeleteNote(ctx, user, n.ID)
 }
+
+// notPending marks a review of a note that is not pending as a usage
+// error (exit 2) without adding words to the message.
+var notPending = quietError{memory.ErrInvalid}
+
+// quietError wraps an error for errors.Is without saying it.
+type quietError struct{ err error }
+
+func (quietError) Error() string   { return "" }
+func (e quietError) Unwrap() error { return e.err }

@@ -51,7 +51,7 @@ func (a *App) importExport(ctx context.Context, common commonFlags, in *importer
 	defer s.Close()
 	start := time.Now()
 	prog := newImportProgress(a.stderr)
-	fmt.Fprintf(a.stderr, "mneme: importing a %s export (%s)…\n", in.Format.Name(), sanitize.Line(in.Name))
+	fmt.Fprintf(a.stderr, "mneme: importing an export of %s (%s)…\n", in.Format.Name(), sanitize.Line(in.Name))
 	sum, err := importer.Run(ctx, s.store, s.cfg.User, r, importer.Options{
 		OnBad: func(err error) {
 			prog.end()
