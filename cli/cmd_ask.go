@@ -128,7 +128,7 @@ func (a *App) runAsk(ctx context.Context, args []string) (err error) {
 		defer ix.Close()
 	}
 	p := &askPrinter{out: a.stdout, errw: a.stderr, quiet: *asJSON}
-	ag := s.newAgent(st.Model, ix, st.toolsSupported())
+	ag := s.newAgent(st.Model, ix, st.ToolsSupported())
 	req := agent.Request{UserID: s.cfg.User, ConversationID: conv.ID, Prompt: prompt, PromptID: promptMsg.ID}
 	res, runErr := ag.Run(ctx, req, p.emit)
 	p.finish()

@@ -12,6 +12,7 @@ import (
 	"github.com/ollama/ollama/api"
 
 	"github.com/mneme-dev/mneme/agent"
+	"github.com/mneme-dev/mneme/internal/ollama"
 	"github.com/mneme-dev/mneme/internal/sanitize"
 	"github.com/mneme-dev/mneme/memory"
 )
@@ -149,7 +150,7 @@ func searchRow(ctx context.Context, s *session, st ollamaState, row func(k, v st
 func chatContext(ctx context.Context, client *api.Client, st ollamaState, cfg Config) agent.ContextChoice {
 	var show *api.ShowResponse
 	if st.Reachable && st.Model != "" {
-		sctx, cancel := context.WithTimeout(ctx, probeTimeout)
+		sctx, cancel := context.WithTimeout(ctx, ollama.ProbeTimeout)
 		defer cancel()
 		show, _ = client.Show(sctx, &api.ShowRequest{Model: st.Model})
 	}

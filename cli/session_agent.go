@@ -5,7 +5,6 @@ import (
 	"sync"
 
 	"github.com/mneme-dev/mneme/agent"
-	"github.com/mneme-dev/mneme/internal/ollama"
 	"github.com/mneme-dev/mneme/memory/index"
 	"github.com/mneme-dev/mneme/tools"
 )
@@ -60,18 +59,6 @@ func (r noteRecaller) Recall(ctx context.Context, userID, text string) ([]agent.
 	return out, nil
 }
 
-// toolsSupported reports whether the probe found that the chosen model
-// supports tools. A server that reports no capabilities is trusted: the
-// agent still falls back if the model refuses tools.
-func (st ollamaState) toolsSupported() bool {
-	for _, m := range st.Models {
-		if ollama.SameModel(m.Name, st.Model) {
-			return m.MayUseTools()
-		}
-	}
-	return true
-}
-
 // lastProbe keeps the latest probe for the chat, whose probes run in
 // commands while its runners are built in the UI loop.
 type lastProbe struct {
@@ -91,5 +78,5 @@ func (p *lastProbe) toolsSupported(model string) bool {
 	st := p.st
 	p.mu.Unlock()
 	st.Model = model
-	return st.toolsSupported()
+	return st.ToolsSupported()
 }

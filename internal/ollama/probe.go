@@ -1,0 +1,95 @@
+package ollama
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+// ProbeTimeout bounds a probe.
+const ProbeTimeout = 4 * time.Second
+
+// State is what a probe found.
+type State struct {
+	Host      string      `json:"host"`
+	Reachable bool        `json:"reachable"`
+	Version   string      `json:"version,omitempty"`
+	Models    []ModelInfo `json:"models"`
+	Model     string      `json:"model,omitempty"`
+	ModelWhy  string      `json:"model_reason,omitempty"`
+	Err       error       `json:"-"`
+	// Embed is the embedding model ("" means keyword-only search) and
+	// EmbedNote explains its choice or absence.
+	Embed     ModelInfo `json:"embed_model"`
+	EmbedNote string    `json:"embed_note,omitempty"`
+}
+
+// Prober is the part of *api.Client a probe uses.
+type Prober interface {
+	Lister
+	Version(ctx context.Context) (string, error)
+}
+
+// Probe checks the server, lists the models with their capabilities, and
+// picks the chat model (ChooseChat) and the embedding model (ChooseEmbed).
+// explain words an error of the server's (unreachable, refused) for people.
+func Probe(ctx context.Context, c Prober, host, chatModel, embedModel string, explain func(error) error) State {
+	ctx, cancel := context.WithTimeout(ctx, ProbeTimeout)
+	defer cancel()
+	st := State{Host: host, EmbedNote: unreachableNote}
+	v, err := c.Version(ctx)
+	if err != nil {
+		st.Err = explain(err)
+		return st
+	}
+	st.Reachable, st.Version = true, v
+	if st.Models, err = List(ctx, c); err != nil {
+		st.Err = explain(errors.Unwrap(err))
+		return st
+	}
+	st.Model, st.ModelWhy, st.Err = ChooseChat(st.Models, chatModel, host)
+	st.Embed, st.EmbedNote = ChooseEmbed(st.Models, embedModel)
+	return st
+}
+
+const unreachableNote = "Ollama is unreachable, so search is keyword-only for now"
+
+// ProbeEmbedding is the probe of the commands that only search or write
+// notes: it finds the embedding model and nothing else, with as few calls
+// as it takes. /api/show is asked of the configured embedding model only,
+// or else of the installed models in order until one makes embeddings,
+// instead of every model as Probe does.
+func ProbeEmbedding(ctx context.Context, c Lister, host, embedModel string, explain func(error) error) State {
+	ctx, cancel := context.WithTimeout(ctx, ProbeTimeout)
+	defer cancel()
+	st := State{Host: host, EmbedNote: unreachableNote}
+	list, err := c.List(ctx)
+	if err != nil {
+		st.Err = explain(err)
+		return st
+	}
+	st.Reachable = true
+	found := false
+	for _, m := range list.Models {
+		info := ModelInfo{Name: m.Name, Size: m.Size}
+		if wanted := embedModel == "" || SameModel(m.Name, embedModel); wanted && !found {
+			info, _ = Describe(ctx, c, info) // without it: listed, not described
+			found = embedModel != "" || info.CanEmbed()
+		}
+		st.Models = append(st.Models, info)
+	}
+	st.Embed, st.EmbedNote = ChooseEmbed(st.Models, embedModel)
+	return st
+}
+
+// ToolsSupported reports whether the probe found that the chosen model
+// supports tools. A server that reports no capabilities is trusted: the
+// agent still falls back if the model refuses tools.
+func (st State) ToolsSupported() bool {
+	for _, m := range st.Models {
+		if SameModel(m.Name, st.Model) {
+			return m.MayUseTools()
+		}
+	}
+	return true
+}
