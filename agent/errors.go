@@ -19,6 +19,9 @@ var (
 	ErrStreamStalled = errors.New("the answer stream stalled")
 	// ErrNoModel means no chat model is configured or installed.
 	ErrNoModel = ollama.ErrNoModel
+	// ErrConversationGone means the conversation was deleted (by another
+	// process) before the prompt could be stored: nothing was written.
+	ErrConversationGone = errors.New("the conversation was deleted")
 	// ErrEmptyPrompt is returned for a prompt with no text.
 	ErrEmptyPrompt = errors.New("empty prompt")
 	// ErrNoCompaction is returned by Compact when compaction is not configured.

@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -117,6 +118,9 @@ func (a *Agent) prepareRun(ctx context.Context, st *runState) error {
 		userMsg, err := a.store.AppendMessage(ctx, req.UserID, memory.Message{
 			ConversationID: req.ConversationID, Role: memory.RoleUser, Content: req.Prompt,
 		})
+		if errors.Is(err, memory.ErrNotFound) {
+			return fmt.Errorf("%w: %w", ErrConversationGone, err)
+		}
 		if err != nil {
 			return fmt.Errorf("store prompt: %w", err)
 		}

@@ -282,6 +282,9 @@ func (r *fakeRunner) Run(ctx context.Context, req agent.Request, emit func(agent
 	if _, err := r.store.AppendMessage(ctx, req.UserID, memory.Message{
 		ConversationID: req.ConversationID, Role: memory.RoleUser, Content: req.Prompt,
 	}); err != nil {
+		if errors.Is(err, memory.ErrNotFound) { // as the agent says it
+			err = fmt.Errorf("%w: %w", agent.ErrConversationGone, err)
+		}
 		emit(agent.ErrorEvent{Err: err, Result: res})
 		return res, err
 	}

@@ -106,3 +106,32 @@ func TestCtrlZUndoesLeavingTheInput(t *testing.T) {
 		t.Fatalf("ctrl+z changed the input to %q", got)
 	}
 }
+
+// TestPromptIntoADeletedConversationStartsANewOne: when another mneme
+// deleted the open conversation, the next prompt (which could not be
+// stored) goes into a new conversation, and the screen says why.
+func TestPromptIntoADeletedConversationStartsANewOne(t *testing.T) {
+	store := openStore(t)
+	r := newFakeRunner(store, "Nice.")
+	h := newHarness(t, config(store, r, readyProbe))
+	h.runUntilShown("Ollama ready")
+	h.typeText("first")
+	h.send(keyEnter)
+	h.runUntilShown("Nice.")
+	h.runUntilIdle()
+	old := h.m.convID
+	if err := store.DeleteConversation(context.Background(), testUser, old); err != nil {
+		t.Fatal(err)
+	}
+	h.typeText("second")
+	h.send(keyEnter)
+	h.runUntilShown("deleted in another mneme", "Nice.")
+	h.runUntilIdle()
+	if h.m.convID == "" || h.m.convID == old {
+		t.Fatalf("the prompt did not start a new conversation: %q", h.m.convID)
+	}
+	msgs, err := store.Messages(context.Background(), testUser, h.m.convID)
+	if err != nil || len(msgs) != 2 || msgs[0].Content != "second" {
+		t.Fatalf("the new conversation holds %+v, %v", msgs, err)
+	}
+}

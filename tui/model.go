@@ -48,6 +48,7 @@ type activeRun struct {
 	cancel    context.CancelFunc
 	events    <-chan agent.Event
 	cancelled bool
+	prompt    string // sent again in a new conversation if this one was deleted meanwhile
 }
 
 // Model is the root model of the chat. It routes messages to the
@@ -85,6 +86,9 @@ type Model struct {
 	runner       Runner
 	runnerModel  string
 
+	// resend is a prompt whose conversation was deleted by another process
+	// before it was stored: it goes again, into a new conversation.
+	resend string
 	// touched are the notes this chat learnt or the model changed, most
 	// recent last: ctrl+z and /undo take back their changes, and no other.
 	touched []string
@@ -603,6 +607,10 @@ func (m *Model) handleEvents(msg runEventsMsg) tea.Cmd {
 		if m.isOpen(m.memory) && len(m.fresh) > 0 {
 			m.memory.MemoryBrowser, notes = m.memory.Refresh() // show what the model just wrote
 		}
+		if m.resend != "" {
+			m.pending, m.resend = m.resend, ""
+			return tea.Batch(notes, offline, m.sidebar.Reload(), m.send())
+		}
 		return tea.Batch(m.titleAfterRun(), notes, offline)
 	}
 	return tea.Batch(waitForEvents(m.run.id, m.run.events), offline)
@@ -638,13 +646,22 @@ func (m *Model) applyEvent(ev agent.Event) {
 // finishRun ends the current run. A run that failed keeps what it wrote,
 // marked interrupted (the agent stores it so).
 func (m *Model) finishRun(interrupted bool, err error) {
-	if err != nil {
+	gone := errors.Is(err, agent.ErrConversationGone) && m.run.prompt != "" && !m.incognito()
+	switch {
+	case gone:
+		// Deleted in another window before the prompt was stored: nothing
+		// was written, so the prompt starts a new conversation instead.
+		m.resend = m.run.prompt
+		m.cache.forget(m.convID)
+		m.clearConversation()
+		m.transcript.addNotice("That conversation was deleted in another mneme; your message starts a new one.")
+	case err != nil:
 		if m.failRun(err) {
 			m.goOffline(err)
 		} else {
 			m.noteRunError(err)
 		}
-	} else {
+	default:
 		m.transcript.answered() // the agent stores an answer, even an empty or interrupted one
 		if !m.transcript.endLive(interrupted) && interrupted {
 			m.transcript.addInterrupted()
