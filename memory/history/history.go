@@ -66,6 +66,10 @@ func query(ctx context.Context, s *memory.Store, q string, args ...any) ([]Chang
 			return nil, err
 		}
 		c.At = time.UnixMilli(at)
+		// The words of a change come from any device's sync: only words
+		// mneme writes are shown as they are.
+		c.Op, c.By = known(c.Op), known(c.By)
+		c.BeforeStatus, c.AfterStatus = known(c.BeforeStatus), known(c.AfterStatus)
 		out = append(out, c)
 	}
 	return out, rows.Err()
@@ -191,4 +195,14 @@ func State(ctx context.Context, s *memory.Store, userID, id string) (n memory.No
 	}
 	n, err = s.Note(ctx, userID, id)
 	return n, false, err
+}
+
+// known is s when it is a plain lower-case word, else "unknown".
+func known(s string) string {
+	for _, r := range s {
+		if (r < 'a' || r > 'z') && r != '-' && r != '_' {
+			return "unknown"
+		}
+	}
+	return s
 }

@@ -138,3 +138,23 @@ func TestUndoingADeleteKeepsTheTags(t *testing.T) {
 		t.Fatal("a forgotten note kept its tags")
 	}
 }
+
+// TestHistoryFromAnotherDeviceIsShownSafely: a change row that arrived by
+// sync with escapes in its words is read with "unknown" in their place.
+func TestHistoryFromAnotherDeviceIsShownSafely(t *testing.T) {
+	ctx := context.Background()
+	s := openTest(t)
+	ix := openIndex(t, s, t.TempDir(), nil, "")
+	n, err := ix.SaveNote(ctx, "alice", "Likes tea", memory.NoteSource{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.DB().ExecContext(ctx, `UPDATE note_changes SET op = ?, changed_by = ? WHERE note_id = ?`,
+		"create\x1b[2J", "model\u202e", n.ID); err != nil {
+		t.Fatal(err)
+	}
+	hist, err := ix.NoteHistory(ctx, "alice", n.ID)
+	if err != nil || len(hist) != 1 || hist[0].Op != "unknown" || hist[0].By != "unknown" {
+		t.Fatalf("history %+v, %v", hist, err)
+	}
+}
