@@ -2,7 +2,6 @@ package tui
 
 import (
 	"context"
-	"errors"
 	"log/slog"
 	"strings"
 	"time"
@@ -583,39 +582,6 @@ func (m *Model) handleConversation(msg conversationMsg) tea.Cmd {
 	return m.startRun()
 }
 
-func (m *Model) handleEvents(msg runEventsMsg) tea.Cmd {
-	if m.run == nil || msg.id != m.run.id {
-		return nil // a run that already ended
-	}
-	for _, ev := range msg.events {
-		m.applyEvent(ev)
-	}
-	var offline tea.Cmd
-	if m.probed && !m.probe.Reachable {
-		offline = m.scheduleReprobe() // the run found Ollama gone
-	}
-	if m.run != nil && msg.closed {
-		// The runner returned without a final event.
-		m.finishRun(m.run.cancelled, nil)
-		if !m.run.cancelled {
-			m.hint = hintNoAnswer
-		}
-	}
-	m.transcript.refresh(m.now(), false)
-	if m.run == nil {
-		var notes tea.Cmd
-		if m.isOpen(m.memory) && len(m.fresh) > 0 {
-			m.memory.MemoryBrowser, notes = m.memory.Refresh() // show what the model just wrote
-		}
-		if m.resend != "" {
-			m.pending, m.resend = m.resend, ""
-			return tea.Batch(notes, offline, m.sidebar.Reload(), m.send())
-		}
-		return tea.Batch(m.titleAfterRun(), notes, offline)
-	}
-	return tea.Batch(waitForEvents(m.run.id, m.run.events), offline)
-}
-
 func (m *Model) applyEvent(ev agent.Event) {
 	if m.run == nil {
 		return // the run already ended; nothing follows its last event
@@ -641,54 +607,6 @@ func (m *Model) applyEvent(ev agent.Event) {
 	case agent.ErrorEvent:
 		m.finishRun(false, ev.Err)
 	}
-}
-
-// finishRun ends the current run. A run that failed keeps what it wrote,
-// marked interrupted (the agent stores it so).
-func (m *Model) finishRun(interrupted bool, err error) {
-	gone := errors.Is(err, agent.ErrConversationGone) && m.run.prompt != "" && !m.incognito()
-	switch {
-	case gone:
-		// Deleted in another window before the prompt was stored: nothing
-		// was written, so the prompt starts a new conversation instead.
-		m.resend = m.run.prompt
-		m.cache.forget(m.convID)
-		m.clearConversation()
-		m.transcript.addNotice("That conversation was deleted in another mneme; your message starts a new one.")
-	case err != nil:
-		if m.failRun(err) {
-			m.goOffline(err)
-		} else {
-			m.noteRunError(err)
-		}
-	default:
-		m.transcript.answered() // the agent stores an answer, even an empty or interrupted one
-		if !m.transcript.endLive(interrupted) && interrupted {
-			m.transcript.addInterrupted()
-		}
-	}
-	if m.hint == hintStopping {
-		m.hint = ""
-	}
-	m.run.cancel()
-	m.run = nil
-	m.confirm = nil // a question of the run is moot now
-	m.setPhase(phaseIdle)
-	m.showReceipts()
-}
-
-// noteRunError makes the next send probe Ollama again when the run failed
-// because of Ollama.
-func (m *Model) noteRunError(err error) {
-	switch {
-	case errors.Is(err, agent.ErrOllamaUnreachable):
-		m.probe.Reachable, m.probe.Err = false, err
-	case errors.Is(err, agent.ErrModelNotFound), errors.Is(err, agent.ErrNoModel):
-		m.probe.Err = err
-	default:
-		return
-	}
-	m.alert = err.Error()
 }
 
 func (m *Model) startSpinner() tea.Cmd {
