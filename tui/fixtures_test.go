@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
-	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -123,93 +122,6 @@ func newMemoryFixture(t *testing.T) memoryFixture {
 	f.cat = must[memory.Note](t)(ix.SaveNote(ctx, testUser, "The user's cat is called Tom.", memory.NoteSource{ConversationID: conv.ID, TurnNumber: 2}))
 	f.tea = must[memory.Note](t)(ix.SaveNote(ctx, testUser, "Prefers green tea to coffee.", memory.NoteSource{}))
 	return f
-}
-
-// fakeModels is a ModelManager whose pulls are driven by the test: each
-// value sent on feed is reported as progress; a value on finish ends the
-// pull with that error (nil installs the model). A pull that is cancelled
-// reports its context's error on returned.
-type fakeModels struct {
-	mu        sync.Mutex
-	installed []ollama.ModelInfo
-	registry  map[string]ollama.ModelInfo
-	pulls     []string
-
-	feed     chan ollama.PullProgress
-	finish   chan error
-	returned chan error
-}
-
-func newFakeModels(installed ...ollama.ModelInfo) *fakeModels {
-	return &fakeModels{
-		installed: installed,
-		registry: map[string]ollama.ModelInfo{
-			"llama3.2":         {Name: "llama3.2:latest", Size: 2_019_393_189, Capabilities: []string{"completion", "tools"}},
-			"nomic-embed-text": {Name: "nomic-embed-text:latest", Size: 274_302_450, Capabilities: []string{"embedding"}},
-		},
-		feed:     make(chan ollama.PullProgress),
-		finish:   make(chan error),
-		returned: make(chan error, 4),
-	}
-}
-
-func (f *fakeModels) List(context.Context) ([]ollama.ModelInfo, error) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return slices.Clone(f.installed), nil
-}
-
-func (f *fakeModels) Pull(ctx context.Context, name string, progress func(ollama.PullProgress)) error {
-	f.mu.Lock()
-	f.pulls = append(f.pulls, name)
-	f.mu.Unlock()
-	for {
-		select {
-		case p := <-f.feed:
-			progress(p)
-		case err := <-f.finish:
-			if err == nil {
-				f.mu.Lock()
-				f.installed = append(f.installed, f.registry[name])
-				f.mu.Unlock()
-			}
-			f.returned <- err
-			return err
-		case <-ctx.Done():
-			f.returned <- ctx.Err()
-			return ctx.Err()
-		}
-	}
-}
-
-// send hands the running pull one progress report.
-func (f *fakeModels) send(t *testing.T, p ollama.PullProgress) {
-	t.Helper()
-	select {
-	case f.feed <- p:
-	case <-time.After(cmdTimeout):
-		t.Fatal("no pull is reading progress")
-	}
-}
-
-func (f *fakeModels) end(t *testing.T, err error) {
-	t.Helper()
-	select {
-	case f.finish <- err:
-	case <-time.After(cmdTimeout):
-		t.Fatal("no pull to end")
-	}
-}
-
-func (f *fakeModels) waitReturned(t *testing.T) error {
-	t.Helper()
-	select {
-	case err := <-f.returned:
-		return err
-	case <-time.After(cmdTimeout):
-		t.Fatal("the pull did not return")
-		return nil
-	}
 }
 
 var (

@@ -1,7 +1,6 @@
 package tui
 
 import (
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -13,10 +12,12 @@ import (
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/colorprofile"
 
+	"github.com/mneme-dev/mneme/tui/internal/paneltest"
 	"github.com/mneme-dev/mneme/tui/styles"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files in testdata")
+// update is -update (registered by paneltest, which the tests link in).
+var update = paneltest.Update
 
 // requireGolden compares got, downsampled to a colourless terminal (bold,
 // italics and the like stay, colours go), with testdata/<name>.golden.

@@ -17,6 +17,7 @@ import (
 	"github.com/mneme-dev/mneme/internal/ollama"
 	"github.com/mneme-dev/mneme/memory"
 	"github.com/mneme-dev/mneme/memory/index"
+	"github.com/mneme-dev/mneme/tui/internal/paneltest"
 	"github.com/mneme-dev/mneme/tui/panel"
 )
 
@@ -439,7 +440,7 @@ func TestCtrlOOpensTheMemoryBrowser(t *testing.T) {
 func TestFirstRunOffersAnEmbeddingModel(t *testing.T) {
 	store := openStore(t)
 	cfg, _ := screenConfig(t, store)
-	cfg.Models = newFakeModels(ollama.ModelInfo{Name: testModel, Capabilities: []string{"completion", "tools"}})
+	cfg.Models = paneltest.NewFakeModels(ollama.ModelInfo{Name: testModel, Capabilities: []string{"completion", "tools"}})
 	cfg.FirstRun = true
 	var saved []string
 	cfg.SaveModels = func(chat, embed string) error { saved = append(saved, chat+"|"+embed); return nil }

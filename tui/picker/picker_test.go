@@ -3,105 +3,17 @@ package picker
 import (
 	"context"
 	"errors"
-	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/mneme-dev/mneme/internal/ollama"
+	"github.com/mneme-dev/mneme/tui/internal/paneltest"
 	"github.com/mneme-dev/mneme/tui/panel"
 	"github.com/mneme-dev/mneme/tui/styles"
 )
-
-// fakeModels is a ModelManager whose pulls are driven by the test: each
-// value sent on feed is reported as progress; a value on finish ends the
-// pull with that error (nil installs the model). A pull that is cancelled
-// reports its context's error on returned.
-type fakeModels struct {
-	mu        sync.Mutex
-	installed []ollama.ModelInfo
-	registry  map[string]ollama.ModelInfo
-	pulls     []string
-
-	feed     chan ollama.PullProgress
-	finish   chan error
-	returned chan error
-}
-
-func newFakeModels(installed ...ollama.ModelInfo) *fakeModels {
-	return &fakeModels{
-		installed: installed,
-		registry: map[string]ollama.ModelInfo{
-			"llama3.2":         {Name: "llama3.2:latest", Size: 2_019_393_189, Capabilities: []string{"completion", "tools"}},
-			"nomic-embed-text": {Name: "nomic-embed-text:latest", Size: 274_302_450, Capabilities: []string{"embedding"}},
-		},
-		feed:     make(chan ollama.PullProgress),
-		finish:   make(chan error),
-		returned: make(chan error, 4),
-	}
-}
-
-func (f *fakeModels) List(context.Context) ([]ollama.ModelInfo, error) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return slices.Clone(f.installed), nil
-}
-
-func (f *fakeModels) Pull(ctx context.Context, name string, progress func(ollama.PullProgress)) error {
-	f.mu.Lock()
-	f.pulls = append(f.pulls, name)
-	f.mu.Unlock()
-	for {
-		select {
-		case p := <-f.feed:
-			progress(p)
-		case err := <-f.finish:
-			if err == nil {
-				f.mu.Lock()
-				f.installed = append(f.installed, f.registry[name])
-				f.mu.Unlock()
-			}
-			f.returned <- err
-			return err
-		case <-ctx.Done():
-			f.returned <- ctx.Err()
-			return ctx.Err()
-		}
-	}
-}
-
-// send hands the running pull one progress report.
-func (f *fakeModels) send(t *testing.T, p ollama.PullProgress) {
-	t.Helper()
-	select {
-	case f.feed <- p:
-	case <-time.After(cmdTimeout):
-		t.Fatal("no pull is reading progress")
-	}
-}
-
-func (f *fakeModels) end(t *testing.T, err error) {
-	t.Helper()
-	select {
-	case f.finish <- err:
-	case <-time.After(cmdTimeout):
-		t.Fatal("no pull to end")
-	}
-}
-
-func (f *fakeModels) waitReturned(t *testing.T) error {
-	t.Helper()
-	select {
-	case err := <-f.returned:
-		return err
-	case <-time.After(cmdTimeout):
-		t.Fatal("the pull did not return")
-		return nil
-	}
-}
 
 var (
 	chatModel  = ollama.ModelInfo{Name: "qwen2.5:7b", Size: 4_683_087_332, Capabilities: []string{"completion", "tools"}, ContextLength: 32768}
@@ -122,7 +34,7 @@ func newPicker(t *testing.T, mgr ModelManager, clock *testClock, chat, embed str
 }
 
 func TestModelPickerListsAndChooses(t *testing.T) {
-	mgr := newFakeModels(chatModel, tinyModel, embedModel)
+	mgr := paneltest.NewFakeModels(chatModel, tinyModel, embedModel)
 	c := newPicker(t, mgr, newTestClock(), "qwen2.5:7b", "", 80, 24)
 	requireShows(t, c.M.View(), "qwen2.5:7b", "4.7 GB", "tools", "stories260k:latest", "1.2 MB",
 		"nomic-embed-text:latest", "274 MB", "embedding", "✓ chat", "search keywords only", "3 installed")
@@ -176,7 +88,7 @@ func startPull(t *testing.T, c *component[ModelPicker], want string) {
 }
 
 func TestModelPickerPullShowsProgressAndChoosesTheModel(t *testing.T) {
-	mgr := newFakeModels()
+	mgr := paneltest.NewFakeModels()
 	clock := newTestClock()
 	c := newPicker(t, mgr, clock, "", "", 80, 24)
 	requireShows(t, c.M.View(), "No chat model installed: press p to pull llama3.2.", "No models installed")
@@ -184,13 +96,13 @@ func TestModelPickerPullShowsProgressAndChoosesTheModel(t *testing.T) {
 
 	const total = 2_000_000_000
 	digest := "sha256:dde5aa3fc5ff"
-	mgr.send(t, ollama.PullProgress{Status: "pulling manifest"})
+	mgr.Send(t, ollama.PullProgress{Status: "pulling manifest"})
 	c.Step()
 	requireShows(t, c.M.View(), "Pulling llama3.2 · pulling manifest", "waiting for the download to start")
-	mgr.send(t, ollama.PullProgress{Status: "pulling dde5aa3fc5ff", Digest: digest, Total: total, Completed: 0})
+	mgr.Send(t, ollama.PullProgress{Status: "pulling dde5aa3fc5ff", Digest: digest, Total: total, Completed: 0})
 	c.Step()
 	clock.Advance(10 * time.Second)
-	mgr.send(t, ollama.PullProgress{Status: "pulling dde5aa3fc5ff", Digest: digest, Total: total, Completed: total / 4})
+	mgr.Send(t, ollama.PullProgress{Status: "pulling dde5aa3fc5ff", Digest: digest, Total: total, Completed: total / 4})
 	c.Step()
 	view := plain(c.M.View())
 	requireShows(t, view, "500 MB / 2.0 GB · 25%", "50 MB/s", "ETA 30s")
@@ -202,12 +114,12 @@ func TestModelPickerPullShowsProgressAndChoosesTheModel(t *testing.T) {
 		t.Fatalf("percent %v, want 0.25", got)
 	}
 	clock.Advance(10 * time.Second)
-	mgr.send(t, ollama.PullProgress{Status: "pulling dde5aa3fc5ff", Digest: digest, Total: total, Completed: total})
+	mgr.Send(t, ollama.PullProgress{Status: "pulling dde5aa3fc5ff", Digest: digest, Total: total, Completed: total})
 	c.Step()
 	requireShows(t, c.M.View(), "2.0 GB / 2.0 GB · 100%")
-	mgr.send(t, ollama.PullProgress{Status: "success"})
+	mgr.Send(t, ollama.PullProgress{Status: "success"})
 	c.Step()
-	mgr.end(t, nil)
+	mgr.End(t, nil)
 	c.RunAll()
 	if c.M.Pulling() {
 		t.Fatal("still pulling after success")
@@ -221,7 +133,7 @@ func TestModelPickerPullShowsProgressAndChoosesTheModel(t *testing.T) {
 
 	// Then the embedding model is offered.
 	startPull(t, c, ollama.DefaultEmbedModel)
-	mgr.end(t, nil)
+	mgr.End(t, nil)
 	c.RunAll()
 	got := sent[ModelChosenMsg](c)
 	if want := (ModelChosenMsg{Chat: "llama3.2:latest", Embed: "nomic-embed-text:latest"}); got[len(got)-1] != want {
@@ -230,15 +142,15 @@ func TestModelPickerPullShowsProgressAndChoosesTheModel(t *testing.T) {
 }
 
 func TestModelPickerEscCancelsThePull(t *testing.T) {
-	mgr := newFakeModels(chatModel)
+	mgr := paneltest.NewFakeModels(chatModel)
 	c := newPicker(t, mgr, newTestClock(), "qwen2.5:7b", "", 80, 24)
 	startPull(t, c, ollama.DefaultEmbedModel)
-	mgr.send(t, ollama.PullProgress{Status: "pulling 970aa74c0a90", Digest: "sha256:970aa74c0a90", Total: 274_302_450, Completed: 1_000_000})
+	mgr.Send(t, ollama.PullProgress{Status: "pulling 970aa74c0a90", Digest: "sha256:970aa74c0a90", Total: 274_302_450, Completed: 1_000_000})
 	c.Step()
 	requireShows(t, c.M.View(), "Pulling nomic-embed-text", "esc cancel pull")
 
 	c.Send(keyEsc)
-	if err := mgr.waitReturned(t); !errors.Is(err, context.Canceled) {
+	if err := mgr.WaitReturned(t); !errors.Is(err, context.Canceled) {
 		t.Fatalf("the pull returned %v, want its context cancelled", err)
 	}
 	if c.M.Pulling() {
@@ -262,7 +174,7 @@ func TestModelPickerEscCancelsThePull(t *testing.T) {
 }
 
 func TestModelPickerPullFailure(t *testing.T) {
-	mgr := newFakeModels(chatModel, embedModel)
+	mgr := paneltest.NewFakeModels(chatModel, embedModel)
 	c := newPicker(t, mgr, newTestClock(), "qwen2.5:7b", "nomic-embed-text:latest", 80, 24)
 	c.Send(keyRune('p'))
 	if c.M.name.Value() != "" {
@@ -271,7 +183,7 @@ func TestModelPickerPullFailure(t *testing.T) {
 	c.TypeText("no-such-model")
 	c.Send(keyEnter)
 	c.Step()
-	mgr.end(t, errors.New("pull model manifest: file does not exist"))
+	mgr.End(t, errors.New("pull model manifest: file does not exist"))
 	c.RunAll()
 	requireShows(t, c.M.View(), "Pull of no-such-model failed: pull model manifest: file does not exist")
 	if c.M.Pulling() {
@@ -281,7 +193,7 @@ func TestModelPickerPullFailure(t *testing.T) {
 
 func TestModelPickerGolden(t *testing.T) {
 	t.Run("models_pull_80x24", func(t *testing.T) {
-		mgr := newFakeModels(tinyModel, embedModel)
+		mgr := paneltest.NewFakeModels(tinyModel, embedModel)
 		clock := newTestClock()
 		c := newPicker(t, mgr, clock, "stories260k:latest", "nomic-embed-text:latest", 80, 24)
 		c.Send(keyRune('p'))
@@ -290,19 +202,19 @@ func TestModelPickerGolden(t *testing.T) {
 		c.Send(keyEnter)
 		c.Step()
 		digest := "sha256:dde5aa3fc5ff"
-		mgr.send(t, ollama.PullProgress{Status: "pulling dde5aa3fc5ff", Digest: digest, Total: 2_019_393_189, Completed: 0})
+		mgr.Send(t, ollama.PullProgress{Status: "pulling dde5aa3fc5ff", Digest: digest, Total: 2_019_393_189, Completed: 0})
 		c.Step()
 		clock.Advance(20 * time.Second)
-		mgr.send(t, ollama.PullProgress{Status: "pulling dde5aa3fc5ff", Digest: digest, Total: 2_019_393_189, Completed: 1_211_635_913})
+		mgr.Send(t, ollama.PullProgress{Status: "pulling dde5aa3fc5ff", Digest: digest, Total: 2_019_393_189, Completed: 1_211_635_913})
 		c.Step()
 		view := c.M.View()
 		requireSize(t, view, 80, 24)
 		requireGolden(t, "models_pull_80x24", view)
 		c.Send(keyEsc)
-		mgr.waitReturned(t)
+		mgr.WaitReturned(t)
 	})
 	t.Run("models_first_run_60x20", func(t *testing.T) {
-		c := newPicker(t, newFakeModels(), newTestClock(), "", "", 60, 20)
+		c := newPicker(t, paneltest.NewFakeModels(), newTestClock(), "", "", 60, 20)
 		view := c.M.View()
 		requireSize(t, view, 60, 20)
 		requireGolden(t, "models_first_run_60x20", view)
@@ -314,7 +226,7 @@ func TestModelPickerGolden(t *testing.T) {
 func TestOverlaysRestyleKeepState(t *testing.T) {
 	light := styles.New(false)
 	clock := newTestClock()
-	mgr := newFakeModels(chatModel)
+	mgr := paneltest.NewFakeModels(chatModel)
 	p := newPicker(t, mgr, clock, "", "", 80, 24)
 	startPull(t, p, ollama.DefaultEmbedModel)
 	p.M.Restyle(&light)
@@ -322,5 +234,5 @@ func TestOverlaysRestyleKeepState(t *testing.T) {
 		t.Fatal("restyle stopped the pull")
 	}
 	p.Send(keyEsc)
-	mgr.waitReturned(t)
+	mgr.WaitReturned(t)
 }

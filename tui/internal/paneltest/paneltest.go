@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -20,6 +21,7 @@ import (
 	"github.com/charmbracelet/colorprofile"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/mneme-dev/mneme/internal/ollama"
 	"github.com/mneme-dev/mneme/memory"
 )
 
@@ -259,7 +261,9 @@ func VisibleWidth(s string) int {
 // GoldenDir is the chat's one directory of golden files.
 const GoldenDir = "../testdata"
 
-var update = flag.Bool("update", false, "rewrite the golden files in testdata")
+// Update is the -update flag of every test binary that uses this package:
+// it rewrites the golden files in testdata.
+var Update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
 // RequireGolden compares got, downsampled to a colourless terminal (bold,
 // italics and the like stay, colours go), with <GoldenDir>/<name>.golden.
@@ -272,7 +276,7 @@ func RequireGolden(t *testing.T, name, got string) {
 	}
 	got = b.String()
 	path := filepath.Join(GoldenDir, name+".golden")
-	if *update {
+	if *Update {
 		if err := os.MkdirAll(GoldenDir, 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -305,4 +309,91 @@ func OpenStore(t *testing.T) *memory.Store {
 	}
 	t.Cleanup(func() { _ = s.Close() })
 	return s
+}
+
+// FakeModels is a ModelManager whose pulls are driven by the test: each
+// value sent on feed is reported as progress; a value on finish ends the
+// pull with that error (nil installs the model). A pull that is cancelled
+// reports its context's error on returned.
+type FakeModels struct {
+	mu        sync.Mutex
+	installed []ollama.ModelInfo
+	registry  map[string]ollama.ModelInfo
+	pulls     []string
+
+	feed     chan ollama.PullProgress
+	finish   chan error
+	returned chan error
+}
+
+func NewFakeModels(installed ...ollama.ModelInfo) *FakeModels {
+	return &FakeModels{
+		installed: installed,
+		registry: map[string]ollama.ModelInfo{
+			"llama3.2":         {Name: "llama3.2:latest", Size: 2_019_393_189, Capabilities: []string{"completion", "tools"}},
+			"nomic-embed-text": {Name: "nomic-embed-text:latest", Size: 274_302_450, Capabilities: []string{"embedding"}},
+		},
+		feed:     make(chan ollama.PullProgress),
+		finish:   make(chan error),
+		returned: make(chan error, 4),
+	}
+}
+
+func (f *FakeModels) List(context.Context) ([]ollama.ModelInfo, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Clone(f.installed), nil
+}
+
+func (f *FakeModels) Pull(ctx context.Context, name string, progress func(ollama.PullProgress)) error {
+	f.mu.Lock()
+	f.pulls = append(f.pulls, name)
+	f.mu.Unlock()
+	for {
+		select {
+		case p := <-f.feed:
+			progress(p)
+		case err := <-f.finish:
+			if err == nil {
+				f.mu.Lock()
+				f.installed = append(f.installed, f.registry[name])
+				f.mu.Unlock()
+			}
+			f.returned <- err
+			return err
+		case <-ctx.Done():
+			f.returned <- ctx.Err()
+			return ctx.Err()
+		}
+	}
+}
+
+// send hands the running pull one progress report.
+func (f *FakeModels) Send(t *testing.T, p ollama.PullProgress) {
+	t.Helper()
+	select {
+	case f.feed <- p:
+	case <-time.After(CmdTimeout):
+		t.Fatal("no pull is reading progress")
+	}
+}
+
+func (f *FakeModels) End(t *testing.T, err error) {
+	t.Helper()
+	select {
+	case f.finish <- err:
+	case <-time.After(CmdTimeout):
+		t.Fatal("no pull to end")
+	}
+}
+
+func (f *FakeModels) WaitReturned(t *testing.T) error {
+	t.Helper()
+	select {
+	case err := <-f.returned:
+		return err
+	case <-time.After(CmdTimeout):
+		t.Fatal("the pull did not return")
+		return nil
+	}
 }
