@@ -38,7 +38,7 @@ type TrackedTable struct {
 }
 
 // mergeOrder lists tables so that referenced rows come first.
-var mergeOrder = []string{"users", "conversations", "messages", "notes", "note_changes"}
+var mergeOrder = []string{"users", "conversations", "messages", "notes", "note_changes", "documents", "doc_chunks"}
 
 // trackedTables lists the tables to log, in merge order.
 func trackedTables(ctx context.Context, q Execer) ([]TrackedTable, error) {

@@ -53,8 +53,8 @@ func (ix *Index) embedPending(ctx context.Context) error {
 }
 
 // embedBacklog embeds, batch by batch, what next returns under the current
-// model, until it returns nothing or the model changes. Owners embedded
-// here are searched exactly from the database, not from memory.
+// model, until it returns nothing or the model changes. Notes and
+// summaries are searched exactly from the database, not from memory.
 func (ix *Index) embedBacklog(ctx context.Context, next func(model string) ([]owned, error)) error {
 	em := ix.embedding()
 	if !em.enabled() {
@@ -71,6 +71,9 @@ func (ix *Index) embedBacklog(ctx context.Context, next func(model string) ([]ow
 		}
 		if err := ix.store.SaveEmbeddings(ctx, sets...); err != nil {
 			return err
+		}
+		for _, set := range sets {
+			ix.addVectors(set) // kept in memory only for document chunks
 		}
 	}
 	return nil
@@ -124,20 +127,33 @@ type userVectors struct {
 	loaded bool  // the first load is done: later ones read from last on
 }
 
-// vectorsFor returns the user's vectors under model, loading them from the
-// store on first use.
+// vecKey names one in-memory vector index: a user's turns or document chunks.
+type vecKey struct {
+	kind memory.OwnerKind
+	user string
+}
+
+// vectorsFor returns the user's turn vectors under model, loading them
+// from the store on first use.
 func (ix *Index) vectorsFor(ctx context.Context, userID, model string) (*userVectors, error) {
+	return ix.vectorsOf(ctx, memory.OwnerTurn, userID, model)
+}
+
+// vectorsOf returns the user's vectors of kind under model, loading them
+// from the store on first use.
+func (ix *Index) vectorsOf(ctx context.Context, kind memory.OwnerKind, userID, model string) (*userVectors, error) {
+	key := vecKey{kind, userID}
 	ix.mu.Lock()
-	uv := ix.vecs[userID]
+	uv := ix.vecs[key]
 	if uv == nil {
 		uv = &userVectors{}
-		ix.vecs[userID] = uv
+		ix.vecs[key] = uv
 	}
 	ix.mu.Unlock()
 	uv.once.Do(func() {
 		var last int64
 		last, uv.err = ix.store.VectorsSince(ctx, userID, model, 0, func(sv memory.StoredVector) error {
-			if sv.Kind == memory.OwnerTurn {
+			if sv.Kind == kind {
 				uv.add(vector.Key{Turn: sv.OwnerID, Chunk: sv.Chunk}, sv.Vector, ix)
 			}
 			return nil
@@ -149,7 +165,7 @@ func (ix *Index) vectorsFor(ctx context.Context, userID, model string) (*userVec
 	if uv.err != nil {
 		// Let a later search try again.
 		ix.mu.Lock()
-		delete(ix.vecs, userID)
+		delete(ix.vecs, key)
 		ix.mu.Unlock()
 		return nil, uv.err
 	}
@@ -164,26 +180,26 @@ func (ix *Index) followVectors(ctx context.Context) {
 		return
 	}
 	ix.mu.Lock()
-	users := make(map[string]*userVectors, len(ix.vecs))
-	for u, uv := range ix.vecs {
-		users[u] = uv
+	loaded := make(map[vecKey]*userVectors, len(ix.vecs))
+	for k, uv := range ix.vecs {
+		loaded[k] = uv
 	}
 	ix.mu.Unlock()
-	for userID, uv := range users {
+	for key, uv := range loaded {
 		uv.mu.Lock()
-		after, loaded := uv.last, uv.loaded
+		after, done := uv.last, uv.loaded
 		uv.mu.Unlock()
-		if !loaded {
+		if !done {
 			continue // the first load reads everything
 		}
 		replaced := map[string]bool{}
-		last, err := ix.store.VectorsSince(ctx, userID, em.model.Name, after, func(sv memory.StoredVector) error {
-			if sv.Kind != memory.OwnerTurn {
+		last, err := ix.store.VectorsSince(ctx, key.user, em.model.Name, after, func(sv memory.StoredVector) error {
+			if sv.Kind != key.kind {
 				return nil
 			}
 			if !replaced[sv.OwnerID] {
 				replaced[sv.OwnerID] = true
-				ix.forgetVectors(userID, []string{sv.OwnerID})
+				ix.forgetVectorsOf(key, []string{sv.OwnerID})
 			}
 			uv.add(vector.Key{Turn: sv.OwnerID, Chunk: sv.Chunk}, sv.Vector, ix)
 			return nil
@@ -229,21 +245,27 @@ func (uv *userVectors) index() *vector.Index {
 // addVectors puts freshly embedded vectors into the user's loaded vectors.
 // Users whose vectors are not loaded pick them up when they load.
 func (ix *Index) addVectors(set memory.EmbeddingSet) {
+	key := vecKey{set.Kind, set.UserID}
 	ix.mu.Lock()
-	uv := ix.vecs[set.UserID]
+	uv := ix.vecs[key]
 	ix.mu.Unlock()
 	if uv == nil {
 		return
 	}
-	ix.forgetVectors(set.UserID, []string{set.OwnerID})
+	ix.forgetVectorsOf(key, []string{set.OwnerID})
 	for i, v := range set.Vectors {
 		uv.add(vector.Key{Turn: set.OwnerID, Chunk: i}, v, ix)
 	}
 }
 
+// forgetVectors drops turns' vectors from memory.
 func (ix *Index) forgetVectors(userID string, ids []string) {
+	ix.forgetVectorsOf(vecKey{memory.OwnerTurn, userID}, ids)
+}
+
+func (ix *Index) forgetVectorsOf(key vecKey, ids []string) {
 	ix.mu.Lock()
-	uv := ix.vecs[userID]
+	uv := ix.vecs[key]
 	ix.mu.Unlock()
 	if uv == nil || uv.index() == nil {
 		return
@@ -298,9 +320,16 @@ func (ix *Index) embedPendingAll(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	return ix.embedBacklog(ctx, func(model string) ([]owned, error) {
+	err = ix.embedBacklog(ctx, func(model string) ([]owned, error) {
 		list, err := ix.store.SummariesNeedingEmbedding(ctx, model, embedBatch)
 		return summaryOwners(list), err
+	})
+	if err != nil {
+		return err
+	}
+	return ix.embedBacklog(ctx, func(model string) ([]owned, error) {
+		list, err := ix.docs.ChunksNeedingEmbedding(ctx, model, embedBatch)
+		return chunkOwners(list), err
 	})
 }
 

@@ -17,6 +17,7 @@ import (
 
 	"github.com/mneme-dev/mneme/internal/sanitize"
 	"github.com/mneme-dev/mneme/memory"
+	"github.com/mneme-dev/mneme/memory/docstore"
 	"github.com/mneme-dev/mneme/memory/keyword"
 )
 
@@ -58,6 +59,7 @@ type IndexOptions struct {
 // rebuilt from it.
 type Index struct {
 	store *memory.Store
+	docs  *docstore.Store
 	kw    *keyword.Index
 	kwDir string
 	// embedLock is held by the one process that embeds in the background.
@@ -74,7 +76,7 @@ type Index struct {
 	mu       sync.Mutex
 	dirty    map[memory.ConversationRef]struct{}
 	emb      embedder                // zero: keyword-only
-	vecs     map[string]*userVectors // by user, under emb's model, loaded on first use
+	vecs     map[vecKey]*userVectors // by user and kind, under emb's model, loaded on first use
 	embedErr error                   // last embedding failure, nil once it works again
 
 	kwDone, kwTotal atomic.Int64 // turns indexed of those to index, while indexKeywords runs (KeywordProgress)
@@ -130,7 +132,7 @@ func OpenIndex(ctx context.Context, store *memory.Store, dir string, opts IndexO
 	ix := &Index{
 		store: store, kwDir: filepath.Join(dir, "keyword"), embedLock: filepath.Join(dir, embedLockName), lease: opts.Lease,
 		fusion: opts.Fusion.withDefaults(), log: opts.Log, wake: make(chan struct{}, 1), changes: make(chan struct{}, 1),
-		dirty: map[memory.ConversationRef]struct{}{}, vecs: map[string]*userVectors{}, progress: opts.Progress,
+		dirty: map[memory.ConversationRef]struct{}{}, vecs: map[vecKey]*userVectors{}, progress: opts.Progress,
 	}
 	if ix.log == nil {
 		ix.log = slog.New(slog.DiscardHandler)
@@ -140,6 +142,10 @@ func OpenIndex(ctx context.Context, store *memory.Store, dir string, opts IndexO
 	}
 	if opts.Embed != nil && opts.Model.Name != "" {
 		ix.SetEmbedding(opts.Embed, opts.Model)
+	}
+	var err error
+	if ix.docs, err = docstore.Open(ctx, store); err != nil {
+		return nil, fmt.Errorf("open index: %w", err)
 	}
 	if err := ix.openKeyword(ctx); err != nil {
 		return nil, fmt.Errorf("open index: %w", err)
@@ -210,6 +216,9 @@ func (ix *Index) recreateKeyword(ctx context.Context) error {
 			return err
 		}
 		if err := ix.store.ResetKeywordIndexed(ctx); err != nil {
+			return err
+		}
+		if err := ix.docs.ResetMarks(ctx); err != nil {
 			return err
 		}
 		if err := ix.store.SetLocalMeta(ctx, metaKeywordVersion, keyword.Version); err != nil {
@@ -361,7 +370,10 @@ func (ix *Index) indexAllKeywords(ctx context.Context) error {
 	if err := ix.indexNoteKeywords(ctx); err != nil {
 		return err
 	}
-	return ix.indexSummaryKeywords(ctx)
+	if err := ix.indexSummaryKeywords(ctx); err != nil {
+		return err
+	}
+	return ix.indexDocKeywords(ctx)
 }
 
 // catchUp marks conversations whose turns lag their messages.

@@ -74,7 +74,7 @@ func (ix *Index) upsertTurns(ctx context.Context, turns []memory.Turn) error {
 }
 
 // refreshRest is what Refresh and RefreshAll share: notes, summaries,
-// deletions and the vectors.
+// deletions, document chunks and the vectors.
 func (ix *Index) refreshRest(ctx context.Context, notes, summaries, gone []string) error {
 	if len(notes) > 0 {
 		live, err := ix.store.LiveNotes(ctx, notes)
@@ -108,6 +108,9 @@ func (ix *Index) refreshRest(ctx context.Context, notes, summaries, gone []strin
 		if err != nil {
 			return err
 		}
+	}
+	if err := ix.indexDocKeywords(ctx); err != nil {
+		return err
 	}
 	ix.mu.Lock()
 	clear(ix.vecs) // reloaded from the embeddings table on the next search

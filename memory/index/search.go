@@ -289,11 +289,18 @@ func (ix *Index) vectorSearch(ctx context.Context, q SearchQuery) ([]vectorHit, 
 	if err != nil {
 		return nil, err
 	}
+	return ix.rescore(ctx, q.UserID, em.model.Name, qv[0], cands)
+}
+
+// rescore scores candidates exactly from their stored float32 vectors
+// (the estimate where one is missing) and keeps each owner's best chunk,
+// best first.
+func (ix *Index) rescore(ctx context.Context, userID, model string, qv []float32, cands []vector.Candidate) ([]vectorHit, error) {
 	keys := make([]memory.VectorKey, len(cands))
 	for i, c := range cands {
 		keys[i] = memory.VectorKey{OwnerID: c.Key.Turn, Chunk: c.Key.Chunk}
 	}
-	exact, err := ix.store.VectorsByKey(ctx, q.UserID, em.model.Name, keys)
+	exact, err := ix.store.VectorsByKey(ctx, userID, model, keys)
 	if err != nil {
 		return nil, err
 	}
@@ -301,7 +308,7 @@ func (ix *Index) vectorSearch(ctx context.Context, q SearchQuery) ([]vectorHit, 
 	for _, c := range cands {
 		sim := float64(c.Score)
 		if v, ok := exact[memory.VectorKey{OwnerID: c.Key.Turn, Chunk: c.Key.Chunk}]; ok {
-			sim = float64(vector.Cosine(qv[0], v))
+			sim = float64(vector.Cosine(qv, v))
 		}
 		if cur, ok := best[c.Key.Turn]; !ok || sim > cur {
 			best[c.Key.Turn] = sim

@@ -23,7 +23,7 @@ func (ix *Index) contextualize(cs []*cand) []*cand {
 	p := ix.params
 	turns := make(map[turnKey]float64, len(cs))
 	for _, c := range cs {
-		if c.Kind == KindTurn {
+		if c.Kind == KindTurn || c.Kind == KindChunk {
 			turns[turnKey{c.ConversationID, c.Number}] = ix.relevance(c)
 		}
 	}
@@ -31,7 +31,7 @@ func (ix *Index) contextualize(cs []*cand) []*cand {
 	out := make([]*cand, len(cs))
 	for i, c := range cs {
 		s := ix.relevance(c)
-		if c.Kind == KindTurn {
+		if c.Kind == KindTurn || c.Kind == KindChunk {
 			prev := turns[turnKey{c.ConversationID, c.Number - 1}]
 			next := turns[turnKey{c.ConversationID, c.Number + 1}]
 			s += p.neighbour * (prev + next)

@@ -27,10 +27,13 @@ const (
 	KindTurn    Kind = "turn"
 	KindNote    Kind = "note"
 	KindSummary Kind = "summary"
+	KindChunk   Kind = "chunk" // a piece of an added document
 )
 
 // Valid reports whether k is a known kind.
-func (k Kind) Valid() bool { return k == KindTurn || k == KindNote || k == KindSummary }
+func (k Kind) Valid() bool {
+	return k == KindTurn || k == KindNote || k == KindSummary || k == KindChunk
+}
 
 // Doc is one searchable document.
 type Doc struct {

@@ -196,6 +196,38 @@ var Migrations = []Migration{
 		`CREATE INDEX note_changes_note ON note_changes(note_id, at)`,
 		`CREATE INDEX note_changes_user ON note_changes(user_id, at)`,
 	}},
+	{Version: 9, Statements: []string{
+		// Documents the user added (memory/docstore): one row per file, by
+		// its absolute path, with the hash of its bytes (re-adding an
+		// unchanged file does nothing). Its chunks are the text the index
+		// holds: a changed file's chunks are replaced whole. Both tables
+		// sync like notes; the keyword marks and vectors are derived.
+		`CREATE TABLE documents (
+			id         TEXT PRIMARY KEY,
+			user_id    TEXT NOT NULL REFERENCES users(id),
+			collection TEXT NOT NULL DEFAULT '',
+			path       TEXT NOT NULL,
+			title      TEXT NOT NULL DEFAULT '',
+			type       TEXT NOT NULL,
+			size       INTEGER NOT NULL,
+			hash       TEXT NOT NULL,
+			added_at   INTEGER NOT NULL,
+			updated_at INTEGER NOT NULL
+		)`,
+		`CREATE UNIQUE INDEX documents_user_path ON documents(user_id, path)`,
+		`CREATE TABLE doc_chunks (
+			id          TEXT PRIMARY KEY,
+			document_id TEXT NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
+			user_id     TEXT NOT NULL,
+			number      INTEGER NOT NULL,
+			heading     TEXT NOT NULL DEFAULT '',
+			page        INTEGER NOT NULL DEFAULT 0,
+			text        TEXT NOT NULL,
+			hash        TEXT NOT NULL,
+			UNIQUE (document_id, number)
+		)`,
+		`CREATE INDEX doc_chunks_user ON doc_chunks(user_id)`,
+	}},
 }
 
 // SyncLog is the table of the sync log (memory/synclog.go): which rows

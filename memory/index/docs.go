@@ -1,0 +1,296 @@
+package index
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"unicode"
+
+	"github.com/mneme-dev/mneme/internal/text"
+	"github.com/mneme-dev/mneme/memory"
+	"github.com/mneme-dev/mneme/memory/docstore"
+	"github.com/mneme-dev/mneme/memory/keyword"
+)
+
+// ownerChunk is the embeddings' kind of a document chunk.
+const ownerChunk memory.OwnerKind = "chunk"
+
+// Docs is the documents' store, for reading them.
+func (ix *Index) Docs() *docstore.Store { return ix.docs }
+
+// AddDocument stores a document and puts its chunks in the keyword index
+// at once; the background work embeds them.
+func (ix *Index) AddDocument(ctx context.Context, n docstore.New) (docstore.Document, docstore.Outcome, error) {
+	d, outcome, err := ix.docs.Put(ctx, n)
+	if err != nil || outcome == docstore.Unchanged {
+		return d, outcome, err
+	}
+	if err := ix.indexDocKeywords(ctx); err != nil {
+		ix.log.Warn("document chunks left for the background work", "document", d.ID, "err", err)
+	}
+	ix.Notify()
+	return d, outcome, nil
+}
+
+// RemoveDocuments deletes the user's documents and takes them out of the
+// keyword and vector indexes.
+func (ix *Index) RemoveDocuments(ctx context.Context, userID string, ids []string) error {
+	if err := ix.docs.Remove(ctx, userID, ids); err != nil {
+		return err
+	}
+	if err := ix.indexDocKeywords(ctx); err != nil {
+		ix.log.Warn("removed chunks left in the keyword index for now", "err", err)
+		ix.Notify()
+	}
+	return nil
+}
+
+// indexDocKeywords brings the keyword index up to date with the document
+// chunks of every user: new and changed ones in, removed ones out,
+// wherever the change was made (here, another process, another device).
+func (ix *Index) indexDocKeywords(ctx context.Context) error {
+	for {
+		list, err := ix.docs.ChunksNeedingKeywordIndex(ctx, keywordBatch)
+		if err != nil {
+			return err
+		}
+		if len(list) == 0 {
+			break
+		}
+		docs := make([]keyword.Doc, len(list))
+		for i, c := range list {
+			docs[i] = keyword.Doc{
+				ID: c.ID, Kind: keyword.KindChunk, UserID: c.UserID, ConversationID: c.DocumentID,
+				Title: c.Title, Number: c.Number, Text: strings.TrimSpace(c.Heading + "\n" + c.Text),
+			}
+		}
+		if err := ix.indexAndMark(ctx, docs, func() error { return ix.docs.MarkKeywordIndexed(ctx, list) }); err != nil {
+			return err
+		}
+	}
+	for {
+		ids, err := ix.docs.GoneFromStore(ctx, keywordBatch)
+		if err != nil || len(ids) == 0 {
+			return err
+		}
+		err = ix.kw.Hold(ctx, func() error {
+			if err := ix.kw.Delete(ids...); err != nil {
+				return fmt.Errorf("keyword index: %w", err)
+			}
+			return ix.docs.ForgetChunks(ctx, ids)
+		})
+		if err != nil {
+			return err
+		}
+		ix.mu.Lock()
+		var loaded []vecKey
+		for k := range ix.vecs {
+			if k.kind == ownerChunk {
+				loaded = append(loaded, k)
+			}
+		}
+		ix.mu.Unlock()
+		for _, k := range loaded {
+			ix.forgetVectorsOf(k, ids)
+		}
+	}
+}
+
+func chunkOwners(list []docstore.Chunk) []owned {
+	items := make([]owned, len(list))
+	for i, c := range list {
+		items[i] = owned{id: c.ID, userID: c.UserID, hash: c.Hash, text: strings.TrimSpace(c.Heading + "\n" + c.Text), kind: ownerChunk}
+	}
+	return items
+}
+
+// Document search limits.
+const (
+	DefaultDocLimit = 5
+	MaxDocLimit     = 50
+)
+
+// DocQuery is a search over one user's documents.
+type DocQuery struct {
+	UserID     string
+	Text       string
+	Limit      int    // 1-50, default 5
+	Collection string // only this collection when set
+}
+
+// DocHit is a passage of a document that matches a query: what a citation
+// needs.
+type DocHit struct {
+	DocumentID string    `json:"document_id"`
+	Path       string    `json:"path"`
+	Title      string    `json:"title"`
+	Collection string    `json:"collection,omitempty"`
+	Type       string    `json:"type"`
+	Chunk      int       `json:"chunk"`
+	Heading    string    `json:"heading,omitempty"`
+	Page       int       `json:"page,omitempty"`
+	Snippet    string    `json:"snippet"`
+	Passage    string    `json:"passage"`
+	Score      float64   `json:"score"`
+	MatchedBy  MatchKind `json:"matched_by"`
+	Distance   *float64  `json:"distance,omitempty"`
+}
+
+// SearchDocs ranks the user's document chunks for q like Search ranks
+// turns: BM25 and vectors side by side, fused with RRF.
+func (ix *Index) SearchDocs(ctx context.Context, q DocQuery) ([]DocHit, error) {
+	if q.Limit == 0 {
+		q.Limit = DefaultDocLimit
+	}
+	if q.Limit > MaxDocLimit {
+		q.Limit = MaxDocLimit
+	}
+	if err := checkSearch(q.UserID, &q.Limit); err != nil {
+		return nil, err
+	}
+	if strings.TrimSpace(q.Text) == "" {
+		return []DocHit{}, nil
+	}
+	var (
+		vecHits []vectorHit
+		vecErr  error
+		vecDone = make(chan struct{})
+	)
+	go func() {
+		defer close(vecDone)
+		vecHits, vecErr = ix.vectorSearchDocs(ctx, q)
+	}()
+	kwHits, err := ix.kw.Search(ctx, keyword.Query{UserID: q.UserID, Text: q.Text, Limit: candidates, Kinds: []keyword.Kind{keyword.KindChunk}})
+	<-vecDone
+	if err != nil {
+		return nil, fmt.Errorf("search documents: %w", err)
+	}
+	if vecErr != nil {
+		ix.log.Warn("vector search of documents unavailable", "err", vecErr)
+	}
+	kwIDs := make([]string, len(kwHits))
+	for i, h := range kwHits {
+		kwIDs[i] = h.ID
+	}
+	if q.Collection != "" {
+		if kwIDs, vecHits, err = ix.inCollection(ctx, q, kwIDs, vecHits); err != nil {
+			return nil, err
+		}
+	}
+	return ix.docResults(ctx, q, ix.fuse(kwIDs, vecHits, q.Limit))
+}
+
+// inCollection keeps the candidates whose document is in q's collection.
+func (ix *Index) inCollection(ctx context.Context, q DocQuery, kwIDs []string, vecHits []vectorHit) ([]string, []vectorHit, error) {
+	docs, err := ix.docs.List(ctx, q.UserID, q.Collection)
+	if err != nil {
+		return nil, nil, err
+	}
+	in := make(map[string]bool, len(docs))
+	for _, d := range docs {
+		in[d.ID] = true
+	}
+	docOf := func(chunkID string) string { return chunkID[:max(strings.LastIndexByte(chunkID, ':'), 0)] }
+	ids := kwIDs[:0:0]
+	for _, id := range kwIDs {
+		if in[docOf(id)] {
+			ids = append(ids, id)
+		}
+	}
+	hits := vecHits[:0:0]
+	for _, h := range vecHits {
+		if in[docOf(h.id)] {
+			hits = append(hits, h)
+		}
+	}
+	return ids, hits, nil
+}
+
+// vectorSearchDocs ranks chunks by cosine similarity to the query, from
+// the in-memory vectors rescored exactly from the stored ones.
+func (ix *Index) vectorSearchDocs(ctx context.Context, q DocQuery) ([]vectorHit, error) {
+	em := ix.embedding()
+	if !em.enabled() {
+		return nil, nil
+	}
+	uv, err := ix.vectorsOf(ctx, ownerChunk, q.UserID, em.model.Name)
+	if err != nil {
+		return nil, err
+	}
+	idx := uv.index()
+	if idx == nil {
+		return nil, nil
+	}
+	qv, err := em.embedTexts(ctx, []string{text.Prefix(q.Text, em.model.ContextLength*charsPerToken)})
+	if err != nil {
+		return nil, err
+	}
+	cands, err := idx.Search(qv[0], candidates, nil)
+	if err != nil {
+		return nil, err
+	}
+	return ix.rescore(ctx, q.UserID, em.model.Name, qv[0], cands)
+}
+
+// docResults loads the passages and their documents for the fused hits.
+func (ix *Index) docResults(ctx context.Context, q DocQuery, list []*fused) ([]DocHit, error) {
+	ids := make([]string, len(list))
+	for i, f := range list {
+		ids[i] = f.id
+	}
+	chunks, err := ix.docs.ChunksByID(ctx, q.UserID, ids)
+	if err != nil {
+		return nil, err
+	}
+	var docIDs []string
+	for _, c := range chunks {
+		docIDs = append(docIDs, c.DocumentID)
+	}
+	docs, err := ix.docs.DocumentsByID(ctx, q.UserID, distinct(docIDs))
+	if err != nil {
+		return nil, err
+	}
+	out := make([]DocHit, 0, len(list))
+	for _, f := range list {
+		c, ok := chunks[f.id]
+		d, dok := docs[c.DocumentID]
+		if !ok || !dok {
+			continue // removed since it was indexed
+		}
+		h := DocHit{
+			DocumentID: d.ID, Path: d.Path, Title: d.Title, Collection: d.Collection, Type: d.Type,
+			Chunk: c.Number, Heading: c.Heading, Page: c.Page, Passage: c.Text, Snippet: Snippet(c.Text, q.Text, 240),
+			Score: ix.normalised(f.score), MatchedBy: f.matchedBy(),
+		}
+		if f.vector {
+			dist := f.distance
+			h.Distance = &dist
+		}
+		out = append(out, h)
+	}
+	return out, nil
+}
+
+// Snippet is about n bytes of s on one line, around the first word of
+// query it contains (its start when none is there).
+func Snippet(s, query string, n int) string {
+	s = text.OneLine(s)
+	lower := strings.ToLower(s)
+	at := -1
+	for _, w := range strings.FieldsFunc(strings.ToLower(query), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
+		if len(w) < 3 {
+			continue
+		}
+		if i := strings.Index(lower, w); i >= 0 && (at < 0 || i < at) {
+			at = i
+		}
+	}
+	if at < n/3 || len(s) <= n {
+		return text.Cut(s, n)
+	}
+	start := at - n/3
+	for start < at && !unicode.IsSpace(rune(s[start])) {
+		start++
+	}
+	return "…" + text.Cut(strings.TrimSpace(s[start:]), n)
+}

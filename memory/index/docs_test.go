@@ -1,0 +1,151 @@
+package index
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/mneme-dev/mneme/memory"
+	"github.com/mneme-dev/mneme/memory/docstore"
+)
+
+func addDoc(t *testing.T, ix *Index, user, path, collection string, texts ...string) (docstore.Document, docstore.Outcome) {
+	t.Helper()
+	n := docstore.New{UserID: user, Path: path, Collection: collection, Title: path, Type: "markdown", Size: 10,
+		Hash: docstore.HashBytes([]byte(strings.Join(texts, "\x00")))}
+	for i, s := range texts {
+		n.Pieces = append(n.Pieces, docstore.Piece{Heading: "Part", Page: i + 1, Text: s})
+	}
+	d, outcome, err := ix.AddDocument(context.Background(), n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d, outcome
+}
+
+func searchDocs(t *testing.T, ix *Index, q DocQuery) []DocHit {
+	t.Helper()
+	hits, err := ix.SearchDocs(context.Background(), q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return hits
+}
+
+func TestDocumentsAreFoundByWordsAndOnlyByTheirUser(t *testing.T) {
+	s := openTest(t)
+	ix := openIndex(t, s, t.TempDir(), nil, "")
+	d, outcome := addDoc(t, ix, "alice", "/docs/boiler.md", "", "The boiler pressure should sit between one and two bar.", "Bleed the radiators every autumn.")
+	if outcome != docstore.Added || d.Chunks != 2 {
+		t.Fatalf("added %v with %d chunks", outcome, d.Chunks)
+	}
+	hits := searchDocs(t, ix, DocQuery{UserID: "alice", Text: "radiators"})
+	if len(hits) == 0 || hits[0].Path != "/docs/boiler.md" || hits[0].Page != 2 || hits[0].Chunk != 1 ||
+		!strings.Contains(hits[0].Passage, "Bleed the radiators") || hits[0].MatchedBy != MatchKeyword {
+		t.Fatalf("hits = %+v", hits)
+	}
+	if hits := searchDocs(t, ix, DocQuery{UserID: "bob", Text: "radiators"}); len(hits) != 0 {
+		t.Fatalf("bob found alice's document: %+v", hits)
+	}
+	// Turn search does not return document chunks, nor the other way round.
+	if res := search(t, ix, "alice", "radiators"); len(res) != 0 {
+		t.Fatalf("turn search found a document: %+v", res)
+	}
+}
+
+func TestAChangedDocumentIsFoundByItsNewTextOnly(t *testing.T) {
+	s := openTest(t)
+	ix := openIndex(t, s, t.TempDir(), nil, "")
+	d, _ := addDoc(t, ix, "alice", "/docs/plan.md", "", "We meet on the terrace.")
+	if _, outcome := addDoc(t, ix, "alice", "/docs/plan.md", "", "We meet on the terrace."); outcome != docstore.Unchanged {
+		t.Fatalf("re-adding the same bytes: %v", outcome)
+	}
+	d2, outcome := addDoc(t, ix, "alice", "/docs/plan.md", "", "We meet in the library.")
+	if outcome != docstore.Updated || d2.ID != d.ID {
+		t.Fatalf("changed file: %v, id %s then %s", outcome, d.ID, d2.ID)
+	}
+	if hits := searchDocs(t, ix, DocQuery{UserID: "alice", Text: "terrace"}); len(hits) != 0 {
+		t.Fatalf("old text still found: %+v", hits)
+	}
+	if hits := searchDocs(t, ix, DocQuery{UserID: "alice", Text: "library"}); len(hits) != 1 || !strings.Contains(hits[0].Passage, "library") {
+		t.Fatalf("new text not found: %+v", hits)
+	}
+}
+
+func TestRemovedDocumentsLeaveSearchAndTheirVectors(t *testing.T) {
+	s := openTest(t)
+	emb := &topicEmbedder{}
+	ix := openIndex(t, s, t.TempDir(), emb, "m")
+	d, _ := addDoc(t, ix, "alice", "/docs/cats.md", "pets", "Our kitten sleeps on the radiator.")
+	addDoc(t, ix, "alice", "/docs/cars.md", "garage", "Check the tyre pressure monthly.")
+	if err := ix.Drain(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	// By meaning: "feline" is not in the text.
+	hits := searchDocs(t, ix, DocQuery{UserID: "alice", Text: "feline"})
+	if len(hits) == 0 || hits[0].DocumentID != d.ID || hits[0].MatchedBy != MatchVector {
+		t.Fatalf("by meaning: %+v", hits)
+	}
+	if hits := searchDocs(t, ix, DocQuery{UserID: "alice", Text: "tyre kitten", Collection: "pets"}); len(hits) != 1 || hits[0].Collection != "pets" {
+		t.Fatalf("collection filter: %+v", hits)
+	}
+	if err := ix.RemoveDocuments(context.Background(), "alice", []string{d.ID}); err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{"kitten", "feline"} {
+		for _, h := range searchDocs(t, ix, DocQuery{UserID: "alice", Text: q}) {
+			if h.DocumentID == d.ID {
+				t.Fatalf("%q still finds the removed document", q)
+			}
+		}
+	}
+	if n := rowsOf(t, s, `SELECT COUNT(*) FROM embeddings WHERE owner_id LIKE ?`, d.ID+"%"); n != 0 {
+		t.Fatalf("%d vectors of the removed document left", n)
+	}
+	if _, err := ix.Docs().Get(context.Background(), "alice", d.ID); !errors.Is(err, memory.ErrNotFound) {
+		t.Fatalf("get removed: %v", err)
+	}
+}
+
+func TestChunksWrittenByAnotherProcessAreIndexedByTheBackgroundWork(t *testing.T) {
+	s := openTest(t)
+	dir := t.TempDir()
+	ix := openIndex(t, s, dir, nil, "")
+	// Another process (or a sync) writes straight to the store.
+	other, err := docstore.Open(context.Background(), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, _, err := other.Put(context.Background(), docstore.New{UserID: "alice", Path: "/x.txt", Type: "text", Size: 5, Hash: "h1",
+		Pieces: []docstore.Piece{{Text: "sourdough starter feeding schedule"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ix.Drain(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if hits := searchDocs(t, ix, DocQuery{UserID: "alice", Text: "sourdough"}); len(hits) != 1 {
+		t.Fatalf("not indexed: %+v", hits)
+	}
+	if err := other.Remove(context.Background(), "alice", []string{d.ID}); err != nil {
+		t.Fatal(err)
+	}
+	if err := ix.Drain(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if hits := searchDocs(t, ix, DocQuery{UserID: "alice", Text: "sourdough"}); len(hits) != 0 {
+		t.Fatalf("removed elsewhere, still found: %+v", hits)
+	}
+}
+
+func TestSnippetCentresOnTheQuery(t *testing.T) {
+	long := strings.Repeat("filler words here ", 40) + "the boiler manual says bleed it" + strings.Repeat(" more", 40)
+	got := Snippet(long, "Boiler?", 80)
+	if !strings.HasPrefix(got, "…") || !strings.Contains(got, "boiler manual") {
+		t.Fatalf("snippet = %q", got)
+	}
+	if got := Snippet("short text", "absent", 80); got != "short text" {
+		t.Fatalf("snippet = %q", got)
+	}
+}
