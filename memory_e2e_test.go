@@ -75,7 +75,7 @@ func TestAcceptanceRememberMyCat(t *testing.T) {
 	if r.stdout != "Noted: your cat is Tom.\n" || !strings.Contains(r.stderr, `⚙ saved note: "The user's cat is called Tom."`) {
 		t.Fatalf("stdout %q stderr %q", r.stdout, r.stderr)
 	}
-	want := []string{"memory_delete", "memory_save", "memory_search", "memory_update", "search_chat_history"}
+	want := []string{"file_search", "memory_delete", "memory_save", "memory_search", "memory_update", "search_chat_history"}
 	if got := toolNames(srv.Requests()[0]); !slices.Equal(got, want) {
 		t.Fatalf("tools sent %v", got)
 	}

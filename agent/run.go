@@ -204,7 +204,7 @@ func (a *Agent) executeToolCalls(ctx context.Context, st *runState, calls []pend
 			if err != nil {
 				act.Error = err.Error()
 			} else {
-				act.Notes = out.Notes
+				act.Notes, act.Citations = out.Notes, out.Citations
 			}
 		}
 		if err := a.answerToolCall(ctx, st, c.call, act); err != nil {

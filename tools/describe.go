@@ -20,6 +20,8 @@ type Activity struct {
 	Done   bool   `json:"-"`
 	// Notes are the notes the call changed (Result.Notes).
 	Notes []NoteRef `json:"-"`
+	// Citations are the passages the call gave (Result.Citations).
+	Citations []Citation `json:"-"`
 }
 
 // WrittenNotes are the ids of the notes a successful call saved or

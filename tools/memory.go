@@ -84,11 +84,12 @@ type MemoryIndex interface {
 	NoteDeleter
 	NoteSearcher
 	TurnSearcher
+	DocSearcher
 }
 
-// MemoryTools returns the five memory tools over ix.
+// MemoryTools returns the five memory tools and file_search over ix.
 func MemoryTools(ix MemoryIndex) []Tool {
-	return []Tool{MemorySave(ix), MemorySearch(ix, ix), MemoryUpdate(ix), MemoryDelete(ix), SearchChatHistory(ix)}
+	return []Tool{MemorySave(ix), MemorySearch(ix, ix), MemoryUpdate(ix), MemoryDelete(ix), SearchChatHistory(ix), FileSearch(ix)}
 }
 
 // Source says where a memory_search result comes from.

@@ -403,6 +403,7 @@ func TestDefinitions(t *testing.T) {
 		MemoryUpdateName:      {[]string{"note_id", "content"}, Changing, 10 * time.Second},
 		MemoryDeleteName:      {[]string{"note_id"}, Changing, 10 * time.Second},
 		SearchChatHistoryName: {[]string{"query"}, ReadOnly, 15 * time.Second},
+		FileSearchName:        {[]string{"query"}, ReadOnly, 15 * time.Second},
 	}
 	if len(defs) != len(want) {
 		t.Fatalf("%d definitions", len(defs))

@@ -8,6 +8,8 @@ type Result struct {
 	Content string
 	// Notes are the notes the call saved, updated or deleted.
 	Notes []NoteRef
+	// Citations are the document passages the call gave (file_search).
+	Citations []Citation
 }
 
 // NoteAction says what a tool call did to a note.

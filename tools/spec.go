@@ -102,6 +102,9 @@ func (t *typedTool[A]) Run(ctx context.Context, s Session, raw json.RawMessage) 
 	if c, ok := out.(noteChanger); ok {
 		res.Notes = c.changedNotes()
 	}
+	if c, ok := out.(citer); ok {
+		res.Citations = c.cited()
+	}
 	return res, nil
 }
 
