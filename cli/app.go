@@ -8,6 +8,8 @@ import (
 	"io"
 	"slices"
 	"strings"
+
+	"github.com/mneme-dev/mneme/config"
 )
 
 // version is set at build time with -ldflags "-X github.com/mneme-dev/mneme/cli.version=...".
@@ -102,10 +104,10 @@ func (a *App) Run(ctx context.Context, args []string) error {
 // anywhere. No command word: the chat.
 func splitCommand(args []string) (string, []string) {
 	// The flags that may come first: the common ones and the chat's.
-	var common commonFlags
+	var common config.Flags
 	fs := flag.NewFlagSet("", flag.ContinueOnError)
-	common.register(fs)
-	common.stream.register(fs)
+	common.Register(fs)
+	common.Stream.Register(fs)
 	registerChatFlags(fs)
 	for i := 0; i < len(args); i++ {
 		a := args[i]
@@ -142,10 +144,10 @@ func moveFlags(flags, rest []string) []string {
 }
 
 // newFlagSet makes a command's FlagSet with the common flags registered.
-func (a *App) newFlagSet(name, usage string, common *commonFlags) *flag.FlagSet {
+func (a *App) newFlagSet(name, usage string, common *config.Flags) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(a.stderr)
-	common.register(fs)
+	common.Register(fs)
 	fs.Usage = func() {
 		fmt.Fprintf(a.stderr, "Usage: %s\n\nFlags:\n", usage)
 		fs.PrintDefaults()

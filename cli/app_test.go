@@ -1,9 +1,17 @@
 package cli
 
 import (
+	"context"
+	"log"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/mneme-dev/mneme/config"
 )
+
+func envMap(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
 
 func TestSplitCommand(t *testing.T) {
 	cases := []struct {
@@ -24,5 +32,43 @@ func TestSplitCommand(t *testing.T) {
 		if cmd != c.cmd || strings.Join(rest, " ") != strings.Join(c.rest, " ") {
 			t.Errorf("splitCommand(%q) = %q, %q; want %q, %q", c.args, cmd, rest, c.cmd, c.rest)
 		}
+	}
+}
+
+func TestParseArgsInterspersed(t *testing.T) {
+	var common config.Flags
+	a := newApp(nil, nil, &strings.Builder{}, envMap(nil))
+	fs := a.newFlagSet("ask", "", &common)
+	asJSON := fs.Bool("json", false, "")
+	rest, err := parseArgs(fs, []string{"hello", "--json", "world", "--", "--not-a-flag"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !*asJSON || strings.Join(rest, " ") != "hello world --not-a-flag" {
+		t.Fatalf("json=%v rest=%q", *asJSON, rest)
+	}
+}
+
+// Libraries' logs through the standard logger (Bleve's scorch) go to the
+// log file once a command has opened its session, never to the terminal.
+func TestLibraryLogsGoToTheLogFile(t *testing.T) {
+	dir := t.TempDir()
+	var stdout, stderr strings.Builder
+	a := newApp(strings.NewReader(""), &stdout, &stderr, envMap(map[string]string{
+		"MNEME_DATA_DIR": dir, "MNEME_USER": "tester", "XDG_CONFIG_HOME": t.TempDir(),
+	}))
+	s, err := a.open(context.Background(), config.Flags{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer log.SetOutput(os.Stderr)
+	log.Printf("unable to load snapshot, test, continuing")
+	s.Close()
+	data, err := os.ReadFile(filepath.Join(dir, "mneme.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(data), "unable to load snapshot") {
+		t.Fatalf("the library's line is not in the log file:\n%s", data)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/mneme-dev/mneme/agent"
+	"github.com/mneme-dev/mneme/config"
 	"github.com/mneme-dev/mneme/internal/sanitize"
 	"github.com/mneme-dev/mneme/internal/text"
 	"github.com/mneme-dev/mneme/memory"
@@ -120,7 +121,7 @@ type chosenModels struct {
 }
 
 // apply returns cfg with the chosen models in place of the configured ones.
-func (c *chosenModels) apply(cfg Config) Config {
+func (c *chosenModels) apply(cfg config.Config) config.Config {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.chat != "" {
@@ -143,7 +144,7 @@ func (c *chosenModels) saver(path string) func(chat, embed string) error {
 			c.embed = embed
 		}
 		c.mu.Unlock()
-		return saveModels(path, chat, embed)
+		return config.SaveModels(path, chat, embed)
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/mneme-dev/mneme/agent"
+	"github.com/mneme-dev/mneme/config"
 	"github.com/mneme-dev/mneme/internal/sanitize"
 	"github.com/mneme-dev/mneme/internal/text"
 	"github.com/mneme-dev/mneme/memory"
@@ -51,10 +52,10 @@ func askCommand() command {
 }
 
 func (a *App) runAsk(ctx context.Context, args []string) (err error) {
-	var common commonFlags
+	var common config.Flags
 	fs := a.newFlagSet("ask", "mneme ask [--continue | --conversation ID | --incognito] [--json] [--no-learn] PROMPT...", &common)
-	common.stream.register(fs)
-	common.learn.register(fs)
+	common.Stream.Register(fs)
+	common.Learn.Register(fs)
 	usage := fs.Usage
 	fs.Usage = func() {
 		usage()
@@ -141,7 +142,7 @@ func (a *App) runAsk(ctx context.Context, args []string) (err error) {
 	// Learning from the turn comes after the answer is printed and
 	// stored, within learnBudget; Ctrl+C still ends it at once.
 	learned := []learnt{}
-	if ix != nil && s.cfg.learnOn() && learnable(res, runErr) && ctx.Err() == nil {
+	if ix != nil && s.cfg.LearnOn() && learnable(res, runErr) && ctx.Err() == nil {
 		learned = append(learned, s.learnTurn(ctx, ix, st.Model, req, res)...)
 		for _, l := range learned {
 			fmt.Fprintln(a.stderr, l.receipt())

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -10,6 +11,7 @@ import (
 
 	"golang.org/x/term"
 
+	"github.com/mneme-dev/mneme/config"
 	"github.com/mneme-dev/mneme/internal/ollama"
 	"github.com/mneme-dev/mneme/memory"
 	"github.com/mneme-dev/mneme/memory/index"
@@ -36,10 +38,10 @@ func chatCommand() command {
 }
 
 func (a *App) runChat(ctx context.Context, args []string) error {
-	var common commonFlags
+	var common config.Flags
 	fs := a.newFlagSet("mneme", "mneme [-c | --continue | --resume ID | --incognito] [flags]", &common)
-	common.stream.register(fs)
-	common.learn.register(fs)
+	common.Stream.Register(fs)
+	common.Learn.Register(fs)
 	cont, resume, turn, incognito := registerChatFlags(fs)
 	// mneme -h, --help and `mneme help` all show the commands; the chat's
 	// own flags follow.
@@ -186,7 +188,7 @@ func (a *App) runChat(ctx context.Context, args []string) error {
 		Learnt:        learntCh,
 		Confirms:      confirms,
 		FirstRun:      !s.cfg.ConfigFileFound,
-		Editor:        first(a.getenv("VISUAL"), a.getenv("EDITOR")),
+		Editor:        cmp.Or(a.getenv("VISUAL"), a.getenv("EDITOR")),
 
 		StartIncognito: startIncognito,
 	}))
@@ -195,7 +197,7 @@ func (a *App) runChat(ctx context.Context, args []string) error {
 // incognitoChats makes the throwaway chats /incognito switches to, each
 // on its own openIncognito session; closeAll closes and removes those
 // still open.
-func (a *App) incognitoChats(common commonFlags, probed *lastProbe) (start func(context.Context) (tui.IncognitoChat, error), closeAll func()) {
+func (a *App) incognitoChats(common config.Flags, probed *lastProbe) (start func(context.Context) (tui.IncognitoChat, error), closeAll func()) {
 	var mu sync.Mutex
 	open := map[*session]func(){}
 	start = func(ctx context.Context) (tui.IncognitoChat, error) {
@@ -252,7 +254,7 @@ func (s *session) tuiProbe(ctx context.Context, st ollamaState) tui.Probe {
 // dir (openIncognito), without the conversation list, search, the memory
 // browser, learning, titles of other conversations or sync. Quitting
 // removes the directory.
-func (a *App) runIncognitoChat(ctx context.Context, common commonFlags) error {
+func (a *App) runIncognitoChat(ctx context.Context, common config.Flags) error {
 	s, done, err := a.openIncognito(ctx, common)
 	if err != nil {
 		return err
@@ -275,7 +277,7 @@ func (a *App) runIncognitoChat(ctx context.Context, common commonFlags) error {
 		Log:    s.log,
 		Dark:   true,
 		Models: ollama.Models{Client: s.client},
-		Editor: first(a.getenv("VISUAL"), a.getenv("EDITOR")),
+		Editor: cmp.Or(a.getenv("VISUAL"), a.getenv("EDITOR")),
 		// Text being composed in the editor stays in the throwaway dir.
 		TempDir: s.cfg.DataDir,
 	})

@@ -7,6 +7,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/mneme-dev/mneme/config"
 	"github.com/mneme-dev/mneme/internal/sanitize"
 	"github.com/mneme-dev/mneme/internal/text"
 	"github.com/mneme-dev/mneme/memory"
@@ -22,7 +23,7 @@ func (a *App) runConversations(ctx context.Context, args []string) error {
 	if len(args) > 0 && (args[0] == "rm" || args[0] == "delete") {
 		return a.conversationsRemove(ctx, args[1:])
 	}
-	var common commonFlags
+	var common config.Flags
 	fs := a.newFlagSet("conversations", "mneme conversations [--json] [--archived] [--find DESCRIPTION]", &common)
 	asJSON := fs.Bool("json", false, "print JSON")
 	archived := fs.Bool("archived", false, "include archived conversations")

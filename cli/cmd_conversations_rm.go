@@ -1,10 +1,12 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 
+	"github.com/mneme-dev/mneme/config"
 	"github.com/mneme-dev/mneme/internal/sanitize"
 	"github.com/mneme-dev/mneme/memory"
 )
@@ -14,7 +16,7 @@ import (
 // through the index, so that search forgets it, and with --forget-notes
 // the notes learnt or saved there (index.Index.RemoveConversation).
 func (a *App) conversationsRemove(ctx context.Context, args []string) error {
-	var common commonFlags
+	var common config.Flags
 	fs := a.newFlagSet("conversations rm", "mneme conversations rm [--forget-notes] [--json] ID", &common)
 	asJSON := fs.Bool("json", false, "print JSON")
 	forget := fs.Bool("forget-notes", false, "also forget the notes learnt or saved in the conversation")
@@ -46,7 +48,7 @@ func (a *App) conversationsRemove(ctx context.Context, args []string) error {
 		return writeJSON(a.stdout, out)
 	}
 	if out.Deleted {
-		fmt.Fprintf(a.stdout, "Deleted conversation %s “%s”.\n", out.ID, sanitize.Title(first(out.Title, "(untitled)")))
+		fmt.Fprintf(a.stdout, "Deleted conversation %s “%s”.\n", out.ID, sanitize.Title(cmp.Or(out.Title, "(untitled)")))
 	} else {
 		fmt.Fprintf(a.stdout, "Conversation %s was already deleted.\n", out.ID)
 	}

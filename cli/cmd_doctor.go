@@ -12,6 +12,7 @@ import (
 	"github.com/ollama/ollama/api"
 
 	"github.com/mneme-dev/mneme/agent"
+	"github.com/mneme-dev/mneme/config"
 	"github.com/mneme-dev/mneme/internal/ollama"
 	"github.com/mneme-dev/mneme/internal/sanitize"
 	"github.com/mneme-dev/mneme/memory"
@@ -23,7 +24,7 @@ func doctorCommand() command {
 }
 
 func (a *App) runDoctor(ctx context.Context, args []string) error {
-	var common commonFlags
+	var common config.Flags
 	fs := a.newFlagSet("doctor", "mneme doctor", &common)
 	if _, err := parseArgs(fs, args); err != nil {
 		return err
@@ -147,7 +148,7 @@ func searchRow(ctx context.Context, s *session, st ollamaState, row func(k, v st
 // chatContext is the context the chat model runs with, as the agent
 // chooses it (agent.ChooseContext): without the model's details, from the
 // settings alone.
-func chatContext(ctx context.Context, client *api.Client, st ollamaState, cfg Config) agent.ContextChoice {
+func chatContext(ctx context.Context, client *api.Client, st ollamaState, cfg config.Config) agent.ContextChoice {
 	var show *api.ShowResponse
 	if st.Reachable && st.Model != "" {
 		sctx, cancel := context.WithTimeout(ctx, ollama.ProbeTimeout)

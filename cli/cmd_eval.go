@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"log/slog"
@@ -9,6 +10,7 @@ import (
 	"github.com/ollama/ollama/api"
 
 	"github.com/mneme-dev/mneme/agent"
+	"github.com/mneme-dev/mneme/config"
 	"github.com/mneme-dev/mneme/internal/sanitize"
 	"github.com/mneme-dev/mneme/learn"
 	"github.com/mneme-dev/mneme/learn/eval"
@@ -25,7 +27,7 @@ func (a *App) runEval(ctx context.Context, args []string) error {
 	if len(args) == 0 || args[0] != "memory" {
 		return exitError{code: 2, msg: "eval: the one evaluation is `mneme eval memory [--model M] [--json]`"}
 	}
-	var common commonFlags
+	var common config.Flags
 	fs := a.newFlagSet("eval memory", "mneme eval memory [--model M] [--json]", &common)
 	asJSON := fs.Bool("json", false, "print the report as JSON")
 	rest, err := parseArgs(fs, args[1:])
@@ -34,17 +36,17 @@ func (a *App) runEval(ctx context.Context, args []string) error {
 	} else if len(rest) > 0 {
 		return exitError{code: 2, msg: fmt.Sprintf("eval memory: unexpected argument %q", rest[0])}
 	}
-	cfg, err := loadConfig(common, a.getenv)
+	cfg, err := config.Load(common, a.getenv)
 	if err != nil {
 		return err
 	}
-	u, err := ollamaURL(cfg.Ollama)
+	u, err := config.OllamaURL(cfg.Ollama)
 	if err != nil {
 		return err
 	}
 	client := api.NewClient(u, &http.Client{Transport: &http.Transport{Proxy: http.ProxyFromEnvironment, DialContext: dialer.DialContext}})
 	// --model names the model to measure; else the one that learns.
-	name := first(common.model, cfg.ExtractModel)
+	name := cmp.Or(common.Model, cfg.ExtractModel)
 	if name == "" {
 		st := probeOllama(ctx, client, u.String(), cfg)
 		if st.Err != nil {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/mneme-dev/mneme/config"
 	"github.com/mneme-dev/mneme/internal/fileatomic"
 	"github.com/mneme-dev/mneme/memory"
 )
@@ -16,7 +17,7 @@ func exportCommand() command {
 }
 
 func (a *App) runExport(ctx context.Context, args []string) error {
-	var common commonFlags
+	var common config.Flags
 	fs := a.newFlagSet("export", "mneme export [--conversation ID] [--format jsonl|markdown] [-o FILE] | --all [-o FILE]", &common)
 	conv := fs.String("conversation", "", "export only this conversation (a prefix is enough)")
 	format := fs.String("format", string(memory.FormatJSONL), "jsonl (re-importable) or markdown")

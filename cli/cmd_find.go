@@ -8,6 +8,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/mneme-dev/mneme/config"
 	"github.com/mneme-dev/mneme/internal/sanitize"
 	"github.com/mneme-dev/mneme/internal/text"
 	"github.com/mneme-dev/mneme/memory/index"
@@ -23,7 +24,7 @@ type findResult struct {
 
 // runFind ranks conversations by a description. One clear winner is
 // printed alone; several close ones are listed; none exits 1.
-func (a *App) runFind(ctx context.Context, common commonFlags, description string, archived, asJSON bool) error {
+func (a *App) runFind(ctx context.Context, common config.Flags, description string, archived, asJSON bool) error {
 	description = strings.TrimSpace(description)
 	if description == "" {
 		return exitError{code: 2, msg: "conversations: --find needs a description"}

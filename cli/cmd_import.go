@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mneme-dev/mneme/config"
 	"github.com/mneme-dev/mneme/importer"
 	"github.com/mneme-dev/mneme/internal/text"
 	"github.com/mneme-dev/mneme/memory"
@@ -21,7 +22,7 @@ func importCommand() command {
 }
 
 func (a *App) runImport(ctx context.Context, args []string) error {
-	var common commonFlags
+	var common config.Flags
 	fs := a.newFlagSet("import", "mneme import [--from chatgpt|claude|openwebui|mneme] [--all-users] FILE|-", &common)
 	allUsers := fs.Bool("all-users", false, `let lines with "user" write other users' data (an evaluation set); otherwise such lines are skipped`)
 	from := fs.String("from", "", "the export's format: chatgpt, claude, openwebui or mneme (default: told from the content)")

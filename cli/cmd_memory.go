@@ -10,6 +10,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/mneme-dev/mneme/config"
 	"github.com/mneme-dev/mneme/internal/sanitize"
 	"github.com/mneme-dev/mneme/internal/text"
 	"github.com/mneme-dev/mneme/memory"
@@ -89,8 +90,8 @@ func (a *App) runMemory(ctx context.Context, args []string) error {
 
 // memoryFlags parses a memory command's flags and returns its arguments.
 // extra registers the command's own flags.
-func (a *App) memoryFlags(name, usage string, args []string, extra ...func(*flag.FlagSet)) (commonFlags, bool, []string, error) {
-	var common commonFlags
+func (a *App) memoryFlags(name, usage string, args []string, extra ...func(*flag.FlagSet)) (config.Flags, bool, []string, error) {
+	var common config.Flags
 	fs := a.newFlagSet("memory "+name, "mneme memory "+usage, &common)
 	asJSON := fs.Bool("json", false, "print JSON")
 	for _, r := range extra {
@@ -265,7 +266,7 @@ func (a *App) memoryRemove(ctx context.Context, args []string) error {
 
 // changeNote opens the session and the index, applies change, prints the
 // note, and sends the change to the sync server when sync is set up.
-func (a *App) changeNote(ctx context.Context, common commonFlags, cmd, verb string, asJSON, embed bool,
+func (a *App) changeNote(ctx context.Context, common config.Flags, cmd, verb string, asJSON, embed bool,
 	change func(ix *index.Index, user string) (memory.Note, error)) error {
 	s, err := a.open(ctx, common)
 	if err != nil {
@@ -289,7 +290,7 @@ func (a *App) changeNote(ctx context.Context, common commonFlags, cmd, verb stri
 }
 
 func (a *App) memorySearch(ctx context.Context, args []string) error {
-	var common commonFlags
+	var common config.Flags
 	fs := a.newFlagSet("memory search", "mneme memory search [--json] [--limit N] QUERY...", &common)
 	asJSON := fs.Bool("json", false, "print JSON")
 	limit := fs.Int("limit", index.DefaultSearchLimit, fmt.Sprintf("results to show (1-%d)", index.MaxSearchLimit))

@@ -3,6 +3,8 @@ package cli
 import (
 	"context"
 	"fmt"
+
+	"github.com/mneme-dev/mneme/config"
 )
 
 func reindexCommand() command {
@@ -11,7 +13,7 @@ func reindexCommand() command {
 }
 
 func (a *App) runReindex(ctx context.Context, args []string) error {
-	var common commonFlags
+	var common config.Flags
 	fs := a.newFlagSet("reindex", "mneme reindex", &common)
 	if _, err := parseArgs(fs, args); err != nil {
 		return err

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -11,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mneme-dev/mneme/config"
 	"github.com/mneme-dev/mneme/internal/sanitize"
 	"github.com/mneme-dev/mneme/internal/text"
 	"github.com/mneme-dev/mneme/memory/index"
@@ -27,7 +29,7 @@ func searchCommand() command {
 }
 
 func (a *App) runSearch(ctx context.Context, args []string) error {
-	var common commonFlags
+	var common config.Flags
 	fs := a.newFlagSet("search", "mneme search [--limit N] [--json] [--archived] [--conversation ID] [--since DATE] [--until DATE] QUERY...\n       mneme search --batch FILE", &common)
 	limit := fs.Int("limit", index.DefaultSearchLimit, fmt.Sprintf("results to show (1-%d)", index.MaxSearchLimit))
 	asJSON := fs.Bool("json", false, "print JSON")
@@ -191,7 +193,7 @@ func (a *App) batchAnswer(ctx context.Context, ix *index.Index, n int, raw []byt
 		return ans
 	}
 	q := base
-	q.Text, q.UserID = bl.Query, first(user, base.UserID)
+	q.Text, q.UserID = bl.Query, cmp.Or(user, base.UserID)
 	if bl.Limit != 0 {
 		q.Limit = bl.Limit
 	}
@@ -239,7 +241,7 @@ func parseDate(s string) (time.Time, error) {
 		}
 	}
 	if t.Before(firstSearchDate) || !t.Before(lastSearchDate) {
-		return time.Time{}, fmt.Errorf("%q: %w: want a date from %s to %s", s, ErrConfigValue,
+		return time.Time{}, fmt.Errorf("%q: %w: want a date from %s to %s", s, config.ErrConfigValue,
 			firstSearchDate.Format("2006-01-02"), lastSearchDate.AddDate(0, 0, -1).Format("2006-01-02"))
 	}
 	return t, nil

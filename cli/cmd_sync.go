@@ -12,6 +12,7 @@ import (
 
 	"golang.org/x/term"
 
+	"github.com/mneme-dev/mneme/config"
 	"github.com/mneme-dev/mneme/internal/sanitize"
 	"github.com/mneme-dev/mneme/memory/index"
 	"github.com/mneme-dev/mneme/memory/syncer"
@@ -107,7 +108,7 @@ func (a *App) runSync(ctx context.Context, args []string) error {
 	if len(args) > 0 && args[0] == "init" {
 		return a.runSyncInit(ctx, args[1:])
 	}
-	var common commonFlags
+	var common config.Flags
 	fs := a.newFlagSet("sync", "mneme sync [--status] [--json] | mneme sync init URL", &common)
 	status := fs.Bool("status", false, "show the state of sync without syncing")
 	asJSON := fs.Bool("json", false, "print JSON")
@@ -230,7 +231,7 @@ func (a *App) printSyncStatus(ctx context.Context, sy *syncer.Syncer, asJSON boo
 // from stdin (piped, or typed without echo) or the environment, never from
 // the command line, where other users and shell history could see it.
 func (a *App) runSyncInit(ctx context.Context, args []string) error {
-	var common commonFlags
+	var common config.Flags
 	fs := a.newFlagSet("sync init", "mneme sync init [--interval 5m] URL   (token on stdin or in MNEME_SYNC_TOKEN / TURSO_AUTH_TOKEN)", &common)
 	interval := fs.String("interval", "", "how often a running mneme syncs (default 5m; \"off\" for never)")
 	rest, err := parseArgs(fs, args)
@@ -248,8 +249,7 @@ func (a *App) runSyncInit(ctx context.Context, args []string) error {
 		return exitError{code: 2, msg: err.Error()}
 	}
 	if *interval != "" {
-		probe := syncConfig{Sync: SyncSettings{Interval: *interval}}
-		if err := probe.resolve(func(string) string { return "" }); err != nil {
+		if err := config.CheckSyncInterval(*interval); err != nil {
 			return exitError{code: 2, msg: err.Error()}
 		}
 	}
@@ -257,14 +257,14 @@ func (a *App) runSyncInit(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	cfg, err := loadConfig(common, a.getenv)
+	cfg, err := config.Load(common, a.getenv)
 	if err != nil {
 		return err
 	}
-	if err := writeSyncConfig(cfg.ConfigFile, raw, token, *interval); err != nil {
+	if err := config.WriteSync(cfg.ConfigFile, raw, token, *interval); err != nil {
 		return fmt.Errorf("sync init: %w", err)
 	}
-	if _, err := loadConfig(common, a.getenv); err != nil {
+	if _, err := config.Load(common, a.getenv); err != nil {
 		return fmt.Errorf("sync init: the config written does not load: %w", err)
 	}
 	_, display, _ := syncer.NormalizeSyncURL(raw)
@@ -280,7 +280,7 @@ func (a *App) runSyncInit(ctx context.Context, args []string) error {
 // without echo on a terminal ("" when there is none).
 func (a *App) readToken() (string, error) {
 	if f, ok := a.stdin.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
-		if t := first(a.getenv(envSyncToken), a.getenv(envTursoToken)); t != "" {
+		if t := config.TokenFromEnv(a.getenv); t != "" {
 			return strings.TrimSpace(t), nil
 		}
 		fmt.Fprint(a.stderr, "Token (from `turso db tokens create DB`; input hidden, empty for none): ")
@@ -300,5 +300,5 @@ func (a *App) readToken() (string, error) {
 			return t, nil
 		}
 	}
-	return strings.TrimSpace(first(a.getenv(envSyncToken), a.getenv(envTursoToken))), nil
+	return strings.TrimSpace(config.TokenFromEnv(a.getenv)), nil
 }

@@ -12,6 +12,7 @@ import (
 
 	"golang.org/x/term"
 
+	"github.com/mneme-dev/mneme/config"
 	"github.com/mneme-dev/mneme/importer"
 	"github.com/mneme-dev/mneme/internal/sanitize"
 	"github.com/mneme-dev/mneme/internal/text"
@@ -39,7 +40,7 @@ func (a *App) openExport(name, from string) (*importer.Input, error) {
 // importExport imports another assistant's export (ChatGPT, Claude, Open
 // WebUI): conversations stream in, bad ones are reported with their
 // position, and the end says what was kept and what was skipped and why.
-func (a *App) importExport(ctx context.Context, common commonFlags, in *importer.Input) error {
+func (a *App) importExport(ctx context.Context, common config.Flags, in *importer.Input) error {
 	r, err := importer.NewReader(in)
 	if err != nil {
 		return fmt.Errorf("import: %w", err)

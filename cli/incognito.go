@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"os"
+
+	"github.com/mneme-dev/mneme/config"
 )
 
 // Incognito: `mneme --incognito` and `mneme ask --incognito` chat against
@@ -16,8 +18,8 @@ import (
 
 // openIncognito opens a session on a new throwaway data dir. done closes
 // the session and removes the directory.
-func (a *App) openIncognito(ctx context.Context, flags commonFlags) (s *session, done func(), err error) {
-	cfg, err := loadConfig(flags, a.getenv)
+func (a *App) openIncognito(ctx context.Context, flags config.Flags) (s *session, done func(), err error) {
+	cfg, err := config.Load(flags, a.getenv)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -43,10 +45,10 @@ func (a *App) openIncognito(ctx context.Context, flags commonFlags) (s *session,
 // incognitoConfig is cfg for a chat that keeps nothing: the data dir is
 // dir, and sync, learning and recall are off. The encryption key stays:
 // the throwaway database is encrypted at rest like the real one.
-func incognitoConfig(cfg Config, dir string) Config {
+func incognitoConfig(cfg config.Config, dir string) config.Config {
 	cfg.DataDir = dir
-	cfg.Sync = SyncSettings{}
-	cfg.MemoryReview = reviewOff
+	cfg.Sync = config.SyncSettings{}
+	cfg.MemoryReview = config.ReviewOff
 	off := false
 	cfg.Recall = &off
 	return cfg

@@ -59,16 +59,16 @@ func (s *session) learnTurn(ctx context.Context, ix *index.Index, chatModel stri
 	ctx, cancel := context.WithTimeout(ctx, learnBudget)
 	defer cancel()
 	start := time.Now()
-	model := learn.Model{Name: s.cfg.extractModel(chatModel), Log: s.log}
+	model := learn.Model{Name: s.cfg.ExtractModelFor(chatModel), Log: s.log}
 	model.Options = map[string]any{"num_ctx": s.extractContext(ctx, model.Name)}
 	cands, err := learn.Extract(ctx, s.client, model, learn.Turn{User: req.Prompt, Assistant: res.Answer})
 	if err != nil {
 		s.logLearn("extraction failed", err, req, model.Name)
 		return nil
 	}
-	notes := learn.IndexNotes{Index: ix, Source: memory.NoteSource{ConversationID: req.ConversationID, TurnNumber: res.Turn, Pending: s.cfg.reviewFirst()}}
+	notes := learn.IndexNotes{Index: ix, Source: memory.NoteSource{ConversationID: req.ConversationID, TurnNumber: res.Turn, Pending: s.cfg.ReviewFirst()}}
 	consolidate := learn.Consolidate
-	if s.cfg.reviewFirst() {
+	if s.cfg.ReviewFirst() {
 		consolidate = learn.ConsolidateForReview
 	}
 	changes, err := consolidate(ctx, s.client, model, notes, req.UserID, cands)
@@ -79,7 +79,7 @@ func (s *session) learnTurn(ctx context.Context, ix *index.Index, chatModel stri
 	for _, c := range changes {
 		switch c.Event {
 		case learn.EventAdd:
-			out = append(out, learnt{Event: c.Event, NoteID: c.NoteID, Text: c.After, Pending: s.cfg.reviewFirst()})
+			out = append(out, learnt{Event: c.Event, NoteID: c.NoteID, Text: c.After, Pending: s.cfg.ReviewFirst()})
 		case learn.EventUpdate:
 			out = append(out, learnt{Event: c.Event, NoteID: c.NoteID, Text: c.After})
 		case learn.EventDelete:
@@ -135,7 +135,7 @@ func (s *session) newBackgroundLearner(ctx context.Context, ix *index.Index, rep
 
 // after starts learning from a finished run when it may be learnt from.
 func (b *backgroundLearner) after(model string, req agent.Request, res agent.Result, err error) {
-	if b == nil || !b.s.cfg.learnOn() || !learnable(res, err) || b.ctx.Err() != nil {
+	if b == nil || !b.s.cfg.LearnOn() || !learnable(res, err) || b.ctx.Err() != nil {
 		return
 	}
 	b.wg.Add(1)

@@ -7,7 +7,7 @@ import "github.com/mneme-dev/mneme/tools"
 // user (askChange, chat_wiring.go); a command that cannot ask (ask) refuses.
 func (s *session) changeGate() tools.Gate {
 	switch {
-	case !s.cfg.confirmChanges():
+	case !s.cfg.ConfirmChanges():
 		return nil
 	case s.askChange != nil:
 		return s.askChange

@@ -9,6 +9,7 @@ import (
 
 	"github.com/ollama/ollama/api"
 
+	"github.com/mneme-dev/mneme/config"
 	"github.com/mneme-dev/mneme/internal/fakeollama"
 )
 
@@ -30,12 +31,12 @@ func TestSearchProbeAsksOnlyWhatItNeeds(t *testing.T) {
 	client := api.NewClient(u, http.DefaultClient)
 	ctx := context.Background()
 
-	full := probeOllama(ctx, client, srv.URL, Config{})
+	full := probeOllama(ctx, client, srv.URL, config.Config{})
 	if n := len(srv.Shows()); n != 4 {
 		t.Fatalf("the full probe asked /api/show %d times, want every model", n)
 	}
 	before := len(srv.Shows())
-	st := probeEmbedding(ctx, client, srv.URL, Config{})
+	st := probeEmbedding(ctx, client, srv.URL, config.Config{})
 	if got := srv.Shows()[before:]; !slices.Equal(got, []string{"chat-a:latest", "nomic-embed-text:latest"}) {
 		t.Errorf("the search probe asked about %q", got)
 	}
@@ -44,7 +45,7 @@ func TestSearchProbeAsksOnlyWhatItNeeds(t *testing.T) {
 	}
 
 	before = len(srv.Shows())
-	st = probeEmbedding(ctx, client, srv.URL, Config{EmbedModel: "mxbai-embed-large"})
+	st = probeEmbedding(ctx, client, srv.URL, config.Config{EmbedModel: "mxbai-embed-large"})
 	if got := srv.Shows()[before:]; !slices.Equal(got, []string{"mxbai-embed-large:latest"}) || st.Embed.Name != "mxbai-embed-large:latest" {
 		t.Errorf("with embed_model set: asked about %q, chose %q", got, st.Embed.Name)
 	}

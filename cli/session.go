@@ -14,6 +14,7 @@ import (
 	"github.com/ollama/ollama/api"
 
 	"github.com/mneme-dev/mneme/agent"
+	"github.com/mneme-dev/mneme/config"
 	"github.com/mneme-dev/mneme/internal/progress"
 	"github.com/mneme-dev/mneme/memory"
 	"github.com/mneme-dev/mneme/memory/index"
@@ -23,7 +24,7 @@ import (
 
 // session is what a command needs once configuration is resolved.
 type session struct {
-	cfg     Config
+	cfg     config.Config
 	store   *memory.Store
 	log     *slog.Logger
 	logFile *os.File
@@ -43,19 +44,19 @@ type session struct {
 
 // open resolves configuration, opens the log file and the store, and makes
 // an Ollama client. It does not talk to Ollama.
-func (a *App) open(ctx context.Context, flags commonFlags) (*session, error) {
+func (a *App) open(ctx context.Context, flags config.Flags) (*session, error) {
 	return a.openStore(ctx, flags)
 }
 
 // openForReading is open for the commands that only read (doctor, export):
 // a database written by a newer mneme opens read-only instead of failing,
 // and s.store.ReadOnlyReason says why.
-func (a *App) openForReading(ctx context.Context, flags commonFlags) (*session, error) {
+func (a *App) openForReading(ctx context.Context, flags config.Flags) (*session, error) {
 	return a.openStore(ctx, flags, memory.ReadOnlyIfNewer())
 }
 
-func (a *App) openStore(ctx context.Context, flags commonFlags, extra ...memory.Option) (*session, error) {
-	cfg, err := loadConfig(flags, a.getenv)
+func (a *App) openStore(ctx context.Context, flags config.Flags, extra ...memory.Option) (*session, error) {
+	cfg, err := config.Load(flags, a.getenv)
 	if err != nil {
 		return nil, err
 	}
@@ -63,8 +64,8 @@ func (a *App) openStore(ctx context.Context, flags commonFlags, extra ...memory.
 }
 
 // openConfig opens the session for a resolved configuration.
-func (a *App) openConfig(ctx context.Context, cfg Config, extra ...memory.Option) (*session, error) {
-	u, err := ollamaURL(cfg.Ollama)
+func (a *App) openConfig(ctx context.Context, cfg config.Config, extra ...memory.Option) (*session, error) {
+	u, err := config.OllamaURL(cfg.Ollama)
 	if err != nil {
 		return nil, err
 	}
@@ -175,7 +176,7 @@ func (a *App) noteIndex(ctx context.Context, s *session, embed bool) (*index.Ind
 }
 
 // storeOptions are the store's options from the configuration.
-func storeOptions(cfg Config) []memory.Option {
+func storeOptions(cfg config.Config) []memory.Option {
 	if cfg.EncryptionKey == "" {
 		return nil
 	}
@@ -185,7 +186,7 @@ func storeOptions(cfg Config) []memory.Option {
 // withIndex is the preamble of the commands that search: it opens the
 // session and a search index brought up to date (readyIndex), runs fn, and
 // closes both.
-func (a *App) withIndex(ctx context.Context, flags commonFlags, fn func(*session, *index.Index) error) error {
+func (a *App) withIndex(ctx context.Context, flags config.Flags, fn func(*session, *index.Index) error) error {
 	s, err := a.open(ctx, flags)
 	if err != nil {
 		return err

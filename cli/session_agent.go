@@ -26,8 +26,8 @@ func (s *session) newAgent(model string, ix *index.Index, toolsOK bool) *agent.A
 	if ix != nil {
 		opts = append(opts, agent.WithTools(tools.NewRegistry(s.log, tools.MemoryTools(ix)...).WithGate(s.changeGate())))
 	}
-	if ix != nil && s.cfg.recallOn() {
-		opts = append(opts, agent.WithRecaller(noteRecaller{ix: ix, q: s.cfg.recallQuery()}))
+	if ix != nil && s.cfg.RecallOn() {
+		opts = append(opts, agent.WithRecaller(noteRecaller{ix: ix, q: s.cfg.RecallQuery()}))
 	}
 	if s.cfg.MaxSteps > 0 {
 		opts = append(opts, agent.WithMaxSteps(s.cfg.MaxSteps))
@@ -37,6 +37,22 @@ func (s *session) newAgent(model string, ix *index.Index, toolsOK bool) *agent.A
 	}
 	opts = append(opts, s.compactOptions()...)
 	return agent.New(s.client, s.store, opts...)
+}
+
+// compactOptions give an agent sliding-window compaction and model titles.
+// The context window, sent as num_ctx with every request, is num_ctx when
+// configured, else chosen from what Ollama's /api/show says about the
+// model, capped by num_ctx_max (see config.Config).
+func (s *session) compactOptions() []agent.Option {
+	c := s.cfg
+	return []agent.Option{
+		agent.WithCompaction(s.store, agent.Compaction{
+			WindowSize: c.WindowSize, CompactAt: c.CompactAt, SummaryTokens: c.SummaryTokens,
+			SummaryModel: c.SummaryModel, Show: s.client,
+			ContextWindow: c.NumCtx, MaxContextWindow: c.NumCtxMax,
+		}),
+		agent.WithTitles(s.store, s.client),
+	}
 }
 
 // noteRecaller recalls notes from the index for the agent.

@@ -1,4 +1,4 @@
-package cli
+package config
 
 import (
 	"errors"
@@ -14,12 +14,12 @@ import (
 	"github.com/mneme-dev/mneme/internal/fileatomic"
 )
 
-// saveModels writes the chat and embedding models chosen in the chat's
+// SaveModels writes the chat and embedding models chosen in the chat's
 // model picker to the config file at path: it sets the top-level model and
 // embed_model keys ("" leaves a key as it is) and keeps everything else as
 // written, comments and tables included. A missing file is created. The
 // result must still parse, or nothing is written.
-func saveModels(path, chat, embed string) error {
+func SaveModels(path, chat, embed string) error {
 	for _, v := range []string{chat, embed} {
 		if strings.ContainsFunc(v, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
 			return errors.New("control characters in a model name")
@@ -140,9 +140,9 @@ func trailingComment(line string) string {
 	return ""
 }
 
-// writeSyncConfig replaces the [sync] table of the config file at path
+// WriteSync replaces the [sync] table of the config file at path
 // (creating the file) and leaves the file readable by its owner only.
-func writeSyncConfig(path, url, token, interval string) error {
+func WriteSync(path, url, token, interval string) error {
 	for _, v := range []string{url, token, interval} {
 		if strings.ContainsFunc(v, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
 			return errors.New("control characters in a setting")

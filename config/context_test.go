@@ -1,4 +1,4 @@
-package cli
+package config
 
 import (
 	"errors"
@@ -13,12 +13,12 @@ import (
 )
 
 // parseCommon parses args as a command's common flags.
-func parseCommon(t *testing.T, args ...string) commonFlags {
+func parseCommon(t *testing.T, args ...string) Flags {
 	t.Helper()
-	var c commonFlags
+	var c Flags
 	fs := flag.NewFlagSet("test", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	c.register(fs)
+	c.Register(fs)
 	if err := fs.Parse(args); err != nil {
 		t.Fatalf("flags %v: %v", args, err)
 	}
@@ -38,9 +38,9 @@ func TestContextConfig(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	load := func(flags commonFlags) contextConfig {
+	load := func(flags Flags) contextConfig {
 		t.Helper()
-		cfg, err := loadConfig(flags, envMap(env))
+		cfg, err := Load(flags, envMap(env))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -48,15 +48,15 @@ func TestContextConfig(t *testing.T) {
 	}
 
 	write("")
-	if c := load(commonFlags{}); c.NumCtx != 0 || c.NumCtxMax != agent.DefaultMaxContext {
+	if c := load(Flags{}); c.NumCtx != 0 || c.NumCtxMax != agent.DefaultMaxContext {
 		t.Fatalf("defaults %+v, want num_ctx unset and num_ctx_max %d", c, agent.DefaultMaxContext)
 	}
 	write("num_ctx_max = 16384\nnum_ctx = 4096\n")
-	if c := load(commonFlags{}); c.NumCtx != 4096 || c.NumCtxMax != 16384 {
+	if c := load(Flags{}); c.NumCtx != 4096 || c.NumCtxMax != 16384 {
 		t.Fatalf("from the file %+v", c)
 	}
 	env["MNEME_NUM_CTX_MAX"], env["MNEME_NUM_CTX"] = "32768", "0"
-	if c := load(commonFlags{}); c.NumCtx != 0 || c.NumCtxMax != 32768 {
+	if c := load(Flags{}); c.NumCtx != 0 || c.NumCtxMax != 32768 {
 		t.Fatalf("env over the file %+v (MNEME_NUM_CTX=0 unsets num_ctx)", c)
 	}
 	if c := load(parseCommon(t, "--num-ctx-max", "65536", "--num-ctx", "2048")); c.NumCtx != 2048 || c.NumCtxMax != 65536 {
@@ -87,7 +87,7 @@ func TestContextConfig(t *testing.T) {
 		for k, v := range c.env {
 			e[k] = v
 		}
-		_, err := loadConfig(parseCommon(t, c.flags...), envMap(e))
+		_, err := Load(parseCommon(t, c.flags...), envMap(e))
 		if c.want == nil {
 			if err != nil {
 				t.Errorf("%s: %v", c.name, err)
@@ -107,10 +107,10 @@ func TestContextConfig(t *testing.T) {
 			t.Errorf("%s: error %q: errors.Is(ErrContextSize) wrong", c.name, err)
 		}
 	}
-	var c commonFlags
+	var c Flags
 	fs := flag.NewFlagSet("test", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	c.register(fs)
+	c.Register(fs)
 	if err := fs.Parse([]string{"--num-ctx-max", "big"}); err == nil || !strings.Contains(err.Error(), "num-ctx-max") {
 		t.Errorf("--num-ctx-max big: %v", err)
 	}

@@ -1,4 +1,4 @@
-package cli
+package config
 
 import (
 	"os"
@@ -21,7 +21,7 @@ url = "libsql://db.example.turso.io"
 	if err := os.WriteFile(path, []byte(before), 0o640); err != nil {
 		t.Fatal(err)
 	}
-	if err := saveModels(path, "qwen2.5:7b", "nomic-embed-text"); err != nil {
+	if err := SaveModels(path, "qwen2.5:7b", "nomic-embed-text"); err != nil {
 		t.Fatal(err)
 	}
 	got, _ := os.ReadFile(path)
@@ -41,8 +41,8 @@ url = "libsql://db.example.turso.io"
 	if fi, _ := os.Stat(path); fi.Mode().Perm() != 0o640 {
 		t.Errorf("mode = %v, want 0640 kept", fi.Mode().Perm())
 	}
-	// loadConfig reads the models back (no env, no flags).
-	cfg, err := loadConfig(commonFlags{configFile: path}, func(string) string { return "" })
+	// Load reads the models back (no env, no flags).
+	cfg, err := Load(Flags{configFile: path}, func(string) string { return "" })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,7 +51,7 @@ url = "libsql://db.example.turso.io"
 	}
 
 	// An empty name leaves its key alone.
-	if err := saveModels(path, "", "mxbai-embed-large"); err != nil {
+	if err := SaveModels(path, "", "mxbai-embed-large"); err != nil {
 		t.Fatal(err)
 	}
 	got, _ = os.ReadFile(path)
@@ -62,7 +62,7 @@ url = "libsql://db.example.turso.io"
 
 func TestSaveModelsCreatesTheFile(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "mneme", "config.toml")
-	if err := saveModels(path, `we"ird\name`, ""); err != nil {
+	if err := SaveModels(path, `we"ird\name`, ""); err != nil {
 		t.Fatal(err)
 	}
 	got, _ := os.ReadFile(path)
@@ -72,7 +72,7 @@ func TestSaveModelsCreatesTheFile(t *testing.T) {
 	if fi, _ := os.Stat(path); fi.Mode().Perm() != 0o600 {
 		t.Errorf("mode = %v, want 0600", fi.Mode().Perm())
 	}
-	cfg, err := loadConfig(commonFlags{configFile: path}, func(string) string { return "" })
+	cfg, err := Load(Flags{configFile: path}, func(string) string { return "" })
 	if err != nil || cfg.Model != `we"ird\name` {
 		t.Fatalf("read back %q, %v", cfg.Model, err)
 	}
@@ -90,10 +90,10 @@ interval = "5m"
 	if err := os.WriteFile(path, []byte(before), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if err := saveModels(path, "llama3.2", ""); err != nil {
+	if err := SaveModels(path, "llama3.2", ""); err != nil {
 		t.Fatal(err)
 	}
-	cfg, err := loadConfig(commonFlags{configFile: path}, func(string) string { return "" })
+	cfg, err := Load(Flags{configFile: path}, func(string) string { return "" })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,14 +106,14 @@ interval = "5m"
 	if err := os.WriteFile(only, []byte("[sync]\ninterval = \"off\"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if err := saveModels(only, "llama3.2", ""); err != nil {
+	if err := SaveModels(only, "llama3.2", ""); err != nil {
 		t.Fatal(err)
 	}
 	got, _ := os.ReadFile(only)
 	if string(got) != "model = \"llama3.2\"\n\n[sync]\ninterval = \"off\"\n" {
 		t.Fatalf("got %q", got)
 	}
-	if err := saveModels(only, "bad\nname", ""); err == nil {
+	if err := SaveModels(only, "bad\nname", ""); err == nil {
 		t.Fatal("a name with a newline was written")
 	}
 }

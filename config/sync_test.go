@@ -1,4 +1,4 @@
-package cli
+package config
 
 import (
 	"os"
@@ -22,7 +22,7 @@ func TestSyncConfigPrecedence(t *testing.T) {
 	env := map[string]string{"HOME": dir}
 	load := func() Config {
 		t.Helper()
-		cfg, err := loadConfig(commonFlags{configFile: path}, envMap(env))
+		cfg, err := Load(Flags{configFile: path}, envMap(env))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -45,11 +45,11 @@ func TestSyncConfigPrecedence(t *testing.T) {
 	delete(env, "MNEME_SYNC_URL")
 	delete(env, "TURSO_DATABASE_URL")
 	os.WriteFile(path, []byte("[sync]\nurl = \"ftp://x\"\n"), 0o600)
-	if _, err := loadConfig(commonFlags{configFile: path}, envMap(env)); err == nil || !strings.Contains(err.Error(), "scheme") {
+	if _, err := Load(Flags{configFile: path}, envMap(env)); err == nil || !strings.Contains(err.Error(), "scheme") {
 		t.Fatalf("bad URL: %v", err)
 	}
 	os.WriteFile(path, []byte("[sync]\nurl = \"libsql://x.turso.io\"\ninterval = \"1s\"\n"), 0o600)
-	if _, err := loadConfig(commonFlags{configFile: path}, envMap(env)); err == nil || !strings.Contains(err.Error(), "interval") {
+	if _, err := Load(Flags{configFile: path}, envMap(env)); err == nil || !strings.Contains(err.Error(), "interval") {
 		t.Fatalf("bad interval: %v", err)
 	}
 	os.WriteFile(path, []byte("[sync]\nurl = \"libsql://x.turso.io\"\n"), 0o600)
@@ -65,7 +65,7 @@ func TestWriteSyncConfigKeepsTheRest(t *testing.T) {
 	if err := os.WriteFile(path, []byte(before), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := writeSyncConfig(path, "libsql://new.turso.io", `to"k\en`, "10m"); err != nil {
+	if err := WriteSync(path, "libsql://new.turso.io", `to"k\en`, "10m"); err != nil {
 		t.Fatal(err)
 	}
 	data, _ := os.ReadFile(path)
@@ -90,7 +90,7 @@ func TestWriteSyncConfigKeepsTheRest(t *testing.T) {
 	if _, err := decodeTOMLFile(path, &cfg); err != nil || cfg.Sync.Token != `to"k\en` || cfg.Model != "llama3.2" {
 		t.Fatalf("decode: %+v %v", cfg, err)
 	}
-	if err := writeSyncConfig(path, "libsql://x.turso.io", "bad\ntoken", ""); err == nil {
+	if err := WriteSync(path, "libsql://x.turso.io", "bad\ntoken", ""); err == nil {
 		t.Fatal("a token with a newline was written")
 	}
 }

@@ -1,4 +1,4 @@
-package cli
+package config
 
 import (
 	"os"
@@ -19,23 +19,23 @@ func TestStreamTimeoutsConfig(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	load := func(flags streamFlags, env map[string]string) (Config, error) {
+	load := func(flags StreamFlags, env map[string]string) (Config, error) {
 		env["HOME"] = dir
-		return loadConfig(commonFlags{configFile: file, stream: flags}, envMap(env))
+		return Load(Flags{configFile: file, Stream: flags}, envMap(env))
 	}
 
 	write("")
-	cfg, err := load(streamFlags{}, map[string]string{})
+	cfg, err := load(StreamFlags{}, map[string]string{})
 	if err != nil || cfg.FirstTokenTimeout != agent.DefaultFirstTokenTimeout || cfg.StreamIdleTimeout != agent.DefaultStreamIdleTimeout {
 		t.Fatalf("defaults: %v %v %v", cfg.FirstTokenTimeout, cfg.StreamIdleTimeout, err)
 	}
 
 	write("first_token_timeout = \"3m\"\nstream_idle_timeout = \"45\"\n")
-	cfg, err = load(streamFlags{}, map[string]string{})
+	cfg, err = load(StreamFlags{}, map[string]string{})
 	if err != nil || cfg.FirstTokenTimeout != 3*time.Minute || cfg.StreamIdleTimeout != 45*time.Second {
 		t.Fatalf("file: %v %v %v", cfg.FirstTokenTimeout, cfg.StreamIdleTimeout, err)
 	}
-	cfg, err = load(streamFlags{firstToken: "90s"}, map[string]string{envFirstTokenTimeout: "100s", envStreamIdleTimeout: "20s"})
+	cfg, err = load(StreamFlags{firstToken: "90s"}, map[string]string{envFirstTokenTimeout: "100s", envStreamIdleTimeout: "20s"})
 	if err != nil || cfg.FirstTokenTimeout != 90*time.Second || cfg.StreamIdleTimeout != 20*time.Second {
 		t.Fatalf("flag beats env beats file: %v %v %v", cfg.FirstTokenTimeout, cfg.StreamIdleTimeout, err)
 	}
@@ -43,13 +43,13 @@ func TestStreamTimeoutsConfig(t *testing.T) {
 	// The same check on every path, naming where the bad value came from.
 	for _, c := range []struct {
 		name, file string
-		flags      streamFlags
+		flags      StreamFlags
 		env        map[string]string
 		want       string
 	}{
-		{"file", "stream_idle_timeout = \"0.5s\"\n", streamFlags{}, map[string]string{}, "config " + file + ": stream_idle_timeout"},
-		{"env", "", streamFlags{}, map[string]string{envStreamIdleTimeout: "soon"}, envStreamIdleTimeout},
-		{"flag", "", streamFlags{firstToken: "2h"}, map[string]string{}, "--first-token-timeout"},
+		{"file", "stream_idle_timeout = \"0.5s\"\n", StreamFlags{}, map[string]string{}, "config " + file + ": stream_idle_timeout"},
+		{"env", "", StreamFlags{}, map[string]string{envStreamIdleTimeout: "soon"}, envStreamIdleTimeout},
+		{"flag", "", StreamFlags{firstToken: "2h"}, map[string]string{}, "--first-token-timeout"},
 	} {
 		write(c.file)
 		if _, err := load(c.flags, c.env); err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "such as 90s") {

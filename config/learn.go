@@ -1,4 +1,4 @@
-package cli
+package config
 
 import (
 	"flag"
@@ -37,38 +37,39 @@ const (
 
 // The values of memory_review.
 const (
-	reviewAuto = "auto"
-	reviewOff  = "off"
-	// reviewInbox: learnt notes are pending until `memory approve`.
-	reviewInbox = "inbox"
+	ReviewAuto = "auto"
+	ReviewOff  = "off"
+	// ReviewInbox: learnt notes are pending until `memory approve`.
+	ReviewInbox = "inbox"
 )
 
-// learnFlags are the flags of the commands that learn (ask, chat).
-type learnFlags struct {
+// LearnFlags are the flags of the commands that learn (ask, chat).
+type LearnFlags struct {
 	noLearn bool
 }
 
-func (f *learnFlags) register(fs *flag.FlagSet) {
+// Register registers --no-learn on fs.
+func (f *LearnFlags) Register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.noLearn, "no-learn", false, "learn nothing from this conversation's turns (as memory_review = \"off\", env "+envMemoryReview+")")
 }
 
 // resolve applies flags, then the environment, over the file, fills the
 // defaults and checks the values.
-func (c *learnConfig) resolve(flags learnFlags, getenv func(string) string, file string) error {
+func (c *learnConfig) resolve(flags LearnFlags, getenv func(string) string, file string) error {
 	where := "config " + file + ": memory_review"
 	switch {
 	case flags.noLearn:
-		c.MemoryReview, where = reviewOff, "--no-learn"
+		c.MemoryReview, where = ReviewOff, "--no-learn"
 	case getenv(envMemoryReview) != "":
 		c.MemoryReview, where = getenv(envMemoryReview), envMemoryReview
 	}
 	c.ExtractModel = first(getenv(envExtractModel), c.ExtractModel)
 	switch c.MemoryReview {
 	case "":
-		c.MemoryReview = reviewAuto
-	case reviewAuto, reviewInbox, reviewOff:
+		c.MemoryReview = ReviewAuto
+	case ReviewAuto, ReviewInbox, ReviewOff:
 	default:
-		return fmt.Errorf("%s = %q: want %q, %q or %q", where, c.MemoryReview, reviewAuto, reviewInbox, reviewOff)
+		return fmt.Errorf("%s = %q: want %q, %q or %q", where, c.MemoryReview, ReviewAuto, ReviewInbox, ReviewOff)
 	}
 	where = "config " + file + ": model_changes"
 	if v := getenv(envModelChanges); v != "" {
@@ -84,17 +85,19 @@ func (c *learnConfig) resolve(flags learnFlags, getenv func(string) string, file
 	return nil
 }
 
-// confirmChanges reports whether the model's changes and deletes of notes
+// ConfirmChanges reports whether the model's changes and deletes of notes
 // wait for the user's yes.
-func (c learnConfig) confirmChanges() bool { return c.ModelChanges == changesConfirm }
+func (c learnConfig) ConfirmChanges() bool { return c.ModelChanges == changesConfirm }
 
-// learnOn reports whether turns are learnt from.
-func (c learnConfig) learnOn() bool {
-	return c.MemoryReview == reviewAuto || c.MemoryReview == reviewInbox
+// LearnOn reports whether turns are learnt from.
+func (c learnConfig) LearnOn() bool {
+	return c.MemoryReview == ReviewAuto || c.MemoryReview == ReviewInbox
 }
 
-// reviewFirst reports whether learnt notes wait for the user's approval.
-func (c learnConfig) reviewFirst() bool { return c.MemoryReview == reviewInbox }
+// ReviewFirst reports whether learnt notes wait for the user's approval.
+func (c learnConfig) ReviewFirst() bool { return c.MemoryReview == ReviewInbox }
 
-// extractModel is the model that learns from turns answered by chatModel.
-func (c learnConfig) extractModel(chatModel string) string { return first(c.ExtractModel, chatModel) }
+// ExtractModelFor is the model that learns from turns answered by chatModel.
+func (c learnConfig) ExtractModelFor(chatModel string) string {
+	return first(c.ExtractModel, chatModel)
+}

@@ -1,4 +1,4 @@
-package cli
+package config
 
 import (
 	"flag"
@@ -36,12 +36,13 @@ const (
 	maxStreamTimeout = time.Hour
 )
 
-// streamFlags are the flags of the commands that stream answers.
-type streamFlags struct {
+// StreamFlags are the flags of the commands that stream answers.
+type StreamFlags struct {
 	firstToken, idle string
 }
 
-func (f *streamFlags) register(fs *flag.FlagSet) {
+// Register registers the stream flags on fs.
+func (f *StreamFlags) Register(fs *flag.FlagSet) {
 	fs.StringVar(&f.firstToken, "first-token-timeout", "", fmt.Sprintf(
 		"give up when Ollama sends nothing for this long at the start of an answer, e.g. 90s or 5m (env %s; default %s)",
 		envFirstTokenTimeout, agent.DefaultFirstTokenTimeout))
@@ -52,7 +53,7 @@ func (f *streamFlags) register(fs *flag.FlagSet) {
 
 // resolve applies flags, then the environment, over the file, fills the
 // defaults and checks the values.
-func (c *streamConfig) resolve(flags streamFlags, getenv func(string) string, file string) error {
+func (c *streamConfig) resolve(flags StreamFlags, getenv func(string) string, file string) error {
 	for _, s := range []struct {
 		key, flag, env string
 		text           *string

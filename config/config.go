@@ -1,4 +1,8 @@
-package cli
+// Package config is mneme's configuration: Load resolves flags, then the
+// environment, then the XDG TOML file, then defaults, and checks every
+// setting the same way whichever gave it; SaveModels and WriteSync change
+// the file the way the chat and `mneme sync init` do.
+package config
 
 import (
 	"errors"
@@ -51,21 +55,21 @@ type Config struct {
 	// in recall ranking (1-3650, default 90).
 	RecallHalfLifeDays int `toml:"recall_half_life_days"`
 	// Sync with a libSQL server (Turso) and encryption at rest:
-	// [sync] url, token, interval; encryption_key (config_sync.go).
+	// [sync] url, token, interval; encryption_key (sync.go).
 	syncConfig
-	// The model's context: num_ctx, num_ctx_max (context_config.go).
+	// The model's context: num_ctx, num_ctx_max (context.go).
 	contextConfig
 	// Sliding-window compaction: window_size, compact_at, summary_tokens,
-	// summary_model (compact_config.go).
+	// summary_model (compact.go).
 	compactionConfig
 	// Stream timeouts: first_token_timeout, stream_idle_timeout
-	// (stream_config.go).
+	// (stream.go).
 	streamConfig
 	// Retention of unused memory: archive_notes_unused_days,
 	// archive_below_confidence, delete_archived_after_days,
 	// archive_conversations_after_days (retention.go).
 	retentionConfig
-	// Memory that builds itself: memory_review, extract_model (learn_config.go).
+	// Memory that builds itself: memory_review, extract_model (learn.go).
 	learnConfig
 
 	// ConfigFile is where the file layer came from (not a file key).
@@ -91,28 +95,31 @@ const defaultOllama = "http://127.0.0.1:11434"
 // defaultRegistry is the Ollama library, where `ollama pull NAME` fetches.
 const defaultRegistry = "https://registry.ollama.ai"
 
-// commonFlags are the flags every command takes.
-type commonFlags struct {
-	configFile, dataDir, user, model, ollama, embedModel string
+// Flags are the flags every command takes.
+type Flags struct {
+	configFile, dataDir, user, ollama, embedModel string
+	// Model is --model as given ("" when not).
+	Model string
 	contextFlags
-	// stream is set by the commands that stream answers (ask, chat).
-	stream streamFlags
-	// learn is set by the commands that learn from turns (ask, chat).
-	learn learnFlags
+	// Stream is registered by the commands that stream answers (ask, chat).
+	Stream StreamFlags
+	// Learn is registered by the commands that learn from turns (ask, chat).
+	Learn LearnFlags
 }
 
-func (c *commonFlags) register(fs *flag.FlagSet) {
+// Register registers the flags every command takes on fs.
+func (c *Flags) Register(fs *flag.FlagSet) {
 	fs.StringVar(&c.configFile, "config", "", "config file (default $XDG_CONFIG_HOME/mneme/config.toml)")
 	fs.StringVar(&c.dataDir, "data-dir", "", "where mneme keeps its database and logs (env "+envDataDir+")")
 	fs.StringVar(&c.user, "user", "", "user whose memory to use (env "+envUser+"; default: OS user)")
-	fs.StringVar(&c.model, "model", "", "chat model (env "+envModel+"; default: first installed model with tools)")
+	fs.StringVar(&c.Model, "model", "", "chat model (env "+envModel+"; default: first installed model with tools)")
 	fs.StringVar(&c.ollama, "ollama", "", "Ollama address (env "+envOllama+"; default "+defaultOllama+")")
 	fs.StringVar(&c.embedModel, "embed-model", "", "embedding model (env "+envEmbed+"; default: first installed embedding model)")
 	c.contextFlags.register(fs)
 }
 
-// loadConfig resolves flags, then env, then the config file, then defaults.
-func loadConfig(flags commonFlags, getenv func(string) string) (Config, error) {
+// Load resolves flags, then env, then the config file, then defaults.
+func Load(flags Flags, getenv func(string) string) (Config, error) {
 	var cfg Config
 	cfg.ConfigFile = first(flags.configFile, getenv(envConfig))
 	explicitFile := cfg.ConfigFile != ""
@@ -138,7 +145,7 @@ func loadConfig(flags commonFlags, getenv func(string) string) (Config, error) {
 
 	cfg.DataDir = first(flags.dataDir, getenv(envDataDir), cfg.DataDir)
 	cfg.User = first(flags.user, getenv(envUser), cfg.User)
-	cfg.Model = first(flags.model, getenv(envModel), cfg.Model)
+	cfg.Model = first(flags.Model, getenv(envModel), cfg.Model)
 	cfg.Ollama = first(flags.ollama, getenv(envOllama), cfg.Ollama, defaultOllama)
 	cfg.EmbedModel = first(flags.embedModel, getenv(envEmbed), cfg.EmbedModel)
 	cfg.LogLevel = first(getenv(envLogLevel), cfg.LogLevel, "info")
@@ -174,13 +181,13 @@ func loadConfig(flags commonFlags, getenv func(string) string) (Config, error) {
 	if err := cfg.compactionConfig.resolve(getenv, cfg.ConfigFile); err != nil {
 		return cfg, err
 	}
-	if err := cfg.streamConfig.resolve(flags.stream, getenv, cfg.ConfigFile); err != nil {
+	if err := cfg.streamConfig.resolve(flags.Stream, getenv, cfg.ConfigFile); err != nil {
 		return cfg, err
 	}
 	if err := cfg.retentionConfig.resolve(cfg.ConfigFile); err != nil {
 		return cfg, err
 	}
-	if err := cfg.learnConfig.resolve(flags.learn, getenv, cfg.ConfigFile); err != nil {
+	if err := cfg.learnConfig.resolve(flags.Learn, getenv, cfg.ConfigFile); err != nil {
 		return cfg, err
 	}
 	if err := cfg.syncConfig.resolve(getenv); err != nil {
@@ -223,9 +230,9 @@ func osUserName(getenv func(string) string) string {
 	return first(getenv("USER"), getenv("USERNAME"), "default")
 }
 
-// ollamaURL parses an Ollama address the way OLLAMA_HOST is read:
+// OllamaURL parses an Ollama address the way OLLAMA_HOST is read:
 // "host", "host:port", ":port" or a full URL; scheme http and port 11434 by default.
-func ollamaURL(s string) (*url.URL, error) {
+func OllamaURL(s string) (*url.URL, error) {
 	s = strings.TrimSpace(s)
 	scheme := "http"
 	if i := strings.Index(s, "://"); i >= 0 {
@@ -273,11 +280,11 @@ const maxRecallLimit = 20
 // maxHalfLifeDays bounds recall_half_life_days (ten years).
 const maxHalfLifeDays = 3650
 
-// recallOn reports whether automatic recall is on (the default).
-func (c Config) recallOn() bool { return c.Recall == nil || *c.Recall }
+// RecallOn reports whether automatic recall is on (the default).
+func (c Config) RecallOn() bool { return c.Recall == nil || *c.Recall }
 
-// recallQuery is the configured recall, without its user and text.
-func (c Config) recallQuery() index.RecallQuery {
+// RecallQuery is the configured recall, without its user and text.
+func (c Config) RecallQuery() index.RecallQuery {
 	q := index.RecallQuery{Limit: c.RecallLimit, MinSimilarity: index.DefaultRecallSimilarity}
 	if q.Limit == 0 {
 		q.Limit = index.DefaultRecallLimit

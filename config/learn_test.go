@@ -1,4 +1,4 @@
-package cli
+package config
 
 import (
 	"os"
@@ -13,13 +13,13 @@ import (
 func TestMemoryReviewIsCheckedTheSameEverywhere(t *testing.T) {
 	dir := t.TempDir()
 	file := filepath.Join(dir, "config.toml")
-	load := func(content string, env map[string]string, flags learnFlags) (Config, error) {
+	load := func(content string, env map[string]string, flags LearnFlags) (Config, error) {
 		t.Helper()
 		if err := os.WriteFile(file, []byte(content+"\n"), 0o600); err != nil {
 			t.Fatal(err)
 		}
 		env["HOME"] = dir
-		return loadConfig(commonFlags{configFile: file, learn: flags}, envMap(env))
+		return Load(Flags{configFile: file, Learn: flags}, envMap(env))
 	}
 	for _, c := range []struct {
 		file, env string
@@ -29,14 +29,14 @@ func TestMemoryReviewIsCheckedTheSameEverywhere(t *testing.T) {
 		{env: "sometimes", want: "MNEME_MEMORY_REVIEW = \"sometimes\""},
 		{file: `memory_review = "Auto"`, want: `memory_review = "Auto": want "auto", "inbox" or "off"`},
 	} {
-		_, err := load(c.file, map[string]string{envMemoryReview: c.env}, learnFlags{})
+		_, err := load(c.file, map[string]string{envMemoryReview: c.env}, LearnFlags{})
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("file %q env %q: err = %v, want one naming %q", c.file, c.env, err, c.want)
 		}
 	}
 	for _, c := range []struct {
 		file, env string
-		flags     learnFlags
+		flags     LearnFlags
 		on        bool
 		model     string
 	}{
@@ -46,17 +46,17 @@ func TestMemoryReviewIsCheckedTheSameEverywhere(t *testing.T) {
 		{file: `memory_review = "off"`},
 		{file: `memory_review = "off"`, env: "auto", on: true},
 		{file: `memory_review = "auto"` + "\n" + `extract_model = "small"`, on: true, model: "small"},
-		{env: "auto", flags: learnFlags{noLearn: true}},
+		{env: "auto", flags: LearnFlags{noLearn: true}},
 		// --no-learn wins over a bad value in the environment.
-		{env: "inbox", flags: learnFlags{noLearn: true}},
+		{env: "inbox", flags: LearnFlags{noLearn: true}},
 	} {
 		cfg, err := load(c.file, map[string]string{envMemoryReview: c.env}, c.flags)
-		if err != nil || cfg.learnOn() != c.on || cfg.extractModel("chat") != first(c.model, "chat") {
-			t.Errorf("file %q env %q flags %+v: on %v model %q, %v; want on %v", c.file, c.env, c.flags, cfg.learnOn(), cfg.extractModel("chat"), err, c.on)
+		if err != nil || cfg.LearnOn() != c.on || cfg.ExtractModelFor("chat") != first(c.model, "chat") {
+			t.Errorf("file %q env %q flags %+v: on %v model %q, %v; want on %v", c.file, c.env, c.flags, cfg.LearnOn(), cfg.ExtractModelFor("chat"), err, c.on)
 		}
 	}
-	cfg, err := load(`extract_model = "file"`, map[string]string{envExtractModel: "env"}, learnFlags{})
-	if err != nil || cfg.extractModel("chat") != "env" {
-		t.Errorf("extract_model: env beats file: %q, %v", cfg.extractModel("chat"), err)
+	cfg, err := load(`extract_model = "file"`, map[string]string{envExtractModel: "env"}, LearnFlags{})
+	if err != nil || cfg.ExtractModelFor("chat") != "env" {
+		t.Errorf("extract_model: env beats file: %q, %v", cfg.ExtractModelFor("chat"), err)
 	}
 }

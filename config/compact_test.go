@@ -1,4 +1,4 @@
-package cli
+package config
 
 import (
 	"os"
@@ -10,7 +10,7 @@ import (
 func TestCompactionConfig(t *testing.T) {
 	home := t.TempDir()
 	env := map[string]string{"HOME": home}
-	cfg, err := loadConfig(commonFlags{}, envMap(env))
+	cfg, err := Load(Flags{}, envMap(env))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -23,14 +23,14 @@ func TestCompactionConfig(t *testing.T) {
 		t.Fatal(err)
 	}
 	env["MNEME_CONFIG"] = file
-	if cfg, err = loadConfig(commonFlags{}, envMap(env)); err != nil {
+	if cfg, err = Load(Flags{}, envMap(env)); err != nil {
 		t.Fatal(err)
 	}
 	if c := cfg.compactionConfig; c.WindowSize != 12 || c.CompactAt != 0.5 || c.SummaryTokens != 200 || c.SummaryModel != "small" {
 		t.Fatalf("from the file %+v", c)
 	}
 	env["MNEME_WINDOW_SIZE"], env["MNEME_COMPACT_AT"], env["MNEME_SUMMARY_MODEL"] = "8", "0.9", "tiny"
-	if cfg, err = loadConfig(commonFlags{}, envMap(env)); err != nil {
+	if cfg, err = Load(Flags{}, envMap(env)); err != nil {
 		t.Fatal(err)
 	}
 	if c := cfg.compactionConfig; c.WindowSize != 8 || c.CompactAt != 0.9 || c.SummaryTokens != 200 || c.SummaryModel != "tiny" {
@@ -48,7 +48,7 @@ func TestCompactionConfig(t *testing.T) {
 		for k, v := range bad {
 			e[k] = v
 		}
-		_, err := loadConfig(commonFlags{}, envMap(e))
+		_, err := Load(Flags{}, envMap(e))
 		if err == nil {
 			t.Errorf("%s: accepted", name)
 			continue

@@ -1,9 +1,7 @@
-package cli
+package config
 
 import (
-	"context"
 	"errors"
-	"log"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -34,7 +32,7 @@ max_steps = 3
 		"MNEME_USER":      "env-user",
 		"OLLAMA_HOST":     "env-host:2",
 	}
-	cfg, err := loadConfig(commonFlags{model: "flag-model"}, envMap(env))
+	cfg, err := Load(Flags{Model: "flag-model"}, envMap(env))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +57,7 @@ max_steps = 3
 
 func TestConfigDefaults(t *testing.T) {
 	home := t.TempDir()
-	cfg, err := loadConfig(commonFlags{}, envMap(map[string]string{"HOME": home}))
+	cfg, err := Load(Flags{}, envMap(map[string]string{"HOME": home}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,7 +70,7 @@ func TestConfigDefaults(t *testing.T) {
 	if cfg.Ollama != defaultOllama || cfg.User == "" {
 		t.Errorf("defaults: ollama %q user %q", cfg.Ollama, cfg.User)
 	}
-	cfg, _ = loadConfig(commonFlags{}, envMap(map[string]string{"HOME": home, "XDG_DATA_HOME": "/xdg/data", "MNEME_DATA_DIR": ""}))
+	cfg, _ = Load(Flags{}, envMap(map[string]string{"HOME": home, "XDG_DATA_HOME": "/xdg/data", "MNEME_DATA_DIR": ""}))
 	if cfg.DataDir != "/xdg/data/mneme" {
 		t.Errorf("XDG data dir = %q", cfg.DataDir)
 	}
@@ -82,18 +80,18 @@ func TestConfigErrorsNameTheProblem(t *testing.T) {
 	dir := t.TempDir()
 	bad := filepath.Join(dir, "bad.toml")
 	os.WriteFile(bad, []byte("modle = \"typo\"\n"), 0o600)
-	if _, err := loadConfig(commonFlags{configFile: bad}, envMap(nil)); err == nil || !strings.Contains(err.Error(), "modle") {
+	if _, err := Load(Flags{configFile: bad}, envMap(nil)); err == nil || !strings.Contains(err.Error(), "modle") {
 		t.Errorf("unknown key: %v", err)
 	}
 	broken := filepath.Join(dir, "broken.toml")
 	os.WriteFile(broken, []byte("model = \n"), 0o600)
-	if _, err := loadConfig(commonFlags{configFile: broken}, envMap(nil)); err == nil || !strings.Contains(err.Error(), broken) {
+	if _, err := Load(Flags{configFile: broken}, envMap(nil)); err == nil || !strings.Contains(err.Error(), broken) {
 		t.Errorf("malformed file: %v", err)
 	}
-	if _, err := loadConfig(commonFlags{configFile: filepath.Join(dir, "missing.toml")}, envMap(nil)); err == nil {
+	if _, err := Load(Flags{configFile: filepath.Join(dir, "missing.toml")}, envMap(nil)); err == nil {
 		t.Error("an explicitly named missing config file must be an error")
 	}
-	if _, err := loadConfig(commonFlags{}, envMap(map[string]string{"HOME": dir, "MNEME_MAX_STEPS": "many"})); err == nil {
+	if _, err := Load(Flags{}, envMap(map[string]string{"HOME": dir, "MNEME_MAX_STEPS": "many"})); err == nil {
 		t.Error("non-numeric MNEME_MAX_STEPS accepted")
 	}
 }
@@ -109,53 +107,15 @@ func TestOllamaURL(t *testing.T) {
 		"http://[::1]:8080/ollama": "http://[::1]:8080/ollama",
 	}
 	for in, want := range cases {
-		u, err := ollamaURL(in)
+		u, err := OllamaURL(in)
 		if err != nil || u.String() != want {
-			t.Errorf("ollamaURL(%q) = %v, %v; want %s", in, u, err, want)
+			t.Errorf("OllamaURL(%q) = %v, %v; want %s", in, u, err, want)
 		}
 	}
 	for _, bad := range []string{"ftp://x", "host:99999", "host:abc"} {
-		if _, err := ollamaURL(bad); err == nil {
-			t.Errorf("ollamaURL(%q) accepted", bad)
+		if _, err := OllamaURL(bad); err == nil {
+			t.Errorf("OllamaURL(%q) accepted", bad)
 		}
-	}
-}
-
-func TestParseArgsInterspersed(t *testing.T) {
-	var common commonFlags
-	a := newApp(nil, nil, &strings.Builder{}, envMap(nil))
-	fs := a.newFlagSet("ask", "", &common)
-	asJSON := fs.Bool("json", false, "")
-	rest, err := parseArgs(fs, []string{"hello", "--json", "world", "--", "--not-a-flag"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !*asJSON || strings.Join(rest, " ") != "hello world --not-a-flag" {
-		t.Fatalf("json=%v rest=%q", *asJSON, rest)
-	}
-}
-
-// Libraries' logs through the standard logger (Bleve's scorch) go to the
-// log file once a command has opened its session, never to the terminal.
-func TestLibraryLogsGoToTheLogFile(t *testing.T) {
-	dir := t.TempDir()
-	var stdout, stderr strings.Builder
-	a := newApp(strings.NewReader(""), &stdout, &stderr, envMap(map[string]string{
-		"MNEME_DATA_DIR": dir, "MNEME_USER": "tester", "XDG_CONFIG_HOME": t.TempDir(),
-	}))
-	s, err := a.open(context.Background(), commonFlags{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer log.SetOutput(os.Stderr)
-	log.Printf("unable to load snapshot, test, continuing")
-	s.Close()
-	data, err := os.ReadFile(filepath.Join(dir, "mneme.log"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(string(data), "unable to load snapshot") {
-		t.Fatalf("the library's line is not in the log file:\n%s", data)
 	}
 }
 
@@ -185,7 +145,7 @@ func TestConfigRangesAreCheckedTheSameEverywhere(t *testing.T) {
 		if err := os.WriteFile(file, []byte(c.file+"\n"), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		_, err := loadConfig(commonFlags{configFile: file}, envMap(map[string]string{"HOME": dir, "MNEME_MAX_STEPS": c.env}))
+		_, err := Load(Flags{configFile: file}, envMap(map[string]string{"HOME": dir, "MNEME_MAX_STEPS": c.env}))
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("file %q env %q: err = %v, want one naming %q", c.file, c.env, err, c.want)
 		}
@@ -195,7 +155,7 @@ func TestConfigRangesAreCheckedTheSameEverywhere(t *testing.T) {
 	if err := os.WriteFile(file, []byte("max_steps = 50\nrrf_k = 0\nkeyword_weight = 0.3\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if cfg, err := loadConfig(commonFlags{configFile: file}, envMap(map[string]string{"HOME": dir})); err != nil || cfg.MaxSteps != 50 {
+	if cfg, err := Load(Flags{configFile: file}, envMap(map[string]string{"HOME": dir})); err != nil || cfg.MaxSteps != 50 {
 		t.Fatalf("in-range values: %+v %v", cfg.MaxSteps, err)
 	}
 }
@@ -215,7 +175,7 @@ func TestOllamaRegistryConfig(t *testing.T) {
 		if err := os.WriteFile(file, []byte(body), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		return loadConfig(commonFlags{configFile: file}, envMap(map[string]string{"HOME": dir, envRegistry: env}))
+		return Load(Flags{configFile: file}, envMap(map[string]string{"HOME": dir, envRegistry: env}))
 	}
 	if cfg, err := load("", ""); err != nil || cfg.OllamaRegistry != defaultRegistry {
 		t.Fatalf("default: %q %v", cfg.OllamaRegistry, err)

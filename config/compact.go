@@ -1,4 +1,4 @@
-package cli
+package config
 
 import (
 	"fmt"
@@ -79,20 +79,4 @@ func (c *compactionConfig) resolve(getenv func(string) string, file string) erro
 		return fmt.Errorf("config %s: summary_tokens = %d: want %d-%d", file, c.SummaryTokens, minSummaryTokens, maxSummaryTokens)
 	}
 	return nil
-}
-
-// compactOptions give an agent sliding-window compaction and model titles.
-// The context window, sent as num_ctx with every request, is num_ctx when
-// configured, else chosen from what Ollama's /api/show says about the
-// model, capped by num_ctx_max (see contextConfig).
-func (s *session) compactOptions() []agent.Option {
-	c := s.cfg.compactionConfig
-	return []agent.Option{
-		agent.WithCompaction(s.store, agent.Compaction{
-			WindowSize: c.WindowSize, CompactAt: c.CompactAt, SummaryTokens: c.SummaryTokens,
-			SummaryModel: c.SummaryModel, Show: s.client,
-			ContextWindow: s.cfg.NumCtx, MaxContextWindow: s.cfg.NumCtxMax,
-		}),
-		agent.WithTitles(s.store, s.client),
-	}
 }

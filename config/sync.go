@@ -1,4 +1,4 @@
-package cli
+package config
 
 import (
 	"fmt"
@@ -63,4 +63,17 @@ func (c *syncConfig) resolve(getenv func(string) string) error {
 		}
 	}
 	return nil
+}
+
+// CheckSyncInterval checks a [sync] interval the way Load does ("" for the
+// default, "off", or a duration of at least 10s).
+func CheckSyncInterval(interval string) error {
+	probe := syncConfig{Sync: SyncSettings{Interval: interval}}
+	return probe.resolve(func(string) string { return "" })
+}
+
+// TokenFromEnv is the sync token in the environment: MNEME_SYNC_TOKEN,
+// else TURSO_AUTH_TOKEN, as given ("" when neither is set).
+func TokenFromEnv(getenv func(string) string) string {
+	return first(getenv(envSyncToken), getenv(envTursoToken))
 }

@@ -1,0 +1,67 @@
+package config
+
+import (
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/mneme-dev/mneme/memory"
+)
+
+// retentionConfig is how long unused memory is kept (config file keys).
+type retentionConfig struct {
+	// ArchiveNotesUnusedDays archives learnt notes below
+	// ArchiveBelowConfidence that nothing used for this many days (unset:
+	// 180; 0: never).
+	ArchiveNotesUnusedDays *int     `toml:"archive_notes_unused_days"`
+	ArchiveBelowConfidence *float64 `toml:"archive_below_confidence"`
+	// DeleteArchivedAfterDays deletes notes archived this many days ago (0: never).
+	DeleteArchivedAfterDays int `toml:"delete_archived_after_days"`
+	// ArchiveConversationsAfterDays archives conversations untouched this
+	// many days (0: never).
+	ArchiveConversationsAfterDays int `toml:"archive_conversations_after_days"`
+}
+
+// maxRetentionDays bounds the retention keys (a hundred years).
+const maxRetentionDays = 36500
+
+func (c *retentionConfig) resolve(file string) error {
+	for _, k := range []struct {
+		key string
+		v   int
+	}{
+		{"archive_notes_unused_days", derefOr(c.ArchiveNotesUnusedDays, 0)},
+		{"delete_archived_after_days", c.DeleteArchivedAfterDays},
+		{"archive_conversations_after_days", c.ArchiveConversationsAfterDays},
+	} {
+		if k.v < 0 || k.v > maxRetentionDays {
+			return fmt.Errorf("config %s: %s = %d: %w: want 0-%d days (0: never)", file, k.key, k.v, ErrConfigValue, maxRetentionDays)
+		}
+	}
+	if b := c.ArchiveBelowConfidence; b != nil && (*b < 0 || *b > 1) {
+		return fmt.Errorf("config %s: archive_below_confidence = %s: %w: want 0-1", file, strconv.FormatFloat(*b, 'g', -1, 64), ErrConfigValue)
+	}
+	return nil
+}
+
+func derefOr[T any](p *T, def T) T {
+	if p == nil {
+		return def
+	}
+	return *p
+}
+
+// Retention is the resolved policy.
+func (c retentionConfig) Retention() memory.Retention {
+	day := 24 * time.Hour
+	r := memory.Retention{
+		ArchiveUnusedAfter:        memory.DefaultArchiveUnusedAfter,
+		ArchiveBelowConfidence:    derefOr(c.ArchiveBelowConfidence, memory.DefaultArchiveBelowConfidence),
+		DeleteArchivedAfter:       time.Duration(c.DeleteArchivedAfterDays) * day,
+		ArchiveConversationsAfter: time.Duration(c.ArchiveConversationsAfterDays) * day,
+	}
+	if c.ArchiveNotesUnusedDays != nil {
+		r.ArchiveUnusedAfter = time.Duration(*c.ArchiveNotesUnusedDays) * day
+	}
+	return r
+}
