@@ -71,6 +71,9 @@ type Config struct {
 	retentionConfig
 	// Memory that builds itself: memory_review, extract_model (learn.go).
 	learnConfig
+	// Documents: max_doc_mb, doc_chunk_tokens, doc_chunk_overlap,
+	// doc_recall (docs.go).
+	docsConfig
 
 	// ConfigFile is where the file layer came from (not a file key).
 	ConfigFile      string `toml:"-"`
@@ -188,6 +191,9 @@ func Load(flags Flags, getenv func(string) string) (Config, error) {
 		return cfg, err
 	}
 	if err := cfg.learnConfig.resolve(flags.Learn, getenv, cfg.ConfigFile); err != nil {
+		return cfg, err
+	}
+	if err := cfg.docsConfig.resolve(getenv, cfg.ConfigFile); err != nil {
 		return cfg, err
 	}
 	if err := cfg.syncConfig.resolve(getenv); err != nil {
