@@ -225,6 +225,15 @@ func (st *Store) List(ctx context.Context, userID, collection string) ([]Documen
 	return list, nil
 }
 
+// Lookup finds the user's document added from path.
+func (st *Store) Lookup(ctx context.Context, userID, path string) (Document, bool, error) {
+	list, err := st.documents(ctx, `SELECT `+docColumns+` FROM documents d WHERE d.user_id = ? AND d.path = ?`, userID, path)
+	if err != nil || len(list) == 0 {
+		return Document{}, false, err
+	}
+	return list[0], true, nil
+}
+
 // minPrefix is the shortest id prefix accepted in place of a full id.
 const minPrefix = 4
 

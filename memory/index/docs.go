@@ -45,6 +45,10 @@ func (ix *Index) RemoveDocuments(ctx context.Context, userID string, ids []strin
 	return nil
 }
 
+// IndexDocuments puts the chunks stored since (docstore.Store.Put) in the
+// keyword index, and takes removed ones out.
+func (ix *Index) IndexDocuments(ctx context.Context) error { return ix.indexDocKeywords(ctx) }
+
 // indexDocKeywords brings the keyword index up to date with the document
 // chunks of every user: new and changed ones in, removed ones out,
 // wherever the change was made (here, another process, another device).

@@ -1,0 +1,136 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/mneme-dev/mneme/docs"
+	"github.com/mneme-dev/mneme/memory/docstore"
+	"github.com/mneme-dev/mneme/memory/index"
+)
+
+// Adding documents: read a file (bounded by max_doc_mb), skip it when its
+// bytes are unchanged, parse it, cut it into chunks, and store them. The
+// keyword index is brought up to date in batches; vectors are computed by
+// the background work, like those of turns.
+
+// added is what happened to one file.
+type added struct {
+	Path    string            `json:"path"`
+	Outcome docstore.Outcome  `json:"outcome,omitempty"` // added, updated, unchanged
+	Skipped string            `json:"skipped,omitempty"` // why it was not added
+	Doc     docstore.Document `json:"-"`
+}
+
+// docAdder adds files for one user.
+type docAdder struct {
+	ix         *index.Index
+	userID     string
+	collection string
+	maxBytes   int64
+	chunks     docs.ChunkOptions
+}
+
+func (s *session) docAdder(ix *index.Index, collection string) docAdder {
+	return docAdder{ix: ix, userID: s.cfg.User, collection: collection, maxBytes: s.cfg.MaxDocBytes(),
+		chunks: docs.ChunkOptions{Tokens: s.cfg.DocChunkTokens, Overlap: *s.cfg.DocChunkOverlap}}
+}
+
+// errTooLarge is the reason a file over max_doc_mb is skipped.
+var errTooLarge = errors.New("larger than max_doc_mb")
+
+// add stores one file; with index, its keyword entries at once, else with
+// the next ix.IndexDocuments. Without a collection, a file already added
+// keeps its own.
+func (d docAdder) add(ctx context.Context, path string, index bool) added {
+	out := added{Path: path}
+	skip := func(err error) added {
+		out.Skipped = err.Error()
+		return out
+	}
+	data, err := readBounded(path, d.maxBytes)
+	if err != nil {
+		return skip(err)
+	}
+	hash := docstore.HashBytes(data)
+	collection := d.collection
+	old, ok, err := d.ix.Docs().Lookup(ctx, d.userID, path)
+	switch {
+	case err != nil:
+		return skip(err)
+	case ok && collection == "":
+		collection = old.Collection // moved only by naming a collection
+	}
+	if ok && old.Hash == hash && old.Collection == collection {
+		out.Outcome, out.Doc = docstore.Unchanged, old
+		return out
+	}
+	p, err := docs.Parse(filepath.Base(path), data)
+	if err != nil {
+		return skip(err)
+	}
+	n := docstore.New{UserID: d.userID, Collection: collection, Path: path, Title: p.Title, Type: string(p.Type),
+		Size: int64(len(data)), Hash: hash}
+	for _, c := range docs.Split(p, d.chunks) {
+		n.Pieces = append(n.Pieces, docstore.Piece{Heading: c.Heading, Page: c.Page, Text: c.Text})
+	}
+	if len(n.Pieces) == 0 {
+		return skip(docs.ErrEmpty)
+	}
+	put := d.ix.Docs().Put
+	if index {
+		put = d.ix.AddDocument
+	}
+	out.Doc, out.Outcome, err = put(ctx, n)
+	if err != nil {
+		return skip(err)
+	}
+	return out
+}
+
+// readBounded reads a file of at most limit bytes.
+func readBounded(path string, limit int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		if errors.Is(err, os.ErrPermission) {
+			return nil, errors.New(docs.SkipDenied)
+		}
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, errors.New(docs.SkipNotRegular)
+	}
+	if st.Size() > limit {
+		return nil, fmt.Errorf("%w (%d MB)", errTooLarge, limit>>20)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > limit {
+		return nil, fmt.Errorf("%w (%d MB)", errTooLarge, limit>>20)
+	}
+	return data, nil
+}
+
+// attachDocument adds one file for the chat's /attach, indexed at once.
+func (s *session) attachDocument(ctx context.Context, ix *index.Index, path string) (docstore.Document, docstore.Outcome, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return docstore.Document{}, "", err
+	}
+	r := s.docAdder(ix, "").add(ctx, abs, true)
+	if r.Skipped != "" {
+		return docstore.Document{}, "", fmt.Errorf("skipped %s: %s", filepath.Base(abs), r.Skipped)
+	}
+	return r.Doc, r.Outcome, nil
+}
