@@ -10,6 +10,12 @@ import (
 	"github.com/ledongthuc/pdf"
 )
 
+// The PDF reader is github.com/ledongthuc/pdf: pure Go with no
+// dependencies, a maintained fork of rsc.io/pdf (not updated in years)
+// with fixes for malformed files, and far smaller than pdfcpu for reading
+// text. Its own text walk loses word and line breaks,
+// so pageText interprets the content streams itself.
+
 // PDF reading limits, against hostile files: how many page tree nodes are
 // visited and how deep the tree may be.
 const (
