@@ -1,0 +1,183 @@
+package docs
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Candidate is a path found by Expand: a file to read, or one to skip with
+// a reason a person understands.
+type Candidate struct {
+	Path string // absolute, cleaned
+	Skip string // "" to read it
+}
+
+// The reasons Expand gives for skipping a path.
+const (
+	SkipNotFound   = "not found"
+	SkipNoMatch    = "no files match"
+	SkipDenied     = "permission denied"
+	SkipNotRegular = "not a regular file"
+)
+
+// Expand turns command-line arguments (files, directories, globs like
+// "notes/*.md") into files. Directories are walked recursively, honouring
+// .gitignore files (in the directory and its subdirectories, and in its
+// parents up to the root of the repository that holds it, with that
+// repository's .git/info/exclude) and skipping hidden files and
+// directories (.git among them); ignored and hidden files are left out
+// silently. A file found in a directory whose extension Parse does not
+// read is a Candidate skipped with "unsupported type .ext". A file named
+// outright, or matched by a glob, is read whatever .gitignore says; a glob
+// matches hidden names only when its last element starts with '.'.
+//
+// Unreadable paths and non-existent paths become Candidates with Skip
+// reasons (never abort the whole run). The same file named twice appears
+// once. Order: argument order, then lexical within a directory.
+func Expand(args []string) []Candidate {
+	e := expander{seen: map[string]bool{}}
+	for _, arg := range args {
+		abs, err := filepath.Abs(arg)
+		if err != nil {
+			e.add(filepath.Clean(arg), err.Error())
+			continue
+		}
+		if _, err := os.Lstat(abs); err != nil && hasMeta(arg) {
+			e.glob(arg, abs)
+			continue
+		}
+		e.path(abs, true)
+	}
+	return e.out
+}
+
+type expander struct {
+	out  []Candidate
+	seen map[string]bool
+}
+
+// add appends a candidate unless the same file came before.
+func (e *expander) add(abs, skip string) {
+	key := abs
+	if real, err := filepath.EvalSymlinks(abs); err == nil {
+		key = real
+	}
+	if e.seen[key] {
+		return
+	}
+	e.seen[key] = true
+	e.out = append(e.out, Candidate{Path: abs, Skip: skip})
+}
+
+// glob expands a pattern; hidden names match only a pattern whose last
+// element starts with '.'.
+func (e *expander) glob(arg, abs string) {
+	matches, err := filepath.Glob(abs)
+	if err != nil {
+		e.add(abs, "bad pattern")
+		return
+	}
+	hidden := strings.HasPrefix(filepath.Base(arg), ".")
+	n := 0
+	for _, m := range matches {
+		if strings.HasPrefix(filepath.Base(m), ".") && !hidden {
+			continue
+		}
+		n++
+		e.path(m, true)
+	}
+	if n == 0 {
+		e.add(abs, SkipNoMatch)
+	}
+}
+
+// path adds a file, or the files under a directory. named is true for a
+// path given outright (or by a glob).
+func (e *expander) path(abs string, named bool) {
+	info, err := os.Stat(abs)
+	if err != nil {
+		e.add(abs, reason(err))
+		return
+	}
+	switch {
+	case info.IsDir():
+		e.walk(abs, parentRules(abs))
+	case !info.Mode().IsRegular():
+		e.add(abs, SkipNotRegular)
+	case !named:
+		if _, ok := TypeOf(abs); !ok {
+			e.add(abs, "unsupported type "+strings.ToLower(filepath.Ext(abs)))
+			return
+		}
+		fallthrough
+	default:
+		if f, err := os.Open(abs); err != nil {
+			e.add(abs, reason(err))
+		} else {
+			f.Close()
+			e.add(abs, "")
+		}
+	}
+}
+
+// walk adds the files under dir, depth first in lexical order, with the
+// ignore rules from above it.
+func (e *expander) walk(dir string, rules []ignoreRule) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		e.add(dir, reason(err))
+		return
+	}
+	if local := readIgnore(filepath.Join(dir, ".gitignore"), dir); len(local) > 0 {
+		rules = append(rules[:len(rules):len(rules)], local...)
+	}
+	for _, entry := range entries {
+		name := entry.Name()
+		if strings.HasPrefix(name, ".") {
+			continue
+		}
+		abs := filepath.Join(dir, name)
+		isDir := entry.IsDir()
+		if entry.Type()&fs.ModeSymlink != 0 {
+			info, err := os.Stat(abs)
+			if err != nil {
+				e.add(abs, reason(err))
+				continue
+			}
+			if info.IsDir() {
+				continue // a link to a directory: not followed, against loops
+			}
+		}
+		if ignored(rules, abs, isDir) {
+			continue
+		}
+		if isDir {
+			e.walk(abs, rules)
+			continue
+		}
+		e.path(abs, false)
+	}
+}
+
+// reason turns a file system error into a few words for a person.
+func reason(err error) string {
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return SkipNotFound
+	case errors.Is(err, fs.ErrPermission):
+		return SkipDenied
+	}
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	return err.Error()
+}
+
+// hasMeta reports whether a path holds glob characters.
+func hasMeta(p string) bool {
+	return strings.ContainsAny(p, "*?[")
+}

@@ -1,0 +1,135 @@
+package docs
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+)
+
+// tree writes files (path -> content) under a new temporary directory and
+// returns it.
+func tree(t *testing.T, files map[string]string) string {
+	t.Helper()
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, content := range files {
+		p := filepath.Join(root, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return root
+}
+
+func TestExpandHonoursGitignore(t *testing.T) {
+	root := tree(t, map[string]string{
+		".git/HEAD":               "ref: refs/heads/main\n",
+		".gitignore":              "*.log\nbuild/\n/top-only.md\n",
+		"notes/a.md":              "a",
+		"notes/b.txt":             "b",
+		"notes/debug.log":         "ignored by the root .gitignore",
+		"notes/keep.log":          "re-included below",
+		"notes/.gitignore":        "!keep.log\ndrafts/**\n",
+		"notes/drafts/x.md":       "ignored by notes/.gitignore",
+		"notes/build/out.md":      "ignored: build/ matches at any depth",
+		"notes/top-only.md":       "not ignored: /top-only.md is anchored at the root",
+		"notes/.hidden/secret.md": "hidden directory",
+		"notes/.env":              "hidden file",
+		"notes/sub/c.md":          "c",
+		"notes/photo.png":         "png",
+		"top-only.md":             "ignored",
+	})
+	got := Expand([]string{filepath.Join(root, "notes")})
+	want := []Candidate{
+		{Path: filepath.Join(root, "notes/a.md")},
+		{Path: filepath.Join(root, "notes/b.txt")},
+		{Path: filepath.Join(root, "notes/keep.log")},
+		{Path: filepath.Join(root, "notes/photo.png"), Skip: "unsupported type .png"},
+		{Path: filepath.Join(root, "notes/sub/c.md")},
+		{Path: filepath.Join(root, "notes/top-only.md")},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("Expand =\n%+v\nwant\n%+v", got, want)
+	}
+}
+
+func TestExpandArgumentsGlobsAndMissing(t *testing.T) {
+	root := tree(t, map[string]string{
+		"notes/one.md":  "1",
+		"notes/two.md":  "2",
+		"notes/.dot.md": "hidden",
+		"notes/x.txt":   "x",
+		"other.txt":     "o",
+		"build/gen.md":  "named outright",
+		".gitignore":    "build/\n",
+	})
+	t.Chdir(root)
+	got := Expand([]string{
+		"other.txt",
+		"notes/*.md",
+		"missing.md",
+		"notes/one.md",  // named twice
+		"./other.txt",   // the same file again
+		"nothing/*.pdf", // a glob that matches nothing
+		"build/gen.md",  // ignored, but named outright
+		"notes",         // the directory: one.md and two.md are already in
+	})
+	want := []Candidate{
+		{Path: filepath.Join(root, "other.txt")},
+		{Path: filepath.Join(root, "notes/one.md")},
+		{Path: filepath.Join(root, "notes/two.md")},
+		{Path: filepath.Join(root, "missing.md"), Skip: "not found"},
+		{Path: filepath.Join(root, "nothing/*.pdf"), Skip: "no files match"},
+		{Path: filepath.Join(root, "build/gen.md")},
+		{Path: filepath.Join(root, "notes/x.txt")},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("Expand =\n%+v\nwant\n%+v", got, want)
+	}
+}
+
+func TestExpandUnreadable(t *testing.T) {
+	if os.Geteuid() == 0 {
+		t.Skip("root reads every file")
+	}
+	root := tree(t, map[string]string{"locked/a.md": "a", "secret.md": "s"})
+	if err := os.Chmod(filepath.Join(root, "secret.md"), 0); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(filepath.Join(root, "locked"), 0); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.Chmod(filepath.Join(root, "locked"), 0o755) })
+	got := Expand([]string{root})
+	want := []Candidate{
+		{Path: filepath.Join(root, "locked"), Skip: "permission denied"},
+		{Path: filepath.Join(root, "secret.md"), Skip: "permission denied"},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("Expand =\n%+v\nwant\n%+v", got, want)
+	}
+}
+
+func TestExpandSkipsSpecialFiles(t *testing.T) {
+	root := tree(t, map[string]string{"a.md": "a"})
+	if err := os.Symlink(filepath.Join(root, "a.md"), filepath.Join(root, "link.md")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(root, filepath.Join(root, "loop")); err != nil {
+		t.Fatal(err)
+	}
+	got := Expand([]string{root, "/dev/null"})
+	want := []Candidate{
+		{Path: filepath.Join(root, "a.md")},
+		{Path: "/dev/null", Skip: "not a regular file"},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("Expand =\n%+v\nwant\n%+v (link.md is a.md again; the link to a directory is not followed)", got, want)
+	}
+}
