@@ -48,7 +48,7 @@ type command struct {
 // The chat's name is "": it runs when no command is given.
 func commands() []command {
 	return []command{chatCommand(), askCommand(), conversationsCommand(), searchCommand(), memoryCommand(),
-		importCommand(), exportCommand(), reindexCommand(), syncCommand(), doctorCommand(), evalCommand(), versionCommand()}
+		docsCommand(), importCommand(), exportCommand(), reindexCommand(), syncCommand(), doctorCommand(), evalCommand(), versionCommand()}
 }
 
 func versionCommand() command {

@@ -133,6 +133,7 @@ func (a *App) runAsk(ctx context.Context, args []string) (err error) {
 	req := agent.Request{UserID: s.cfg.User, ConversationID: conv.ID, Prompt: prompt, PromptID: promptMsg.ID}
 	res, runErr := ag.Run(ctx, req, p.emit)
 	p.finish()
+	p.printSources(res)
 	// No title call here: ask exits once the answer is stored. The
 	// conversation keeps the title derived from its first prompt until the
 	// chat gives it the model's (see pendingTitles).

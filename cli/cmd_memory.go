@@ -63,11 +63,17 @@ Commands:
 }
 
 func (a *App) runMemory(ctx context.Context, args []string) error {
+	return a.dispatch(ctx, "memory", memoryCommands(), memoryUsage(), args)
+}
+
+// dispatch runs the subcommand of group (memory, docs) that args name,
+// or its help.
+func (a *App) dispatch(ctx context.Context, group string, cmds []command, usage string, args []string) error {
 	sub := ""
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
 		sub, args = args[0], args[1:]
 	}
-	for _, c := range memoryCommands() {
+	for _, c := range cmds {
 		if slices.Contains(c.names, sub) {
 			return c.run(a, ctx, args)
 		}
@@ -77,14 +83,18 @@ func (a *App) runMemory(ctx context.Context, args []string) error {
 	}
 	switch sub {
 	case "help":
-		fmt.Fprint(a.stdout, memoryUsage())
+		fmt.Fprint(a.stdout, usage)
 		return nil
 	case "":
-		fmt.Fprint(a.stderr, memoryUsage())
-		return exitError{code: 2, msg: "memory: give a command: list, add, edit, rm, search, archive, unarchive, pending, approve, reject, history or undo"}
+		names := make([]string, len(cmds))
+		for i, c := range cmds {
+			names[i] = c.names[0]
+		}
+		fmt.Fprint(a.stderr, usage)
+		return exitError{code: 2, msg: fmt.Sprintf("%s: give a command: %s or %s", group, strings.Join(names[:len(names)-1], ", "), names[len(names)-1])}
 	default:
-		fmt.Fprint(a.stderr, memoryUsage())
-		return exitError{code: 2, msg: fmt.Sprintf("memory: unknown command %q", sub)}
+		fmt.Fprint(a.stderr, usage)
+		return exitError{code: 2, msg: fmt.Sprintf("%s: unknown command %q", group, sub)}
 	}
 }
 

@@ -6,46 +6,12 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/mneme-dev/mneme/internal/testpdf"
 )
 
-// writePDF builds a small real PDF: one page per entry of pages, each a
-// content stream; info is the trailer's /Info dictionary body ("" for
-// none) and trailerExtra more trailer entries.
-func writePDF(pages []string, info, trailerExtra string) []byte {
-	var b bytes.Buffer
-	var offsets []int
-	obj := func(body string) int {
-		offsets = append(offsets, b.Len())
-		fmt.Fprintf(&b, "%d 0 obj\n%s\nendobj\n", len(offsets), body)
-		return len(offsets)
-	}
-	b.WriteString("%PDF-1.4\n")
-	obj("<< /Type /Catalog /Pages 2 0 R >>")
-	var kids []string
-	for i := range pages {
-		kids = append(kids, fmt.Sprintf("%d 0 R", 4+2*i))
-	}
-	obj(fmt.Sprintf("<< /Type /Pages /Kids [%s] /Count %d >>", strings.Join(kids, " "), len(pages)))
-	obj("<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>")
-	for i, content := range pages {
-		obj(fmt.Sprintf("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R >> >> /Contents %d 0 R >>", 5+2*i))
-		obj(fmt.Sprintf("<< /Length %d >>\nstream\n%s\nendstream", len(content), content))
-	}
-	infoRef := ""
-	if info != "" {
-		infoRef = fmt.Sprintf(" /Info %d 0 R", obj(info))
-	}
-	xref := b.Len()
-	fmt.Fprintf(&b, "xref\n0 %d\n0000000000 65535 f \n", len(offsets)+1)
-	for _, off := range offsets {
-		fmt.Fprintf(&b, "%010d 00000 n \n", off)
-	}
-	fmt.Fprintf(&b, "trailer\n<< /Size %d /Root 1 0 R%s%s >>\nstartxref\n%d\n%%%%EOF\n", len(offsets)+1, infoRef, trailerExtra, xref)
-	return b.Bytes()
-}
-
 func TestParsePDFPages(t *testing.T) {
-	data := writePDF([]string{
+	data := testpdf.Write([]string{
 		"BT /F1 12 Tf 72 720 Td (Hello from page one.) Tj 0 -14 Td (A second line) Tj ET",
 		"BT /F1 12 Tf 72 720 Td [(Page) -300 (two) -20 (s) ( text)] TJ ET",
 	}, "<< /Title (Quarterly Report) >>", "")
@@ -70,7 +36,7 @@ func TestParsePDFPages(t *testing.T) {
 }
 
 func TestParsePDFTitleFallsBackToFileName(t *testing.T) {
-	p, err := Parse("dir/Field Notes.PDF", writePDF([]string{"BT /F1 12 Tf 72 720 Td (x y z) Tj ET"}, "", ""))
+	p, err := Parse("dir/Field Notes.PDF", testpdf.Write([]string{"BT /F1 12 Tf 72 720 Td (x y z) Tj ET"}, "", ""))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,7 +47,7 @@ func TestParsePDFTitleFallsBackToFileName(t *testing.T) {
 
 func TestParsePDFWithoutTextIsEmpty(t *testing.T) {
 	// A scanned page: it draws, but shows no text.
-	data := writePDF([]string{"0 0 612 792 re f"}, "", "")
+	data := testpdf.Write([]string{"0 0 612 792 re f"}, "", "")
 	_, err := Parse("scan.pdf", data)
 	if !errors.Is(err, ErrEmpty) || err.Error() != "no text found (a scanned PDF?)" {
 		t.Errorf("err = %v, want ErrEmpty", err)
@@ -93,7 +59,7 @@ func TestParsePDFEncrypted(t *testing.T) {
 	// O and U entries do not match the empty password.
 	enc := fmt.Sprintf(" /ID [(%s) (%s)] /Encrypt << /Filter /Standard /V 1 /R 2 /Length 40 /O (%s) /U (%s) /P -4 >>",
 		strings.Repeat("I", 16), strings.Repeat("I", 16), strings.Repeat("O", 32), strings.Repeat("U", 32))
-	data := writePDF([]string{"BT /F1 12 Tf 72 720 Td (secret) Tj ET"}, "", enc)
+	data := testpdf.Write([]string{"BT /F1 12 Tf 72 720 Td (secret) Tj ET"}, "", enc)
 	_, err := Parse("locked.pdf", data)
 	if !errors.Is(err, ErrEncrypted) || err.Error() != "encrypted PDF" {
 		t.Errorf("err = %v, want ErrEncrypted reading \"encrypted PDF\"", err)
@@ -101,7 +67,7 @@ func TestParsePDFEncrypted(t *testing.T) {
 }
 
 func TestParsePDFMalformed(t *testing.T) {
-	good := writePDF([]string{"BT /F1 12 Tf 72 720 Td (fine) Tj ET"}, "", "")
+	good := testpdf.Write([]string{"BT /F1 12 Tf 72 720 Td (fine) Tj ET"}, "", "")
 	for _, c := range []struct {
 		name, want string
 		data       []byte
@@ -110,7 +76,7 @@ func TestParsePDFMalformed(t *testing.T) {
 		{"truncated", "malformed PDF: not a PDF file", good[:len(good)/2]},
 		{"no xref", "malformed PDF: cross-reference table not found: xxxx", bytes.Replace(good, []byte("xref"), []byte("xxxx"), 1)},
 		// The reader panics on a bad hex string; the panic is recovered.
-		{"bad content", "malformed PDF: no page could be read", writePDF([]string{"BT /F1 12 Tf <zz> Tj ET"}, "", "")},
+		{"bad content", "malformed PDF: no page could be read", testpdf.Write([]string{"BT /F1 12 Tf <zz> Tj ET"}, "", "")},
 		{"kids loop", "malformed PDF: no pages", bytes.Replace(good, []byte("/Kids [4 0 R]"), []byte("/Kids [2 0 R]"), 1)},
 	} {
 		_, err := Parse("broken.pdf", c.data)

@@ -103,13 +103,19 @@ func (a Activity) Summary() string {
 			return "searching chat history for " + quote(args.Query)
 		}
 		return "searched chat history for " + quote(args.Query) + " " + hits
+	case FileSearchName:
+		if !a.Done {
+			return "searching documents for " + quote(args.Query)
+		}
+		return "searched documents for " + quote(args.Query) + " " +
+			fmt.Sprintf("(%d %s)", len(res.Results), plural(len(res.Results), "passage", "passages"))
 	}
 	return ""
 }
 
 func known(name string) bool {
 	switch name {
-	case MemorySaveName, MemorySearchName, MemoryUpdateName, MemoryDeleteName, SearchChatHistoryName:
+	case MemorySaveName, MemorySearchName, MemoryUpdateName, MemoryDeleteName, SearchChatHistoryName, FileSearchName:
 		return true
 	}
 	return false

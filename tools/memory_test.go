@@ -455,6 +455,8 @@ func TestSummaries(t *testing.T) {
 		{Activity{Name: MemorySaveName, Args: `{"content":"cat is Tom"}`, Result: `{"note_id":"0193abcdef","content":"cat is Tom"}`, Done: true}, `saved note: "cat is Tom"`},
 		{Activity{Name: MemorySearchName, Args: `{"query":"the cat"}`, Result: `{"results":[{},{},{}]}`, Done: true}, `searched memory for "the cat" (3 hits)`},
 		{Activity{Name: SearchChatHistoryName, Args: `{"query":"bread"}`, Result: `{"results":[{}],"totalFound":1}`, Done: true}, `searched chat history for "bread" (1 hit)`},
+		{Activity{Name: FileSearchName, Args: `{"query":"reset the boiler"}`}, `searching documents for "reset the boiler"`},
+		{Activity{Name: FileSearchName, Args: `{"query":"boiler"}`, Result: `{"results":[{},{}]}`, Done: true}, `searched documents for "boiler" (2 passages)`},
 		{Activity{Name: MemoryUpdateName, Args: `{}`, Result: `{"note_id":"0193abcdef12","content":"cat is Felix"}`, Done: true}, `updated note 0193abcd: "cat is Felix"`},
 		{Activity{Name: MemoryDeleteName, Args: `{}`, Result: `{"note_id":"0193abcdef12","content":"cat\n is Felix"}`, Done: true}, `deleted note 0193abcd: "cat is Felix"`},
 		{Activity{Name: MemorySaveName, Args: `{}`, Error: "invalid arguments: missing required field \"content\"", Done: true}, `memory_save failed: invalid arguments: missing required field "content"`},

@@ -15,6 +15,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/google/uuid"
+
 	"github.com/mneme-dev/mneme/memory"
 	"github.com/mneme-dev/mneme/memory/internal/sqlq"
 )
@@ -106,6 +108,11 @@ func chunkHash(p Piece) string {
 	return HashBytes([]byte(p.Heading + "\x00" + fmt.Sprint(p.Page) + "\x00" + p.Text))
 }
 
+// newID is a document's id: random (UUIDv4), so that the 8-character
+// prefixes people type differ even for files added in the same
+// millisecond (time-ordered UUIDv7 ids would share them).
+func newID() string { return uuid.NewString() }
+
 // ChunkID is the id of a document's chunk n.
 func ChunkID(docID string, n int) string { return fmt.Sprintf("%s:%d", docID, n) }
 
@@ -161,7 +168,7 @@ func (st *Store) Put(ctx context.Context, n New) (Document, Outcome, error) {
 		err := tx.QueryRowContext(ctx, `SELECT id, hash, collection FROM documents WHERE user_id = ? AND path = ?`, n.UserID, n.Path).Scan(&id, &hash, &collection)
 		switch {
 		case errors.Is(err, sql.ErrNoRows):
-			id, outcome = memory.NewID(), Added
+			id, outcome = newID(), Added
 			if _, err := tx.ExecContext(ctx, `INSERT INTO documents (id, user_id, collection, path, title, type, size, hash, added_at, updated_at)
 				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, id, n.UserID, n.Collection, n.Path, n.Title, n.Type, n.Size, n.Hash, now, now); err != nil {
 				return err

@@ -1,0 +1,400 @@
+package cli
+
+import (
+	"cmp"
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"golang.org/x/term"
+
+	"github.com/mneme-dev/mneme/docs"
+	"github.com/mneme-dev/mneme/internal/sanitize"
+	"github.com/mneme-dev/mneme/internal/text"
+	"github.com/mneme-dev/mneme/memory/docstore"
+	"github.com/mneme-dev/mneme/memory/index"
+)
+
+func docsCommand() command {
+	return command{names: []string{"docs"}, run: (*App).runDocs,
+		help: "  mneme docs COMMAND [--json]        your documents: add, list, search, show, rm\n"}
+}
+
+// docsCommands are the commands of `mneme docs`, as its help lists them.
+func docsCommands() []command {
+	return []command{
+		{names: []string{"add"}, help: "  add PATH...          add files, directories (honouring .gitignore) and globs; --collection NAME\n", run: (*App).docsAdd},
+		{names: []string{"list", "ls"}, help: "  list                 list your documents; --collection NAME filters\n", run: (*App).docsList},
+		{names: []string{"search"}, help: "  search QUERY...      search your documents by meaning and by words\n", run: (*App).docsSearch},
+		{names: []string{"show"}, help: "  show ID              a document's text; --chunk N shows one passage\n", run: (*App).docsShow},
+		{names: []string{"rm", "delete"}, help: "  rm ID...             remove documents (on every device once synced)\n", run: (*App).docsRemove},
+	}
+}
+
+func docsUsage() string {
+	var b strings.Builder
+	b.WriteString(`Usage: mneme docs COMMAND [--json] ...
+
+Documents are files you add: notes, manuals, papers, web pages (Markdown,
+text, HTML, PDF, DOCX, CSV). They are cut into passages, indexed by words
+at once and by meaning in the background, and the model searches them
+with file_search and cites what it uses.
+
+Commands:
+`)
+	for _, c := range docsCommands() {
+		b.WriteString(c.help)
+	}
+	b.WriteString("\nEvery command takes --json, and the common flags (--user, --data-dir, ...).\n")
+	return b.String()
+}
+
+func (a *App) runDocs(ctx context.Context, args []string) error {
+	return a.dispatch(ctx, "docs", docsCommands(), docsUsage(), args)
+}
+
+// docsIndexEvery is how many files `docs add` stores between two writes
+// of the keyword index.
+const docsIndexEvery = 100
+
+func (a *App) docsAdd(ctx context.Context, args []string) error {
+	var collection string
+	common, asJSON, rest, err := a.memoryFlags("add", "add [--json] [--collection NAME] PATH...", args, func(fs *flag.FlagSet) {
+		fs.StringVar(&collection, "collection", "", "put the documents in this collection")
+	})
+	if err != nil {
+		return err
+	}
+	if len(rest) == 0 {
+		return exitError{code: 2, msg: "docs add: give files, directories or globs to add"}
+	}
+	collection = strings.TrimSpace(collection)
+	s, err := a.open(ctx, common)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	ix, err := a.noteIndex(ctx, s, false)
+	if err != nil {
+		return err
+	}
+	defer ix.Close()
+	found := docs.Expand(rest)
+	bar := newFileProgress(a.stderr, len(found))
+	adder := s.docAdder(ix, collection)
+	results := make([]added, 0, len(found))
+	counts := map[string]int{}
+	for i, c := range found {
+		if ctx.Err() != nil {
+			break
+		}
+		r := added{Path: c.Path, Skipped: c.Skip}
+		if c.Skip == "" {
+			r = adder.add(ctx, c.Path, false)
+		}
+		results = append(results, r)
+		if (i+1)%docsIndexEvery == 0 {
+			if err := ix.IndexDocuments(ctx); err != nil {
+				return err
+			}
+		}
+		if r.Skipped != "" {
+			counts["skipped"]++
+		} else {
+			counts[string(r.Outcome)]++
+		}
+		if !asJSON {
+			bar.clear()
+			printAdded(a.stdout, r)
+		}
+		bar.show(i + 1)
+	}
+	bar.clear()
+	if err := ix.IndexDocuments(context.WithoutCancel(ctx)); err != nil {
+		return err
+	}
+	if asJSON {
+		return writeJSON(a.stdout, results)
+	}
+	fmt.Fprintf(a.stdout, "%d added, %d updated, %d unchanged, %d skipped\n",
+		counts[string(docstore.Added)], counts[string(docstore.Updated)], counts[string(docstore.Unchanged)], counts["skipped"])
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if counts["skipped"] == len(results) {
+		return exitError{code: 1, msg: "docs add: nothing was added"}
+	}
+	return nil
+}
+
+func printAdded(w io.Writer, r added) {
+	path := sanitize.Line(r.Path)
+	switch {
+	case r.Skipped != "":
+		fmt.Fprintf(w, "skipped    %s: %s\n", path, sanitize.Line(r.Skipped))
+	case r.Outcome == docstore.Unchanged:
+		fmt.Fprintf(w, "unchanged  %s\n", path)
+	default:
+		fmt.Fprintf(w, "%-10s %s · %s\n", r.Outcome, path, text.Count(r.Doc.Chunks, "passage", "passages"))
+	}
+}
+
+// fileProgress is a counter on a terminal's stderr while `docs add` works
+// through many files; elsewhere it shows nothing (the per-file lines say
+// it all).
+type fileProgress struct {
+	w     io.Writer
+	total int
+	on    bool
+}
+
+func newFileProgress(w io.Writer, total int) *fileProgress {
+	f, ok := w.(*os.File)
+	return &fileProgress{w: w, total: total, on: ok && total > 1 && term.IsTerminal(int(f.Fd()))}
+}
+
+func (p *fileProgress) show(done int) {
+	if p.on && done < p.total {
+		width := 30
+		filled := done * width / p.total
+		fmt.Fprintf(p.w, "\r[%s%s] %d/%d files", strings.Repeat("█", filled), strings.Repeat("░", width-filled), done, p.total)
+	}
+}
+
+func (p *fileProgress) clear() {
+	if p.on {
+		fmt.Fprint(p.w, "\r\x1b[K")
+	}
+}
+
+// docListing is one row of `docs list --json`.
+type docListing struct {
+	docstore.Document
+	State   string `json:"state"`
+	Pending int    `json:"pending"`
+}
+
+func (a *App) docsList(ctx context.Context, args []string) error {
+	var collection string
+	common, asJSON, rest, err := a.memoryFlags("list", "list [--json] [--collection NAME]", args, func(fs *flag.FlagSet) {
+		fs.StringVar(&collection, "collection", "", "only this collection")
+	})
+	if err != nil {
+		return err
+	}
+	if len(rest) > 0 {
+		return exitError{code: 2, msg: fmt.Sprintf("docs list: unexpected argument %q", rest[0])}
+	}
+	s, err := a.open(ctx, common)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	ix, err := a.noteIndex(ctx, s, true)
+	if err != nil {
+		return err
+	}
+	defer ix.Close()
+	list, err := ix.Docs().List(ctx, s.cfg.User, collection)
+	if err != nil {
+		return err
+	}
+	pending := map[string]int{}
+	if model := ix.EmbedModelName(); model != "" {
+		if pending, err = ix.Docs().PendingEmbedding(ctx, s.cfg.User, model); err != nil {
+			return err
+		}
+	}
+	rows := make([]docListing, len(list))
+	for i, d := range list {
+		rows[i] = docListing{Document: d, State: "indexed", Pending: pending[d.ID]}
+		if n := pending[d.ID]; n > 0 {
+			rows[i].State = fmt.Sprintf("embedding %d pending", n)
+		}
+	}
+	if asJSON {
+		return writeJSON(a.stdout, rows)
+	}
+	if len(rows) == 0 {
+		fmt.Fprintln(a.stdout, "No documents yet: add some with `mneme docs add PATH...`.")
+		return nil
+	}
+	tw := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tTITLE\tTYPE\tSIZE\tPASSAGES\tSTATE\tADDED\tPATH")
+	for _, r := range rows {
+		title := r.Title
+		if r.Collection != "" {
+			title = r.Collection + "/" + title
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\n", r.ID[:8], text.Cut(sanitize.Title(title), 40), r.Type, humanSize(r.Size),
+			r.Chunks, r.State, text.RelativeDate(r.AddedAt, time.Now()), sanitize.Line(r.Path))
+	}
+	return tw.Flush()
+}
+
+// humanSize is a file size for people: 812 B, 14 KB, 3.2 MB.
+func humanSize(n int64) string {
+	switch {
+	case n < 1<<10:
+		return fmt.Sprintf("%d B", n)
+	case n < 1<<20:
+		return fmt.Sprintf("%d KB", n>>10)
+	}
+	return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
+}
+
+func (a *App) docsSearch(ctx context.Context, args []string) error {
+	var collection string
+	var limit int
+	common, asJSON, rest, err := a.memoryFlags("search", "search [--json] [--limit N] [--collection NAME] QUERY...", args, func(fs *flag.FlagSet) {
+		fs.StringVar(&collection, "collection", "", "only this collection")
+		fs.IntVar(&limit, "limit", index.DefaultDocLimit, fmt.Sprintf("passages to show (1-%d)", index.MaxDocLimit))
+	})
+	if err != nil {
+		return err
+	}
+	query := strings.TrimSpace(strings.Join(rest, " "))
+	if query == "" {
+		return exitError{code: 2, msg: "docs search: nothing to search for: give a query"}
+	}
+	if limit < 1 || limit > index.MaxDocLimit {
+		return exitError{code: 2, msg: fmt.Sprintf("docs search: --limit must be 1-%d", index.MaxDocLimit)}
+	}
+	return a.withIndex(ctx, common, func(s *session, ix *index.Index) error {
+		hits, err := ix.SearchDocs(ctx, index.DocQuery{UserID: s.cfg.User, Text: query, Limit: limit, Collection: collection})
+		if err != nil {
+			return err
+		}
+		if asJSON {
+			return writeJSON(a.stdout, hits)
+		}
+		if len(hits) == 0 {
+			fmt.Fprintf(a.stdout, "No passage matches %q.\n", sanitize.Line(query))
+			return nil
+		}
+		for i, h := range hits {
+			fmt.Fprintf(a.stdout, "%2d. %.2f  %s · %s\n", i+1, h.Score, where(h.Title, h.Page, h.Heading), h.MatchedBy)
+			fmt.Fprintf(a.stdout, "    %s\n", sanitize.Line(h.Snippet))
+			fmt.Fprintf(a.stdout, "    %s · mneme docs show %s --chunk %d\n", sanitize.Line(h.Path), h.DocumentID[:8], h.Chunk)
+		}
+		return nil
+	})
+}
+
+// where names a passage for people: "Boiler manual · p. 3 · Reset".
+func where(title string, page int, heading string) string {
+	return strings.Join(append([]string{sanitize.Title(cmp.Or(title, "(untitled)"))}, place(page, heading)...), " · ")
+}
+
+// place is where a passage is in its document: its page and heading.
+func place(page int, heading string) []string {
+	var parts []string
+	if page > 0 {
+		parts = append(parts, fmt.Sprintf("p. %d", page))
+	}
+	if heading != "" {
+		parts = append(parts, text.Cut(sanitize.Title(heading), 60))
+	}
+	return parts
+}
+
+func (a *App) docsShow(ctx context.Context, args []string) error {
+	chunk := -1
+	common, asJSON, rest, err := a.memoryFlags("show", "show [--json] [--chunk N] ID", args, func(fs *flag.FlagSet) {
+		fs.IntVar(&chunk, "chunk", -1, "show only this passage (its number from docs search)")
+	})
+	if err != nil {
+		return err
+	}
+	if len(rest) != 1 {
+		return exitError{code: 2, msg: "docs show: give one document id"}
+	}
+	s, err := a.open(ctx, common)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	ix, err := a.noteIndex(ctx, s, false)
+	if err != nil {
+		return err
+	}
+	defer ix.Close()
+	d, err := ix.Docs().Get(ctx, s.cfg.User, rest[0])
+	if err != nil {
+		return fmt.Errorf("docs show: %w", err)
+	}
+	chunks, err := ix.Docs().Chunks(ctx, s.cfg.User, d.ID)
+	if err != nil {
+		return err
+	}
+	if chunk >= 0 {
+		if chunk >= len(chunks) {
+			return exitError{code: 1, msg: fmt.Sprintf("docs show: %s has passages 0-%d", d.ID[:8], len(chunks)-1)}
+		}
+		chunks = chunks[chunk : chunk+1]
+	}
+	if asJSON {
+		return writeJSON(a.stdout, struct {
+			docstore.Document
+			Passages []docstore.Chunk `json:"passages"`
+		}{d, chunks})
+	}
+	fmt.Fprintf(a.stdout, "%s\n%s · %s · %s\n", sanitize.Title(cmp.Or(d.Title, filepath.Base(d.Path))), sanitize.Line(d.Path), d.Type, humanSize(d.Size))
+	for _, c := range chunks {
+		head := strings.Join(append([]string{fmt.Sprintf("passage %d", c.Number)}, place(c.Page, c.Heading)...), " · ")
+		fmt.Fprintf(a.stdout, "\n── %s\n%s\n", head, sanitize.Text(c.Text))
+	}
+	return nil
+}
+
+func (a *App) docsRemove(ctx context.Context, args []string) error {
+	common, asJSON, rest, err := a.memoryFlags("rm", "rm [--json] ID...", args)
+	if err != nil {
+		return err
+	}
+	if len(rest) == 0 {
+		return exitError{code: 2, msg: "docs rm: give the ids of the documents to remove"}
+	}
+	s, err := a.open(ctx, common)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	ix, err := a.noteIndex(ctx, s, false)
+	if err != nil {
+		return err
+	}
+	defer ix.Close()
+	var removed []docstore.Document
+	var failed []string
+	for _, id := range rest {
+		d, err := ix.Docs().Get(ctx, s.cfg.User, id)
+		if err != nil {
+			failed = append(failed, err.Error())
+			continue
+		}
+		if err := ix.RemoveDocuments(ctx, s.cfg.User, []string{d.ID}); err != nil {
+			return err
+		}
+		removed = append(removed, d)
+	}
+	if asJSON {
+		if err := writeJSON(a.stdout, removed); err != nil {
+			return err
+		}
+	} else {
+		for _, d := range removed {
+			fmt.Fprintf(a.stdout, "removed %s (%s)\n", sanitize.Title(cmp.Or(d.Title, "untitled")), sanitize.Line(d.Path))
+		}
+	}
+	if len(failed) > 0 {
+		return exitError{code: 1, msg: "docs rm: " + strings.Join(failed, "; ")}
+	}
+	return nil
+}

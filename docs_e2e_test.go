@@ -1,0 +1,189 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ollama/ollama/api"
+
+	"github.com/mneme-dev/mneme/internal/fakeollama"
+	"github.com/mneme-dev/mneme/internal/testpdf"
+	"github.com/mneme-dev/mneme/memory/index"
+	"github.com/mneme-dev/mneme/tools"
+)
+
+// docHits runs `mneme docs search --json` and decodes it.
+func (d *device) docHits(query ...string) []index.DocHit {
+	d.t.Helper()
+	r := d.mustOK("", append([]string{"docs", "search", "--json"}, query...)...)
+	var hits []index.DocHit
+	if err := json.Unmarshal([]byte(r.stdout), &hits); err != nil {
+		d.t.Fatalf("docs search --json: %v\n%s", err, r.stdout)
+	}
+	return hits
+}
+
+// writeFiles writes files (name → content) under dir.
+func writeFiles(t *testing.T, dir string, files map[string]string) {
+	t.Helper()
+	for name, content := range files {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestDocsAddFindChangeRemove is the documents' acceptance path through
+// the binary: Markdown, HTML, PDF and text are added and found by their
+// words (script text is not), a binary is refused with a reason, a changed
+// file is found by its new text only, rm takes a document out of search,
+// and another user finds nothing.
+func TestDocsAddFindChangeRemove(t *testing.T) {
+	t.Parallel()
+	d := newDevice(t, "127.0.0.1:1") // no Ollama: keyword search only
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"manual.md":          "# Boiler manual\n\n## Reset\nHold the crimson button for ten seconds.\n\n## Service\nBook a service every autumn.\n",
+		"garden.html":        "<html><head><title>Garden</title><script>var hiddenScriptWord = 1;</script><style>.x{}</style></head><body><h1>Roses</h1><p>Prune the hydrangeas in March.</p></body></html>",
+		"notes.txt":          "The spare key is under the blue flowerpot.\n",
+		"photo.png":          "\x89PNG\r\n\x1a\n\x00\x00binary",
+		"data.txt":           "text\x00with a NUL byte",
+		"ignored/.gitignore": "*.md\n",
+	})
+	pdf := testpdf.Write([]string{
+		"BT /F1 12 Tf 72 720 Td (Quarterly revenue grew by eleven percent.) Tj ET",
+		"BT /F1 12 Tf 72 720 Td (The warehouse in Lisbon closes in June.) Tj ET",
+	}, "<< /Title (Quarterly Report) >>", "")
+	if err := os.WriteFile(filepath.Join(dir, "report.pdf"), pdf, 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	r := d.mneme("", "docs", "add", dir)
+	for _, want := range []string{
+		"added      " + filepath.Join(dir, "manual.md") + " · 2 passages",
+		"added      " + filepath.Join(dir, "report.pdf") + " · 2 passages",
+		"skipped    " + filepath.Join(dir, "photo.png") + ": unsupported type .png",
+		"skipped    " + filepath.Join(dir, "data.txt") + ": binary file",
+		"4 added, 0 updated, 0 unchanged, 2 skipped",
+	} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("docs add output lacks %q:\n%s", want, r.stdout)
+		}
+	}
+	if r.code != 0 {
+		t.Fatalf("docs add exited %d: %s", r.code, r.stderr)
+	}
+
+	for query, file := range map[string]string{
+		"crimson button": "manual.md", "hydrangeas": "garden.html", "flowerpot": "notes.txt", "warehouse Lisbon": "report.pdf",
+	} {
+		hits := d.docHits(query)
+		if len(hits) == 0 || filepath.Base(hits[0].Path) != file {
+			t.Errorf("%q: hits %+v, want %s first", query, hits, file)
+		}
+	}
+	if hits := d.docHits("warehouse"); len(hits) == 0 || hits[0].Page != 2 || hits[0].Title != "Quarterly Report" {
+		t.Errorf("the PDF hit should name its page and title: %+v", hits)
+	}
+	if hits := d.docHits("Reset"); len(hits) == 0 || hits[0].Heading != "Boiler manual › Reset" {
+		t.Errorf("the Markdown hit should name its heading: %+v", hits)
+	}
+	if hits := d.docHits("hiddenScriptWord"); len(hits) != 0 {
+		t.Errorf("script text was indexed: %+v", hits)
+	}
+
+	// Unchanged: nothing to do. Changed: the new text only.
+	if r := d.mustOK("", "docs", "add", filepath.Join(dir, "notes.txt")); !strings.Contains(r.stdout, "unchanged  ") {
+		t.Errorf("re-adding an unchanged file: %s", r.stdout)
+	}
+	writeFiles(t, dir, map[string]string{"notes.txt": "The spare key is now with the neighbour.\n"})
+	if r := d.mustOK("", "docs", "add", filepath.Join(dir, "notes.txt")); !strings.Contains(r.stdout, "updated    ") {
+		t.Errorf("re-adding a changed file: %s", r.stdout)
+	}
+	if hits := d.docHits("flowerpot"); len(hits) != 0 {
+		t.Errorf("the old text is still found: %+v", hits)
+	}
+	if hits := d.docHits("neighbour"); len(hits) != 1 {
+		t.Errorf("the new text is not found: %+v", hits)
+	}
+
+	// Another user finds nothing and lists nothing.
+	other := *d
+	other.extra = []string{"MNEME_USER=someone-else"}
+	if hits := other.docHits("crimson button"); len(hits) != 0 {
+		t.Errorf("another user found %+v", hits)
+	}
+
+	// rm takes the document out of search.
+	manual := d.docHits("crimson button")[0]
+	if r := d.mustOK("", "docs", "rm", manual.DocumentID[:8]); !strings.Contains(r.stdout, "removed Boiler manual") {
+		t.Errorf("docs rm: %s", r.stdout)
+	}
+	if hits := d.docHits("crimson button"); len(hits) != 0 {
+		t.Errorf("a removed document is still found: %+v", hits)
+	}
+	var list []struct {
+		Path   string `json:"path"`
+		Chunks int    `json:"chunks"`
+		State  string `json:"state"`
+	}
+	if err := json.Unmarshal([]byte(d.mustOK("", "docs", "list", "--json").stdout), &list); err != nil || len(list) != 3 {
+		t.Fatalf("docs list: %+v, %v", list, err)
+	}
+	for _, l := range list {
+		if l.State != "indexed" || l.Chunks == 0 {
+			t.Errorf("listed %+v", l)
+		}
+	}
+}
+
+// TestAskFileSearchCitesTheFile: the model calls file_search, and its
+// tool result carries the passage and a citation naming the file.
+func TestAskFileSearchCitesTheFile(t *testing.T) {
+	t.Parallel()
+	srv := fakeollama.New(t)
+	srv.Script(
+		fakeollama.Reply{ToolCalls: []api.ToolCall{fakeollama.ToolCall(tools.FileSearchName, map[string]any{"query": "how do I reset the boiler"})}},
+		fakeollama.Say("Hold the crimson button for ten seconds [1]."),
+		fakeollama.Reply{ToolCalls: []api.ToolCall{fakeollama.ToolCall(tools.FileSearchName, map[string]any{"query": "reset the boiler"})}},
+		fakeollama.Say("Hold the crimson button [1]."),
+	)
+	d := newDevice(t, srv.Host())
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"manual.md": "# Boiler manual\n\n## Reset\nTo reset the boiler, hold the crimson button for ten seconds.\n"})
+	d.mustOK("", "docs", "add", dir)
+
+	out, _ := d.askJSON("how do I reset my boiler?")
+	if len(out.ToolCalls) != 1 || out.ToolCalls[0].Name != tools.FileSearchName || out.ToolCalls[0].Error != "" {
+		t.Fatalf("tool calls %+v", out.ToolCalls)
+	}
+	var res tools.FileSearchOut
+	if err := json.Unmarshal([]byte(out.ToolCalls[0].Result), &res); err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Results) == 0 || res.Results[0].N != 1 || res.Results[0].Path != filepath.Join(dir, "manual.md") ||
+		!strings.Contains(res.Results[0].Passage, "crimson button") || res.Results[0].Heading != "Boiler manual › Reset" {
+		t.Fatalf("file_search result %+v", res)
+	}
+	// The model read the passage: it went back in the next request.
+	last := srv.LastRequest()
+	if tool := last.Messages[len(last.Messages)-1]; tool.Role != "tool" || !strings.Contains(tool.Content, "crimson button") {
+		t.Fatalf("last message sent: %+v", tool)
+	}
+	// Plain ask lists what [1] is under the answer.
+	r := d.mustOK("", "ask", "and again?")
+	want := "Hold the crimson button [1].\n\nSources:\n  [1] Boiler manual · Boiler manual › Reset — " + filepath.Join(dir, "manual.md") + "\n"
+	if r.stdout != want {
+		t.Fatalf("ask printed %q, want %q", r.stdout, want)
+	}
+	if !strings.Contains(r.stderr, `⚙ searched documents for "reset the boiler" (1 passage)`) {
+		t.Fatalf("stderr %q", r.stderr)
+	}
+}
