@@ -187,3 +187,31 @@ func TestAskFileSearchCitesTheFile(t *testing.T) {
 		t.Fatalf("stderr %q", r.stderr)
 	}
 }
+
+// TestAskRecallsAPassageOfTheDocuments: a passage clearly about the
+// prompt goes into the system prompt, the receipt names its file, and
+// MNEME_DOC_RECALL=false keeps it out.
+func TestAskRecallsAPassageOfTheDocuments(t *testing.T) {
+	t.Parallel()
+	srv := fakeollama.New(t)
+	srv.Script(fakeollama.Say("Hold the crimson button."), fakeollama.Say("Hold it."))
+	d := newDevice(t, srv.Host())
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"manual.md": "# Boiler manual\n\n## Reset\nTo reset the boiler, hold the crimson button for ten seconds.\n"})
+	d.mustOK("", "docs", "add", dir)
+
+	r := d.mustOK("", "ask", "How do I reset the boiler?")
+	if !strings.Contains(r.stderr, "↺ recalled a passage from manual.md · Boiler manual › Reset") {
+		t.Fatalf("no receipt naming the passage: %q", r.stderr)
+	}
+	sys := srv.LastRequest().Messages[0]
+	if sys.Role != "system" || !strings.Contains(sys.Content, "<document_passages>") || !strings.Contains(sys.Content, "crimson button") {
+		t.Fatalf("system prompt: %+v", sys)
+	}
+
+	d.extra = []string{"MNEME_DOC_RECALL=false"}
+	r = d.mustOK("", "ask", "How do I reset the boiler?")
+	if strings.Contains(r.stderr, "passage") || strings.Contains(srv.LastRequest().Messages[0].Content, "crimson") {
+		t.Fatalf("doc_recall off still recalled: %q", r.stderr)
+	}
+}

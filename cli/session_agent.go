@@ -2,6 +2,9 @@ package cli
 
 import (
 	"context"
+	"log/slog"
+	"path/filepath"
+	"strings"
 	"sync"
 
 	"github.com/mneme-dev/mneme/agent"
@@ -27,7 +30,7 @@ func (s *session) newAgent(model string, ix *index.Index, toolsOK bool) *agent.A
 		opts = append(opts, agent.WithTools(tools.NewRegistry(s.log, tools.MemoryTools(ix)...).WithGate(s.changeGate())))
 	}
 	if ix != nil && s.cfg.RecallOn() {
-		opts = append(opts, agent.WithRecaller(noteRecaller{ix: ix, q: s.cfg.RecallQuery()}))
+		opts = append(opts, agent.WithRecaller(noteRecaller{ix: ix, q: s.cfg.RecallQuery(), passages: s.cfg.DocRecallOn(), log: s.log}))
 	}
 	if s.cfg.MaxSteps > 0 {
 		opts = append(opts, agent.WithMaxSteps(s.cfg.MaxSteps))
@@ -55,10 +58,14 @@ func (s *session) compactOptions() []agent.Option {
 	}
 }
 
-// noteRecaller recalls notes from the index for the agent.
+// noteRecaller recalls notes from the index for the agent and, with
+// passages (doc_recall), a passage of the user's documents that is
+// clearly about the prompt.
 type noteRecaller struct {
-	ix *index.Index
-	q  index.RecallQuery
+	ix       *index.Index
+	q        index.RecallQuery
+	passages bool
+	log      *slog.Logger
 }
 
 func (r noteRecaller) Recall(ctx context.Context, userID, text string) ([]agent.Memory, error) {
@@ -68,9 +75,20 @@ func (r noteRecaller) Recall(ctx context.Context, userID, text string) ([]agent.
 	if err != nil {
 		return nil, err
 	}
-	out := make([]agent.Memory, len(found))
+	out := make([]agent.Memory, len(found), len(found)+1)
 	for i, n := range found {
 		out[i] = agent.Memory{NoteID: n.ID, Text: n.Content}
+	}
+	if r.passages {
+		h, ok, err := r.ix.RecallPassage(ctx, index.PassageQuery{UserID: userID, Text: text})
+		if err != nil {
+			// A passage is an extra: the notes still go in.
+			r.log.Warn("no passage recalled", "err", err)
+		}
+		if ok {
+			source := strings.Join(append([]string{filepath.Base(h.Path)}, place(h.Page, h.Heading)...), " · ")
+			out = append(out, agent.Memory{Text: h.Passage, Source: source})
+		}
 	}
 	return out, nil
 }

@@ -298,3 +298,69 @@ func Snippet(s, query string, n int) string {
 	}
 	return "…" + text.Cut(strings.TrimSpace(s[start:]), n)
 }
+
+// Passage recall: a passage of the user's documents goes into a prompt
+// only when it is clearly about the prompt, since it costs the model
+// hundreds of tokens. By meaning, its cosine similarity must reach
+// MinSimilarity (DefaultPassageSimilarity); by words (no embedding model,
+// or no close vector), it must hold most of the prompt's content words:
+// at least two distinct words of four letters or more, and at least
+// PassageWordShare of them.
+const (
+	DefaultPassageSimilarity = 0.6
+	PassageWordShare         = 0.6
+)
+
+// PassageQuery asks for the passage worth putting into a prompt.
+type PassageQuery struct {
+	UserID        string
+	Text          string
+	MinSimilarity float64 // default DefaultPassageSimilarity
+}
+
+// RecallPassage returns the user's passage most relevant to q.Text if it
+// is relevant enough (ok false otherwise).
+func (ix *Index) RecallPassage(ctx context.Context, q PassageQuery) (DocHit, bool, error) {
+	if q.MinSimilarity <= 0 {
+		q.MinSimilarity = DefaultPassageSimilarity
+	}
+	hits, err := ix.SearchDocs(ctx, DocQuery{UserID: q.UserID, Text: q.Text, Limit: 3})
+	if err != nil || len(hits) == 0 {
+		return DocHit{}, false, err
+	}
+	for _, h := range hits {
+		if h.Distance != nil && 1-*h.Distance >= q.MinSimilarity {
+			return h, true, nil
+		}
+	}
+	for _, h := range hits {
+		if h.MatchedBy != MatchVector && wordShare(q.Text, h.Heading+"\n"+h.Passage) {
+			return h, true, nil
+		}
+	}
+	return DocHit{}, false, nil
+}
+
+// wordShare says whether passage holds at least two of the prompt's
+// content words (four letters or more) and at least PassageWordShare of
+// them.
+func wordShare(prompt, passage string) bool {
+	isWord := func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
+	have := map[string]bool{}
+	for _, w := range strings.FieldsFunc(strings.ToLower(passage), func(r rune) bool { return !isWord(r) }) {
+		have[w] = true
+	}
+	want := map[string]bool{}
+	for _, w := range strings.FieldsFunc(strings.ToLower(prompt), func(r rune) bool { return !isWord(r) }) {
+		if len([]rune(w)) >= 4 {
+			want[w] = true
+		}
+	}
+	found := 0
+	for w := range want {
+		if have[w] {
+			found++
+		}
+	}
+	return found >= 2 && float64(found) >= PassageWordShare*float64(len(want))
+}

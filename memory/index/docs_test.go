@@ -149,3 +149,38 @@ func TestSnippetCentresOnTheQuery(t *testing.T) {
 		t.Fatalf("snippet = %q", got)
 	}
 }
+
+func TestARelevantPassageIsRecalledAndAnUnrelatedOneIsNot(t *testing.T) {
+	s := openTest(t)
+	ix := openIndex(t, s, t.TempDir(), nil, "")
+	addDoc(t, ix, "alice", "/docs/boiler.md", "", "To reset the boiler, hold the crimson button for ten seconds.", "The garden hose is in the shed.")
+	h, ok, err := ix.RecallPassage(context.Background(), PassageQuery{UserID: "alice", Text: "How do I reset the boiler?"})
+	if err != nil || !ok || !strings.Contains(h.Passage, "crimson") {
+		t.Fatalf("recall = %+v, %v, %v", h, ok, err)
+	}
+	// One shared word is not enough to spend the prompt on a passage.
+	for _, prompt := range []string{"Is the boiler noisy at night when it rains?", "what is the weather like today", "reset"} {
+		if h, ok, _ := ix.RecallPassage(context.Background(), PassageQuery{UserID: "alice", Text: prompt}); ok {
+			t.Errorf("%q recalled %q", prompt, h.Passage)
+		}
+	}
+	if _, ok, _ := ix.RecallPassage(context.Background(), PassageQuery{UserID: "bob", Text: "How do I reset the boiler?"}); ok {
+		t.Error("bob recalled alice's passage")
+	}
+}
+
+func TestAPassageCloseInMeaningIsRecalled(t *testing.T) {
+	s := openTest(t)
+	ix := openIndex(t, s, t.TempDir(), &topicEmbedder{}, "m")
+	addDoc(t, ix, "alice", "/docs/pets.md", "", "Our kitten sleeps all day.")
+	if err := ix.Drain(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	h, ok, err := ix.RecallPassage(context.Background(), PassageQuery{UserID: "alice", Text: "tell me about my feline"})
+	if err != nil || !ok || h.MatchedBy == MatchKeyword {
+		t.Fatalf("recall = %+v, %v, %v", h, ok, err)
+	}
+	if h, ok, _ := ix.RecallPassage(context.Background(), PassageQuery{UserID: "alice", Text: "sourdough flour ratios"}); ok {
+		t.Errorf("an unrelated prompt recalled %q", h.Passage)
+	}
+}
