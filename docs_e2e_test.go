@@ -10,6 +10,7 @@ import (
 	"github.com/ollama/ollama/api"
 
 	"github.com/mneme-dev/mneme/internal/fakeollama"
+	"github.com/mneme-dev/mneme/internal/realollama"
 	"github.com/mneme-dev/mneme/internal/testpdf"
 	"github.com/mneme-dev/mneme/memory/index"
 	"github.com/mneme-dev/mneme/tools"
@@ -159,6 +160,10 @@ func TestAskFileSearchCitesTheFile(t *testing.T) {
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{"manual.md": "# Boiler manual\n\n## Reset\nTo reset the boiler, hold the crimson button for ten seconds.\n"})
 	d.mustOK("", "docs", "add", dir)
+	// docs add indexes words at once and leaves meaning to the background.
+	if out := d.mustOK("", "docs", "list").stdout; !strings.Contains(out, "embedding 1 pending") {
+		t.Fatalf("docs list before embedding:\n%s", out)
+	}
 
 	out, _ := d.askJSON("how do I reset my boiler?")
 	if len(out.ToolCalls) != 1 || out.ToolCalls[0].Name != tools.FileSearchName || out.ToolCalls[0].Error != "" {
@@ -213,5 +218,36 @@ func TestAskRecallsAPassageOfTheDocuments(t *testing.T) {
 	r = d.mustOK("", "ask", "How do I reset the boiler?")
 	if strings.Contains(r.stderr, "passage") || strings.Contains(srv.LastRequest().Messages[0].Content, "crimson") {
 		t.Fatalf("doc_recall off still recalled: %q", r.stderr)
+	}
+}
+
+// TestDocsWithRealOllamaEmbeddings: document chunks are embedded by a real
+// Ollama server and found by meaning (the tiny model's vectors mean
+// little; the code path is the real one).
+func TestDocsWithRealOllamaEmbeddings(t *testing.T) {
+	srv := realollama.Start(t)
+	srv.CreateChatModel(t, "stories", 256)
+	d := newDevice(t, srv.Host)
+	d.extra = []string{"MNEME_MODEL=stories", "MNEME_EMBED_MODEL=stories"}
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"dragon.md": "# The dragon\n\nOnce upon a time there was a dragon who lived in a cave.\n",
+		"park.txt":  "Lily went to the park with her ball and played all day.\n",
+	})
+	d.mustOK("", "docs", "add", dir)
+	// docs search waits a short while for pending vectors, like search.
+	hits := d.docHits("dragon")
+	kinds := map[index.MatchKind]bool{}
+	for _, h := range hits {
+		kinds[h.MatchedBy] = true
+	}
+	if len(hits) != 2 || filepath.Base(hits[0].Path) != "dragon.md" || !kinds[index.MatchBoth] || hits[0].Distance == nil {
+		t.Fatalf("hits %+v", hits)
+	}
+	var list []struct {
+		State string `json:"state"`
+	}
+	if err := json.Unmarshal([]byte(d.mustOK("", "docs", "list", "--json").stdout), &list); err != nil || len(list) != 2 || list[0].State != "indexed" {
+		t.Fatalf("docs list: %+v, %v", list, err)
 	}
 }
