@@ -2,6 +2,8 @@ package syncer
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"strings"
 
@@ -45,6 +47,9 @@ type fingerprints struct {
 	convs     map[string]convPrint
 	notes     map[string]notePrint
 	summaries map[string]summaryPrint
+	// docs sums up the document chunks: any chunk added, changed or
+	// removed changes it (Index.Refresh then brings them up to date).
+	docs string
 }
 
 // summaryPrint is a fingerprint of one summary.
@@ -117,7 +122,32 @@ func takeFingerprints(ctx context.Context, s Store) (*fingerprints, error) {
 			return nil, err
 		}
 	}
+	if ok, err := tableExists(ctx, s, "doc_chunks"); err != nil {
+		return nil, err
+	} else if ok {
+		if fp.docs, err = chunksDigest(ctx, s); err != nil {
+			return nil, err
+		}
+	}
 	return fp, nil
+}
+
+// chunksDigest is a digest of every document chunk's id and hash.
+func chunksDigest(ctx context.Context, s storeFiles) (string, error) {
+	rows, err := s.DB().QueryContext(ctx, `SELECT id, hash FROM doc_chunks ORDER BY id`)
+	if err != nil {
+		return "", fmt.Errorf("sync fingerprints: %w", err)
+	}
+	defer rows.Close()
+	h := sha256.New()
+	for rows.Next() {
+		var id, hash string
+		if err := rows.Scan(&id, &hash); err != nil {
+			return "", fmt.Errorf("sync fingerprints: %w", err)
+		}
+		fmt.Fprintf(h, "%s\x00%s\x00", id, hash)
+	}
+	return hex.EncodeToString(h.Sum(nil)), rows.Err()
 }
 
 func tableExists(ctx context.Context, s storeFiles, name string) (bool, error) {
@@ -200,7 +230,7 @@ func diffFingerprints(pre, post *fingerprints) Changes {
 
 // differ reports whether anything searchable differs, derived rows included.
 func (fp *fingerprints) differ(other *fingerprints) bool {
-	if len(fp.convs) != len(other.convs) || len(fp.notes) != len(other.notes) || len(fp.summaries) != len(other.summaries) {
+	if len(fp.convs) != len(other.convs) || len(fp.notes) != len(other.notes) || len(fp.summaries) != len(other.summaries) || fp.docs != other.docs {
 		return true
 	}
 	for id, p := range fp.convs {
