@@ -309,7 +309,7 @@ func (st *Store) chunks(ctx context.Context, q string, args ...any) ([]Chunk, er
 
 // Chunks lists a document's chunks in order.
 func (st *Store) Chunks(ctx context.Context, userID, docID string) ([]Chunk, error) {
-	list, err := st.chunks(ctx, `SELECT `+chunkColumns+` FROM doc_chunks c WHERE c.document_id = ? AND c.user_id = ? ORDER BY c.number`, docID, userID)
+	list, err := st.chunks(ctx, `SELECT `+chunkColumns+` FROM doc_chunks c WHERE c.document_id = ? AND +c.user_id = ? ORDER BY c.number`, docID, userID)
 	if err != nil {
 		return nil, fmt.Errorf("document chunks: %w", err)
 	}
@@ -320,7 +320,7 @@ func (st *Store) Chunks(ctx context.Context, userID, docID string) ([]Chunk, err
 // left out: deleted since they were indexed).
 func (st *Store) ChunksByID(ctx context.Context, userID string, ids []string) (map[string]Chunk, error) {
 	list, err := sqlq.InChunks(ids, func(part []string) ([]Chunk, error) {
-		return st.chunks(ctx, `SELECT `+chunkColumns+` FROM doc_chunks c WHERE c.id `+sqlq.In(len(part))+` AND c.user_id = ?`,
+		return st.chunks(ctx, `SELECT `+chunkColumns+` FROM doc_chunks c WHERE c.id `+sqlq.In(len(part))+` AND +c.user_id = ?`,
 			append(sqlq.Args(part), userID)...)
 	})
 	if err != nil {
@@ -336,7 +336,7 @@ func (st *Store) ChunksByID(ctx context.Context, userID string, ids []string) (m
 // DocumentsByID reads the user's documents with the given ids.
 func (st *Store) DocumentsByID(ctx context.Context, userID string, ids []string) (map[string]Document, error) {
 	list, err := sqlq.InChunks(ids, func(part []string) ([]Document, error) {
-		return st.documents(ctx, `SELECT `+docColumns+` FROM documents d WHERE d.id `+sqlq.In(len(part))+` AND d.user_id = ?`,
+		return st.documents(ctx, `SELECT `+docColumns+` FROM documents d WHERE d.id `+sqlq.In(len(part))+` AND +d.user_id = ?`,
 			append(sqlq.Args(part), userID)...)
 	})
 	if err != nil {
