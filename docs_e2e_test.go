@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/mneme-dev/mneme/internal/fakeollama"
 	"github.com/mneme-dev/mneme/internal/realollama"
+	"github.com/mneme-dev/mneme/internal/sanitize/hostile"
 	"github.com/mneme-dev/mneme/internal/testpdf"
 	"github.com/mneme-dev/mneme/memory/index"
 	"github.com/mneme-dev/mneme/tools"
@@ -249,5 +251,58 @@ func TestDocsWithRealOllamaEmbeddings(t *testing.T) {
 	}
 	if err := json.Unmarshal([]byte(d.mustOK("", "docs", "list", "--json").stdout), &list); err != nil || len(list) != 2 || list[0].State != "indexed" {
 		t.Fatalf("docs list: %+v, %v", list, err)
+	}
+}
+
+// TestHostileDocumentsNeverReachTheTerminal: escape sequences and bidi
+// controls in file names, titles, headings and text are never printed by
+// docs add, list, search, show or ask's sources, and the readable words
+// are still found and shown.
+func TestHostileDocumentsNeverReachTheTerminal(t *testing.T) {
+	t.Parallel()
+	srv := fakeollama.New(t)
+	d := newDevice(t, srv.Host())
+	dir := t.TempDir()
+	files := map[string]string{}
+	for i, p := range hostile.Payloads {
+		name := fmt.Sprintf("doc%d-%s.md", i, strings.ReplaceAll(p.Raw, "/", "_"))
+		files[name] = fmt.Sprintf("# Title %s\n\n## Heading %s\n\nhostile passage %s zebra%d\n", p.Raw, p.Raw, p.Raw, i)
+	}
+	files["long.txt"] = strings.Repeat("x", 3<<20) + " needle\n" // one 3 MB line
+	writeFiles(t, dir, files)
+	outs := map[string]string{"docs add": d.mustOK("", "docs", "add", dir).stdout}
+	outs["docs list"] = d.mustOK("", "docs", "list").stdout
+	outs["docs search"] = d.mustOK("", "docs", "search", "--limit", "50", "hostile passage").stdout
+	// The fake model's vectors rank every passage, the long file's too:
+	// keep the hostile documents' hits.
+	var hits []index.DocHit
+	for _, h := range d.docHits("--limit", "50", "hostile passage") {
+		if h.MatchedBy != index.MatchVector {
+			hits = append(hits, h)
+		}
+	}
+	if len(hits) != len(hostile.Payloads) {
+		t.Fatalf("%d hits for %d hostile documents", len(hits), len(hostile.Payloads))
+	}
+	for _, h := range hits {
+		outs["docs show "+h.DocumentID[:8]] = d.mustOK("", "docs", "show", h.DocumentID[:8]).stdout
+	}
+	srv.Script(
+		fakeollama.Reply{ToolCalls: []api.ToolCall{fakeollama.ToolCall(tools.FileSearchName, map[string]any{"query": "hostile passage", "max_results": 20})}},
+		fakeollama.Say("See [1] [2] [3] [4] [5] [6] [7] [8]."),
+	)
+	outs["ask"] = d.mustOK("", "ask", "what is in the hostile passage?").stdout
+	for name, out := range outs {
+		if bad := hostile.Unsafe(out); bad != "" {
+			t.Errorf("%s: %s", name, bad)
+		}
+	}
+	for _, p := range hostile.Payloads {
+		if !strings.Contains(outs["docs search"], p.Readable) {
+			t.Errorf("docs search does not show %q:\n%s", p.Readable, outs["docs search"])
+		}
+	}
+	if hits := d.docHits("needle"); len(hits) == 0 || filepath.Base(hits[0].Path) != "long.txt" {
+		t.Errorf("the long line's last word: %+v", hits)
 	}
 }
