@@ -9,6 +9,7 @@ import (
 	"github.com/mneme-dev/mneme/config"
 	"github.com/mneme-dev/mneme/internal/sanitize"
 	"github.com/mneme-dev/mneme/memory"
+	"github.com/mneme-dev/mneme/memory/index"
 )
 
 // conversationsRemove is `mneme conversations rm ID [--forget-notes]`: it
@@ -27,40 +28,32 @@ func (a *App) conversationsRemove(ctx context.Context, args []string) error {
 	if len(rest) != 1 {
 		return exitError{code: 2, msg: "conversations rm: give one conversation id"}
 	}
-	s, err := a.open(ctx, common)
-	if err != nil {
-		return err
-	}
-	defer s.Close()
-	ix, err := a.noteIndex(ctx, s, false)
-	if err != nil {
-		return err
-	}
-	defer ix.Close()
-	out, err := ix.RemoveConversation(ctx, s.cfg.User, rest[0], *forget)
-	if errors.Is(err, memory.ErrNotFound) || errors.Is(err, memory.ErrAmbiguous) {
-		return exitError{code: 1, msg: fmt.Sprintf("conversations rm: %v", err)}
-	} else if err != nil {
-		return fmt.Errorf("conversations rm: %w", err)
-	}
-	s.syncAfterChange(ctx, ix)
-	if *asJSON {
-		return writeJSON(a.stdout, out)
-	}
-	if out.Deleted {
-		fmt.Fprintf(a.stdout, "Deleted conversation %s “%s”.\n", out.ID, sanitize.Title(cmp.Or(out.Title, "(untitled)")))
-	} else {
-		fmt.Fprintf(a.stdout, "Conversation %s was already deleted.\n", out.ID)
-	}
-	notes := fmt.Sprintf("%d notes", out.Notes)
-	if out.Notes == 1 {
-		notes = "1 note"
-	}
-	switch {
-	case out.NotesForgotten:
-		fmt.Fprintf(a.stdout, "Forgot %s that came from it.\n", notes)
-	case out.Notes > 0:
-		fmt.Fprintf(a.stdout, "Kept %s that came from it; to forget: mneme conversations rm %s --forget-notes\n", notes, out.ID)
-	}
-	return nil
+	return a.withNoteIndex(ctx, common, false, func(s *session, ix *index.Index) error {
+		out, err := ix.RemoveConversation(ctx, s.cfg.User, rest[0], *forget)
+		if errors.Is(err, memory.ErrNotFound) || errors.Is(err, memory.ErrAmbiguous) {
+			return exitError{code: 1, msg: fmt.Sprintf("conversations rm: %v", err)}
+		} else if err != nil {
+			return fmt.Errorf("conversations rm: %w", err)
+		}
+		s.syncAfterChange(ctx, ix)
+		if *asJSON {
+			return writeJSON(a.stdout, out)
+		}
+		if out.Deleted {
+			fmt.Fprintf(a.stdout, "Deleted conversation %s “%s”.\n", out.ID, sanitize.Title(cmp.Or(out.Title, "(untitled)")))
+		} else {
+			fmt.Fprintf(a.stdout, "Conversation %s was already deleted.\n", out.ID)
+		}
+		notes := fmt.Sprintf("%d notes", out.Notes)
+		if out.Notes == 1 {
+			notes = "1 note"
+		}
+		switch {
+		case out.NotesForgotten:
+			fmt.Fprintf(a.stdout, "Forgot %s that came from it.\n", notes)
+		case out.Notes > 0:
+			fmt.Fprintf(a.stdout, "Kept %s that came from it; to forget: mneme conversations rm %s --forget-notes\n", notes, out.ID)
+		}
+		return nil
+	})
 }

@@ -75,62 +75,54 @@ func (a *App) docsAdd(ctx context.Context, args []string) error {
 		return exitError{code: 2, msg: "docs add: give files, directories or globs to add"}
 	}
 	collection = strings.TrimSpace(collection)
-	s, err := a.open(ctx, common)
-	if err != nil {
-		return err
-	}
-	defer s.Close()
-	ix, err := a.noteIndex(ctx, s, false)
-	if err != nil {
-		return err
-	}
-	defer ix.Close()
-	found := docs.Expand(rest)
-	bar := newFileProgress(a.stderr, len(found))
-	adder := s.docAdder(ix, collection)
-	results := make([]added, 0, len(found))
-	counts := map[string]int{}
-	for i, c := range found {
-		if ctx.Err() != nil {
-			break
-		}
-		r := added{Path: c.Path, Skipped: c.Skip}
-		if c.Skip == "" {
-			r = adder.add(ctx, c.Path, false)
-		}
-		results = append(results, r)
-		if (i+1)%docsIndexEvery == 0 {
-			if err := ix.IndexDocuments(ctx); err != nil {
-				return err
+	return a.withNoteIndex(ctx, common, false, func(s *session, ix *index.Index) error {
+		found := docs.Expand(rest)
+		bar := newFileProgress(a.stderr, len(found))
+		adder := s.docAdder(ix, collection)
+		results := make([]added, 0, len(found))
+		counts := map[string]int{}
+		for i, c := range found {
+			if ctx.Err() != nil {
+				break
 			}
+			r := added{Path: c.Path, Skipped: c.Skip}
+			if c.Skip == "" {
+				r = adder.add(ctx, c.Path, false)
+			}
+			results = append(results, r)
+			if (i+1)%docsIndexEvery == 0 {
+				if err := ix.IndexDocuments(ctx); err != nil {
+					return err
+				}
+			}
+			if r.Skipped != "" {
+				counts["skipped"]++
+			} else {
+				counts[string(r.Outcome)]++
+			}
+			if !asJSON {
+				bar.clear()
+				printAdded(a.stdout, r)
+			}
+			bar.show(i + 1)
 		}
-		if r.Skipped != "" {
-			counts["skipped"]++
-		} else {
-			counts[string(r.Outcome)]++
+		bar.clear()
+		if err := ix.IndexDocuments(context.WithoutCancel(ctx)); err != nil {
+			return err
 		}
-		if !asJSON {
-			bar.clear()
-			printAdded(a.stdout, r)
+		if asJSON {
+			return writeJSON(a.stdout, results)
 		}
-		bar.show(i + 1)
-	}
-	bar.clear()
-	if err := ix.IndexDocuments(context.WithoutCancel(ctx)); err != nil {
-		return err
-	}
-	if asJSON {
-		return writeJSON(a.stdout, results)
-	}
-	fmt.Fprintf(a.stdout, "%d added, %d updated, %d unchanged, %d skipped\n",
-		counts[string(docstore.Added)], counts[string(docstore.Updated)], counts[string(docstore.Unchanged)], counts["skipped"])
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	if counts["skipped"] == len(results) {
-		return exitError{code: 1, msg: "docs add: nothing was added"}
-	}
-	return nil
+		fmt.Fprintf(a.stdout, "%d added, %d updated, %d unchanged, %d skipped\n",
+			counts[string(docstore.Added)], counts[string(docstore.Updated)], counts[string(docstore.Unchanged)], counts["skipped"])
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if counts["skipped"] == len(results) {
+			return exitError{code: 1, msg: "docs add: nothing was added"}
+		}
+		return nil
+	})
 }
 
 func printAdded(w io.Writer, r added) {
@@ -191,51 +183,43 @@ func (a *App) docsList(ctx context.Context, args []string) error {
 	if len(rest) > 0 {
 		return exitError{code: 2, msg: fmt.Sprintf("docs list: unexpected argument %q", rest[0])}
 	}
-	s, err := a.open(ctx, common)
-	if err != nil {
-		return err
-	}
-	defer s.Close()
-	ix, err := a.noteIndex(ctx, s, true)
-	if err != nil {
-		return err
-	}
-	defer ix.Close()
-	list, err := ix.Docs().List(ctx, s.cfg.User, collection)
-	if err != nil {
-		return err
-	}
-	pending := map[string]int{}
-	if model := ix.EmbedModelName(); model != "" {
-		if pending, err = ix.Docs().PendingEmbedding(ctx, s.cfg.User, model); err != nil {
+	return a.withNoteIndex(ctx, common, true, func(s *session, ix *index.Index) error {
+		list, err := ix.Docs().List(ctx, s.cfg.User, collection)
+		if err != nil {
 			return err
 		}
-	}
-	rows := make([]docListing, len(list))
-	for i, d := range list {
-		rows[i] = docListing{Document: d, State: "indexed", Pending: pending[d.ID]}
-		if n := pending[d.ID]; n > 0 {
-			rows[i].State = fmt.Sprintf("embedding %d pending", n)
+		pending := map[string]int{}
+		if model := ix.EmbedModelName(); model != "" {
+			if pending, err = ix.Docs().PendingEmbedding(ctx, s.cfg.User, model); err != nil {
+				return err
+			}
 		}
-	}
-	if asJSON {
-		return writeJSON(a.stdout, rows)
-	}
-	if len(rows) == 0 {
-		fmt.Fprintln(a.stdout, "No documents yet: add some with `mneme docs add PATH...`.")
-		return nil
-	}
-	tw := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tTITLE\tTYPE\tSIZE\tPASSAGES\tSTATE\tADDED\tPATH")
-	for _, r := range rows {
-		title := r.Title
-		if r.Collection != "" {
-			title = r.Collection + "/" + title
+		rows := make([]docListing, len(list))
+		for i, d := range list {
+			rows[i] = docListing{Document: d, State: "indexed", Pending: pending[d.ID]}
+			if n := pending[d.ID]; n > 0 {
+				rows[i].State = fmt.Sprintf("embedding %d pending", n)
+			}
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\n", r.ID[:8], text.Cut(sanitize.Title(title), 40), r.Type, humanSize(r.Size),
-			r.Chunks, r.State, text.RelativeDate(r.AddedAt, time.Now()), sanitize.Line(r.Path))
-	}
-	return tw.Flush()
+		if asJSON {
+			return writeJSON(a.stdout, rows)
+		}
+		if len(rows) == 0 {
+			fmt.Fprintln(a.stdout, "No documents yet: add some with `mneme docs add PATH...`.")
+			return nil
+		}
+		tw := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "ID\tTITLE\tTYPE\tSIZE\tPASSAGES\tSTATE\tADDED\tPATH")
+		for _, r := range rows {
+			title := r.Title
+			if r.Collection != "" {
+				title = r.Collection + "/" + title
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\n", r.ID[:8], text.Cut(sanitize.Title(title), 40), r.Type, humanSize(r.Size),
+				r.Chunks, r.State, text.RelativeDate(r.AddedAt, time.Now()), sanitize.Line(r.Path))
+		}
+		return tw.Flush()
+	})
 }
 
 // humanSize is a file size for people: 812 B, 14 KB, 3.2 MB.
@@ -315,42 +299,34 @@ func (a *App) docsShow(ctx context.Context, args []string) error {
 	if len(rest) != 1 {
 		return exitError{code: 2, msg: "docs show: give one document id"}
 	}
-	s, err := a.open(ctx, common)
-	if err != nil {
-		return err
-	}
-	defer s.Close()
-	ix, err := a.noteIndex(ctx, s, false)
-	if err != nil {
-		return err
-	}
-	defer ix.Close()
-	d, err := ix.Docs().Get(ctx, s.cfg.User, rest[0])
-	if err != nil {
-		return fmt.Errorf("docs show: %w", err)
-	}
-	chunks, err := ix.Docs().Chunks(ctx, s.cfg.User, d.ID)
-	if err != nil {
-		return err
-	}
-	if chunk >= 0 {
-		if chunk >= len(chunks) {
-			return exitError{code: 1, msg: fmt.Sprintf("docs show: %s has passages 0-%d", d.ID[:8], len(chunks)-1)}
+	return a.withNoteIndex(ctx, common, false, func(s *session, ix *index.Index) error {
+		d, err := ix.Docs().Get(ctx, s.cfg.User, rest[0])
+		if err != nil {
+			return fmt.Errorf("docs show: %w", err)
 		}
-		chunks = chunks[chunk : chunk+1]
-	}
-	if asJSON {
-		return writeJSON(a.stdout, struct {
-			docstore.Document
-			Passages []docstore.Chunk `json:"passages"`
-		}{d, chunks})
-	}
-	fmt.Fprintf(a.stdout, "%s\n%s · %s · %s\n", sanitize.Title(cmp.Or(d.Title, filepath.Base(d.Path))), sanitize.Line(d.Path), d.Type, humanSize(d.Size))
-	for _, c := range chunks {
-		head := strings.Join(append([]string{fmt.Sprintf("passage %d", c.Number)}, place(c.Page, c.Heading)...), " · ")
-		fmt.Fprintf(a.stdout, "\n── %s\n%s\n", head, sanitize.Text(c.Text))
-	}
-	return nil
+		chunks, err := ix.Docs().Chunks(ctx, s.cfg.User, d.ID)
+		if err != nil {
+			return err
+		}
+		if chunk >= 0 {
+			if chunk >= len(chunks) {
+				return exitError{code: 1, msg: fmt.Sprintf("docs show: %s has passages 0-%d", d.ID[:8], len(chunks)-1)}
+			}
+			chunks = chunks[chunk : chunk+1]
+		}
+		if asJSON {
+			return writeJSON(a.stdout, struct {
+				docstore.Document
+				Passages []docstore.Chunk `json:"passages"`
+			}{d, chunks})
+		}
+		fmt.Fprintf(a.stdout, "%s\n%s · %s · %s\n", sanitize.Title(cmp.Or(d.Title, filepath.Base(d.Path))), sanitize.Line(d.Path), d.Type, humanSize(d.Size))
+		for _, c := range chunks {
+			head := strings.Join(append([]string{fmt.Sprintf("passage %d", c.Number)}, place(c.Page, c.Heading)...), " · ")
+			fmt.Fprintf(a.stdout, "\n── %s\n%s\n", head, sanitize.Text(c.Text))
+		}
+		return nil
+	})
 }
 
 func (a *App) docsRemove(ctx context.Context, args []string) error {
@@ -361,40 +337,32 @@ func (a *App) docsRemove(ctx context.Context, args []string) error {
 	if len(rest) == 0 {
 		return exitError{code: 2, msg: "docs rm: give the ids of the documents to remove"}
 	}
-	s, err := a.open(ctx, common)
-	if err != nil {
-		return err
-	}
-	defer s.Close()
-	ix, err := a.noteIndex(ctx, s, false)
-	if err != nil {
-		return err
-	}
-	defer ix.Close()
-	var removed []docstore.Document
-	var failed []string
-	for _, id := range rest {
-		d, err := ix.Docs().Get(ctx, s.cfg.User, id)
-		if err != nil {
-			failed = append(failed, err.Error())
-			continue
+	return a.withNoteIndex(ctx, common, false, func(s *session, ix *index.Index) error {
+		var removed []docstore.Document
+		var failed []string
+		for _, id := range rest {
+			d, err := ix.Docs().Get(ctx, s.cfg.User, id)
+			if err != nil {
+				failed = append(failed, err.Error())
+				continue
+			}
+			if err := ix.RemoveDocuments(ctx, s.cfg.User, []string{d.ID}); err != nil {
+				return err
+			}
+			removed = append(removed, d)
 		}
-		if err := ix.RemoveDocuments(ctx, s.cfg.User, []string{d.ID}); err != nil {
-			return err
+		if asJSON {
+			if err := writeJSON(a.stdout, removed); err != nil {
+				return err
+			}
+		} else {
+			for _, d := range removed {
+				fmt.Fprintf(a.stdout, "removed %s (%s)\n", sanitize.Title(cmp.Or(d.Title, "untitled")), sanitize.Line(d.Path))
+			}
 		}
-		removed = append(removed, d)
-	}
-	if asJSON {
-		if err := writeJSON(a.stdout, removed); err != nil {
-			return err
+		if len(failed) > 0 {
+			return exitError{code: 1, msg: "docs rm: " + strings.Join(failed, "; ")}
 		}
-	} else {
-		for _, d := range removed {
-			fmt.Fprintf(a.stdout, "removed %s (%s)\n", sanitize.Title(cmp.Or(d.Title, "untitled")), sanitize.Line(d.Path))
-		}
-	}
-	if len(failed) > 0 {
-		return exitError{code: 1, msg: "docs rm: " + strings.Join(failed, "; ")}
-	}
-	return nil
+		return nil
+	})
 }

@@ -187,12 +187,26 @@ func storeOptions(cfg config.Config) []memory.Option {
 // session and a search index brought up to date (readyIndex), runs fn, and
 // closes both.
 func (a *App) withIndex(ctx context.Context, flags config.Flags, fn func(*session, *index.Index) error) error {
+	return a.withIndexFrom(ctx, flags, a.readyIndex, fn)
+}
+
+// withNoteIndex is withIndex for the commands that change memory or read it
+// without searching: the index as it is (noteIndex), probed for an
+// embedding model only with embed.
+func (a *App) withNoteIndex(ctx context.Context, flags config.Flags, embed bool, fn func(*session, *index.Index) error) error {
+	return a.withIndexFrom(ctx, flags, func(ctx context.Context, s *session) (*index.Index, error) {
+		return a.noteIndex(ctx, s, embed)
+	}, fn)
+}
+
+func (a *App) withIndexFrom(ctx context.Context, flags config.Flags, open func(context.Context, *session) (*index.Index, error),
+	fn func(*session, *index.Index) error) error {
 	s, err := a.open(ctx, flags)
 	if err != nil {
 		return err
 	}
 	defer s.Close()
-	ix, err := a.readyIndex(ctx, s)
+	ix, err := open(ctx, s)
 	if err != nil {
 		return err
 	}

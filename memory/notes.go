@@ -428,21 +428,12 @@ func (s *Store) NotesNeedingKeywordIndex(ctx context.Context, limit int) ([]Note
 
 // DeletedNotesInKeywordIndex returns the ids of deleted notes still in the keyword index.
 func (s *Store) DeletedNotesInKeywordIndex(ctx context.Context, limit int) ([]string, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT n.id FROM notes n JOIN local.keyword_marks m ON m.kind = 'note' AND m.id = n.id
-		WHERE n.deleted_at IS NOT NULL AND m.hash != '' LIMIT ?`, limit)
+	ids, err := sqlq.Strings(s.db.QueryContext(ctx, `SELECT n.id FROM notes n JOIN local.keyword_marks m ON m.kind = 'note' AND m.id = n.id
+		WHERE n.deleted_at IS NOT NULL AND m.hash != '' LIMIT ?`, limit))
 	if err != nil {
 		return nil, fmt.Errorf("deleted notes: %w", err)
 	}
-	defer rows.Close()
-	var ids []string
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			return nil, err
-		}
-		ids = append(ids, id)
-	}
-	return ids, rows.Err()
+	return ids, nil
 }
 
 // MarkNotesKeywordIndexed records that these notes' current text is in the

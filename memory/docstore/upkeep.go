@@ -57,21 +57,12 @@ func (st *Store) MarkKeywordIndexed(ctx context.Context, list []Indexable) error
 // GoneFromStore returns chunks the keyword index holds that no longer
 // exist (removed here or on another device).
 func (st *Store) GoneFromStore(ctx context.Context, limit int) ([]string, error) {
-	rows, err := st.s.DB().QueryContext(ctx, `SELECT m.id FROM local.doc_marks m
-		WHERE NOT EXISTS (SELECT 1 FROM doc_chunks c WHERE c.id = m.id) LIMIT ?`, limit)
+	ids, err := sqlq.Strings(st.s.DB().QueryContext(ctx, `SELECT m.id FROM local.doc_marks m
+		WHERE NOT EXISTS (SELECT 1 FROM doc_chunks c WHERE c.id = m.id) LIMIT ?`, limit))
 	if err != nil {
 		return nil, fmt.Errorf("removed chunks: %w", err)
 	}
-	defer rows.Close()
-	var ids []string
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			return nil, err
-		}
-		ids = append(ids, id)
-	}
-	return ids, rows.Err()
+	return ids, nil
 }
 
 // ForgetChunks drops the marks and vectors of chunks that left the keyword

@@ -162,7 +162,7 @@ func (ix *Index) SearchDocs(ctx context.Context, q DocQuery) ([]DocHit, error) {
 	)
 	go func() {
 		defer close(vecDone)
-		vecHits, vecErr = ix.vectorSearchDocs(ctx, q)
+		vecHits, vecErr = ix.vectorRank(ctx, ownerChunk, q.UserID, q.Text, nil)
 	}()
 	kwHits, err := ix.kw.Search(ctx, keyword.Query{UserID: q.UserID, Text: q.Text, Limit: candidates, Kinds: []keyword.Kind{keyword.KindChunk}})
 	<-vecDone
@@ -208,32 +208,6 @@ func (ix *Index) inCollection(ctx context.Context, q DocQuery, kwIDs []string, v
 		}
 	}
 	return ids, hits, nil
-}
-
-// vectorSearchDocs ranks chunks by cosine similarity to the query, from
-// the in-memory vectors rescored exactly from the stored ones.
-func (ix *Index) vectorSearchDocs(ctx context.Context, q DocQuery) ([]vectorHit, error) {
-	em := ix.embedding()
-	if !em.enabled() {
-		return nil, nil
-	}
-	uv, err := ix.vectorsOf(ctx, ownerChunk, q.UserID, em.model.Name)
-	if err != nil {
-		return nil, err
-	}
-	idx := uv.index()
-	if idx == nil {
-		return nil, nil
-	}
-	qv, err := em.embedTexts(ctx, []string{text.Prefix(q.Text, em.model.ContextLength*charsPerToken)})
-	if err != nil {
-		return nil, err
-	}
-	cands, err := idx.Search(qv[0], candidates, nil)
-	if err != nil {
-		return nil, err
-	}
-	return ix.rescore(ctx, q.UserID, em.model.Name, qv[0], cands)
 }
 
 // docResults loads the passages and their documents for the fused hits.

@@ -259,22 +259,6 @@ type vectorHit struct {
 // query. Candidates come from the compact in-memory index and are rescored
 // exactly from the stored float32 vectors.
 func (ix *Index) vectorSearch(ctx context.Context, q SearchQuery) ([]vectorHit, error) {
-	em := ix.embedding()
-	if !em.enabled() {
-		return nil, nil
-	}
-	uv, err := ix.vectorsFor(ctx, q.UserID, em.model.Name)
-	if err != nil {
-		return nil, err
-	}
-	idx := uv.index()
-	if idx == nil {
-		return nil, nil
-	}
-	qv, err := em.embedTexts(ctx, []string{text.Prefix(q.Text, em.model.ContextLength*charsPerToken)})
-	if err != nil {
-		return nil, err
-	}
 	var filter func(vector.Key) bool
 	if q.ConversationID != "" || !q.Since.IsZero() || !q.Until.IsZero() {
 		allowed, err := ix.store.TurnIDsIn(ctx, memory.TurnFilter{
@@ -285,11 +269,35 @@ func (ix *Index) vectorSearch(ctx context.Context, q SearchQuery) ([]vectorHit, 
 		}
 		filter = func(k vector.Key) bool { return allowed[k.Turn] }
 	}
+	return ix.vectorRank(ctx, memory.OwnerTurn, q.UserID, q.Text, filter)
+}
+
+// vectorRank ranks the user's owners of kind (turns, document chunks) by
+// their best chunk's similarity to text: candidates from the in-memory
+// vectors (those filter keeps), rescored exactly. Without an embedding
+// model or vectors it ranks nothing.
+func (ix *Index) vectorRank(ctx context.Context, kind memory.OwnerKind, userID, query string, filter func(vector.Key) bool) ([]vectorHit, error) {
+	em := ix.embedding()
+	if !em.enabled() {
+		return nil, nil
+	}
+	uv, err := ix.vectorsOf(ctx, kind, userID, em.model.Name)
+	if err != nil {
+		return nil, err
+	}
+	idx := uv.index()
+	if idx == nil {
+		return nil, nil
+	}
+	qv, err := em.embedTexts(ctx, []string{text.Prefix(query, em.model.ContextLength*charsPerToken)})
+	if err != nil {
+		return nil, err
+	}
 	cands, err := idx.Search(qv[0], candidates, filter)
 	if err != nil {
 		return nil, err
 	}
-	return ix.rescore(ctx, q.UserID, em.model.Name, qv[0], cands)
+	return ix.rescore(ctx, userID, em.model.Name, qv[0], cands)
 }
 
 // rescore scores candidates exactly from their stored float32 vectors

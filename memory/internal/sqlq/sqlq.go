@@ -64,3 +64,20 @@ func ReadAll(rows *sql.Rows, n int) ([][]any, error) {
 	}
 	return out, rows.Err()
 }
+
+// Strings reads rows of one text column, then closes rows.
+func Strings(rows *sql.Rows, err error) ([]string, error) {
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			return nil, err
+		}
+		out = append(out, s)
+	}
+	return out, rows.Err()
+}
