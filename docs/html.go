@@ -103,13 +103,8 @@ func (w *htmlWriter) walk(n *html.Node) {
 		w.newlines = min(w.newlines+1, 2)
 		w.space = false
 		return
-	case n.DataAtom == atom.Td || n.DataAtom == atom.Th:
-		w.space = true
-	case paragraphs[n.DataAtom]:
-		w.breakLine(2)
-	case blocks[n.DataAtom]:
-		w.breakLine(1)
 	}
+	w.edge(n)
 	if n.DataAtom == atom.Pre {
 		w.pre++
 	}
@@ -119,6 +114,12 @@ func (w *htmlWriter) walk(n *html.Node) {
 	if n.DataAtom == atom.Pre {
 		w.pre--
 	}
+	w.edge(n)
+}
+
+// edge separates an element's text from what is around it: a space for
+// a table cell, a blank line for a paragraph, a line break for a block.
+func (w *htmlWriter) edge(n *html.Node) {
 	switch {
 	case n.DataAtom == atom.Td || n.DataAtom == atom.Th:
 		w.space = true
