@@ -16,6 +16,7 @@ import (
 	"github.com/mneme-dev/mneme/memory"
 	"github.com/mneme-dev/mneme/tui/panel"
 	"github.com/mneme-dev/mneme/tui/picker"
+	"github.com/mneme-dev/mneme/tui/render"
 	"github.com/mneme-dev/mneme/tui/styles"
 )
 
@@ -326,7 +327,7 @@ func (m *Model) setTheme(dark bool) {
 
 // restyle renders every entry again in the current styles.
 func (t *transcript) restyle() {
-	t.md = newMarkdown(t.st.Markdown)
+	t.md = render.NewMarkdown(t.st.Markdown)
 	for i := range t.entries {
 		t.entries[i].viewWidth, t.entries[i].stableSrc, t.entries[i].stableView = 0, "", ""
 	}
