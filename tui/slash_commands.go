@@ -68,8 +68,8 @@ func (m *Model) slashQuit(string) tea.Cmd {
 
 // openHelp shows the full key help over whatever is open.
 func (m *Model) openHelp() {
-	m.helpView.setSize(m.width, m.bodyHeight())
-	m.helpView.open(m.st, m.keys, m.help)
+	m.helpView.SetSize(m.width, m.bodyHeight())
+	m.helpView.Open(helpRows(m.st, m.keys, m.help, m.helpView.Width()))
 	m.helpOpen = true
 }
 
@@ -321,6 +321,12 @@ func (m *Model) setTheme(dark bool) {
 	}
 	if !m.isOpen(m.models) && !m.models.Pulling() {
 		m.models = newModelsPanel(m.life.ctx, m.st, m.cfg, m.keys)
+	}
+	if !m.isOpen(m.docs) {
+		m.docs = newDocsPanel(m.life.ctx, m.st, m.cfg, m.keys)
+	}
+	if !m.isOpen(m.sources) {
+		m.sources = newSourcesPanel(m.st, m.keys)
 	}
 	m.panelSize = [2]int{}
 }

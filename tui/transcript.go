@@ -24,6 +24,7 @@ const (
 	entryError
 	entryRecall     // the saved notes recalled for a prompt (a context receipt)
 	entryCompaction // where the model history was compacted (compaction.go)
+	entrySources    // the document passages an answer cites (documents.go)
 )
 
 // entry is one block of the transcript.
@@ -33,9 +34,10 @@ type entry struct {
 	thinking    string
 	tool        agent.ToolActivity
 	toolDone    bool
-	memories    []agent.Memory // entryRecall
-	summary     memory.Summary // entryCompaction
-	seq         int            // the stored message the entry shows (0: not from history)
+	memories    []agent.Memory   // entryRecall
+	summary     memory.Summary   // entryCompaction
+	cites       []agent.Citation // entrySources
+	seq         int              // the stored message the entry shows (0: not from history)
 	interrupted bool
 	streaming   bool // the answer is still arriving
 	turn        int  // the turn the entry belongs to (0: not from history)
@@ -289,6 +291,8 @@ func (t *transcript) render(e *entry, now time.Time) string {
 		return t.st.Error.Width(w).Render("✗ " + sanitize.Text(e.text))
 	case entryCompaction:
 		return t.renderCompaction(e, w)
+	case entrySources:
+		return render.Sources(t.st, e.cites, w, "")
 	}
 	return ""
 }
@@ -371,7 +375,7 @@ func (e *entry) hasDetail() bool {
 }
 
 // compact kinds are one-line entries kept together without blank lines.
-func compact(k entryKind) bool { return k == entryTool || k == entryRecall }
+func compact(k entryKind) bool { return k == entryTool || k == entryRecall || k == entrySources }
 
 // oneLine sanitises s and folds all its whitespace into single spaces.
 func oneLine(s string) string {
@@ -386,8 +390,12 @@ func entriesFromHistory(msgs []memory.Message) ([]entry, memory.TurnCounter) {
 		out   []entry
 		calls = map[string]memory.ToolCall{}
 		turns memory.TurnCounter
+		cites sourcesOfTurn
 	)
 	for _, m := range msgs {
+		if m.Role == memory.RoleUser {
+			out = cites.flush(out)
+		}
 		first, turn := len(out), turns.Add(m)
 		switch m.Role {
 		case memory.RoleUser:
@@ -400,6 +408,7 @@ func entriesFromHistory(msgs []memory.Message) ([]entry, memory.TurnCounter) {
 			if strings.TrimSpace(m.Content) != "" || strings.TrimSpace(m.Thinking) != "" || interrupted {
 				out = append(out, entry{kind: entryAssistant, text: m.Content, thinking: m.Thinking, interrupted: interrupted})
 			}
+			cites.answer(m.Content)
 		case memory.RoleTool:
 			act := agent.ToolActivity{ID: m.ToolCallID, Name: m.ToolName}
 			if c, ok := calls[m.ToolCallID]; ok {
@@ -410,10 +419,11 @@ func entriesFromHistory(msgs []memory.Message) ([]entry, memory.TurnCounter) {
 			}
 			act.Result, act.Error = agent.ToolOutcome(m.Content)
 			out = append(out, entry{kind: entryTool, tool: act, toolDone: true})
+			cites.add(agent.StoredCitations(act.Name, m.Content))
 		}
 		for i := first; i < len(out); i++ {
 			out[i].turn, out[i].seq = turn, m.Seq
 		}
 	}
-	return out, turns
+	return cites.flush(out), turns
 }
