@@ -7,11 +7,11 @@ import (
 
 	"github.com/mneme-dev/mneme/memory/docstore"
 	"github.com/mneme-dev/mneme/memory/index"
-	"github.com/mneme-dev/mneme/tui"
 )
 
 // Documents in the chat: the document browser's library (/docs) and
-// /attach, which adds a file the way `mneme docs add` does.
+// /attach, which adds a file the way `mneme docs add` does (the chat's
+// Config.Attach wraps it in chat_wiring.go).
 
 // docLibrary is the user's documents for the chat's browser: listed and
 // read from the document store, searched and removed through the index
@@ -32,24 +32,19 @@ type documentAdder interface {
 	attachDocument(ctx context.Context, ix *index.Index, path string) (docstore.Document, docstore.Outcome, error)
 }
 
-// chatAttach is the chat's /attach over ix: a path as typed (relative to
-// the working directory, or ~/…) is added as `mneme docs add` adds it.
-// It is nil, and /attach says it is unavailable, while the session
-// cannot add documents.
-func (a *App) chatAttach(s *session, ix *index.Index) func(ctx context.Context, path string) (tui.AttachResult, error) {
+// attacher is how /attach adds a file over ix: a path as typed (relative
+// to the working directory, or ~/…) is added as `mneme docs add` adds
+// it. It is nil while the session cannot add documents.
+func (a *App) attacher(s *session, ix *index.Index) func(ctx context.Context, path string) (docstore.Document, docstore.Outcome, error) {
 	adder, ok := any(s).(documentAdder)
 	if !ok {
 		return nil
 	}
 	home := a.getenv("HOME")
-	return func(ctx context.Context, path string) (tui.AttachResult, error) {
+	return func(ctx context.Context, path string) (docstore.Document, docstore.Outcome, error) {
 		if home != "" && (path == "~" || strings.HasPrefix(path, "~/")) {
 			path = filepath.Join(home, strings.TrimPrefix(path, "~"))
 		}
-		d, outcome, err := adder.attachDocument(ctx, ix, path)
-		if err != nil {
-			return tui.AttachResult{}, err
-		}
-		return tui.AttachResult{Title: d.Title, Path: d.Path, Passages: d.Chunks, Outcome: string(outcome)}, nil
+		return adder.attachDocument(ctx, ix, path)
 	}
 }
