@@ -132,9 +132,13 @@ func (m *Model) handleAttached(msg attachedMsg) {
 	if msg.res.Path != "" {
 		name = filepath.Base(sanitize.Line(msg.res.Path))
 	}
-	if msg.err != nil {
+	if msg.err != nil && m.run == nil {
 		m.transcript.addError(fmt.Sprintf("📎 %s: %s", name, msg.err))
 		m.transcript.refresh(m.now(), true)
+		return
+	}
+	if msg.err != nil { // an answer streams: the receipt waits for its end
+		m.receipts = append(m.receipts, fmt.Sprintf("📎 %s: %s", name, msg.err))
 		return
 	}
 	passages := fmt.Sprintf("%d passages", msg.res.Passages)
