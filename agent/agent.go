@@ -168,14 +168,45 @@ type Request struct {
 	// run); Run does not store it again and answers it with the history up
 	// to it.
 	PromptID string
+	// Attached are the documents the user attached since the last prompt
+	// (their titles or paths): the system prompt of this run tells the
+	// model they are there to search with file_search.
+	Attached []string
 }
 
-// systemMessages is the system prompt with today's date and the
-// remembered notes, if any.
-func (a *Agent) systemMessages(memories []Memory) []api.Message {
+// maxAttachedNamed bounds the attached documents named in the system prompt.
+const maxAttachedNamed = 10
+
+// attachedLine is the system prompt's line about the documents the user
+// attached ("" when none).
+func attachedLine(names []string) string {
+	var clean []string
+	for _, n := range names {
+		if n = strings.Join(strings.Fields(n), " "); n != "" {
+			clean = append(clean, strconv.Quote(n))
+		}
+	}
+	if len(clean) == 0 {
+		return ""
+	}
+	more := ""
+	if len(clean) > maxAttachedNamed {
+		more = fmt.Sprintf(" and %d more", len(clean)-maxAttachedNamed)
+		clean = clean[:maxAttachedNamed]
+	}
+	return "The user attached these documents; search them with " + tools.FileSearchName + " and cite the passages you use as [1], [2]: " +
+		strings.Join(clean, ", ") + more + "."
+}
+
+// systemMessages is the system prompt with today's date, the documents
+// just attached and the remembered notes, if any.
+func (a *Agent) systemMessages(memories []Memory, attached ...string) []api.Message {
 	var parts []string
 	if a.system != "" {
 		parts = append(parts, a.system+"\nToday is "+a.now().Format("Monday, 2 January 2006")+".")
+	}
+	if l := attachedLine(attached); l != "" {
+		parts = append(parts, l)
 	}
 	if len(memories) > 0 {
 		parts = append(parts, rememberBlock(memories))

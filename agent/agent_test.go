@@ -460,3 +460,27 @@ func TestFailureBeforeFirstWordMarksTheTurnInterrupted(t *testing.T) {
 		t.Fatalf("stored %+v", msgs)
 	}
 }
+
+// TestAttachedDocumentsAreNamedForOneRun: the documents attached before a
+// prompt are named in that run's system prompt, with the tool to search
+// them; the next run does not repeat them.
+func TestAttachedDocumentsAreNamedForOneRun(t *testing.T) {
+	h := newHarness(t, nil)
+	h.srv.Script(fakeollama.Say("I will look."), fakeollama.Say("Hello."))
+	req := Request{UserID: "alice", ConversationID: h.conv.ID, Prompt: "what does the manual say?",
+		Attached: []string{"Boiler manual", "/home/alice/notes.md"}}
+	if _, err := h.agent.Run(context.Background(), req, nil); err != nil {
+		t.Fatal(err)
+	}
+	sys := h.srv.LastRequest().Messages[0]
+	want := `The user attached these documents; search them with file_search and cite the passages you use as [1], [2]: "Boiler manual", "/home/alice/notes.md".`
+	if sys.Role != "system" || !strings.Contains(sys.Content, want) {
+		t.Fatalf("system prompt lacks the attached documents:\n%s", sys.Content)
+	}
+	if _, _, err := h.run(context.Background(), "thanks"); err != nil {
+		t.Fatal(err)
+	}
+	if sys := h.srv.LastRequest().Messages[0].Content; strings.Contains(sys, "attached") {
+		t.Fatalf("the next run names the documents again:\n%s", sys)
+	}
+}

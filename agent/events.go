@@ -73,6 +73,16 @@ const (
 	NoteDeleted = tools.NoteDeleted
 )
 
+// Citation is a document passage a tool call gave the model
+// (ToolActivity.Citations), numbered as the answer cites it ([N]).
+type Citation = tools.Citation
+
+// StoredCitations are the citations of a stored tool message (role tool):
+// those of a file_search result, none for any other tool.
+func StoredCitations(toolName, content string) []Citation {
+	return tools.StoredCitations(toolName, content)
+}
+
 // Result summarises a run.
 type Result struct {
 	ConversationID string `json:"conversation_id"`

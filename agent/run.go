@@ -137,7 +137,7 @@ func (a *Agent) prepareRun(ctx context.Context, st *runState) error {
 		st.res.MemoriesUsed = memories
 		st.emit(RecallEvent{Memories: memories})
 	}
-	st.msgs = a.modelHistory(ctx, req, a.systemMessages(memories), all, st.res, st.emit)
+	st.msgs = a.modelHistory(ctx, req, a.systemMessages(memories, req.Attached...), all, st.res, st.emit)
 	return nil
 }
 

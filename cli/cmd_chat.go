@@ -181,6 +181,8 @@ func (a *App) runChat(ctx context.Context, args []string) error {
 		Conversations: conversationManager{Store: s.store, Index: ix},
 		Search:        ix,
 		Notes:         ix,
+		Docs:          docLibrary{ix},
+		Attach:        a.chatAttach(s, ix),
 		Models:        ollama.Models{Client: s.client},
 		SaveModels:    chosen.saver(s.cfg.ConfigFile),
 		MemoryStatus:  memoryStatus(s.store, ix),

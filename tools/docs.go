@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	_ "embed"
+	"encoding/json"
 	"fmt"
 	"sync"
 
@@ -61,6 +62,20 @@ func (o FileSearchOut) cited() []Citation {
 		out[i] = h.Citation
 	}
 	return out
+}
+
+// StoredCitations are the citations of a stored result of tool name (the
+// content of its tool message): file_search's, none for any other tool or
+// for content that is not a file_search result (an error).
+func StoredCitations(name, content string) []Citation {
+	if name != FileSearchName {
+		return nil
+	}
+	var out FileSearchOut
+	if json.Unmarshal([]byte(content), &out) != nil || len(out.Results) == 0 {
+		return nil
+	}
+	return out.cited()
 }
 
 // NoteNoDocuments is file_search's note when nothing matched.

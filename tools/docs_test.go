@@ -45,6 +45,14 @@ func TestFileSearchCitesThePassageAndItsFile(t *testing.T) {
 	if len(res.Citations) != len(out.Results) || res.Citations[0] != top.Citation {
 		t.Fatalf("citations %+v, results %+v", res.Citations, out.Results)
 	}
+	// The stored result gives the same citations back (a reloaded chat
+	// lists its sources so); another tool's result, or an error, none.
+	if got := StoredCitations(FileSearchName, res.Content); len(got) != len(res.Citations) || got[0] != res.Citations[0] {
+		t.Fatalf("stored citations %+v, want %+v", got, res.Citations)
+	}
+	if StoredCitations(MemorySearchName, res.Content) != nil || StoredCitations(FileSearchName, `{"error":"x"}`) != nil {
+		t.Fatal("citations from another tool or an error")
+	}
 	// A second call in the same turn numbers on, so [n] names one passage.
 	res2, err := e.reg.Execute(context.Background(), s, Call{ID: "2", Name: FileSearchName, Args: json.RawMessage(`{"query": "service interval", "max_results": 1}`)})
 	if err != nil {

@@ -63,6 +63,9 @@ func (m *Model) startJob(runner Runner, convID, prompt string) tea.Cmd {
 		req:    agent.Request{UserID: m.userID, ConversationID: convID, Prompt: prompt},
 		events: events,
 	}
+	if prompt != "" { // a prompt, not a compaction: tell it of the documents just attached
+		job.req.Attached, m.attached = m.attached, nil
+	}
 	return tea.Batch(
 		startRunCmd(m.life.ctx, &m.life.runs, job, m.log),
 		waitForEvents(m.run.id, events),

@@ -14,6 +14,7 @@ import (
 
 	"github.com/mneme-dev/mneme/agent"
 	"github.com/mneme-dev/mneme/memory"
+	"github.com/mneme-dev/mneme/tui/docs"
 	"github.com/mneme-dev/mneme/tui/notes"
 	"github.com/mneme-dev/mneme/tui/picker"
 	"github.com/mneme-dev/mneme/tui/search"
@@ -103,6 +104,14 @@ type Config struct {
 	Search search.Searcher
 	// Notes reads and writes notes for the memory browser (nil: unavailable).
 	Notes notes.NoteStore
+	// Docs lists, searches, reads and removes the user's documents for
+	// the document browser, /docs (nil: unavailable).
+	Docs docs.Library
+	// Attach adds the document at a path (as typed: relative to the
+	// working directory, or ~/…) for /attach. It runs in a command; its
+	// error is shown as it is, so it should say what to do (nil: /attach
+	// is unavailable).
+	Attach func(ctx context.Context, path string) (AttachResult, error)
 	// Models lists and pulls Ollama models for the model picker (nil:
 	// unavailable).
 	Models picker.ModelManager

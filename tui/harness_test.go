@@ -252,9 +252,10 @@ type fakeRunner struct {
 	// fail ends the run with this error after the deltas.
 	fail error
 
-	mu      sync.Mutex
-	prompts []string
-	started chan struct{} // receives a value once a run has stored the prompt and sent its deltas
+	mu       sync.Mutex
+	prompts  []string
+	attached [][]string    // each run's Request.Attached
+	started  chan struct{} // receives a value once a run has stored the prompt and sent its deltas
 }
 
 func newFakeRunner(store *memory.Store, deltas ...string) *fakeRunner {
@@ -270,6 +271,7 @@ func (r *fakeRunner) runs() []string {
 func (r *fakeRunner) Run(ctx context.Context, req agent.Request, emit func(agent.Event)) (agent.Result, error) {
 	r.mu.Lock()
 	r.prompts = append(r.prompts, req.Prompt)
+	r.attached = append(r.attached, req.Attached)
 	r.mu.Unlock()
 	res := agent.Result{ConversationID: req.ConversationID, Model: testModel}
 	store := func(content, thinking string, status memory.Status) error {

@@ -5,6 +5,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	"charm.land/lipgloss/v2"
 
+	"github.com/mneme-dev/mneme/tui/docs"
 	"github.com/mneme-dev/mneme/tui/notes"
 	"github.com/mneme-dev/mneme/tui/picker"
 	"github.com/mneme-dev/mneme/tui/search"
@@ -28,6 +29,7 @@ type KeyMap struct {
 	Details  key.Binding // expand thinking, tool calls and receipts; enabled once there are some
 	Search   key.Binding
 	Memory   key.Binding
+	Sources  key.Binding // list the last answer's sources; enabled once there are some
 	Sidebar  key.Binding // show the conversation list and give it the keys, or hide it
 	Editor   key.Binding // compose the message in $EDITOR
 	Undo     key.Binding // undo the last change to the notes (as /undo)
@@ -37,6 +39,9 @@ type KeyMap struct {
 	SearchKeys  search.SearchKeyMap
 	MemoryKeys  notes.MemoryKeyMap
 	ModelKeys   picker.ModelsKeyMap
+	SourcesKeys docs.SourcesKeyMap
+	DocsKeys    docs.BrowserKeyMap
+	PassageKeys docs.ViewerKeyMap
 }
 
 // DefaultKeyMap returns the default bindings.
@@ -57,6 +62,7 @@ func DefaultKeyMap() KeyMap {
 		Details:  key.NewBinding(key.WithKeys("ctrl+t"), key.WithHelp("ctrl+t", "details")),
 		Search:   key.NewBinding(key.WithKeys("ctrl+f"), key.WithHelp("ctrl+f", "search")),
 		Memory:   key.NewBinding(key.WithKeys("ctrl+o"), key.WithHelp("ctrl+o", "memory")),
+		Sources:  key.NewBinding(key.WithKeys("ctrl+r"), key.WithHelp("ctrl+r", "sources")),
 		// Ctrl+L ("list") is the binding people find; Ctrl+S, the first
 		// one, still works.
 		Sidebar: key.NewBinding(key.WithKeys("ctrl+l", "ctrl+s"), key.WithHelp("ctrl+l", "chats")),
@@ -68,7 +74,11 @@ func DefaultKeyMap() KeyMap {
 		SearchKeys:  search.DefaultSearchKeyMap(),
 		MemoryKeys:  notes.DefaultMemoryKeyMap(),
 		ModelKeys:   picker.DefaultModelsKeyMap(),
+		SourcesKeys: docs.DefaultSourcesKeyMap(),
+		DocsKeys:    docs.DefaultBrowserKeyMap(),
+		PassageKeys: docs.DefaultViewerKeyMap(),
 	}
+	k.Sources.SetEnabled(false)
 	k.Complete.SetEnabled(false)
 	k.Cancel.SetEnabled(false)
 	k.Details.SetEnabled(false)
@@ -78,7 +88,7 @@ func DefaultKeyMap() KeyMap {
 // ShortHelp is the one-line help under the status line, most useful first:
 // it is cut from the end when the window is narrow.
 func (k KeyMap) ShortHelp() []key.Binding {
-	return []key.Binding{k.Send, k.Complete, k.Cancel, k.Help, k.Quit, k.Details, k.Search, k.Memory, k.Sidebar,
+	return []key.Binding{k.Send, k.Complete, k.Cancel, k.Help, k.Quit, k.Sources, k.Details, k.Search, k.Memory, k.Sidebar,
 		k.Newline, k.PageUp, k.Editor}
 }
 
@@ -111,7 +121,7 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 		{k.Send, k.Newline, k.Complete, k.Editor},
 		{k.Cancel, k.Quit, k.Help},
 		{k.PageUp, k.Top, k.Bottom},
-		{k.Search, k.Memory, k.Sidebar, k.Details, k.Undo},
+		{k.Search, k.Memory, k.Sidebar, k.Details, k.Undo, k.Sources},
 	}
 }
 
@@ -129,7 +139,7 @@ type helpSection struct {
 func (k KeyMap) sections() []helpSection {
 	chat := k
 	// The full help lists every binding, whatever the moment allows.
-	for _, b := range []*key.Binding{&chat.Complete, &chat.Cancel, &chat.Details} {
+	for _, b := range []*key.Binding{&chat.Complete, &chat.Cancel, &chat.Details, &chat.Sources} {
 		b.SetEnabled(true)
 	}
 	chat.Sidebar.SetHelp("ctrl+l/ctrl+s", "chats") // both work
@@ -138,6 +148,9 @@ func (k KeyMap) sections() []helpSection {
 		{"Conversations (ctrl+l or ctrl+s)", k.SidebarKeys},
 		{"Search (ctrl+f, /search)", k.SearchKeys},
 		{"Memory (ctrl+o, /memory)", k.MemoryKeys},
+		{"Sources (ctrl+r, /sources)", k.SourcesKeys},
+		{"Documents (/docs)", k.DocsKeys},
+		{"A passage (from the sources or /docs)", k.PassageKeys},
 		{"Models (/model)", k.ModelKeys},
 	}
 }

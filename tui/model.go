@@ -13,6 +13,7 @@ import (
 
 	"github.com/mneme-dev/mneme/agent"
 	"github.com/mneme-dev/mneme/memory"
+	"github.com/mneme-dev/mneme/tui/keyhelp"
 	"github.com/mneme-dev/mneme/tui/panel"
 	"github.com/mneme-dev/mneme/tui/picker"
 	"github.com/mneme-dev/mneme/tui/sidebar"
@@ -47,7 +48,8 @@ type activeRun struct {
 	cancel    context.CancelFunc
 	events    <-chan agent.Event
 	cancelled bool
-	prompt    string // sent again in a new conversation if this one was deleted meanwhile
+	prompt    string           // sent again in a new conversation if this one was deleted meanwhile
+	cites     []agent.Citation // the passages its tool calls gave the model
 }
 
 // Model is the root model of the chat. It routes messages to the
@@ -138,7 +140,12 @@ type Model struct {
 	search   *searchPanel
 	memory   *memoryPanel
 	models   *modelsPanel
-	helpView helpOverlay
+	docs     *docsPanel
+	sources  *sourcesPanel
+	// attached are the documents /attach added since the last prompt: the
+	// next run's model is told about them (documents.go).
+	attached []string
+	helpView keyhelp.Overlay
 	helpOpen bool
 	editor   string // the user's editor command line
 
@@ -186,6 +193,8 @@ func newModel(ctx context.Context, cfg Config) Model {
 		search:     newSearchPanel(life.ctx, &st, cfg, keys),
 		memory:     newMemoryPanel(life.ctx, &st, cfg, keys),
 		models:     newModelsPanel(life.ctx, &st, cfg, keys),
+		docs:       newDocsPanel(life.ctx, &st, cfg, keys),
+		sources:    newSourcesPanel(&st, keys),
 		fresh:      map[string]bool{},
 		life:       life,
 		store:      cfg.Store,
@@ -286,6 +295,8 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		cmd = m.pollMemoryStatus(msg)
 	case exportedMsg:
 		m.handleExported(msg)
+	case attachedMsg:
+		m.handleAttached(msg)
 	case incognitoStartedMsg:
 		cmd = m.enterIncognito(msg)
 	case probeMsg:
@@ -341,7 +352,7 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		return m.quit()
 	}
 	if m.helpOpen {
-		closed, handled := m.helpView.key(msg)
+		closed, handled := m.helpView.Key(msg)
 		m.helpOpen = !closed
 		if handled {
 			return nil
@@ -359,6 +370,8 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		return m.openSearch("")
 	case key.Matches(msg, m.keys.Memory):
 		return m.openMemory()
+	case key.Matches(msg, m.keys.Sources):
+		return m.openSources()
 	case key.Matches(msg, m.keys.Sidebar):
 		return m.toggleSidebar()
 	}
@@ -597,6 +610,7 @@ func (m *Model) applyEvent(ev agent.Event) {
 	case agent.ToolResultEvent:
 		m.transcript.toolResult(ev.Call)
 		m.noteWritten(ev.Call)
+		m.run.cites = append(m.run.cites, ev.Call.Citations...)
 	case agent.RecallEvent:
 		m.transcript.addRecall(ev.Memories)
 	case agent.NoticeEvent:

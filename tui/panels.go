@@ -5,13 +5,11 @@ import (
 	"strings"
 
 	"charm.land/bubbles/v2/help"
-	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
-	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/mneme-dev/mneme/tui/keyhelp"
 	"github.com/mneme-dev/mneme/tui/notes"
-	"github.com/mneme-dev/mneme/tui/panel"
 	"github.com/mneme-dev/mneme/tui/picker"
 	"github.com/mneme-dev/mneme/tui/search"
 )
@@ -105,7 +103,7 @@ func newModelsPanel(ctx context.Context, st *Styles, cfg Config, km KeyMap) *mod
 }
 
 // panels are every panel the chat has, open or not.
-func (m *Model) panels() []Panel { return []Panel{m.search, m.memory, m.models} }
+func (m *Model) panels() []Panel { return []Panel{m.search, m.memory, m.models, m.docs, m.sources} }
 
 // top is the open panel on top of the stack (nil: none is open).
 func (m Model) top() Panel {
@@ -218,7 +216,7 @@ func (m *Model) sizePanels(width, height int) {
 	for _, p := range m.panels() {
 		p.SetSize(width, height)
 	}
-	m.helpView.setSize(width, height)
+	m.helpView.SetSize(width, height)
 }
 
 // panelView draws the panel on top and says where its cursor is.
@@ -229,35 +227,10 @@ func (m Model) panelView() (string, *tea.Cursor) {
 	return "", nil
 }
 
-// helpKeys are the bindings of the key help.
-type helpKeys struct {
-	Scroll key.Binding
-	Close  key.Binding
-}
-
-func newHelpKeys() helpKeys {
-	return helpKeys{
-		Scroll: key.NewBinding(key.WithKeys("up", "down", "pgup", "pgdown", "home", "end"), key.WithHelp("↑/↓ pgup/pgdn", "scroll")),
-		Close:  key.NewBinding(key.WithKeys("esc", "f1", "q"), key.WithHelp("esc", "close")),
-	}
-}
-
-// helpOverlay is the full key help (F1, /help): every binding of the chat
-// and of each panel, then the slash commands. It scrolls; Esc, F1 or q
-// close it, and any other key closes it and goes on to the chat, so typing
-// is never lost.
-type helpOverlay struct {
-	keys  helpKeys
-	lines []string
-	top   int
-
-	width, height int
-}
-
-// open fills the help for the current bindings and width.
-func (h *helpOverlay) open(st *Styles, km KeyMap, hm help.Model) {
-	h.keys = newHelpKeys()
-	hm.SetWidth(max(1, h.width))
+// helpRows are the full key help (F1, /help): every binding of the chat
+// and of each panel, then the slash commands.
+func helpRows(st *Styles, km KeyMap, hm help.Model, width int) []string {
+	hm.SetWidth(max(1, width))
 	hm.ShowAll = true
 	var rows []string
 	for i, sec := range km.sections() {
@@ -265,14 +238,14 @@ func (h *helpOverlay) open(st *Styles, km KeyMap, hm help.Model) {
 			rows = append(rows, "")
 		}
 		rows = append(rows, st.SidebarTitle.Render(sec.title))
-		rows = append(rows, fullHelpRows(hm, sec.keys.FullHelp(), h.width)...)
+		rows = append(rows, keyhelp.KeyRows(hm, sec.keys.FullHelp(), width)...)
 		if i == 0 {
-			for _, l := range strings.Split(ansi.Wrap(helpMouse, max(minContentWidth, h.width), ""), "\n") {
+			for _, l := range strings.Split(ansi.Wrap(helpMouse, max(minContentWidth, width), ""), "\n") {
 				rows = append(rows, st.CompleteHelp.Render(l))
 			}
 			rows = append(rows, "", st.SidebarTitle.Render("Slash commands (type / in the input; tab completes)"))
 			for _, c := range slashCommands() {
-				line := ansi.Wrap(c.usage()+" — "+c.help, max(minContentWidth, h.width-2), "")
+				line := ansi.Wrap(c.usage()+" — "+c.help, max(minContentWidth, width-2), "")
 				for i, l := range strings.Split(line, "\n") {
 					if i > 0 {
 						l = "  " + l
@@ -283,67 +256,5 @@ func (h *helpOverlay) open(st *Styles, km KeyMap, hm help.Model) {
 			rows = append(rows, st.CompleteHelp.Render("Start a message with // to send it with a leading /."))
 		}
 	}
-	h.lines, h.top = rows, 0
-}
-
-// fullHelpRows renders groups of bindings as columns, as many side by side
-// as fit in width, the rest below: every binding is shown, however narrow
-// the window (help.Model drops the columns that do not fit).
-func fullHelpRows(hm help.Model, groups [][]key.Binding, width int) []string {
-	hm.SetWidth(0)
-	var rows []string
-	for len(groups) > 0 {
-		n := len(groups)
-		for n > 1 && lipgloss.Width(hm.FullHelpView(groups[:n])) > width {
-			n--
-		}
-		rows = append(rows, strings.Split(hm.FullHelpView(groups[:n]), "\n")...)
-		groups = groups[n:]
-	}
 	return rows
-}
-
-func (h *helpOverlay) setSize(width, height int) {
-	h.width, h.height = width, height
-	h.top = max(0, min(h.top, len(h.lines)-h.bodyRows()))
-}
-
-// bodyRows are the rows under the title.
-func (h *helpOverlay) bodyRows() int { return max(1, h.height-1) }
-
-// key scrolls or closes the help; handled is false for a key that closed
-// it and should go on to the chat.
-func (h *helpOverlay) key(msg tea.KeyPressMsg) (closed, handled bool) {
-	page := h.bodyRows()
-	last := max(0, len(h.lines)-page)
-	switch msg.String() {
-	case "up":
-		h.top = max(0, h.top-1)
-	case "down":
-		h.top = min(last, h.top+1)
-	case "pgup":
-		h.top = max(0, h.top-page)
-	case "pgdown":
-		h.top = min(last, h.top+page)
-	case "home":
-		h.top = 0
-	case "end":
-		h.top = last
-	default:
-		return true, key.Matches(msg, h.keys.Close)
-	}
-	return false, true
-}
-
-// view draws the help in exactly its size: a title and the help (the
-// chat's help line says how to scroll and close it).
-func (h helpOverlay) view(st *Styles) string {
-	title := st.SidebarTitle.Render("Keys and commands")
-	if len(h.lines) > h.bodyRows() {
-		title += st.SidebarDate.Render(ansi.Truncate("  (↑/↓ for more)", max(0, h.width-17), ""))
-	}
-	rows := []string{title}
-	end := min(len(h.lines), h.top+h.bodyRows())
-	rows = append(rows, h.lines[h.top:end]...)
-	return panel.Block(rows, h.width, h.height)
 }

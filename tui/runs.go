@@ -66,6 +66,7 @@ func (m *Model) finishRun(interrupted bool, err error) {
 		if !m.transcript.endLive(interrupted) && interrupted {
 			m.transcript.addInterrupted()
 		}
+		m.transcript.addSources(m.run.cites)
 	}
 	if m.hint == hintStopping {
 		m.hint = ""

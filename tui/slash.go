@@ -38,6 +38,9 @@ func slashCommands() []slashCommand {
 		{name: "incognito", help: "a new chat that keeps nothing: not stored, learnt or synced", run: (*Model).slashIncognito},
 		{name: "export", args: "[FILE]", help: "write this conversation to a markdown file", run: (*Model).slashExport},
 		{name: "copy", help: "copy the last answer to the clipboard", run: (*Model).slashCopy},
+		{name: "docs", help: "browse, search, read and remove your documents", run: (*Model).slashDocs},
+		{name: "attach", args: "PATH", needsArgs: true, help: "add a document (PDF, markdown, text…) for the model to search", run: (*Model).slashAttach},
+		{name: "sources", help: "the sources the last answer cites; enter reads a passage", run: (*Model).slashSources},
 		{name: "help", help: "show every key and command", run: (*Model).slashHelp},
 		{name: "quit", help: "leave mneme", run: (*Model).slashQuit},
 	}

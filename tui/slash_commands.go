@@ -16,6 +16,7 @@ import (
 	"github.com/mneme-dev/mneme/memory"
 	"github.com/mneme-dev/mneme/tui/panel"
 	"github.com/mneme-dev/mneme/tui/picker"
+	"github.com/mneme-dev/mneme/tui/render"
 	"github.com/mneme-dev/mneme/tui/styles"
 )
 
@@ -67,8 +68,8 @@ func (m *Model) slashQuit(string) tea.Cmd {
 
 // openHelp shows the full key help over whatever is open.
 func (m *Model) openHelp() {
-	m.helpView.setSize(m.width, m.bodyHeight())
-	m.helpView.open(m.st, m.keys, m.help)
+	m.helpView.SetSize(m.width, m.bodyHeight())
+	m.helpView.Open(helpRows(m.st, m.keys, m.help, m.helpView.Width()))
 	m.helpOpen = true
 }
 
@@ -321,12 +322,18 @@ func (m *Model) setTheme(dark bool) {
 	if !m.isOpen(m.models) && !m.models.Pulling() {
 		m.models = newModelsPanel(m.life.ctx, m.st, m.cfg, m.keys)
 	}
+	if !m.isOpen(m.docs) {
+		m.docs = newDocsPanel(m.life.ctx, m.st, m.cfg, m.keys)
+	}
+	if !m.isOpen(m.sources) {
+		m.sources = newSourcesPanel(m.st, m.keys)
+	}
 	m.panelSize = [2]int{}
 }
 
 // restyle renders every entry again in the current styles.
 func (t *transcript) restyle() {
-	t.md = newMarkdown(t.st.Markdown)
+	t.md = render.NewMarkdown(t.st.Markdown)
 	for i := range t.entries {
 		t.entries[i].viewWidth, t.entries[i].stableSrc, t.entries[i].stableView = 0, "", ""
 	}

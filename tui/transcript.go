@@ -1,18 +1,16 @@
 package tui
 
 import (
-	"fmt"
 	"log/slog"
 	"strings"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
-	"charm.land/lipgloss/v2"
-	"github.com/charmbracelet/x/ansi"
 
 	"github.com/mneme-dev/mneme/agent"
 	"github.com/mneme-dev/mneme/internal/sanitize"
 	"github.com/mneme-dev/mneme/memory"
+	"github.com/mneme-dev/mneme/tui/render"
 )
 
 // entryKind is what a transcript entry shows.
@@ -26,6 +24,7 @@ const (
 	entryError
 	entryRecall     // the saved notes recalled for a prompt (a context receipt)
 	entryCompaction // where the model history was compacted (compaction.go)
+	entrySources    // the document passages an answer cites (documents.go)
 )
 
 // entry is one block of the transcript.
@@ -35,9 +34,10 @@ type entry struct {
 	thinking    string
 	tool        agent.ToolActivity
 	toolDone    bool
-	memories    []agent.Memory // entryRecall
-	summary     memory.Summary // entryCompaction
-	seq         int            // the stored message the entry shows (0: not from history)
+	memories    []agent.Memory   // entryRecall
+	summary     memory.Summary   // entryCompaction
+	cites       []agent.Citation // entrySources
+	seq         int              // the stored message the entry shows (0: not from history)
 	interrupted bool
 	streaming   bool // the answer is still arriving
 	turn        int  // the turn the entry belongs to (0: not from history)
@@ -61,7 +61,7 @@ type entry struct {
 const liveRenderInterval = 120 * time.Millisecond
 
 // minContentWidth keeps rendering sane in absurdly narrow terminals.
-const minContentWidth = 20
+const minContentWidth = render.MinWidth
 
 // transcript is the scrollable conversation. Entries are rendered when
 // they first come into view and cached per width; the streaming answer is
@@ -69,7 +69,7 @@ const minContentWidth = 20
 type transcript struct {
 	entries  []entry
 	turns    memory.TurnCounter // numbers the entries' turns as the store does
-	md       *markdown
+	md       *render.Markdown
 	st       *Styles
 	log      *slog.Logger
 	width    int
@@ -87,7 +87,7 @@ type transcript struct {
 }
 
 func newTranscript(st *Styles, log *slog.Logger) transcript {
-	return transcript{md: newMarkdown(st.Markdown), st: st, log: log, follow: true}
+	return transcript{md: render.NewMarkdown(st.Markdown), st: st, log: log, follow: true}
 }
 
 // setSize resizes the page; a new width re-renders the entries in view.
@@ -282,15 +282,17 @@ func (t *transcript) render(e *entry, now time.Time) string {
 	case entryAssistant:
 		return t.renderAssistant(e, now)
 	case entryTool:
-		return toolLine(t.st, e.tool, e.toolDone, w, t.details)
+		return render.ToolLine(t.st, e.tool, e.toolDone, w, t.details)
 	case entryRecall:
-		return recallLine(t.st, e.memories, w, t.details)
+		return render.RecallLine(t.st, e.memories, w, t.details)
 	case entryNotice:
 		return t.st.Notice.Width(w).Render("• " + sanitize.Text(e.text))
 	case entryError:
 		return t.st.Error.Width(w).Render("✗ " + sanitize.Text(e.text))
 	case entryCompaction:
 		return t.renderCompaction(e, w)
+	case entrySources:
+		return render.Sources(t.st, e.cites, w, "")
 	}
 	return ""
 }
@@ -299,7 +301,7 @@ func (t *transcript) renderAssistant(e *entry, now time.Time) string {
 	w := max(t.width, minContentWidth)
 	var parts []string
 	if e.thinking != "" {
-		parts = append(parts, thinkingLine(t.st, e, w, t.details))
+		parts = append(parts, render.Thinking(t.st, e.thinking, e.streaming && strings.TrimSpace(e.text) == "", w, t.details))
 	}
 	if strings.TrimSpace(e.text) != "" {
 		if e.streaming {
@@ -321,10 +323,10 @@ func (t *transcript) renderAssistant(e *entry, now time.Time) string {
 // liveRenderInterval; in between, the last rendering stays.
 func (t *transcript) renderLive(e *entry, now time.Time) string {
 	if e.liveSrc != e.text && (e.liveSrc == "" || now.Sub(t.lastLive) >= liveRenderInterval) {
-		if stable := stablePrefix(e.text); stable != e.stableSrc {
+		if stable := render.StablePrefix(e.text); stable != e.stableSrc {
 			e.stableSrc, e.stableView = stable, t.markdown(stable)
 		}
-		e.openView = t.markdown(closeOpenBlock(e.text[len(e.stableSrc):]))
+		e.openView = t.markdown(render.CloseOpenBlock(e.text[len(e.stableSrc):]))
 		e.liveSrc, t.lastLive = e.text, now
 	}
 	switch {
@@ -353,26 +355,12 @@ func (t *transcript) markdown(src string) string {
 	if strings.TrimSpace(src) == "" {
 		return ""
 	}
-	out, err := t.md.render(src, t.width)
+	out, err := t.md.Render(src, t.width)
 	if err != nil {
 		t.log.Warn("markdown rendering failed", "err", err)
 		return t.st.Assistant.Width(max(t.width, minContentWidth)).Render(sanitize.Text(src))
 	}
 	return out
-}
-
-// thinkingLine is the thinking of an answer: its last line while it
-// streams, then its size, collapsed; with details, the thinking in full.
-func thinkingLine(st *Styles, e *entry, width int, details bool) string {
-	if e.streaming && strings.TrimSpace(e.text) == "" {
-		return st.Thinking.Render(ansi.Truncate("thinking… "+lastLine(sanitize.Text(e.thinking)), width-markdownMargin, "…"))
-	}
-	words := len(strings.Fields(e.thinking))
-	if !details {
-		return st.Thinking.Render(ansi.Truncate(fmt.Sprintf("▸ thought for %d words", words), width-markdownMargin, "…"))
-	}
-	return st.Thinking.Render(fmt.Sprintf("▾ thought for %d words:", words)) + "\n" +
-		st.Thinking.Width(width).Render(sanitize.Text(strings.TrimSpace(e.thinking)))
 }
 
 // hasDetail reports whether an entry expands with the details key.
@@ -387,85 +375,11 @@ func (e *entry) hasDetail() bool {
 }
 
 // compact kinds are one-line entries kept together without blank lines.
-func compact(k entryKind) bool { return k == entryTool || k == entryRecall }
-
-// toolLine is one compact line for a tool call, worded as `mneme ask`
-// words it (`⚙ saved note: "…"`); with details, the call's arguments and
-// its result or error follow, wrapped.
-func toolLine(st *Styles, act agent.ToolActivity, done bool, width int, details bool) string {
-	act.Done = done
-	line := "⚙ " + oneLine(act.Summary())
-	style := st.Tool
-	switch {
-	case !done:
-		line += " …"
-	case act.Error != "":
-		style = st.ToolError
-	}
-	line = style.Render(ansi.Truncate(line, width-markdownMargin, "…"))
-	if !details {
-		return line
-	}
-	rows := []string{"arguments: " + detailText(act.Args)}
-	switch {
-	case !done:
-	case act.Error != "":
-		rows = append(rows, "error: "+detailText(act.Error))
-	default:
-		rows = append(rows, "result: "+detailText(act.Result))
-	}
-	return line + "\n" + detailBlock(style, rows, width)
-}
-
-// recallLine is the context receipt of a prompt: which saved notes were
-// put in front of the model; with details, each note in full.
-func recallLine(st *Styles, mems []agent.Memory, width int, details bool) string {
-	line := st.Tool.Render(ansi.Truncate("↺ "+oneLine(agent.RecallEvent{Memories: mems}.Summary()), width-markdownMargin, "…"))
-	if !details {
-		return line
-	}
-	rows := make([]string, len(mems))
-	for i, m := range mems {
-		rows[i] = fmt.Sprintf("%s [note %s]", detailText(m.Text), oneLine(m.NoteID))
-	}
-	return line + "\n" + detailBlock(st.Tool, rows, width)
-}
-
-// maxDetailRunes bounds one detail row, so a huge tool result stays readable.
-const maxDetailRunes = 2000
-
-func detailText(s string) string {
-	s = oneLine(s)
-	if r := []rune(s); len(r) > maxDetailRunes {
-		s = string(r[:maxDetailRunes-1]) + "…"
-	}
-	return s
-}
-
-// detailBlock renders detail rows wrapped under a compact line, indented.
-func detailBlock(style lipgloss.Style, rows []string, width int) string {
-	const indent = 2
-	w := max(width-markdownMargin-indent, minContentWidth)
-	var out []string
-	for _, r := range rows {
-		for _, l := range strings.Split(ansi.Wrap(r, w, " "), "\n") {
-			out = append(out, style.Render(strings.Repeat(" ", indent)+l))
-		}
-	}
-	return strings.Join(out, "\n")
-}
+func compact(k entryKind) bool { return k == entryTool || k == entryRecall || k == entrySources }
 
 // oneLine sanitises s and folds all its whitespace into single spaces.
 func oneLine(s string) string {
 	return sanitize.Line(s)
-}
-
-func lastLine(s string) string {
-	s = strings.TrimSpace(s)
-	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
-		s = s[i+1:]
-	}
-	return strings.TrimSpace(s)
 }
 
 // entriesFromHistory turns stored messages into transcript entries,
@@ -476,8 +390,12 @@ func entriesFromHistory(msgs []memory.Message) ([]entry, memory.TurnCounter) {
 		out   []entry
 		calls = map[string]memory.ToolCall{}
 		turns memory.TurnCounter
+		cites sourcesOfTurn
 	)
 	for _, m := range msgs {
+		if m.Role == memory.RoleUser {
+			out = cites.flush(out)
+		}
 		first, turn := len(out), turns.Add(m)
 		switch m.Role {
 		case memory.RoleUser:
@@ -490,6 +408,7 @@ func entriesFromHistory(msgs []memory.Message) ([]entry, memory.TurnCounter) {
 			if strings.TrimSpace(m.Content) != "" || strings.TrimSpace(m.Thinking) != "" || interrupted {
 				out = append(out, entry{kind: entryAssistant, text: m.Content, thinking: m.Thinking, interrupted: interrupted})
 			}
+			cites.answer(m.Content)
 		case memory.RoleTool:
 			act := agent.ToolActivity{ID: m.ToolCallID, Name: m.ToolName}
 			if c, ok := calls[m.ToolCallID]; ok {
@@ -500,10 +419,11 @@ func entriesFromHistory(msgs []memory.Message) ([]entry, memory.TurnCounter) {
 			}
 			act.Result, act.Error = agent.ToolOutcome(m.Content)
 			out = append(out, entry{kind: entryTool, tool: act, toolDone: true})
+			cites.add(agent.StoredCitations(act.Name, m.Content))
 		}
 		for i := first; i < len(out); i++ {
 			out[i].turn, out[i].seq = turn, m.Seq
 		}
 	}
-	return out, turns
+	return cites.flush(out), turns
 }

@@ -21,6 +21,7 @@ func (m *Model) layout() {
 	}
 	m.help.SetWidth(m.width)
 	m.keys.Details.SetEnabled(m.transcript.hasDetails())
+	m.keys.Sources.SetEnabled(m.transcript.lastSources() != nil)
 	m.updateCompletion()
 	body, w := m.bodyHeight(), m.mainWidth()
 	m.sidebar.SetSize(sidebar.Width(m.width), body)
@@ -81,7 +82,7 @@ func (m Model) View() tea.View {
 func (m Model) bodyView() (string, *tea.Cursor) {
 	switch {
 	case m.helpOpen:
-		return m.helpView.view(m.st), nil
+		return m.helpView.View(m.st), nil
 	case m.top() != nil:
 		return m.panelView()
 	case m.sidebarFull():
@@ -134,7 +135,7 @@ func (m Model) mainView() (string, *tea.Cursor) {
 func (m Model) helpLineView() string {
 	switch {
 	case m.helpOpen:
-		return fitHelp(m.help, []key.Binding{m.helpView.keys.Scroll, m.helpView.keys.Close, m.keys.Quit})
+		return fitHelp(m.help, []key.Binding{m.helpView.Keys().Scroll, m.helpView.Keys().Close, m.keys.Quit})
 	case m.top() != nil:
 		return fitHelp(m.help, []key.Binding{m.keys.Help, m.keys.Quit})
 	case m.focus == focusSidebar && m.sidebar.Confirming():

@@ -1,4 +1,8 @@
-package tui
+// Package render draws the transcript's blocks that need no state of the
+// chat: answers as markdown (whole, or as they stream), and the compact
+// lines of tool calls, recalls, thinking and sources. Every text goes
+// through internal/sanitize.
+package render
 
 import (
 	"fmt"
@@ -11,22 +15,23 @@ import (
 	"github.com/mneme-dev/mneme/internal/sanitize"
 )
 
-// markdown renders assistant answers with glamour at one width. It keeps
+// Markdown renders assistant answers with glamour at one width. It keeps
 // one renderer and builds a new one only when the width changes.
-type markdown struct {
+type Markdown struct {
 	style gansi.StyleConfig
 	width int
 	r     *glamour.TermRenderer
 }
 
-func newMarkdown(style gansi.StyleConfig) *markdown {
-	return &markdown{style: style}
+// NewMarkdown returns a renderer in style.
+func NewMarkdown(style gansi.StyleConfig) *Markdown {
+	return &Markdown{style: style}
 }
 
-// render turns markdown source into terminal text exactly width columns
+// Render turns markdown source into terminal text exactly width columns
 // wide at most. The source is sanitised first.
-func (md *markdown) render(src string, width int) (string, error) {
-	width = max(width, minContentWidth)
+func (md *Markdown) Render(src string, width int) (string, error) {
+	width = max(width, MinWidth)
 	if md.r == nil || md.width != width {
 		r, err := glamour.NewTermRenderer(
 			glamour.WithStyles(md.style),
@@ -44,10 +49,10 @@ func (md *markdown) render(src string, width int) (string, error) {
 	return trimBlankLines(out), nil
 }
 
-// stablePrefix returns the part of a streaming answer that will not change
+// StablePrefix returns the part of a streaming answer that will not change
 // meaning when more text arrives: everything up to the last blank line
 // that is outside a code fence.
-func stablePrefix(src string) string {
+func StablePrefix(src string) string {
 	var (
 		cut     int
 		inFence bool
@@ -77,11 +82,11 @@ func stablePrefix(src string) string {
 	return src[:cut]
 }
 
-// closeOpenBlock makes the block being written render as it will once
+// CloseOpenBlock makes the block being written render as it will once
 // complete: an unclosed code fence is closed, and a last line that is only
 // the start of a fence marker (one or two backticks or tildes) is left
 // out until it is one.
-func closeOpenBlock(src string) string {
+func CloseOpenBlock(src string) string {
 	var (
 		inFence bool
 		fence   string

@@ -1,0 +1,31 @@
+package docs
+
+import (
+	"testing"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/mneme-dev/mneme/tui/internal/paneltest"
+)
+
+// The shared panel test harness (tui/internal/paneltest) under short names.
+type component[T any] = paneltest.Component[T]
+
+func newComponent[T any](t *testing.T, m T, update func(T, tea.Msg) (T, tea.Cmd), owns func(T, tea.Msg) bool) *component[T] {
+	return paneltest.NewComponent(t, m, update, owns)
+}
+
+func sent[M any, T any](c *component[T]) []M { return paneltest.Sent[M](c) }
+
+var (
+	plain         = paneltest.Plain
+	requireSize   = paneltest.RequireSize
+	requireShows  = paneltest.RequireShows
+	requireGolden = paneltest.RequireGolden
+	keyRune       = paneltest.KeyRune
+	keyEnter      = paneltest.KeyEnter
+	keyEsc        = paneltest.KeyEsc
+	keyDown       = paneltest.KeyDown
+)
+
+const testUser = paneltest.TestUser

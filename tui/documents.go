@@ -1,0 +1,202 @@
+package tui
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/mneme-dev/mneme/agent"
+	"github.com/mneme-dev/mneme/internal/sanitize"
+	"github.com/mneme-dev/mneme/tui/docs"
+	"github.com/mneme-dev/mneme/tui/render"
+)
+
+// Documents in the chat: the sources under an answer (the passages its
+// file_search calls gave the model) and their list (ctrl+r, /sources),
+// the document browser (/docs), and /attach, which adds a document and
+// tells the next run's model about it. The panels are in tui/docs.
+
+// AttachResult is what Config.Attach did with a file.
+type AttachResult struct {
+	Title    string // the document's title ("" if none)
+	Path     string // as stored (absolute)
+	Passages int    // its chunks
+	// Outcome is "added", "updated" or "unchanged".
+	Outcome string
+}
+
+// The panels' adapters to Panel (panels.go).
+type (
+	docsPanel    struct{ docs.Browser }
+	sourcesPanel struct{ docs.Sources }
+)
+
+func (p *docsPanel) Update(msg tea.Msg) (Panel, tea.Cmd) {
+	var cmd tea.Cmd
+	p.Browser, cmd = p.Browser.Update(msg)
+	return p, cmd
+}
+
+func (p *sourcesPanel) Update(msg tea.Msg) (Panel, tea.Cmd) {
+	var cmd tea.Cmd
+	p.Sources, cmd = p.Sources.Update(msg)
+	return p, cmd
+}
+
+func newDocsPanel(ctx context.Context, st *Styles, cfg Config, km KeyMap) *docsPanel {
+	p := docs.NewBrowser(st, docs.Config{Library: cfg.Docs, UserID: cfg.UserID, Context: ctx})
+	p.SetKeyMap(km.DocsKeys, km.PassageKeys)
+	return &docsPanel{p}
+}
+
+func newSourcesPanel(st *Styles, km KeyMap) *sourcesPanel {
+	p := docs.NewSources(st)
+	p.SetKeyMap(km.SourcesKeys, km.PassageKeys)
+	return &sourcesPanel{p}
+}
+
+// openSources lists the sources of the last answer that has some.
+func (m *Model) openSources() tea.Cmd {
+	cites := m.transcript.lastSources()
+	if len(cites) == 0 {
+		m.hint = "No answer here cites a document yet."
+		return nil
+	}
+	var cmd tea.Cmd
+	m.sources.Sources, cmd = m.sources.Open(cites)
+	m.push(m.sources)
+	return cmd
+}
+
+// openDocs opens the document browser.
+func (m *Model) openDocs() tea.Cmd {
+	if m.cfg.Docs == nil || m.incognito() {
+		m.hint = "Documents are not available here."
+		return nil
+	}
+	var cmd tea.Cmd
+	m.docs.Browser, cmd = m.docs.Open()
+	m.push(m.docs)
+	return cmd
+}
+
+func (m *Model) slashSources(string) tea.Cmd {
+	m.input.reset()
+	return m.openSources()
+}
+
+func (m *Model) slashDocs(string) tea.Cmd {
+	m.input.reset()
+	return m.openDocs()
+}
+
+// attachedMsg reports an /attach.
+type attachedMsg struct {
+	path string
+	res  AttachResult
+	err  error
+}
+
+// slashAttach adds the document at PATH in a command; its receipt says
+// what happened, and the next prompt's run is told the document is there.
+func (m *Model) slashAttach(args string) tea.Cmd {
+	path := strings.TrimSpace(args)
+	if len(path) >= 2 && (path[0] == '"' || path[0] == '\'') && path[len(path)-1] == path[0] {
+		path = path[1 : len(path)-1]
+	}
+	switch {
+	case path == "":
+		m.hint = "Usage: /attach PATH, e.g. /attach ~/manuals/boiler.pdf"
+		return nil
+	case m.cfg.Attach == nil || m.incognito():
+		m.hint = "Attaching documents is not available here."
+		return nil
+	}
+	m.input.reset()
+	m.hint = "Attaching " + oneLine(filepath.Base(path)) + "…"
+	attach, ctx := m.cfg.Attach, m.life.ctx
+	return func() tea.Msg {
+		res, err := attach(ctx, path)
+		return attachedMsg{path: path, res: res, err: err}
+	}
+}
+
+// handleAttached shows the receipt of an /attach (once no answer
+// streams) and keeps the document for the next run's system prompt.
+func (m *Model) handleAttached(msg attachedMsg) {
+	m.hint = ""
+	name := filepath.Base(sanitize.Line(msg.path))
+	if msg.res.Path != "" {
+		name = filepath.Base(sanitize.Line(msg.res.Path))
+	}
+	if msg.err != nil && m.run == nil {
+		m.transcript.addError(fmt.Sprintf("📎 %s: %s", name, msg.err))
+		m.transcript.refresh(m.now(), true)
+		return
+	}
+	if msg.err != nil { // an answer streams: the receipt waits for its end
+		m.receipts = append(m.receipts, fmt.Sprintf("📎 %s: %s", name, msg.err))
+		return
+	}
+	passages := fmt.Sprintf("%d passages", msg.res.Passages)
+	if msg.res.Passages == 1 {
+		passages = "1 passage"
+	}
+	receipt := fmt.Sprintf("📎 %s %s · %s", msg.res.Outcome, name, passages)
+	if msg.res.Outcome == "unchanged" {
+		receipt = fmt.Sprintf("📎 %s unchanged · %s", name, passages)
+	}
+	m.receipts = append(m.receipts, receipt)
+	m.showReceipts()
+	about := msg.res.Path
+	if t := strings.TrimSpace(msg.res.Title); t != "" {
+		about = t + " (" + msg.res.Path + ")"
+	}
+	m.attached = append(m.attached, about)
+}
+
+// addSources lists, under the answer just finished, the passages it cites.
+func (t *transcript) addSources(cites []agent.Citation) {
+	if len(cites) == 0 {
+		return
+	}
+	t.entries = append(t.entries, entry{kind: entrySources, cites: render.Cited(cites, t.lastAnswer()), turn: t.turns.Current()})
+}
+
+// lastSources are the sources listed under the last answer that has some.
+func (t *transcript) lastSources() []agent.Citation {
+	for i := len(t.entries) - 1; i >= 0; i-- {
+		if t.entries[i].kind == entrySources {
+			return t.entries[i].cites
+		}
+	}
+	return nil
+}
+
+// sourcesOfTurn gathers the citations of a stored turn's file_search
+// results, for the sources under its answer when a conversation is loaded.
+type sourcesOfTurn struct {
+	cites []agent.Citation
+	last  string // the turn's answer so far
+}
+
+func (s *sourcesOfTurn) add(c []agent.Citation) { s.cites = append(s.cites, c...) }
+
+func (s *sourcesOfTurn) answer(text string) {
+	if strings.TrimSpace(text) != "" {
+		s.last = text
+	}
+}
+
+// flush ends a turn: its sources follow its last entry.
+func (s *sourcesOfTurn) flush(out []entry) []entry {
+	if len(s.cites) > 0 && len(out) > 0 {
+		prev := out[len(out)-1]
+		out = append(out, entry{kind: entrySources, cites: render.Cited(s.cites, s.last), turn: prev.turn, seq: prev.seq})
+	}
+	s.cites, s.last = nil, ""
+	return out
+}

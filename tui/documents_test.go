@@ -1,0 +1,215 @@
+package tui
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/mneme-dev/mneme/agent"
+	"github.com/mneme-dev/mneme/internal/sanitize/hostile"
+	"github.com/mneme-dev/mneme/memory"
+	"github.com/mneme-dev/mneme/memory/docstore"
+	"github.com/mneme-dev/mneme/memory/index"
+)
+
+var (
+	keyCtrlR = tea.KeyPressMsg{Code: 'r', Mod: tea.ModCtrl}
+
+	resetCite = agent.Citation{N: 1, DocumentID: "d1", Path: "/home/alice/manuals/boiler.pdf", Title: "Boiler manual",
+		Page: 3, Heading: "Reset", Chunk: 4, Passage: "To reset the boiler, hold the red button for ten seconds until the light blinks twice."}
+	installCite = agent.Citation{N: 2, DocumentID: "d2", Path: "/home/alice/notes.md", Title: "Notes", Heading: "Install",
+		Passage: "Install the thermostat on an inside wall, away from radiators."}
+	unusedCite = agent.Citation{N: 3, DocumentID: "d3", Path: "/home/alice/recipes.txt", Passage: "Bake for forty minutes."}
+)
+
+// citingRunner answers after a file_search call that gave cites.
+func citingRunner(store *memory.Store, answer string, cites ...agent.Citation) *fakeRunner {
+	r := newFakeRunner(store)
+	r.tools = []agent.ToolActivity{{ID: "call-1", Name: "file_search", Args: `{"query":"reset the boiler"}`, Done: true,
+		Result: `{"results":[]}`, Citations: cites}}
+	r.deltas2 = []string{answer}
+	return r
+}
+
+// TestSourcesUnderTheAnswerOpenThePassage: the passages an answer cites
+// are listed under it, by their numbers; ctrl+r lists them, Enter reads
+// one in full, Esc goes back to the list and again to the chat.
+func TestSourcesUnderTheAnswerOpenThePassage(t *testing.T) {
+	store := openStore(t)
+	r := citingRunner(store, "Hold the red button [1]. Put the thermostat inside [2].", resetCite, installCite, resetCite, unusedCite)
+	h := newHarness(t, config(store, r, readyProbe))
+	h.send(tea.WindowSizeMsg{Width: 100, Height: 30})
+	h.typeText("how do I reset the boiler?")
+	h.send(keyEnter)
+	h.runUntilIdle()
+	h.runUntilShown("Sources  [1] boiler.pdf · p. 3 · Reset   [2] notes.md › Install")
+	if h.shows("recipes.txt") || strings.Count(h.screen(), "boiler.pdf") != 1 {
+		t.Fatalf("an uncited or repeated passage is listed:\n%s", h.screen())
+	}
+	if !h.shows("ctrl+r sources") {
+		t.Fatalf("the help line does not offer the sources:\n%s", h.screen())
+	}
+
+	h.send(keyCtrlR)
+	h.runUntilShown("Sources · of the last answer", "[1] boiler.pdf · p. 3 · Reset", "[2] notes.md › Install")
+	h.send(keyEnter)
+	h.runUntilShown("[1] Boiler manual", "p. 3 · Reset", "/home/alice/manuals/boiler.pdf",
+		"To reset the boiler, hold the red button for ten seconds until the light blinks twice.")
+	h.send(keyEsc)
+	h.runUntilShown("Sources · of the last answer")
+	h.send(keyEsc)
+	h.runUntil("the chat", func() bool { return !h.shows("Sources · of") && h.shows("Hold the red button [1]") })
+
+	h.typeText("/sources")
+	h.send(keyEnter)
+	h.runUntilShown("Sources · of the last answer")
+}
+
+// TestAnswerWithoutMarksListsEverySource: an answer that cites no number
+// still lists the passages it was given.
+func TestAnswerWithoutMarksListsEverySource(t *testing.T) {
+	store := openStore(t)
+	h := newHarness(t, config(store, citingRunner(store, "Hold the red button.", resetCite, installCite), readyProbe))
+	h.send(tea.WindowSizeMsg{Width: 100, Height: 30})
+	h.typeText("reset?")
+	h.send(keyEnter)
+	h.runUntilIdle()
+	h.runUntilShown("Sources  [1] boiler.pdf · p. 3 · Reset   [2] notes.md › Install")
+}
+
+// TestSourcesAfterReload: a conversation loaded from the store lists the
+// sources of each answer again, from its stored file_search results.
+func TestSourcesAfterReload(t *testing.T) {
+	store := openStore(t)
+	ctx := context.Background()
+	conv := must[memory.Conversation](t)(store.CreateConversation(ctx, testUser, "Boiler"))
+	out, _ := json.Marshal(map[string]any{"query": "reset", "results": []map[string]any{
+		{"n": 1, "document_id": "d1", "path": resetCite.Path, "title": resetCite.Title, "heading": "Reset", "page": 3, "chunk": 4,
+			"passage": resetCite.Passage, "score": 0.9},
+	}})
+	for _, m := range []memory.Message{
+		{Role: memory.RoleUser, Content: "how do I reset the boiler?"},
+		{Role: memory.RoleAssistant, ToolCalls: []memory.ToolCall{{ID: "c1", Name: "file_search", Arguments: json.RawMessage(`{"query":"reset"}`)}}},
+		{Role: memory.RoleTool, ToolCallID: "c1", ToolName: "file_search", Content: string(out)},
+		{Role: memory.RoleAssistant, Content: "Hold the red button for ten seconds [1]."},
+		{Role: memory.RoleUser, Content: "thanks"},
+		{Role: memory.RoleAssistant, Content: "You are welcome."},
+	} {
+		m.ConversationID = conv.ID
+		if _, err := store.AppendMessage(ctx, testUser, m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg := config(store, newFakeRunner(store), readyProbe)
+	cfg.ConversationID = conv.ID
+	h := newHarness(t, cfg)
+	h.send(tea.WindowSizeMsg{Width: 100, Height: 30})
+	h.runUntilShown("You are welcome.", "Sources  [1] boiler.pdf · p. 3 · Reset")
+	s := h.screen()
+	if strings.Index(s, "Sources  [1]") < strings.Index(s, "Hold the red button") || strings.Index(s, "Sources  [1]") > strings.Index(s, "thanks") {
+		t.Fatalf("the sources are not under their answer:\n%s", s)
+	}
+	h.send(keyCtrlR)
+	h.send(keyEnter)
+	h.runUntilShown("[1] Boiler manual", "until the light blinks twice.")
+}
+
+// TestAttachTellsTheNextRun: /attach adds the document in a command and
+// shows a receipt; the next prompt's run is told about it, the one after
+// is not. A failure says why.
+func TestAttachTellsTheNextRun(t *testing.T) {
+	store := openStore(t)
+	r := newFakeRunner(store, "ok")
+	cfg := config(store, r, readyProbe)
+	var mu sync.Mutex
+	var asked []string
+	cfg.Attach = func(_ context.Context, path string) (AttachResult, error) {
+		mu.Lock()
+		asked = append(asked, path)
+		mu.Unlock()
+		if strings.HasSuffix(path, "secret.pdf") {
+			return AttachResult{}, errors.New("skipped: encrypted PDF")
+		}
+		return AttachResult{Title: "Boiler manual", Path: "/home/alice/boiler.pdf", Passages: 12, Outcome: "added"}, nil
+	}
+	h := newHarness(t, cfg)
+	h.send(tea.WindowSizeMsg{Width: 100, Height: 30})
+	h.typeText("/attach '~/boiler.pdf'")
+	h.send(keyEnter)
+	h.runUntilShown("📎 added boiler.pdf · 12 passages")
+	h.typeText("/attach secret.pdf")
+	h.send(keyEnter)
+	h.runUntilShown("📎 secret.pdf: skipped: encrypted PDF")
+	if len(asked) != 2 || asked[0] != "~/boiler.pdf" {
+		t.Fatalf("attach asked for %q", asked)
+	}
+
+	h.typeText("what does the manual say?")
+	h.send(keyEnter)
+	h.runUntilIdle()
+	h.typeText("and then?")
+	h.send(keyEnter)
+	h.runUntilIdle()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(r.attached) != 2 || len(r.attached[0]) != 1 || r.attached[0][0] != "Boiler manual (/home/alice/boiler.pdf)" || r.attached[1] != nil {
+		t.Fatalf("the runs were told of %q, want the manual once", r.attached)
+	}
+}
+
+// TestSourcesHostileText: escapes and bidi controls in a cited path,
+// heading and passage are not drawn, in the transcript or the viewer.
+func TestSourcesHostileText(t *testing.T) {
+	for _, p := range hostile.Payloads {
+		t.Run(p.Name, func(t *testing.T) {
+			store := openStore(t)
+			c := agent.Citation{N: 1, DocumentID: "d", Path: "/docs/f-" + p.Raw + ".pdf", Title: "t-" + p.Raw, Heading: "h-" + p.Raw,
+				Passage: "passage " + p.Raw}
+			h := newHarness(t, config(store, citingRunner(store, "See [1].", c), readyProbe))
+			h.send(tea.WindowSizeMsg{Width: 200, Height: 30})
+			h.typeText("q")
+			h.send(keyEnter)
+			h.runUntilIdle()
+			requireSafeView(t, "sources line", h.m.View().Content, "[1]f-"+p.Readable+".pdf›h-"+p.Readable, p.Hidden)
+			h.send(keyCtrlR)
+			h.send(keyEnter)
+			requireSafeView(t, "passage", h.m.View().Content, "passage"+p.Readable, p.Hidden)
+			requireSafeView(t, "passage path", h.m.View().Content, "/docs/f-"+p.Readable+".pdf", p.Hidden)
+		})
+	}
+}
+
+// fakeLibrary is one document for /docs.
+type fakeLibrary struct{}
+
+func (fakeLibrary) ListDocuments(context.Context, string) ([]docstore.Document, error) {
+	return []docstore.Document{{ID: "d1", Path: "/home/alice/boiler.pdf", Title: "Boiler manual", Type: "pdf", Chunks: 12}}, nil
+}
+func (fakeLibrary) SearchDocs(context.Context, index.DocQuery) ([]index.DocHit, error) {
+	return nil, nil
+}
+func (fakeLibrary) DocumentChunks(context.Context, string, string) ([]docstore.Chunk, error) {
+	return []docstore.Chunk{{Text: "Hold the red button."}}, nil
+}
+func (fakeLibrary) RemoveDocuments(context.Context, string, []string) error { return nil }
+
+// TestSlashDocsOpensTheBrowser: /docs lists the documents; Enter reads one.
+func TestSlashDocsOpensTheBrowser(t *testing.T) {
+	store := openStore(t)
+	cfg := config(store, newFakeRunner(store), readyProbe)
+	cfg.Docs = fakeLibrary{}
+	h := newHarness(t, cfg)
+	h.typeText("/docs")
+	h.send(keyEnter)
+	h.runUntilShown("Documents · 1 document", "Boiler manual", "/home/alice/boiler.pdf")
+	h.send(keyEnter)
+	h.runUntilShown("Hold the red button.")
+	h.send(keyEsc)
+	h.send(keyEsc)
+	h.runUntil("the chat", func() bool { return !h.shows("Documents ·") })
+}
