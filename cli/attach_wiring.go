@@ -26,25 +26,15 @@ func (l docLibrary) DocumentChunks(ctx context.Context, userID, docID string) ([
 	return l.Docs().Chunks(ctx, userID, docID)
 }
 
-// documentAdder is the session's way of adding a document from a path
-// (read, split, stored and indexed), which `mneme docs add` uses too.
-type documentAdder interface {
-	attachDocument(ctx context.Context, ix *index.Index, path string) (docstore.Document, docstore.Outcome, error)
-}
-
 // attacher is how /attach adds a file over ix: a path as typed (relative
-// to the working directory, or ~/…) is added as `mneme docs add` adds
-// it. It is nil while the session cannot add documents.
+// to the working directory, or ~/…) is added as `mneme docs add` adds it
+// (session.attachDocument, docs_add.go).
 func (a *App) attacher(s *session, ix *index.Index) func(ctx context.Context, path string) (docstore.Document, docstore.Outcome, error) {
-	adder, ok := any(s).(documentAdder)
-	if !ok {
-		return nil
-	}
 	home := a.getenv("HOME")
 	return func(ctx context.Context, path string) (docstore.Document, docstore.Outcome, error) {
 		if home != "" && (path == "~" || strings.HasPrefix(path, "~/")) {
 			path = filepath.Join(home, strings.TrimPrefix(path, "~"))
 		}
-		return adder.attachDocument(ctx, ix, path)
+		return s.attachDocument(ctx, ix, path)
 	}
 }

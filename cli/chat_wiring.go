@@ -213,13 +213,9 @@ func (s *session) changeQuestion(ctx context.Context, user, tool, id, content st
 	return "The model wants to change " + old + " to " + cut(content) + "."
 }
 
-// chatAttach is the chat's /attach over ix (nil, and /attach says it is
-// unavailable, while the session cannot add documents: attach_wiring.go).
+// chatAttach is the chat's /attach over ix (attach_wiring.go).
 func (a *App) chatAttach(s *session, ix *index.Index) func(ctx context.Context, path string) (tui.AttachResult, error) {
 	add := a.attacher(s, ix)
-	if add == nil {
-		return nil
-	}
 	return func(ctx context.Context, path string) (tui.AttachResult, error) {
 		d, outcome, err := add(ctx, path)
 		if err != nil {
