@@ -117,6 +117,16 @@ func TestDocsAddFindChangeRemove(t *testing.T) {
 		t.Errorf("the new text is not found: %+v", hits)
 	}
 
+	// A file over max_doc_mb is skipped with the reason; the rest goes in.
+	big := filepath.Join(dir, "big.txt")
+	writeFiles(t, dir, map[string]string{"big.txt": strings.Repeat("enormous words here ", 60_000)}) // 1.2 MB
+	limited := *d
+	limited.extra = []string{"MNEME_MAX_DOC_MB=1"}
+	if r := limited.mneme("", "docs", "add", big, filepath.Join(dir, "notes.txt")); r.code != 0 ||
+		!strings.Contains(r.stdout, "skipped    "+big+": larger than max_doc_mb (1 MB)") || !strings.Contains(r.stdout, "0 added, 0 updated, 1 unchanged, 1 skipped") {
+		t.Errorf("docs add over max_doc_mb: %+v", r)
+	}
+
 	// Another user finds nothing and lists nothing.
 	other := *d
 	other.extra = []string{"MNEME_USER=someone-else"}
