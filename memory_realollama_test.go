@@ -111,7 +111,7 @@ func TestRealOllamaMemoryTools(t *testing.T) {
 		if len(res.ToolCalls) != 1 || res.ToolCalls[0].Name != tools.MemorySaveName || res.ToolCalls[0].Error != "" {
 			t.Fatalf("tool calls %+v", res.ToolCalls)
 		}
-		if len(chat.tools) != 2 || chat.tools[0] != 5 || !a.ToolsSupported() {
+		if len(chat.tools) != 2 || chat.tools[0] != len(registry.Definitions()) || !a.ToolsSupported() {
 			t.Fatalf("tools offered per request %v", chat.tools)
 		}
 		notes, err := store.ListNotes(ctx, "alice")
