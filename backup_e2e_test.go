@@ -21,6 +21,9 @@ func TestBackupRestoresIntoAnEmptyDataDir(t *testing.T) {
 	a.mustOK("", "ask", "I keep bees on my balcony")
 	a.mustOK("", "memory", "add", "--tag", "hobby", "I keep bees on my balcony")
 	a.mustOK("", "import", "importer/testdata/claude.json")
+	docs := t.TempDir()
+	writeFiles(t, docs, map[string]string{"hives.md": "# Hives\n\n## Winter\nWrap the hives in straw before the first frost.\n"})
+	a.mustOK("", "docs", "add", "--collection", "garden", docs)
 
 	file := filepath.Join(t.TempDir(), "backup.jsonl")
 	a.mustOK("", "export", "--all", "-o", file)
@@ -35,7 +38,7 @@ func TestBackupRestoresIntoAnEmptyDataDir(t *testing.T) {
 
 	b := newDevice(t, srv.Host())
 	r := b.mustOK("", "import", file)
-	if !strings.Contains(r.stdout, "Restored from the backup: 1 note and 0 summaries") {
+	if !strings.Contains(r.stdout, "Restored from the backup: 1 note, 0 summaries and 1 document") {
 		t.Fatalf("restore: %s\nstderr: %s", r.stdout, r.stderr)
 	}
 	stamp := regexp.MustCompile(`"exported_at":"[^"]*"`)
@@ -55,9 +58,12 @@ func TestBackupRestoresIntoAnEmptyDataDir(t *testing.T) {
 	if r := b.mustOK("", "memory", "search", "balcony bees"); !strings.Contains(r.stdout, "I keep bees on my balcony") {
 		t.Fatalf("memory search:\n%s", r.stdout)
 	}
+	if hits := b.docHits("straw frost"); len(hits) == 0 || hits[0].Heading != "Hives › Winter" || hits[0].Collection != "garden" {
+		t.Fatalf("docs search straw frost: %+v", hits)
+	}
 
 	r = b.mustOK("", "import", file)
-	if !strings.Contains(r.stdout, "Imported 0 messages") || !strings.Contains(r.stdout, "0 notes and 0 summaries") {
+	if !strings.Contains(r.stdout, "Imported 0 messages") || !strings.Contains(r.stdout, "0 notes, 0 summaries and 0 documents") {
 		t.Fatalf("restore again: %s", r.stdout)
 	}
 	if got := backup(b); got != want {

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/mneme-dev/mneme/memory/docstore"
+
 	"github.com/mneme-dev/mneme/config"
 	"github.com/mneme-dev/mneme/internal/fileatomic"
 	"github.com/mneme-dev/mneme/memory"
@@ -43,7 +45,13 @@ func (a *App) runExport(ctx context.Context, args []string) error {
 	}
 	defer s.Close()
 	if *all {
-		write := func(w io.Writer) error { return s.store.ExportAll(ctx, s.cfg.User, w) }
+		docs, err := docstore.Open(ctx, s.store)
+		if err != nil {
+			return err
+		}
+		write := func(w io.Writer) error {
+			return s.store.ExportAll(ctx, s.cfg.User, w, docs.ExportLines(ctx, s.cfg.User))
+		}
 		if *outPath == "" {
 			return write(a.stdout)
 		}

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mneme-dev/mneme/memory/docstore"
+
 	"github.com/mneme-dev/mneme/config"
 	"github.com/mneme-dev/mneme/importer"
 	"github.com/mneme-dev/mneme/internal/text"
@@ -66,7 +68,15 @@ func (a *App) runImport(ctx context.Context, args []string) error {
 	start := time.Now()
 	others := 0
 	// Ctrl+C stops the import even while it waits for more input on stdin.
-	st, err := s.store.Import(ctx, s.cfg.User, cancelableReader(ctx, in), memory.ImportOptions{AllUsers: *allUsers, OnBad: func(e memory.LineError) {
+	docs, err := docstore.Open(ctx, s.store)
+	if err != nil {
+		return err
+	}
+	docsBefore, err := docs.Count(ctx)
+	if err != nil {
+		return err
+	}
+	st, err := s.store.Import(ctx, s.cfg.User, cancelableReader(ctx, in), memory.ImportOptions{AllUsers: *allUsers, More: docs.Restorers(), OnBad: func(e memory.LineError) {
 		if errors.Is(e, memory.ErrOtherUser) {
 			others++
 		}
@@ -82,6 +92,11 @@ func (a *App) runImport(ctx context.Context, args []string) error {
 	if others > 0 {
 		fmt.Fprintf(a.stderr, "mneme: import: %d lines name a user other than %q and were skipped; import them as that user (--user NAME), or pass --all-users\n", others, s.cfg.User)
 	}
+	docsAfter, err := docs.Count(ctx)
+	if err != nil {
+		return err
+	}
+	restoredDocs := docsAfter - docsBefore
 	return a.indexImported(ctx, s, st.Conversations, func() {
 		if st.Conflicts > 0 {
 			fmt.Fprintf(a.stderr, "mneme: import: %d lines had an id already imported with other content; kept the stored one\n", st.Conflicts)
@@ -89,8 +104,8 @@ func (a *App) runImport(ctx context.Context, args []string) error {
 		fmt.Fprintf(a.stdout, "Imported %d messages into %d conversations in %s (%d unchanged, %d bad lines skipped).\n",
 			st.Imported, len(st.Conversations), time.Since(start).Round(time.Millisecond), st.Unchanged, st.Bad)
 		if st.Backup {
-			fmt.Fprintf(a.stdout, "Restored from the backup: %s and %s not stored before.\n",
-				text.Count(st.Notes, "note", "notes"), text.Count(st.Summaries, "summary", "summaries"))
+			fmt.Fprintf(a.stdout, "Restored from the backup: %s, %s and %s not stored before.\n",
+				text.Count(st.Notes, "note", "notes"), text.Count(st.Summaries, "summary", "summaries"), text.Count(restoredDocs, "document", "documents"))
 		}
 	})
 }

@@ -34,8 +34,9 @@ func backupTime(ms int64) string { return fromMS(ms).UTC().Format(time.RFC3339Na
 
 // ExportAll writes everything userID has as a backup that Import restores:
 // conversations with their messages and summaries, and the live notes
-// (deleted ones are left out). Rows are read a page at a time.
-func (s *Store) ExportAll(ctx context.Context, userID string, w io.Writer) error {
+// (deleted ones are left out), then the lines more writes (documents).
+// Rows are read a page at a time.
+func (s *Store) ExportAll(ctx context.Context, userID string, w io.Writer, more ...func(put func(any) error) error) error {
 	if userID == "" {
 		return ErrNoUser
 	}
@@ -61,6 +62,11 @@ func (s *Store) ExportAll(ctx context.Context, userID string, w io.Writer) error
 	}
 	if err := s.exportChanges(ctx, userID, put); err != nil {
 		return fmt.Errorf("export: %w", err)
+	}
+	for _, f := range more {
+		if err := f(put); err != nil {
+			return fmt.Errorf("export: %w", err)
+		}
 	}
 	return bw.Flush()
 }
@@ -235,6 +241,9 @@ func (imp *importer) backupLine(ctx context.Context, typ string, raw []byte, st 
 			return err, nil
 		}
 		return imp.restoreChange(ctx, c)
+	}
+	if restore := imp.more[typ]; restore != nil {
+		return restore(ctx, raw, imp.lineUser)
 	}
 	return fmt.Errorf("unknown line type %q", typ), nil
 }

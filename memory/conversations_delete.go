@@ -3,6 +3,8 @@ package memory
 import (
 	"context"
 	"fmt"
+
+	"github.com/mneme-dev/mneme/memory/internal/sqlq"
 )
 
 // DeleteConversation deletes one of the user's conversations for good: the
@@ -90,18 +92,5 @@ func (s *Store) DeleteConversationIDs(ctx context.Context, userID, id string) (D
 
 // idsOf runs a query of one text column and collects it.
 func idsOf(ctx context.Context, tx Execer, q string, args ...any) ([]string, error) {
-	rows, err := tx.QueryContext(ctx, q, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			return nil, err
-		}
-		out = append(out, id)
-	}
-	return out, rows.Err()
+	return sqlq.Strings(tx.QueryContext(ctx, q, args...))
 }

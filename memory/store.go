@@ -17,6 +17,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mneme-dev/mneme/memory/internal/sqlq"
+
 	"github.com/google/uuid"
 	libsql "github.com/tursodatabase/go-libsql" // also registers the "libsql" driver
 )
@@ -501,20 +503,12 @@ func byID[T any](rows []T, id func(T) string) map[string]T {
 
 // idSet runs q, which selects one id column, and returns the ids as a set.
 func (s *Store) idSet(ctx context.Context, q string, args ...any) (map[string]bool, error) {
-	rows, err := s.db.QueryContext(ctx, q, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	out := map[string]bool{}
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			return nil, err
-		}
+	ids, err := sqlq.Strings(s.db.QueryContext(ctx, q, args...))
+	out := make(map[string]bool, len(ids))
+	for _, id := range ids {
 		out[id] = true
 	}
-	return out, rows.Err()
+	return out, err
 }
 
 // count runs q, which selects one number; what names it in an error.

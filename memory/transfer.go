@@ -59,7 +59,14 @@ type ImportOptions struct {
 	AllUsers bool
 	// OnBad is told about each bad line; the line is skipped.
 	OnBad func(LineError)
+	// More restores the backup lines of types other packages write
+	// (documents), by type.
+	More map[string]LineRestorer
 }
+
+// LineRestorer restores one backup line; user resolves its "user" as the
+// import allows. lineErr is what is wrong with the line, err a failure.
+type LineRestorer func(ctx context.Context, raw []byte, user func(string) (string, error)) (lineErr, err error)
 
 // LineError is a bad line in an import file.
 type LineError struct {
@@ -95,7 +102,7 @@ func (s *Store) Import(ctx context.Context, user string, r io.Reader, opts Impor
 	var st ImportStats
 	onBad := opts.OnBad
 	imp := &importer{s: s, convs: map[convKey]*importConv{}, restored: map[convKey]string{},
-		user: strings.TrimSpace(user), allUsers: opts.AllUsers}
+		user: strings.TrimSpace(user), allUsers: opts.AllUsers, more: opts.More}
 	br := bufio.NewReaderSize(r, 1<<20)
 	var pending []importMsg
 	flush := func() error {
@@ -222,6 +229,7 @@ type importer struct {
 	restored map[convKey]string // conversations a backup's lines created or found
 	user     string             // the importing user, the default of lines without "user"
 	allUsers bool
+	more     map[string]LineRestorer
 }
 
 func (imp *importer) parse(raw []byte) (importMsg, error) {

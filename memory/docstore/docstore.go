@@ -241,6 +241,13 @@ func (st *Store) Lookup(ctx context.Context, userID, path string) (Document, boo
 	return list[0], true, nil
 }
 
+// Count counts the documents of every user.
+func (st *Store) Count(ctx context.Context) (int, error) {
+	var n int
+	err := st.s.DB().QueryRowContext(ctx, `SELECT COUNT(*) FROM documents`).Scan(&n)
+	return n, err
+}
+
 // minPrefix is the shortest id prefix accepted in place of a full id.
 const minPrefix = 4
 

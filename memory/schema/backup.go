@@ -1,8 +1,8 @@
 package schema
 
 // The full backup (memory.Store.ExportAll) is JSON lines: typed lines (a
-// header, conversations, summaries, notes, the notes' history) among the
-// message lines. These are its line types.
+// header, conversations, summaries, notes, the notes' history, documents
+// and their chunks) among the message lines. These are its line types.
 
 // BackupVersion is the version of the backup format this build writes and reads.
 const BackupVersion = 1
@@ -14,6 +14,8 @@ const (
 	BackupSummary      = "summary"
 	BackupNote         = "note"
 	BackupChange       = "note_change"
+	BackupDocument     = "document"
+	BackupDocChunk     = "doc_chunk"
 )
 
 // BackupHeaderLine is a backup's first line.
@@ -94,4 +96,31 @@ type BackupChangeLine struct {
 	BeforeStatus string `json:"before_status,omitempty"`
 	AfterStatus  string `json:"after_status,omitempty"`
 	Undoes       string `json:"undoes,omitempty"`
+}
+
+// BackupDocumentLine is an added document's own fields; its chunks follow
+// it as doc_chunk lines (memory/docstore writes and restores both).
+type BackupDocumentLine struct {
+	Type       string `json:"type"`
+	ID         string `json:"id"`
+	User       string `json:"user,omitempty"`
+	Collection string `json:"collection,omitempty"`
+	Path       string `json:"path"`
+	Title      string `json:"title,omitempty"`
+	DocType    string `json:"doc_type"`
+	Size       int64  `json:"size"`
+	Hash       string `json:"hash"`
+	Added      string `json:"added"`
+	Updated    string `json:"updated"`
+}
+
+// BackupDocChunkLine is one passage of a document, with its text.
+type BackupDocChunkLine struct {
+	Type     string `json:"type"`
+	Document string `json:"document"`
+	User     string `json:"user,omitempty"`
+	Number   int    `json:"number"`
+	Heading  string `json:"heading,omitempty"`
+	Page     int    `json:"page,omitempty"`
+	Text     string `json:"text"`
 }
