@@ -17,6 +17,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mneme-dev/mneme/internal/flock"
+	"github.com/mneme-dev/mneme/memory/internal/dbfiles"
 	"github.com/mneme-dev/mneme/memory/internal/sqlq"
 
 	"github.com/google/uuid"
@@ -49,9 +51,9 @@ type Store struct {
 	// readOnly, when set, is why writes are refused (a newer mneme's
 	// schema arrived through sync).
 	readOnly atomic.Pointer[error]
-	lock     *fileLock   // shared while open; see swap.go
-	swapMu   sync.Mutex  // held while the files are being replaced
-	closing  atomic.Bool // set by Close: no swap starts after it
+	lock     *dbfiles.Lock // shared while open; see swap.go
+	swapMu   sync.Mutex    // held while the files are being replaced
+	closing  atomic.Bool   // set by Close: no swap starts after it
 }
 
 // Option configures a Store.
@@ -88,7 +90,13 @@ func Open(ctx context.Context, path string, opts ...Option) (*Store, error) {
 	for _, o := range opts {
 		o(s)
 	}
-	lock, err := openFileLock(ctx, path+".lock")
+	// Wait a while for a merge in another process (it holds the lock exclusive).
+	lctx, cancel := context.WithTimeout(ctx, openLockWait)
+	lock, err := dbfiles.OpenLock(lctx, path+".lock", flock.Shared)
+	if err != nil && lctx.Err() != nil {
+		err = fmt.Errorf("database is being merged by another mneme process: %w", ErrBusy)
+	}
+	cancel()
 	if err != nil {
 		return nil, fmt.Errorf("open store: %w", err)
 	}

@@ -8,64 +8,23 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/mneme-dev/mneme/internal/flock"
 	"github.com/mneme-dev/mneme/memory/internal/dbfiles"
 )
 
-// fileLock is an advisory lock (flock) on a file beside the database.
-//
-// Every open Store holds the lock file "<db>.lock" shared for as long as it
-// is open; replacing the database files (after a sync conflict, or when a
-// plain database becomes a replica) needs it exclusive, so it never
-// happens under another mneme process that has the old files open. Sync
-// rounds take "<db>.sync-lock" exclusive so that two processes never sync
-// the same replica at once (each would act on stale sync metadata).
-type fileLock struct {
-	mu sync.Mutex
-	f  *os.File
-}
-
 // openLockWait bounds how long opening waits for a merge in another process.
 const openLockWait = 2 * time.Minute
-
-// openFileLock opens path and takes it shared, waiting while another
-// process holds it exclusive (a merge in progress).
-func openFileLock(ctx context.Context, path string) (*fileLock, error) {
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o600)
-	if err != nil {
-		return nil, fmt.Errorf("lock: %w", err)
-	}
-	l := &fileLock{f: f}
-	ctx, cancel := context.WithTimeout(ctx, openLockWait)
-	defer cancel()
-	if err := l.acquire(ctx, flock.Shared); err != nil {
-		f.Close()
-		return nil, fmt.Errorf("database is being merged by another mneme process: %w", err)
-	}
-	return l, nil
-}
-
-// acquire takes the lock in mode (LOCK_SH or LOCK_EX), polling until ctx
-// ends; then it returns ErrBusy.
-func (l *fileLock) acquire(ctx context.Context, mode int) error {
-	err := flock.Acquire(ctx, l.f, mode, nil)
-	if err != nil && ctx.Err() != nil {
-		return ErrBusy
-	}
-	return err
-}
 
 // TryExclusive takes the store's hold on its files exclusive, which
 // SwapDatabase needs, if no other process has them open; EndExclusive
 // makes it shared again. Callers serialise attempts across processes with
 // the sync lock (LockSync).
-func (s *Store) TryExclusive() bool { return s.lock.tryExclusive() }
+func (s *Store) TryExclusive() bool { return s.lock.TryExclusive() }
 
 // EndExclusive makes the hold TryExclusive took shared again.
-func (s *Store) EndExclusive() { s.lock.shared() }
+func (s *Store) EndExclusive() { s.lock.Shared() }
 
 // HoldWrites runs fn while this process's writers wait: sync runs
 // go-libsql's own connection (which has no busy timeout) and replaces the
@@ -76,48 +35,15 @@ func (s *Store) HoldWrites(fn func() error) error {
 	return fn()
 }
 
-// tryExclusive turns the shared lock exclusive if no other process holds
-// it. On failure the lock is shared again. Callers serialise attempts
-// across processes with the sync lock, so two upgrades never race.
-func (l *fileLock) tryExclusive() bool {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if flock.Try(l.f, flock.Exclusive) {
-		return true
-	}
-	// flock may have dropped the shared lock while trying: take it back.
-	l.acquire(context.Background(), flock.Shared)
-	return false
-}
-
-// shared turns an exclusive lock back to shared.
-func (l *fileLock) shared() {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.acquire(context.Background(), flock.Shared)
-}
-
-// Close releases the lock.
-func (l *fileLock) Close() error {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.f.Close()
-}
-
 // LockSync takes the store's sync lock ("<db>.sync-lock") exclusive,
 // waiting until ctx ends, so that two processes never sync the same
 // replica at once. Close releases it.
 func (s *Store) LockSync(ctx context.Context) (io.Closer, error) {
-	f, err := os.OpenFile(s.path+".sync-lock", os.O_CREATE|os.O_RDWR, 0o600)
-	if err != nil {
-		return nil, err
+	l, err := dbfiles.OpenLock(ctx, s.path+".sync-lock", flock.Exclusive)
+	if err != nil && ctx.Err() != nil {
+		return nil, ErrBusy
 	}
-	l := &fileLock{f: f}
-	if err := l.acquire(ctx, flock.Exclusive); err != nil {
-		f.Close()
-		return nil, err
-	}
-	return l, nil
+	return l, err
 }
 
 // replicaSuffixes are the files of a replica: the database, its WAL (which
