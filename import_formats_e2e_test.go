@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -38,6 +39,25 @@ func TestImportChatGPTExport(t *testing.T) {
 	}
 	if titles["Trip to Lisbon"] != 6 {
 		t.Fatalf("conversations: %v", titles)
+	}
+	// The model of each imported answer is kept, and so is the model of
+	// an answer mneme writes; the user's messages name none.
+	d.mustOK("", "ask", "hello")
+	models := map[string]bool{}
+	for _, line := range strings.Split(strings.TrimSpace(d.mustOK("", "export").stdout), "\n") {
+		var rec struct{ Title, Role, Model string }
+		if err := json.Unmarshal([]byte(line), &rec); err != nil {
+			t.Fatal(err)
+		}
+		if rec.Role == "user" && rec.Model != "" {
+			t.Errorf("a user's message names a model: %s", line)
+		}
+		if rec.Role == "assistant" {
+			models[rec.Title+" · "+rec.Model] = true
+		}
+	}
+	if !models["Trip to Lisbon · gpt-4o"] || !models["hello · "+fakeollama.DefaultChatModel+":latest"] {
+		t.Errorf("answers' models: %v", models)
 	}
 
 	r = d.mustOK("", "import", "--from", "chatgpt", "importer/testdata/chatgpt.json")

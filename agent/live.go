@@ -112,7 +112,7 @@ func (l *liveAnswer) write(content, thinking string, calls []memory.ToolCall, st
 	defer l.writeMu.Unlock()
 	m := memory.Message{
 		ConversationID: l.req.ConversationID, Role: memory.RoleAssistant,
-		Content: content, Thinking: thinking, ToolCalls: calls, Status: status,
+		Content: content, Thinking: thinking, ToolCalls: calls, Status: status, Model: l.a.model,
 	}
 	if l.stored.ID == "" {
 		stored, err := l.a.store.AppendMessage(l.ctx, l.req.UserID, m)

@@ -53,8 +53,9 @@ type gptMessage struct {
 		Result      string            `json:"result"`
 	} `json:"content"`
 	Metadata struct {
-		Hidden             bool `json:"is_visually_hidden_from_conversation"`
-		IsUserSystemMessge bool `json:"is_user_system_message"`
+		Hidden             bool   `json:"is_visually_hidden_from_conversation"`
+		IsUserSystemMessge bool   `json:"is_user_system_message"`
+		ModelSlug          string `json:"model_slug"`
 	} `json:"metadata"`
 }
 
@@ -101,6 +102,9 @@ func parseChatGPT(raw json.RawMessage, sk *Skipped) (Conversation, error) {
 			continue
 		}
 		msg := Message{ID: first(m.ID, id), Role: role, Text: text, Time: unixTime(m.CreateTime)}
+		if role == memory.RoleAssistant {
+			msg.Model = m.Metadata.ModelSlug
+		}
 		if role == memory.RoleTool {
 			msg.ToolName = first(m.Author.Name, "tool")
 		}

@@ -117,13 +117,18 @@ func TestChatGPTExport(t *testing.T) {
 	if sum.Skipped != want || sum.Stats.Imported != 8 || sum.Conversations != 2 || sum.Bad != 1 {
 		t.Errorf("summary %+v", sum)
 	}
-	// Per-message times are kept.
+	// Per-message times are kept, and the model of each answer.
 	convs, _ := s.ListConversations(context.Background(), user, memory.ListOptions{IncludeArchived: true})
 	for _, c := range convs {
 		msgs, _ := s.Messages(context.Background(), user, c.ID)
 		if c.Title == "Trip to Lisbon" {
 			if want := time.UnixMilli(1700000001250); !msgs[0].Created.Equal(want) || !c.Created.Equal(want) {
 				t.Errorf("first message at %v, conversation created %v; want %v", msgs[0].Created, c.Created, want)
+			}
+		}
+		for _, m := range msgs {
+			if want := map[memory.Role]string{memory.RoleAssistant: "gpt-4o"}[m.Role]; c.Title == "Trip to Lisbon" && m.Model != want {
+				t.Errorf("%s message %q: model %q, want %q", m.Role, m.Content, m.Model, want)
 			}
 		}
 	}
@@ -221,6 +226,11 @@ func TestOpenWebUIExportFollowsTheCurrentBranch(t *testing.T) {
 	})
 	if sum.Skipped != (Skipped{Branch: 1}) {
 		t.Errorf("skipped %+v", sum.Skipped)
+	}
+	convs, _ := s.ListConversations(context.Background(), user, memory.ListOptions{})
+	msgs, _ := s.Messages(context.Background(), user, convs[0].ID)
+	if len(msgs) != 4 || msgs[1].Model != "llama3.1:8b" || msgs[0].Model != "" {
+		t.Errorf("models: %+v", msgs)
 	}
 	if again, _ := importFile(t, s, "testdata/openwebui.json"); again.Stats.Imported != 0 {
 		t.Errorf("re-import: %+v", again.Stats)

@@ -41,6 +41,7 @@ type owuiMessage struct {
 	Role      string          `json:"role"`
 	Content   json.RawMessage `json:"content"`
 	Timestamp float64         `json:"timestamp"`
+	Model     string          `json:"model"`
 	Files     []struct {
 		Type string `json:"type"`
 		Name string `json:"name"`
@@ -99,7 +100,11 @@ func parseOpenWebUI(raw json.RawMessage, sk *Skipped) (Conversation, error) {
 		if id == "" {
 			id = "index:" + strconv.Itoa(i)
 		}
-		c.Messages = append(c.Messages, Message{ID: id, Role: role, Text: text, Time: unixTime(m.Timestamp)})
+		msg := Message{ID: id, Role: role, Text: text, Time: unixTime(m.Timestamp)}
+		if role == memory.RoleAssistant {
+			msg.Model = m.Model
+		}
+		c.Messages = append(c.Messages, msg)
 	}
 	fillTimes(&c)
 	return c, nil

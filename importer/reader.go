@@ -28,6 +28,7 @@ type Message struct {
 	Text     string
 	Time     time.Time
 	ToolName string
+	Model    string // the model that wrote an answer, when the export says
 }
 
 // Skipped counts the messages of an export that are not imported, by reason.

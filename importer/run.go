@@ -72,7 +72,7 @@ func Run(ctx context.Context, st Store, user string, r *Reader, opts Options) (S
 		m := cur.Messages[at]
 		at++
 		rec := memory.Record{Conversation: string(r.Format()) + ":" + cur.ID, Title: cur.Title, Role: m.Role,
-			Content: m.Text, ToolName: m.ToolName}
+			Content: m.Text, ToolName: m.ToolName, Model: m.Model}
 		if !m.Time.IsZero() {
 			rec.Time = m.Time.UTC().Format(time.RFC3339Nano)
 		}

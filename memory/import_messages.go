@@ -91,12 +91,9 @@ func (s *Store) ImportMessages(ctx context.Context, user string, next func() (Im
 	if err := flush(); err != nil {
 		return st, err
 	}
+	st.Conversations, st.FirstNew = imp.touched()
 	for k, c := range imp.convs {
-		if c.id == "" {
-			continue
-		}
-		st.Conversations = append(st.Conversations, ConversationRef{UserID: k.user, ConversationID: c.id})
-		if archive[k.external] {
+		if c.id != "" && archive[k.external] {
 			if err := s.SetArchived(ctx, k.user, c.id, true); err != nil {
 				return st, fmt.Errorf("import: %w", err)
 			}

@@ -59,6 +59,7 @@ type Message struct {
 	Ref            string     `json:"ref,omitempty"`
 	Created        time.Time  `json:"time"`
 	Status         Status     `json:"status"`
+	Model          string     `json:"model,omitempty"` // the model that wrote it, when known
 }
 
 // AppendMessage stores m at the end of its conversation and returns it with
@@ -111,10 +112,10 @@ func (s *Store) AppendMessage(ctx context.Context, userID string, m Message) (Me
 			return err
 		}
 		if _, err := tx.ExecContext(ctx, `INSERT INTO messages
-			(id, conversation_id, user_id, seq, role, content, thinking, tool_calls, tool_call_id, tool_name, ref, created_at, status)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			(id, conversation_id, user_id, seq, role, content, thinking, tool_calls, tool_call_id, tool_name, ref, created_at, status, model)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			m.ID, m.ConversationID, userID, m.Seq, string(m.Role), m.Content, m.Thinking, calls,
-			m.ToolCallID, m.ToolName, ref, m.Created.UnixMilli(), string(m.Status)); err != nil {
+			m.ToolCallID, m.ToolName, ref, m.Created.UnixMilli(), string(m.Status), m.Model); err != nil {
 			return err
 		}
 		if title == "" && m.Role == RoleUser {
@@ -142,7 +143,7 @@ func (s *Store) messagesAfter(ctx context.Context, userID, conversationID string
 		return nil, ErrNoUser
 	}
 	rows, err := s.db.QueryContext(ctx, `SELECT id, conversation_id, seq, role, content, thinking, tool_calls,
-		tool_call_id, tool_name, ref, created_at, status
+		tool_call_id, tool_name, ref, created_at, status, model
 		FROM messages WHERE conversation_id = ? AND user_id = ? AND seq > ? ORDER BY seq LIMIT ?`,
 		conversationID, userID, afterSeq, limit)
 	if err != nil {
@@ -156,7 +157,7 @@ func (s *Store) messagesAfter(ctx context.Context, userID, conversationID string
 		var created int64
 		var role, status string
 		if err := rows.Scan(&m.ID, &m.ConversationID, &m.Seq, &role, &m.Content, &m.Thinking, &calls,
-			&m.ToolCallID, &m.ToolName, &ref, &created, &status); err != nil {
+			&m.ToolCallID, &m.ToolName, &ref, &created, &status, &m.Model); err != nil {
 			return nil, fmt.Errorf("messages: %w", err)
 		}
 		m.Role, m.Status, m.Ref, m.Created = Role(role), Status(status), ref.String, fromMS(created)

@@ -2,6 +2,7 @@ package memory
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -33,6 +34,7 @@ type Record struct {
 	ToolCallID   string     `json:"tool_call_id,omitempty"`
 	ToolName     string     `json:"tool_name,omitempty"`
 	Status       Status     `json:"status,omitempty"`
+	Model        string     `json:"model,omitempty"`
 }
 
 // ImportStats counts what an import did.
@@ -45,6 +47,9 @@ type ImportStats struct {
 	Conflicts     int               `json:"conflicts"`
 	Bad           int               `json:"bad"`
 	Conversations []ConversationRef `json:"-"`
+	// FirstNew is, by conversation id, the first message this import
+	// stored (its seq): what is new to learn from.
+	FirstNew map[string]int `json:"-"`
 	// Backup says the file was a full backup (ExportAll); Notes and
 	// Summaries count the ones it restored that were not stored yet.
 	Backup    bool `json:"backup,omitempty"`
@@ -171,11 +176,7 @@ func (s *Store) Import(ctx context.Context, user string, r io.Reader, opts Impor
 	if err := flush(); err != nil {
 		return st, err
 	}
-	for k, c := range imp.convs {
-		if c.id != "" {
-			st.Conversations = append(st.Conversations, ConversationRef{UserID: k.user, ConversationID: c.id})
-		}
-	}
+	st.Conversations, st.FirstNew = imp.touched()
 	return st, nil
 }
 
@@ -207,6 +208,7 @@ type importConv struct {
 	title    string
 	ordinal  int // messages of this conversation seen in the file
 	nextSeq  int // 0 until loaded from the database
+	firstNew int // the seq of the first message this import stored (0: none)
 	created  bool
 	newTitle string
 	// keepIDs: the conversation was restored from a backup, whose message
@@ -230,6 +232,22 @@ type importer struct {
 	user     string             // the importing user, the default of lines without "user"
 	allUsers bool
 	more     map[string]LineRestorer
+}
+
+// touched lists the conversations the import wrote to, and where each
+// one's new messages begin.
+func (imp *importer) touched() ([]ConversationRef, map[string]int) {
+	var refs []ConversationRef
+	firstNew := map[string]int{}
+	for k, c := range imp.convs {
+		if c.id != "" {
+			refs = append(refs, ConversationRef{UserID: k.user, ConversationID: c.id})
+		}
+		if c.firstNew > 0 {
+			firstNew[c.id] = c.firstNew
+		}
+	}
+	return refs, firstNew
 }
 
 func (imp *importer) parse(raw []byte) (importMsg, error) {
@@ -295,7 +313,7 @@ func (imp *importer) record(rec Record) (importMsg, error) {
 	return importMsg{key: key, conv: c, msg: Message{
 		ID: rec.ID, Role: rec.Role, Content: rec.Content, Thinking: rec.Thinking,
 		ToolCalls: rec.ToolCalls, ToolCallID: rec.ToolCallID, ToolName: rec.ToolName, Ref: rec.Ref,
-		Created: created, Status: first(rec.Status, StatusComplete), Seq: c.ordinal,
+		Created: created, Status: first(rec.Status, StatusComplete), Seq: c.ordinal, Model: strings.TrimSpace(rec.Model),
 	}}, nil
 }
 
@@ -362,15 +380,16 @@ func (imp *importer) write(ctx context.Context, batch []importMsg) (n, conflicts
 				ref = m.Ref
 			}
 			res, err := tx.ExecContext(ctx, `INSERT INTO messages
-				(id, conversation_id, user_id, seq, role, content, thinking, tool_calls, tool_call_id, tool_name, ref, created_at, status)
-				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO NOTHING`,
+				(id, conversation_id, user_id, seq, role, content, thinking, tool_calls, tool_call_id, tool_name, ref, created_at, status, model)
+				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO NOTHING`,
 				m.ID, c.id, im.key.user, c.nextSeq, string(m.Role), m.Content, m.Thinking, calls,
-				m.ToolCallID, m.ToolName, ref, m.Created.UnixMilli(), string(m.Status))
+				m.ToolCallID, m.ToolName, ref, m.Created.UnixMilli(), string(m.Status), m.Model)
 			if err != nil {
 				return fmt.Errorf("import message: %w", err)
 			}
 			if k, _ := res.RowsAffected(); k > 0 {
 				n++
+				c.firstNew = cmp.Or(c.firstNew, c.nextSeq)
 				c.nextSeq++
 				touched[c] = touched[c].add(m)
 			} else {
@@ -548,7 +567,7 @@ func exportJSONL(w io.Writer, user, conv, title string, msgs []Message) error {
 		rec := Record{
 			ID: m.ID, User: user, Conversation: conv, Title: title, Role: m.Role, Content: m.Content,
 			Time: m.Created.UTC().Format(time.RFC3339Nano), Ref: m.Ref, ToolCalls: m.ToolCalls,
-			Thinking: m.Thinking, ToolCallID: m.ToolCallID, ToolName: m.ToolName,
+			Thinking: m.Thinking, ToolCallID: m.ToolCallID, ToolName: m.ToolName, Model: m.Model,
 		}
 		if m.Status == StatusInterrupted {
 			rec.Status = m.Status

@@ -228,6 +228,11 @@ var Migrations = []Migration{
 		)`,
 		`CREATE INDEX doc_chunks_user ON doc_chunks(user_id)`,
 	}},
+	{Version: 10, Statements: []string{
+		// The model that wrote an assistant message ('' when unknown: the
+		// user's own messages, older rows, exports that do not say).
+		`ALTER TABLE messages ADD COLUMN model TEXT NOT NULL DEFAULT ''`,
+	}},
 }
 
 // SyncLog is the table of the sync log (memory/synclog.go): which rows
