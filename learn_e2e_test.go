@@ -344,3 +344,46 @@ func TestReviewInbox(t *testing.T) {
 		t.Fatalf("memory pending after review:\n%s", r.stdout)
 	}
 }
+
+// TestImportExtractLearnsFromTheNewTurns: `import --extract` learns from
+// each imported turn, oldest first, as after a chat; importing the same
+// export again learns nothing twice; without Ollama it says nothing was
+// learnt and the conversations are still imported.
+func TestImportExtractLearnsFromTheNewTurns(t *testing.T) {
+	t.Parallel() // own data dir and fake Ollama
+	srv := fakeollama.New(t)
+	srv.SetDefault(extractReply(`[{"text":"Grows tomatoes.","confidence":0.9,"tags":["garden"],"kind":"fact"}]`))
+	d := newDevice(t, srv.Host())
+
+	r := d.mustOK("", "import", "--extract", "importer/testdata/chatgpt.json")
+	for _, want := range []string{"Learning about you from ", "✎ remembered: Grows tomatoes.", "Learnt from "} {
+		if !strings.Contains(r.stdout, want) {
+			t.Fatalf("import --extract lacks %q:\n%s", want, r.stdout)
+		}
+	}
+	extractions := countRequests(srv, isExtraction)
+	if extractions == 0 {
+		t.Fatal("no extraction request")
+	}
+	// The first extraction is of the oldest turn (the sourdough one, 2023),
+	// question and answer.
+	i := slices.IndexFunc(srv.Requests(), isExtraction)
+	if got := srv.Requests()[i].Messages[1].Content; got != "User: How often should I feed a sourdough starter?\nAssistant: Feed it once a day at room temperature." {
+		t.Fatalf("first extraction: %q", got)
+	}
+	notes := d.notes()
+	if len(notes) != 1 || notes[0].Content != "Grows tomatoes." || notes[0].Source != memory.SourceExtracted || notes[0].ConversationID == "" {
+		t.Fatalf("notes %+v", notes)
+	}
+
+	r = d.mustOK("", "import", "--extract", "importer/testdata/chatgpt.json")
+	if !strings.Contains(r.stdout, "Nothing new to learn from.") || countRequests(srv, isExtraction) != extractions {
+		t.Fatalf("re-import learnt again:\n%s", r.stdout)
+	}
+
+	off := newDevice(t, "127.0.0.1:1")
+	r = off.mneme("", "import", "--extract", "importer/testdata/claude.json")
+	if r.code != 1 || !strings.Contains(r.stderr, "--extract: nothing was learnt") || len(off.conversations()) != 1 {
+		t.Fatalf("offline --extract: %+v", r)
+	}
+}

@@ -6,13 +6,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 	"text/tabwriter"
 	"time"
-
-	"golang.org/x/term"
 
 	"github.com/mneme-dev/mneme/docs"
 	"github.com/mneme-dev/mneme/internal/sanitize"
@@ -77,7 +74,7 @@ func (a *App) docsAdd(ctx context.Context, args []string) error {
 	collection = strings.TrimSpace(collection)
 	return a.withNoteIndex(ctx, common, false, func(s *session, ix *index.Index) error {
 		found := docs.Expand(rest)
-		bar := newFileProgress(a.stderr, len(found))
+		bar := newProgressBar(a.stderr, len(found), "files")
 		adder := s.docAdder(ix, collection)
 		results := make([]added, 0, len(found))
 		counts := map[string]int{}
@@ -134,34 +131,6 @@ func printAdded(w io.Writer, r added) {
 		fmt.Fprintf(w, "unchanged  %s\n", path)
 	default:
 		fmt.Fprintf(w, "%-10s %s · %s\n", r.Outcome, path, text.Count(r.Doc.Chunks, "passage", "passages"))
-	}
-}
-
-// fileProgress is a counter on a terminal's stderr while `docs add` works
-// through many files; elsewhere it shows nothing (the per-file lines say
-// it all).
-type fileProgress struct {
-	w     io.Writer
-	total int
-	on    bool
-}
-
-func newFileProgress(w io.Writer, total int) *fileProgress {
-	f, ok := w.(*os.File)
-	return &fileProgress{w: w, total: total, on: ok && total > 1 && term.IsTerminal(int(f.Fd()))}
-}
-
-func (p *fileProgress) show(done int) {
-	if p.on && done < p.total {
-		width := 30
-		filled := done * width / p.total
-		fmt.Fprintf(p.w, "\r[%s%s] %d/%d files", strings.Repeat("█", filled), strings.Repeat("░", width-filled), done, p.total)
-	}
-}
-
-func (p *fileProgress) clear() {
-	if p.on {
-		fmt.Fprint(p.w, "\r\x1b[K")
 	}
 }
 

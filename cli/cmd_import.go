@@ -10,12 +10,12 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mneme-dev/mneme/memory/docstore"
-
 	"github.com/mneme-dev/mneme/config"
 	"github.com/mneme-dev/mneme/importer"
 	"github.com/mneme-dev/mneme/internal/text"
 	"github.com/mneme-dev/mneme/memory"
+	"github.com/mneme-dev/mneme/memory/docstore"
+	"github.com/mneme-dev/mneme/memory/index"
 )
 
 func importCommand() command {
@@ -25,9 +25,10 @@ func importCommand() command {
 
 func (a *App) runImport(ctx context.Context, args []string) error {
 	var common config.Flags
-	fs := a.newFlagSet("import", "mneme import [--from chatgpt|claude|openwebui|mneme] [--all-users] FILE|-", &common)
+	fs := a.newFlagSet("import", "mneme import [--from chatgpt|claude|openwebui|mneme] [--all-users] [--extract] FILE|-", &common)
 	allUsers := fs.Bool("all-users", false, `let lines with "user" write other users' data (an evaluation set); otherwise such lines are skipped`)
 	from := fs.String("from", "", "the export's format: chatgpt, claude, openwebui or mneme (default: told from the content)")
+	extract := fs.Bool("extract", false, "then learn notes about you from the new turns, as after a chat (slow: a model call or more a turn; Ctrl+C keeps what was learnt)")
 	rest, err := parseArgs(fs, args)
 	if err != nil {
 		return err
@@ -41,7 +42,7 @@ func (a *App) runImport(ctx context.Context, args []string) error {
 	}
 	if export.Format != importer.Mneme {
 		defer export.Close()
-		return a.importExport(ctx, common, export)
+		return a.importExport(ctx, common, export, *extract)
 	}
 	var in io.Reader = export.Reader()
 	total := -1 // lines in the file; unknown for stdin
@@ -97,7 +98,7 @@ func (a *App) runImport(ctx context.Context, args []string) error {
 		return err
 	}
 	restoredDocs := docsAfter - docsBefore
-	return a.indexImported(ctx, s, st.Conversations, func() {
+	return a.indexImported(ctx, s, st, *extract, func() {
 		if st.Conflicts > 0 {
 			fmt.Fprintf(a.stderr, "mneme: import: %d lines had an id already imported with other content; kept the stored one\n", st.Conflicts)
 		}
@@ -112,20 +113,33 @@ func (a *App) runImport(ctx context.Context, args []string) error {
 
 // indexImported makes imported conversations searchable: keyword search at
 // once, then report (the import's summary), then embeddings when a model
-// is available.
-func (a *App) indexImported(ctx context.Context, s *session, convs []memory.ConversationRef, report func()) error {
+// is available; with extract, then it learns from what is new
+// (import_learn.go).
+func (a *App) indexImported(ctx context.Context, s *session, st memory.ImportStats, extract bool, report func()) error {
 	probe := probeOllama(ctx, s.client, s.host, s.cfg)
 	ix, err := s.openIndex(ctx, probe)
 	if err != nil {
 		return err
 	}
 	defer ix.Close()
-	ix.Notify(convs...)
+	ix.Notify(st.Conversations...)
 	if err := ix.Sync(ctx); err != nil {
 		return err
 	}
 	report()
 	defer s.syncAfterChange(ctx, ix)
+	if err := a.embedImported(ctx, ix, probe); err != nil {
+		return err
+	}
+	if !extract {
+		return nil
+	}
+	return a.learnImported(ctx, s, ix, probe, st)
+}
+
+// embedImported embeds the imported turns while the command waits
+// (Ctrl+C leaves the rest for the background) and says how far it got.
+func (a *App) embedImported(ctx context.Context, ix *index.Index, probe ollamaState) error {
 	if ix.EmbedModelName() == "" {
 		fmt.Fprintln(a.stdout, "Keyword search is ready.", probe.EmbedNote)
 		return nil

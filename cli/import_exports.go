@@ -40,7 +40,7 @@ func (a *App) openExport(name, from string) (*importer.Input, error) {
 // importExport imports another assistant's export (ChatGPT, Claude, Open
 // WebUI): conversations stream in, bad ones are reported with their
 // position, and the end says what was kept and what was skipped and why.
-func (a *App) importExport(ctx context.Context, common config.Flags, in *importer.Input) error {
+func (a *App) importExport(ctx context.Context, common config.Flags, in *importer.Input, extract bool) error {
 	r, err := importer.NewReader(in)
 	if err != nil {
 		return fmt.Errorf("import: %w", err)
@@ -70,7 +70,7 @@ func (a *App) importExport(ctx context.Context, common config.Flags, in *importe
 	if err != nil && !errors.Is(err, importer.ErrBroken) && !errors.Is(err, importer.ErrNotArray) {
 		return err
 	}
-	if ierr := a.indexImported(ctx, s, sum.Stats.Conversations, func() {
+	if ierr := a.indexImported(ctx, s, sum.Stats, extract, func() {
 		a.reportExport(sum, time.Since(start))
 	}); ierr != nil {
 		return ierr

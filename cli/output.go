@@ -2,9 +2,15 @@ package cli
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
+	"os"
+	"strings"
+
+	"golang.org/x/term"
 
 	"github.com/mneme-dev/mneme/internal/sanitize"
+	"github.com/mneme-dev/mneme/internal/text"
 )
 
 // writeJSON prints v as indented JSON, as every --json output does, with
@@ -26,4 +32,35 @@ func writeJSONLine(w io.Writer, v any) error {
 	}
 	_, err = w.Write(append(sanitize.JSON(b), '\n'))
 	return err
+}
+
+// progressBar is a bar with a count ("[████░░] 12/340 turns") on a
+// terminal's stderr while a command works through many items; elsewhere
+// it shows nothing (the command's own lines say it all). clear takes it
+// off the line before other output.
+type progressBar struct {
+	w     io.Writer
+	total int
+	unit  string
+	on    bool
+}
+
+func newProgressBar(w io.Writer, total int, unit string) *progressBar {
+	f, ok := w.(*os.File)
+	return &progressBar{w: w, total: total, unit: unit, on: ok && total > 1 && term.IsTerminal(int(f.Fd()))}
+}
+
+func (p *progressBar) show(done int) {
+	if p.on && done < p.total {
+		const width = 30
+		filled := done * width / p.total
+		fmt.Fprintf(p.w, "\r[%s%s] %s/%s %s", strings.Repeat("█", filled), strings.Repeat("░", width-filled),
+			text.Thousands(done), text.Thousands(p.total), p.unit)
+	}
+}
+
+func (p *progressBar) clear() {
+	if p.on {
+		fmt.Fprint(p.w, "\r\x1b[K")
+	}
 }

@@ -1,0 +1,120 @@
+package cli
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/mneme-dev/mneme/agent"
+	"github.com/mneme-dev/mneme/internal/text"
+	"github.com/mneme-dev/mneme/memory"
+	"github.com/mneme-dev/mneme/memory/index"
+)
+
+// `mneme import --extract`: memory that builds itself, run over the turns
+// an import stored, as if each had just been chatted. Turns are learnt
+// from oldest first, so that a later fact updates an earlier one, one at a
+// time (each sees the notes the ones before it left). Only new turns are
+// read: importing the same export again learns nothing twice.
+
+// importedTurn is one turn to learn from.
+type importedTurn struct {
+	req agent.Request
+	res agent.Result
+	at  int64 // its time, for the order
+}
+
+// learnImported learns from the new turns of an import with the chat
+// model, printing each change (and a counter on a terminal). Ctrl+C stops
+// it; what was learnt is kept.
+func (a *App) learnImported(ctx context.Context, s *session, ix *index.Index, probe ollamaState, st memory.ImportStats) error {
+	if probe.Err != nil || probe.Model == "" {
+		why := "no chat model is installed"
+		if probe.Err != nil {
+			why = probe.Err.Error()
+		}
+		return exitError{code: 1, msg: "import: --extract: nothing was learnt: " + why + "; the conversations are imported, and `mneme import --extract` of the same file later learns only from turns it has not stored yet, so import a newer export then"}
+	}
+	turns, err := newTurns(ctx, s.store, st)
+	if err != nil {
+		return err
+	}
+	if len(turns) == 0 {
+		fmt.Fprintln(a.stdout, "Nothing new to learn from.")
+		return nil
+	}
+	fmt.Fprintf(a.stdout, "Learning about you from %s with %s (Ctrl+C stops; what is learnt is kept)…\n",
+		text.Count(len(turns), "turn", "turns"), s.cfg.ExtractModelFor(probe.Model))
+	counter := newProgressBar(a.stderr, len(turns), "turns")
+	changes := 0
+	for i, t := range turns {
+		if ctx.Err() != nil {
+			counter.clear()
+			fmt.Fprintf(a.stdout, "Stopped after %d of %s: %s kept.\n", i, text.Count(len(turns), "turn", "turns"), text.Count(changes, "change", "changes"))
+			return exitError{code: ExitInterrupted, msg: "import: --extract interrupted; the conversations are imported"}
+		}
+		counter.show(i)
+		for _, l := range s.learnTurn(ctx, ix, probe.Model, t.req, t.res) {
+			counter.clear()
+			fmt.Fprintln(a.stdout, l.receipt())
+			changes++
+		}
+	}
+	counter.clear()
+	fmt.Fprintf(a.stdout, "Learnt from %s: %s.\n", text.Count(len(turns), "turn", "turns"), text.Count(changes, "change to your notes", "changes to your notes"))
+	if s.cfg.ReviewFirst() && changes > 0 {
+		fmt.Fprintln(a.stdout, "They wait for your review: mneme memory pending.")
+	}
+	return nil
+}
+
+// newTurns lists the turns of the import's conversations that hold a
+// message the import stored, with their question and answer, oldest first.
+func newTurns(ctx context.Context, store *memory.Store, st memory.ImportStats) ([]importedTurn, error) {
+	var out []importedTurn
+	for _, ref := range st.Conversations {
+		first := st.FirstNew[ref.ConversationID]
+		if first == 0 {
+			continue
+		}
+		turns, err := store.ConversationTurns(ctx, ref.ConversationID)
+		if err != nil {
+			return nil, err
+		}
+		msgs, err := store.Messages(ctx, ref.UserID, ref.ConversationID)
+		if err != nil {
+			return nil, err
+		}
+		for _, t := range turns {
+			if t.LastSeq < first {
+				continue
+			}
+			var prompt, answer []string
+			for _, m := range msgs {
+				if m.Seq < t.FirstSeq || m.Seq > t.LastSeq || strings.TrimSpace(m.Content) == "" {
+					continue
+				}
+				switch m.Role {
+				case memory.RoleUser:
+					prompt = append(prompt, m.Content)
+				case memory.RoleAssistant:
+					answer = append(answer, m.Content)
+				}
+			}
+			if len(prompt) == 0 || len(answer) == 0 {
+				continue
+			}
+			out = append(out, importedTurn{
+				req: agent.Request{UserID: ref.UserID, ConversationID: ref.ConversationID, Prompt: strings.Join(prompt, "\n\n")},
+				res: agent.Result{ConversationID: ref.ConversationID, Turn: t.Number, Answer: strings.Join(answer, "\n\n")},
+				at:  t.Time.UnixMilli(),
+			})
+		}
+	}
+	slices.SortStableFunc(out, func(a, b importedTurn) int {
+		return cmp.Or(cmp.Compare(a.at, b.at), strings.Compare(a.req.ConversationID, b.req.ConversationID), cmp.Compare(a.res.Turn, b.res.Turn))
+	})
+	return out, nil
+}
