@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"syscall"
 	"testing"
 	"time"
@@ -55,7 +56,8 @@ func writeSynthetic(w io.Writer, convs, perConv int) error {
 }
 
 // TestWriteSyntheticExport writes the synthetic export the README's figures
-// come from, when MNEME_SYNTHETIC_EXPORT names where:
+// come from, when MNEME_SYNTHETIC_EXPORT names where; MNEME_SYNTHETIC_CONVERSATIONS
+// sets its size (5,000 conversations by default, 33 MB; 155,000 make 1 GB):
 //
 //	MNEME_SYNTHETIC_EXPORT=/tmp/big.json go test -run TestWriteSyntheticExport ./importer
 func TestWriteSyntheticExport(t *testing.T) {
@@ -63,12 +65,19 @@ func TestWriteSyntheticExport(t *testing.T) {
 	if name == "" {
 		t.Skip("MNEME_SYNTHETIC_EXPORT is not set")
 	}
+	convs := 5000
+	if v := os.Getenv("MNEME_SYNTHETIC_CONVERSATIONS"); v != "" {
+		var err error
+		if convs, err = strconv.Atoi(v); err != nil || convs < 1 {
+			t.Fatalf("MNEME_SYNTHETIC_CONVERSATIONS=%q: want a whole number", v)
+		}
+	}
 	f, err := os.Create(name)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	if err := writeSynthetic(f, 5000, 10); err != nil {
+	if err := writeSynthetic(f, convs, 10); err != nil {
 		t.Fatal(err)
 	}
 }
