@@ -108,9 +108,10 @@ func (a *App) reportExport(sum importer.Summary, took time.Duration) {
 	}
 }
 
-// importProgress counts conversations on stderr while an export imports:
-// on a terminal a counter updated in place (at most ten times a second);
-// elsewhere nothing until the summary.
+// importProgress shows an export's import on stderr: on a terminal a bar of
+// the file read and the conversations stored, updated in place (at most ten
+// times a second; the total of conversations is not known before the end
+// of a streamed file); elsewhere nothing until the summary.
 type importProgress struct {
 	w   io.Writer
 	tty bool
@@ -133,7 +134,10 @@ func (p *importProgress) report(conversations int, fraction float64) {
 	}
 	p.last = time.Now()
 	if fraction >= 0 {
-		fmt.Fprintf(p.w, "\r\x1b[Kmneme: import: %s conversations (%d%%)", text.Thousands(conversations), int(fraction*100))
+		const width = 30
+		filled := min(int(fraction*width), width)
+		fmt.Fprintf(p.w, "\r\x1b[Kmneme: import: [%s%s] %d%% of the file · %s conversations", strings.Repeat("█", filled),
+			strings.Repeat("░", width-filled), int(fraction*100), text.Thousands(conversations))
 	} else {
 		fmt.Fprintf(p.w, "\r\x1b[Kmneme: import: %s conversations", text.Thousands(conversations))
 	}
