@@ -19,42 +19,28 @@ import (
 const embedBatch = 16
 
 // embedPending embeds turns that have no vectors under the current model
-// for their current text, newest first.
+// for their current text, newest first, paging by id so that the table is
+// walked once.
 func (ix *Index) embedPending(ctx context.Context) error {
-	em := ix.embedding()
-	if !em.enabled() {
-		return nil
-	}
 	before := ""
-	for {
-		if ix.embedding().model != em.model {
-			return nil // the model changed: the next round starts over
-		}
-		turns, err := ix.store.TurnsNeedingEmbedding(ctx, em.model.Name, before, embedBatch)
+	return ix.embedBacklog(ctx, func(model string) ([]owned, error) {
+		turns, err := ix.store.TurnsNeedingEmbedding(ctx, model, before, embedBatch)
 		if err != nil || len(turns) == 0 {
-			return err
+			return nil, err
 		}
 		before = turns[len(turns)-1].ID
 		items := make([]owned, len(turns))
 		for i, t := range turns {
 			items[i] = owned{id: t.ID, userID: t.UserID, hash: t.Hash, text: t.Text, kind: memory.OwnerTurn}
 		}
-		sets, err := em.embedOwners(ctx, items)
-		if err != nil {
-			return err
-		}
-		if err := ix.store.SaveEmbeddings(ctx, sets...); err != nil {
-			return err
-		}
-		for _, set := range sets {
-			ix.addVectors(set)
-		}
-	}
+		return items, nil
+	})
 }
 
 // embedBacklog embeds, batch by batch, what next returns under the current
-// model, until it returns nothing or the model changes. Notes and
-// summaries are searched exactly from the database, not from memory.
+// model, until it returns nothing or the model changes. Turns' and
+// chunks' vectors join the loaded ones; notes and summaries are searched
+// exactly from the database.
 func (ix *Index) embedBacklog(ctx context.Context, next func(model string) ([]owned, error)) error {
 	em := ix.embedding()
 	if !em.enabled() {
@@ -73,7 +59,7 @@ func (ix *Index) embedBacklog(ctx context.Context, next func(model string) ([]ow
 			return err
 		}
 		for _, set := range sets {
-			ix.addVectors(set) // kept in memory only for document chunks
+			ix.addVectors(set) // in memory for turns and document chunks
 		}
 	}
 	return nil
