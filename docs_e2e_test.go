@@ -241,6 +241,9 @@ func TestDocsWithRealOllamaEmbeddings(t *testing.T) {
 	srv.CreateChatModel(t, "stories", 256)
 	d := newDevice(t, srv.Host)
 	d.extra = []string{"MNEME_MODEL=stories", "MNEME_EMBED_MODEL=stories"}
+	// The tiny model's vectors are near chance: take every passage found
+	// by meaning (recall_threshold also bounds documents).
+	writeFiles(t, filepath.Join(d.home, "config", "mneme"), map[string]string{"config.toml": "recall_threshold = 0\n"})
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{
 		"dragon.md": "# The dragon\n\nOnce upon a time there was a dragon who lived in a cave.\n",

@@ -185,7 +185,7 @@ func (a *App) docsList(ctx context.Context, args []string) error {
 				title = r.Collection + "/" + title
 			}
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\n", r.ID[:8], text.Cut(sanitize.Title(title), 40), r.Type, humanSize(r.Size),
-				r.Chunks, r.State, text.RelativeDate(r.AddedAt, time.Now()), sanitize.Line(r.Path))
+				r.Chunks, r.State, text.RelativeDate(time.Now(), r.AddedAt), sanitize.Line(r.Path))
 		}
 		return tw.Flush()
 	})

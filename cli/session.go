@@ -129,6 +129,11 @@ func (s *session) openIndex(ctx context.Context, st ollamaState) (*index.Index, 
 	opts := index.IndexOptions{
 		Log:    s.log,
 		Fusion: index.Fusion{K: s.cfg.RRFK, KeywordWeight: s.cfg.KeywordWeight, VectorWeight: s.cfg.VectorWeight},
+		// recall_threshold also bounds document passages found by meaning.
+		DocSimilarity: s.cfg.RecallQuery().MinSimilarity,
+	}
+	if opts.DocSimilarity == 0 {
+		opts.DocSimilarity = -1 // recall_threshold = 0: any
 	}
 	if s.progress != nil {
 		opts.Progress = s.progress.Report

@@ -3,6 +3,7 @@ package index
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"unicode"
 
@@ -122,6 +123,13 @@ type DocQuery struct {
 	Collection string // only this collection when set
 }
 
+// DefaultDocSimilarity is the least cosine similarity at which a passage
+// counts as close in meaning (IndexOptions.DocSimilarity), the same as
+// recall's default for notes found only by meaning: below it the vector
+// ranking leaves a passage out, so a query about nothing in the documents
+// finds nothing rather than the least unlike passages.
+const DefaultDocSimilarity = 0.5
+
 // DocHit is a passage of a document that matches a query: what a citation
 // needs.
 type DocHit struct {
@@ -164,7 +172,7 @@ func (ix *Index) SearchDocs(ctx context.Context, q DocQuery) ([]DocHit, error) {
 		defer close(vecDone)
 		vecHits, vecErr = ix.vectorRank(ctx, ownerChunk, q.UserID, q.Text, nil)
 	}()
-	kwHits, err := ix.kw.Search(ctx, keyword.Query{UserID: q.UserID, Text: q.Text, Limit: candidates, Kinds: []keyword.Kind{keyword.KindChunk}})
+	kwHits, err := ix.kw.Search(ctx, keyword.Query{UserID: q.UserID, Text: q.Text, Limit: candidates, Kinds: []keyword.Kind{keyword.KindChunk}, Exact: true})
 	<-vecDone
 	if err != nil {
 		return nil, fmt.Errorf("search documents: %w", err)
@@ -176,6 +184,7 @@ func (ix *Index) SearchDocs(ctx context.Context, q DocQuery) ([]DocHit, error) {
 	for i, h := range kwHits {
 		kwIDs[i] = h.ID
 	}
+	vecHits = slices.DeleteFunc(vecHits, func(h vectorHit) bool { return h.similarity < ix.docFloor })
 	if q.Collection != "" {
 		if kwIDs, vecHits, err = ix.inCollection(ctx, q, kwIDs, vecHits); err != nil {
 			return nil, err

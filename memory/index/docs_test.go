@@ -40,8 +40,10 @@ func TestDocumentsAreFoundByWordsAndOnlyByTheirUser(t *testing.T) {
 	if outcome != docstore.Added || d.Chunks != 2 {
 		t.Fatalf("added %v with %d chunks", outcome, d.Chunks)
 	}
+	// Only the passage that holds the word: no expansion from it to its
+	// sibling.
 	hits := searchDocs(t, ix, DocQuery{UserID: "alice", Text: "radiators"})
-	if len(hits) == 0 || hits[0].Path != "/docs/boiler.md" || hits[0].Page != 2 || hits[0].Chunk != 1 ||
+	if len(hits) != 1 || hits[0].Path != "/docs/boiler.md" || hits[0].Page != 2 || hits[0].Chunk != 1 ||
 		!strings.Contains(hits[0].Passage, "Bleed the radiators") || hits[0].MatchedBy != MatchKeyword {
 		t.Fatalf("hits = %+v", hits)
 	}
@@ -86,6 +88,10 @@ func TestRemovedDocumentsLeaveSearchAndTheirVectors(t *testing.T) {
 	hits := searchDocs(t, ix, DocQuery{UserID: "alice", Text: "feline"})
 	if len(hits) == 0 || hits[0].DocumentID != d.ID || hits[0].MatchedBy != MatchVector {
 		t.Fatalf("by meaning: %+v", hits)
+	}
+	// About nothing in the documents: nothing, not the least unlike passages.
+	if hits := searchDocs(t, ix, DocQuery{UserID: "alice", Text: "sourdough"}); len(hits) != 0 {
+		t.Fatalf("an unrelated query found %+v", hits)
 	}
 	if hits := searchDocs(t, ix, DocQuery{UserID: "alice", Text: "tyre kitten", Collection: "pets"}); len(hits) != 1 || hits[0].Collection != "pets" {
 		t.Fatalf("collection filter: %+v", hits)

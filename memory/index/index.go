@@ -4,6 +4,7 @@
 package index
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -51,6 +52,10 @@ type IndexOptions struct {
 	// on turns after each batch: done of total turns (total is counted
 	// once per catch-up). A rebuild after a crash reports here.
 	Progress func(done, total int)
+	// DocSimilarity is the least cosine similarity at which a document
+	// passage counts as close in meaning (0: DefaultDocSimilarity; below
+	// 0: any).
+	DocSimilarity float64
 }
 
 // Index keeps the derived search state of a Store up to date (turns, the
@@ -60,8 +65,10 @@ type IndexOptions struct {
 type Index struct {
 	store *memory.Store
 	docs  *docstore.Store
-	kw    *keyword.Index
-	kwDir string
+	// docFloor is IndexOptions.DocSimilarity, defaulted.
+	docFloor float64
+	kw       *keyword.Index
+	kwDir    string
 	// embedLock is held by the one process that embeds in the background.
 	embedLock string
 	lease     keyword.LeaseOptions
@@ -133,6 +140,7 @@ func OpenIndex(ctx context.Context, store *memory.Store, dir string, opts IndexO
 		store: store, kwDir: filepath.Join(dir, "keyword"), embedLock: filepath.Join(dir, embedLockName), lease: opts.Lease,
 		fusion: opts.Fusion.withDefaults(), log: opts.Log, wake: make(chan struct{}, 1), changes: make(chan struct{}, 1),
 		dirty: map[memory.ConversationRef]struct{}{}, vecs: map[vecKey]*userVectors{}, progress: opts.Progress,
+		docFloor: cmp.Or(opts.DocSimilarity, DefaultDocSimilarity),
 	}
 	if ix.log == nil {
 		ix.log = slog.New(slog.DiscardHandler)

@@ -178,9 +178,23 @@ func (ix *Index) fuse(keywordIDs []string, vecHits []vectorHit, limit int) []*fu
 	for _, f := range byID {
 		list = append(list, f)
 	}
+	// Equal scores: found by both rankings first, then by words (the hit
+	// holds a word of the query), then by id, for a stable order.
+	evidence := func(f *fused) int {
+		switch {
+		case f.keyword && f.vector:
+			return 2
+		case f.keyword:
+			return 1
+		}
+		return 0
+	}
 	sort.Slice(list, func(i, j int) bool {
 		if list[i].score != list[j].score {
 			return list[i].score > list[j].score
+		}
+		if ei, ej := evidence(list[i]), evidence(list[j]); ei != ej {
+			return ei > ej
 		}
 		return list[i].id < list[j].id
 	})

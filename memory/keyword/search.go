@@ -22,6 +22,10 @@ type Query struct {
 	// Now resolves relative times in Text ("yesterday", "last week");
 	// time.Now() when zero.
 	Now time.Time
+	// Exact ranks on the query's own words only: no feedback expansion and
+	// no context from neighbouring or sibling documents, so every hit holds
+	// a word of the query (document passages).
+	Exact bool
 }
 
 // Hit is one search result. Scores rank the hits of one query; their scale
@@ -81,17 +85,29 @@ func (ix *Index) rank(ctx context.Context, bi bleve.Index, q Query, pq parsedQue
 		return nil, err
 	}
 	ix.score(cands, pq, cl, st)
+	if q.Exact {
+		for _, c := range cands {
+			c.Score = c.base
+		}
+		sortCands(cands)
+		return hitsOf(cands, limit), nil
+	}
 	ranked := ix.contextualize(cands)
 	if ix.params.prfDocs > 0 && len(ranked) > 0 {
 		if ranked, err = ix.feedback(ctx, bi, q, pq, cands, ranked); err != nil {
 			return nil, err
 		}
 	}
+	return hitsOf(ranked, limit), nil
+}
+
+// hitsOf is the best limit of ranked candidates.
+func hitsOf(ranked []*cand, limit int) []Hit {
 	hits := make([]Hit, 0, min(limit, len(ranked)))
 	for _, c := range ranked[:min(limit, len(ranked))] {
 		hits = append(hits, c.Hit)
 	}
-	return hits, nil
+	return hits
 }
 
 // clause is a query term in a field with its weight (count times the field's weight).
