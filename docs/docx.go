@@ -27,7 +27,7 @@ var cfbMagic = []byte{0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1}
 
 // parseDOCX reads the paragraphs of word/document.xml. Paragraphs styled
 // Heading 1-6 or Title start sections; the title is docProps/core.xml's
-// dc:title, else the Title paragraph.
+// dc:title, else the Title paragraph, else the first Heading 1.
 func parseDOCX(data []byte) (Parsed, error) {
 	if bytes.HasPrefix(data, cfbMagic) {
 		return Parsed{}, fmt.Errorf("%w DOCX", ErrEncrypted)
@@ -150,6 +150,7 @@ func docxBody(data []byte, levels map[string]int) (Parsed, error) {
 	var path []string
 	var body, para strings.Builder
 	heading, style := "", ""
+	firstH1 := "" // the title when there is no Title paragraph
 	inText := false
 	flush := func() {
 		p.Sections = append(p.Sections, Section{Heading: heading, Text: body.String()})
@@ -166,8 +167,12 @@ func docxBody(data []byte, levels map[string]int) (Parsed, error) {
 			return
 		}
 		flush()
-		if level == 0 && p.Title == "" {
-			p.Title = text
+		if (level == 0 || level == 1 && firstH1 == "") && p.Title == "" {
+			if level == 0 {
+				p.Title = text
+			} else {
+				firstH1 = text
+			}
 		}
 		// path[0] is the Title paragraph, path[l] the heading of level l.
 		for len(path) < level {
@@ -217,6 +222,9 @@ func docxBody(data []byte, levels map[string]int) (Parsed, error) {
 		}
 	}
 	flush()
+	if p.Title == "" {
+		p.Title = firstH1
+	}
 	return p, nil
 }
 

@@ -86,6 +86,10 @@ func TestParseDOCXCoreTitle(t *testing.T) {
 	if err != nil || p.Title != "From Properties" {
 		t.Errorf("title %q, %v; want docProps' dc:title", p.Title, err)
 	}
+	p, err = Parse("letter.docx", writeDOCX(t, map[string]string{"word/document.xml": document(para("Heading1", "<w:t>Tenancy letter</w:t>"), para("", "<w:t>text</w:t>"))}))
+	if err != nil || p.Title != "Tenancy letter" {
+		t.Errorf("title %q, %v; want the first Heading 1", p.Title, err)
+	}
 	p, err = Parse("dir/Minutes.docx", writeDOCX(t, map[string]string{"word/document.xml": document(para("", "<w:t>text</w:t>"))}))
 	if err != nil || p.Title != "Minutes" {
 		t.Errorf("title %q, %v; want the file name", p.Title, err)

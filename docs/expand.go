@@ -35,8 +35,8 @@ const (
 // matches hidden names only when its last element starts with '.'.
 //
 // Unreadable paths and non-existent paths become Candidates with Skip
-// reasons (never abort the whole run). The same file named twice appears
-// once. Order: argument order, then lexical within a directory.
+// reasons (never abort the whole run). The same file named twice, or by a
+// link, appears once, under its real path. Order: argument order, then lexical within a directory.
 func Expand(args []string) []Candidate {
 	e := expander{seen: map[string]bool{}}
 	for _, arg := range args {
@@ -59,16 +59,17 @@ type expander struct {
 	seen map[string]bool
 }
 
-// add appends a candidate unless the same file came before.
+// add appends a candidate unless the same file came before. A file is
+// named by its real path (links resolved), so that a link and its target
+// are one document.
 func (e *expander) add(abs, skip string) {
-	key := abs
 	if real, err := filepath.EvalSymlinks(abs); err == nil {
-		key = real
+		abs = real
 	}
-	if e.seen[key] {
+	if e.seen[abs] {
 		return
 	}
-	e.seen[key] = true
+	e.seen[abs] = true
 	e.out = append(e.out, Candidate{Path: abs, Skip: skip})
 }
 

@@ -132,4 +132,9 @@ func TestExpandSkipsSpecialFiles(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("Expand =\n%+v\nwant\n%+v (link.md is a.md again; the link to a directory is not followed)", got, want)
 	}
+	// A link named first and its target: one file, under its real path.
+	got = Expand([]string{filepath.Join(root, "link.md"), filepath.Join(root, "a.md")})
+	if want := []Candidate{{Path: filepath.Join(root, "a.md")}}; !reflect.DeepEqual(got, want) {
+		t.Errorf("Expand(link, target) = %+v, want %+v", got, want)
+	}
 }

@@ -7,11 +7,14 @@ import (
 	"golang.org/x/net/html/atom"
 )
 
-// skipped are the elements whose contents are never text a person reads.
+// skipped are the elements whose contents are never text a person reads,
+// and a page's navigation, side bars and footer, which repeat on every page
+// of a site and are not what it is about.
 var skipped = map[atom.Atom]bool{
 	atom.Script: true, atom.Style: true, atom.Noscript: true, atom.Template: true,
 	atom.Svg: true, atom.Math: true, atom.Iframe: true, atom.Object: true,
 	atom.Head: true, atom.Select: true, atom.Button: true,
+	atom.Nav: true, atom.Aside: true, atom.Footer: true,
 }
 
 // blocks are the elements that start and end a line; paragraphs those that

@@ -108,14 +108,14 @@ func TestParseErrors(t *testing.T) {
 func TestParseHTML(t *testing.T) {
 	src := `<!doctype html><html><head><title>My &amp; Page</title>
 <style>body{color:red}</style><script>secret()</script></head>
-<body><noscript>enable js</noscript><template><p>tmpl</p></template>
+<body><nav>Home | About | navmenu</nav><noscript>enable js</noscript><template><p>tmpl</p></template>
 <p>Intro   text,
  across lines &lt;ok&gt;.</p>
 <h1>Main</h1><div>first<br>second</div><svg><text>drawn</text></svg>
 <h2>Sub <em>part</em></h2><ul><li>one</li><li>two</li></ul>
 <pre>  keep
     spacing</pre><p hidden>invisible</p><script>more()</script>
-<table><tr><td>a</td><td>b</td></tr></table></body></html>`
+<table><tr><td>a</td><td>b</td></tr></table><aside>related links</aside><footer>Copyright footerline</footer></body></html>`
 	p, err := Parse("page.HTM", []byte(src))
 	if err != nil {
 		t.Fatal(err)
@@ -132,7 +132,7 @@ func TestParseHTML(t *testing.T) {
 		t.Errorf("sections =\n%#v\nwant\n%#v", p.Sections, want)
 	}
 	all := fmt.Sprint(p)
-	for _, hidden := range []string{"secret", "more()", "color", "enable js", "tmpl", "drawn", "invisible"} {
+	for _, hidden := range []string{"secret", "more()", "color", "enable js", "tmpl", "drawn", "invisible", "navmenu", "related links", "footerline"} {
 		if strings.Contains(all, hidden) {
 			t.Errorf("%q leaked into the text: %s", hidden, all)
 		}
