@@ -106,6 +106,9 @@ func TestDocsAddFindChangeRemove(t *testing.T) {
 	if r := d.mustOK("", "docs", "add", filepath.Join(dir, "notes.txt")); !strings.Contains(r.stdout, "unchanged  ") {
 		t.Errorf("re-adding an unchanged file: %s", r.stdout)
 	}
+	if r := d.mustOK("", "docs", "add", "--collection", "house", filepath.Join(dir, "notes.txt")); !strings.Contains(r.stdout, "moved      "+filepath.Join(dir, "notes.txt")+` → collection "house"`) {
+		t.Errorf("moving an unchanged file to a collection: %s", r.stdout)
+	}
 	writeFiles(t, dir, map[string]string{"notes.txt": "The spare key is now with the neighbour.\n"})
 	if r := d.mustOK("", "docs", "add", filepath.Join(dir, "notes.txt")); !strings.Contains(r.stdout, "updated    ") {
 		t.Errorf("re-adding a changed file: %s", r.stdout)

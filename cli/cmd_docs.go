@@ -86,6 +86,9 @@ func (a *App) docsAdd(ctx context.Context, args []string) error {
 			if c.Skip == "" {
 				r = adder.add(ctx, c.Path, false)
 			}
+			if ctx.Err() != nil && r.Skipped != "" {
+				break // stopped while adding it: not stored, not skipped
+			}
 			results = append(results, r)
 			if (i+1)%docsIndexEvery == 0 {
 				if err := ix.IndexDocuments(ctx); err != nil {
@@ -111,7 +114,7 @@ func (a *App) docsAdd(ctx context.Context, args []string) error {
 			return writeJSON(a.stdout, results)
 		}
 		fmt.Fprintf(a.stdout, "%d added, %d updated, %d unchanged, %d skipped\n",
-			counts[string(docstore.Added)], counts[string(docstore.Updated)], counts[string(docstore.Unchanged)], counts["skipped"])
+			counts[string(docstore.Added)], counts[string(docstore.Updated)], counts[string(docstore.Unchanged)]+counts[string(docstore.Moved)], counts["skipped"])
 		if err := ctx.Err(); err != nil {
 			return err
 		}
@@ -129,6 +132,8 @@ func printAdded(w io.Writer, r added) {
 		fmt.Fprintf(w, "skipped    %s: %s\n", path, sanitize.Line(r.Skipped))
 	case r.Outcome == docstore.Unchanged:
 		fmt.Fprintf(w, "unchanged  %s\n", path)
+	case r.Outcome == docstore.Moved:
+		fmt.Fprintf(w, "moved      %s → collection %q\n", path, sanitize.Line(r.Doc.Collection))
 	default:
 		fmt.Fprintf(w, "%-10s %s · %s\n", r.Outcome, path, text.Count(r.Doc.Chunks, "passage", "passages"))
 	}
@@ -172,6 +177,10 @@ func (a *App) docsList(ctx context.Context, args []string) error {
 		}
 		if asJSON {
 			return writeJSON(a.stdout, rows)
+		}
+		if len(rows) == 0 && collection != "" {
+			fmt.Fprintf(a.stdout, "No documents in collection %q.\n", sanitize.Line(collection))
+			return nil
 		}
 		if len(rows) == 0 {
 			fmt.Fprintln(a.stdout, "No documents yet: add some with `mneme docs add PATH...`.")
@@ -227,6 +236,10 @@ func (a *App) docsSearch(ctx context.Context, args []string) error {
 		if asJSON {
 			return writeJSON(a.stdout, hits)
 		}
+		if len(hits) == 0 && collection != "" {
+			fmt.Fprintf(a.stdout, "No passage matches %q in collection %q.\n", sanitize.Line(query), sanitize.Line(collection))
+			return nil
+		}
 		if len(hits) == 0 {
 			fmt.Fprintf(a.stdout, "No passage matches %q.\n", sanitize.Line(query))
 			return nil
@@ -276,6 +289,9 @@ func (a *App) docsShow(ctx context.Context, args []string) error {
 		chunks, err := ix.Docs().Chunks(ctx, s.cfg.User, d.ID)
 		if err != nil {
 			return err
+		}
+		if chunk < -1 {
+			return exitError{code: 2, msg: "docs show: --chunk takes a passage number from 0"}
 		}
 		if chunk >= 0 {
 			if chunk >= len(chunks) {

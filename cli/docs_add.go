@@ -69,17 +69,19 @@ func (d docAdder) add(ctx context.Context, path string, index bool) added {
 		out.Outcome, out.Doc = docstore.Unchanged, old
 		return out
 	}
-	p, err := docs.Parse(filepath.Base(path), data)
-	if err != nil {
-		return skip(err)
-	}
-	n := docstore.New{UserID: d.userID, Collection: collection, Path: path, Title: p.Title, Type: string(p.Type),
-		Size: int64(len(data)), Hash: hash}
-	for _, c := range docs.Split(p, d.chunks) {
-		n.Pieces = append(n.Pieces, docstore.Piece{Heading: c.Heading, Page: c.Page, Text: c.Text})
-	}
-	if len(n.Pieces) == 0 {
-		return skip(docs.ErrEmpty)
+	n := docstore.New{UserID: d.userID, Collection: collection, Path: path, Size: int64(len(data)), Hash: hash}
+	if !ok || old.Hash != hash { // an unchanged file only moves: no need to read it again
+		p, err := docs.Parse(filepath.Base(path), data)
+		if err != nil {
+			return skip(err)
+		}
+		n.Title, n.Type = p.Title, string(p.Type)
+		for _, c := range docs.Split(p, d.chunks) {
+			n.Pieces = append(n.Pieces, docstore.Piece{Heading: c.Heading, Page: c.Page, Text: c.Text})
+		}
+		if len(n.Pieces) == 0 {
+			return skip(docs.ErrEmpty)
+		}
 	}
 	put := d.ix.Docs().Put
 	if index {

@@ -76,6 +76,7 @@ const (
 	Added     Outcome = "added"
 	Updated   Outcome = "updated"
 	Unchanged Outcome = "unchanged"
+	Moved     Outcome = "moved" // to another collection, its text unchanged
 )
 
 // Store reads and writes documents in a memory.Store.
@@ -149,7 +150,7 @@ func (st *Store) documents(ctx context.Context, q string, args ...any) ([]Docume
 // Put stores a document: added when its path is new, updated (its chunks
 // replaced whole, its old vectors dropped) when the file changed, and
 // left alone when the bytes are the same. A new collection name moves an
-// unchanged document without re-indexing it.
+// unchanged document without re-indexing it (Moved).
 func (st *Store) Put(ctx context.Context, n New) (Document, Outcome, error) {
 	if n.UserID == "" {
 		return Document{}, "", memory.ErrNoUser
@@ -175,13 +176,13 @@ func (st *Store) Put(ctx context.Context, n New) (Document, Outcome, error) {
 			}
 		case err != nil:
 			return err
-		case hash == n.Hash:
+		case hash == n.Hash && collection == n.Collection:
 			outcome = Unchanged
-			if collection != n.Collection {
-				_, err := tx.ExecContext(ctx, `UPDATE documents SET collection = ? WHERE id = ?`, n.Collection, id)
-				return err
-			}
 			return nil
+		case hash == n.Hash:
+			outcome = Moved
+			_, err := tx.ExecContext(ctx, `UPDATE documents SET collection = ? WHERE id = ?`, n.Collection, id)
+			return err
 		default:
 			outcome = Updated
 			if _, err := tx.ExecContext(ctx, `UPDATE documents SET collection = ?, title = ?, type = ?, size = ?, hash = ?, updated_at = ? WHERE id = ?`,
@@ -203,7 +204,8 @@ func (st *Store) Put(ctx context.Context, n New) (Document, Outcome, error) {
 	if err != nil {
 		return Document{}, "", fmt.Errorf("add document %s: %w", n.Path, err)
 	}
-	d, err := st.Get(ctx, n.UserID, id)
+	// Read back even if ctx ended since: the document is stored.
+	d, err := st.Get(context.WithoutCancel(ctx), n.UserID, id)
 	return d, outcome, err
 }
 
@@ -264,6 +266,8 @@ func (st *Store) Get(ctx context.Context, userID, id string) (Document, error) {
 	switch {
 	case err != nil:
 		return Document{}, fmt.Errorf("document: %w", err)
+	case len(list) == 0 && len(id) < minPrefix:
+		return Document{}, fmt.Errorf("%w: %q (give at least %d characters of its id)", ErrNotFound, id, minPrefix)
 	case len(list) == 0:
 		return Document{}, fmt.Errorf("%w: %q", ErrNotFound, id)
 	case len(list) > 1:

@@ -23,7 +23,7 @@ func (ix *Index) Docs() *docstore.Store { return ix.docs }
 // at once; the background work embeds them.
 func (ix *Index) AddDocument(ctx context.Context, n docstore.New) (docstore.Document, docstore.Outcome, error) {
 	d, outcome, err := ix.docs.Put(ctx, n)
-	if err != nil || outcome == docstore.Unchanged {
+	if err != nil || outcome == docstore.Unchanged || outcome == docstore.Moved {
 		return d, outcome, err
 	}
 	if err := ix.indexDocKeywords(ctx); err != nil {
