@@ -124,15 +124,43 @@ func readBounded(path string, limit int64) ([]byte, error) {
 	return data, nil
 }
 
-// attachDocument adds one file for the chat's /attach, indexed at once.
+// attachDocument adds what path names for the chat's /attach, as
+// `mneme docs add` does (a file, a directory, a glob), indexed at once.
+// Several documents come back as one: "N documents", their passages
+// summed. The error is the reason a person reads ("not found").
 func (s *session) attachDocument(ctx context.Context, ix *index.Index, path string) (docstore.Document, docstore.Outcome, error) {
-	abs, err := filepath.Abs(path)
-	if err != nil {
-		return docstore.Document{}, "", err
+	adder := s.docAdder(ix, "")
+	var got []added
+	var skipped []string
+	for _, c := range docs.Expand([]string{path}) {
+		r := added{Path: c.Path, Skipped: c.Skip}
+		if c.Skip == "" {
+			r = adder.add(ctx, c.Path, true)
+		}
+		if r.Skipped != "" {
+			skipped = append(skipped, r.Skipped)
+			continue
+		}
+		got = append(got, r)
 	}
-	r := s.docAdder(ix, "").add(ctx, abs, true)
-	if r.Skipped != "" {
-		return docstore.Document{}, "", fmt.Errorf("skipped %s: %s", filepath.Base(abs), r.Skipped)
+	switch {
+	case len(got) == 0 && len(skipped) > 1:
+		return docstore.Document{}, "", fmt.Errorf("%d files, none added (the first: %s)", len(skipped), skipped[0])
+	case len(got) == 0 && len(skipped) == 1:
+		return docstore.Document{}, "", errors.New(skipped[0])
+	case len(got) == 0:
+		return docstore.Document{}, "", errors.New(docs.SkipNoMatch)
+	case len(got) == 1:
+		return got[0].Doc, got[0].Outcome, nil
 	}
-	return r.Doc, r.Outcome, nil
+	abs, _ := filepath.Abs(path)
+	all := docstore.Document{Title: fmt.Sprintf("%d documents", len(got)), Path: abs}
+	outcome := docstore.Unchanged
+	for _, r := range got {
+		all.Chunks += r.Doc.Chunks
+		if r.Outcome == docstore.Added || r.Outcome == docstore.Updated {
+			outcome = docstore.Added
+		}
+	}
+	return all, outcome, nil
 }

@@ -61,8 +61,9 @@ func ToolLine(st *styles.Styles, act agent.ToolActivity, done bool, width int, d
 	return line + "\n" + detailBlock(style, rows, width)
 }
 
-// RecallLine is the context receipt of a prompt: which saved notes were
-// put in front of the model; with details, each note in full.
+// RecallLine is the context receipt of a prompt: which saved notes (and
+// document passage) were put in front of the model; with details, each in
+// full with its note id or its source.
 func RecallLine(st *styles.Styles, mems []agent.Memory, width int, details bool) string {
 	line := st.Tool.Render(ansi.Truncate("↺ "+sanitize.Line(agent.RecallEvent{Memories: mems}.Summary()), width-margin, "…"))
 	if !details {
@@ -70,6 +71,10 @@ func RecallLine(st *styles.Styles, mems []agent.Memory, width int, details bool)
 	}
 	rows := make([]string, len(mems))
 	for i, m := range mems {
+		if m.Passage() {
+			rows[i] = fmt.Sprintf("%s [%s]", detailText(m.Text), sanitize.Line(m.Source))
+			continue
+		}
 		rows[i] = fmt.Sprintf("%s [note %s]", detailText(m.Text), sanitize.Line(m.NoteID))
 	}
 	return line + "\n" + detailBlock(st.Tool, rows, width)

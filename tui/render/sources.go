@@ -57,6 +57,9 @@ func SourceLabel(c agent.Citation) string {
 		return name + " · " + SourceWhere(c)
 	case h != "":
 		return name + " › " + h
+	case c.Chunk > 0:
+		// Nothing else tells two passages of a plain file apart.
+		return fmt.Sprintf("%s · passage %d", name, c.Chunk+1)
 	}
 	return name
 }

@@ -19,6 +19,7 @@ func TestSourceLabels(t *testing.T) {
 		{agent.Citation{Path: "/home/a/boiler.pdf", Page: 3}, "boiler.pdf · p. 3"},
 		{agent.Citation{Path: "/home/a/notes.md", Heading: "Install"}, "notes.md › Install"},
 		{agent.Citation{Title: "Untitled scan"}, "Untitled scan"},
+		{agent.Citation{Path: "/logs/huge.txt", Chunk: 2}, "huge.txt · passage 3"},
 		{agent.Citation{}, "document"},
 	} {
 		if got := SourceLabel(tc.c); got != tc.want {
@@ -67,5 +68,13 @@ func TestSourcesWrapBetweenSources(t *testing.T) {
 		if w := ansi.StringWidth(l); w > 80 {
 			t.Fatalf("a line is %d wide:\n%s", w, out)
 		}
+	}
+}
+
+func TestRecallLineNamesNotesAndPassages(t *testing.T) {
+	st := styles.New(true)
+	got := ansi.Strip(RecallLine(&st, []agent.Memory{{NoteID: "n1", Text: "cat is Tom"}, {Source: "oven.pdf · p. 2", Text: "Pyrolytic cleaning"}}, 120, true))
+	if !strings.Contains(got, "cat is Tom [note n1]") || !strings.Contains(got, "Pyrolytic cleaning [oven.pdf · p. 2]") || strings.Contains(got, "[note ]") {
+		t.Fatalf("recall line:\n%s", got)
 	}
 }
