@@ -72,7 +72,7 @@ func (a *App) docsAdd(ctx context.Context, args []string) error {
 		return exitError{code: 2, msg: "docs add: give files, directories or globs to add"}
 	}
 	collection = strings.TrimSpace(collection)
-	return a.withNoteIndex(ctx, common, false, func(s *session, ix *index.Index) error {
+	return a.withNoteIndex(ctx, common, true, func(s *session, ix *index.Index) error {
 		found := docs.Expand(rest)
 		bar := newProgressBar(a.stderr, len(found), "files")
 		adder := s.docAdder(ix, collection)
@@ -111,11 +111,17 @@ func (a *App) docsAdd(ctx context.Context, args []string) error {
 			return err
 		}
 		if asJSON {
-			return writeJSON(a.stdout, results)
+			if err := writeJSON(a.stdout, results); err != nil {
+				return err
+			}
+		} else {
+			fmt.Fprintf(a.stdout, "%d added, %d updated, %d unchanged, %d skipped\n",
+				counts[string(docstore.Added)], counts[string(docstore.Updated)], counts[string(docstore.Unchanged)]+counts[string(docstore.Moved)], counts["skipped"])
 		}
-		fmt.Fprintf(a.stdout, "%d added, %d updated, %d unchanged, %d skipped\n",
-			counts[string(docstore.Added)], counts[string(docstore.Updated)], counts[string(docstore.Unchanged)]+counts[string(docstore.Moved)], counts["skipped"])
 		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if err := a.embedPassages(ctx, ix, counts[string(docstore.Added)]+counts[string(docstore.Updated)], !asJSON); err != nil {
 			return err
 		}
 		if counts["skipped"] == len(results) {
@@ -123,6 +129,33 @@ func (a *App) docsAdd(ctx context.Context, args []string) error {
 		}
 		return nil
 	})
+}
+
+// embedPassages embeds what docs add stored while the command waits, when
+// an embedding model answers: Ctrl+C leaves the rest to the background
+// (the next chat or command that embeds).
+func (a *App) embedPassages(ctx context.Context, ix *index.Index, changed int, say bool) error {
+	model := ix.EmbedModelName()
+	if model == "" || changed == 0 {
+		return nil
+	}
+	if say {
+		fmt.Fprintf(a.stdout, "Words are searchable; embedding the passages with %s for search by meaning (Ctrl+C leaves the rest for later)…\n", sanitize.Line(model))
+	}
+	err := ix.EmbedDocuments(ctx)
+	switch {
+	case ctx.Err() != nil:
+		return exitError{code: ExitInterrupted, msg: "docs add: embedding stopped; the documents are added, and the rest of their passages are embedded later"}
+	case err != nil:
+		// Search by words works; the background work tries again.
+		s := "Embedding paused (" + sanitize.Line(err.Error()) + "); the passages are embedded later."
+		if say {
+			fmt.Fprintln(a.stdout, s)
+		}
+	case say:
+		fmt.Fprintln(a.stdout, "Search by meaning is ready.")
+	}
+	return nil
 }
 
 func printAdded(w io.Writer, r added) {
@@ -163,7 +196,8 @@ func (a *App) docsList(ctx context.Context, args []string) error {
 			return err
 		}
 		pending := map[string]int{}
-		if model := ix.EmbedModelName(); model != "" {
+		model := ix.EmbedModelName()
+		if model != "" {
 			if pending, err = ix.Docs().PendingEmbedding(ctx, s.cfg.User, model); err != nil {
 				return err
 			}
@@ -171,7 +205,10 @@ func (a *App) docsList(ctx context.Context, args []string) error {
 		rows := make([]docListing, len(list))
 		for i, d := range list {
 			rows[i] = docListing{Document: d, State: "indexed", Pending: pending[d.ID]}
-			if n := pending[d.ID]; n > 0 {
+			switch n := pending[d.ID]; {
+			case model == "":
+				rows[i].State = "indexed by words" // no embedding model to say more
+			case n > 0:
 				rows[i].State = fmt.Sprintf("embedding %d pending", n)
 			}
 		}
@@ -228,7 +265,12 @@ func (a *App) docsSearch(ctx context.Context, args []string) error {
 	if limit < 1 || limit > index.MaxDocLimit {
 		return exitError{code: 2, msg: fmt.Sprintf("docs search: --limit must be 1-%d", index.MaxDocLimit)}
 	}
-	return a.withIndex(ctx, common, func(s *session, ix *index.Index) error {
+	// The passages' vectors are made when they are added (and in the
+	// background): a search uses what is there without waiting.
+	return a.withNoteIndex(ctx, common, true, func(s *session, ix *index.Index) error {
+		if err := ix.IndexDocuments(ctx); err != nil {
+			return err
+		}
 		hits, err := ix.SearchDocs(ctx, index.DocQuery{UserID: s.cfg.User, Text: query, Limit: limit, Collection: collection})
 		if err != nil {
 			return err

@@ -101,6 +101,16 @@ func (ix *Index) indexDocKeywords(ctx context.Context) error {
 	}
 }
 
+// EmbedDocuments embeds the document chunks without vectors under the
+// current model: the background work does it, `docs add` too while it
+// waits. Without an embedding model it does nothing.
+func (ix *Index) EmbedDocuments(ctx context.Context) error {
+	return ix.embedBacklog(ctx, func(model string) ([]owned, error) {
+		list, err := ix.docs.ChunksNeedingEmbedding(ctx, model, embedBatch)
+		return chunkOwners(list), err
+	})
+}
+
 func chunkOwners(list []docstore.Chunk) []owned {
 	items := make([]owned, len(list))
 	for i, c := range list {

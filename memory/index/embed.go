@@ -313,10 +313,7 @@ func (ix *Index) embedPendingAll(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	return ix.embedBacklog(ctx, func(model string) ([]owned, error) {
-		list, err := ix.docs.ChunksNeedingEmbedding(ctx, model, embedBatch)
-		return chunkOwners(list), err
-	})
+	return ix.EmbedDocuments(ctx)
 }
 
 func noteOwners(notes []memory.Note) []owned {
