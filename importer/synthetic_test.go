@@ -27,7 +27,7 @@ func writeSynthetic(w io.Writer, convs, perConv int) error {
 		if c > 0 {
 			bw.WriteString(",")
 		}
-		t0 := 1600000000 + c*3600
+		t0 := 1600000000 + c*60 // a minute apart: 155,000 conversations stay in the past
 		fmt.Fprintf(bw, `{"id":"conv-%d","title":"Synthetic conversation %d","create_time":%d,"is_archived":false,"current_node":"m%d","mapping":{"root":{"id":"root","message":null,"parent":null,"children":["m0"]}`,
 			c, c, t0, perConv-1)
 		for i := range perConv {
