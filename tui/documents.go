@@ -100,6 +100,15 @@ type attachedMsg struct {
 	err  error
 }
 
+// refreshDocs reads the open document browser's list again (nil when it
+// is closed).
+func (m *Model) refreshDocs() tea.Cmd {
+	if m.docs == nil || !m.isOpen(m.docs) {
+		return nil
+	}
+	return m.docs.Refresh()
+}
+
 // slashAttach adds the document at PATH in a command; its receipt says
 // what happened, and the next prompt's run is told the document is there.
 func (m *Model) slashAttach(args string) tea.Cmd {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	tea "charm.land/bubbletea/v2"
@@ -212,4 +213,34 @@ func TestSlashDocsOpensTheBrowser(t *testing.T) {
 	h.send(keyEsc)
 	h.send(keyEsc)
 	h.runUntil("the chat", func() bool { return !h.shows("Documents ·") })
+}
+
+// shrinkingLibrary loses its documents when removed says so (another
+// process removed them).
+type shrinkingLibrary struct {
+	fakeLibrary
+	removed *atomic.Bool
+}
+
+func (l shrinkingLibrary) ListDocuments(ctx context.Context, user string) ([]docstore.Document, error) {
+	if l.removed.Load() {
+		return []docstore.Document{}, nil
+	}
+	return l.fakeLibrary.ListDocuments(ctx, user)
+}
+
+// TestDocsBrowserFollowsOtherProcesses: a document removed elsewhere
+// leaves the open browser when the store reports a change.
+func TestDocsBrowserFollowsOtherProcesses(t *testing.T) {
+	store := openStore(t)
+	cfg := config(store, newFakeRunner(store), readyProbe)
+	removed := &atomic.Bool{}
+	cfg.Docs = shrinkingLibrary{removed: removed}
+	h := newHarness(t, cfg)
+	h.typeText("/docs")
+	h.send(keyEnter)
+	h.runUntilShown("Documents · 1 document", "Boiler manual")
+	removed.Store(true)
+	h.send(storeChangedMsg{}) // as the store's change feed reports it
+	h.runUntil("the document gone", func() bool { return !h.shows("Boiler manual") })
 }

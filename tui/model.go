@@ -322,7 +322,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case syncTickMsg:
 		cmd = m.pollSync(&msg)
 	case storeChangedMsg:
-		cmd = tea.Batch(m.sidebar.Reload(), m.memoryStatusNow(), m.pollSync(nil), waitForChanges(m.life.ctx, m.cfg.Changes))
+		cmd = tea.Batch(m.sidebar.Reload(), m.memoryStatusNow(), m.pollSync(nil), waitForChanges(m.life.ctx, m.cfg.Changes), m.refreshDocs())
 	case undoneMsg:
 		cmd = m.handleUndone(msg)
 	case learntMsg:

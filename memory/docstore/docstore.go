@@ -277,24 +277,35 @@ func (st *Store) Get(ctx context.Context, userID, id string) (Document, error) {
 }
 
 // Remove deletes documents (their chunks and vectors with them), on
-// every device once synced.
+// every device once synced. An id that is not the user's document (or no
+// longer: removed elsewhere) fails with ErrNotFound after the others are
+// removed.
 func (st *Store) Remove(ctx context.Context, userID string, ids []string) error {
 	if userID == "" {
 		return memory.ErrNoUser
 	}
+	var missing []string
 	err := st.s.Write(ctx, func(tx memory.Execer) error {
+		missing = missing[:0]
 		for _, id := range ids {
 			if err := dropChunks(ctx, tx, `document_id = ? AND user_id = ?`, id, userID); err != nil {
 				return err
 			}
-			if _, err := tx.ExecContext(ctx, `DELETE FROM documents WHERE id = ? AND user_id = ?`, id, userID); err != nil {
+			res, err := tx.ExecContext(ctx, `DELETE FROM documents WHERE id = ? AND user_id = ?`, id, userID)
+			if err != nil {
 				return err
+			}
+			if n, _ := res.RowsAffected(); n == 0 {
+				missing = append(missing, id)
 			}
 		}
 		return nil
 	})
-	if err != nil {
+	switch {
+	case err != nil:
 		return fmt.Errorf("remove documents: %w", err)
+	case len(missing) > 0:
+		return fmt.Errorf("%w: %s", ErrNotFound, strings.Join(missing, ", "))
 	}
 	return nil
 }

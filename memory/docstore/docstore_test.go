@@ -45,8 +45,8 @@ func TestDocumentsBelongToTheirUser(t *testing.T) {
 	if got, err := st.Get(ctx, "alice", d.ID[:8]); err != nil || got.ID != d.ID || got.Chunks != 1 {
 		t.Fatalf("get by prefix: %+v, %v", got, err)
 	}
-	if err := st.Remove(ctx, "bob", []string{d.ID}); err != nil {
-		t.Fatal(err)
+	if err := st.Remove(ctx, "bob", []string{d.ID}); !errors.Is(err, memory.ErrNotFound) {
+		t.Fatalf("bob removing alice's document: %v, want not found", err)
 	}
 	if list, _ := st.List(ctx, "alice", ""); len(list) != 1 {
 		t.Fatalf("bob's rm removed alice's document: %+v", list)

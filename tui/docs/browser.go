@@ -113,7 +113,15 @@ type (
 		doc docstore.Document
 		err error
 	}
+	refreshMsg struct{ panel.To }
 )
+
+// Refresh reads the documents again (and the search, if one is shown):
+// the root sends it when the store changed, perhaps in another process.
+func (b Browser) Refresh() tea.Cmd {
+	id := b.id
+	return func() tea.Msg { return refreshMsg{To: panel.To{ID: id}} }
+}
 
 // NewBrowser returns a closed document browser drawn with st.
 func NewBrowser(st *styles.Styles, cfg Config) Browser {
@@ -215,8 +223,20 @@ func (b Browser) Update(msg tea.Msg) (Browser, tea.Cmd) {
 		}
 	case removedMsg:
 		return b.handleRemoved(msg)
+	case refreshMsg:
+		return b, b.reload()
 	}
 	return b, nil
+}
+
+// reload lists the documents again and repeats the search shown.
+func (b *Browser) reload() tea.Cmd {
+	cmds := []tea.Cmd{b.load()}
+	if b.query != "" {
+		b.seq++
+		cmds = append(cmds, b.search())
+	}
+	return tea.Batch(cmds...)
 }
 
 func (b Browser) handleRemoved(msg removedMsg) (Browser, tea.Cmd) {
@@ -226,12 +246,7 @@ func (b Browser) handleRemoved(msg removedMsg) (Browser, tea.Cmd) {
 		return b, nil
 	}
 	b.setHint("Removed “"+name+"”.", false)
-	b.seq++
-	cmds := []tea.Cmd{b.load()}
-	if b.query != "" {
-		cmds = append(cmds, b.search())
-	}
-	return b, tea.Batch(cmds...)
+	return b, b.reload()
 }
 
 func (b *Browser) setHint(s string, isErr bool) { b.hint, b.hintErr = s, isErr }
