@@ -19,6 +19,8 @@ import (
 	"unicode/utf16"
 	"unicode/utf8"
 
+	"golang.org/x/text/encoding/charmap"
+
 	"github.com/mneme-dev/mneme/internal/sanitize"
 	"github.com/mneme-dev/mneme/internal/text"
 )
@@ -167,7 +169,33 @@ func decodeText(data []byte) (string, error) {
 	if looksBinary(data) {
 		return "", ErrBinary
 	}
+	if legacy8Bit(data) {
+		if s, err := charmap.Windows1252.NewDecoder().Bytes(data); err == nil {
+			return string(s), nil
+		}
+	}
 	return string(data), nil
+}
+
+// legacy8Bit reports whether data is text in an 8-bit code page rather
+// than UTF-8: it has bytes above ASCII, and not one of them starts a valid
+// UTF-8 sequence ("Café" written by an old editor in Latin-1 or
+// Windows-1252, which it is then read as).
+func legacy8Bit(data []byte) bool {
+	high := false
+	for i := 0; i < len(data); {
+		if data[i] < utf8.RuneSelf {
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRune(data[i:])
+		if r != utf8.RuneError || size > 1 {
+			return false // real UTF-8
+		}
+		high = true
+		i++
+	}
+	return high
 }
 
 func decodeUTF16(data []byte, bigEndian bool) string {

@@ -176,3 +176,14 @@ func TestParseCSV(t *testing.T) {
 		t.Errorf("tsv: %+v %v", tsv, err)
 	}
 }
+
+func TestParseTextInAnOldCodePage(t *testing.T) {
+	p, err := Parse("menu.txt", []byte("Today at the corner cafe: Caf\xe9 cr\xe8me with a croissant, for 5 \x80 only."))
+	if err != nil || p.Sections[0].Text != "Today at the corner cafe: Café crème with a croissant, for 5 € only." {
+		t.Fatalf("Windows-1252 text: %+v, %v", p, err)
+	}
+	p, err = Parse("mixed.txt", []byte("na\xc3\xafve and a stray \xff byte"))
+	if err != nil || !strings.HasPrefix(p.Sections[0].Text, "naïve and a stray ") {
+		t.Fatalf("UTF-8 with a stray byte stays UTF-8: %+v, %v", p, err)
+	}
+}
