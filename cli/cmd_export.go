@@ -15,7 +15,7 @@ import (
 func exportCommand() command {
 	return command{names: []string{"export"}, run: (*App).runExport,
 		help: "  mneme export [--format jsonl|markdown] [--conversation ID]\n" +
-			"  mneme export --all [-o FILE]       a full backup: conversations, summaries, notes\n"}
+			"  mneme export --all [-o FILE]       a full backup: conversations, summaries, notes, documents\n"}
 }
 
 func (a *App) runExport(ctx context.Context, args []string) error {
@@ -24,7 +24,7 @@ func (a *App) runExport(ctx context.Context, args []string) error {
 	conv := fs.String("conversation", "", "export only this conversation (a prefix is enough)")
 	format := fs.String("format", string(memory.FormatJSONL), "jsonl (re-importable) or markdown")
 	outPath := fs.String("o", "", "write to FILE instead of stdout")
-	all := fs.Bool("all", false, "a full backup (JSON lines): conversations, messages, summaries and notes; mneme import restores it")
+	all := fs.Bool("all", false, "a full backup (JSON lines): conversations, messages, summaries, notes and documents; mneme import restores it")
 	rest, err := parseArgs(fs, args)
 	if err != nil {
 		return err
