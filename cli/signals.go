@@ -59,6 +59,11 @@ func Main(args []string) int {
 			}
 			return ex.code
 		}
+		if errors.Is(err, syscall.EPIPE) {
+			// The reader went away (mneme docs list | head): nothing to
+			// say; exit as a process killed by SIGPIPE would.
+			return ExitOutputClosed
+		}
 		// Errors may quote Ollama, a model or a file: no escapes reach the terminal.
 		fmt.Fprintln(os.Stderr, "mneme:", sanitize.Text(err.Error()))
 		return 1
