@@ -5,6 +5,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -290,5 +292,33 @@ func TestAskInterruptedWhileOllamaHangsKeepsThePrompt(t *testing.T) {
 	}
 	if list := d.conversations(); len(list) != 1 || list[0].MessageCount != 2 {
 		t.Fatalf("conversations %+v", list)
+	}
+}
+
+// `mneme conversations | head -1`: the reader goes away mid-output, and
+// mneme ends quietly with 141, as a process killed by SIGPIPE would, with
+// no "broken pipe" message.
+func TestListIntoClosedPipeEndsQuietly(t *testing.T) {
+	t.Parallel() // own data dir
+	d := newDevice(t, "127.0.0.1:1")
+	var lines strings.Builder
+	for i := range 3000 { // far more than a pipe holds
+		fmt.Fprintf(&lines, `{"conversation":"c%d","title":"a conversation with a long enough title, number %d","role":"user","content":"hello"}`+"\n", i, i)
+	}
+	d.mustOK("", "import", writeFile(t, "many.jsonl", lines.String()))
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd, stderr := d.start(pw, "conversations")
+	pw.Close()
+	head := exec.Command("head", "-n", "1")
+	head.Stdin, head.Stdout = pr, io.Discard
+	if err := head.Run(); err != nil {
+		t.Fatal(err)
+	}
+	pr.Close()
+	if code := waitExit(t, cmd, 30*time.Second, stderr); code != cli.ExitOutputClosed || stderr.String() != "" {
+		t.Fatalf("exit %d, stderr %q", code, stderr.String())
 	}
 }
