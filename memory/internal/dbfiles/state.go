@@ -22,8 +22,9 @@ import (
 // size and time (every commit goes there first) and its header (a
 // restarted WAL has new salts); the wal-index (-shm) header, whose change
 // counter and last valid frame move with every commit, so that two
-// commits within one tick of a coarse file clock still differ. Whatever
-// changes the files without changing a row only costs one full catch-up.
+// commits within one tick of a coarse file clock still differ (see
+// fileState for an empty WAL). Whatever changes the files without
+// changing a row only costs one full catch-up.
 
 // stateFormat starts a state; a new meaning of it takes a new format.
 const stateFormat = "v1"
@@ -43,38 +44,57 @@ func (c Clean) State() string {
 	}
 	var b strings.Builder
 	b.WriteString(stateFormat)
-	local := strings.TrimSuffix(c.db, ".db") + "-local.db"
-	for _, db := range []string{c.db, local} {
-		for _, suf := range []string{"", "-wal", "-shm"} {
-			fi, err := os.Stat(db + suf)
-			if os.IsNotExist(err) {
-				b.WriteString(";-")
-				continue
-			}
-			if err != nil {
-				return ""
-			}
-			var ino uint64
-			if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-				ino = uint64(st.Ino)
-			}
-			switch suf {
-			case "": // every commit goes to the WAL; checkpoints write here again and again
-				fmt.Fprintf(&b, ";%d.%d", ino, fi.Size())
-			case "-wal":
-				fmt.Fprintf(&b, ";%d.%d.%d", ino, fi.Size(), fi.ModTime().UnixNano())
-			} // the wal-index is rewritten by every first opener and marked by readers: only its header counts
-			// The WAL's header; the wal-index's (its first copy).
-			if head := map[string]int{"-wal": 32, "-shm": 48}[suf]; head > 0 {
-				h, err := readHead(db+suf, head)
-				if err != nil {
-					return ""
-				}
-				fmt.Fprintf(&b, ";%x", h)
-			}
+	for _, db := range []string{c.db, strings.TrimSuffix(c.db, ".db") + "-local.db"} {
+		if !fileState(&b, db) {
+			return ""
 		}
 	}
 	return b.String()
+}
+
+// fileState describes one database. While its WAL holds frames, every
+// commit changes the WAL, and a checkpoint that empties it changes the
+// state too: the database file's time is left out, as checkpoints of the
+// same frames write it again and again. An empty WAL (or none: processes
+// create and remove it as they come and go) holds nothing, and the
+// database file's time then tells whether a checkpoint wrote to it.
+func fileState(b *strings.Builder, db string) bool {
+	stat := func(p string) (ino uint64, size, mtime int64, ok bool) {
+		fi, err := os.Stat(p)
+		if os.IsNotExist(err) {
+			return 0, 0, 0, true
+		}
+		if err != nil {
+			return 0, 0, 0, false
+		}
+		if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+			ino = uint64(st.Ino)
+		}
+		return ino, fi.Size(), fi.ModTime().UnixNano(), true
+	}
+	ino, size, mtime, ok := stat(db)
+	wino, wsize, wmtime, wok := stat(db + "-wal")
+	if !ok || !wok {
+		return false
+	}
+	if wsize == 0 {
+		fmt.Fprintf(b, ";%d.%d.%d;-", ino, size, mtime)
+		return true
+	}
+	fmt.Fprintf(b, ";%d.%d;%d.%d.%d", ino, size, wino, wsize, wmtime)
+	// The WAL's header, and the wal-index's (its first copy): the
+	// wal-index is rebuilt by every first opener and marked by readers.
+	for _, h := range []struct {
+		suf string
+		n   int
+	}{{"-wal", 32}, {"-shm", 48}} {
+		head, err := readHead(db+h.suf, h.n)
+		if err != nil && !os.IsNotExist(err) {
+			return false
+		}
+		fmt.Fprintf(b, ";%x", head)
+	}
+	return true
 }
 
 func readHead(path string, n int) ([]byte, error) {
