@@ -163,16 +163,15 @@ func (ix *Index) fetch(ctx context.Context, bi bleve.Index, clauses []query.Quer
 		return nil, fmt.Errorf("keyword: count: %w", err)
 	}
 	req.PreSearchData = map[string]interface{}{search.BM25PreSearchDataKey: firstStageStats(n)}
-	// Ties are broken by id: Bleve's own tie order follows its internal
-	// document numbers, which depend on how segments were merged.
-	req.SortBy([]string{"-_score", "_id"})
+	// Ties are broken by id (topN): Bleve's own tie order follows its
+	// internal document numbers, which depend on how segments were merged.
 	req.Fields = []string{fieldKind, fieldConv, fieldNumber, fieldText, fieldTitle, fieldWhen, fieldTypes}
-	res, err := bi.SearchInContext(ctx, req)
-	if err != nil {
+	top := &topN{size: size, req: req}
+	if _, err := bi.SearchInContext(withTopN(ctx, top), req); err != nil {
 		return nil, fmt.Errorf("keyword: search: %w", err)
 	}
-	out := make([]*cand, 0, len(res.Hits))
-	for _, h := range res.Hits {
+	out := make([]*cand, 0, len(top.hits))
+	for _, h := range top.hits {
 		out = append(out, toCand(h))
 	}
 	return out, nil
