@@ -2,6 +2,7 @@ package keyword
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -22,6 +23,10 @@ type Query struct {
 	// Now resolves relative times in Text ("yesterday", "last week");
 	// time.Now() when zero.
 	Now time.Time
+	// alone: the index held only the user's documents when its statistics
+	// were read, so a search may leave the user filter out (topN checks
+	// that on the search's own snapshot).
+	alone bool
 }
 
 // Hit is one search result. Scores rank the hits of one query; their scale
@@ -76,6 +81,7 @@ func (ix *Index) rank(ctx context.Context, bi bleve.Index, q Query, pq parsedQue
 		return nil, err
 	}
 	st.indexWide = ix.params.indexIDF
+	q.alone = st.nUser == st.nAll
 	cands, err := ix.fetch(ctx, bi, ix.firstStage(cl, st), q, max(ix.params.candidates, limit))
 	if err != nil {
 		return nil, err
@@ -156,7 +162,9 @@ func (ix *Index) fetch(ctx context.Context, bi bleve.Index, clauses []query.Quer
 	}
 	bq := bleve.NewBooleanQuery()
 	bq.AddMust(bleve.NewDisjunctionQuery(clauses...))
-	bq.AddFilter(filterQuery(q))
+	if f := filterQuery(q, !q.alone); f != nil {
+		bq.AddFilter(f)
+	}
 	req := bleve.NewSearchRequestOptions(bq, size, 0, false)
 	n, err := bi.DocCount()
 	if err != nil {
@@ -167,7 +175,13 @@ func (ix *Index) fetch(ctx context.Context, bi bleve.Index, clauses []query.Quer
 	// internal document numbers, which depend on how segments were merged.
 	req.Fields = []string{fieldKind, fieldConv, fieldNumber, fieldText, fieldTitle, fieldWhen, fieldTypes}
 	top := &topN{size: size, req: req}
-	if _, err := bi.SearchInContext(withTopN(ctx, top), req); err != nil {
+	if q.alone {
+		top.alone = q.UserID
+	}
+	if _, err := bi.SearchInContext(withTopN(ctx, top), req); errors.Is(err, errNotAlone) {
+		q.alone = false // another user's documents came in since the statistics
+		return ix.fetch(ctx, bi, clauses, q, size)
+	} else if err != nil {
 		return nil, fmt.Errorf("keyword: search: %w", err)
 	}
 	out := make([]*cand, 0, len(top.hits))
@@ -210,9 +224,13 @@ func toCand(h *search.DocumentMatch) *cand {
 	return c
 }
 
-// filterQuery restricts a search to the user and the query's filters; it does not score.
-func filterQuery(q Query) query.Query {
-	conj := []query.Query{termQuery(fieldUser, q.UserID, 1)}
+// filterQuery restricts a search to the user (with user) and the query's
+// filters; it does not score. It is nil when there is nothing to restrict.
+func filterQuery(q Query, user bool) query.Query {
+	var conj []query.Query
+	if user {
+		conj = append(conj, termQuery(fieldUser, q.UserID, 1))
+	}
 	if len(q.Kinds) > 0 {
 		var kinds []query.Query
 		for _, k := range q.Kinds {
@@ -229,7 +247,10 @@ func filterQuery(q Query) query.Query {
 		dr.SetField(fieldTime)
 		conj = append(conj, dr)
 	}
-	if len(conj) == 1 {
+	switch len(conj) {
+	case 0:
+		return nil
+	case 1:
 		return conj[0]
 	}
 	return bleve.NewConjunctionQuery(conj...)

@@ -1,8 +1,10 @@
 package keyword
 
 import (
+	"cmp"
 	"container/heap"
 	"context"
+	"errors"
 
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/search"
@@ -19,9 +21,12 @@ import (
 type topN struct {
 	size int
 	req  *bleve.SearchRequest
-	err  error
-	kept worst
-	hits []*search.DocumentMatch // best first, once the search is done
+	// alone, when set, is the user whose documents must be all the
+	// snapshot holds: the search left the user filter out.
+	alone string
+	err   error
+	kept  worst
+	hits  []*search.DocumentMatch // best first, once the search is done
 }
 
 // withTopN returns ctx making the searches run in it collect into t.
@@ -29,8 +34,17 @@ func withTopN(ctx context.Context, t *topN) context.Context {
 	return context.WithValue(ctx, search.MakeDocumentMatchHandlerKey, search.MakeDocumentMatchHandler(t.handler))
 }
 
+// errNotAlone ends a search without the user filter on a snapshot that
+// holds other documents than the user's.
+var errNotAlone = errors.New("keyword: the index holds other users' documents")
+
 func (t *topN) handler(sctx *search.SearchContext) (search.DocumentMatchHandler, bool, error) {
 	r := sctx.IndexReader
+	if t.alone != "" {
+		if alone, err := onlyUser(r, t.alone); err != nil || !alone {
+			return nil, false, cmp.Or(err, errNotAlone)
+		}
+	}
 	t.kept = worst{r: r, t: t}
 	return func(d *search.DocumentMatch) error {
 		if t.err != nil {
@@ -52,6 +66,21 @@ func (t *topN) handler(sctx *search.SearchContext) (search.DocumentMatchHandler,
 		}
 		return t.err
 	}, false, nil
+}
+
+// onlyUser says whether every document r holds is user's: each holds one
+// user term, and deleted documents are counted by neither.
+func onlyUser(r index.IndexReader, user string) (bool, error) {
+	n, err := r.DocCount()
+	if err != nil {
+		return false, err
+	}
+	tfr, err := r.TermFieldReader(context.Background(), []byte(user), fieldUser, false, false, false)
+	if err != nil {
+		return false, err
+	}
+	defer tfr.Close()
+	return tfr.Count() == n, nil
 }
 
 // finish orders the kept documents best first and loads their fields.

@@ -2,6 +2,7 @@ package keyword
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/blevesearch/bleve/v2"
@@ -17,7 +18,7 @@ func fetchSorted(t *testing.T, ix *Index, clauses []query.Query, q Query, size i
 	must(t, ix.withIndex(func(bi bleve.Index) error {
 		bq := bleve.NewBooleanQuery()
 		bq.AddMust(bleve.NewDisjunctionQuery(clauses...))
-		bq.AddFilter(filterQuery(q))
+		bq.AddFilter(filterQuery(q, true))
 		req := bleve.NewSearchRequestOptions(bq, size, 0, false)
 		n, err := bi.DocCount()
 		if err != nil {
@@ -44,11 +45,19 @@ func TestTopNIsTheSortedTop(t *testing.T) {
 	c := newCorpus(7, 60) // a small vocabulary: short documents tie often
 	docs := c.docs("u1", 3000)
 	for i := range 40 { // the same text under many ids: one score
-		docs = append(docs, turn("u1", "same", i+1, "the lighthouse keeper"))
+		docs = append(docs, turn("u1", "u1-same", i+1, "the lighthouse keeper"))
 	}
-	docs = append(docs, c.docs("u2", 500)...)
 	must(t, ix.Upsert(docs...))
-	q := Query{UserID: "u1"}
+	compareTopN(t, ix, c, Query{UserID: "u1", alone: true}) // only u1's documents: no user filter
+	must(t, ix.Upsert(c.docs("u2", 500)...))
+	compareTopN(t, ix, c, Query{UserID: "u1"})
+	// Statistics that saw u1 alone, a snapshot that holds u2's documents:
+	// the search runs again with the user filter.
+	compareTopN(t, ix, c, Query{UserID: "u1", alone: true})
+}
+
+func compareTopN(t *testing.T, ix *Index, c *corpus, q Query) {
+	t.Helper()
 	words := append([]string{"lighthouse", "keeper"}, c.vocab[40:60]...)
 	for i, w := range words {
 		clauses := []query.Query{termQuery(fieldText, w, 1)}
@@ -56,7 +65,7 @@ func TestTopNIsTheSortedTop(t *testing.T) {
 			clauses = append(clauses, termQuery(fieldText, words[i+1], 0.5), termQuery(fieldTitle, w, 2))
 		}
 		for _, size := range []int{1, 5, 17, 100} {
-			want := fetchSorted(t, ix, clauses, q, size)
+			want := fetchSorted(t, ix, clauses, Query{UserID: q.UserID}, size)
 			var got []*cand
 			must(t, ix.withIndex(func(bi bleve.Index) error {
 				var err error
@@ -70,7 +79,7 @@ func TestTopNIsTheSortedTop(t *testing.T) {
 				if got[k].ID != want[k].ID || got[k].bleve != want[k].Score {
 					t.Fatalf("%q size %d: hit %d is %s %v, want %s %v", w, size, k, got[k].ID, got[k].bleve, want[k].ID, want[k].Score)
 				}
-				if got[k].ConversationID == "" || len(got[k].text) == 0 {
+				if got[k].ConversationID == "" || len(got[k].text) == 0 || !strings.HasPrefix(got[k].ID, "u1-") {
 					t.Fatalf("%q: hit %s without its fields: %+v", w, got[k].ID, got[k])
 				}
 			}
