@@ -347,10 +347,11 @@ func (ix *Index) Changes() <-chan struct{} { return ix.changes }
 // recorded for Status and keyword search still covers everything. When ctx
 // ends first, the embeddings not done yet are left for later.
 func (ix *Index) Drain(ctx context.Context) error {
-	if err := ix.catchUp(ctx); err != nil {
+	if err := ix.Sync(ctx); err != nil {
 		return err
 	}
-	return ix.work(ctx)
+	ix.embedStep(ctx)
+	return nil
 }
 
 // Sync brings turns and the keyword index up to date, leaving embeddings
