@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -162,6 +163,15 @@ func (ix *Index) fetch(ctx context.Context, bi bleve.Index, clauses []query.Quer
 	}
 	bq := bleve.NewBooleanQuery()
 	bq.AddMust(bleve.NewDisjunctionQuery(clauses...))
+	if len(q.Kinds) > 0 {
+		// Every document has one valid kind: leaving out the few of the
+		// other kinds is cheaper than checking each candidate's kind.
+		for _, k := range []Kind{KindTurn, KindNote, KindSummary, KindChunk} {
+			if !slices.Contains(q.Kinds, k) {
+				bq.AddMustNot(termQuery(fieldKind, string(k), 1))
+			}
+		}
+	}
 	if f := filterQuery(q, !q.alone); f != nil {
 		bq.AddFilter(f)
 	}
@@ -225,18 +235,12 @@ func toCand(h *search.DocumentMatch) *cand {
 }
 
 // filterQuery restricts a search to the user (with user) and the query's
-// filters; it does not score. It is nil when there is nothing to restrict.
+// conversation and dates; it does not score. It is nil when there is
+// nothing to restrict. (Kinds are left out by fetch.)
 func filterQuery(q Query, user bool) query.Query {
 	var conj []query.Query
 	if user {
 		conj = append(conj, termQuery(fieldUser, q.UserID, 1))
-	}
-	if len(q.Kinds) > 0 {
-		var kinds []query.Query
-		for _, k := range q.Kinds {
-			kinds = append(kinds, termQuery(fieldKind, string(k), 1))
-		}
-		conj = append(conj, bleve.NewDisjunctionQuery(kinds...))
 	}
 	if q.ConversationID != "" {
 		conj = append(conj, termQuery(fieldConv, q.ConversationID, 1))

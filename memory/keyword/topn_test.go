@@ -2,6 +2,7 @@ package keyword
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 
@@ -18,7 +19,15 @@ func fetchSorted(t *testing.T, ix *Index, clauses []query.Query, q Query, size i
 	must(t, ix.withIndex(func(bi bleve.Index) error {
 		bq := bleve.NewBooleanQuery()
 		bq.AddMust(bleve.NewDisjunctionQuery(clauses...))
-		bq.AddFilter(filterQuery(q, true))
+		filter := filterQuery(q, true)
+		if len(q.Kinds) > 0 { // as it was: each candidate's kind checked
+			var kinds []query.Query
+			for _, k := range q.Kinds {
+				kinds = append(kinds, termQuery(fieldKind, string(k), 1))
+			}
+			filter = bleve.NewConjunctionQuery(filter, bleve.NewDisjunctionQuery(kinds...))
+		}
+		bq.AddFilter(filter)
 		req := bleve.NewSearchRequestOptions(bq, size, 0, false)
 		n, err := bi.DocCount()
 		if err != nil {
@@ -54,6 +63,16 @@ func TestTopNIsTheSortedTop(t *testing.T) {
 	// Statistics that saw u1 alone, a snapshot that holds u2's documents:
 	// the search runs again with the user filter.
 	compareTopN(t, ix, c, Query{UserID: "u1", alone: true})
+	// Kinds: other kinds left out, with and without the user filter.
+	notes := c.docs("u1", 300)
+	for i := range notes {
+		notes[i].ID, notes[i].Kind = "u1-note-"+notes[i].ID, KindNote
+	}
+	must(t, ix.Upsert(notes...))
+	for _, kinds := range [][]Kind{{KindTurn}, {KindNote}, {KindTurn, KindNote}, {KindSummary}} {
+		compareTopN(t, ix, c, Query{UserID: "u1", Kinds: kinds})
+		compareTopN(t, ix, c, Query{UserID: "u1", Kinds: kinds, alone: true})
+	}
 }
 
 func compareTopN(t *testing.T, ix *Index, c *corpus, q Query) {
@@ -65,7 +84,7 @@ func compareTopN(t *testing.T, ix *Index, c *corpus, q Query) {
 			clauses = append(clauses, termQuery(fieldText, words[i+1], 0.5), termQuery(fieldTitle, w, 2))
 		}
 		for _, size := range []int{1, 5, 17, 100} {
-			want := fetchSorted(t, ix, clauses, Query{UserID: q.UserID}, size)
+			want := fetchSorted(t, ix, clauses, Query{UserID: q.UserID, Kinds: q.Kinds}, size)
 			var got []*cand
 			must(t, ix.withIndex(func(bi bleve.Index) error {
 				var err error
@@ -79,7 +98,8 @@ func compareTopN(t *testing.T, ix *Index, c *corpus, q Query) {
 				if got[k].ID != want[k].ID || got[k].bleve != want[k].Score {
 					t.Fatalf("%q size %d: hit %d is %s %v, want %s %v", w, size, k, got[k].ID, got[k].bleve, want[k].ID, want[k].Score)
 				}
-				if got[k].ConversationID == "" || len(got[k].text) == 0 || !strings.HasPrefix(got[k].ID, "u1-") {
+				if got[k].ConversationID == "" || len(got[k].text) == 0 || !strings.HasPrefix(got[k].ID, "u1-") ||
+					(len(q.Kinds) > 0 && !slices.Contains(q.Kinds, got[k].Kind)) {
 					t.Fatalf("%q: hit %s without its fields: %+v", w, got[k].ID, got[k])
 				}
 			}
