@@ -23,7 +23,11 @@ func (ix *Index) feedback(ctx context.Context, bi bleve.Index, q Query, pq parse
 		// Bleve weighs a term by its idf squared: the boost makes it the expansion weight.
 		clauses = append(clauses, termQuery(fieldText, t, weights[t]/(idfs[t]*idfs[t])))
 	}
-	more, err := ix.fetch(ctx, bi, clauses, q, max(ix.params.candidates/2, 1))
+	seen := make(map[string]bool, len(cs))
+	for _, c := range cs {
+		seen[c.ID] = true
+	}
+	more, err := ix.fetch(ctx, bi, clauses, q, max(ix.params.candidates/2, 1), seen) // union keeps only the unseen
 	if err != nil {
 		return nil, err
 	}

@@ -83,7 +83,7 @@ func (ix *Index) rank(ctx context.Context, bi bleve.Index, q Query, pq parsedQue
 	}
 	st.indexWide = ix.params.indexIDF
 	q.alone = st.nUser == st.nAll
-	cands, err := ix.fetch(ctx, bi, ix.firstStage(cl, st), q, max(ix.params.candidates, limit))
+	cands, err := ix.fetch(ctx, bi, ix.firstStage(cl, st), q, max(ix.params.candidates, limit), nil)
 	if err != nil {
 		return nil, err
 	}
@@ -156,8 +156,9 @@ func (ix *Index) firstStage(cl []clause, st *stats) []query.Query {
 }
 
 // fetch runs a disjunction of scoring clauses under the user and q's
-// filters and returns the best size documents with their stored terms.
-func (ix *Index) fetch(ctx context.Context, bi bleve.Index, clauses []query.Query, q Query, size int) ([]*cand, error) {
+// filters and returns the best size documents with their stored terms
+// (but for those in known, returned with their id and score only).
+func (ix *Index) fetch(ctx context.Context, bi bleve.Index, clauses []query.Query, q Query, size int, known map[string]bool) ([]*cand, error) {
 	if len(clauses) == 0 {
 		return nil, nil
 	}
@@ -184,13 +185,13 @@ func (ix *Index) fetch(ctx context.Context, bi bleve.Index, clauses []query.Quer
 	// Ties are broken by id (topN): Bleve's own tie order follows its
 	// internal document numbers, which depend on how segments were merged.
 	req.Fields = []string{fieldKind, fieldConv, fieldNumber, fieldText, fieldTitle, fieldWhen, fieldTypes}
-	top := &topN{size: size, req: req}
+	top := &topN{size: size, req: req, known: known}
 	if q.alone {
 		top.alone = q.UserID
 	}
 	if _, err := bi.SearchInContext(withTopN(ctx, top), req); errors.Is(err, errNotAlone) {
 		q.alone = false // another user's documents came in since the statistics
-		return ix.fetch(ctx, bi, clauses, q, size)
+		return ix.fetch(ctx, bi, clauses, q, size, known)
 	} else if err != nil {
 		return nil, fmt.Errorf("keyword: search: %w", err)
 	}

@@ -24,6 +24,7 @@ type topN struct {
 	// alone, when set, is the user whose documents must be all the
 	// snapshot holds: the search left the user filter out.
 	alone string
+	known map[string]bool // documents whose fields are not loaded
 	err   error
 	kept  worst
 	hits  []*search.DocumentMatch // best first, once the search is done
@@ -95,6 +96,9 @@ func (t *topN) finish(r index.IndexReader) error {
 	for _, h := range t.hits {
 		if err := t.kept.id(h); err != nil {
 			return err
+		}
+		if t.known[h.ID] {
+			continue
 		}
 		if err, _ := bleve.LoadAndHighlightAllFields(h, t.req, "", r, nil); err != nil {
 			return err

@@ -88,7 +88,7 @@ func compareTopN(t *testing.T, ix *Index, c *corpus, q Query) {
 			var got []*cand
 			must(t, ix.withIndex(func(bi bleve.Index) error {
 				var err error
-				got, err = ix.fetch(context.Background(), bi, clauses, q, size)
+				got, err = ix.fetch(context.Background(), bi, clauses, q, size, nil)
 				return err
 			}))
 			if len(got) != len(want) {
