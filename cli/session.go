@@ -147,17 +147,23 @@ func (s *session) openIndex(ctx context.Context, st ollamaState) (*index.Index, 
 
 // readyIndex opens the index, brings keyword search up to date, and embeds
 // pending turns for a short while so that fresh turns are found by meaning.
+// Ollama is asked for its embedding model meanwhile.
 func (a *App) readyIndex(ctx context.Context, s *session) (*index.Index, error) {
-	st := probeEmbedding(ctx, s.client, s.host, s.cfg)
-	ix, err := s.openIndex(ctx, st)
+	probed := make(chan ollamaState, 1)
+	go func() { probed <- probeEmbedding(ctx, s.client, s.host, s.cfg) }()
+	ix, err := s.openIndex(ctx, ollamaState{})
+	if err == nil {
+		err = ix.Sync(ctx)
+	}
+	st := <-probed
 	if err != nil {
+		if ix != nil {
+			ix.Close()
+		}
 		return nil, err
 	}
-	if err := ix.Sync(ctx); err != nil {
-		ix.Close()
-		return nil, err
-	}
-	if ix.EmbedModelName() != "" {
+	if st.Embed.Name != "" {
+		ix.SetEmbedding(s.client, index.EmbedModel{Name: st.Embed.Name, ContextLength: st.Embed.ContextLength})
 		ectx, cancel := context.WithTimeout(ctx, searchEmbedBudget)
 		err := ix.Drain(ectx)
 		cancel()

@@ -19,6 +19,7 @@ import (
 	"github.com/mneme-dev/mneme/internal/sanitize"
 	"github.com/mneme-dev/mneme/memory"
 	"github.com/mneme-dev/mneme/memory/docstore"
+	"github.com/mneme-dev/mneme/memory/internal/dbfiles"
 	"github.com/mneme-dev/mneme/memory/keyword"
 )
 
@@ -76,6 +77,7 @@ type Index struct {
 	log       *slog.Logger
 	// progress is IndexOptions.Progress.
 	progress func(done, total int)
+	clean    dbfiles.Clean // the files' state of the last catch-up that found nothing to do
 
 	wake    chan struct{}
 	changes chan struct{}
@@ -141,6 +143,7 @@ func OpenIndex(ctx context.Context, store *memory.Store, dir string, opts IndexO
 		fusion: opts.Fusion.withDefaults(), log: opts.Log, wake: make(chan struct{}, 1), changes: make(chan struct{}, 1),
 		dirty: map[memory.ConversationRef]struct{}{}, vecs: map[vecKey]*userVectors{}, progress: opts.Progress,
 		docFloor: cmp.Or(opts.DocSimilarity, DefaultDocSimilarity),
+		clean:    dbfiles.NewClean(store.Path(), filepath.Join(dir, "keyword.clean")),
 	}
 	if ix.log == nil {
 		ix.log = slog.New(slog.DiscardHandler)
@@ -200,6 +203,8 @@ func (ix *Index) keywordStale(ctx context.Context) (string, error) {
 		return "index id differs from the store's", nil
 	case version != keyword.Version:
 		return "index version " + version + " is not " + keyword.Version, nil
+	case ix.clean.Matches(ix.clean.State()): // counted when it was recorded
+		return "", nil
 	}
 	indexed, err := ix.store.CountKeywordIndexed(ctx)
 	if err != nil {
@@ -350,20 +355,34 @@ func (ix *Index) Changes() <-chan struct{} { return ix.changes }
 // recorded for Status and keyword search still covers everything. When ctx
 // ends first, the embeddings not done yet are left for later.
 func (ix *Index) Drain(ctx context.Context) error {
-	if err := ix.catchUp(ctx); err != nil {
+	if err := ix.Sync(ctx); err != nil {
 		return err
 	}
-	return ix.work(ctx)
+	ix.embedStep(ctx)
+	return nil
 }
 
 // Sync brings turns and the keyword index up to date, leaving embeddings
 // for the background: after it, keyword search sees every stored message
 // and note.
 func (ix *Index) Sync(ctx context.Context) error {
+	state := ix.clean.State() // before reading: see dbfiles.Clean
+	ix.mu.Lock()
+	clean := len(ix.dirty) == 0 && ix.clean.Matches(state)
+	ix.mu.Unlock()
+	if clean {
+		return nil
+	}
 	if err := ix.catchUp(ctx); err != nil {
 		return err
 	}
-	return ix.indexAllKeywords(ctx)
+	if err := ix.indexAllKeywords(ctx); err != nil {
+		return err
+	}
+	if ix.clean.State() == state {
+		ix.clean.Record(state)
+	}
+	return nil
 }
 
 // indexAllKeywords derives the turns of changed conversations and brings

@@ -2,6 +2,7 @@ package keyword
 
 import (
 	"context"
+	"slices"
 	"sort"
 
 	"github.com/blevesearch/bleve/v2"
@@ -23,7 +24,11 @@ func (ix *Index) feedback(ctx context.Context, bi bleve.Index, q Query, pq parse
 		// Bleve weighs a term by its idf squared: the boost makes it the expansion weight.
 		clauses = append(clauses, termQuery(fieldText, t, weights[t]/(idfs[t]*idfs[t])))
 	}
-	more, err := ix.fetch(ctx, bi, clauses, q, max(ix.params.candidates/2, 1))
+	seen := make(map[string]bool, len(cs))
+	for _, c := range cs {
+		seen[c.ID] = true
+	}
+	more, err := ix.fetch(ctx, bi, clauses, q, max(ix.params.candidates/2, 1), seen) // union keeps only the unseen
 	if err != nil {
 		return nil, err
 	}
@@ -69,11 +74,11 @@ func (ix *Index) expansion(ctx context.Context, bi bleve.Index, ranked []*cand, 
 	if len(rm) == 0 {
 		return nil, nil, nil
 	}
-	idfs, err = indexIDFs(ctx, bi, sortedKeys(rm))
+	idfs, err = expansionIDFs(ctx, bi, rm, p.prfTerms)
 	if err != nil {
 		return nil, nil, err
 	}
-	terms := sortedKeys(rm)
+	terms := sortedKeys(idfs)
 	sort.SliceStable(terms, func(i, j int) bool { return rm[terms[i]]*idfs[terms[i]] > rm[terms[j]]*idfs[terms[j]] })
 	terms = terms[:min(p.prfTerms, len(terms))]
 	best := rm[terms[0]] * idfs[terms[0]]
@@ -84,25 +89,36 @@ func (ix *Index) expansion(ctx context.Context, bi bleve.Index, ranked []*cand, 
 	return weights, idfs, nil
 }
 
-// indexIDFs returns the idf of text terms over the whole index (cheap
-// dictionary look-ups; good enough to choose and weigh expansion terms).
-func indexIDFs(ctx context.Context, bi bleve.Index, terms []string) (map[string]float64, error) {
-	out := make(map[string]float64, len(terms))
+// expansionIDFs returns the idf over the whole index (dictionary look-ups;
+// good enough to choose and weigh expansion terms) of the terms of rm that
+// may be among the k best by rm times idf. Terms are looked up by falling
+// rm, and the rest are skipped once even the largest idf there is (a term
+// in no document) could not lift them to the k-th best found: the k best
+// are the same as with every term looked up.
+func expansionIDFs(ctx context.Context, bi bleve.Index, rm map[string]float64, k int) (map[string]float64, error) {
+	byRM := sortedKeys(rm)
+	sort.SliceStable(byRM, func(i, j int) bool { return rm[byRM[i]] > rm[byRM[j]] })
+	out := make(map[string]float64, len(byRM))
 	err := withReader(bi, func(r index.IndexReader) error {
 		n, err := r.DocCount()
 		if err != nil {
 			return err
 		}
-		fts := make([]fieldTerm, len(terms))
-		for i, t := range terms {
-			fts[i] = fieldTerm{fieldText, t}
-		}
+		bound := idf(float64(n), 0)
+		var best []float64 // the k best rm times idf so far, falling
 		df := map[fieldTerm]float64{}
-		if err := dfAll(ctx, r, fts, df); err != nil {
-			return err
-		}
-		for _, ft := range fts {
-			out[ft.term] = idf(float64(n), df[ft])
+		for _, t := range byRM {
+			if k > 0 && len(best) == k && rm[t]*bound < best[k-1] {
+				break
+			}
+			ft := fieldTerm{fieldText, t}
+			if err := dfAll(ctx, r, []fieldTerm{ft}, df); err != nil {
+				return err
+			}
+			out[t] = idf(float64(n), df[ft])
+			v := rm[t] * out[t]
+			i := sort.Search(len(best), func(i int) bool { return best[i] < v })
+			best = slices.Insert(best, i, v)[:min(len(best)+1, k)]
 		}
 		return nil
 	})

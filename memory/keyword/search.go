@@ -2,7 +2,9 @@ package keyword
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -26,6 +28,10 @@ type Query struct {
 	// no context from neighbouring or sibling documents, so every hit holds
 	// a word of the query (document passages).
 	Exact bool
+	// alone: the index held only the user's documents when its statistics
+	// were read, so a search may leave the user filter out (topN checks
+	// that on the search's own snapshot).
+	alone bool
 }
 
 // Hit is one search result. Scores rank the hits of one query; their scale
@@ -80,7 +86,8 @@ func (ix *Index) rank(ctx context.Context, bi bleve.Index, q Query, pq parsedQue
 		return nil, err
 	}
 	st.indexWide = ix.params.indexIDF
-	cands, err := ix.fetch(ctx, bi, ix.firstStage(cl, st), q, max(ix.params.candidates, limit))
+	q.alone = st.nUser == st.nAll
+	cands, err := ix.fetch(ctx, bi, ix.firstStage(cl, st), q, max(ix.params.candidates, limit), nil)
 	if err != nil {
 		return nil, err
 	}
@@ -165,30 +172,47 @@ func (ix *Index) firstStage(cl []clause, st *stats) []query.Query {
 }
 
 // fetch runs a disjunction of scoring clauses under the user and q's
-// filters and returns the best size documents with their stored terms.
-func (ix *Index) fetch(ctx context.Context, bi bleve.Index, clauses []query.Query, q Query, size int) ([]*cand, error) {
+// filters and returns the best size documents with their stored terms
+// (but for those in known, returned with their id and score only).
+func (ix *Index) fetch(ctx context.Context, bi bleve.Index, clauses []query.Query, q Query, size int, known map[string]bool) ([]*cand, error) {
 	if len(clauses) == 0 {
 		return nil, nil
 	}
 	bq := bleve.NewBooleanQuery()
 	bq.AddMust(bleve.NewDisjunctionQuery(clauses...))
-	bq.AddFilter(filterQuery(q))
+	if len(q.Kinds) > 0 {
+		// Every document has one valid kind: leaving out the few of the
+		// other kinds is cheaper than checking each candidate's kind.
+		for _, k := range []Kind{KindTurn, KindNote, KindSummary, KindChunk} {
+			if !slices.Contains(q.Kinds, k) {
+				bq.AddMustNot(termQuery(fieldKind, string(k), 1))
+			}
+		}
+	}
+	if f := filterQuery(q, !q.alone); f != nil {
+		bq.AddFilter(f)
+	}
 	req := bleve.NewSearchRequestOptions(bq, size, 0, false)
 	n, err := bi.DocCount()
 	if err != nil {
 		return nil, fmt.Errorf("keyword: count: %w", err)
 	}
 	req.PreSearchData = map[string]interface{}{search.BM25PreSearchDataKey: firstStageStats(n)}
-	// Ties are broken by id: Bleve's own tie order follows its internal
-	// document numbers, which depend on how segments were merged.
-	req.SortBy([]string{"-_score", "_id"})
+	// Ties are broken by id (topN): Bleve's own tie order follows its
+	// internal document numbers, which depend on how segments were merged.
 	req.Fields = []string{fieldKind, fieldConv, fieldNumber, fieldText, fieldTitle, fieldWhen, fieldTypes}
-	res, err := bi.SearchInContext(ctx, req)
-	if err != nil {
+	top := &topN{size: size, req: req, known: known}
+	if q.alone {
+		top.alone = q.UserID
+	}
+	if _, err := bi.SearchInContext(withTopN(ctx, top), req); errors.Is(err, errNotAlone) {
+		q.alone = false // another user's documents came in since the statistics
+		return ix.fetch(ctx, bi, clauses, q, size, known)
+	} else if err != nil {
 		return nil, fmt.Errorf("keyword: search: %w", err)
 	}
-	out := make([]*cand, 0, len(res.Hits))
-	for _, h := range res.Hits {
+	out := make([]*cand, 0, len(top.hits))
+	for _, h := range top.hits {
 		out = append(out, toCand(h))
 	}
 	return out, nil
@@ -227,15 +251,13 @@ func toCand(h *search.DocumentMatch) *cand {
 	return c
 }
 
-// filterQuery restricts a search to the user and the query's filters; it does not score.
-func filterQuery(q Query) query.Query {
-	conj := []query.Query{termQuery(fieldUser, q.UserID, 1)}
-	if len(q.Kinds) > 0 {
-		var kinds []query.Query
-		for _, k := range q.Kinds {
-			kinds = append(kinds, termQuery(fieldKind, string(k), 1))
-		}
-		conj = append(conj, bleve.NewDisjunctionQuery(kinds...))
+// filterQuery restricts a search to the user (with user) and the query's
+// conversation and dates; it does not score. It is nil when there is
+// nothing to restrict. (Kinds are left out by fetch.)
+func filterQuery(q Query, user bool) query.Query {
+	var conj []query.Query
+	if user {
+		conj = append(conj, termQuery(fieldUser, q.UserID, 1))
 	}
 	if q.ConversationID != "" {
 		conj = append(conj, termQuery(fieldConv, q.ConversationID, 1))
@@ -246,7 +268,10 @@ func filterQuery(q Query) query.Query {
 		dr.SetField(fieldTime)
 		conj = append(conj, dr)
 	}
-	if len(conj) == 1 {
+	switch len(conj) {
+	case 0:
+		return nil
+	case 1:
 		return conj[0]
 	}
 	return bleve.NewConjunctionQuery(conj...)
