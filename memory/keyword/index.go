@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -30,10 +31,11 @@ const (
 	KindChunk   Kind = "chunk" // a piece of an added document
 )
 
+// kinds are every kind of document, for the searches that leave some out.
+var kinds = []Kind{KindTurn, KindNote, KindSummary, KindChunk}
+
 // Valid reports whether k is a known kind.
-func (k Kind) Valid() bool {
-	return k == KindTurn || k == KindNote || k == KindSummary || k == KindChunk
-}
+func (k Kind) Valid() bool { return slices.Contains(kinds, k) }
 
 // Doc is one searchable document.
 type Doc struct {

@@ -180,10 +180,10 @@ func (ix *Index) fetch(ctx context.Context, bi bleve.Index, clauses []query.Quer
 	}
 	bq := bleve.NewBooleanQuery()
 	bq.AddMust(bleve.NewDisjunctionQuery(clauses...))
-	if len(q.Kinds) > 0 {
+	if slices.Contains(q.Kinds, KindTurn) {
 		// Every document has one valid kind: leaving out the few of the
-		// other kinds is cheaper than checking each candidate's kind.
-		for _, k := range []Kind{KindTurn, KindNote, KindSummary, KindChunk} {
+		// other kinds is cheaper than checking each of the many turns.
+		for _, k := range kinds {
 			if !slices.Contains(q.Kinds, k) {
 				bq.AddMustNot(termQuery(fieldKind, string(k), 1))
 			}
@@ -261,6 +261,15 @@ func filterQuery(q Query, user bool) query.Query {
 	}
 	if q.ConversationID != "" {
 		conj = append(conj, termQuery(fieldConv, q.ConversationID, 1))
+	}
+	if len(q.Kinds) > 0 && !slices.Contains(q.Kinds, KindTurn) {
+		// Notes, summaries or passages, without turns: the kinds wanted
+		// are the few (fetch leaves the others out when turns are wanted).
+		wanted := make([]query.Query, len(q.Kinds))
+		for i, k := range q.Kinds {
+			wanted[i] = termQuery(fieldKind, string(k), 1)
+		}
+		conj = append(conj, bleve.NewDisjunctionQuery(wanted...))
 	}
 	if !q.Since.IsZero() || !q.Until.IsZero() {
 		inclusive, exclusive := true, false
