@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime"
 	"strings"
 	"time"
 
@@ -132,8 +131,6 @@ const maxBatchLine = 4 << 20
 // searchBatch answers one JSON line per query line; a bad line gets an
 // answer with an error and its line number, and does not stop the batch.
 // A line naming another user is such an error unless allUsers is set.
-// Queries are answered side by side, one per core; the answers are
-// written in the order of the lines.
 func (a *App) searchBatch(ctx context.Context, ix *index.Index, path string, base index.SearchQuery, allUsers bool) error {
 	var in io.Reader = a.stdin
 	if path != "-" {
@@ -144,50 +141,21 @@ func (a *App) searchBatch(ctx context.Context, ix *index.Index, path string, bas
 		defer f.Close()
 		in = f
 	}
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
 	br := bufio.NewReaderSize(in, 64<<10)
-	workers := min(runtime.GOMAXPROCS(0), 4)
-	// answers holds each line's answer to come, in order; slots bounds the
-	// queries under way.
-	answers := make(chan chan batchAnswer, 2*workers)
-	slots := make(chan struct{}, workers)
-	var readErr error
-	go func() {
-		defer close(answers)
-		for n := 1; ; n++ {
-			raw, tooLong, err := readBatchLine(br)
-			if err != nil && !errors.Is(err, io.EOF) {
-				readErr = fmt.Errorf("search --batch: line %d: %w", n, err)
-				return
-			}
-			if errors.Is(err, io.EOF) && len(raw) == 0 && !tooLong {
-				return
-			}
-			if !tooLong && strings.TrimSpace(string(raw)) == "" {
-				continue
-			}
-			ans := make(chan batchAnswer, 1)
-			select {
-			case answers <- ans:
-			case <-ctx.Done():
-				return
-			}
-			select {
-			case slots <- struct{}{}:
-			case <-ctx.Done():
-				return
-			}
-			go func() {
-				defer func() { <-slots }()
-				ans <- a.batchAnswer(ctx, ix, n, raw, tooLong, base, allUsers)
-			}()
-		}
-	}()
 	bw := bufio.NewWriter(a.stdout)
 	defer bw.Flush()
-	for next := range answers {
-		ans := <-next
+	for n := 1; ; n++ {
+		raw, tooLong, err := readBatchLine(br)
+		if err != nil && !errors.Is(err, io.EOF) {
+			return fmt.Errorf("search --batch: line %d: %w", n, err)
+		}
+		if errors.Is(err, io.EOF) && len(raw) == 0 && !tooLong {
+			return nil
+		}
+		if !tooLong && strings.TrimSpace(string(raw)) == "" {
+			continue
+		}
+		ans := a.batchAnswer(ctx, ix, n, raw, tooLong, base, allUsers)
 		if ans.Error != "" {
 			fmt.Fprintln(a.stderr, "mneme: search --batch:", sanitize.Line(ans.Error))
 		}
@@ -195,7 +163,6 @@ func (a *App) searchBatch(ctx context.Context, ix *index.Index, path string, bas
 			return err
 		}
 	}
-	return readErr
 }
 
 // batchAnswer answers line n. A line that does not parse answers with the
