@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 	"strings"
 	"time"
 
@@ -23,7 +24,16 @@ func importCommand() command {
 		help: "  mneme import FILE|-                import ChatGPT, Claude or Open WebUI exports, or JSON-lines messages\n"}
 }
 
+// importMemoryLimit is the Go heap a big import aims to stay under (the
+// runtime's soft limit, unless GOMEMLIMIT says otherwise): the import
+// streams, and without it the collector lets garbage from a long run of
+// batches grow the process well past what it holds.
+const importMemoryLimit = 192 << 20
+
 func (a *App) runImport(ctx context.Context, args []string) error {
+	if a.getenv("GOMEMLIMIT") == "" {
+		defer debug.SetMemoryLimit(debug.SetMemoryLimit(importMemoryLimit))
+	}
 	var common config.Flags
 	fs := a.newFlagSet("import", "mneme import [--from chatgpt|claude|openwebui|mneme] [--all-users] [--extract] FILE|-", &common)
 	allUsers := fs.Bool("all-users", false, `let lines with "user" write other users' data (an evaluation set); otherwise such lines are skipped`)
