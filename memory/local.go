@@ -42,6 +42,11 @@ var localSchema = []string{
 		count   INTEGER NOT NULL,
 		last_at INTEGER NOT NULL
 	) WITHOUT ROWID`,
+	// What the keyword index holds of each document chunk (memory/docstore).
+	`CREATE TABLE IF NOT EXISTS local.doc_marks (
+		id   TEXT PRIMARY KEY,
+		hash TEXT NOT NULL
+	) WITHOUT ROWID`,
 }
 
 // LocalPath is the local state file of the database at path.

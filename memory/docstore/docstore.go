@@ -84,18 +84,10 @@ type Store struct {
 	s *memory.Store
 }
 
-// localSchema is what the keyword index holds of each chunk (its hash):
-// device-only state, like local.keyword_marks.
-const localSchema = `CREATE TABLE IF NOT EXISTS local.doc_marks (
-	id   TEXT PRIMARY KEY,
-	hash TEXT NOT NULL
-) WITHOUT ROWID`
-
-// Open prepares the document tables' local state.
-func Open(ctx context.Context, s *memory.Store) (*Store, error) {
-	if _, err := s.DB().ExecContext(ctx, localSchema); err != nil {
-		return nil, fmt.Errorf("documents: %w", err)
-	}
+// Open is the documents of s. What the keyword index holds of each chunk
+// (its hash) is device-only state, local.doc_marks, which the store makes
+// with the rest of its local state (memory/local.go).
+func Open(_ context.Context, s *memory.Store) (*Store, error) {
 	return &Store{s: s}, nil
 }
 

@@ -19,11 +19,10 @@ import (
 // The state is read before the catch-up's queries: a commit they did not
 // see came later and changed it. It holds, for the database and for the
 // local state file: the database's identity and size; the WAL's identity,
-// size and time (every commit goes there first) and its header (a
-// restarted WAL has new salts); the wal-index (-shm) header, whose change
-// counter and last valid frame move with every commit, so that two
-// commits within one tick of a coarse file clock still differ (see
-// fileState for an empty WAL). Whatever changes the files without
+// size and time (every commit goes there first, appending frames, so two
+// commits within one tick of a coarse file clock still differ in size)
+// and its header (a restarted WAL has new salts); see fileState for an
+// empty WAL. The wal-index (-shm) is never opened: see fileState. Whatever changes the files without
 // changing a row only costs one full catch-up.
 
 // stateFormat starts a state; a new meaning of it takes a new format.
@@ -84,16 +83,19 @@ func fileState(b *strings.Builder, db string) bool {
 	fmt.Fprintf(b, ";%d.%d;%d.%d.%d", ino, size, wino, wsize, wmtime)
 	// The WAL's header, and the wal-index's (its first copy): the
 	// wal-index is rebuilt by every first opener and marked by readers.
-	for _, h := range []struct {
-		suf string
-		n   int
-	}{{"-wal", 32}, {"-shm", 48}} {
-		head, err := readHead(db+h.suf, h.n)
-		if err != nil && !os.IsNotExist(err) {
-			return false
-		}
-		fmt.Fprintf(b, ";%x", head)
+	// The WAL's header only: never the wal-index (-shm). SQLite holds its
+	// locks there with fcntl, which a process drops on every descriptor
+	// of the file when it closes any one of them, so opening and closing
+	// the -shm here would take this process's locks away from under its
+	// own connections (other processes then reset the index while they
+	// use it, and crash on it: SIGBUS). The WAL carries no lock. Within
+	// one WAL, commits only append frames (its size grows); a restarted
+	// WAL has new salts in its header.
+	head, err := readHead(db+"-wal", 32)
+	if err != nil && !os.IsNotExist(err) {
+		return false
 	}
+	fmt.Fprintf(b, ";%x", head)
 	return true
 }
 
