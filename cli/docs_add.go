@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/mneme-dev/mneme/docs"
 	"github.com/mneme-dev/mneme/memory/docstore"
@@ -33,15 +34,26 @@ type docAdder struct {
 	collection string
 	maxBytes   int64
 	chunks     docs.ChunkOptions
+	// dataDir is mneme's own: its files are never read as documents (and
+	// closing a descriptor of the database would drop this process's
+	// SQLite locks on it).
+	dataDir string
 }
 
 func (s *session) docAdder(ix *index.Index, collection string) docAdder {
+	dataDir, err := filepath.EvalSymlinks(s.cfg.DataDir)
+	if err != nil {
+		dataDir = filepath.Clean(s.cfg.DataDir)
+	}
 	return docAdder{ix: ix, userID: s.cfg.User, collection: collection, maxBytes: s.cfg.MaxDocBytes(),
-		chunks: docs.ChunkOptions{Tokens: s.cfg.DocChunkTokens, Overlap: *s.cfg.DocChunkOverlap}}
+		chunks: docs.ChunkOptions{Tokens: s.cfg.DocChunkTokens, Overlap: *s.cfg.DocChunkOverlap}, dataDir: dataDir}
 }
 
-// errTooLarge is the reason a file over max_doc_mb is skipped.
-var errTooLarge = errors.New("larger than max_doc_mb")
+// Reasons docs add skips a file.
+var (
+	errTooLarge  = errors.New("larger than max_doc_mb")
+	errMnemeData = errors.New("mneme's own data")
+)
 
 // add stores one file; with index, its keyword entries at once, else with
 // the next ix.IndexDocuments. Without a collection, a file already added
@@ -51,6 +63,9 @@ func (d docAdder) add(ctx context.Context, path string, index bool) added {
 	skip := func(err error) added {
 		out.Skipped = err.Error()
 		return out
+	}
+	if rel, err := filepath.Rel(d.dataDir, path); err == nil && rel != ".." && !strings.HasPrefix(rel, "../") {
+		return skip(errMnemeData)
 	}
 	data, err := readBounded(path, d.maxBytes)
 	if err != nil {

@@ -53,6 +53,7 @@ func TestAttachTakesWhatDocsAddTakes(t *testing.T) {
 		filepath.Join(files, "nothing.md"): "not found",
 		filepath.Join(files, "photo.png"):  "unsupported type .png",
 		filepath.Join(files, "*.pdf"):      "no files match",
+		filepath.Join(dir, "mneme.db"):     "mneme's own data",
 	} {
 		if _, _, err := s.attachDocument(ctx, ix, path); err == nil || err.Error() != want {
 			t.Errorf("%s: %v, want %q", filepath.Base(path), err, want)
