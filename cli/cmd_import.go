@@ -28,7 +28,7 @@ func importCommand() command {
 // runtime's soft limit, unless GOMEMLIMIT says otherwise): the import
 // streams, and without it the collector lets garbage from a long run of
 // batches grow the process well past what it holds.
-const importMemoryLimit = 192 << 20
+const importMemoryLimit = 128 << 20
 
 func (a *App) runImport(ctx context.Context, args []string) error {
 	if a.getenv("GOMEMLIMIT") == "" {
