@@ -52,7 +52,7 @@ func (a *App) runImport(ctx context.Context, args []string) error {
 	}
 	if export.Format != importer.Mneme {
 		defer export.Close()
-		return a.importExport(ctx, common, export, *extract)
+		return a.importExport(ctx, common, rest[0], export, *extract)
 	}
 	var in io.Reader = export.Reader()
 	total := -1 // lines in the file; unknown for stdin

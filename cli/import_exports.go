@@ -40,7 +40,7 @@ func (a *App) openExport(name, from string) (*importer.Input, error) {
 // importExport imports another assistant's export (ChatGPT, Claude, Open
 // WebUI): conversations stream in, bad ones are reported with their
 // position, and the end says what was kept and what was skipped and why.
-func (a *App) importExport(ctx context.Context, common config.Flags, in *importer.Input, extract bool) error {
+func (a *App) importExport(ctx context.Context, common config.Flags, path string, in *importer.Input, extract bool) error {
 	r, err := importer.NewReader(in)
 	if err != nil {
 		return fmt.Errorf("import: %w", err)
@@ -52,6 +52,10 @@ func (a *App) importExport(ctx context.Context, common config.Flags, in *importe
 	defer s.Close()
 	start := time.Now()
 	prog := newImportProgress(a.stderr)
+	if prog.tty && path != "-" {
+		// A pass over the bytes (about a second a GB) gives the bar its total.
+		prog.total = importer.CountConversations(path, in.Format)
+	}
 	fmt.Fprintf(a.stderr, "mneme: importing an export of %s (%s)…\n", in.Format.Name(), sanitize.Line(in.Name))
 	sum, err := importer.Run(ctx, s.store, s.cfg.User, r, importer.Options{
 		OnBad: func(err error) {
@@ -109,9 +113,9 @@ func (a *App) reportExport(sum importer.Summary, took time.Duration) {
 }
 
 // importProgress shows an export's import on stderr: on a terminal a bar of
-// the file read and the conversations stored, updated in place (at most ten
-// times a second; the total of conversations is not known before the end
-// of a streamed file); elsewhere nothing until the summary.
+// the conversations stored out of the export's total (counted first from a
+// file; for stdin, the share of what was read instead), updated in place
+// at most ten times a second; elsewhere nothing until the summary.
 type importProgress struct {
 	w   io.Writer
 	tty bool
@@ -119,6 +123,9 @@ type importProgress struct {
 	mu   sync.Mutex
 	last time.Time
 	open bool
+	// total is how many conversations the export holds (-1 or 0: unknown,
+	// as for stdin; the bar then shows the share of the file read).
+	total int
 }
 
 func newImportProgress(w io.Writer) *importProgress {
@@ -133,12 +140,19 @@ func (p *importProgress) report(conversations int, fraction float64) {
 		return
 	}
 	p.last = time.Now()
-	if fraction >= 0 {
-		const width = 30
-		filled := min(int(fraction*width), width)
-		fmt.Fprintf(p.w, "\r\x1b[Kmneme: import: [%s%s] %d%% of the file · %s conversations", strings.Repeat("█", filled),
-			strings.Repeat("░", width-filled), int(fraction*100), text.Thousands(conversations))
-	} else {
+	const width = 30
+	bar := func(f float64) string {
+		filled := min(int(f*width), width)
+		return strings.Repeat("█", filled) + strings.Repeat("░", width-filled)
+	}
+	switch {
+	case p.total > 0:
+		fmt.Fprintf(p.w, "\r\x1b[Kmneme: import: [%s] %s of %s conversations", bar(float64(conversations)/float64(p.total)),
+			text.Thousands(conversations), text.Thousands(p.total))
+	case fraction >= 0:
+		fmt.Fprintf(p.w, "\r\x1b[Kmneme: import: [%s] %d%% of the file · %s conversations", bar(fraction),
+			int(fraction*100), text.Thousands(conversations))
+	default:
 		fmt.Fprintf(p.w, "\r\x1b[Kmneme: import: %s conversations", text.Thousands(conversations))
 	}
 	p.open = true
