@@ -4,7 +4,9 @@ import (
 	"errors"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -74,9 +76,13 @@ func (e *expander) add(abs, skip string) {
 }
 
 // glob expands a pattern; hidden names match only a pattern whose last
-// element starts with '.'.
+// element starts with '.'. "**" stands for any number of directories, as
+// in a shell with globstar ("notes/**/*.md").
 func (e *expander) glob(arg, abs string) {
 	matches, err := filepath.Glob(abs)
+	if strings.Contains(abs, "**") {
+		matches, err = globStar(abs)
+	}
 	if err != nil {
 		e.add(abs, "bad pattern")
 		return
@@ -181,4 +187,65 @@ func reason(err error) string {
 // hasMeta reports whether a path holds glob characters.
 func hasMeta(p string) bool {
 	return strings.ContainsAny(p, "*?[")
+}
+
+// globStar matches a pattern with "**" elements against the files under
+// the directory before the first one, leaving out hidden directories.
+func globStar(pattern string) ([]string, error) {
+	parts := strings.Split(filepath.ToSlash(pattern), "/")
+	first := slices.Index(parts, "**")
+	if first < 0 {
+		return filepath.Glob(pattern)
+	}
+	root := filepath.FromSlash(strings.Join(parts[:first], "/"))
+	if root == "" {
+		root = "/"
+	}
+	if hasMeta(root) {
+		return nil, filepath.ErrBadPattern
+	}
+	rest := parts[first:]
+	for _, p := range rest {
+		if _, err := path.Match(p, ""); err != nil {
+			return nil, err
+		}
+	}
+	var out []string
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil // unreadable: left out, like the directories walked
+		}
+		if p != root && strings.HasPrefix(d.Name(), ".") && d.IsDir() {
+			return filepath.SkipDir
+		}
+		rel, rerr := filepath.Rel(root, p)
+		if rerr != nil || d.IsDir() {
+			return nil
+		}
+		if matchStar(rest, strings.Split(filepath.ToSlash(rel), "/")) {
+			out = append(out, p)
+		}
+		return nil
+	})
+	return out, err
+}
+
+// matchStar matches path elements against pattern elements, "**" taking
+// any number of them.
+func matchStar(pattern, name []string) bool {
+	switch {
+	case len(pattern) == 0:
+		return len(name) == 0
+	case pattern[0] == "**":
+		for i := 0; i <= len(name); i++ {
+			if matchStar(pattern[1:], name[i:]) {
+				return true
+			}
+		}
+		return false
+	case len(name) == 0:
+		return false
+	}
+	ok, _ := path.Match(pattern[0], name[0])
+	return ok && matchStar(pattern[1:], name[1:])
 }

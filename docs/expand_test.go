@@ -138,3 +138,24 @@ func TestExpandSkipsSpecialFiles(t *testing.T) {
 		t.Errorf("Expand(link, target) = %+v, want %+v", got, want)
 	}
 }
+
+// TestExpandGlobStar: "**" takes any number of directories, as a shell's
+// globstar does, and leaves hidden directories out.
+func TestExpandGlobStar(t *testing.T) {
+	root := tree(t, map[string]string{
+		"notes/a.md": "a", "notes/sub/b.md": "b", "notes/sub/deep/c.md": "c", "notes/sub/d.txt": "d",
+		"notes/.hidden/h.md": "h",
+	})
+	got := Expand([]string{filepath.Join(root, "notes", "**", "*.md")})
+	want := []Candidate{
+		{Path: filepath.Join(root, "notes", "a.md")},
+		{Path: filepath.Join(root, "notes", "sub", "b.md")},
+		{Path: filepath.Join(root, "notes", "sub", "deep", "c.md")},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("Expand(notes/**/*.md) =\n%+v\nwant\n%+v", got, want)
+	}
+	if got := Expand([]string{filepath.Join(root, "notes", "**", "*.pdf")}); len(got) != 1 || got[0].Skip != SkipNoMatch {
+		t.Errorf("a ** glob that matches nothing: %+v", got)
+	}
+}
