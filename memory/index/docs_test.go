@@ -190,3 +190,28 @@ func TestAPassageCloseInMeaningIsRecalled(t *testing.T) {
 		t.Errorf("an unrelated prompt recalled %q", h.Passage)
 	}
 }
+
+// TestOnePromptIsEmbeddedOnce: recalling notes and a passage for the same
+// prompt asks the embedding model once.
+func TestOnePromptIsEmbeddedOnce(t *testing.T) {
+	s := openTest(t)
+	emb := &topicEmbedder{}
+	ix := openIndex(t, s, t.TempDir(), emb, "m")
+	addDoc(t, ix, "alice", "/docs/pets.md", "", "Our kitten sleeps all day.")
+	if _, err := ix.SaveNote(context.Background(), "alice", "The user has a kitten called Tom.", memory.NoteSource{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := ix.Drain(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	before := emb.Count()
+	if _, err := ix.Recall(context.Background(), RecallQuery{UserID: "alice", Text: "tell me about my feline"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok, err := ix.RecallPassage(context.Background(), PassageQuery{UserID: "alice", Text: "tell me about my feline"}); err != nil || !ok {
+		t.Fatalf("passage: %v %v", ok, err)
+	}
+	if n := emb.Count() - before; n != 1 {
+		t.Fatalf("the prompt was embedded %d times", n)
+	}
+}

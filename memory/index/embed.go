@@ -11,6 +11,7 @@ import (
 	"github.com/ollama/ollama/api"
 
 	"github.com/mneme-dev/mneme/internal/flock"
+	"github.com/mneme-dev/mneme/internal/text"
 	"github.com/mneme-dev/mneme/memory"
 	"github.com/mneme-dev/mneme/memory/vector"
 )
@@ -90,6 +91,33 @@ func (em embedder) embedOwners(ctx context.Context, items []owned) ([]memory.Emb
 		sets[i].Vectors, vecs = vecs[:n], vecs[n:]
 	}
 	return sets, nil
+}
+
+// queryVector embeds a query, once per text and model in a row: one
+// prompt's recall of notes and of document passages (and a search of
+// notes, turns and passages for the same words) asks Ollama once.
+func (ix *Index) queryVector(ctx context.Context, em embedder, query string) ([]float32, error) {
+	query = text.Prefix(query, em.model.ContextLength*charsPerToken)
+	ix.mu.Lock()
+	last := ix.lastQuery
+	ix.mu.Unlock()
+	if last.model == em.model.Name && last.text == query && last.vec != nil {
+		return last.vec, nil
+	}
+	vs, err := em.embedTexts(ctx, []string{query})
+	if err != nil {
+		return nil, err
+	}
+	ix.mu.Lock()
+	ix.lastQuery = embeddedQuery{model: em.model.Name, text: query, vec: vs[0]}
+	ix.mu.Unlock()
+	return vs[0], nil
+}
+
+// embeddedQuery is the last query queryVector embedded.
+type embeddedQuery struct {
+	model, text string
+	vec         []float32
 }
 
 func (em embedder) embedTexts(ctx context.Context, texts []string) ([][]float32, error) {

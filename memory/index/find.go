@@ -283,11 +283,10 @@ func (ix *Index) findByMeaning(ctx context.Context, q FindQuery, known map[strin
 			return nil
 		}
 		if qv == nil {
-			vs, err := em.embedTexts(ctx, []string{text.Prefix(q.Text, em.model.ContextLength*charsPerToken)})
-			if err != nil {
+			var err error
+			if qv, err = ix.queryVector(ctx, em, q.Text); err != nil {
 				return err
 			}
-			qv = vs[0]
 		}
 		if len(sv.Vector) != len(qv) {
 			return nil

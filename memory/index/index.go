@@ -87,6 +87,8 @@ type Index struct {
 	emb      embedder                // zero: keyword-only
 	vecs     map[vecKey]*userVectors // by user and kind, under emb's model, loaded on first use
 	embedErr error                   // last embedding failure, nil once it works again
+	// lastQuery is the last query embedded (queryVector), under mu.
+	lastQuery embeddedQuery
 
 	kwDone, kwTotal atomic.Int64 // turns indexed of those to index, while indexKeywords runs (KeywordProgress)
 }

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mneme-dev/mneme/internal/text"
 	"github.com/mneme-dev/mneme/memory"
 	"github.com/mneme-dev/mneme/memory/keyword"
 	"github.com/mneme-dev/mneme/memory/vector"
@@ -194,16 +193,16 @@ func (ix *Index) noteVectorSearch(ctx context.Context, userID, query string) ([]
 	if err != nil || len(stored) == 0 {
 		return nil, err
 	}
-	qv, err := em.embedTexts(ctx, []string{text.Prefix(query, em.model.ContextLength*charsPerToken)})
+	qv, err := ix.queryVector(ctx, em, query)
 	if err != nil {
 		return nil, err
 	}
 	best := map[string]float64{}
 	for _, sv := range stored {
-		if len(sv.Vector) != len(qv[0]) {
+		if len(sv.Vector) != len(qv) {
 			continue // from a model of the same name but another size
 		}
-		sim := float64(vector.Cosine(qv[0], sv.Vector))
+		sim := float64(vector.Cosine(qv, sv.Vector))
 		if cur, ok := best[sv.OwnerID]; !ok || sim > cur {
 			best[sv.OwnerID] = sim
 		}

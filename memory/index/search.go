@@ -7,7 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mneme-dev/mneme/internal/text"
 	"github.com/mneme-dev/mneme/memory"
 	"github.com/mneme-dev/mneme/memory/keyword"
 	"github.com/mneme-dev/mneme/memory/vector"
@@ -303,15 +302,15 @@ func (ix *Index) vectorRank(ctx context.Context, kind memory.OwnerKind, userID, 
 	if idx == nil {
 		return nil, nil
 	}
-	qv, err := em.embedTexts(ctx, []string{text.Prefix(query, em.model.ContextLength*charsPerToken)})
+	qv, err := ix.queryVector(ctx, em, query)
 	if err != nil {
 		return nil, err
 	}
-	cands, err := idx.Search(qv[0], candidates, filter)
+	cands, err := idx.Search(qv, candidates, filter)
 	if err != nil {
 		return nil, err
 	}
-	return ix.rescore(ctx, userID, em.model.Name, qv[0], cands)
+	return ix.rescore(ctx, userID, em.model.Name, qv, cands)
 }
 
 // rescore scores candidates exactly from their stored float32 vectors
