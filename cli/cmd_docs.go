@@ -230,22 +230,11 @@ func (a *App) docsList(ctx context.Context, args []string) error {
 			if r.Collection != "" {
 				title = r.Collection + "/" + title
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\n", r.ID[:8], text.Cut(sanitize.Title(title), 40), r.Type, humanSize(r.Size),
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\n", r.ID[:8], text.Cut(sanitize.Title(title), 40), r.Type, text.Bytes(r.Size),
 				r.Chunks, r.State, text.RelativeDate(time.Now(), r.AddedAt), sanitize.Line(r.Path))
 		}
 		return tw.Flush()
 	})
-}
-
-// humanSize is a file size for people: 812 B, 14 KB, 3.2 MB.
-func humanSize(n int64) string {
-	switch {
-	case n < 1<<10:
-		return fmt.Sprintf("%d B", n)
-	case n < 1<<20:
-		return fmt.Sprintf("%d KB", n>>10)
-	}
-	return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
 }
 
 func (a *App) docsSearch(ctx context.Context, args []string) error {
@@ -347,7 +336,7 @@ func (a *App) docsShow(ctx context.Context, args []string) error {
 				Passages []docstore.Chunk `json:"passages"`
 			}{d, chunks})
 		}
-		fmt.Fprintf(a.stdout, "%s\n%s · %s · %s\n", sanitize.Title(cmp.Or(d.Title, filepath.Base(d.Path))), sanitize.Line(d.Path), d.Type, humanSize(d.Size))
+		fmt.Fprintf(a.stdout, "%s\n%s · %s · %s\n", sanitize.Title(cmp.Or(d.Title, filepath.Base(d.Path))), sanitize.Line(d.Path), d.Type, text.Bytes(d.Size))
 		for _, c := range chunks {
 			head := strings.Join(append([]string{fmt.Sprintf("passage %d", c.Number)}, place(c.Page, c.Heading)...), " · ")
 			fmt.Fprintf(a.stdout, "\n── %s\n%s\n", head, sanitize.Text(c.Text))

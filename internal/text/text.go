@@ -82,3 +82,22 @@ func Count(n int, one, many string) string {
 	}
 	return Thousands(n) + " " + many
 }
+
+// Bytes renders a size the way Ollama's CLI does: "274 MB", "50 MB",
+// "2.0 GB".
+func Bytes(n int64) string {
+	const unit = 1000
+	if n < unit {
+		return fmt.Sprintf("%d B", n)
+	}
+	v, exp := float64(n)/unit, 0
+	for v >= unit && exp < 4 {
+		v /= unit
+		exp++
+	}
+	suffix := []string{"KB", "MB", "GB", "TB", "PB"}[exp]
+	if v >= 10 {
+		return fmt.Sprintf("%.0f %s", v, suffix)
+	}
+	return fmt.Sprintf("%.1f %s", v, suffix)
+}

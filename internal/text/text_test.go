@@ -67,3 +67,11 @@ func TestCount(t *testing.T) {
 		}
 	}
 }
+
+func TestBytes(t *testing.T) {
+	for n, want := range map[int64]string{812: "812 B", 14_300: "14 KB", 3_200_000: "3.2 MB", 2_000_000_000: "2.0 GB"} {
+		if got := Bytes(n); got != want {
+			t.Errorf("Bytes(%d) = %q, want %q", n, got, want)
+		}
+	}
+}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/mneme-dev/mneme/internal/ollama"
 	"github.com/mneme-dev/mneme/internal/sanitize"
+	"github.com/mneme-dev/mneme/internal/text"
 	"github.com/mneme-dev/mneme/tui/panel"
 )
 
@@ -170,7 +171,7 @@ func (p ModelPicker) modelRow(m ollama.ModelInfo, selected bool, nameW, capW int
 		tags = append(tags, "✓ search")
 	}
 	row := marker + name.Render(pad(sanitize.Line(m.Name), nameW)) + "  " +
-		p.st.Dim.Render(padLeft(panel.FormatBytes(m.Size), 8)) + "  " +
+		p.st.Dim.Render(padLeft(text.Bytes(m.Size), 8)) + "  " +
 		p.st.Text.Render(pad(strings.Join(caps, ", "), capW))
 	return panel.TitleLine(p.width, row, p.st.Ok.Render(strings.Join(tags, " ")))
 }
@@ -187,10 +188,10 @@ func (p ModelPicker) pullView() string {
 		bar := p.bar.ViewAs(pl.percent())
 		stats := p.st.Dim.Render("waiting for the download to start…")
 		if total > 0 {
-			s := fmt.Sprintf("%s / %s · %.0f%%", panel.FormatBytes(done), panel.FormatBytes(total), pl.percent()*100)
+			s := fmt.Sprintf("%s / %s · %.0f%%", text.Bytes(done), text.Bytes(total), pl.percent()*100)
 			if elapsed := pl.lastAt.Sub(pl.firstAt); elapsed > 0 && done > pl.firstDone && done < total {
 				rate := float64(done-pl.firstDone) / elapsed.Seconds()
-				s += fmt.Sprintf(" · %s/s · ETA %s", panel.FormatBytes(int64(rate)),
+				s += fmt.Sprintf(" · %s/s · ETA %s", text.Bytes(int64(rate)),
 					panel.FormatDuration(time.Duration(float64(total-done)/rate*float64(time.Second))))
 			}
 			stats = p.st.Text.Render(s)
@@ -206,7 +207,7 @@ func (p ModelPicker) pullView() string {
 	var lines []string
 	if p.done != nil {
 		total, _ := p.done.bytes()
-		lines = append(lines, p.st.Ok.Render(fmt.Sprintf("✓ Pulled %s (%s).", sanitize.Line(p.done.name), panel.FormatBytes(total))))
+		lines = append(lines, p.st.Ok.Render(fmt.Sprintf("✓ Pulled %s (%s).", sanitize.Line(p.done.name), text.Bytes(total))))
 	}
 	if len(p.models) > 0 || !p.loading {
 		hasChat, hasEmbed := false, false
