@@ -140,11 +140,6 @@ func (p *importProgress) report(conversations int, fraction float64) {
 		return
 	}
 	p.last = time.Now()
-	const width = 30
-	bar := func(f float64) string {
-		filled := min(int(f*width), width)
-		return strings.Repeat("█", filled) + strings.Repeat("░", width-filled)
-	}
 	switch {
 	case p.total > 0:
 		fmt.Fprintf(p.w, "\r\x1b[Kmneme: import: [%s] %s of %s conversations", bar(float64(conversations)/float64(p.total)),

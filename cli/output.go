@@ -52,11 +52,15 @@ func newProgressBar(w io.Writer, total int, unit string) *progressBar {
 
 func (p *progressBar) show(done int) {
 	if p.on && done < p.total {
-		const width = 30
-		filled := done * width / p.total
-		fmt.Fprintf(p.w, "\r[%s%s] %s/%s %s", strings.Repeat("█", filled), strings.Repeat("░", width-filled),
-			text.Thousands(done), text.Thousands(p.total), p.unit)
+		fmt.Fprintf(p.w, "\r[%s] %s/%s %s", bar(float64(done)/float64(p.total)), text.Thousands(done), text.Thousands(p.total), p.unit)
 	}
+}
+
+// bar is a progress bar 30 cells wide, done the given share (0-1).
+func bar(share float64) string {
+	const width = 30
+	filled := min(max(int(share*width), 0), width)
+	return strings.Repeat("█", filled) + strings.Repeat("░", width-filled)
 }
 
 func (p *progressBar) clear() {
