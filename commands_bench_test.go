@@ -139,7 +139,7 @@ func benchCorpus(b *testing.B, bin string, env []string, home string, turns int)
 	rng := rand.New(rand.NewPCG(1, 2))
 	pick := func() string { return lines[rng.IntN(len(lines))] + " " + lines[rng.IntN(len(lines))] }
 	start := time.Date(2023, 1, 1, 9, 0, 0, 0, time.UTC)
-	const perConv = 50
+	const perConv = 100 // 1k conversations at 100k turns
 	for i := range turns {
 		at := start.Add(time.Duration(i) * 7 * time.Minute)
 		for j, role := range []memory.Role{memory.RoleUser, memory.RoleAssistant} {

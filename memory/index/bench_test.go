@@ -114,11 +114,14 @@ func buildCorpus(b *testing.B, dir string, bt benchText, n int) (*memory.Store, 
 	if err != nil {
 		b.Fatal(err)
 	}
+	stored := time.Since(start)
 	ix.Notify(st.Conversations...)
 	if err := ix.Sync(ctx); err != nil {
 		b.Fatal(err)
 	}
-	return s, ix, time.Since(start)
+	d := time.Since(start)
+	b.Logf("%d turns: messages stored in %s, turns and keyword index in %s", n, stored.Round(time.Millisecond), (d - stored).Round(time.Millisecond))
+	return s, ix, d
 }
 
 func BenchmarkImport(b *testing.B) {
