@@ -195,6 +195,23 @@ func (s *Store) TurnsNeedingKeywordIndex(ctx context.Context, after string, limi
 	return turns, nil
 }
 
+// CountUserMessages counts the user's messages in the conversations refs:
+// about how many turns deriving their turns makes, for progress reports.
+func (s *Store) CountUserMessages(ctx context.Context, refs []ConversationRef) (int, error) {
+	ids := make([]string, len(refs))
+	for i, r := range refs {
+		ids[i] = r.ConversationID
+	}
+	list, _ := json.Marshal(ids)
+	var n int
+	err := s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM messages
+		WHERE conversation_id IN (SELECT value FROM json_each(?)) AND role = 'user'`, string(list)).Scan(&n)
+	if err != nil {
+		return 0, fmt.Errorf("count user messages: %w", err)
+	}
+	return n, nil
+}
+
 // CountTurnsNeedingKeywordIndex counts the turns TurnsNeedingKeywordIndex
 // would list.
 func (s *Store) CountTurnsNeedingKeywordIndex(ctx context.Context) (int, error) {

@@ -449,12 +449,24 @@ func (ix *Index) syncTurns(ctx context.Context) error {
 	}
 	clear(ix.dirty)
 	ix.mu.Unlock()
+	pipe := ix.newTurnPipe(ctx, refs)
+	err := ix.syncTurnsOf(ctx, refs, pipe)
+	if perr := pipe.close(); err == nil {
+		err = perr
+	}
+	return err
+}
+
+// syncTurnsOf derives the turns of the conversations refs, giving those
+// that changed to pipe for the keyword index.
+func (ix *Index) syncTurnsOf(ctx context.Context, refs []memory.ConversationRef, pipe *turnPipe) error {
 	for i, r := range refs {
-		_, removed, err := ix.store.SyncTurns(ctx, r.UserID, r.ConversationID)
+		changed, removed, err := ix.store.SyncTurns(ctx, r.UserID, r.ConversationID)
 		if err != nil {
 			ix.Notify(refs[i:]...) // keep what was not done
 			return err
 		}
+		pipe.add(changed)
 		if len(removed) > 0 {
 			if err := ix.kw.Delete(removed...); err != nil {
 				return err
