@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/mneme-dev/mneme/docs"
+	"github.com/mneme-dev/mneme/internal/progress"
 	"github.com/mneme-dev/mneme/internal/sanitize"
 	"github.com/mneme-dev/mneme/internal/text"
 	"github.com/mneme-dev/mneme/memory/docstore"
@@ -74,7 +75,7 @@ func (a *App) docsAdd(ctx context.Context, args []string) error {
 	collection = strings.TrimSpace(collection)
 	return a.withNoteIndex(ctx, common, true, func(s *session, ix *index.Index) error {
 		found := docs.Expand(rest)
-		bar := newProgressBar(a.stderr, len(found), "files")
+		bar := progress.NewBar(a.stderr, len(found), "files")
 		adder := s.docAdder(ix, collection)
 		results := make([]added, 0, len(found))
 		counts := map[string]int{}
@@ -101,12 +102,12 @@ func (a *App) docsAdd(ctx context.Context, args []string) error {
 				counts[string(r.Outcome)]++
 			}
 			if !asJSON {
-				bar.clear()
+				bar.Clear()
 				printAdded(a.stdout, r)
 			}
-			bar.show(i + 1)
+			bar.Show(i + 1)
 		}
-		bar.clear()
+		bar.Clear()
 		if err := ix.IndexDocuments(context.WithoutCancel(ctx)); err != nil {
 			return err
 		}

@@ -9,14 +9,15 @@ import (
 	"os"
 	"runtime/debug"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/mneme-dev/mneme/config"
 	"github.com/mneme-dev/mneme/importer"
+	"github.com/mneme-dev/mneme/internal/progress"
 	"github.com/mneme-dev/mneme/internal/text"
 	"github.com/mneme-dev/mneme/memory"
 	"github.com/mneme-dev/mneme/memory/docstore"
-	"github.com/mneme-dev/mneme/memory/index"
 )
 
 func importCommand() command {
@@ -56,6 +57,8 @@ func (a *App) runImport(ctx context.Context, args []string) error {
 	}
 	var in io.Reader = export.Reader()
 	total := -1 // lines in the file; unknown for stdin
+	read := &countingReader{}
+	var size int64 // the file's, for the progress bar; unknown for stdin
 	if rest[0] != "-" {
 		export.Close()
 		f, err := os.Open(rest[0])
@@ -66,8 +69,12 @@ func (a *App) runImport(ctx context.Context, args []string) error {
 		if total, err = countLines(f); err != nil {
 			return fmt.Errorf("import: %w", err)
 		}
+		if fi, err := f.Stat(); err == nil {
+			size = fi.Size()
+		}
 		in = f
 	}
+	read.r = in
 	s, err := a.open(ctx, common)
 	if err != nil {
 		return err
@@ -87,12 +94,25 @@ func (a *App) runImport(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	st, err := s.store.Import(ctx, s.cfg.User, cancelableReader(ctx, in), memory.ImportOptions{AllUsers: *allUsers, More: docs.Restorers(), OnBad: func(e memory.LineError) {
+	follow, err := s.startImportIndex(ctx)
+	if err != nil {
+		return err
+	}
+	defer follow.close()
+	prog := progress.NewImport(a.stderr)
+	st, err := s.store.Import(ctx, s.cfg.User, cancelableReader(ctx, read), memory.ImportOptions{AllUsers: *allUsers, More: docs.Restorers(), OnBad: func(e memory.LineError) {
 		if errors.Is(e, memory.ErrOtherUser) {
 			others++
 		}
+		prog.End()
 		fmt.Fprintf(a.stderr, "mneme: import: skipped %v\n", e)
+	}, OnBatch: func(refs []memory.ConversationRef) {
+		follow.batch(refs)
+		if size > 0 {
+			prog.Report(-1, float64(read.n.Load())/float64(size))
+		}
 	}})
+	prog.End()
 	if err != nil && ctx.Err() != nil {
 		s.log.Info("import interrupted", "imported", st.Imported, "unchanged", st.Unchanged, "lines", st.Lines, "err", err)
 		return exitError{code: ExitInterrupted, msg: importInterrupted(st, total)}
@@ -108,7 +128,7 @@ func (a *App) runImport(ctx context.Context, args []string) error {
 		return err
 	}
 	restoredDocs := docsAfter - docsBefore
-	return a.indexImported(ctx, s, st, *extract, func() {
+	return a.indexImported(ctx, s, follow, st, *extract, func() {
 		if st.Conflicts > 0 {
 			fmt.Fprintf(a.stderr, "mneme: import: %d lines had an id already imported with other content; kept the stored one\n", st.Conflicts)
 		}
@@ -119,58 +139,6 @@ func (a *App) runImport(ctx context.Context, args []string) error {
 				text.Count(st.Notes, "note", "notes"), text.Count(st.Summaries, "summary", "summaries"), text.Count(restoredDocs, "document", "documents"))
 		}
 	})
-}
-
-// indexImported makes imported conversations searchable: keyword search at
-// once, then report (the import's summary), then embeddings when a model
-// is available; with extract, then it learns from what is new
-// (import_learn.go).
-func (a *App) indexImported(ctx context.Context, s *session, st memory.ImportStats, extract bool, report func()) error {
-	probe := probeOllama(ctx, s.client, s.host, s.cfg)
-	ix, err := s.openIndex(ctx, probe)
-	if err != nil {
-		return err
-	}
-	defer ix.Close()
-	ix.Notify(st.Conversations...)
-	if err := ix.Sync(ctx); err != nil {
-		return err
-	}
-	report()
-	defer s.syncAfterChange(ctx, ix)
-	if err := a.embedImported(ctx, ix, probe); err != nil {
-		return err
-	}
-	if !extract {
-		return nil
-	}
-	return a.learnImported(ctx, s, ix, probe, st)
-}
-
-// embedImported embeds the imported turns while the command waits
-// (Ctrl+C leaves the rest for the background) and says how far it got.
-func (a *App) embedImported(ctx context.Context, ix *index.Index, probe ollamaState) error {
-	if ix.EmbedModelName() == "" {
-		fmt.Fprintln(a.stdout, "Keyword search is ready.", probe.EmbedNote)
-		return nil
-	}
-	fmt.Fprintf(a.stdout, "Keyword search is ready; embedding with %s (Ctrl+C to leave the rest for later)…\n", ix.EmbedModelName())
-	if err := ix.Drain(ctx); err != nil {
-		return err
-	}
-	idx, err := ix.Status(ctx)
-	if err != nil {
-		return err
-	}
-	switch {
-	case idx.EmbedError != "":
-		fmt.Fprintf(a.stdout, "Embedding paused (%s); %d turns will be embedded later.\n", idx.EmbedError, idx.Pending)
-	case idx.Pending > 0:
-		fmt.Fprintf(a.stdout, "%d turns left to embed; mneme finishes them in the background.\n", idx.Pending)
-	default:
-		fmt.Fprintln(a.stdout, "Search by meaning is ready.")
-	}
-	return nil
 }
 
 // importInterrupted says how far an interrupted import got and how to
@@ -216,6 +184,18 @@ func countLines(f *os.File) (int, error) {
 	}
 	_, err := f.Seek(0, io.SeekStart)
 	return n, err
+}
+
+// countingReader counts the bytes read through it.
+type countingReader struct {
+	r io.Reader
+	n atomic.Int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	k, err := c.r.Read(p)
+	c.n.Add(int64(k))
+	return k, err
 }
 
 // cancelableReader reads r until ctx ends; then reads fail with ctx's

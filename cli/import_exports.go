@@ -4,16 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"os"
 	"strings"
-	"sync"
 	"time"
-
-	"golang.org/x/term"
 
 	"github.com/mneme-dev/mneme/config"
 	"github.com/mneme-dev/mneme/importer"
+	"github.com/mneme-dev/mneme/internal/progress"
 	"github.com/mneme-dev/mneme/internal/sanitize"
 	"github.com/mneme-dev/mneme/internal/text"
 )
@@ -51,20 +47,26 @@ func (a *App) importExport(ctx context.Context, common config.Flags, path string
 	}
 	defer s.Close()
 	start := time.Now()
-	prog := newImportProgress(a.stderr)
-	if prog.tty && path != "-" {
+	prog := progress.NewImport(a.stderr)
+	if prog.OnTerminal() && path != "-" {
 		// A pass over the bytes (about a second a GB) gives the bar its total.
-		prog.total = importer.CountConversations(path, in.Format)
+		prog.Total = importer.CountConversations(path, in.Format)
 	}
 	fmt.Fprintf(a.stderr, "mneme: importing an export of %s (%s)…\n", in.Format.Name(), sanitize.Line(in.Name))
+	follow, err := s.startImportIndex(ctx)
+	if err != nil {
+		return err
+	}
+	defer follow.close()
 	sum, err := importer.Run(ctx, s.store, s.cfg.User, r, importer.Options{
+		OnBatch: follow.batch,
 		OnBad: func(err error) {
-			prog.end()
+			prog.End()
 			fmt.Fprintf(a.stderr, "mneme: import: skipped %s\n", sanitize.Line(err.Error()))
 		},
-		Progress: prog.report,
+		Progress: prog.Report,
 	})
-	prog.end()
+	prog.End()
 	if err != nil && ctx.Err() != nil {
 		s.log.Info("import interrupted", "format", in.Format, "conversations", sum.Conversations, "imported", sum.Stats.Imported, "err", err)
 		return exitError{code: ExitInterrupted, msg: fmt.Sprintf("import interrupted: %s conversations read, %s new messages stored; run the same command again to resume: messages already imported are skipped",
@@ -74,7 +76,7 @@ func (a *App) importExport(ctx context.Context, common config.Flags, path string
 	if err != nil && !errors.Is(err, importer.ErrBroken) && !errors.Is(err, importer.ErrNotArray) {
 		return err
 	}
-	if ierr := a.indexImported(ctx, s, sum.Stats, extract, func() {
+	if ierr := a.indexImported(ctx, s, follow, sum.Stats, extract, func() {
 		a.reportExport(sum, time.Since(start))
 	}); ierr != nil {
 		return ierr
@@ -109,56 +111,5 @@ func (a *App) reportExport(sum importer.Summary, took time.Duration) {
 	}
 	if st.Conflicts > 0 {
 		fmt.Fprintf(a.stderr, "mneme: import: %s an id already imported with other content; kept the stored one\n", text.Count(st.Conflicts, "message had", "messages had"))
-	}
-}
-
-// importProgress shows an export's import on stderr: on a terminal a bar of
-// the conversations stored out of the export's total (counted first from a
-// file; for stdin, the share of what was read instead), updated in place
-// at most ten times a second; elsewhere nothing until the summary.
-type importProgress struct {
-	w   io.Writer
-	tty bool
-
-	mu   sync.Mutex
-	last time.Time
-	open bool
-	// total is how many conversations the export holds (-1 or 0: unknown,
-	// as for stdin; the bar then shows the share of the file read).
-	total int
-}
-
-func newImportProgress(w io.Writer) *importProgress {
-	f, ok := w.(*os.File)
-	return &importProgress{w: w, tty: ok && term.IsTerminal(int(f.Fd()))}
-}
-
-func (p *importProgress) report(conversations int, fraction float64) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if !p.tty || time.Since(p.last) < 100*time.Millisecond {
-		return
-	}
-	p.last = time.Now()
-	switch {
-	case p.total > 0:
-		fmt.Fprintf(p.w, "\r\x1b[Kmneme: import: [%s] %s of %s conversations", bar(float64(conversations)/float64(p.total)),
-			text.Thousands(conversations), text.Thousands(p.total))
-	case fraction >= 0:
-		fmt.Fprintf(p.w, "\r\x1b[Kmneme: import: [%s] %d%% of the file · %s conversations", bar(fraction),
-			int(fraction*100), text.Thousands(conversations))
-	default:
-		fmt.Fprintf(p.w, "\r\x1b[Kmneme: import: %s conversations", text.Thousands(conversations))
-	}
-	p.open = true
-}
-
-// end finishes the counter line so that what follows has a line of its own.
-func (p *importProgress) end() {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.open {
-		fmt.Fprintln(p.w)
-		p.open = false
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/mneme-dev/mneme/agent"
+	"github.com/mneme-dev/mneme/internal/progress"
 	"github.com/mneme-dev/mneme/internal/text"
 	"github.com/mneme-dev/mneme/memory"
 	"github.com/mneme-dev/mneme/memory/index"
@@ -47,22 +48,22 @@ func (a *App) learnImported(ctx context.Context, s *session, ix *index.Index, pr
 	}
 	fmt.Fprintf(a.stdout, "Learning about you from %s with %s (Ctrl+C stops; what is learnt is kept)…\n",
 		text.Count(len(turns), "turn", "turns"), s.cfg.ExtractModelFor(probe.Model))
-	counter := newProgressBar(a.stderr, len(turns), "turns")
+	counter := progress.NewBar(a.stderr, len(turns), "turns")
 	changes := 0
 	for i, t := range turns {
 		if ctx.Err() != nil {
-			counter.clear()
+			counter.Clear()
 			fmt.Fprintf(a.stdout, "Stopped after %d of %s: %s kept.\n", i, text.Count(len(turns), "turn", "turns"), text.Count(changes, "change", "changes"))
 			return exitError{code: ExitInterrupted, msg: "import: --extract interrupted; the conversations are imported"}
 		}
-		counter.show(i)
+		counter.Show(i)
 		for _, l := range s.learnTurn(ctx, ix, probe.Model, t.req, t.res) {
-			counter.clear()
+			counter.Clear()
 			fmt.Fprintln(a.stdout, l.receipt())
 			changes++
 		}
 	}
-	counter.clear()
+	counter.Clear()
 	fmt.Fprintf(a.stdout, "Learnt from %s: %s.\n", text.Count(len(turns), "turn", "turns"), text.Count(changes, "change to your notes", "changes to your notes"))
 	if s.cfg.ReviewFirst() && changes > 0 {
 		fmt.Fprintln(a.stdout, "They wait for your review: mneme memory pending.")

@@ -126,6 +126,12 @@ func (s *session) Close() {
 // openIndex opens the search index with the embedding model the probe
 // found; without one, search is keyword-only.
 func (s *session) openIndex(ctx context.Context, st ollamaState) (*index.Index, error) {
+	return s.openIndexReporting(ctx, st, s.progress)
+}
+
+// openIndexReporting is openIndex with long catch-ups reported to prog
+// (none when nil).
+func (s *session) openIndexReporting(ctx context.Context, st ollamaState, prog *progress.Index) (*index.Index, error) {
 	opts := index.IndexOptions{
 		Log:    s.log,
 		Fusion: index.Fusion{K: s.cfg.RRFK, KeywordWeight: s.cfg.KeywordWeight, VectorWeight: s.cfg.VectorWeight},
@@ -135,8 +141,8 @@ func (s *session) openIndex(ctx context.Context, st ollamaState) (*index.Index, 
 	if opts.DocSimilarity == 0 {
 		opts.DocSimilarity = -1 // recall_threshold = 0: any
 	}
-	if s.progress != nil {
-		opts.Progress = s.progress.Report
+	if prog != nil {
+		opts.Progress = prog.Report
 	}
 	if st.Embed.Name != "" {
 		opts.Embed = s.client

@@ -13,10 +13,10 @@ import (
 // Store is what an import needs of the store.
 type Store interface {
 	ImportMessages(ctx context.Context, user string, next func() (memory.ImportedMessage, error),
-		onBad func(memory.ImportedMessage, error)) (memory.ImportStats, error)
+		opts memory.MessageImportOptions) (memory.ImportStats, error)
 }
 
-// Options are a Run's callbacks; both may be nil.
+// Options are a Run's callbacks; any may be nil.
 type Options struct {
 	// OnBad is told about each conversation or message left out because
 	// it could not be read or stored; the import goes on.
@@ -24,6 +24,9 @@ type Options struct {
 	// Progress is told after each conversation read: how many, and the
 	// fraction of the export read (-1: unknown).
 	Progress func(conversations int, fraction float64)
+	// OnBatch is told the conversations each batch the store commits
+	// added messages to (memory.ImportOptions.OnBatch).
+	OnBatch func([]memory.ConversationRef)
 }
 
 // Summary is what a Run did.
@@ -78,8 +81,11 @@ func Run(ctx context.Context, st Store, user string, r *Reader, opts Options) (S
 		}
 		return memory.ImportedMessage{Record: rec, SourceID: m.ID, Archived: cur.Archived}, nil
 	}
-	stats, err := st.ImportMessages(ctx, user, next, func(m memory.ImportedMessage, err error) {
-		bad(fmt.Errorf("conversation %q, message %q: %w", m.Conversation, m.SourceID, err))
+	stats, err := st.ImportMessages(ctx, user, next, memory.MessageImportOptions{
+		OnBad: func(m memory.ImportedMessage, err error) {
+			bad(fmt.Errorf("conversation %q, message %q: %w", m.Conversation, m.SourceID, err))
+		},
+		OnBatch: opts.OnBatch,
 	})
 	sum.Stats = stats
 	sum.Skipped = r.Skipped

@@ -22,15 +22,22 @@ type ImportedMessage struct {
 	Archived bool
 }
 
+// MessageImportOptions are ImportMessages' callbacks; both may be nil.
+type MessageImportOptions struct {
+	OnBad   func(ImportedMessage, error) // a message the store refuses (it is skipped)
+	OnBatch func([]ConversationRef)      // as ImportOptions.OnBatch
+}
+
 // ImportMessages stores the messages next yields (until io.EOF) as user's,
 // through the same path as Import: a conversation is found again by its
 // Record.Conversation (its external id), a message by its SourceID, in
 // batches of importBatch messages a transaction. A message the store
-// refuses goes to onBad and is skipped. An error from next other than
+// refuses goes to opts.OnBad and is skipped. An error from next other than
 // io.EOF ends the import after storing what came before it.
-func (s *Store) ImportMessages(ctx context.Context, user string, next func() (ImportedMessage, error), onBad func(ImportedMessage, error)) (ImportStats, error) {
+func (s *Store) ImportMessages(ctx context.Context, user string, next func() (ImportedMessage, error), opts MessageImportOptions) (ImportStats, error) {
 	var st ImportStats
-	imp := &importer{s: s, convs: map[convKey]*importConv{}, user: strings.TrimSpace(user)}
+	onBad := opts.OnBad
+	imp := &importer{s: s, convs: map[convKey]*importConv{}, user: strings.TrimSpace(user), onBatch: opts.OnBatch}
 	var pending []importMsg
 	flush := func() error {
 		if len(pending) == 0 {

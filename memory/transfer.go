@@ -67,6 +67,10 @@ type ImportOptions struct {
 	// More restores the backup lines of types other packages write
 	// (documents), by type.
 	More map[string]LineRestorer
+	// OnBatch is told, after each batch of messages is committed, the
+	// conversations it added messages to, so that they can be indexed
+	// while the import goes on.
+	OnBatch func([]ConversationRef)
 }
 
 // LineRestorer restores one backup line; user resolves its "user" as the
@@ -107,7 +111,7 @@ func (s *Store) Import(ctx context.Context, user string, r io.Reader, opts Impor
 	var st ImportStats
 	onBad := opts.OnBad
 	imp := &importer{s: s, convs: map[convKey]*importConv{}, restored: map[convKey]string{},
-		user: strings.TrimSpace(user), allUsers: opts.AllUsers, more: opts.More}
+		user: strings.TrimSpace(user), allUsers: opts.AllUsers, more: opts.More, onBatch: opts.OnBatch}
 	br := bufio.NewReaderSize(r, 1<<20)
 	var pending []importMsg
 	flush := func() error {
@@ -232,6 +236,7 @@ type importer struct {
 	user     string             // the importing user, the default of lines without "user"
 	allUsers bool
 	more     map[string]LineRestorer
+	onBatch  func([]ConversationRef) // ImportOptions.OnBatch
 }
 
 // touched lists the conversations the import wrote to, and where each
@@ -355,11 +360,14 @@ func (t convTouch) add(m Message) convTouch {
 func (imp *importer) write(ctx context.Context, batch []importMsg) (n, conflicts int, err error) {
 	s := imp.s
 	now := s.nowMS()
+	var added []ConversationRef // conversations the batch added messages to
 	err = s.write(ctx, func(tx Execer) error {
-		n, conflicts = 0, 0
+		n, conflicts, added = 0, 0, added[:0]
 		touched := map[*importConv]convTouch{}
+		owner := map[*importConv]string{}
 		for _, im := range batch {
 			c := im.conv
+			owner[c] = im.key.user
 			if !c.created {
 				if err := imp.ensureConversation(ctx, tx, im.key, c, now); err != nil {
 					return err
@@ -412,6 +420,9 @@ func (imp *importer) write(ctx context.Context, batch []importMsg) (n, conflicts
 		}
 		// One update per conversation and batch: its time span and title.
 		for c, t := range touched {
+			if t.inserted {
+				added = append(added, ConversationRef{UserID: owner[c], ConversationID: c.id})
+			}
 			title := cleanText(c.newTitle)
 			c.newTitle = ""
 			if _, err := tx.ExecContext(ctx, `UPDATE conversations SET
@@ -431,6 +442,9 @@ func (imp *importer) write(ctx context.Context, batch []importMsg) (n, conflicts
 			im.conv.created = false
 		}
 		return 0, 0, err
+	}
+	if imp.onBatch != nil && len(added) > 0 {
+		imp.onBatch(added)
 	}
 	return n, conflicts, nil
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -272,5 +273,51 @@ func TestImportCountsIDsAlreadyStoredWithOtherContent(t *testing.T) {
 	st, _ = importWith(t, s, "alice", `{"conversation":"f","role":"user","content":"second version"}`+"\n", false)
 	if st.Conflicts != 1 || st.Unchanged != 0 || st.Imported != 0 {
 		t.Fatalf("changed file: stats %+v", st)
+	}
+}
+
+// TestImportTellsEachCommittedBatch: while a big import goes on, each
+// committed batch names the conversations it added messages to, already
+// readable by another reader (so that they can be indexed at once), and
+// together they are every conversation the import wrote to; a second run
+// of the same file adds nothing and names none.
+func TestImportTellsEachCommittedBatch(t *testing.T) {
+	ctx := context.Background()
+	s := openTest(t)
+	var data strings.Builder
+	const convs, perConv = 25, 200 // 5,000 messages: three batches
+	for i := range convs * perConv {
+		fmt.Fprintf(&data, `{"conversation":"c%d","role":"user","content":"message %d"}`+"\n", i/perConv, i)
+	}
+	told := map[ConversationRef]bool{}
+	batches := 0
+	onBatch := func(refs []ConversationRef) {
+		batches++
+		for _, r := range refs {
+			msgs, err := s.Messages(ctx, r.UserID, r.ConversationID)
+			if err != nil || len(msgs) == 0 {
+				t.Errorf("batch %d names %v before its messages can be read: %d, %v", batches, r, len(msgs), err)
+			}
+			told[r] = true
+		}
+	}
+	st, err := s.Import(ctx, "alice", strings.NewReader(data.String()), ImportOptions{OnBatch: onBatch})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if batches != 3 || len(told) != convs || len(st.Conversations) != convs {
+		t.Fatalf("%d batches named %d conversations; the import wrote to %d", batches, len(told), len(st.Conversations))
+	}
+	for _, r := range st.Conversations {
+		if !told[r] {
+			t.Errorf("conversation %v was never named", r)
+		}
+	}
+	batches = 0
+	if _, err := s.Import(ctx, "alice", strings.NewReader(data.String()), ImportOptions{OnBatch: onBatch}); err != nil {
+		t.Fatal(err)
+	}
+	if batches != 0 {
+		t.Errorf("a second run of the same file named conversations in %d batches", batches)
 	}
 }

@@ -4,10 +4,7 @@ package progress
 import (
 	"fmt"
 	"io"
-	"os"
 	"sync"
-
-	"golang.org/x/term"
 
 	"github.com/mneme-dev/mneme/internal/text"
 )
@@ -32,8 +29,7 @@ type Index struct {
 
 // New reports on w (a counter in place when w is a terminal).
 func New(w io.Writer) *Index {
-	f, ok := w.(*os.File)
-	return &Index{w: w, tty: ok && term.IsTerminal(int(f.Fd()))}
+	return &Index{w: w, tty: isTerminal(w)}
 }
 
 // Report is index.IndexOptions.Progress.
