@@ -38,18 +38,6 @@ func (s *Store) ImportMessages(ctx context.Context, user string, next func() (Im
 	var st ImportStats
 	onBad := opts.OnBad
 	imp := &importer{s: s, convs: map[convKey]*importConv{}, user: strings.TrimSpace(user), onBatch: opts.OnBatch}
-	var pending []importMsg
-	flush := func() error {
-		if len(pending) == 0 {
-			return nil
-		}
-		n, conflicts, err := imp.write(ctx, pending)
-		st.Imported += n
-		st.Conflicts += conflicts
-		st.Unchanged += len(pending) - n - conflicts
-		pending = pending[:0]
-		return err
-	}
 	archive := map[string]bool{} // external ids of new conversations to archive
 	seen := map[string]bool{}
 	for {
@@ -61,7 +49,7 @@ func (s *Store) ImportMessages(ctx context.Context, user string, next func() (Im
 			break
 		}
 		if err != nil {
-			if ferr := flush(); ferr != nil {
+			if ferr := imp.flush(ctx, &st); ferr != nil {
 				return st, ferr
 			}
 			return st, err
@@ -88,14 +76,11 @@ func (s *Store) ImportMessages(ctx context.Context, user string, next func() (Im
 			}
 			archive[m.Conversation] = !known
 		}
-		pending = append(pending, im)
-		if len(pending) >= importBatch {
-			if err := flush(); err != nil {
-				return st, err
-			}
+		if err := imp.queue(ctx, im, &st); err != nil {
+			return st, err
 		}
 	}
-	if err := flush(); err != nil {
+	if err := imp.flush(ctx, &st); err != nil {
 		return st, err
 	}
 	st.Conversations, st.FirstNew = imp.touched()

@@ -113,18 +113,6 @@ func (s *Store) Import(ctx context.Context, user string, r io.Reader, opts Impor
 	imp := &importer{s: s, convs: map[convKey]*importConv{}, restored: map[convKey]string{},
 		user: strings.TrimSpace(user), allUsers: opts.AllUsers, more: opts.More, onBatch: opts.OnBatch}
 	br := bufio.NewReaderSize(r, 1<<20)
-	var pending []importMsg
-	flush := func() error {
-		if len(pending) == 0 {
-			return nil
-		}
-		n, conflicts, err := imp.write(ctx, pending)
-		st.Imported += n
-		st.Conflicts += conflicts
-		st.Unchanged += len(pending) - n - conflicts
-		pending = pending[:0]
-		return err
-	}
 	for line := 1; ; line++ {
 		raw, err := readLine(br)
 		if errors.Is(err, io.EOF) && len(raw) == 0 {
@@ -147,7 +135,7 @@ func (s *Store) Import(ctx context.Context, user string, r io.Reader, opts Impor
 		st.Lines++
 		if typ := lineType(raw); typ != "" {
 			// A backup's typed line: what it refers to must be stored first.
-			if err := flush(); err != nil {
+			if err := imp.flush(ctx, &st); err != nil {
 				return st, err
 			}
 			lerr, err := imp.backupLine(ctx, typ, raw, &st)
@@ -170,14 +158,11 @@ func (s *Store) Import(ctx context.Context, user string, r io.Reader, opts Impor
 			}
 			continue
 		}
-		pending = append(pending, m)
-		if len(pending) >= importBatch {
-			if err := flush(); err != nil {
-				return st, err
-			}
+		if err := imp.queue(ctx, m, &st); err != nil {
+			return st, err
 		}
 	}
-	if err := flush(); err != nil {
+	if err := imp.flush(ctx, &st); err != nil {
 		return st, err
 	}
 	st.Conversations, st.FirstNew = imp.touched()
@@ -237,6 +222,30 @@ type importer struct {
 	allUsers bool
 	more     map[string]LineRestorer
 	onBatch  func([]ConversationRef) // ImportOptions.OnBatch
+	pending  []importMsg             // the batch being gathered
+}
+
+// queue adds m to the batch, writing the batch once it is full, and
+// counts what was written in st.
+func (imp *importer) queue(ctx context.Context, m importMsg, st *ImportStats) error {
+	imp.pending = append(imp.pending, m)
+	if len(imp.pending) < importBatch {
+		return nil
+	}
+	return imp.flush(ctx, st)
+}
+
+// flush writes the batch gathered so far and counts what it did in st.
+func (imp *importer) flush(ctx context.Context, st *ImportStats) error {
+	if len(imp.pending) == 0 {
+		return nil
+	}
+	n, conflicts, err := imp.write(ctx, imp.pending)
+	st.Imported += n
+	st.Conflicts += conflicts
+	st.Unchanged += len(imp.pending) - n - conflicts
+	imp.pending = imp.pending[:0]
+	return err
 }
 
 // touched lists the conversations the import wrote to, and where each
