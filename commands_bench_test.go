@@ -107,11 +107,39 @@ func runTimed(b *testing.B, bin string, env, args []string) time.Duration {
 // and returns the LoCoMo questions to search for.
 func benchCorpus(b *testing.B, bin string, env []string, home string, turns int) []string {
 	b.Helper()
+	lines, questions := benchDialogue(b)
+	done := filepath.Join(home, "imported")
+	if _, err := os.Stat(done); err == nil {
+		return questions
+	}
+	if err := os.MkdirAll(home, 0o700); err != nil {
+		b.Fatal(err)
+	}
+	name := filepath.Join(home, "corpus.jsonl")
+	writeBenchCorpus(b, name, lines, turns)
+	b.Logf("importing %d turns into %s", turns, home)
+	t0 := time.Now()
+	cmd := exec.Command(bin, "import", name)
+	cmd.Env = env
+	if out, err := cmd.CombinedOutput(); err != nil {
+		b.Fatalf("import: %v\n%s", err, out)
+	}
+	b.Logf("imported in %s", time.Since(t0).Round(time.Second))
+	os.Remove(name)
+	if err := os.WriteFile(done, nil, 0o600); err != nil {
+		b.Fatal(err)
+	}
+	return questions
+}
+
+// benchDialogue is LoCoMo's dialogue lines, which the corpus recombines,
+// and its questions.
+func benchDialogue(b *testing.B) (lines, questions []string) {
+	b.Helper()
 	samples, err := locomo.Load(locomo.DevFile(b))
 	if err != nil {
 		b.Fatal(err)
 	}
-	var lines, questions []string
 	for _, sm := range samples {
 		for _, ses := range sm.Sessions {
 			for _, m := range ses.Messages {
@@ -122,14 +150,54 @@ func benchCorpus(b *testing.B, bin string, env []string, home string, turns int)
 	for _, q := range locomo.Questions(samples) {
 		questions = append(questions, q.Question)
 	}
-	done := filepath.Join(home, "imported")
-	if _, err := os.Stat(done); err == nil {
-		return questions
+	return lines, questions
+}
+
+// BenchmarkImport100k times `mneme import` of 100k turns (200k messages in
+// 1k conversations) into a fresh data dir, through the binary, from
+// process start to exit: messages stored, turns derived and keyword
+// indexed, Ollama unreachable (so nothing is embedded). It reports turns
+// a second (the median run) for each binary of MNEME_BENCH_BINS, run in
+// turn so that their ratio holds on a busy machine:
+//
+//	go test -run '^$' -bench Import100k -benchtime 3x -timeout 60m .
+func BenchmarkImport100k(b *testing.B) {
+	const turns = 100_000
+	bins := []string{mnemeBin}
+	if v := os.Getenv("MNEME_BENCH_BINS"); v != "" {
+		bins = strings.Split(v, ":")
 	}
-	if err := os.MkdirAll(home, 0o700); err != nil {
-		b.Fatal(err)
+	dir := b.TempDir()
+	lines, _ := benchDialogue(b)
+	name := filepath.Join(dir, "corpus.jsonl")
+	writeBenchCorpus(b, name, lines, turns)
+	times := make([][]time.Duration, len(bins))
+	run := 0
+	for b.Loop() {
+		for i, bin := range bins {
+			run++
+			home := filepath.Join(dir, fmt.Sprintf("home%d", run))
+			env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "XDG_CONFIG_HOME=" + filepath.Join(home, "config"),
+				"MNEME_DATA_DIR=" + filepath.Join(home, "data"), "MNEME_USER=bench", "OLLAMA_HOST=127.0.0.1:9",
+				"MNEME_OLLAMA_REGISTRY=http://127.0.0.1:9", "MNEME_MEMORY_REVIEW=off"}
+			times[i] = append(times[i], runTimed(b, bin, env, []string{"import", name}))
+			os.RemoveAll(home)
+		}
 	}
-	name := filepath.Join(home, "corpus.jsonl")
+	for i, ts := range times {
+		slices.Sort(ts)
+		suffix := ""
+		if len(bins) > 1 {
+			suffix = fmt.Sprintf("_bin%d", i)
+		}
+		b.ReportMetric(turns/ts[len(ts)/2].Seconds(), "turns/s"+suffix)
+	}
+}
+
+// writeBenchCorpus writes turns turns (a user message and an answer, two
+// dialogue lines each) of conversations of 100 turns as import JSON lines.
+func writeBenchCorpus(b *testing.B, name string, lines []string, turns int) {
+	b.Helper()
 	f, err := os.Create(name)
 	if err != nil {
 		b.Fatal(err)
@@ -154,20 +222,9 @@ func benchCorpus(b *testing.B, bin string, env []string, home string, turns int)
 	if err := w.Flush(); err != nil {
 		b.Fatal(err)
 	}
-	f.Close()
-	b.Logf("importing %d turns into %s", turns, home)
-	t0 := time.Now()
-	cmd := exec.Command(bin, "import", name)
-	cmd.Env = env
-	if out, err := cmd.CombinedOutput(); err != nil {
-		b.Fatalf("import: %v\n%s", err, out)
-	}
-	b.Logf("imported in %s", time.Since(t0).Round(time.Second))
-	os.Remove(name)
-	if err := os.WriteFile(done, nil, 0o600); err != nil {
+	if err := f.Close(); err != nil {
 		b.Fatal(err)
 	}
-	return questions
 }
 
 // writeBatch writes a --batch file of the questions.
