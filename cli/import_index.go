@@ -39,7 +39,7 @@ func (s *session) startImportIndex(ctx context.Context) (*importIndex, error) {
 		for {
 			select {
 			case <-f.wake:
-				if err := ix.Sync(ctx); err != nil && ctx.Err() == nil {
+				if err := ix.SyncNotified(ctx); err != nil && ctx.Err() == nil {
 					s.log.Warn("indexing during import", "err", err) // the last Sync says it
 				}
 			case <-f.quit:

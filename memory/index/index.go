@@ -387,6 +387,11 @@ func (ix *Index) Sync(ctx context.Context) error {
 	return nil
 }
 
+// SyncNotified derives and keyword-indexes the turns of the conversations
+// notified since, without Sync's scans for everything else that lags: an
+// import calls it after each batch it stores, and Sync once at the end.
+func (ix *Index) SyncNotified(ctx context.Context) error { return ix.syncTurns(ctx) }
+
 // indexAllKeywords derives the turns of changed conversations and brings
 // the keyword index up to date with turns, notes and summaries.
 func (ix *Index) indexAllKeywords(ctx context.Context) error {
