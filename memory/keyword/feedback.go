@@ -6,7 +6,6 @@ import (
 	"sort"
 
 	"github.com/blevesearch/bleve/v2"
-	"github.com/blevesearch/bleve/v2/search/query"
 	index "github.com/blevesearch/bleve_index_api"
 )
 
@@ -19,10 +18,10 @@ func (ix *Index) feedback(ctx context.Context, bi bleve.Index, q Query, pq parse
 	if err != nil || len(weights) == 0 {
 		return ranked, err
 	}
-	var clauses []query.Query
+	var clauses []scoring
 	for _, t := range sortedKeys(weights) {
 		// Bleve weighs a term by its idf squared: the boost makes it the expansion weight.
-		clauses = append(clauses, termQuery(fieldText, t, weights[t]/(idfs[t]*idfs[t])))
+		clauses = append(clauses, scoring{fieldTerm{fieldText, t}, weights[t] / (idfs[t] * idfs[t])})
 	}
 	seen := make(map[string]bool, len(cs))
 	for _, c := range cs {

@@ -8,6 +8,7 @@ type params struct {
 	// Ablation switches (all false in production).
 	bleveScore bool // rank by Bleve's first-stage score instead of rescoring
 	indexIDF   bool // idf over the whole index instead of the user's documents
+	exhaustive bool // fetch without pruning (what tests compare pruning with)
 
 	k1, b  float64 // BM25 saturation and length normalisation of the rescoring
 	idfPow float64 // a query term weighs its idf (among the user's documents) to this power

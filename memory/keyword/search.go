@@ -11,6 +11,7 @@ import (
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/search"
 	"github.com/blevesearch/bleve/v2/search/query"
+	"github.com/blevesearch/bleve/v2/search/searcher"
 )
 
 // Query is a keyword search. UserID is required; the other filters are optional.
@@ -158,57 +159,43 @@ func fieldTerms(cl []clause) []fieldTerm {
 // firstStage is the candidate query: a disjunction of the clauses. Bleve
 // weighs a term by the square of its index-wide idf; the boost swaps that
 // for the square of the user's idf. Terms the user never used are left out.
-func (ix *Index) firstStage(cl []clause, st *stats) []query.Query {
-	var qs []query.Query
+func (ix *Index) firstStage(cl []clause, st *stats) []scoring {
+	var out []scoring
 	for _, c := range cl {
 		u := st.idf(c.fieldTerm)
 		if u == 0 {
 			continue
 		}
 		a := st.allIDF(c.fieldTerm)
-		qs = append(qs, termQuery(c.field, c.term, c.weight*u*u/(a*a)))
+		out = append(out, scoring{c.fieldTerm, c.weight * u * u / (a * a)})
 	}
-	return qs
+	return out
 }
 
 // fetch runs a disjunction of scoring clauses under the user and q's
 // filters and returns the best size documents with their stored terms
-// (but for those in known, returned with their id and score only).
-func (ix *Index) fetch(ctx context.Context, bi bleve.Index, clauses []query.Query, q Query, size int, known map[string]bool) ([]*cand, error) {
-	if len(clauses) == 0 {
+// (but for those in known, returned with their id and score only). It
+// takes them from maxScore when it can, from Bleve's search otherwise:
+// the same documents, scored the same.
+func (ix *Index) fetch(ctx context.Context, bi bleve.Index, cl []scoring, q Query, size int, known map[string]bool) ([]*cand, error) {
+	if len(cl) == 0 {
 		return nil, nil
 	}
-	bq := bleve.NewBooleanQuery()
-	bq.AddMust(bleve.NewDisjunctionQuery(clauses...))
-	if slices.Contains(q.Kinds, KindTurn) {
-		// Every document has one valid kind: leaving out the few of the
-		// other kinds is cheaper than checking each of the many turns.
-		for _, k := range kinds {
-			if !slices.Contains(q.Kinds, k) {
-				bq.AddMustNot(termQuery(fieldKind, string(k), 1))
-			}
-		}
-	}
-	if f := filterQuery(q, !q.alone); f != nil {
-		bq.AddFilter(f)
-	}
-	req := bleve.NewSearchRequestOptions(bq, size, 0, false)
 	n, err := bi.DocCount()
 	if err != nil {
 		return nil, fmt.Errorf("keyword: count: %w", err)
 	}
-	req.PreSearchData = map[string]interface{}{search.BM25PreSearchDataKey: firstStageStats(n)}
+	n = max(n, 1)
+	top := &topN{size: size, known: known, req: bleve.NewSearchRequestOptions(nil, size, 0, false)}
 	// Ties are broken by id (topN): Bleve's own tie order follows its
 	// internal document numbers, which depend on how segments were merged.
-	req.Fields = []string{fieldKind, fieldConv, fieldNumber, fieldText, fieldTitle, fieldWhen, fieldTypes}
-	top := &topN{size: size, req: req, known: known}
-	if q.alone {
-		top.alone = q.UserID
+	top.req.Fields = []string{fieldKind, fieldConv, fieldNumber, fieldText, fieldTitle, fieldWhen, fieldTypes}
+	if ix.params.exhaustive || len(cl) > searcher.DisjunctionHeapTakeover {
+		err = ix.search(ctx, bi, cl, q, n, top)
+	} else {
+		err = ix.maxScore(ctx, bi, cl, q, n, top)
 	}
-	if _, err := bi.SearchInContext(withTopN(ctx, top), req); errors.Is(err, errNotAlone) {
-		q.alone = false // another user's documents came in since the statistics
-		return ix.fetch(ctx, bi, clauses, q, size, known)
-	} else if err != nil {
+	if err != nil {
 		return nil, fmt.Errorf("keyword: search: %w", err)
 	}
 	out := make([]*cand, 0, len(top.hits))
@@ -216,6 +203,51 @@ func (ix *Index) fetch(ctx context.Context, bi bleve.Index, clauses []query.Quer
 		out = append(out, toCand(h))
 	}
 	return out, nil
+}
+
+// search collects into top Bleve's search of the disjunction of cl under
+// q's filters.
+func (ix *Index) search(ctx context.Context, bi bleve.Index, cl []scoring, q Query, n uint64, top *topN) error {
+	clauses := make([]query.Query, len(cl))
+	for i, c := range cl {
+		clauses[i] = termQuery(c.field, c.term, c.boost)
+	}
+	bq := bleve.NewBooleanQuery()
+	bq.AddMust(bleve.NewDisjunctionQuery(clauses...))
+	bq.AddMustNot(dropped(q)...)
+	if f := filterQuery(q, !q.alone); f != nil {
+		bq.AddFilter(f)
+	}
+	req := bleve.NewSearchRequestOptions(bq, top.size, 0, false)
+	req.PreSearchData = map[string]interface{}{search.BM25PreSearchDataKey: firstStageStats(n)}
+	req.Fields = top.req.Fields
+	top.req = req
+	if q.alone {
+		top.alone = q.UserID
+	}
+	if _, err := bi.SearchInContext(withTopN(ctx, top), req); errors.Is(err, errNotAlone) {
+		q.alone = false // another user's documents came in since the statistics
+		return ix.search(ctx, bi, cl, q, n, top)
+	} else if err != nil {
+		return err
+	}
+	return nil
+}
+
+// dropped are the documents a search leaves out: when turns are wanted,
+// the documents of the other kinds. Every document has one valid kind:
+// leaving out the few of the other kinds is cheaper than checking each of
+// the many turns.
+func dropped(q Query) []query.Query {
+	var out []query.Query
+	if slices.Contains(q.Kinds, KindTurn) {
+		for _, k := range kinds {
+			if !slices.Contains(q.Kinds, k) {
+				out = append(out, termQuery(fieldKind, string(k), 1))
+			}
+		}
+	}
+	return out
 }
 
 // firstStageStats are the BM25 statistics of the first stage for an index

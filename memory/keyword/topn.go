@@ -17,7 +17,7 @@ import (
 // thousands for common words, a quarter of a search at 100k turns); topN
 // reads an id only to break a tie at the edge of the kept set, then loads
 // the stored fields of the documents it kept. It is Bleve's document match
-// handler for one search (search.MakeDocumentMatchHandlerKey).
+// handler for one search (search.MakeDocumentMatchHandlerKey), or maxScore's.
 type topN struct {
 	size int
 	req  *bleve.SearchRequest

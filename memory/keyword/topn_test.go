@@ -13,10 +13,14 @@ import (
 
 // fetchSorted is fetch as Bleve's collector does it, sorting every match
 // by score and id: what topN must return.
-func fetchSorted(t *testing.T, ix *Index, clauses []query.Query, q Query, size int) []Hit {
+func fetchSorted(t *testing.T, ix *Index, cl []scoring, q Query, size int) []Hit {
 	t.Helper()
 	var out []Hit
 	must(t, ix.withIndex(func(bi bleve.Index) error {
+		clauses := make([]query.Query, len(cl))
+		for i, c := range cl {
+			clauses[i] = termQuery(c.field, c.term, c.boost)
+		}
 		bq := bleve.NewBooleanQuery()
 		bq.AddMust(bleve.NewDisjunctionQuery(clauses...))
 		filter := filterQuery(q, true)
@@ -79,9 +83,9 @@ func compareTopN(t *testing.T, ix *Index, c *corpus, q Query) {
 	t.Helper()
 	words := append([]string{"lighthouse", "keeper"}, c.vocab[40:60]...)
 	for i, w := range words {
-		clauses := []query.Query{termQuery(fieldText, w, 1)}
+		clauses := []scoring{{fieldTerm{fieldText, w}, 1}}
 		if i%3 == 0 && i+1 < len(words) {
-			clauses = append(clauses, termQuery(fieldText, words[i+1], 0.5), termQuery(fieldTitle, w, 2))
+			clauses = append(clauses, scoring{fieldTerm{fieldText, words[i+1]}, 0.5}, scoring{fieldTerm{fieldTitle, w}, 2})
 		}
 		for _, size := range []int{1, 5, 17, 100} {
 			want := fetchSorted(t, ix, clauses, Query{UserID: q.UserID, Kinds: q.Kinds}, size)
