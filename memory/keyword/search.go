@@ -222,6 +222,7 @@ func (ix *Index) search(ctx context.Context, bi bleve.Index, cl []scoring, q Que
 	req.PreSearchData = map[string]interface{}{search.BM25PreSearchDataKey: firstStageStats(n)}
 	req.Fields = top.req.Fields
 	top.req = req
+	top.alone = "" // a retry searches with the user filter
 	if q.alone {
 		top.alone = q.UserID
 	}
