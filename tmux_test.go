@@ -38,17 +38,23 @@ func terminalCommand(env []string, prog string, args ...string) []string {
 // openTerminal runs cmd in a w×h tmux pane of a tmux server of its own.
 func openTerminal(t testing.TB, w, h int, cmd ...string) *terminal {
 	t.Helper()
+	needTmux(t)
+	term := &terminal{t: t, socket: filepath.Join(t.TempDir(), "tmux.sock"), interval: 50 * time.Millisecond}
+	term.tmux(append([]string{"new-session", "-d", "-x", fmt.Sprint(w), "-y", fmt.Sprint(h), "-s", "mneme"}, cmd...)...)
+	term.tmux("set-option", "-t", "mneme", "remain-on-exit", "on")
+	t.Cleanup(func() { exec.Command("tmux", "-S", term.socket, "kill-server").Run() })
+	return term
+}
+
+// needTmux skips the test without tmux, or fails it in CI.
+func needTmux(t testing.TB) {
+	t.Helper()
 	if _, err := exec.LookPath("tmux"); err != nil {
 		if os.Getenv("CI") == "true" {
 			t.Fatal("tmux is required in CI (make test installs it)")
 		}
 		t.Skip("tmux not installed: the terminal tests need it (make test installs it)")
 	}
-	term := &terminal{t: t, socket: filepath.Join(t.TempDir(), "tmux.sock"), interval: 50 * time.Millisecond}
-	term.tmux(append([]string{"new-session", "-d", "-x", fmt.Sprint(w), "-y", fmt.Sprint(h), "-s", "mneme"}, cmd...)...)
-	term.tmux("set-option", "-t", "mneme", "remain-on-exit", "on")
-	t.Cleanup(func() { exec.Command("tmux", "-S", term.socket, "kill-server").Run() })
-	return term
 }
 
 func (term *terminal) tmux(args ...string) string {

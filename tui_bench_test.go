@@ -37,6 +37,7 @@ import (
 // MNEME_BENCH_BINS=old:new the binaries take turns, as in
 // BenchmarkCommands100k.
 func BenchmarkChat100k(b *testing.B) {
+	needTmux(b) // before building the corpus
 	home, bins, env, _ := benchSetup(b, 100_000)
 	b.Run("first-paint", func(b *testing.B) {
 		sh := openTerminal(b, 100, 30, terminalCommand(append(env, "PS1=$ "), "sh")...)
