@@ -12,7 +12,7 @@ import (
 // maxFPS caps the frames drawn per second. Every change on screen waits
 // for the next frame, and the first screen for a whole one, so the rate is
 // felt: in BenchmarkChat100k (tmux, 2 busy cores) a typed letter showed in
-// 19–27 ms at 30 frames a second and 14–16 ms at 60 (medians). Bubble Tea's
+// 19–27 ms at 30 frames a second and 12–21 ms at 60 (medians). Bubble Tea's
 // renderer also wakes this often when nothing changed: an idle chat used
 // 0.45% of a core at 30, 0.75% at 60. 60 is Bubble Tea's default. The
 // caller's options may override it.
