@@ -30,27 +30,7 @@ import (
 // median (p50_ms) and the 90th percentile; one --batch run answers
 // batchQueries queries, reported per query.
 func BenchmarkCommands100k(b *testing.B) {
-	const turns = 100_000
-	dir := os.Getenv("MNEME_BENCH_DIR")
-	if dir == "" {
-		dir = b.TempDir()
-	}
-	bins := []string{mnemeBin}
-	if v := os.Getenv("MNEME_BENCH_BINS"); v != "" {
-		bins = strings.Split(v, ":")
-	}
-	home := filepath.Join(dir, fmt.Sprintf("home-%dk", turns/1000))
-	env := []string{
-		"PATH=" + os.Getenv("PATH"),
-		"HOME=" + home,
-		"XDG_CONFIG_HOME=" + filepath.Join(home, "config"),
-		"MNEME_DATA_DIR=" + filepath.Join(home, "data"),
-		"MNEME_USER=bench",
-		"OLLAMA_HOST=127.0.0.1:9", // discard: nothing listens, offline
-		"MNEME_OLLAMA_REGISTRY=http://127.0.0.1:9",
-		"MNEME_MEMORY_REVIEW=off",
-	}
-	questions := benchCorpus(b, bins[0], env, home, turns)
+	home, bins, env, questions := benchSetup(b, 100_000)
 	batch := filepath.Join(home, "batch.jsonl")
 	const batchQueries = 100
 	writeBatch(b, batch, questions[:batchQueries])
@@ -76,16 +56,51 @@ func BenchmarkCommands100k(b *testing.B) {
 					times[i] = append(times[i], runTimed(b, bin, env, c.args)/time.Duration(c.per))
 				}
 			}
-			for i, ts := range times {
-				slices.Sort(ts)
-				suffix := ""
-				if len(bins) > 1 {
-					suffix = fmt.Sprintf("_bin%d", i)
-				}
-				b.ReportMetric(float64(ts[len(ts)/2].Microseconds())/1000, "p50_ms"+suffix)
-				b.ReportMetric(float64(ts[len(ts)*9/10].Microseconds())/1000, "p90_ms"+suffix)
-			}
+			reportPercentiles(b, "", times)
 		})
+	}
+}
+
+// benchSetup returns the home of a data dir of turns turns (built once
+// under MNEME_BENCH_DIR when set, else in a temporary dir), the binaries
+// to time (this tree's, or MNEME_BENCH_BINS=old:new), their environment
+// (Ollama unreachable) and the LoCoMo questions to search for.
+func benchSetup(b *testing.B, turns int) (home string, bins, env, questions []string) {
+	dir := os.Getenv("MNEME_BENCH_DIR")
+	if dir == "" {
+		dir = b.TempDir()
+	}
+	bins = []string{mnemeBin}
+	if v := os.Getenv("MNEME_BENCH_BINS"); v != "" {
+		bins = strings.Split(v, ":")
+	}
+	home = filepath.Join(dir, fmt.Sprintf("home-%dk", turns/1000))
+	env = []string{
+		"PATH=" + os.Getenv("PATH"),
+		"HOME=" + home,
+		"XDG_CONFIG_HOME=" + filepath.Join(home, "config"),
+		"MNEME_DATA_DIR=" + filepath.Join(home, "data"),
+		"MNEME_USER=bench",
+		"OLLAMA_HOST=127.0.0.1:9", // discard: nothing listens, offline
+		"MNEME_OLLAMA_REGISTRY=http://127.0.0.1:9",
+		"MNEME_MEMORY_REVIEW=off",
+	}
+	questions = benchCorpus(b, bins[0], env, home, turns)
+	return home, bins, env, questions
+}
+
+// reportPercentiles reports the median (prefix+"p50_ms") and the 90th
+// percentile of each binary's times, suffixed by the binary's number when
+// there are several.
+func reportPercentiles(b *testing.B, prefix string, times [][]time.Duration) {
+	for i, ts := range times {
+		slices.Sort(ts)
+		suffix := ""
+		if len(times) > 1 {
+			suffix = fmt.Sprintf("_bin%d", i)
+		}
+		b.ReportMetric(float64(ts[len(ts)/2].Microseconds())/1000, prefix+"p50_ms"+suffix)
+		b.ReportMetric(float64(ts[len(ts)*9/10].Microseconds())/1000, prefix+"p90_ms"+suffix)
 	}
 }
 

@@ -17,12 +17,37 @@ import (
 
 // terminal is mneme running in a tmux pane of its own tmux server.
 type terminal struct {
-	t      *testing.T
-	socket string
+	t        testing.TB
+	socket   string
+	interval time.Duration // between two looks at the screen in waitFor
 }
 
 // startTerminal runs the mneme binary in a w×h tmux pane with env.
-func startTerminal(t *testing.T, w, h int, env []string, args ...string) *terminal {
+func startTerminal(t testing.TB, w, h int, env []string, args ...string) *terminal {
+	t.Helper()
+	return openTerminal(t, w, h, terminalCommand(env, mnemeBin, args...)...)
+}
+
+// terminalCommand runs prog with args in env only, as in xterm-256color.
+func terminalCommand(env []string, prog string, args ...string) []string {
+	cmd := append([]string{"env", "-i"}, env...)
+	cmd = append(cmd, "TERM=xterm-256color", prog)
+	return append(cmd, args...)
+}
+
+// openTerminal runs cmd in a w×h tmux pane of a tmux server of its own.
+func openTerminal(t testing.TB, w, h int, cmd ...string) *terminal {
+	t.Helper()
+	needTmux(t)
+	term := &terminal{t: t, socket: filepath.Join(t.TempDir(), "tmux.sock"), interval: 50 * time.Millisecond}
+	term.tmux(append([]string{"new-session", "-d", "-x", fmt.Sprint(w), "-y", fmt.Sprint(h), "-s", "mneme"}, cmd...)...)
+	term.tmux("set-option", "-t", "mneme", "remain-on-exit", "on")
+	t.Cleanup(func() { exec.Command("tmux", "-S", term.socket, "kill-server").Run() })
+	return term
+}
+
+// needTmux skips the test without tmux, or fails it in CI.
+func needTmux(t testing.TB) {
 	t.Helper()
 	if _, err := exec.LookPath("tmux"); err != nil {
 		if os.Getenv("CI") == "true" {
@@ -30,15 +55,6 @@ func startTerminal(t *testing.T, w, h int, env []string, args ...string) *termin
 		}
 		t.Skip("tmux not installed: the terminal tests need it (make test installs it)")
 	}
-	term := &terminal{t: t, socket: filepath.Join(t.TempDir(), "tmux.sock")}
-	cmd := []string{"env", "-i"}
-	cmd = append(cmd, env...)
-	cmd = append(cmd, "TERM=xterm-256color", mnemeBin)
-	cmd = append(cmd, args...)
-	term.tmux(append([]string{"new-session", "-d", "-x", fmt.Sprint(w), "-y", fmt.Sprint(h), "-s", "mneme"}, cmd...)...)
-	term.tmux("set-option", "-t", "mneme", "remain-on-exit", "on")
-	t.Cleanup(func() { exec.Command("tmux", "-S", term.socket, "kill-server").Run() })
-	return term
 }
 
 func (term *terminal) tmux(args ...string) string {
@@ -82,7 +98,7 @@ func (term *terminal) waitFor(what string, cond func(screen string) bool) string
 		if time.Now().After(deadline) {
 			term.t.Fatalf("timed out waiting for %s; screen:\n%s", what, s)
 		}
-		time.Sleep(50 * time.Millisecond) // polling interval, not synchronisation
+		time.Sleep(term.interval) // polling interval, not synchronisation
 	}
 }
 
