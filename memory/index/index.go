@@ -290,10 +290,10 @@ func (ix *Index) Run(ctx context.Context) {
 	mark := ix.store.ChangeMark()
 	changed := false
 	for {
-		if err := ix.catchUp(ctx); err != nil && ctx.Err() == nil {
-			ix.log.Warn("index catch-up failed", "err", err)
-		}
-		if err := ix.indexAllKeywords(ctx); err != nil && ctx.Err() == nil {
+		// Sync, not its parts: while the database files are as the last
+		// catch-up that found nothing left them, it reads nothing (a chat
+		// starting at 100k turns would read them all, beside its first paint).
+		if err := ix.Sync(ctx); err != nil && ctx.Err() == nil {
 			ix.log.Warn("indexing failed", "err", err)
 		}
 		if changed {
