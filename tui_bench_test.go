@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"math/rand/v2"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -89,6 +90,11 @@ func BenchmarkChat100k(b *testing.B) {
 // typeKey returns the time from typing a letter in the input to seeing
 // it, the least any key costs; the letter is then erased.
 func typeKey(term *terminal) time.Duration {
+	// Bubble Tea draws at its next frame, so the time depends on where in
+	// the frame the key lands; typed right after the last screen change,
+	// it would land at the same place every time. A random wait of up to a
+	// frame samples every place alike (a sample, not synchronisation).
+	time.Sleep(rand.N(time.Second / 30))
 	start := time.Now()
 	term.typeText("x")
 	term.waitFor("x typed", func(s string) bool { return strings.Contains(s, "› x") })

@@ -78,7 +78,10 @@ func (f *importIndex) close() {
 func (a *App) indexImported(ctx context.Context, s *session, f *importIndex, st memory.ImportStats, extract bool, report func()) error {
 	f.stop()
 	ix := f.ix
-	ix.Notify(st.Conversations...)
+	// What the following left (the last batches, a failed one) is still
+	// notified, and Sync's catch-up finds any conversation whose turns lag
+	// its messages (those a backup's lines restored): notifying every
+	// conversation again would only read them all again.
 	if err := ix.Sync(ctx); err != nil {
 		return err
 	}

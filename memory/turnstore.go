@@ -14,7 +14,7 @@ import (
 // those that changed. It returns the changed turns and the ids of turns
 // that no longer exist.
 func (s *Store) SyncTurns(ctx context.Context, userID, conversationID string) (changed []Turn, removed []string, err error) {
-	msgs, err := s.Messages(ctx, userID, conversationID)
+	msgs, err := s.turnMessages(ctx, userID, conversationID)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -297,4 +297,23 @@ func (s *Store) SetMeta(ctx context.Context, key, value string) error {
 		_, err := tx.ExecContext(ctx, `INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value`, key, value)
 		return err
 	})
+}
+
+// turnMessages are a conversation's messages with what turns are made of
+// (BuildTurns), in order: the other columns would cost SyncTurns as much
+// again to read.
+func (s *Store) turnMessages(ctx context.Context, userID, conversationID string) ([]Message, error) {
+	return queryRows(ctx, s.db, func(r rowScanner) (m Message, err error) {
+		var calls, ref sql.NullString
+		var created int64
+		if err := r.Scan(&m.Seq, &m.Role, &m.Content, &calls, &ref, &created); err != nil {
+			return m, err
+		}
+		m.Ref, m.Created = ref.String, fromMS(created)
+		if calls.Valid && calls.String != "" {
+			err = json.Unmarshal([]byte(calls.String), &m.ToolCalls)
+		}
+		return m, err
+	}, `SELECT seq, role, content, tool_calls, ref, created_at FROM messages
+		WHERE conversation_id = ? AND user_id = ? ORDER BY seq`, conversationID, userID)
 }
