@@ -424,14 +424,6 @@ func (ix *Index) catchUp(ctx context.Context) error {
 	return nil
 }
 
-func (ix *Index) work(ctx context.Context) error {
-	if err := ix.indexAllKeywords(ctx); err != nil {
-		return err
-	}
-	ix.embedStep(ctx)
-	return nil
-}
-
 // embedStep embeds what is pending; a failure is recorded for Status and
 // the back-off, never returned: keyword search covers everything.
 func (ix *Index) embedStep(ctx context.Context) {
