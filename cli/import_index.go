@@ -36,11 +36,27 @@ func (s *session) startImportIndex(ctx context.Context) (*importIndex, error) {
 	go func() { f.probe <- probeOllama(ctx, s.client, s.host, s.cfg) }()
 	go func() {
 		defer close(f.done)
+		// The keyword index stays open from batch to batch (but for another
+		// process waiting for it): closed and reopened between batches while
+		// Bleve merges, it was seen to lose a segment.
+		var release func()
+		defer func() {
+			if release != nil {
+				release()
+			}
+		}()
 		for {
 			select {
 			case <-f.wake:
+				if release == nil {
+					release, _ = ix.KeepKeyword(ctx) // on failure, the Sync waits for the index itself
+				}
 				if err := ix.SyncNotified(ctx); err != nil && ctx.Err() == nil {
 					s.log.Warn("indexing during import", "err", err) // the last Sync says it
+				}
+				if release != nil && ix.KeywordYield() {
+					release()
+					release = nil
 				}
 			case <-f.quit:
 				return

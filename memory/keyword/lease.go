@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/blevesearch/bleve/v2"
@@ -161,6 +162,27 @@ func (ix *Index) withIndex(fn func(bleve.Index) error) error {
 // The operations inside fn join the lease.
 func (ix *Index) Hold(ctx context.Context, fn func() error) error {
 	return ix.with(ctx, func(bleve.Index) error { return fn() })
+}
+
+// Keep keeps the index open in this process until release is called, so
+// that work coming a batch at a time (an import) does not close and
+// reopen it between batches: Bleve closed while it merges segments, again
+// and again, was seen to lose one. The keeper must let go when Yield says
+// so, as a long Hold does, and may Keep again after.
+func (ix *Index) Keep(ctx context.Context) (release func(), err error) {
+	if _, err := ix.acquire(ctx); err != nil {
+		return nil, err
+	}
+	var once sync.Once
+	return func() { once.Do(ix.release) }, nil
+}
+
+// Yield reports whether a keeper should let go now: it has had the index
+// longer than MaxHold, and another process waits for it.
+func (ix *Index) Yield() bool {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	return ix.bi != nil && time.Since(ix.since) >= ix.lease.MaxHold && ix.othersWaiting()
 }
 
 func (ix *Index) takeGate(ctx context.Context) error {
