@@ -197,3 +197,49 @@ func TestResetThatCannotBuildKeepsTheOldIndex(t *testing.T) {
 		t.Fatalf("another process: %v", got)
 	}
 }
+
+// TestKeepHoldsTheIndexBetweenBatchesAndYields: a keeper (an import,
+// indexing a batch at a time) keeps the index open between its batches,
+// past the linger, without closing it; once another process waits and
+// the keeper has had it longer than MaxHold, Yield says so, and when the
+// keeper lets go the other process gets the index.
+func TestKeepHoldsTheIndexBetweenBatchesAndYields(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "kw")
+	a := openShared(t, dir, testLease)
+	b := openShared(t, dir, testLease)
+	release, err := a.Keep(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	must(t, a.Upsert(turn("u", "a", 1, "first batch about tomatoes")))
+	opened := a.since
+	time.Sleep(3 * testLease.Linger) // idle between batches, longer than the linger (a gap, not synchronisation)
+	must(t, a.Upsert(turn("u", "a", 2, "second batch about basil")))
+	if a.since != opened {
+		t.Fatal("the kept index was closed and opened again between batches")
+	}
+	if a.Yield() {
+		t.Fatal("Yield with nobody waiting")
+	}
+	searched := make(chan error, 1)
+	go func() {
+		_, err := b.Search(context.Background(), Query{UserID: "u", Text: "basil"})
+		searched <- err
+	}()
+	deadline := time.Now().Add(10 * time.Second)
+	for !a.Yield() {
+		if time.Now().After(deadline) {
+			t.Fatal("Yield never said to let go while another process waited")
+		}
+		time.Sleep(5 * time.Millisecond) // polling interval
+	}
+	select {
+	case err := <-searched:
+		t.Fatalf("the other process searched while the index was kept: %v", err)
+	default:
+	}
+	release()
+	if err := <-searched; err != nil {
+		t.Fatalf("the other process after the keeper let go: %v", err)
+	}
+}
