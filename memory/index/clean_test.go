@@ -5,8 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
-
-	"github.com/mneme-dev/mneme/memory"
 )
 
 // A catch-up that found nothing to do lets the next one skip its reading
@@ -15,15 +13,7 @@ import (
 func TestSyncSkipsOnlyWhileNothingChanged(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	open := func() *memory.Store {
-		s, err := memory.Open(ctx, filepath.Join(dir, memory.DBFileName))
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { s.Close() })
-		return s
-	}
-	s := open()
+	s := openStoreIn(t, dir)
 	chat(t, s, "alice", "Trip", "We take the tram up to Alfama", "Lovely, go early.")
 	sync := func(ix *Index) {
 		t.Helper()
@@ -49,7 +39,7 @@ func TestSyncSkipsOnlyWhileNothingChanged(t *testing.T) {
 	}
 
 	// Another process stores a turn and exits without indexing it.
-	other := open()
+	other := openStoreIn(t, dir)
 	chat(t, other, "alice", "Dinner", "The sardines at the harbour", "Book a table.")
 	other.Close()
 	sync(ix)

@@ -8,9 +8,13 @@ import (
 	"github.com/mneme-dev/mneme/memory"
 )
 
-func openTest(t *testing.T) *memory.Store {
+func openTest(t *testing.T) *memory.Store { return openStoreIn(t, t.TempDir()) }
+
+// openStoreIn opens a handle on the store in dir, closed with the test:
+// two handles stand for two processes.
+func openStoreIn(t *testing.T, dir string) *memory.Store {
 	t.Helper()
-	s, err := memory.Open(context.Background(), filepath.Join(t.TempDir(), memory.DBFileName))
+	s, err := memory.Open(context.Background(), filepath.Join(dir, memory.DBFileName))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,7 +3,6 @@ package index
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -17,11 +16,7 @@ import (
 func TestKeywordProgressOfALongRebuild(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	s, err := memory.Open(ctx, filepath.Join(dir, memory.DBFileName))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
+	s := openStoreIn(t, dir)
 	const turns = keywordBatch + keywordBatch/4
 	var jsonl strings.Builder
 	for i := range turns {

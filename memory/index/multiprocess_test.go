@@ -2,7 +2,6 @@ package index
 
 import (
 	"context"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -16,16 +15,8 @@ func TestAProcessFindsWhatAnotherWrote(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	dir := t.TempDir()
-	open := func() *memory.Store {
-		s, err := memory.Open(ctx, filepath.Join(dir, memory.DBFileName))
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { s.Close() })
-		return s
-	}
 	e := &topicEmbedder{}
-	chatStore, askStore := open(), open()
+	chatStore, askStore := openStoreIn(t, dir), openStoreIn(t, dir)
 	chatIx := openIndex(t, chatStore, dir, e, "topics")
 	if err := chatIx.Preload(ctx, "alice"); err != nil {
 		t.Fatal(err)

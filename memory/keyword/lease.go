@@ -170,6 +170,8 @@ func (ix *Index) Hold(ctx context.Context, fn func() error) error {
 // and again, was seen to lose one. The keeper must let go when Yield says
 // so, as a long Hold does, and may Keep again after.
 func (ix *Index) Keep(ctx context.Context) (release func(), err error) {
+	ctx, cancel := context.WithTimeout(ctx, ix.lease.Wait) // as long as any operation waits
+	defer cancel()
 	if _, err := ix.acquire(ctx); err != nil {
 		return nil, err
 	}
