@@ -179,3 +179,12 @@ func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
 		args = rest[1:]
 	}
 }
+
+// noArgs is the usage error of a command that takes no arguments but was
+// given some.
+func noArgs(cmd string, rest []string) error {
+	if len(rest) == 0 {
+		return nil
+	}
+	return exitError{code: 2, msg: fmt.Sprintf("%s: unexpected argument %q", cmd, rest[0])}
+}

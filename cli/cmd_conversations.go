@@ -36,8 +36,8 @@ func (a *App) runConversations(ctx context.Context, args []string) error {
 		// The description may also run on after the flag, unquoted.
 		return a.runFind(ctx, common, strings.Join(append([]string{*find}, rest...), " "), *archived, *asJSON)
 	}
-	if len(rest) > 0 {
-		return exitError{code: 2, msg: fmt.Sprintf("conversations: unexpected argument %q", rest[0])}
+	if err := noArgs("conversations", rest); err != nil {
+		return err
 	}
 	s, err := a.open(ctx, common)
 	if err != nil {

@@ -188,8 +188,8 @@ func (a *App) docsList(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	if len(rest) > 0 {
-		return exitError{code: 2, msg: fmt.Sprintf("docs list: unexpected argument %q", rest[0])}
+	if err := noArgs("docs list", rest); err != nil {
+		return err
 	}
 	return a.withNoteIndex(ctx, common, true, func(s *session, ix *index.Index) error {
 		list, err := ix.Docs().List(ctx, s.cfg.User, collection)

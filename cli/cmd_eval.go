@@ -33,8 +33,9 @@ func (a *App) runEval(ctx context.Context, args []string) error {
 	rest, err := parseArgs(fs, args[1:])
 	if err != nil {
 		return err
-	} else if len(rest) > 0 {
-		return exitError{code: 2, msg: fmt.Sprintf("eval memory: unexpected argument %q", rest[0])}
+	}
+	if err := noArgs("eval memory", rest); err != nil {
+		return err
 	}
 	cfg, err := config.Load(common, a.getenv)
 	if err != nil {

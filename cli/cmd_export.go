@@ -29,8 +29,8 @@ func (a *App) runExport(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	if len(rest) > 0 {
-		return exitError{code: 2, msg: fmt.Sprintf("export: unexpected argument %q", rest[0])}
+	if err := noArgs("export", rest); err != nil {
+		return err
 	}
 	f := memory.ExportFormat(*format)
 	if *all && (*conv != "" || f != memory.FormatJSONL) {

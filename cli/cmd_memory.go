@@ -141,24 +141,12 @@ func (a *App) memoryList(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	if len(rest) > 0 {
-		return exitError{code: 2, msg: fmt.Sprintf("memory list: unexpected argument %q", rest[0])}
-	}
-	s, err := a.open(ctx, common)
-	if err != nil {
+	if err := noArgs("memory list", rest); err != nil {
 		return err
 	}
-	defer s.Close()
-	notes, err := s.store.ListNotes(ctx, s.cfg.User)
+	notes, err := a.userNotes(ctx, common, archived)
 	if err != nil {
 		return err
-	}
-	if archived {
-		old, err := s.store.ListArchivedNotes(ctx, s.cfg.User)
-		if err != nil {
-			return err
-		}
-		notes = append(notes, old...)
 	}
 	notes = slices.DeleteFunc(notes, func(n memory.Note) bool {
 		return slices.ContainsFunc(tags, func(t string) bool { return !n.HasTag(t) })
@@ -189,6 +177,21 @@ func (a *App) memoryList(ctx context.Context, args []string) error {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", n.ID, text.RelativeDate(now, n.Updated), noteBy(n), from, note)
 	}
 	return tw.Flush()
+}
+
+// userNotes are the user's notes; with archived, the archived ones too.
+func (a *App) userNotes(ctx context.Context, flags config.Flags, archived bool) ([]memory.Note, error) {
+	s, err := a.open(ctx, flags)
+	if err != nil {
+		return nil, err
+	}
+	defer s.Close()
+	notes, err := s.store.ListNotes(ctx, s.cfg.User)
+	if err != nil || !archived {
+		return notes, err
+	}
+	old, err := s.store.ListArchivedNotes(ctx, s.cfg.User)
+	return append(notes, old...), err
 }
 
 // noteBy says who made a note, with the confidence of a learnt one.

@@ -20,15 +20,10 @@ func (a *App) memoryPending(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	if len(rest) > 0 {
-		return exitError{code: 2, msg: fmt.Sprintf("memory pending: unexpected argument %q", rest[0])}
-	}
-	s, err := a.open(ctx, common)
-	if err != nil {
+	if err := noArgs("memory pending", rest); err != nil {
 		return err
 	}
-	defer s.Close()
-	notes, err := s.store.ListNotes(ctx, s.cfg.User)
+	notes, err := a.userNotes(ctx, common, false)
 	if err != nil {
 		return err
 	}
@@ -67,33 +62,25 @@ func (a *App) memoryReview(ctx context.Context, args []string, approve bool) err
 	if len(rest) == 0 {
 		return exitError{code: 2, msg: fmt.Sprintf("memory %s: give the ids of pending notes (mneme memory pending lists them)", cmd)}
 	}
-	s, err := a.open(ctx, common)
-	if err != nil {
-		return err
-	}
-	defer s.Close()
-	ix, err := s.openIndex(ctx, ollamaState{})
-	if err != nil {
-		return err
-	}
-	defer ix.Close()
-	// Every id is tried; those that fail are reported after.
-	var failed []error
-	for _, id := range rest {
-		n, err := reviewNote(ctx, s.store, ix, s.cfg.User, id, approve)
-		if err != nil {
-			failed = append(failed, err)
-			continue
+	return a.withNoteIndex(ctx, common, false, func(s *session, ix *index.Index) error {
+		// Every id is tried; those that fail are reported after.
+		var failed []error
+		for _, id := range rest {
+			n, err := reviewNote(ctx, s.store, ix, s.cfg.User, id, approve)
+			if err != nil {
+				failed = append(failed, err)
+				continue
+			}
+			if err := a.printNote(n, verb, asJSON); err != nil {
+				return err
+			}
 		}
-		if err := a.printNote(n, verb, asJSON); err != nil {
-			return err
+		s.syncAfterChange(ctx, ix)
+		if len(failed) > 0 {
+			return noteError(cmd, errors.Join(failed...))
 		}
-	}
-	s.syncAfterChange(ctx, ix)
-	if len(failed) > 0 {
-		return noteError(cmd, errors.Join(failed...))
-	}
-	return nil
+		return nil
+	})
 }
 
 // reviewNote approves or rejects one pending note.

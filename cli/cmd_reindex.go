@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/mneme-dev/mneme/config"
+	"github.com/mneme-dev/mneme/memory/index"
 )
 
 func reindexCommand() command {
@@ -18,23 +19,15 @@ func (a *App) runReindex(ctx context.Context, args []string) error {
 	if _, err := parseArgs(fs, args); err != nil {
 		return err
 	}
-	s, err := a.open(ctx, common)
-	if err != nil {
-		return err
-	}
-	defer s.Close()
-	ix, err := s.openIndex(ctx, ollamaState{})
-	if err != nil {
-		return err
-	}
-	defer ix.Close()
-	if err := ix.Reindex(ctx); err != nil {
-		return err
-	}
-	n, err := s.store.CountTurns(ctx)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(a.stdout, "Rebuilt the keyword index: %d turns.\n", n)
-	return nil
+	return a.withNoteIndex(ctx, common, false, func(s *session, ix *index.Index) error {
+		if err := ix.Reindex(ctx); err != nil {
+			return err
+		}
+		n, err := s.store.CountTurns(ctx)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(a.stdout, "Rebuilt the keyword index: %d turns.\n", n)
+		return nil
+	})
 }

@@ -116,8 +116,8 @@ func (a *App) runSync(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	if len(rest) > 0 {
-		return exitError{code: 2, msg: fmt.Sprintf("sync: unexpected argument %q", rest[0])}
+	if err := noArgs("sync", rest); err != nil {
+		return err
 	}
 	s, err := a.open(ctx, common)
 	if err != nil {
