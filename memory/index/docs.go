@@ -231,10 +231,7 @@ func (ix *Index) inCollection(ctx context.Context, q DocQuery, kwIDs []string, v
 
 // docResults loads the passages and their documents for the fused hits.
 func (ix *Index) docResults(ctx context.Context, q DocQuery, list []*fused) ([]DocHit, error) {
-	ids := make([]string, len(list))
-	for i, f := range list {
-		ids[i] = f.id
-	}
+	ids := fusedIDs(list)
 	chunks, err := ix.docs.ChunksByID(ctx, q.UserID, ids)
 	if err != nil {
 		return nil, err
@@ -247,25 +244,14 @@ func (ix *Index) docResults(ctx context.Context, q DocQuery, list []*fused) ([]D
 	if err != nil {
 		return nil, err
 	}
-	out := make([]DocHit, 0, len(list))
-	for _, f := range list {
-		c, ok := chunks[f.id]
-		d, dok := docs[c.DocumentID]
-		if !ok || !dok {
-			continue // removed since it was indexed
-		}
-		h := DocHit{
+	return hydrate(list, chunks, func(f *fused, c docstore.Chunk) (DocHit, bool) {
+		d, ok := docs[c.DocumentID]
+		return DocHit{
 			DocumentID: d.ID, Path: d.Path, Title: d.Title, Collection: d.Collection, Type: d.Type,
 			Chunk: c.Number, Heading: c.Heading, Page: c.Page, Passage: c.Text, Snippet: Snippet(c.Text, q.Text, 240),
-			Score: ix.normalised(f.score), MatchedBy: f.matchedBy(),
-		}
-		if f.vector {
-			dist := f.distance
-			h.Distance = &dist
-		}
-		out = append(out, h)
-	}
-	return out, nil
+			Score: ix.normalised(f.score), MatchedBy: f.matchedBy(), Distance: f.vectorDistance(),
+		}, ok
+	}), nil
 }
 
 // Snippet is about n bytes of s on one line, around the first word of

@@ -138,27 +138,14 @@ func (ix *Index) SearchNotes(ctx context.Context, q NoteQuery) ([]NoteResult, er
 		ix.log.Warn("vector search of notes unavailable", "err", err)
 	}
 	list := ix.fuse(kwIDs, vecHits, q.Limit)
-	ids := make([]string, len(list))
-	for i, f := range list {
-		ids[i] = f.id
-	}
+	ids := fusedIDs(list)
 	notes, err := ix.store.NotesByID(ctx, q.UserID, ids)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]NoteResult, 0, len(list))
-	for _, f := range list {
-		n, ok := notes[f.id]
-		if !ok {
-			continue // deleted since it was indexed
-		}
-		r := NoteResult{Note: n, Score: ix.normalised(f.score), MatchedBy: f.matchedBy()}
-		if f.vector {
-			d := f.distance
-			r.Distance = &d
-		}
-		out = append(out, r)
-	}
+	out := hydrate(list, notes, func(f *fused, n memory.Note) (NoteResult, bool) {
+		return NoteResult{Note: n, Score: ix.normalised(f.score), MatchedBy: f.matchedBy(), Distance: f.vectorDistance()}, true
+	})
 	if q.Touch {
 		ix.touch(ctx, out)
 	}

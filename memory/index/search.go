@@ -213,6 +213,42 @@ func (ix *Index) normalised(score float64) float64 {
 	return min(score/(best/float64(ix.fusion.K+1)), 1)
 }
 
+// fusedIDs are the ids of the fused hits, in their order.
+func fusedIDs(list []*fused) []string {
+	ids := make([]string, len(list))
+	for i, f := range list {
+		ids[i] = f.id
+	}
+	return ids
+}
+
+// hydrate makes a result of each fused hit from its row, in rank order.
+// A hit whose row is gone (removed since it was indexed) is skipped, as is
+// one that result refuses.
+func hydrate[T, R any](list []*fused, rows map[string]T, result func(*fused, T) (R, bool)) []R {
+	out := make([]R, 0, len(list))
+	for _, f := range list {
+		row, ok := rows[f.id]
+		if !ok {
+			continue
+		}
+		if r, ok := result(f, row); ok {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// vectorDistance is a fused hit's cosine distance to the query, nil when
+// only the keyword ranking found it.
+func (f *fused) vectorDistance() *float64 {
+	if !f.vector {
+		return nil
+	}
+	d := f.distance
+	return &d
+}
+
 // matchedBy says which rankings found a fused hit.
 func (f *fused) matchedBy() MatchKind {
 	switch {
@@ -226,10 +262,7 @@ func (f *fused) matchedBy() MatchKind {
 
 // results loads what a person needs to see for each fused hit.
 func (ix *Index) results(ctx context.Context, userID string, list []*fused) ([]SearchResult, error) {
-	ids := make([]string, len(list))
-	for i, f := range list {
-		ids[i] = f.id
-	}
+	ids := fusedIDs(list)
 	turns, err := ix.store.TurnsByID(ctx, userID, ids)
 	if err != nil {
 		return nil, err
@@ -244,23 +277,12 @@ func (ix *Index) results(ctx context.Context, userID string, list []*fused) ([]S
 	if err != nil {
 		return nil, err
 	}
-	out := make([]SearchResult, 0, len(list))
-	for _, f := range list {
-		t, ok := turns[f.id]
-		if !ok {
-			continue // deleted since it was indexed
-		}
-		r := SearchResult{
+	return hydrate(list, turns, func(f *fused, t memory.Turn) (SearchResult, bool) {
+		return SearchResult{
 			ConversationID: t.ConversationID, Title: titles[t.ConversationID], Turn: t.Number, Snippet: t.Snippet,
-			Score: ix.normalised(f.score), Time: t.Time, Refs: t.Refs, MatchedBy: f.matchedBy(),
-		}
-		if f.vector {
-			d := f.distance
-			r.Distance = &d
-		}
-		out = append(out, r)
-	}
-	return out, nil
+			Score: ix.normalised(f.score), Time: t.Time, Refs: t.Refs, MatchedBy: f.matchedBy(), Distance: f.vectorDistance(),
+		}, true
+	}), nil
 }
 
 type vectorHit struct {
