@@ -19,21 +19,27 @@ const (
 	SyncRunning = "syncing" // a round is in progress
 )
 
-// SyncStatus is the state of sync, for people and scripts. It never holds
-// the token or the encryption key.
-type SyncStatus struct {
-	// URL is the server address without credentials or query.
-	URL   string `json:"url"`
-	State string `json:"state"`
-	// Pending counts rows written here that the server does not have yet.
-	Pending      int        `json:"pending"`
-	Replica      bool       `json:"replica"`
+// Rounds is what a device knows of its sync rounds: it keeps it in its
+// state file, and reports it in SyncStatus.
+type Rounds struct {
+	State        string     `json:"state"`
 	LastAttempt  *time.Time `json:"last_attempt,omitempty"`
 	LastSuccess  *time.Time `json:"last_success,omitempty"`
 	LastError    string     `json:"last_error,omitempty"`
 	LastConflict *time.Time `json:"last_conflict,omitempty"`
 	// Message is one line about the last round for the user.
 	Message string `json:"message,omitempty"`
+}
+
+// SyncStatus is the state of sync, for people and scripts. It never holds
+// the token or the encryption key.
+type SyncStatus struct {
+	// URL is the server address without credentials or query.
+	URL string `json:"url"`
+	Rounds
+	// Pending counts rows written here that the server does not have yet.
+	Pending int  `json:"pending"`
+	Replica bool `json:"replica"`
 }
 
 // Label is the short form for a status bar: synced, pending N, offline,
@@ -60,13 +66,8 @@ type syncStateFile struct {
 	// Watermark is the newest sync log entry known to be on the server,
 	// for counting pending rows. (Conflicts do not rely on it: they compare
 	// the logs themselves.)
-	Watermark    int64      `json:"watermark"`
-	State        string     `json:"state"`
-	LastAttempt  *time.Time `json:"last_attempt,omitempty"`
-	LastSuccess  *time.Time `json:"last_success,omitempty"`
-	LastError    string     `json:"last_error,omitempty"`
-	LastConflict *time.Time `json:"last_conflict,omitempty"`
-	Message      string     `json:"message,omitempty"`
+	Watermark int64 `json:"watermark"`
+	Rounds
 }
 
 // SyncStateFileName is the device's sync state beside the database.
@@ -76,13 +77,13 @@ func readSyncState(path string) (syncStateFile, error) {
 	var st syncStateFile
 	data, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
-		return syncStateFile{State: SyncNever}, nil
+		return syncStateFile{Rounds: Rounds{State: SyncNever}}, nil
 	}
 	if err != nil {
 		return st, err
 	}
 	if err := json.Unmarshal(data, &st); err != nil {
-		return syncStateFile{State: SyncNever}, nil // rewritten by the next round
+		return syncStateFile{Rounds: Rounds{State: SyncNever}}, nil // rewritten by the next round
 	}
 	return st, nil
 }

@@ -128,7 +128,7 @@ func NewSyncer(store Store, cfg SyncConfig) (*Syncer, error) {
 	sy.state, _ = readSyncState(sy.statePath())
 	if sy.state.URL != display {
 		// Another server: what was known about the old one does not hold.
-		sy.state = syncStateFile{URL: display, State: SyncNever}
+		sy.state = syncStateFile{URL: display, Rounds: Rounds{State: SyncNever}}
 	}
 	sy.refreshPending(context.Background())
 	return sy, nil
@@ -245,11 +245,7 @@ func (sy *Syncer) Label() string { return sy.snapshot().Label() }
 func (sy *Syncer) snapshot() SyncStatus {
 	sy.mu.Lock()
 	defer sy.mu.Unlock()
-	st := SyncStatus{
-		URL: sy.display, State: sy.state.State, Pending: sy.pending, Replica: sy.store.IsReplica(),
-		LastAttempt: sy.state.LastAttempt, LastSuccess: sy.state.LastSuccess, LastError: sy.state.LastError,
-		LastConflict: sy.state.LastConflict, Message: sy.state.Message,
-	}
+	st := SyncStatus{URL: sy.display, Rounds: sy.state.Rounds, Pending: sy.pending, Replica: sy.store.IsReplica()}
 	if st.State == "" {
 		st.State = SyncNever
 	}
