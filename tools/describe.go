@@ -76,7 +76,7 @@ func (a Activity) Summary() string {
 	if a.Done {
 		_ = json.Unmarshal([]byte(a.Result), &res)
 	}
-	hits := fmt.Sprintf("(%d %s)", len(res.Results), plural(len(res.Results), "hit", "hits"))
+	n := len(res.Results)
 	switch a.Name {
 	case MemorySaveName:
 		if !a.Done {
@@ -84,33 +84,35 @@ func (a Activity) Summary() string {
 		}
 		return "saved note: " + quote(res.Content)
 	case MemorySearchName:
-		if !a.Done {
-			return "searching memory for " + quote(args.Query)
-		}
-		return "searched memory for " + quote(args.Query) + " " + hits
-	case MemoryUpdateName:
-		if !a.Done {
-			return "updating note " + shortID(args.NoteID)
-		}
-		return "updated note " + shortID(res.NoteID) + ": " + quote(res.Content)
-	case MemoryDeleteName:
-		if !a.Done {
-			return "deleting note " + shortID(args.NoteID)
-		}
-		return "deleted note " + shortID(res.NoteID) + ": " + quote(res.Content)
+		return searched(a.Done, "memory", args.Query, n, "hit")
 	case SearchChatHistoryName:
-		if !a.Done {
-			return "searching chat history for " + quote(args.Query)
-		}
-		return "searched chat history for " + quote(args.Query) + " " + hits
+		return searched(a.Done, "chat history", args.Query, n, "hit")
 	case FileSearchName:
-		if !a.Done {
-			return "searching documents for " + quote(args.Query)
-		}
-		return "searched documents for " + quote(args.Query) + " " +
-			fmt.Sprintf("(%d %s)", len(res.Results), plural(len(res.Results), "passage", "passages"))
+		return searched(a.Done, "documents", args.Query, n, "passage")
+	case MemoryUpdateName:
+		return changedNote(a.Done, "updating", "updated", args.NoteID, res.NoteID, res.Content)
+	case MemoryDeleteName:
+		return changedNote(a.Done, "deleting", "deleted", args.NoteID, res.NoteID, res.Content)
 	}
 	return ""
+}
+
+// searched tells a search of what for query: under way, or done with n
+// results counted in unit.
+func searched(done bool, what, query string, n int, unit string) string {
+	if !done {
+		return "searching " + what + " for " + quote(query)
+	}
+	return fmt.Sprintf("searched %s for %s (%d %s)", what, quote(query), n, plural(n, unit, unit+"s"))
+}
+
+// changedNote tells a change to a note: the id asked for while under way,
+// then the note changed and its text.
+func changedNote(done bool, doing, did, askedID, noteID, content string) string {
+	if !done {
+		return doing + " note " + shortID(askedID)
+	}
+	return did + " note " + shortID(noteID) + ": " + quote(content)
 }
 
 func known(name string) bool {

@@ -88,15 +88,13 @@ type fileSearchArgs struct {
 }
 
 func (a fileSearchArgs) Validate() error {
-	if err := checkText("query", a.Query, 1, MaxQueryRunes); err != nil {
+	if err := checkQuery(a.Query, "max_results", a.MaxResults); err != nil {
 		return err
 	}
-	if a.Collection != "" {
-		if err := checkText("collection", a.Collection, 1, maxCollectionRunes); err != nil {
-			return err
-		}
+	if a.Collection == "" {
+		return nil
 	}
-	return checkRange("max_results", a.MaxResults, 1, MaxTopK)
+	return checkText("collection", a.Collection, 1, maxCollectionRunes)
 }
 
 // FileSearch is file_search(query, max_results, collection): a hybrid
@@ -107,9 +105,8 @@ func FileSearch(docs DocSearcher) Tool {
 	spec := Spec{
 		Name: FileSearchName, Description: fileSearchDoc, Tier: ReadOnly, Timeout: SearchTimeout,
 		Params: []Param{
-			{Name: "query", Type: String, Required: true,
-				Description: fmt.Sprintf("What you are looking for, as a natural-language sentence (1-%d characters).", MaxQueryRunes)},
-			{Name: "max_results", Type: Integer, Description: fmt.Sprintf("How many passages to return (1-%d, default %d).", MaxTopK, DefaultTopK)},
+			queryParam(),
+			countParam("max_results", "passages"),
 			{Name: "collection", Type: String, Description: "Only search this collection of documents (optional)."},
 		},
 	}

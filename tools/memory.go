@@ -222,10 +222,7 @@ type searchArgs struct {
 }
 
 func (a searchArgs) Validate() error {
-	if err := checkText("query", a.Query, 1, MaxQueryRunes); err != nil {
-		return err
-	}
-	return checkRange("top_k", a.TopK, 1, MaxTopK)
+	return checkQuery(a.Query, "top_k", a.TopK)
 }
 
 // MemoryHit is one memory_search result.
@@ -251,9 +248,8 @@ func MemorySearch(notes NoteSearcher, turns TurnSearcher) Tool {
 	spec := Spec{
 		Name: MemorySearchName, Description: memorySearchDoc, Tier: ReadOnly, Timeout: SearchTimeout,
 		Params: []Param{
-			{Name: "query", Type: String, Required: true,
-				Description: fmt.Sprintf("What you are looking for, as a natural-language sentence (1-%d characters).", MaxQueryRunes)},
-			{Name: "top_k", Type: Integer, Description: fmt.Sprintf("How many results to return (1-%d, default %d).", MaxTopK, DefaultTopK)},
+			queryParam(),
+			countParam("top_k", "results"),
 			{Name: "include_conversation", Type: Boolean, Description: "Also search past conversations (default false)."},
 		},
 	}
@@ -292,10 +288,7 @@ type historyArgs struct {
 }
 
 func (a historyArgs) Validate() error {
-	if err := checkText("query", a.Query, 1, MaxQueryRunes); err != nil {
-		return err
-	}
-	return checkRange("limit", a.Limit, 1, MaxTopK)
+	return checkQuery(a.Query, "limit", a.Limit)
 }
 
 // ChatHit is one search_chat_history result.
@@ -329,9 +322,8 @@ func SearchChatHistory(turns TurnSearcher) Tool {
 	spec := Spec{
 		Name: SearchChatHistoryName, Description: searchChatHistoryDoc, Tier: ReadOnly, Timeout: SearchTimeout,
 		Params: []Param{
-			{Name: "query", Type: String, Required: true,
-				Description: fmt.Sprintf("What you are looking for, as a natural-language sentence (1-%d characters).", MaxQueryRunes)},
-			{Name: "limit", Type: Integer, Description: fmt.Sprintf("How many results to return (1-%d, default %d).", MaxTopK, DefaultTopK)},
+			queryParam(),
+			countParam("limit", "results"),
 		},
 	}
 	return New(spec, func(ctx context.Context, s Session, a historyArgs) (any, error) {

@@ -208,6 +208,27 @@ func checkText(field, s string, minRunes, maxRunes int) error {
 }
 
 // checkRange checks an optional whole-number argument.
+// queryParam is a search tool's query.
+func queryParam() Param {
+	return Param{Name: "query", Type: String, Required: true,
+		Description: fmt.Sprintf("What you are looking for, as a natural-language sentence (1-%d characters).", MaxQueryRunes)}
+}
+
+// countParam is a search tool's count of results, of what.
+func countParam(name, what string) Param {
+	return Param{Name: name, Type: Integer,
+		Description: fmt.Sprintf("How many %s to return (1-%d, default %d).", what, MaxTopK, DefaultTopK)}
+}
+
+// checkQuery checks a search's query and its optional count of results
+// (named countField), 1 to MaxTopK.
+func checkQuery(query, countField string, count *int) error {
+	if err := checkText("query", query, 1, MaxQueryRunes); err != nil {
+		return err
+	}
+	return checkRange(countField, count, 1, MaxTopK)
+}
+
 func checkRange(field string, v *int, lo, hi int) error {
 	if v != nil && (*v < lo || *v > hi) {
 		return fmt.Errorf("%q is %d; it must be %d-%d", field, *v, lo, hi)
