@@ -34,17 +34,9 @@ type (
 	sourcesPanel struct{ docs.Sources }
 )
 
-func (p *docsPanel) Update(msg tea.Msg) (Panel, tea.Cmd) {
-	var cmd tea.Cmd
-	p.Browser, cmd = p.Browser.Update(msg)
-	return p, cmd
-}
+func (p *docsPanel) Update(msg tea.Msg) (Panel, tea.Cmd) { return p, updatePanel(&p.Browser, msg) }
 
-func (p *sourcesPanel) Update(msg tea.Msg) (Panel, tea.Cmd) {
-	var cmd tea.Cmd
-	p.Sources, cmd = p.Sources.Update(msg)
-	return p, cmd
-}
+func (p *sourcesPanel) Update(msg tea.Msg) (Panel, tea.Cmd) { return p, updatePanel(&p.Sources, msg) }
 
 func newDocsPanel(ctx context.Context, st *Styles, cfg Config, km KeyMap) *docsPanel {
 	p := docs.NewBrowser(st, docs.Config{Library: cfg.Docs, UserID: cfg.UserID, Context: ctx})

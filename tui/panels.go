@@ -59,25 +59,27 @@ type (
 	modelsPanel struct{ picker.ModelPicker }
 )
 
-func (p *searchPanel) Update(msg tea.Msg) (Panel, tea.Cmd) {
+// updatePanel hands msg to the panel value *v, whose Update returns its next
+// value, and keeps that.
+func updatePanel[T interface{ Update(tea.Msg) (T, tea.Cmd) }](v *T, msg tea.Msg) tea.Cmd {
 	var cmd tea.Cmd
-	p.SearchOverlay, cmd = p.SearchOverlay.Update(msg)
-	return p, cmd
+	*v, cmd = (*v).Update(msg)
+	return cmd
+}
+
+func (p *searchPanel) Update(msg tea.Msg) (Panel, tea.Cmd) {
+	return p, updatePanel(&p.SearchOverlay, msg)
 }
 
 func (p *memoryPanel) Update(msg tea.Msg) (Panel, tea.Cmd) {
-	var cmd tea.Cmd
-	p.MemoryBrowser, cmd = p.MemoryBrowser.Update(msg)
-	return p, cmd
+	return p, updatePanel(&p.MemoryBrowser, msg)
 }
 
 // WroteNote reports whether msg is a write of the browser's that succeeded.
 func (p *memoryPanel) WroteNote(msg tea.Msg) bool { return p.Owns(msg) && notes.Wrote(msg) }
 
 func (p *modelsPanel) Update(msg tea.Msg) (Panel, tea.Cmd) {
-	var cmd tea.Cmd
-	p.ModelPicker, cmd = p.ModelPicker.Update(msg)
-	return p, cmd
+	return p, updatePanel(&p.ModelPicker, msg)
 }
 
 // The panels are built with the root key map's bindings for them, so that
