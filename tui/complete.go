@@ -6,16 +6,24 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/mneme-dev/mneme/tui/paths"
 )
 
 // Completion of slash commands: while "/na" is typed, the commands it
 // begins are listed above the input with their help; Tab completes the
 // chosen one, ↑/↓ choose, and Enter runs it (or, when it needs arguments,
 // completes it and waits for them). Once the arguments are being typed,
-// one line shows how the command is used.
+// one line shows how the command is used. /attach's argument completes
+// as a path does in a shell (tui/paths): the names it may go on with are
+// listed, Tab writes what they share and then the chosen one, ↑/↓ choose,
+// and Enter attaches what is typed.
 
-// maxCompletionRows bounds the list.
-const maxCompletionRows = 6
+// maxCompletionRows bounds the list; maxPaths, the paths listed.
+const (
+	maxCompletionRows = 6
+	maxPaths          = 200
+)
 
 // completion is the state of the list, derived from the input's text.
 type completion struct {
@@ -23,15 +31,42 @@ type completion struct {
 	items []slashCommand
 	sel   int
 	usage string // "/rename TITLE — rename this conversation" while arguments are typed
+	// path is /attach's argument while it can be completed (wantPaths);
+	// paths come back from a listing asked for once per text.
+	path             string
+	wantPaths, asked bool
+	paths            []paths.Candidate
+}
+
+// listPaths asks for the paths that complete /attach's argument, once for
+// each text; the listing reads the file system, so it is a command.
+func (m *Model) listPaths() tea.Cmd {
+	c := &m.completion
+	if !c.wantPaths || c.asked {
+		return nil
+	}
+	c.asked = true
+	return paths.List(c.text, c.path, maxPaths)
+}
+
+// handlePaths shows a listing still meant for the input's text.
+func (m *Model) handlePaths(msg paths.Msg) {
+	if msg.Text == m.completion.text {
+		m.completion.paths, m.completion.sel = msg.Paths, 0
+	}
 }
 
 // updateCompletion makes the list again when the input's text changed.
 func (m *Model) updateCompletion() {
 	text := m.input.value()
 	if text != m.completion.text {
+		prev := m.completion.paths
 		m.completion = newCompletion(text)
+		if m.completion.wantPaths { // until the listing comes
+			m.completion.paths = paths.Narrow(prev, m.completion.path)
+		}
 	}
-	m.keys.Complete.SetEnabled(len(m.completion.items) > 0 && m.focus == focusInput)
+	m.keys.Complete.SetEnabled(m.completion.rows() > 0 && m.focus == focusInput)
 }
 
 func newCompletion(text string) completion {
@@ -39,12 +74,14 @@ func newCompletion(text string) completion {
 	if !strings.HasPrefix(text, "/") || strings.HasPrefix(text, "//") || strings.ContainsAny(text, "\n") {
 		return c
 	}
-	name, _, hasArgs := strings.Cut(text[1:], " ")
+	name, arg, hasArgs := strings.Cut(text[1:], " ")
 	name = strings.ToLower(name)
 	for _, cmd := range slashCommands() {
 		switch {
 		case hasArgs && cmd.name == name:
 			c.usage = cmd.usage() + " — " + cmd.help
+			// A quoted argument is a glob: it is left as typed.
+			c.path, c.wantPaths = strings.TrimLeft(arg, " "), cmd.name == "attach" && !strings.ContainsAny(arg, "\"'*?[")
 		case !hasArgs && strings.HasPrefix(cmd.name, name):
 			c.items = append(c.items, cmd)
 		}
@@ -55,18 +92,26 @@ func newCompletion(text string) completion {
 // completeKey handles Tab, ↑/↓ and Enter while the list is shown.
 func (m *Model) completeKey(msg tea.KeyPressMsg) (tea.Cmd, bool) {
 	c := &m.completion
-	if len(c.items) == 0 {
-		return nil, false
-	}
-	chosen := c.items[c.sel]
+	n := c.rows()
 	switch {
+	case n == 0:
+		return nil, false
+	case msg.Code == tea.KeyUp && n > 1:
+		c.sel = (c.sel + n - 1) % n
+	case msg.Code == tea.KeyDown && n > 1:
+		c.sel = (c.sel + 1) % n
+	case len(c.paths) > 0 && key.Matches(msg, m.keys.Complete):
+		to := c.paths[c.sel].Path
+		if common := paths.CommonPrefix(c.paths); len(common) > len(c.path) {
+			to = common // first what they all share, as a shell does
+		}
+		m.setInput("/attach " + to)
+	case len(c.paths) > 0:
+		return nil, false // Enter attaches what is typed
 	case key.Matches(msg, m.keys.Complete):
-		m.setInput(chosen.completed())
-	case msg.Code == tea.KeyUp && len(c.items) > 1:
-		c.sel = (c.sel + len(c.items) - 1) % len(c.items)
-	case msg.Code == tea.KeyDown && len(c.items) > 1:
-		c.sel = (c.sel + 1) % len(c.items)
+		m.setInput(c.items[c.sel].completed())
 	case key.Matches(msg, m.keys.Send):
+		chosen := c.items[c.sel]
 		typed := strings.ToLower(strings.TrimSpace(strings.TrimPrefix(m.input.value(), "/")))
 		if typed == chosen.name && !chosen.needsArgs {
 			return nil, false // exactly a command: it runs as typed
@@ -83,6 +128,9 @@ func (m *Model) completeKey(msg tea.KeyPressMsg) (tea.Cmd, bool) {
 	return nil, true
 }
 
+// rows counts the list's rows: paths, or commands.
+func (c completion) rows() int { return len(c.items) + len(c.paths) }
+
 // completed is the command as completion writes it: with a space when
 // arguments may follow.
 func (c slashCommand) completed() string {
@@ -96,28 +144,33 @@ func (c slashCommand) completed() string {
 func (m *Model) setInput(text string) {
 	m.input.reset()
 	m.input.paste(text)
-	m.completion = newCompletion(m.input.value())
+	m.updateCompletion()
 }
 
 // completionView draws the list, or the usage line.
 func (m Model) completionView() string {
 	c := m.completion
 	w := m.mainWidth()
-	if c.usage != "" && m.focus == focusInput {
+	if c.usage != "" && len(c.paths) == 0 && m.focus == focusInput {
 		return m.st.CompleteHelp.Render(ansi.Truncate(oneLine(c.usage), w, "…"))
 	}
-	if len(c.items) == 0 || m.focus != focusInput {
+	n := c.rows()
+	if n == 0 || m.focus != focusInput {
 		return ""
 	}
-	first := max(0, min(c.sel-maxCompletionRows+1, len(c.items)-maxCompletionRows))
+	first := max(0, min(c.sel-maxCompletionRows+1, n-maxCompletionRows))
 	var rows []string
-	for i := first; i < len(c.items) && len(rows) < maxCompletionRows; i++ {
-		cmd := c.items[i]
+	for i := first; i < n && len(rows) < maxCompletionRows; i++ {
 		mark, name := "  ", m.st.CompleteName
 		if i == c.sel {
 			mark, name = "› ", m.st.CompleteChosen
 		}
-		line := name.Render(mark+cmd.usage()) + m.st.CompleteHelp.Render(" — "+cmd.help)
+		var line string
+		if len(c.paths) > 0 {
+			line = name.Render(mark + c.paths[i].Name) // names a terminal cannot show are never listed
+		} else {
+			line = name.Render(mark+c.items[i].usage()) + m.st.CompleteHelp.Render(" — "+c.items[i].help)
+		}
 		rows = append(rows, ansi.Truncate(line, w, "…"))
 	}
 	return strings.Join(rows, "\n")

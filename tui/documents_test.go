@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -243,4 +245,59 @@ func TestDocsBrowserFollowsOtherProcesses(t *testing.T) {
 	removed.Store(true)
 	h.send(storeChangedMsg{}) // as the store's change feed reports it
 	h.runUntil("the document gone", func() bool { return !h.shows("Boiler manual") })
+}
+
+// TestAttachCompletesPaths: while /attach's argument is typed, the names
+// in its folder that it may go on with are listed; Tab writes what they
+// share (when it is more than is typed), else the chosen one; Enter
+// attaches what is typed.
+func TestAttachCompletesPaths(t *testing.T) {
+	root := t.TempDir()
+	for _, p := range []string{"manuals/books", "manuals/bin"} {
+		if err := os.MkdirAll(filepath.Join(root, p), 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, p := range []string{"manuals/boiler.pdf", "manuals/notes.md", "manuals/report-2025.pdf", "manuals/report-2026.pdf"} {
+		if err := os.WriteFile(filepath.Join(root, p), []byte("x"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	store := openStore(t)
+	cfg := config(store, newFakeRunner(store, "ok"), readyProbe)
+	var asked []string
+	cfg.Attach = func(_ context.Context, path string) (AttachResult, error) {
+		asked = append(asked, path)
+		return AttachResult{Path: path, Passages: 1, Outcome: "added"}, nil
+	}
+	h := newHarness(t, cfg)
+	h.send(tea.WindowSizeMsg{Width: 200, Height: 30})
+	dir := root + "/manuals/"
+	h.typeText("/attach " + dir + "b")
+	h.runUntilShown("› bin/", "books/", "boiler.pdf")
+	if h.shows("notes.md") {
+		t.Fatalf("notes.md does not begin with b, yet is listed:\n%s", h.screen())
+	}
+	h.typeText("o")
+	h.runUntilShown("› books/", "boiler.pdf")
+	if h.shows("bin/") {
+		t.Fatalf("bin/ is still listed after bo:\n%s", h.screen())
+	}
+	h.send(keyDown)
+	h.send(keyTab)
+	if got := h.m.input.value(); got != "/attach "+dir+"boiler.pdf" {
+		t.Fatalf("tab wrote %q, want the chosen file", got)
+	}
+	h.send(keyEnter)
+	h.runUntilShown("📎 added boiler.pdf")
+	if len(asked) != 1 || asked[0] != dir+"boiler.pdf" {
+		t.Fatalf("attach asked for %q", asked)
+	}
+
+	h.typeText("/attach " + dir + "r")
+	h.runUntilShown("report-2025.pdf", "report-2026.pdf")
+	h.send(keyTab) // first what they share, as a shell does
+	if got := h.m.input.value(); got != "/attach "+dir+"report-202" {
+		t.Fatalf("tab wrote %q, want what both reports share", got)
+	}
 }

@@ -19,7 +19,7 @@ import (
 type KeyMap struct {
 	Send     key.Binding
 	Newline  key.Binding
-	Complete key.Binding // complete a slash command; enabled while one is typed
+	Complete key.Binding // complete a slash command or /attach's path; enabled while a list is shown
 	Cancel   key.Binding // enabled only while an answer is being generated
 	Quit     key.Binding
 	PageUp   key.Binding

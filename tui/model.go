@@ -15,6 +15,7 @@ import (
 	"github.com/mneme-dev/mneme/memory"
 	"github.com/mneme-dev/mneme/tui/keyhelp"
 	"github.com/mneme-dev/mneme/tui/panel"
+	"github.com/mneme-dev/mneme/tui/paths"
 	"github.com/mneme-dev/mneme/tui/picker"
 	"github.com/mneme-dev/mneme/tui/sidebar"
 	"github.com/mneme-dev/mneme/tui/styles"
@@ -331,10 +332,15 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		cmd = m.handleConfirm(msg)
 	case spinMsg:
 		cmd = m.handleSpin()
+	case paths.Msg:
+		m.handlePaths(msg)
 	default:
 		cmd = m.input.update(msg)
 	}
 	m.layout()
+	if list := m.listPaths(); list != nil {
+		cmd = tea.Batch(cmd, list)
+	}
 	return m, cmd
 }
 

@@ -1,0 +1,151 @@
+// Package paths completes a file path as a person types it, for the
+// chat's /attach: the names in its folder that begin with what is typed.
+// It reads the file system, so the chat calls it from a command, never
+// from Update.
+package paths
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/mneme-dev/mneme/internal/sanitize"
+)
+
+// maxRead bounds how many entries of one folder are read.
+const maxRead = 4096
+
+// Candidate is one name that completes a typed path.
+type Candidate struct {
+	// Name is the entry's name as a list shows it, "/" after a folder.
+	Name string
+	// Path is the typed path completed with it, as the user would write
+	// it ("~/manuals/boiler.pdf").
+	Path string
+	Dir  bool
+}
+
+// Complete lists the entries that complete typed: a path as the user
+// writes it, "~/" for the home folder, relative ones from the working
+// folder. Folders come first, then files, each by name; an entry named
+// exactly as typed leads. Hidden entries are listed only when the typed
+// name begins with a dot, and names that a terminal cannot show as typed
+// (control characters, bidi controls) never. At most limit are returned.
+// A folder that cannot be read has no candidates.
+func Complete(typed string, limit int) []Candidate {
+	dirPart, prefix := typed[:strings.LastIndex(typed, "/")+1], typed[strings.LastIndex(typed, "/")+1:]
+	dir, err := expand(dirPart)
+	if err != nil {
+		return nil
+	}
+	f, err := os.Open(dir)
+	if err != nil {
+		return nil
+	}
+	entries, _ := f.ReadDir(maxRead) // what was read before an error still counts
+	f.Close()
+	var out []Candidate
+	for _, e := range entries {
+		name := e.Name()
+		if !strings.HasPrefix(name, prefix) || (strings.HasPrefix(name, ".") && !strings.HasPrefix(prefix, ".")) ||
+			sanitize.Line(name) != name {
+			continue
+		}
+		c := Candidate{Name: name, Path: dirPart + name, Dir: isDir(dir, e)}
+		if c.Dir {
+			c.Name += "/"
+			c.Path += "/"
+		}
+		out = append(out, c)
+	}
+	slices.SortFunc(out, func(a, b Candidate) int {
+		switch {
+		case (a.Path == typed) != (b.Path == typed):
+			return boolOrder(a.Path == typed)
+		case a.Dir != b.Dir:
+			return boolOrder(a.Dir)
+		}
+		return strings.Compare(a.Name, b.Name)
+	})
+	return out[:min(len(out), limit)]
+}
+
+// Msg is a listing of the paths that complete typed, for a text of the
+// chat's input.
+type Msg struct {
+	Text  string
+	Paths []Candidate
+}
+
+// List is a command that lists, at most limit, the paths that complete
+// typed, for the input's text.
+func List(text, typed string, limit int) tea.Cmd {
+	return func() tea.Msg { return Msg{Text: text, Paths: Complete(typed, limit)} }
+}
+
+// Narrow is those of cs that still complete typed, while a new listing
+// is on its way.
+func Narrow(cs []Candidate, typed string) []Candidate {
+	var out []Candidate
+	for _, c := range cs {
+		if strings.HasPrefix(c.Path, typed) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// CommonPrefix is the longest path that every candidate begins with.
+func CommonPrefix(cs []Candidate) string {
+	if len(cs) == 0 {
+		return ""
+	}
+	p := cs[0].Path
+	for _, c := range cs[1:] {
+		n := 0
+		for n < len(p) && n < len(c.Path) && p[n] == c.Path[n] {
+			n++
+		}
+		p = p[:n]
+	}
+	for !utf8.ValidString(p) { // never end inside a character
+		p = p[:len(p)-1]
+	}
+	return p
+}
+
+// expand is the folder a typed folder part names ("" is the working one).
+func expand(dirPart string) (string, error) {
+	switch {
+	case dirPart == "":
+		return ".", nil
+	case dirPart == "~/" || strings.HasPrefix(dirPart, "~/"):
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return "", err
+		}
+		return filepath.Join(home, dirPart[2:]), nil
+	}
+	return dirPart, nil
+}
+
+// isDir reports whether e is a folder, or a link to one.
+func isDir(dir string, e fs.DirEntry) bool {
+	if e.Type()&fs.ModeSymlink == 0 {
+		return e.IsDir()
+	}
+	fi, err := os.Stat(filepath.Join(dir, e.Name()))
+	return err == nil && fi.IsDir()
+}
+
+func boolOrder(first bool) int {
+	if first {
+		return -1
+	}
+	return 1
+}

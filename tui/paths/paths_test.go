@@ -1,0 +1,102 @@
+package paths
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+)
+
+// tree makes files and folders (names ending in "/") under a new folder.
+func tree(t *testing.T, names ...string) string {
+	t.Helper()
+	root := t.TempDir()
+	for _, n := range names {
+		p := filepath.Join(root, n)
+		if n[len(n)-1] == '/' {
+			if err := os.MkdirAll(p, 0o700); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		if err := os.WriteFile(p, []byte("x"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return root
+}
+
+func names(cs []Candidate) []string {
+	var out []string
+	for _, c := range cs {
+		out = append(out, c.Name)
+	}
+	return out
+}
+
+func TestCompleteListsFoldersFirstThenFilesThatBeginWithTheTypedName(t *testing.T) {
+	root := tree(t, "boiler.pdf", "books/", "notes.md", ".bashrc", "bin/")
+	got := Complete(root+"/b", 10)
+	if want := []string{"bin/", "books/", "boiler.pdf"}; !slices.Equal(names(got), want) {
+		t.Fatalf("candidates of %q = %v, want %v", root+"/b", names(got), want)
+	}
+	if got[1].Path != root+"/books/" || !got[1].Dir || got[2].Dir {
+		t.Errorf("books/ completes to %q (dir %v), boiler.pdf dir %v", got[1].Path, got[1].Dir, got[2].Dir)
+	}
+	if p := CommonPrefix(got); p != root+"/b" {
+		t.Errorf("common prefix %q, want %q", p, root+"/b")
+	}
+	if p := CommonPrefix(Complete(root+"/bo", 10)); p != root+"/bo" {
+		t.Errorf("common prefix of bo… = %q", p)
+	}
+	if p := CommonPrefix(Complete(root+"/no", 10)); p != root+"/notes.md" {
+		t.Errorf("the one candidate of no… completes to %q", p)
+	}
+}
+
+func TestCompleteShowsHiddenEntriesOnlyWhenADotIsTyped(t *testing.T) {
+	root := tree(t, ".bashrc", "b.txt")
+	if got := names(Complete(root+"/", 10)); !slices.Equal(got, []string{"b.txt"}) {
+		t.Errorf("without a dot: %v", got)
+	}
+	if got := names(Complete(root+"/.", 10)); !slices.Equal(got, []string{".bashrc"}) {
+		t.Errorf("with a dot: %v", got)
+	}
+}
+
+func TestCompleteLeadsWithTheExactNameAndKeepsToTheLimit(t *testing.T) {
+	root := tree(t, "a.md", "a.md.bak", "a.mdx/")
+	got := Complete(root+"/a.md", 10)
+	if want := []string{"a.md", "a.mdx/", "a.md.bak"}; !slices.Equal(names(got), want) {
+		t.Errorf("candidates %v, want %v", names(got), want)
+	}
+	if got := Complete(root+"/a", 2); len(got) != 2 {
+		t.Errorf("limit 2 gave %d", len(got))
+	}
+}
+
+func TestCompleteSkipsNamesATerminalCannotShowAndUnreadableFolders(t *testing.T) {
+	root := tree(t, "ok.txt", "evil\x1b[2J.txt", "bidi\u202e.txt")
+	if got := names(Complete(root+"/", 10)); !slices.Equal(got, []string{"ok.txt"}) {
+		t.Errorf("candidates %v, want only ok.txt", got)
+	}
+	if got := Complete(root+"/missing/", 10); len(got) != 0 {
+		t.Errorf("a missing folder gave %v", got)
+	}
+}
+
+func TestCompleteReadsHomeForTilde(t *testing.T) {
+	home := tree(t, "manuals/")
+	t.Setenv("HOME", home)
+	got := Complete("~/ma", 10)
+	if len(got) != 1 || got[0].Path != "~/manuals/" {
+		t.Fatalf("~/ma completes to %+v, want ~/manuals/", got)
+	}
+}
+
+func TestCommonPrefixNeverEndsInsideACharacter(t *testing.T) {
+	cs := []Candidate{{Path: "caf\u00e9"}, {Path: "caf\u00e8"}} // é and è share their first byte
+	if p := CommonPrefix(cs); p != "caf" {
+		t.Errorf("common prefix %q, want caf", p)
+	}
+}
