@@ -319,6 +319,10 @@ func TestReviewInbox(t *testing.T) {
 			t.Fatalf("pending note %+v", n)
 		}
 	}
+	// A pending note found by `memory search` says so, and how to approve it.
+	if r := d.mustOK("", "memory", "search", "cat"); !strings.Contains(r.stdout, "(pending review: `mneme memory approve ") {
+		t.Fatalf("memory search does not mark the pending note:\n%s", r.stdout)
+	}
 	// (The later prompts learn nothing: the fake would propose the same
 	// facts again, and a rejected fact stated again is proposed again.)
 	if out, _ := d.askJSON("--no-learn", "what is my cat called?"); len(out.MemoriesUsed) != 0 {

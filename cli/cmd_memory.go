@@ -331,7 +331,15 @@ func (a *App) memorySearch(ctx context.Context, args []string) error {
 			return nil
 		}
 		for i, r := range results {
-			fmt.Fprintf(a.stdout, "%2d. %.2f  %s\n    %s\n", i+1, r.Score, text.Cut(text.OneLine(sanitize.Text(r.Content)), 100), r.ID)
+			id := r.ID
+			switch r.Status {
+			case memory.NotePending: // never recalled until approved
+				id += " (pending review: `mneme memory approve " + r.ID + "`)"
+			case memory.NoteActive, "":
+			default:
+				id += " (" + r.Status + ")"
+			}
+			fmt.Fprintf(a.stdout, "%2d. %.2f  %s\n    %s\n", i+1, r.Score, text.Cut(text.OneLine(sanitize.Text(r.Content)), 100), id)
 		}
 		return nil
 	})
