@@ -381,6 +381,9 @@ func TestImportExtractLearnsFromTheNewTurns(t *testing.T) {
 	}
 
 	r = d.mustOK("", "import", "--extract", "importer/testdata/chatgpt.json")
+	if strings.Contains(r.stdout, "embedding with") || !strings.Contains(r.stdout, "search by meaning (fake-embed:latest) are ready.") {
+		t.Fatalf("importing again, nothing is left to embed, yet:\n%s", r.stdout)
+	}
 	if !strings.Contains(r.stdout, "Nothing new to learn from.") || countRequests(srv, isExtraction) != extractions {
 		t.Fatalf("re-import learnt again:\n%s", r.stdout)
 	}

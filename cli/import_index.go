@@ -123,12 +123,19 @@ func (a *App) embedImported(ctx context.Context, ix *index.Index, probe ollamaSt
 		fmt.Fprintln(a.stdout, "Keyword search is ready.", probe.EmbedNote)
 		return nil
 	}
+	idx, err := ix.Status(ctx)
+	if err != nil {
+		return err
+	}
+	if idx.Pending == 0 { // nothing new (an import again), or all embedded before
+		fmt.Fprintf(a.stdout, "Keyword search and search by meaning (%s) are ready.\n", ix.EmbedModelName())
+		return nil
+	}
 	fmt.Fprintf(a.stdout, "Keyword search is ready; embedding with %s (Ctrl+C to leave the rest for later)…\n", ix.EmbedModelName())
 	if err := ix.Drain(ctx); err != nil {
 		return err
 	}
-	idx, err := ix.Status(ctx)
-	if err != nil {
+	if idx, err = ix.Status(ctx); err != nil {
 		return err
 	}
 	switch {
