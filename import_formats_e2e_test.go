@@ -40,6 +40,15 @@ func TestImportChatGPTExport(t *testing.T) {
 	if titles["Trip to Lisbon"] != 6 {
 		t.Fatalf("conversations: %v", titles)
 	}
+	// The conversation archived in ChatGPT is archived here: listed, and
+	// marked, only with --archived.
+	if out := d.mustOK("", "conversations").stdout; strings.Contains(out, "Sourdough starter") {
+		t.Fatalf("an archived conversation is listed without --archived:\n%s", out)
+	}
+	if out := d.mustOK("", "conversations", "--archived").stdout; !strings.Contains(out, "Sourdough starter  (archived)") ||
+		strings.Contains(out, "Trip to Lisbon  (archived)") {
+		t.Fatalf("conversations --archived does not mark the archived one alone:\n%s", out)
+	}
 	// The model of each imported answer is kept, and so is the model of
 	// an answer mneme writes; the user's messages name none.
 	d.mustOK("", "ask", "hello")

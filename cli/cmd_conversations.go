@@ -66,7 +66,11 @@ func (a *App) runConversations(ctx context.Context, args []string) error {
 		if title == "" {
 			title = "(untitled)"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\n", c.ID, text.RelativeDate(now, c.Updated), c.MessageCount, sanitize.Title(title))
+		title = sanitize.Title(title)
+		if c.Archived {
+			title += "  (archived)"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\n", c.ID, text.RelativeDate(now, c.Updated), c.MessageCount, title)
 	}
 	return tw.Flush()
 }
