@@ -551,6 +551,7 @@ func TestNotesWrittenInTheAnswerAreMarked(t *testing.T) {
 func TestDeleteFromTheSidebarForgetsItsNotes(t *testing.T) {
 	ctx := context.Background()
 	store := openStore(t)
+	storeConversation(t, store, "Dogs", "my dog is called Rex", "a good dog")
 	c := storeConversation(t, store, "Cats", "my cat is called Tom", "a fine name")
 	cfg, ix := screenConfig(t, store)
 	for _, text := range []string{"Has a cat called Tom.", "Feeds the cat at seven."} {
@@ -586,5 +587,12 @@ func TestDeleteFromTheSidebarForgetsItsNotes(t *testing.T) {
 		if h.ID != other.ID {
 			t.Fatalf("search finds a forgotten note: %+v", h)
 		}
+	}
+
+	// A conversation no note came from: the key help offers no f either.
+	h.send(tea.KeyPressMsg{Code: 'd', Mod: tea.ModCtrl})
+	h.runUntilShown("Delete “Dogs”?", "no note came from it", "y delete • n keep • ctrl+c quit")
+	if h.shows("forget notes") {
+		t.Fatalf("forgetting is offered with no note to forget:\n%s", h.screen())
 	}
 }

@@ -139,7 +139,7 @@ func (m Model) helpLineView() string {
 	case m.top() != nil:
 		return fitHelp(m.help, []key.Binding{m.keys.Help, m.keys.Quit})
 	case m.focus == focusSidebar && m.sidebar.Confirming():
-		return fitHelp(m.help, append(m.keys.SidebarKeys.ConfirmHelp(), m.keys.Quit))
+		return fitHelp(m.help, append(m.keys.SidebarKeys.ConfirmHelp(m.sidebar.NotesToForget()), m.keys.Quit))
 	case m.focus == focusSidebar:
 		return fitHelp(m.help, append(m.keys.SidebarKeys.ShortHelp(), m.keys.Help, m.keys.Quit))
 	}

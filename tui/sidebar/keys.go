@@ -44,8 +44,14 @@ func (k SidebarKeyMap) ShortHelp() []key.Binding {
 	return []key.Binding{k.Up, k.Open, k.Back, k.New, k.Rename, k.Archive, k.Delete, k.ShowArchived}
 }
 
-// ConfirmHelp is the help line while the delete question is asked.
-func (k SidebarKeyMap) ConfirmHelp() []key.Binding {
+// ConfirmHelp is the help line while the delete question is asked; f is
+// offered only when notes came from the conversation (forget).
+func (k SidebarKeyMap) ConfirmHelp(forget bool) []key.Binding {
+	if !forget {
+		del := k.Confirm
+		del.SetHelp(k.Confirm.Help().Key, "delete")
+		return []key.Binding{del, k.Deny}
+	}
 	return []key.Binding{k.Confirm, k.Forget, k.Deny}
 }
 

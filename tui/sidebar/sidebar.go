@@ -555,6 +555,10 @@ func ArchiveCmd(ctx context.Context, convs ConversationManager, userID string, c
 // Confirming reports whether the delete question is asked.
 func (s Model) Confirming() bool { return s.mode == sideConfirm }
 
+// NotesToForget reports whether notes came from the conversation the
+// delete question is about, so that f may forget them.
+func (s Model) NotesToForget() bool { return s.mode == sideConfirm && s.notes > 0 }
+
 // shownNotes is how many of the notes that came from the conversation
 // the delete question lists.
 const shownNotes = 3
