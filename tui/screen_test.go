@@ -6,6 +6,7 @@ import (
 	"image/color"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -274,6 +275,10 @@ func TestKeyHelpOverlay(t *testing.T) {
 			}
 			if !h.shows("Models (/model)") {
 				t.Errorf("the end of the help has no model keys:\n%s", h.screen())
+			}
+			// ↓ is told with ↑ ("↑/↓ move"), never on a row of its own.
+			if regexp.MustCompile(`(?m)^↓ +(next|scroll down)`).MatchString(h.screen()) {
+				t.Errorf("a panel's ↓ has a row of its own:\n%s", h.screen())
 			}
 			// Typing closes it and goes on to the input.
 			h.typeText("x")

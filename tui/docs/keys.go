@@ -28,7 +28,7 @@ func (k SourcesKeyMap) ShortHelp() []key.Binding { return []key.Binding{k.Up, k.
 
 // FullHelp lists every binding.
 func (k SourcesKeyMap) FullHelp() [][]key.Binding {
-	return [][]key.Binding{{k.Up, k.Down, k.PageUp}, {k.View, k.Back}}
+	return [][]key.Binding{{k.Up, k.PageUp}, {k.View, k.Back}}
 }
 
 // BrowserKeyMap is the document browser's bindings. It implements
@@ -63,7 +63,7 @@ func (k BrowserKeyMap) ShortHelp() []key.Binding {
 
 // FullHelp lists every binding.
 func (k BrowserKeyMap) FullHelp() [][]key.Binding {
-	return [][]key.Binding{{k.Up, k.Down, k.PageUp}, {k.Filter, k.View, k.Back}, {k.Delete, k.Yes, k.No}}
+	return [][]key.Binding{{k.Up, k.PageUp}, {k.Filter, k.View, k.Back}, {k.Delete, k.Yes, k.No}}
 }
 
 // ViewerKeyMap is the passage viewer's bindings (in the sources list and
@@ -93,5 +93,5 @@ func (k ViewerKeyMap) ShortHelp() []key.Binding {
 
 // FullHelp lists every binding.
 func (k ViewerKeyMap) FullHelp() [][]key.Binding {
-	return [][]key.Binding{{k.Up, k.Down}, {k.PageUp, k.Top}, {k.Back}}
+	return [][]key.Binding{{k.Up}, {k.PageUp, k.Top}, {k.Back}}
 }

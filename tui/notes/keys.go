@@ -50,7 +50,7 @@ func (k MemoryKeyMap) ShortHelp() []key.Binding {
 // FullHelp lists every binding.
 func (k MemoryKeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
-		{k.Up, k.Down, k.PageUp}, // PageUp's help says pgup/pgdn
+		{k.Up, k.PageUp}, // their help says ↑/↓ and pgup/pgdn
 		{k.Filter, k.View, k.OpenTurn},
 		{k.Edit, k.Editor, k.Save},
 		{k.Delete, k.Undo, k.History},

@@ -37,5 +37,5 @@ func (k ModelsKeyMap) ShortHelp() []key.Binding {
 
 // FullHelp lists every binding.
 func (k ModelsKeyMap) FullHelp() [][]key.Binding {
-	return [][]key.Binding{{k.Up, k.Down}, {k.Chat, k.Embed}, {k.Pull, k.Confirm, k.Refresh}, {k.Back}}
+	return [][]key.Binding{{k.Up}, {k.Chat, k.Embed}, {k.Pull, k.Confirm, k.Refresh}, {k.Back}}
 }

@@ -30,5 +30,5 @@ func (k SearchKeyMap) ShortHelp() []key.Binding {
 
 // FullHelp lists every binding.
 func (k SearchKeyMap) FullHelp() [][]key.Binding {
-	return [][]key.Binding{{k.Up, k.Down}, {k.PageUp}, {k.Open, k.Close}} // PageUp's help says pgup/pgdn
+	return [][]key.Binding{{k.Up, k.PageUp}, {k.Open, k.Close}} // Up's help says ↑/↓, PageUp's pgup/pgdn
 }

@@ -58,7 +58,7 @@ func (k SidebarKeyMap) ConfirmHelp(forget bool) []key.Binding {
 // FullHelp lists every binding.
 func (k SidebarKeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
-		{k.Up, k.Down, k.Open, k.Back},
+		{k.Up, k.Open, k.Back},
 		{k.New, k.Rename, k.Archive, k.ShowArchived},
 		{k.Delete, k.Confirm, k.Forget, k.Deny},
 	}
