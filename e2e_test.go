@@ -176,6 +176,14 @@ func TestAskJSONAndStdin(t *testing.T) {
 	if r := d.mneme("", "ask"); r.code != 2 || !strings.Contains(r.stderr, "nothing to ask") {
 		t.Fatalf("empty ask: %+v", r)
 	}
+	// A prompt and piped text: the model is given both, the prompt first.
+	r = d.mustOK("The secret code is PURPLE-42.\n", "ask", "--json", "summarise", "this")
+	if err := json.Unmarshal([]byte(r.stdout), &res); err != nil {
+		t.Fatal(err)
+	}
+	if res.Answer != "You said: summarise this\n\nThe secret code is PURPLE-42." {
+		t.Fatalf("prompt and stdin: the model was given %q", strings.TrimPrefix(res.Answer, "You said: "))
+	}
 }
 
 func TestAskClosedPortFailsFastNamingTheAddress(t *testing.T) {

@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/mneme-dev/mneme/agent"
 	"github.com/mneme-dev/mneme/config"
@@ -77,7 +76,7 @@ func (a *App) runAsk(ctx context.Context, args []string) (err error) {
 	if *incognito && (cont || *convID != "") {
 		return exitError{code: 2, msg: "ask: --incognito starts a new conversation that is not kept; it cannot continue one"}
 	}
-	prompt, err := a.readPrompt(rest)
+	prompt, err := a.readPrompt(ctx, rest)
 	if err != nil {
 		return err
 	}
@@ -260,27 +259,50 @@ func (a *App) askConversation(ctx context.Context, s *session, cont bool, id str
 	return c, err == nil, err
 }
 
-// readPrompt joins the arguments, or reads stdin when it is piped and no
-// prompt was given.
-func (a *App) readPrompt(args []string) (string, error) {
-	prompt := strings.Join(args, " ")
-	if strings.TrimSpace(prompt) == "" && a.stdinPiped() {
-		data, err := io.ReadAll(io.LimitReader(a.stdin, maxPromptBytes+1))
+// readPrompt joins the arguments and what is piped on stdin: the prompt,
+// a blank line, then the piped text (`cat notes.md | mneme ask
+// "summarise this"`), or either alone. Reading stops at ctx's end.
+func (a *App) readPrompt(ctx context.Context, args []string) (string, error) {
+	prompt := strings.TrimSpace(strings.Join(args, " "))
+	if a.stdinPiped() {
+		piped, err := a.readStdin(ctx)
 		if err != nil {
-			return "", fmt.Errorf("read stdin: %w", err)
+			return "", err
 		}
-		if len(data) > maxPromptBytes {
-			return "", exitError{code: 2, msg: fmt.Sprintf("stdin is larger than %d MiB; pass a smaller input", maxPromptBytes>>20)}
+		if strings.TrimSpace(piped) != "" {
+			prompt = strings.TrimSpace(prompt + "\n\n" + piped)
 		}
-		if !utf8.Valid(data) {
-			data = []byte(strings.ToValidUTF8(string(data), "\uFFFD"))
-		}
-		prompt = string(data)
 	}
-	if strings.TrimSpace(prompt) == "" {
+	if prompt == "" {
 		return "", exitError{code: 2, msg: "ask: nothing to ask: give a prompt or pipe text on stdin"}
 	}
 	return prompt, nil
+}
+
+// readStdin reads what is piped, at most maxPromptBytes, as valid UTF-8.
+func (a *App) readStdin(ctx context.Context) (string, error) {
+	type read struct {
+		data []byte
+		err  error
+	}
+	got := make(chan read, 1)
+	go func() {
+		data, err := io.ReadAll(io.LimitReader(a.stdin, maxPromptBytes+1))
+		got <- read{data, err}
+	}()
+	var r read
+	select {
+	case r = <-got:
+	case <-ctx.Done(): // a pipe that never ends must not outlive Ctrl+C
+		return "", ctx.Err()
+	}
+	if r.err != nil {
+		return "", fmt.Errorf("read stdin: %w", r.err)
+	}
+	if len(r.data) > maxPromptBytes {
+		return "", exitError{code: 2, msg: fmt.Sprintf("stdin is larger than %d MiB; pass a smaller input", maxPromptBytes>>20)}
+	}
+	return strings.ToValidUTF8(string(r.data), "\uFFFD"), nil
 }
 
 func (a *App) stdinPiped() bool {
