@@ -302,31 +302,3 @@ func (t *transcript) renderCompaction(e *entry, width int) string {
 	}
 	return t.st.Notice.Width(width).Render(head+":") + "\n" + t.st.Thinking.Width(width).Render(sanitize.Text(s.Text))
 }
-
-// tokenCount renders a context size: 8192 as "8k", 1536 as "1.5k", 512 as "512".
-func tokenCount(n int) string {
-	switch {
-	case n < 1000:
-		return fmt.Sprint(n)
-	case n%1024 == 0:
-		return fmt.Sprintf("%dk", n/1024)
-	default:
-		return strings.TrimSuffix(fmt.Sprintf("%.1f", float64(n)/1024), ".0") + "k"
-	}
-}
-
-// contextWarnAt is the context use from which the status line warns.
-const contextWarnAt = 75
-
-// contextUse renders the context use for the status line, "ctx 43%", or
-// with the window known "ctx 43% of 8k".
-func contextUse(st *Styles, pct, window int) string {
-	s := fmt.Sprintf("ctx %d%%", pct)
-	if window > 0 {
-		s += " of " + tokenCount(window)
-	}
-	if pct >= contextWarnAt {
-		return st.StatusConnecting.Render(s)
-	}
-	return st.StatusSeparator.Render(s)
-}

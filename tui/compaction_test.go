@@ -15,6 +15,7 @@ import (
 	"github.com/mneme-dev/mneme/agent"
 	"github.com/mneme-dev/mneme/memory"
 	"github.com/mneme-dev/mneme/memory/index"
+	"github.com/mneme-dev/mneme/tui/statusline"
 	"github.com/mneme-dev/mneme/tui/styles"
 )
 
@@ -377,7 +378,7 @@ func TestStatusContextWindowSizes(t *testing.T) {
 	st := styles.New(true)
 	for window, want := range map[int]string{512: "ctx 40% of 512", 2048: "ctx 40% of 2k", 8192: "ctx 40% of 8k",
 		131072: "ctx 40% of 128k", 1536: "ctx 40% of 1.5k", 6000: "ctx 40% of 5.9k", 0: "ctx 40%"} {
-		got := ansi.Strip(renderStatus(&st, 120, statusInfo{model: "m", ollama: ollamaReady, context: 40, window: window}))
+		got := ansi.Strip(statusline.Render(&st, 120, statusline.Info{Model: "m", Ollama: statusline.OllamaReady, Context: 40, Window: window}))
 		if !strings.Contains(got, want+" ") && !strings.HasSuffix(got, want) {
 			t.Errorf("window %d: status %q lacks %q", window, got, want)
 		}

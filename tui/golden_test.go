@@ -13,6 +13,7 @@ import (
 	"github.com/charmbracelet/colorprofile"
 
 	"github.com/mneme-dev/mneme/tui/internal/paneltest"
+	"github.com/mneme-dev/mneme/tui/statusline"
 	"github.com/mneme-dev/mneme/tui/styles"
 )
 
@@ -53,35 +54,35 @@ func TestStatusLineGolden(t *testing.T) {
 	tests := []struct {
 		name  string
 		width int
-		info  statusInfo
+		info  statusline.Info
 	}{
-		{"connecting", 80, statusInfo{ollama: ollamaConnecting}},
-		{"ready", 80, statusInfo{model: "llama3.2", ollama: ollamaReady, version: "0.6.5", title: "Goroutines and channels"}},
-		{"generating", 80, statusInfo{model: "llama3.2", ollama: ollamaReady, version: "0.6.5", title: "Goroutines and channels", activity: "generating", spinner: "⠋"}},
-		{"offline", 80, statusInfo{ollama: ollamaOffline}},
-		{"reprobing", 80, statusInfo{ollama: ollamaConnecting, activity: "connecting", spinner: "⠋"}},
-		{"long_title_60", 60, statusInfo{model: "qwen2.5:14b-instruct", ollama: ollamaReady, version: "0.12.3",
-			title: "A very long conversation title that cannot fit in sixty columns", activity: "generating", spinner: "⠋"}},
-		{"narrow_30", 30, statusInfo{model: "llama3.2", ollama: ollamaReady, version: "0.6.5", title: "Title", activity: "generating", spinner: "⠋"}},
-		{"memory_100", 100, statusInfo{model: "llama3.2", ollama: ollamaReady, version: "0.6.5", title: "Goroutines and channels",
-			context: 43, memory: memoryInfo{known: true, embed: embedReady, notes: 12}}},
-		{"pending_sync_100", 100, statusInfo{model: "llama3.2", ollama: ollamaReady, version: "0.6.5", title: "Goroutines and channels",
-			context: 81, memory: memoryInfo{known: true, embed: embedPending, pending: 37, notes: 1}, sync: "pending 3",
-			activity: "generating", spinner: "⠋"}},
-		{"keyword_only_80", 80, statusInfo{model: "llama3.2", ollama: ollamaReady, version: "0.6.5", title: "Goroutines and channels",
-			memory: memoryInfo{known: true, embed: embedKeywordOnly}}},
-		{"paused_pulling_80", 80, statusInfo{model: "llama3.2", ollama: ollamaReady, version: "0.6.5", title: "Lisbon",
-			memory: memoryInfo{known: true, embed: embedPaused, notes: 4}, pull: "pulling nomic-embed-text 42%"}},
-		{"context_window_100", 100, statusInfo{model: "llama3.2", ollama: ollamaReady, version: "0.6.5", title: "Goroutines and channels",
-			context: 3, window: 8192, memory: memoryInfo{known: true, embed: embedReady, notes: 12}}},
-		{"memory_60", 60, statusInfo{model: "llama3.2", ollama: ollamaReady, version: "0.6.5", title: "Goroutines and channels",
-			context: 43, memory: memoryInfo{known: true, embed: embedPending, pending: 5, notes: 12}, sync: "synced"}},
-		{"review_100", 100, statusInfo{model: "llama3.2", ollama: ollamaReady, version: "0.6.5", title: "Goroutines and channels",
-			memory: memoryInfo{known: true, embed: embedReady, notes: 12, review: 2}}},
+		{"connecting", 80, statusline.Info{Ollama: statusline.OllamaConnecting}},
+		{"ready", 80, statusline.Info{Model: "llama3.2", Ollama: statusline.OllamaReady, Version: "0.6.5", Title: "Goroutines and channels"}},
+		{"generating", 80, statusline.Info{Model: "llama3.2", Ollama: statusline.OllamaReady, Version: "0.6.5", Title: "Goroutines and channels", Activity: "generating", Spinner: "⠋"}},
+		{"offline", 80, statusline.Info{Ollama: statusline.OllamaOffline}},
+		{"reprobing", 80, statusline.Info{Ollama: statusline.OllamaConnecting, Activity: "connecting", Spinner: "⠋"}},
+		{"long_title_60", 60, statusline.Info{Model: "qwen2.5:14b-instruct", Ollama: statusline.OllamaReady, Version: "0.12.3",
+			Title: "A very long conversation title that cannot fit in sixty columns", Activity: "generating", Spinner: "⠋"}},
+		{"narrow_30", 30, statusline.Info{Model: "llama3.2", Ollama: statusline.OllamaReady, Version: "0.6.5", Title: "Title", Activity: "generating", Spinner: "⠋"}},
+		{"memory_100", 100, statusline.Info{Model: "llama3.2", Ollama: statusline.OllamaReady, Version: "0.6.5", Title: "Goroutines and channels",
+			Context: 43, Memory: statusline.Memory{Known: true, Embed: statusline.EmbedReady, Notes: 12}}},
+		{"pending_sync_100", 100, statusline.Info{Model: "llama3.2", Ollama: statusline.OllamaReady, Version: "0.6.5", Title: "Goroutines and channels",
+			Context: 81, Memory: statusline.Memory{Known: true, Embed: statusline.EmbedPending, Pending: 37, Notes: 1}, Sync: "pending 3",
+			Activity: "generating", Spinner: "⠋"}},
+		{"keyword_only_80", 80, statusline.Info{Model: "llama3.2", Ollama: statusline.OllamaReady, Version: "0.6.5", Title: "Goroutines and channels",
+			Memory: statusline.Memory{Known: true, Embed: statusline.EmbedKeywordOnly}}},
+		{"paused_pulling_80", 80, statusline.Info{Model: "llama3.2", Ollama: statusline.OllamaReady, Version: "0.6.5", Title: "Lisbon",
+			Memory: statusline.Memory{Known: true, Embed: statusline.EmbedPaused, Notes: 4}, Pull: "pulling nomic-embed-text 42%"}},
+		{"context_window_100", 100, statusline.Info{Model: "llama3.2", Ollama: statusline.OllamaReady, Version: "0.6.5", Title: "Goroutines and channels",
+			Context: 3, Window: 8192, Memory: statusline.Memory{Known: true, Embed: statusline.EmbedReady, Notes: 12}}},
+		{"memory_60", 60, statusline.Info{Model: "llama3.2", Ollama: statusline.OllamaReady, Version: "0.6.5", Title: "Goroutines and channels",
+			Context: 43, Memory: statusline.Memory{Known: true, Embed: statusline.EmbedPending, Pending: 5, Notes: 12}, Sync: "synced"}},
+		{"review_100", 100, statusline.Info{Model: "llama3.2", Ollama: statusline.OllamaReady, Version: "0.6.5", Title: "Goroutines and channels",
+			Memory: statusline.Memory{Known: true, Embed: statusline.EmbedReady, Notes: 12, Review: 2}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := renderStatus(&st, tt.width, tt.info)
+			got := statusline.Render(&st, tt.width, tt.info)
 			if w := visibleWidth(got); w > tt.width {
 				t.Errorf("status line is %d wide, more than %d", w, tt.width)
 			}

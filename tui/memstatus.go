@@ -7,6 +7,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/mneme-dev/mneme/agent"
+	"github.com/mneme-dev/mneme/tui/statusline"
 )
 
 // The memory part of the status line (embeddings and notes) is read in a
@@ -60,7 +61,7 @@ func (m *Model) handleMemoryStatus(msg memoryStatusMsg) tea.Cmd {
 		m.log.Debug("memory status", "err", msg.err)
 	} else {
 		m.memStat = memoryInfoOf(msg.status)
-		if m.memStat.embed == embedPending || m.memStat.embed == embedPaused || m.memStat.reindexTotal > 0 {
+		if m.memStat.Embed == statusline.EmbedPending || m.memStat.Embed == statusline.EmbedPaused || m.memStat.ReindexTotal > 0 {
 			every = memoryPollBusy
 		}
 	}
@@ -71,17 +72,17 @@ func (m *Model) handleMemoryStatus(msg memoryStatusMsg) tea.Cmd {
 }
 
 // memoryInfoOf is what the status line says about a memory state.
-func memoryInfoOf(s MemoryStatus) memoryInfo {
-	info := memoryInfo{known: true, notes: s.Notes, review: s.Review, pending: s.Pending, reindexed: s.Reindexed, reindexTotal: s.ReindexTotal}
+func memoryInfoOf(s MemoryStatus) statusline.Memory {
+	info := statusline.Memory{Known: true, Notes: s.Notes, Review: s.Review, Pending: s.Pending, Reindexed: s.Reindexed, ReindexTotal: s.ReindexTotal}
 	switch {
 	case s.EmbedModel == "":
-		info.embed = embedKeywordOnly
+		info.Embed = statusline.EmbedKeywordOnly
 	case s.EmbedError != "":
-		info.embed = embedPaused
+		info.Embed = statusline.EmbedPaused
 	case s.Pending > 0:
-		info.embed = embedPending
+		info.Embed = statusline.EmbedPending
 	default:
-		info.embed = embedReady
+		info.Embed = statusline.EmbedReady
 	}
 	return info
 }

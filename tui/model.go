@@ -18,6 +18,7 @@ import (
 	"github.com/mneme-dev/mneme/tui/paths"
 	"github.com/mneme-dev/mneme/tui/picker"
 	"github.com/mneme-dev/mneme/tui/sidebar"
+	"github.com/mneme-dev/mneme/tui/statusline"
 	"github.com/mneme-dev/mneme/tui/styles"
 )
 
@@ -152,12 +153,12 @@ type Model struct {
 
 	completion completion // of a slash command being typed (complete.go)
 
-	memStat   memoryInfo      // for the status line (memstatus.go)
-	memPoll   poller          // background readings of memStat (poll.go)
-	syncPoll  poller          // background readings of the sync state
-	fresh     map[string]bool // notes the model wrote in the current answer
-	offered   bool            // models were offered once (a first run)
-	panelSize [2]int          // the size the panels were last given
+	memStat   statusline.Memory // for the status line (memstatus.go)
+	memPoll   poller            // background readings of memStat (poll.go)
+	syncPoll  poller            // background readings of the sync state
+	fresh     map[string]bool   // notes the model wrote in the current answer
+	offered   bool              // models were offered once (a first run)
+	panelSize [2]int            // the size the panels were last given
 }
 
 // New returns the chat model for cfg, for a tea.Program of the caller's.

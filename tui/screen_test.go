@@ -331,7 +331,7 @@ func TestScreenWithSidebarGolden(t *testing.T) {
 			h.send(keyCtrlS)
 			h.runUntilShown("Tax retur")
 			h.send(keyEsc) // the keys back to the input; the sidebar stays
-			h.runUntil("the keys back and the memory status", func() bool { return h.m.focus == focusInput && h.m.memStat.known })
+			h.runUntil("the keys back and the memory status", func() bool { return h.m.focus == focusInput && h.m.memStat.Known })
 			got := h.m.View().Content
 			assertFits(t, got, size[0], size[1])
 			requireGolden(t, fmt.Sprintf("screen_sidebar_%dx%d", size[0], size[1]), got)

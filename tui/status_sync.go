@@ -1,8 +1,6 @@
 package tui
 
 import (
-	"strings"
-
 	tea "charm.land/bubbletea/v2"
 )
 
@@ -24,18 +22,4 @@ func (m *Model) pollSync(msg *syncTickMsg) tea.Cmd {
 		return nil
 	}
 	return m.syncPoll.arm(m.tick, every, func(gen int) tea.Msg { return syncTickMsg{gen} })
-}
-
-// renderSync draws the sync state: green when synced, amber while pending,
-// syncing or offline, red on an error.
-func renderSync(st *Styles, label string) string {
-	text := "sync " + oneLine(label)
-	switch {
-	case label == "synced":
-		return st.StatusReady.Render(text)
-	case strings.HasPrefix(label, "error"):
-		return st.StatusOffline.Render(text)
-	default:
-		return st.StatusConnecting.Render(text)
-	}
 }

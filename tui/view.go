@@ -11,6 +11,7 @@ import (
 
 	"github.com/mneme-dev/mneme/internal/sanitize"
 	"github.com/mneme-dev/mneme/tui/sidebar"
+	"github.com/mneme-dev/mneme/tui/statusline"
 )
 
 // layout sizes the components to the window: the body (the sidebar and
@@ -161,41 +162,41 @@ func (m Model) alertView() string {
 }
 
 func (m Model) statusView() string {
-	s := statusInfo{
-		model:   m.probe.Model,
-		version: m.probe.Version,
-		title:   m.title,
-		spinner: m.spin.View(),
+	s := statusline.Info{
+		Model:   m.probe.Model,
+		Version: m.probe.Version,
+		Title:   m.title,
+		Spinner: m.spin.View(),
 
-		incognito: m.incognito(),
+		Incognito: m.incognito(),
 	}
 	if m.syncStatus != nil {
-		s.sync = m.syncStatus()
+		s.Sync = m.syncStatus()
 	}
 	switch m.phase {
 	case phaseProbing:
-		s.activity = "connecting"
+		s.Activity = "connecting"
 	case phaseCreating, phaseRunning:
-		s.activity = "generating"
+		s.Activity = "generating"
 		if m.compacting {
-			s.activity = "compacting"
+			s.Activity = "compacting"
 		}
 	}
-	s.context, s.window = m.contextPct, m.contextWindow
-	s.memory = m.memStat
+	s.Context, s.Window = m.contextPct, m.contextWindow
+	s.Memory = m.memStat
 	if m.models.Pulling() {
-		s.pull = fmt.Sprintf("pulling %d%%", int(m.models.PullPercent()*100))
+		s.Pull = fmt.Sprintf("pulling %d%%", int(m.models.PullPercent()*100))
 	}
 	switch {
 	case m.probing && (!m.probed || m.phase == phaseProbing): // background probes stay quiet
-		s.ollama = ollamaConnecting
+		s.Ollama = statusline.OllamaConnecting
 	case m.probe.Reachable:
-		s.ollama = ollamaReady
+		s.Ollama = statusline.OllamaReady
 	default:
-		s.ollama = ollamaOffline
+		s.Ollama = statusline.OllamaOffline
 	}
-	if m.convID != "" && s.title == "" {
-		s.title = "untitled"
+	if m.convID != "" && s.Title == "" {
+		s.Title = "untitled"
 	}
-	return renderStatus(m.st, m.width, s)
+	return statusline.Render(m.st, m.width, s)
 }
