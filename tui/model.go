@@ -37,11 +37,13 @@ const maxAlertRows = 3
 
 // Hints shown above the input.
 const (
-	hintQuitAgain = "Generation stopped: press Ctrl+C again to quit."
-	hintStopping  = "Stopping…"
-	hintBusy      = "An answer is still being written: wait for it, or press Esc to stop it."
-	hintLoading   = "Still loading the conversation…"
-	hintNoAnswer  = "The run ended without an answer."
+	hintQuitAgain   = "Generation stopped: press Ctrl+C again to quit."
+	hintQuitClosed  = "Closed: press Ctrl+C again to quit."
+	hintQuitCleared = "Input cleared: press Ctrl+C again to quit."
+	hintStopping    = "Stopping…"
+	hintBusy        = "An answer is still being written: wait for it, or press Esc to stop it."
+	hintLoading     = "Still loading the conversation…"
+	hintNoAnswer    = "The run ended without an answer."
 )
 
 // activeRun is the generation in progress.
@@ -421,14 +423,36 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	return nil
 }
 
-// quit leaves, except that the first Ctrl+C during a generation only
-// stops it. Run waits for a cancelled run to store its partial answer.
+// quit leaves, except that a first Ctrl+C only stops a generation, closes
+// the panel or help that is open, or clears a draft (as a shell clears
+// its line); a second one then leaves. Run waits for a cancelled run to
+// store its partial answer.
 func (m *Model) quit() tea.Cmd {
-	if m.phase == phaseRunning && !m.quitArmed {
-		m.cancel()
-		m.quitArmed, m.hint = true, hintQuitAgain
-		return nil
+	if !m.quitArmed {
+		var cmd tea.Cmd
+		switch {
+		case m.phase == phaseRunning:
+			m.cancel()
+			m.hint = hintQuitAgain
+		case m.helpOpen || m.top() != nil: // first out of what is open
+			if !m.helpOpen {
+				cmd = m.closePanel()
+			}
+			m.helpOpen, m.hint = false, hintQuitClosed
+		case m.input.value() != "": // a draft: cleared, as a shell's line
+			m.input.reset()
+			m.hint = hintQuitCleared
+		default:
+			return m.quitNow()
+		}
+		m.quitArmed = true
+		return cmd
 	}
+	return m.quitNow()
+}
+
+// quitNow leaves.
+func (m *Model) quitNow() tea.Cmd {
 	if m.run != nil {
 		m.run.cancel()
 	}

@@ -64,6 +64,13 @@ func TestOpeningAndQuittingStoresNothing(t *testing.T) {
 	h := newHarness(t, config(store, newFakeRunner(store), readyProbe))
 	h.runUntilShown("Ollama ready")
 	h.typeText("never sent")
+	// The first Ctrl+C clears the draft, as a shell clears its line; the
+	// second quits.
+	queued := len(h.queue)
+	h.send(keyCtrlC)
+	if len(h.queue) != queued || h.m.input.value() != "" || !h.shows("Input cleared: press Ctrl+C again to quit.") {
+		t.Fatalf("the first Ctrl+C with a draft: input %q, screen:\n%s", h.m.input.value(), h.screen())
+	}
 	h.send(keyCtrlC)
 	if !quits(t, h.queue[len(h.queue)-1]) {
 		t.Fatal("Ctrl+C did not quit")

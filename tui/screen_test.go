@@ -601,3 +601,28 @@ func TestDeleteFromTheSidebarForgetsItsNotes(t *testing.T) {
 		t.Fatalf("forgetting is offered with no note to forget:\n%s", h.screen())
 	}
 }
+
+// TestCtrlCClosesWhatIsOpenFirst: with search open (a query typed), the
+// first Ctrl+C closes it and the chat stays; with nothing open and nothing
+// typed, Ctrl+C quits at once.
+func TestCtrlCClosesWhatIsOpenFirst(t *testing.T) {
+	store := openStore(t)
+	cfg, _ := screenConfig(t, store)
+	h := newHarness(t, cfg)
+	h.runUntilShown("Ollama ready")
+	h.send(keyCtrlF)
+	h.typeText("trams")
+	queued := len(h.queue)
+	h.send(keyCtrlC)
+	if h.m.top() != nil || len(h.queue) > queued && quits(t, h.queue[len(h.queue)-1]) {
+		t.Fatalf("Ctrl+C in search: still open %v, screen:\n%s", h.m.top() != nil, h.screen())
+	}
+	h.runUntilShown("Closed: press Ctrl+C again to quit.")
+	h.send(keyF1)
+	h.typeText("x") // any other key disarms, and closes the help
+	h.send(tea.KeyPressMsg{Code: tea.KeyBackspace})
+	h.send(keyCtrlC)
+	if !quits(t, h.queue[len(h.queue)-1]) {
+		t.Fatalf("Ctrl+C with nothing open or typed did not quit:\n%s", h.screen())
+	}
+}
