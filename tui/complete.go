@@ -17,7 +17,7 @@ import (
 // one line shows how the command is used. /attach's argument completes
 // as a path does in a shell (tui/paths): the names it may go on with are
 // listed, Tab writes what they share and then the chosen one, ↑/↓ choose,
-// and Enter attaches what is typed.
+// and Enter attaches what is typed, or the chosen file (completePathKey).
 
 // maxCompletionRows bounds the list; maxPaths, the paths listed.
 const (
@@ -33,9 +33,11 @@ type completion struct {
 	usage string // "/rename TITLE — rename this conversation" while arguments are typed
 	// path is /attach's argument while it can be completed (wantPaths);
 	// paths come back from a listing asked for once per text.
-	path             string
-	wantPaths, asked bool
-	paths            []paths.Candidate
+	path                     string
+	wantPaths, asked, listed bool
+	paths                    []paths.Candidate
+	exists                   bool // the typed path names a file or folder
+	tabPending               bool // a Tab waits for the listing
 }
 
 // listPaths asks for the paths that complete /attach's argument, once for
@@ -51,8 +53,23 @@ func (m *Model) listPaths() tea.Cmd {
 
 // handlePaths shows a listing still meant for the input's text.
 func (m *Model) handlePaths(msg paths.Msg) {
-	if msg.Text == m.completion.text {
-		m.completion.paths, m.completion.sel = msg.Paths, 0
+	c := &m.completion
+	if msg.Text != c.text {
+		return
+	}
+	chosen := ""
+	if c.sel < len(c.paths) {
+		chosen = c.paths[c.sel].Path
+	}
+	c.paths, c.sel, c.listed, c.exists = msg.Paths, 0, true, msg.Exists
+	for i, p := range c.paths {
+		if p.Path == chosen { // the choice made in the list before stays
+			c.sel = i
+		}
+	}
+	if c.tabPending {
+		c.tabPending = false
+		m.tabPath()
 	}
 }
 
@@ -92,6 +109,11 @@ func newCompletion(text string) completion {
 // completeKey handles Tab, ↑/↓ and Enter while the list is shown.
 func (m *Model) completeKey(msg tea.KeyPressMsg) (tea.Cmd, bool) {
 	c := &m.completion
+	if c.wantPaths {
+		if cmd, ok := m.completePathKey(msg); ok {
+			return cmd, true
+		}
+	}
 	n := c.rows()
 	switch {
 	case n == 0:
@@ -100,14 +122,8 @@ func (m *Model) completeKey(msg tea.KeyPressMsg) (tea.Cmd, bool) {
 		c.sel = (c.sel + n - 1) % n
 	case msg.Code == tea.KeyDown && n > 1:
 		c.sel = (c.sel + 1) % n
-	case len(c.paths) > 0 && key.Matches(msg, m.keys.Complete):
-		to := c.paths[c.sel].Path
-		if common := paths.CommonPrefix(c.paths); len(common) > len(c.path) {
-			to = common // first what they all share, as a shell does
-		}
-		m.setInput("/attach " + to)
 	case len(c.paths) > 0:
-		return nil, false // Enter attaches what is typed
+		return nil, false // Tab and Enter: completePathKey
 	case key.Matches(msg, m.keys.Complete):
 		m.setInput(c.items[c.sel].completed())
 	case key.Matches(msg, m.keys.Send):
@@ -126,6 +142,45 @@ func (m *Model) completeKey(msg tea.KeyPressMsg) (tea.Cmd, bool) {
 		return nil, false
 	}
 	return nil, true
+}
+
+// completePathKey handles Tab and Enter while /attach's path completes:
+// Tab writes what the listed names share, else the chosen one (a Tab
+// typed before the listing came waits for it); Enter attaches what is
+// typed when it exists, else the chosen file, or goes into the chosen
+// folder.
+func (m *Model) completePathKey(msg tea.KeyPressMsg) (tea.Cmd, bool) {
+	c := &m.completion
+	switch {
+	case msg.Code == tea.KeyTab && !c.listed:
+		c.tabPending = true
+	case len(c.paths) == 0:
+		return nil, false
+	case msg.Code == tea.KeyTab:
+		m.tabPath()
+	case key.Matches(msg, m.keys.Send) && c.listed && !c.exists:
+		chosen := c.paths[c.sel]
+		m.setInput("/attach " + chosen.Path)
+		if !chosen.Dir {
+			return m.submit(), true
+		}
+	default:
+		return nil, false
+	}
+	return nil, true
+}
+
+// tabPath completes the path as Tab does.
+func (m *Model) tabPath() {
+	c := &m.completion
+	if len(c.paths) == 0 {
+		return
+	}
+	to := c.paths[c.sel].Path
+	if common := paths.CommonPrefix(c.paths); len(common) > len(c.path) {
+		to = common // first what they all share, as a shell does
+	}
+	m.setInput("/attach " + to)
 }
 
 // rows counts the list's rows: paths, or commands.

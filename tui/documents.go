@@ -133,6 +133,9 @@ func (m *Model) handleAttached(msg attachedMsg) {
 	if msg.res.Path != "" {
 		name = filepath.Base(sanitize.Line(msg.res.Path))
 	}
+	if msg.err != nil { // the path as typed: which one failed
+		name = sanitize.Line(msg.path)
+	}
 	if msg.err != nil && m.run == nil {
 		m.transcript.addError(fmt.Sprintf("📎 %s: %s", name, msg.err))
 		m.transcript.refresh(m.now(), true)

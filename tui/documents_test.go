@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -250,7 +251,7 @@ func TestDocsBrowserFollowsOtherProcesses(t *testing.T) {
 // TestAttachCompletesPaths: while /attach's argument is typed, the names
 // in its folder that it may go on with are listed; Tab writes what they
 // share (when it is more than is typed), else the chosen one; Enter
-// attaches what is typed.
+// attaches what is typed if it exists, else the chosen file.
 func TestAttachCompletesPaths(t *testing.T) {
 	root := t.TempDir()
 	for _, p := range []string{"manuals/books", "manuals/bin"} {
@@ -283,11 +284,9 @@ func TestAttachCompletesPaths(t *testing.T) {
 	if h.shows("bin/") {
 		t.Fatalf("bin/ is still listed after bo:\n%s", h.screen())
 	}
-	h.send(keyDown)
-	h.send(keyTab)
-	if got := h.m.input.value(); got != "/attach "+dir+"boiler.pdf" {
-		t.Fatalf("tab wrote %q, want the chosen file", got)
-	}
+	h.send(keyDown) // chosen in the list while its listing is on its way
+	h.send(keyTab)  // which this Tab waits for
+	h.runUntil("tab to write the chosen file", func() bool { return h.m.input.value() == "/attach "+dir+"boiler.pdf" })
 	h.send(keyEnter)
 	h.runUntilShown("📎 added boiler.pdf")
 	if len(asked) != 1 || asked[0] != dir+"boiler.pdf" {
@@ -299,5 +298,17 @@ func TestAttachCompletesPaths(t *testing.T) {
 	h.send(keyTab) // first what they share, as a shell does
 	if got := h.m.input.value(); got != "/attach "+dir+"report-202" {
 		t.Fatalf("tab wrote %q, want what both reports share", got)
+	}
+	// Enter takes the chosen file when what is typed names nothing, and
+	// attaches what is typed when it does (here a folder).
+	h.runUntil("the listing of report-202", func() bool { return h.m.completion.listed })
+	h.send(keyEnter)
+	h.runUntilShown("📎 added report-2025.pdf")
+	h.typeText("/attach " + dir)
+	h.runUntil("the listing of the folder", func() bool { return h.m.completion.listed })
+	h.send(keyEnter)
+	h.runUntilShown("📎 added manuals")
+	if want := []string{dir + "boiler.pdf", dir + "report-2025.pdf", dir}; !slices.Equal(asked, want) {
+		t.Fatalf("attach asked for %q, want %q", asked, want)
 	}
 }

@@ -80,12 +80,28 @@ func Complete(typed string, limit int) []Candidate {
 type Msg struct {
 	Text  string
 	Paths []Candidate
+	// Exists says that typed itself names a file or folder.
+	Exists bool
 }
 
 // List is a command that lists, at most limit, the paths that complete
 // typed, for the input's text.
 func List(text, typed string, limit int) tea.Cmd {
-	return func() tea.Msg { return Msg{Text: text, Paths: Complete(typed, limit)} }
+	return func() tea.Msg { return Msg{Text: text, Paths: Complete(typed, limit), Exists: Exists(typed)} }
+}
+
+// Exists reports whether typed, a path as the user writes it, names a
+// file or folder.
+func Exists(typed string) bool {
+	if typed == "" {
+		return false
+	}
+	dir, err := expand(typed)
+	if err != nil {
+		return false
+	}
+	_, err = os.Stat(dir)
+	return err == nil
 }
 
 // Narrow is those of cs that still complete typed, while a new listing
