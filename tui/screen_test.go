@@ -374,6 +374,14 @@ func TestCopyExportAndCompose(t *testing.T) {
 	h.sendText("/export " + path)
 	h.runUntilShown("Export failed")
 	h.m.input.reset()
+	// ~/ is the home folder, and a folder that is not there yet is made.
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	h.sendText("/export ~/exports/trip.md")
+	h.runUntil("the export into a new folder", func() bool {
+		md, err := os.ReadFile(filepath.Join(home, "exports", "trip.md"))
+		return err == nil && strings.Contains(string(md), "An answer.")
+	})
 	if got := exportName("Trip: Lisbon & Porto!", "0193abcdef"); got != "mneme-trip-lisbon-porto-0193abcd.md" {
 		t.Errorf("exportName = %q", got)
 	}

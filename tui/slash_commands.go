@@ -15,6 +15,7 @@ import (
 	"github.com/mneme-dev/mneme/internal/ollama"
 	"github.com/mneme-dev/mneme/memory"
 	"github.com/mneme-dev/mneme/tui/panel"
+	"github.com/mneme-dev/mneme/tui/paths"
 	"github.com/mneme-dev/mneme/tui/picker"
 	"github.com/mneme-dev/mneme/tui/render"
 	"github.com/mneme-dev/mneme/tui/styles"
@@ -127,9 +128,16 @@ func (m *Model) slashExport(args string) tea.Cmd {
 	m.input.reset()
 	ctx, user, id := m.life.ctx, m.userID, m.convID
 	return func() tea.Msg {
-		abs, err := filepath.Abs(path)
+		named, err := paths.Expand(path) // ~/ as /attach takes it
 		if err != nil {
 			return exportedMsg{path: path, err: err}
+		}
+		abs, err := filepath.Abs(named)
+		if err != nil {
+			return exportedMsg{path: path, err: err}
+		}
+		if err := os.MkdirAll(filepath.Dir(abs), 0o700); err != nil {
+			return exportedMsg{path: abs, err: err}
 		}
 		f, err := os.OpenFile(abs, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 		if err != nil {

@@ -39,7 +39,7 @@ type Candidate struct {
 // A folder that cannot be read has no candidates.
 func Complete(typed string, limit int) []Candidate {
 	dirPart, prefix := typed[:strings.LastIndex(typed, "/")+1], typed[strings.LastIndex(typed, "/")+1:]
-	dir, err := expand(dirPart)
+	dir, err := Expand(dirPart)
 	if err != nil {
 		return nil
 	}
@@ -96,7 +96,7 @@ func Exists(typed string) bool {
 	if typed == "" {
 		return false
 	}
-	dir, err := expand(typed)
+	dir, err := Expand(typed)
 	if err != nil {
 		return false
 	}
@@ -135,8 +135,9 @@ func CommonPrefix(cs []Candidate) string {
 	return p
 }
 
-// expand is the folder a typed folder part names ("" is the working one).
-func expand(dirPart string) (string, error) {
+// Expand is the path a typed path names: "~/" is the home folder, ""
+// the working folder.
+func Expand(dirPart string) (string, error) {
 	switch {
 	case dirPart == "":
 		return ".", nil
