@@ -48,6 +48,11 @@ func TestConversationsRmForgetNotes(t *testing.T) {
 		t.Fatalf("rm of an unknown id: %+v", r)
 	}
 
+	// A prefix shorter than 8 names a moment, not a conversation.
+	if r := d.mneme("", "conversations", "rm", cars.ConversationID[:4]); r.code != 2 || !strings.Contains(r.stderr, "at least 8 characters") {
+		t.Fatalf("rm of a 4-character prefix: %+v", r)
+	}
+
 	// Without the flag: deleted, its note kept, and the user told how to forget it.
 	r := d.mustOK("", "conversations", "rm", cars.ConversationID)
 	if !strings.Contains(r.stdout, "Deleted conversation "+cars.ConversationID) ||

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/mneme-dev/mneme/config"
+	"github.com/mneme-dev/mneme/memory"
 )
 
 // version is set at build time with -ldflags "-X github.com/mneme-dev/mneme/cli.version=...".
@@ -178,6 +179,15 @@ func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
 		positional = append(positional, rest[0])
 		args = rest[1:]
 	}
+}
+
+// shortPrefix is arg when it is too short an id prefix to delete by
+// (memory.MinChangePrefix), else "": a full id that short still counts.
+func shortPrefix(arg string) string {
+	if arg = strings.TrimSpace(arg); len(arg) < memory.MinChangePrefix {
+		return arg
+	}
+	return ""
 }
 
 // noArgs is the usage error of a command that takes no arguments but was

@@ -13,7 +13,7 @@ import (
 )
 
 // conversationsRemove is `mneme conversations rm ID [--forget-notes]`: it
-// deletes a conversation (a unique id prefix of 4+ characters is enough)
+// deletes a conversation (a unique id prefix of 8+ characters is enough)
 // through the index, so that search forgets it, and with --forget-notes
 // the notes learnt or saved there (index.Index.RemoveConversation).
 func (a *App) conversationsRemove(ctx context.Context, args []string) error {
@@ -29,6 +29,11 @@ func (a *App) conversationsRemove(ctx context.Context, args []string) error {
 		return exitError{code: 2, msg: "conversations rm: give one conversation id"}
 	}
 	return a.withNoteIndex(ctx, common, false, func(s *session, ix *index.Index) error {
+		if short := shortPrefix(rest[0]); short != "" {
+			if c, err := s.store.Conversation(ctx, s.cfg.User, short); err != nil || c.ID != short {
+				return exitError{code: 2, msg: fmt.Sprintf("conversations rm %s: %v", short, memory.ErrShortPrefix)}
+			}
+		}
 		out, err := ix.RemoveConversation(ctx, s.cfg.User, rest[0], *forget)
 		if errors.Is(err, memory.ErrNotFound) || errors.Is(err, memory.ErrAmbiguous) {
 			return exitError{code: 1, msg: fmt.Sprintf("conversations rm: %v", err)}

@@ -15,6 +15,7 @@ import (
 	"github.com/mneme-dev/mneme/internal/progress"
 	"github.com/mneme-dev/mneme/internal/sanitize"
 	"github.com/mneme-dev/mneme/internal/text"
+	"github.com/mneme-dev/mneme/memory"
 	"github.com/mneme-dev/mneme/memory/docstore"
 	"github.com/mneme-dev/mneme/memory/index"
 )
@@ -31,7 +32,7 @@ func docsCommands() []command {
 		{names: []string{"list", "ls"}, help: "  list                 list your documents; --collection NAME filters\n", run: (*App).docsList},
 		{names: []string{"search"}, help: "  search QUERY...      search your documents by meaning and by words\n", run: (*App).docsSearch},
 		{names: []string{"show"}, help: "  show ID              a document's text; --chunk N shows one passage\n", run: (*App).docsShow},
-		{names: []string{"rm", "delete"}, help: "  rm ID...             remove documents (on every device once synced)\n", run: (*App).docsRemove},
+		{names: []string{"rm", "delete"}, help: "  rm ID|PATH...        remove documents (on every device once synced)\n", run: (*App).docsRemove},
 	}
 }
 
@@ -346,8 +347,24 @@ func (a *App) docsShow(ctx context.Context, args []string) error {
 	})
 }
 
+// docToRemove is the document arg names: the path it was added from, or
+// its id, or a unique prefix of it of at least memory.MinChangePrefix
+// characters (a shorter one names a moment, not a document).
+func (a *App) docToRemove(ctx context.Context, ix *index.Index, user, arg string) (docstore.Document, error) {
+	if path, err := filepath.Abs(arg); err == nil { // as docs add stored it
+		if d, ok, err := ix.Docs().Lookup(ctx, user, path); err != nil || ok {
+			return d, err
+		}
+	}
+	d, err := ix.Docs().Get(ctx, user, arg)
+	if short := shortPrefix(arg); short != "" && (err != nil || d.ID != short) {
+		return d, fmt.Errorf("%s: %w", short, memory.ErrShortPrefix)
+	}
+	return d, err
+}
+
 func (a *App) docsRemove(ctx context.Context, args []string) error {
-	common, asJSON, rest, err := a.memoryFlags("rm", "rm [--json] ID...", args)
+	common, asJSON, rest, err := a.memoryFlags("rm", "rm [--json] ID|PATH...", args)
 	if err != nil {
 		return err
 	}
@@ -358,7 +375,7 @@ func (a *App) docsRemove(ctx context.Context, args []string) error {
 		var removed []docstore.Document
 		var failed []string
 		for _, id := range rest {
-			d, err := ix.Docs().Get(ctx, s.cfg.User, id)
+			d, err := a.docToRemove(ctx, ix, s.cfg.User, id)
 			if err != nil {
 				failed = append(failed, err.Error())
 				continue
