@@ -340,4 +340,10 @@ func TestHelpListsTheCommands(t *testing.T) {
 	if out := r.stdout + r.stderr; strings.Contains(out, "-turn mneme") || !strings.Contains(out, "-turn int") {
 		t.Fatalf("the --turn flag's help reads wrong:\n%s", out)
 	}
+	// A subcommand's usage names its own command.
+	for _, group := range []string{"docs", "memory"} {
+		if r := d.mneme("", group, "rm", "--help"); !strings.HasPrefix(r.stderr, "Usage: mneme "+group+" rm ") {
+			t.Errorf("%s rm --help: %q", group, r.stderr)
+		}
+	}
 }

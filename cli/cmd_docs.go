@@ -64,7 +64,7 @@ const docsIndexEvery = 100
 
 func (a *App) docsAdd(ctx context.Context, args []string) error {
 	var collection string
-	common, asJSON, rest, err := a.memoryFlags("add", "add [--json] [--collection NAME] PATH...", args, func(fs *flag.FlagSet) {
+	common, asJSON, rest, err := a.docsFlags("add", "add [--json] [--collection NAME] PATH...", args, func(fs *flag.FlagSet) {
 		fs.StringVar(&collection, "collection", "", "put the documents in this collection")
 	})
 	if err != nil {
@@ -183,7 +183,7 @@ type docListing struct {
 
 func (a *App) docsList(ctx context.Context, args []string) error {
 	var collection string
-	common, asJSON, rest, err := a.memoryFlags("list", "list [--json] [--collection NAME]", args, func(fs *flag.FlagSet) {
+	common, asJSON, rest, err := a.docsFlags("list", "list [--json] [--collection NAME]", args, func(fs *flag.FlagSet) {
 		fs.StringVar(&collection, "collection", "", "only this collection")
 	})
 	if err != nil {
@@ -242,7 +242,7 @@ func (a *App) docsList(ctx context.Context, args []string) error {
 func (a *App) docsSearch(ctx context.Context, args []string) error {
 	var collection string
 	var limit int
-	common, asJSON, rest, err := a.memoryFlags("search", "search [--json] [--limit N] [--collection NAME] QUERY...", args, func(fs *flag.FlagSet) {
+	common, asJSON, rest, err := a.docsFlags("search", "search [--json] [--limit N] [--collection NAME] QUERY...", args, func(fs *flag.FlagSet) {
 		fs.StringVar(&collection, "collection", "", "only this collection")
 		fs.IntVar(&limit, "limit", index.DefaultDocLimit, fmt.Sprintf("passages to show (1-%d)", index.MaxDocLimit))
 	})
@@ -305,7 +305,7 @@ func place(page int, heading string) []string {
 
 func (a *App) docsShow(ctx context.Context, args []string) error {
 	chunk := -1
-	common, asJSON, rest, err := a.memoryFlags("show", "show [--json] [--chunk N] ID", args, func(fs *flag.FlagSet) {
+	common, asJSON, rest, err := a.docsFlags("show", "show [--json] [--chunk N] ID", args, func(fs *flag.FlagSet) {
 		fs.IntVar(&chunk, "chunk", -1, "show only this passage (its number from docs search)")
 	})
 	if err != nil {
@@ -364,7 +364,7 @@ func (a *App) docToRemove(ctx context.Context, ix *index.Index, user, arg string
 }
 
 func (a *App) docsRemove(ctx context.Context, args []string) error {
-	common, asJSON, rest, err := a.memoryFlags("rm", "rm [--json] ID|PATH...", args)
+	common, asJSON, rest, err := a.docsFlags("rm", "rm [--json] ID|PATH...", args)
 	if err != nil {
 		return err
 	}

@@ -101,8 +101,19 @@ func (a *App) dispatch(ctx context.Context, group string, cmds []command, usage 
 // memoryFlags parses a memory command's flags and returns its arguments.
 // extra registers the command's own flags.
 func (a *App) memoryFlags(name, usage string, args []string, extra ...func(*flag.FlagSet)) (config.Flags, bool, []string, error) {
+	return a.groupFlags("memory", name, usage, args, extra...)
+}
+
+// docsFlags is memoryFlags for `mneme docs NAME`.
+func (a *App) docsFlags(name, usage string, args []string, extra ...func(*flag.FlagSet)) (config.Flags, bool, []string, error) {
+	return a.groupFlags("docs", name, usage, args, extra...)
+}
+
+// groupFlags parses the flags of `mneme GROUP NAME`: the common ones and
+// --json, then extra.
+func (a *App) groupFlags(group, name, usage string, args []string, extra ...func(*flag.FlagSet)) (config.Flags, bool, []string, error) {
 	var common config.Flags
-	fs := a.newFlagSet("memory "+name, "mneme memory "+usage, &common)
+	fs := a.newFlagSet(group+" "+name, "mneme "+group+" "+usage, &common)
 	asJSON := fs.Bool("json", false, "print JSON")
 	for _, r := range extra {
 		r(fs)
