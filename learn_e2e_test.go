@@ -347,6 +347,20 @@ func TestReviewInbox(t *testing.T) {
 	if r := d.mustOK("", "memory", "pending"); !strings.Contains(r.stdout, "Nothing to review.") {
 		t.Fatalf("memory pending after review:\n%s", r.stdout)
 	}
+
+	// --all approves every pending note at once.
+	d.mustOK("", "ask", "I have a cat called Tom and a red van")
+	if r := d.mustOK("", "memory", "approve", "--all"); strings.Count(r.stdout, "Approved note") < 1 {
+		t.Fatalf("approve --all:\n%s", r.stdout)
+	}
+	for _, n := range d.notes() {
+		if n.Status != memory.NoteActive {
+			t.Fatalf("a note is still %s after approve --all: %+v", n.Status, n)
+		}
+	}
+	if r := d.mneme("", "memory", "approve", "--all", cat.ID); r.code != 2 {
+		t.Fatalf("approve --all with an id: %+v", r)
+	}
 }
 
 // TestImportExtractLearnsFromTheNewTurns: `import --extract` learns from

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 
 	"github.com/mneme-dev/mneme/memory"
@@ -55,14 +56,34 @@ func (a *App) memoryReview(ctx context.Context, args []string, approve bool) err
 	if approve {
 		cmd, verb = "approve", "Approved"
 	}
-	common, asJSON, rest, err := a.memoryFlags(cmd, cmd+" [--json] ID...", args)
+	var all bool
+	common, asJSON, rest, err := a.memoryFlags(cmd, cmd+" [--json] ID... | --all", args, func(fs *flag.FlagSet) {
+		fs.BoolVar(&all, "all", false, "every pending note")
+	})
 	if err != nil {
 		return err
 	}
-	if len(rest) == 0 {
-		return exitError{code: 2, msg: fmt.Sprintf("memory %s: give the ids of pending notes (mneme memory pending lists them)", cmd)}
+	switch {
+	case all && len(rest) > 0:
+		return exitError{code: 2, msg: fmt.Sprintf("memory %s: give ids or --all, not both", cmd)}
+	case !all && len(rest) == 0:
+		return exitError{code: 2, msg: fmt.Sprintf("memory %s: give the ids of pending notes (mneme memory pending lists them), or --all", cmd)}
 	}
 	return a.withNoteIndex(ctx, common, false, func(s *session, ix *index.Index) error {
+		if all {
+			notes, err := s.store.ListNotes(ctx, s.cfg.User)
+			if err != nil {
+				return err
+			}
+			for _, n := range notes {
+				if n.Status == memory.NotePending {
+					rest = append(rest, n.ID)
+				}
+			}
+			if len(rest) == 0 && !asJSON {
+				fmt.Fprintln(a.stdout, "Nothing to review.")
+			}
+		}
 		// Every id is tried; those that fail are reported after.
 		var failed []error
 		for _, id := range rest {
