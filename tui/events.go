@@ -57,6 +57,13 @@ type (
 	// storeChangedMsg says the store changed, possibly in another process.
 	storeChangedMsg struct{}
 
+	// othersAddedMsg carries the open conversation as stored, when it has
+	// more messages than the transcript shows: another mneme added them.
+	othersAddedMsg struct {
+		conv memory.Conversation
+		msgs []memory.Message
+	}
+
 	// learntMsg carries a note change learnt from a turn.
 	learntMsg struct{ learnt Learnt }
 )

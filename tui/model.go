@@ -134,8 +134,9 @@ type Model struct {
 	// The rest of the chat screen: the optional parts main supplies, the
 	// sidebar, the panels and the key help (panels.go, switching.go).
 	cfg      Config
-	archived bool // the open conversation is archived
-	msgCount int  // stored messages the transcript shows
+	archived bool       // the open conversation is archived
+	msgCount int        // stored messages the transcript shows
+	others   othersTail // what another mneme added to the open conversation (switching.go)
 	cache    *convCache
 	sidebar  sidebar.Model
 	sideOpen bool // the sidebar is shown
@@ -326,7 +327,10 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case syncTickMsg:
 		cmd = m.pollSync(&msg)
 	case storeChangedMsg:
-		cmd = tea.Batch(m.sidebar.Reload(), m.memoryStatusNow(), m.pollSync(nil), waitForChanges(m.life.ctx, m.cfg.Changes), m.refreshDocs())
+		cmd = tea.Batch(m.sidebar.Reload(), m.memoryStatusNow(), m.pollSync(nil), waitForChanges(m.life.ctx, m.cfg.Changes), m.refreshDocs(),
+			m.followOthers())
+	case othersAddedMsg:
+		m.handleOthersAdded(msg)
 	case undoneMsg:
 		cmd = m.handleUndone(msg)
 	case learntMsg:
@@ -517,6 +521,7 @@ func (m *Model) send() tea.Cmd {
 
 // startRun shows the prompt, clears the input and starts the run.
 func (m *Model) startRun() tea.Cmd {
+	m.others = othersTail{} // what this screen writes now follows
 	prompt := m.pending
 	m.pending = ""
 	if m.input.value() == prompt {
@@ -591,6 +596,7 @@ func (m *Model) handleHistory(msg historyMsg) (cmd tea.Cmd) {
 	m.sidebar.SetCurrent(m.convID)
 	m.transcript.load(msg.msgs)
 	m.transcript.markCompactions(msg.sums)
+	m.others = othersTail{}
 	switch {
 	case m.resumeTurn > 0:
 		cmd = m.landOnTurn(m.resumeTurn)

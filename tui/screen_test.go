@@ -634,3 +634,48 @@ func TestCtrlCClosesWhatIsOpenFirst(t *testing.T) {
 		t.Fatalf("Ctrl+C with nothing open or typed did not quit:\n%s", h.screen())
 	}
 }
+
+// TestTurnsAnotherMnemeAddsAppear: a turn that another process adds to
+// the open conversation (`mneme ask -c` in a script) is shown once the
+// store says it changed, below what was there, numbered on; a second
+// change with nothing new adds nothing twice.
+func TestTurnsAnotherMnemeAddsAppear(t *testing.T) {
+	ctx := context.Background()
+	store := openStore(t)
+	c := storeConversation(t, store, "Shared", "first question here", "first answer here")
+	cfg, _ := screenConfig(t, store)
+	cfg.ConversationID = c.ID
+	h := newHarness(t, cfg)
+	h.runUntilShown("first answer here")
+	if _, err := store.AppendMessage(ctx, testUser, memory.Message{ConversationID: c.ID, Role: memory.RoleUser, Content: "appended from another shell ZEBRA"}); err != nil {
+		t.Fatal(err)
+	}
+	// The other process stores its answer as it goes (interrupted until done).
+	answer, err := store.AppendMessage(ctx, testUser, memory.Message{ConversationID: c.ID, Role: memory.RoleAssistant,
+		Content: "the other shell's first words", Status: memory.StatusInterrupted})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.send(storeChangedMsg{})
+	h.runUntilShown("appended from another shell ZEBRA", "the other shell's first words", "New messages from another mneme")
+	answer.Content, answer.Status = "the other shell's answer", memory.StatusComplete
+	if err := store.UpdateMessage(ctx, testUser, answer); err != nil {
+		t.Fatal(err)
+	}
+	h.send(storeChangedMsg{})
+	h.runUntilShown("the other shell's answer")
+	if h.shows("first words") {
+		t.Fatalf("the other process's finished answer is drawn beside its start:\n%s", h.screen())
+	}
+	if s := h.screen(); strings.Index(s, "first answer here") > strings.Index(s, "ZEBRA") {
+		t.Fatalf("the other process's turn is not below the first:\n%s", s)
+	}
+	if h.m.transcript.turns.Current() != 2 {
+		t.Errorf("the last turn is numbered %d, want 2", h.m.transcript.turns.Current())
+	}
+	h.send(storeChangedMsg{})
+	h.runUntilIdle()
+	if n := strings.Count(h.screen(), "ZEBRA"); n != 1 {
+		t.Fatalf("the added turn is shown %d times:\n%s", n, h.screen())
+	}
+}

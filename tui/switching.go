@@ -86,6 +86,7 @@ func (m *Model) stash() {
 		msgCount: m.msgCount, context: m.contextPct,
 	})
 	m.transcript.entries, m.transcript.turns = nil, memory.TurnCounter{}
+	m.others = othersTail{}
 }
 
 // clearConversation empties the screen for a conversation not started yet.
@@ -93,6 +94,7 @@ func (m *Model) clearConversation() {
 	m.convID, m.title, m.archived, m.msgCount, m.contextPct = "", "", false, 0, 0
 	m.resumeID, m.resumeTurn, m.loading = "", 0, false
 	m.transcript.entries, m.transcript.turns = nil, memory.TurnCounter{}
+	m.others = othersTail{}
 	if m.incognito() {
 		m.transcript.addNotice(IncognitoNotice)
 	}
@@ -294,4 +296,62 @@ func (m *Model) toggleSidebar() tea.Cmd {
 		return m.sidebar.Focus()
 	}
 	return nil
+}
+
+// othersTail is where the transcript shows what another mneme added to
+// the open conversation since this screen last wrote to it: the messages
+// from index from, drawn from entry on. While the last of them may still
+// be written (live), each change of the store reads them again.
+type othersTail struct {
+	from, entry  int
+	active, live bool
+}
+
+// followOthers reads the open conversation again after the store changed,
+// while no answer is being written here: turns another mneme added to it
+// (`mneme ask -c` in a script, a second chat) are then shown, and an
+// answer it is still writing is redrawn until done (handleOthersAdded).
+func (m *Model) followOthers() tea.Cmd {
+	if m.convID == "" || m.phase != phaseIdle || m.run != nil || m.loading || m.incognito() {
+		return nil
+	}
+	ctx, store, user, id, shown := m.life.ctx, m.store, m.userID, m.convID, m.msgCount
+	live := m.others.active && m.others.live
+	return func() tea.Msg {
+		c, err := store.Conversation(ctx, user, id)
+		if err != nil || (c.MessageCount <= shown && !live) {
+			return nil
+		}
+		msgs, err := store.Messages(ctx, user, id)
+		if err != nil {
+			return nil
+		}
+		return othersAddedMsg{conv: c, msgs: msgs}
+	}
+}
+
+// handleOthersAdded draws the messages another mneme added to the open
+// conversation below what the transcript showed (its notices stay).
+func (m *Model) handleOthersAdded(msg othersAddedMsg) {
+	if msg.conv.ID != m.convID || m.phase != phaseIdle || m.run != nil {
+		return
+	}
+	if !m.others.active {
+		if len(msg.msgs) <= m.msgCount {
+			return
+		}
+		m.others = othersTail{from: m.msgCount, entry: len(m.transcript.entries), active: true}
+	}
+	if len(msg.msgs) < m.others.from || m.others.entry > len(m.transcript.entries) {
+		return // removed meanwhile: the next load of the conversation shows it
+	}
+	if len(msg.msgs) > m.msgCount {
+		m.hint = "New messages from another mneme were added to this conversation."
+	}
+	before, _ := entriesFromHistory(msg.msgs[:m.others.from])
+	all, turns := entriesFromHistory(msg.msgs)
+	m.transcript.entries = append(m.transcript.entries[:m.others.entry], all[len(before):]...)
+	m.transcript.turns, m.msgCount = turns, len(msg.msgs)
+	m.others.live = msg.msgs[len(msg.msgs)-1].Status == memory.StatusInterrupted
+	m.transcript.refresh(m.now(), false)
 }
