@@ -150,3 +150,41 @@ func cleanPaste(s string) string {
 		return r
 	}, sanitize.Text(s))
 }
+
+// recallPrompt puts an earlier prompt of the conversation in the input, as
+// a shell's history does: ↑ in an empty input takes the last one, and
+// again the one before; ↓ goes back towards the newest, then to an empty
+// input. It reports whether the key was taken (a draft, or a recalled
+// prompt since edited, keeps ↑/↓ for moving in the text).
+func (m *Model) recallPrompt(older bool) bool {
+	text := m.input.value()
+	if text != "" && text != m.recalled {
+		return false
+	}
+	var prompts []string
+	for _, e := range m.transcript.entries {
+		if e.kind == entryUser {
+			prompts = append(prompts, e.text)
+		}
+	}
+	i := m.recallAt
+	if text == "" {
+		i = len(prompts)
+	}
+	switch {
+	case older && i > 0:
+		i--
+	case !older && i < len(prompts)-1:
+		i++
+	case !older && text != "":
+		m.input.reset()
+		m.recalled = ""
+		return true
+	default:
+		return text != "" // at the oldest, ↑ stays; in an empty input ↓ does nothing
+	}
+	m.input.reset()
+	m.input.paste(prompts[i])
+	m.recalled, m.recallAt = m.input.value(), i
+	return true
+}

@@ -137,6 +137,10 @@ type Model struct {
 	archived bool       // the open conversation is archived
 	msgCount int        // stored messages the transcript shows
 	others   othersTail // what another mneme added to the open conversation (switching.go)
+	// recalled is the earlier prompt ↑ put in the input, prompt recallAt
+	// of the conversation's (input.go).
+	recalled string
+	recallAt int
 	cache    *convCache
 	sidebar  sidebar.Model
 	sideOpen bool // the sidebar is shown
@@ -400,6 +404,9 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	}
 	if cmd, handled := m.completeKey(msg); handled {
 		return cmd
+	}
+	if (msg.Code == tea.KeyUp || msg.Code == tea.KeyDown) && m.recallPrompt(msg.Code == tea.KeyUp) {
+		return nil
 	}
 	switch {
 	case key.Matches(msg, m.keys.Undo):

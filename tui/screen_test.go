@@ -679,3 +679,29 @@ func TestTurnsAnotherMnemeAddsAppear(t *testing.T) {
 		t.Fatalf("the added turn is shown %d times:\n%s", n, h.screen())
 	}
 }
+
+// TestUpRecallsEarlierPrompts: ↑ in an empty input brings back the
+// conversation's prompts, newest first; ↓ goes back to an empty input; a
+// recalled prompt is sent as it stands, and a draft keeps ↑ to itself.
+func TestUpRecallsEarlierPrompts(t *testing.T) {
+	store := openStore(t)
+	c := storeConversation(t, store, "Recall", "first prompt", "an answer", "second prompt", "another answer")
+	cfg, _ := screenConfig(t, store)
+	cfg.ConversationID = c.ID
+	h := newHarness(t, cfg)
+	h.runUntilShown("another answer")
+	for _, step := range []struct {
+		key  tea.KeyPressMsg
+		want string
+	}{{keyUp, "second prompt"}, {keyUp, "first prompt"}, {keyUp, "first prompt"}, {keyDown, "second prompt"}, {keyDown, ""}} {
+		h.send(step.key)
+		if got := h.m.input.value(); got != step.want {
+			t.Fatalf("after %s the input holds %q, want %q", step.key, got, step.want)
+		}
+	}
+	h.typeText("a draft")
+	h.send(keyUp)
+	if got := h.m.input.value(); got != "a draft" {
+		t.Fatalf("↑ in a draft replaced it with %q", got)
+	}
+}
