@@ -10,8 +10,8 @@ import (
 
 	"github.com/mneme-dev/mneme/agent"
 	"github.com/mneme-dev/mneme/config"
+	"github.com/mneme-dev/mneme/internal/printer"
 	"github.com/mneme-dev/mneme/internal/sanitize"
-	"github.com/mneme-dev/mneme/internal/text"
 	"github.com/mneme-dev/mneme/memory"
 	"github.com/mneme-dev/mneme/memory/index"
 )
@@ -127,12 +127,12 @@ func (a *App) runAsk(ctx context.Context, args []string) (err error) {
 	} else if ix != nil {
 		defer ix.Close()
 	}
-	p := &askPrinter{out: a.stdout, errw: a.stderr, quiet: *asJSON}
+	p := printer.NewAnswer(a.stdout, a.stderr, *asJSON)
 	ag := s.newAgent(st.Model, ix, st.ToolsSupported())
 	req := agent.Request{UserID: s.cfg.User, ConversationID: conv.ID, Prompt: prompt, PromptID: promptMsg.ID}
-	res, runErr := ag.Run(ctx, req, p.emit)
-	p.finish()
-	p.printSources(res)
+	res, runErr := ag.Run(ctx, req, p.Emit)
+	p.Finish()
+	p.Sources(res)
 	// No title call here: ask exits once the answer is stored. The
 	// conversation keeps the title derived from its first prompt until the
 	// chat gives it the model's (see pendingTitles).
@@ -152,9 +152,9 @@ func (a *App) runAsk(ctx context.Context, args []string) (err error) {
 		s.applyRetention(ctx, ix)
 	}
 	s.syncAfterChange(ctx, ix)
-	if *asJSON && !p.closed {
+	if *asJSON && !p.Closed() {
 		if err := writeJSON(a.stdout, askResult{Result: res, Learned: learned, Incognito: *incognito}); err != nil {
-			p.close(err)
+			p.Fail(err)
 		}
 	}
 	if runErr != nil {
@@ -174,8 +174,8 @@ func (a *App) runAsk(ctx context.Context, args []string) (err error) {
 	if strings.TrimSpace(res.Answer) == "" {
 		return exitError{code: 1, msg: "the model gave no answer (its reply was empty); ask again or try another model"}
 	}
-	if p.closed {
-		s.log.Info("stdout closed during ask; the answer is stored", "conversation", conv.ID, "err", p.err)
+	if p.Closed() {
+		s.log.Info("stdout closed during ask; the answer is stored", "conversation", conv.ID, "err", p.Err())
 		return exitError{code: ExitOutputClosed, msg: fmt.Sprintf(
 			"stdout was closed before the answer was printed in full; the whole answer is stored (mneme export --conversation %s)", conv.ID)}
 	}
@@ -312,74 +312,4 @@ func (a *App) stdinPiped() bool {
 	}
 	fi, err := f.Stat()
 	return err == nil && fi.Mode()&os.ModeCharDevice == 0
-}
-
-// askPrinter streams answer text to stdout and tool activity to stderr.
-// Once a write to stdout fails (a closed pipe: SIGPIPE is ignored, so the
-// write fails with EPIPE) it prints nothing more there, and the run goes on
-// so that the whole answer is stored.
-type askPrinter struct {
-	out, errw io.Writer
-	quiet     bool // --json: no streamed text
-	lastByte  byte
-	wrote     bool
-	closed    bool  // stdout failed: print no more to it
-	err       error // why
-
-	// para: a tool call ended the text of a model call; the next text
-	// starts a new paragraph, as in the stored answer.
-	para bool
-}
-
-// write prints to stdout until it fails.
-func (p *askPrinter) write(s string) {
-	if p.closed {
-		return
-	}
-	if _, err := io.WriteString(p.out, s); err != nil {
-		p.close(err)
-	}
-}
-
-func (p *askPrinter) close(err error) {
-	p.closed, p.err = true, err
-}
-
-func (p *askPrinter) emit(ev agent.Event) {
-	switch ev := ev.(type) {
-	case agent.ContentDelta:
-		if p.quiet {
-			return
-		}
-		text := sanitize.Text(ev.Text)
-		if text == "" {
-			return
-		}
-		if p.para && p.wrote {
-			if p.lastByte != '\n' {
-				p.write("\n")
-			}
-			p.write("\n")
-		}
-		p.para = false
-		p.write(text)
-		p.wrote, p.lastByte = true, text[len(text)-1]
-	case agent.ToolResultEvent:
-		p.para = true
-		// One line per call, worded as in the chat screen.
-		fmt.Fprintf(p.errw, "⚙ %s\n", text.Cut(text.OneLine(sanitize.Text(ev.Call.Summary())), 200))
-	case agent.RecallEvent:
-		fmt.Fprintf(p.errw, "↺ %s\n", text.Cut(text.OneLine(sanitize.Text(ev.Summary())), 200))
-	case agent.NoticeEvent:
-		fmt.Fprintf(p.errw, "mneme: %s\n", sanitize.Text(ev.Text))
-	case agent.CompactedEvent:
-		fmt.Fprintf(p.errw, "⋯ compacted: messages %d–%d are now a summary for the model (all stay saved)\n", ev.FirstSeq, ev.LastSeq)
-	}
-}
-
-// finish ends streamed text with a newline.
-func (p *askPrinter) finish() {
-	if p.wrote && p.lastByte != '\n' {
-		p.write("\n")
-	}
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/mneme-dev/mneme/docs"
+	"github.com/mneme-dev/mneme/internal/printer"
 	"github.com/mneme-dev/mneme/internal/progress"
 	"github.com/mneme-dev/mneme/internal/sanitize"
 	"github.com/mneme-dev/mneme/internal/text"
@@ -278,29 +279,12 @@ func (a *App) docsSearch(ctx context.Context, args []string) error {
 			return nil
 		}
 		for i, h := range hits {
-			fmt.Fprintf(a.stdout, "%2d. %.2f  %s · %s\n", i+1, h.Score, where(h.Title, h.Page, h.Heading), h.MatchedBy)
+			fmt.Fprintf(a.stdout, "%2d. %.2f  %s · %s\n", i+1, h.Score, printer.Where(h.Title, h.Page, h.Heading), h.MatchedBy)
 			fmt.Fprintf(a.stdout, "    %s\n", sanitize.Line(h.Snippet))
 			fmt.Fprintf(a.stdout, "    %s · mneme docs show %s --chunk %d\n", sanitize.Line(h.Path), h.DocumentID[:8], h.Chunk)
 		}
 		return nil
 	})
-}
-
-// where names a passage for people: "Boiler manual · p. 3 · Reset".
-func where(title string, page int, heading string) string {
-	return strings.Join(append([]string{sanitize.Title(cmp.Or(title, "(untitled)"))}, place(page, heading)...), " · ")
-}
-
-// place is where a passage is in its document: its page and heading.
-func place(page int, heading string) []string {
-	var parts []string
-	if page > 0 {
-		parts = append(parts, fmt.Sprintf("p. %d", page))
-	}
-	if heading != "" {
-		parts = append(parts, text.Cut(sanitize.Title(heading), 60))
-	}
-	return parts
 }
 
 func (a *App) docsShow(ctx context.Context, args []string) error {
@@ -340,7 +324,7 @@ func (a *App) docsShow(ctx context.Context, args []string) error {
 		}
 		fmt.Fprintf(a.stdout, "%s\n%s · %s · %s\n", sanitize.Title(cmp.Or(d.Title, filepath.Base(d.Path))), sanitize.Line(d.Path), d.Type, text.Bytes(d.Size))
 		for _, c := range chunks {
-			head := strings.Join(append([]string{fmt.Sprintf("passage %d", c.Number)}, place(c.Page, c.Heading)...), " · ")
+			head := strings.Join(append([]string{fmt.Sprintf("passage %d", c.Number)}, printer.Place(c.Page, c.Heading)...), " · ")
 			fmt.Fprintf(a.stdout, "\n── %s\n%s\n", head, sanitize.Text(c.Text))
 		}
 		return nil

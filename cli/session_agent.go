@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/mneme-dev/mneme/agent"
+	"github.com/mneme-dev/mneme/internal/printer"
 	"github.com/mneme-dev/mneme/memory/index"
 	"github.com/mneme-dev/mneme/tools"
 )
@@ -86,7 +87,7 @@ func (r noteRecaller) Recall(ctx context.Context, userID, text string) ([]agent.
 			r.log.Warn("no passage recalled", "err", err)
 		}
 		if ok {
-			source := strings.Join(append([]string{filepath.Base(h.Path)}, place(h.Page, h.Heading)...), " · ")
+			source := strings.Join(append([]string{filepath.Base(h.Path)}, printer.Place(h.Page, h.Heading)...), " · ")
 			out = append(out, agent.Memory{Text: h.Passage, Source: source})
 		}
 	}
