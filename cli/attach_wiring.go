@@ -29,9 +29,9 @@ func (l docLibrary) DocumentChunks(ctx context.Context, userID, docID string) ([
 // attacher is how /attach adds a file over ix: a path as typed (relative
 // to the working directory, or ~/…) is added as `mneme docs add` adds it
 // (session.attachDocument, docs_add.go).
-func (a *App) attacher(s *session, ix *index.Index) func(ctx context.Context, path string) (docstore.Document, docstore.Outcome, error) {
+func (a *App) attacher(s *session, ix *index.Index) func(ctx context.Context, path string) (attachment, error) {
 	home := a.getenv("HOME")
-	return func(ctx context.Context, path string) (docstore.Document, docstore.Outcome, error) {
+	return func(ctx context.Context, path string) (attachment, error) {
 		if home != "" && (path == "~" || strings.HasPrefix(path, "~/")) {
 			path = filepath.Join(home, strings.TrimPrefix(path, "~"))
 		}

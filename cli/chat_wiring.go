@@ -217,10 +217,11 @@ func (s *session) changeQuestion(ctx context.Context, user, tool, id, content st
 func (a *App) chatAttach(s *session, ix *index.Index) func(ctx context.Context, path string) (tui.AttachResult, error) {
 	add := a.attacher(s, ix)
 	return func(ctx context.Context, path string) (tui.AttachResult, error) {
-		d, outcome, err := add(ctx, path)
+		at, err := add(ctx, path)
 		if err != nil {
 			return tui.AttachResult{}, err
 		}
-		return tui.AttachResult{Title: d.Title, Path: d.Path, Passages: d.Chunks, Outcome: string(outcome)}, nil
+		return tui.AttachResult{Title: at.doc.Title, Path: at.doc.Path, Passages: at.doc.Chunks, Outcome: string(at.outcome),
+			Documents: at.documents, Skipped: at.skipped}, nil
 	}
 }

@@ -139,11 +139,20 @@ func readBounded(path string, limit int64) ([]byte, error) {
 	return data, nil
 }
 
+// attachment is what an /attach added: one document, or several (from a
+// folder or a glob) as one, "N documents" with their passages summed.
+type attachment struct {
+	doc     docstore.Document
+	outcome docstore.Outcome
+	// documents counts those added (or unchanged), skipped the files left
+	// out (binary, unsupported, too large…).
+	documents, skipped int
+}
+
 // attachDocument adds what path names for the chat's /attach, as
 // `mneme docs add` does (a file, a directory, a glob), indexed at once.
-// Several documents come back as one: "N documents", their passages
-// summed. The error is the reason a person reads ("not found").
-func (s *session) attachDocument(ctx context.Context, ix *index.Index, path string) (docstore.Document, docstore.Outcome, error) {
+// The error is the reason a person reads ("not found").
+func (s *session) attachDocument(ctx context.Context, ix *index.Index, path string) (attachment, error) {
 	adder := s.docAdder(ix, "")
 	var got []added
 	var skipped []string
@@ -160,22 +169,22 @@ func (s *session) attachDocument(ctx context.Context, ix *index.Index, path stri
 	}
 	switch {
 	case len(got) == 0 && len(skipped) > 1:
-		return docstore.Document{}, "", fmt.Errorf("%d files, none added (the first: %s)", len(skipped), skipped[0])
+		return attachment{}, fmt.Errorf("%d files, none added (the first: %s)", len(skipped), skipped[0])
 	case len(got) == 0 && len(skipped) == 1:
-		return docstore.Document{}, "", errors.New(skipped[0])
+		return attachment{}, errors.New(skipped[0])
 	case len(got) == 0:
-		return docstore.Document{}, "", errors.New(docs.SkipNoMatch)
+		return attachment{}, errors.New(docs.SkipNoMatch)
 	case len(got) == 1:
-		return got[0].Doc, got[0].Outcome, nil
+		return attachment{doc: got[0].Doc, outcome: got[0].Outcome, documents: 1, skipped: len(skipped)}, nil
 	}
 	abs, _ := filepath.Abs(path)
-	all := docstore.Document{Title: fmt.Sprintf("%d documents", len(got)), Path: abs}
-	outcome := docstore.Unchanged
+	all := attachment{doc: docstore.Document{Title: fmt.Sprintf("%d documents", len(got)), Path: abs},
+		outcome: docstore.Unchanged, documents: len(got), skipped: len(skipped)}
 	for _, r := range got {
-		all.Chunks += r.Doc.Chunks
+		all.doc.Chunks += r.Doc.Chunks
 		if r.Outcome == docstore.Added || r.Outcome == docstore.Updated {
-			outcome = docstore.Added
+			all.outcome = docstore.Added
 		}
 	}
-	return all, outcome, nil
+	return all, nil
 }

@@ -41,13 +41,13 @@ func TestAttachTakesWhatDocsAddTakes(t *testing.T) {
 	}
 	defer ix.Close()
 
-	d, outcome, err := s.attachDocument(ctx, ix, files)
-	if err != nil || outcome != docstore.Added || d.Title != "2 documents" || d.Chunks != 2 {
-		t.Fatalf("a directory: %+v %v %v", d, outcome, err)
+	at, err := s.attachDocument(ctx, ix, files)
+	if err != nil || at.outcome != docstore.Added || at.doc.Title != "2 documents" || at.doc.Chunks != 2 || at.documents != 2 || at.skipped != 1 {
+		t.Fatalf("a directory: %+v %v", at, err)
 	}
-	d, outcome, err = s.attachDocument(ctx, ix, filepath.Join(files, "*.md"))
-	if err != nil || outcome != docstore.Unchanged || d.Title != "A" {
-		t.Fatalf("a glob of one unchanged file: %+v %v %v", d, outcome, err)
+	at, err = s.attachDocument(ctx, ix, filepath.Join(files, "*.md"))
+	if err != nil || at.outcome != docstore.Unchanged || at.doc.Title != "A" || at.documents != 1 {
+		t.Fatalf("a glob of one unchanged file: %+v %v", at, err)
 	}
 	for path, want := range map[string]string{
 		filepath.Join(files, "nothing.md"): "not found",
@@ -55,7 +55,7 @@ func TestAttachTakesWhatDocsAddTakes(t *testing.T) {
 		filepath.Join(files, "*.pdf"):      "no files match",
 		filepath.Join(dir, "mneme.db"):     "mneme's own data",
 	} {
-		if _, _, err := s.attachDocument(ctx, ix, path); err == nil || err.Error() != want {
+		if _, err := s.attachDocument(ctx, ix, path); err == nil || err.Error() != want {
 			t.Errorf("%s: %v, want %q", filepath.Base(path), err, want)
 		}
 	}

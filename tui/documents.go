@@ -26,6 +26,9 @@ type AttachResult struct {
 	Passages int    // its chunks
 	// Outcome is "added", "updated" or "unchanged".
 	Outcome string
+	// Documents counts the documents a folder or glob gave (1 for a file),
+	// Skipped the files left out (binary, unsupported, too large…).
+	Documents, Skipped int
 }
 
 // The panels' adapters to Panel (panels.go).
@@ -149,9 +152,15 @@ func (m *Model) handleAttached(msg attachedMsg) {
 	if msg.res.Passages == 1 {
 		passages = "1 passage"
 	}
+	if msg.res.Documents > 1 { // a folder or a glob: how much of it
+		name = fmt.Sprintf("%d documents from %s", msg.res.Documents, name)
+	}
 	receipt := fmt.Sprintf("📎 %s %s · %s", msg.res.Outcome, name, passages)
 	if msg.res.Outcome == "unchanged" {
 		receipt = fmt.Sprintf("📎 %s unchanged · %s", name, passages)
+	}
+	if msg.res.Skipped > 0 {
+		receipt += fmt.Sprintf(" · %d skipped (mneme docs add %s says why)", msg.res.Skipped, sanitize.Line(msg.path))
 	}
 	m.receipts = append(m.receipts, receipt)
 	m.showReceipts()

@@ -269,7 +269,10 @@ func TestAttachCompletesPaths(t *testing.T) {
 	var asked []string
 	cfg.Attach = func(_ context.Context, path string) (AttachResult, error) {
 		asked = append(asked, path)
-		return AttachResult{Path: path, Passages: 1, Outcome: "added"}, nil
+		if strings.HasSuffix(path, "/") { // a folder: several documents, some files left out
+			return AttachResult{Title: "3 documents", Path: path, Passages: 9, Outcome: "added", Documents: 3, Skipped: 2}, nil
+		}
+		return AttachResult{Path: path, Passages: 1, Outcome: "added", Documents: 1}, nil
 	}
 	h := newHarness(t, cfg)
 	h.send(tea.WindowSizeMsg{Width: 200, Height: 30})
@@ -307,7 +310,7 @@ func TestAttachCompletesPaths(t *testing.T) {
 	h.typeText("/attach " + dir)
 	h.runUntil("the listing of the folder", func() bool { return h.m.completion.listed })
 	h.send(keyEnter)
-	h.runUntilShown("📎 added manuals")
+	h.runUntilShown("📎 added 3 documents from manuals · 9 passages · 2 skipped")
 	if want := []string{dir + "boiler.pdf", dir + "report-2025.pdf", dir}; !slices.Equal(asked, want) {
 		t.Fatalf("attach asked for %q, want %q", asked, want)
 	}
