@@ -184,6 +184,9 @@ func TestTUIOpensWithOllamaDown(t *testing.T) {
 	term.waitFor("the error and the kept text", func(s string) bool {
 		return strings.Contains(s, d.ollama) && strings.Contains(s, "are you there?")
 	})
+	// The first Ctrl+C clears the kept text, the second quits.
+	term.keys("C-c")
+	term.waitText("Input cleared: press Ctrl+C again to quit.")
 	term.keys("C-c")
 	if code := term.exitStatus(); code != 0 {
 		t.Fatalf("exit %d", code)

@@ -101,6 +101,8 @@ func TestTUIFirstRunOfflinePull(t *testing.T) {
 	if !strings.Contains(squeeze(s), squeeze("run `ollama pull nomic-embed-text`")) {
 		t.Errorf("the screen does not say how to install an embedding model:\n%s", s)
 	}
+	term.keys("C-c") // closes the model picker
+	term.waitText("Closed: press Ctrl+C again to quit.")
 	term.keys("C-c")
 	term.exitStatus()
 	log, err := os.ReadFile(filepath.Join(d.home, "data", "mneme.log"))
