@@ -58,6 +58,9 @@ const (
 	MatchVector  MatchKind = "vector"
 	MatchKeyword MatchKind = "keyword"
 	MatchBoth    MatchKind = "both"
+	// MatchRelated: found by the keyword ranking, but through the words of
+	// the best hits or a neighbouring turn, not the query's own words.
+	MatchRelated MatchKind = "related"
 )
 
 // SearchResult is one past turn that matches a query.
@@ -81,6 +84,7 @@ type fused struct {
 	keyword  bool
 	vector   bool
 	distance float64
+	related  bool // the keyword ranking found it without the query's words
 }
 
 // checkSearch validates a search's user and limit, defaulting the limit.
@@ -139,9 +143,11 @@ func (ix *Index) Search(ctx context.Context, q SearchQuery) ([]SearchResult, err
 	}
 
 	kwIDs := make([]string, 0, len(kwHits))
+	related := map[string]bool{}
 	for _, h := range kwHits {
 		if !hidden[h.ConversationID] {
 			kwIDs = append(kwIDs, h.ID)
+			related[h.ID] = h.Related
 		}
 	}
 	shown := vecHits[:0:0]
@@ -150,7 +156,11 @@ func (ix *Index) Search(ctx context.Context, q SearchQuery) ([]SearchResult, err
 			shown = append(shown, h)
 		}
 	}
-	return ix.results(ctx, q.UserID, ix.fuse(kwIDs, shown, q.Limit))
+	list := ix.fuse(kwIDs, shown, q.Limit)
+	for _, f := range list {
+		f.related = related[f.id]
+	}
+	return ix.results(ctx, q.UserID, list)
 }
 
 // fuse combines a keyword ranking (ids, best first) and a vector ranking
@@ -256,6 +266,8 @@ func (f *fused) matchedBy() MatchKind {
 		return MatchBoth
 	case f.vector:
 		return MatchVector
+	case f.related:
+		return MatchRelated
 	}
 	return MatchKeyword
 }

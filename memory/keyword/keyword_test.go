@@ -84,6 +84,27 @@ func TestHitFields(t *testing.T) {
 	}
 }
 
+// TestRelatedHitsSaySo: a turn ranked for the words of the best hit
+// (feedback), without the query's own words, is marked Related; a turn
+// holding the query's words is not.
+func TestRelatedHitsSaySo(t *testing.T) {
+	ix, _ := openTest(t)
+	must(t, ix.Upsert(
+		turn("u", "a", 1, "how do I slice a python list with a negative step and stride"),
+		turn("u", "b", 1, "python list stride and negative step explained"),
+		turn("u", "c", 1, "we went hiking in the mountains"),
+	))
+	hits := find(t, ix, Query{UserID: "u", Text: "slice"})
+	if len(hits) < 2 || hits[0].ID != "a:1" || hits[0].Related || hits[1].ID != "b:1" {
+		t.Fatalf("want the turn with the word, then the one feedback brings: %+v", hits)
+	}
+	for _, h := range hits[1:] {
+		if !h.Related {
+			t.Errorf("%s holds no %q yet is not marked related", h.ID, "slice")
+		}
+	}
+}
+
 func TestFilters(t *testing.T) {
 	ix, _ := openTest(t)
 	note := Doc{ID: "n1", Kind: KindNote, UserID: "u", Text: "garden plans: tomatoes", Time: day.Add(48 * time.Hour)}

@@ -43,6 +43,9 @@ type Hit struct {
 	ConversationID string
 	Number         int
 	Score          float64
+	// Related: ranked for the words of the best hits (feedback) or as a
+	// neighbour of one, without holding the query's own words.
+	Related bool
 }
 
 const (
@@ -113,7 +116,9 @@ func (ix *Index) rank(ctx context.Context, bi bleve.Index, q Query, pq parsedQue
 func hitsOf(ranked []*cand, limit int) []Hit {
 	hits := make([]Hit, 0, min(limit, len(ranked)))
 	for _, c := range ranked[:min(limit, len(ranked))] {
-		hits = append(hits, c.Hit)
+		h := c.Hit
+		h.Related = c.base == 0
+		hits = append(hits, h)
 	}
 	return hits
 }
