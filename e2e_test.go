@@ -340,10 +340,15 @@ func TestHelpListsTheCommands(t *testing.T) {
 	if out := r.stdout + r.stderr; strings.Contains(out, "-turn mneme") || !strings.Contains(out, "-turn int") {
 		t.Fatalf("the --turn flag's help reads wrong:\n%s", out)
 	}
-	// A subcommand's usage names its own command.
+	// A subcommand's usage names its own command, lists its own flags in
+	// full, and the common ones (the chat's) on one line.
 	for _, group := range []string{"docs", "memory"} {
 		if r := d.mneme("", group, "rm", "--help"); !strings.HasPrefix(r.stderr, "Usage: mneme "+group+" rm ") {
 			t.Errorf("%s rm --help: %q", group, r.stderr)
 		}
+	}
+	if r := d.mneme("", "export", "--help"); !strings.Contains(r.stderr, "-format string") || strings.Contains(r.stderr, "num-ctx value") ||
+		!strings.Contains(r.stderr, "Common flags: -config -data-dir") {
+		t.Errorf("export --help:\n%s", r.stderr)
 	}
 }

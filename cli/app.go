@@ -149,11 +149,33 @@ func (a *App) newFlagSet(name, usage string, common *config.Flags) *flag.FlagSet
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(a.stderr)
 	common.Register(fs)
+	var shared []string
+	fs.VisitAll(func(f *flag.Flag) { shared = append(shared, f.Name) })
 	fs.Usage = func() {
-		fmt.Fprintf(a.stderr, "Usage: %s\n\nFlags:\n", usage)
-		fs.PrintDefaults()
+		// The command's own flags in full; the ones every command takes
+		// (the data dir, the user, Ollama, the models) named on one line.
+		own := flag.NewFlagSet(name, flag.ContinueOnError)
+		own.SetOutput(a.stderr)
+		fs.VisitAll(func(f *flag.Flag) {
+			if !slices.Contains(shared, f.Name) {
+				own.Var(f.Value, f.Name, f.Usage)
+			}
+		})
+		fmt.Fprintf(a.stderr, "Usage: %s\n", usage)
+		if hasFlags(own) {
+			fmt.Fprint(a.stderr, "\nFlags:\n")
+			own.PrintDefaults()
+		}
+		fmt.Fprintf(a.stderr, "\nCommon flags: -%s (mneme --help describes them)\n", strings.Join(shared, " -"))
 	}
 	return fs
+}
+
+// hasFlags reports whether fs defines any flag.
+func hasFlags(fs *flag.FlagSet) bool {
+	n := 0
+	fs.VisitAll(func(*flag.Flag) { n++ })
+	return n > 0
 }
 
 // parseArgs parses flags that may come before or after positional arguments.
