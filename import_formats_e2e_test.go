@@ -24,6 +24,10 @@ func TestImportChatGPTExport(t *testing.T) {
 	if !strings.Contains(r.stderr, "conversation at index 1") || !strings.Contains(r.stderr, "conv-broken") {
 		t.Fatalf("the broken conversation is not reported: %s", r.stderr)
 	}
+	// in words a person reads, not Go's types
+	if !strings.Contains(r.stderr, `its "mapping" is text where an object belongs`) || strings.Contains(r.stderr, "importer.") {
+		t.Errorf("the broken conversation's reason: %s", r.stderr)
+	}
 	hits := d.search("funicular")
 	if len(hits) == 0 || hits[0].Title != "Trip to Lisbon" || !strings.Contains(hits[0].Snippet, "funicular") {
 		t.Fatalf("search funicular: %+v", hits)
