@@ -257,6 +257,11 @@ func (a *Agent) modelHistory(ctx context.Context, req Request, sys []api.Message
 		return append(sys, toAPI(all)...)
 	}
 	res.ContextWindow = a.contextWindow(ctx)
+	if n := estimateText(req.Prompt); res.ContextWindow > 0 && n > res.ContextWindow {
+		// No compaction helps: the prompt alone does not fit.
+		emit(NoticeEvent{Text: fmt.Sprintf("The prompt is about %d tokens, more than the %d the model's context holds: "+
+			"the model sees only part of it. Raise num_ctx if the model allows more, or send less.", n, res.ContextWindow)})
+	}
 	v, err := a.view(ctx, req, all)
 	if err != nil {
 		a.log.Warn("model history: summary unreadable; sending the full history", "conversation", req.ConversationID, "err", err)

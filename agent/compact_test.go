@@ -409,6 +409,27 @@ func TestCompactionByTokens(t *testing.T) {
 	}
 }
 
+// TestPromptLargerThanTheContextIsTold: a prompt that alone exceeds the
+// context window is still sent, with a notice saying the model sees only
+// part of it; a prompt that fits has no notice.
+func TestPromptLargerThanTheContextIsTold(t *testing.T) {
+	h := newCompactHarness(t, Compaction{ContextWindow: 1000, SummaryTokens: 50})
+	notice := func(events []Event) string {
+		for _, ev := range events {
+			if n, ok := ev.(NoticeEvent); ok && strings.Contains(n.Text, "more than the 1000 the model's context holds") {
+				return n.Text
+			}
+		}
+		return ""
+	}
+	if _, events := h.mustRun("a short question"); notice(events) != "" {
+		t.Fatalf("a short prompt was told it does not fit")
+	}
+	if _, events := h.mustRun(strings.Repeat("a long pasted log line ", 400)); notice(events) == "" {
+		t.Fatalf("a prompt of ~2,300 tokens in a 1,000-token context had no notice: %v", events)
+	}
+}
+
 // TestCompactNow: Compact summarises all but the last turn at once.
 func TestCompactNow(t *testing.T) {
 	h := newCompactHarness(t, Compaction{ContextWindow: 8192})
