@@ -102,14 +102,8 @@ func (a fileSearchArgs) Validate() error {
 // passages of one turn are numbered on from those its earlier calls gave,
 // so that [n] names one passage in the answer.
 func FileSearch(docs DocSearcher) Tool {
-	spec := Spec{
-		Name: FileSearchName, Description: fileSearchDoc, Tier: ReadOnly, Timeout: SearchTimeout,
-		Params: []Param{
-			queryParam(),
-			countParam("max_results", "passages"),
-			{Name: "collection", Type: String, Description: "Only search this collection of documents (optional)."},
-		},
-	}
+	spec := searchSpec(FileSearchName, fileSearchDoc, countParam("max_results", "passages"),
+		Param{Name: "collection", Type: String, Description: "Only search this collection of documents (optional)."})
 	var numbers turnNumbers
 	return New(spec, func(ctx context.Context, s Session, a fileSearchArgs) (any, error) {
 		if s.UserID == "" {

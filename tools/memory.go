@@ -245,14 +245,8 @@ type MemorySearchOut struct {
 // hybrid search of the user's notes, merged by score with a search of
 // their past turns when include_conversation is set.
 func MemorySearch(notes NoteSearcher, turns TurnSearcher) Tool {
-	spec := Spec{
-		Name: MemorySearchName, Description: memorySearchDoc, Tier: ReadOnly, Timeout: SearchTimeout,
-		Params: []Param{
-			queryParam(),
-			countParam("top_k", "results"),
-			{Name: "include_conversation", Type: Boolean, Description: "Also search past conversations (default false)."},
-		},
-	}
+	spec := searchSpec(MemorySearchName, memorySearchDoc, countParam("top_k", "results"),
+		Param{Name: "include_conversation", Type: Boolean, Description: "Also search past conversations (default false)."})
 	return New(spec, func(ctx context.Context, s Session, a searchArgs) (any, error) {
 		if s.UserID == "" {
 			return nil, ErrNoUser
@@ -319,13 +313,7 @@ const (
 // matched by meaning, else 1 minus its normalised fused keyword score.
 // totalFound counts matches up to index.MaxSearchLimit.
 func SearchChatHistory(turns TurnSearcher) Tool {
-	spec := Spec{
-		Name: SearchChatHistoryName, Description: searchChatHistoryDoc, Tier: ReadOnly, Timeout: SearchTimeout,
-		Params: []Param{
-			queryParam(),
-			countParam("limit", "results"),
-		},
-	}
+	spec := searchSpec(SearchChatHistoryName, searchChatHistoryDoc, countParam("limit", "results"))
 	return New(spec, func(ctx context.Context, s Session, a historyArgs) (any, error) {
 		out := ChatHistoryOut{Results: []ChatHit{}, Query: a.Query}
 		if s.UserID == "" {

@@ -208,6 +208,12 @@ func checkText(field, s string, minRunes, maxRunes int) error {
 }
 
 // checkRange checks an optional whole-number argument.
+// searchSpec is a read-only search tool's spec: its query, then its count
+// of results and any more params.
+func searchSpec(name, doc string, params ...Param) Spec {
+	return Spec{Name: name, Description: doc, Tier: ReadOnly, Timeout: SearchTimeout, Params: append([]Param{queryParam()}, params...)}
+}
+
 // queryParam is a search tool's query.
 func queryParam() Param {
 	return Param{Name: "query", Type: String, Required: true,
