@@ -325,6 +325,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if msg.err == nil && msg.conv.ID == m.convID {
 			m.title, m.msgCount = msg.conv.Title, msg.conv.MessageCount
 		}
+		m.others.counting = false
 		cmd = tea.Batch(m.sidebar.Reload(), m.memoryStatusNow(), m.pollSync(nil))
 	case runEventsMsg:
 		cmd = m.handleEvents(msg)

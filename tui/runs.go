@@ -38,6 +38,7 @@ func (m *Model) handleEvents(msg runEventsMsg) tea.Cmd {
 			m.pending, m.resend = m.resend, ""
 			return tea.Batch(notes, offline, m.sidebar.Reload(), m.send())
 		}
+		m.others.counting = true // until the title says how many messages are stored
 		return tea.Batch(m.titleAfterRun(), notes, offline)
 	}
 	return tea.Batch(waitForEvents(m.run.id, m.run.events), offline)

@@ -705,3 +705,37 @@ func TestUpRecallsEarlierPrompts(t *testing.T) {
 		t.Fatalf("↑ in a draft replaced it with %q", got)
 	}
 }
+
+// TestOwnAnswerIsNotTakenForAnother: the store's change after this
+// screen's own answer, read before the title says how many messages are
+// stored, does not draw the answer a second time.
+func TestOwnAnswerIsNotTakenForAnother(t *testing.T) {
+	ctx := context.Background()
+	store := openStore(t)
+	c := storeConversation(t, store, "Mine", "first question here", "first answer here")
+	cfg, _ := screenConfig(t, store)
+	cfg.ConversationID = c.ID
+	h := newHarness(t, cfg)
+	h.runUntilShown("first answer here")
+	h.sendText("a second question")
+	h.runUntil("the answer to end", func() bool { return h.m.phase == phaseIdle && h.m.run == nil && h.m.others.counting })
+	conv, err := store.Conversation(ctx, testUser, c.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	msgs, err := store.Messages(ctx, testUser, c.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.send(othersAddedMsg{conv: conv, msgs: msgs}) // read before the title came back
+	for len(h.queue) > 0 {
+		h.step()
+	}
+	h.send(storeChangedMsg{})
+	for len(h.queue) > 0 {
+		h.step()
+	}
+	if n := strings.Count(h.screen(), "a second question"); n != 1 || h.shows("another mneme") {
+		t.Fatalf("this screen's own prompt is drawn %d times:\n%s", n, h.screen())
+	}
+}

@@ -305,6 +305,9 @@ func (m *Model) toggleSidebar() tea.Cmd {
 type othersTail struct {
 	from, entry  int
 	active, live bool
+	// counting: an answer of this screen's ended, and msgCount is not yet
+	// read again, so this screen's own messages would look like another's.
+	counting bool
 }
 
 // followOthers reads the open conversation again after the store changed,
@@ -312,7 +315,7 @@ type othersTail struct {
 // (`mneme ask -c` in a script, a second chat) are then shown, and an
 // answer it is still writing is redrawn until done (handleOthersAdded).
 func (m *Model) followOthers() tea.Cmd {
-	if m.convID == "" || m.phase != phaseIdle || m.run != nil || m.loading || m.incognito() {
+	if m.convID == "" || m.phase != phaseIdle || m.run != nil || m.loading || m.incognito() || m.others.counting {
 		return nil
 	}
 	ctx, store, user, id, shown := m.life.ctx, m.store, m.userID, m.convID, m.msgCount
@@ -333,7 +336,7 @@ func (m *Model) followOthers() tea.Cmd {
 // handleOthersAdded draws the messages another mneme added to the open
 // conversation below what the transcript showed (its notices stay).
 func (m *Model) handleOthersAdded(msg othersAddedMsg) {
-	if msg.conv.ID != m.convID || m.phase != phaseIdle || m.run != nil {
+	if msg.conv.ID != m.convID || m.phase != phaseIdle || m.run != nil || m.others.counting || len(msg.msgs) < m.msgCount {
 		return
 	}
 	if !m.others.active {
