@@ -238,6 +238,10 @@ func TestAskRecallsAPassageOfTheDocuments(t *testing.T) {
 	if !strings.Contains(r.stderr, "↺ recalled a passage from manual.md · Boiler manual › Reset") {
 		t.Fatalf("no receipt naming the passage: %q", r.stderr)
 	}
+	// It is listed under the answer with its sources, where to read it.
+	if !strings.Contains(r.stdout, "Sources:\n  ↺ Boiler manual · Boiler manual › Reset — "+filepath.Join(dir, "manual.md")) {
+		t.Fatalf("the recalled passage is not among the sources:\n%s", r.stdout)
+	}
 	sys := srv.LastRequest().Messages[0]
 	if sys.Role != "system" || !strings.Contains(sys.Content, "<document_passages>") || !strings.Contains(sys.Content, "crimson button") {
 		t.Fatalf("system prompt: %+v", sys)

@@ -24,6 +24,9 @@ type Memory struct {
 	// Source names a passage's document for the model and the receipt
 	// ("manual.md › Reset"); "" for a note.
 	Source string `json:"source,omitempty"`
+	// Citation is where a recalled passage is, for the answer's sources
+	// (its N is 0: the answer cannot cite it by number); nil for a note.
+	Citation *Citation `json:"citation,omitempty"`
 }
 
 // Passage reports whether m is a document's passage rather than a note.

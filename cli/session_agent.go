@@ -88,7 +88,9 @@ func (r noteRecaller) Recall(ctx context.Context, userID, text string) ([]agent.
 		}
 		if ok {
 			source := strings.Join(append([]string{filepath.Base(h.Path)}, printer.Place(h.Page, h.Heading)...), " · ")
-			out = append(out, agent.Memory{Text: h.Passage, Source: source})
+			out = append(out, agent.Memory{Text: h.Passage, Source: source, Citation: &agent.Citation{
+				DocumentID: h.DocumentID, Path: h.Path, Title: h.Title, Heading: h.Heading, Page: h.Page, Chunk: h.Chunk, Passage: h.Passage,
+			}})
 		}
 	}
 	return out, nil

@@ -315,3 +315,21 @@ func TestAttachCompletesPaths(t *testing.T) {
 		t.Fatalf("attach asked for %q, want %q", asked, want)
 	}
 }
+
+// TestRecalledPassageIsASource: a passage recalled into the prompt is
+// listed with the answer's sources (marked ↺, as it is not cited by
+// number), and ctrl+r reads it.
+func TestRecalledPassageIsASource(t *testing.T) {
+	store := openStore(t)
+	r := newFakeRunner(store, "Hold the red button.")
+	recalled := agent.Citation{DocumentID: "doc-b", Path: "/home/alice/boiler.md", Title: "Boiler", Heading: "Reset", Chunk: 2,
+		Passage: "Hold the red button for ten seconds until the light blinks."}
+	r.recalled = []agent.Memory{{Text: recalled.Passage, Source: "boiler.md · Reset", Citation: &recalled}}
+	h := newHarness(t, config(store, r, readyProbe))
+	h.send(tea.WindowSizeMsg{Width: 100, Height: 30})
+	h.sendText("how do I reset the boiler?")
+	h.runUntilIdle()
+	h.runUntilShown("Sources  ↺ boiler.md › Reset")
+	h.send(keyCtrlR)
+	h.runUntilShown("↺ boiler.md › Reset", "Hold the red button for ten seconds")
+}

@@ -251,6 +251,8 @@ type fakeRunner struct {
 	hold bool
 	// fail ends the run with this error after the deltas.
 	fail error
+	// recalled is what the run recalls into its prompt (a RecallEvent first).
+	recalled []agent.Memory
 
 	mu       sync.Mutex
 	prompts  []string
@@ -289,6 +291,10 @@ func (r *fakeRunner) Run(ctx context.Context, req agent.Request, emit func(agent
 		}
 		emit(agent.ErrorEvent{Err: err, Result: res})
 		return res, err
+	}
+	if len(r.recalled) > 0 {
+		res.MemoriesUsed = r.recalled
+		emit(agent.RecallEvent{Memories: r.recalled})
 	}
 	var thinking, content strings.Builder
 	interrupt := func() (agent.Result, error) {

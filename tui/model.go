@@ -658,6 +658,11 @@ func (m *Model) applyEvent(ev agent.Event) {
 		m.run.cites = append(m.run.cites, ev.Call.Citations...)
 	case agent.RecallEvent:
 		m.transcript.addRecall(ev.Memories)
+		for _, mem := range ev.Memories {
+			if mem.Citation != nil { // a recalled passage is a source too
+				m.run.cites = append(m.run.cites, *mem.Citation)
+			}
+		}
 	case agent.NoticeEvent:
 		m.transcript.endLive(false)
 		m.transcript.addNotice(ev.Text)

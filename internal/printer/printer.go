@@ -121,12 +121,21 @@ func citedSources(res agent.Result) []tools.Citation {
 // Sources lists the answer's cited sources under it: what [n] is.
 func (p *Answer) Sources(res agent.Result) {
 	cited := citedSources(res)
+	for _, m := range res.MemoriesUsed {
+		if m.Citation != nil { // recalled into the prompt: a source too, not cited by number
+			cited = append(cited, *m.Citation)
+		}
+	}
 	if p.quiet || len(cited) == 0 {
 		return
 	}
 	p.write("\nSources:\n")
 	for _, c := range cited {
-		p.write(fmt.Sprintf("  [%d] %s — %s\n", c.N, Where(c.Title, c.Page, c.Heading), sanitize.Line(c.Path)))
+		mark := fmt.Sprintf("[%d]", c.N)
+		if c.N == 0 {
+			mark = "↺"
+		}
+		p.write(fmt.Sprintf("  %s %s — %s\n", mark, Where(c.Title, c.Page, c.Heading), sanitize.Line(c.Path)))
 	}
 }
 

@@ -136,7 +136,7 @@ func (s Sources) View() string {
 	rows = append(rows, s.list.Rows(len(s.cites), body/rowsPerSource, func(i int, selected bool) string {
 		c := s.cites[i]
 		marker, style := s.st.List.Prefix(selected)
-		head := marker + style.Render(ansi.Truncate(fmt.Sprintf("[%d] %s", c.N, render.SourceLabel(c)), max(1, w-2), "…"))
+		head := marker + style.Render(ansi.Truncate(render.SourceItem(c), max(1, w-2), "…"))
 		return head + "\n" + s.st.Dim.Render("    "+ansi.Truncate(sanitize.Line(c.Passage), max(1, w-4), "…"))
 	})...)
 	return panel.Block(rows, w, s.height-1) + "\n" + panel.HelpLine(s.st, w, s.keys.ShortHelp())

@@ -64,6 +64,16 @@ func SourceLabel(c agent.Citation) string {
 	return name
 }
 
+// SourceItem is a source as a list names it: "[2] boiler.pdf · p. 3", or
+// "↺ notes.md › Install" for a passage recalled into the prompt (not cited
+// by number).
+func SourceItem(c agent.Citation) string {
+	if c.N == 0 {
+		return "↺ " + SourceLabel(c)
+	}
+	return fmt.Sprintf("[%d] %s", c.N, SourceLabel(c))
+}
+
 // Dedupe keeps one citation of each passage (document and chunk), the one
 // numbered first, in the order of their numbers.
 func Dedupe(cites []agent.Citation) []agent.Citation {
@@ -84,9 +94,20 @@ var citeMark = regexp.MustCompile(`\[(\d{1,3})\]`)
 
 // Cited are the sources of an answer: the passages it cites by number
 // ([2]) when it cites any of them, else every passage it was given; one
-// of each, by number.
+// of each, by number; then the passages recalled into its prompt (N 0).
 func Cited(cites []agent.Citation, answer string) []agent.Citation {
-	cites = Dedupe(cites)
+	recalled := slices.DeleteFunc(slices.Clone(cites), func(c agent.Citation) bool { return c.N != 0 })
+	out := citedOf(Dedupe(slices.DeleteFunc(slices.Clone(cites), func(c agent.Citation) bool { return c.N == 0 })), answer)
+	for _, r := range Dedupe(recalled) { // after those cited by number, unless one of them
+		if !slices.ContainsFunc(out, func(c agent.Citation) bool { return c.DocumentID == r.DocumentID && c.Chunk == r.Chunk }) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// citedOf is Cited of numbered passages only.
+func citedOf(cites []agent.Citation, answer string) []agent.Citation {
 	used := map[int]bool{}
 	for _, m := range citeMark.FindAllStringSubmatch(answer, -1) {
 		n, _ := strconv.Atoi(m[1])
@@ -109,7 +130,7 @@ func Sources(st *styles.Styles, cites []agent.Citation, width int, hint string) 
 	head := "Sources  "
 	items := make([]string, len(cites))
 	for i, c := range cites {
-		items[i] = fmt.Sprintf("[%d] %s", c.N, SourceLabel(c))
+		items[i] = SourceItem(c)
 	}
 	if hint != "" {
 		items = append(items, "("+hint+" opens them)")
