@@ -168,7 +168,7 @@ func (m *Model) recallPrompt(older bool) bool {
 		}
 	}
 	i := m.recallAt
-	if text == "" {
+	if text == "" || i >= len(prompts) { // fresh, or the conversation changed meanwhile
 		i = len(prompts)
 	}
 	switch {
@@ -184,7 +184,11 @@ func (m *Model) recallPrompt(older bool) bool {
 		return text != "" // at the oldest, ↑ stays; in an empty input ↓ does nothing
 	}
 	m.input.reset()
-	m.input.paste(prompts[i])
+	p := prompts[i]
+	if strings.HasPrefix(p, "/") {
+		p = "/" + p // sent as "//…": a message, not a command
+	}
+	m.input.paste(p)
 	m.recalled, m.recallAt = m.input.value(), i
 	return true
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/mneme-dev/mneme/memory/index"
 	"github.com/mneme-dev/mneme/tui/internal/paneltest"
 	"github.com/mneme-dev/mneme/tui/panel"
+	"github.com/mneme-dev/mneme/tui/sidebar"
 )
 
 // Tests of the chat screen as a whole: the sidebar, the panels, the slash
@@ -703,6 +704,26 @@ func TestUpRecallsEarlierPrompts(t *testing.T) {
 	h.send(keyUp)
 	if got := h.m.input.value(); got != "a draft" {
 		t.Fatalf("↑ in a draft replaced it with %q", got)
+	}
+
+	// A new conversation, begun with a recalled prompt still in the
+	// input: it is a draft there (there is nothing to recall).
+	h.send(keyCtrlC) // clears the draft
+	h.send(keyUp)    // "second prompt"
+	h.send(sidebar.NewMsg{})
+	h.send(keyUp)
+	if got := h.m.input.value(); got != "second prompt" {
+		t.Fatalf("↑ in a new conversation turned the input into %q", got)
+	}
+	// Another conversation opened: ↑ there recalls its own prompts.
+	other := storeConversation(t, store, "Other", "/etc/hosts explain", "an answer about hosts")
+	h.send(panel.OpenTurnMsg{ConversationID: other.ID})
+	h.runUntilShown("an answer about hosts")
+	h.send(keyUp) // the input still holds the other conversation's prompt: a draft now
+	h.send(keyCtrlC)
+	h.send(keyUp) // a message that began with "/" comes back escaped, as it was typed
+	if got := h.m.input.value(); got != "//etc/hosts explain" {
+		t.Fatalf("↑ in the other conversation gave %q", got)
 	}
 }
 

@@ -86,7 +86,7 @@ func (m *Model) stash() {
 		msgCount: m.msgCount, context: m.contextPct,
 	})
 	m.transcript.entries, m.transcript.turns = nil, memory.TurnCounter{}
-	m.others = othersTail{}
+	m.others, m.recalled = othersTail{}, ""
 }
 
 // clearConversation empties the screen for a conversation not started yet.
@@ -94,7 +94,7 @@ func (m *Model) clearConversation() {
 	m.convID, m.title, m.archived, m.msgCount, m.contextPct = "", "", false, 0, 0
 	m.resumeID, m.resumeTurn, m.loading = "", 0, false
 	m.transcript.entries, m.transcript.turns = nil, memory.TurnCounter{}
-	m.others = othersTail{}
+	m.others, m.recalled = othersTail{}, ""
 	if m.incognito() {
 		m.transcript.addNotice(IncognitoNotice)
 	}
