@@ -451,6 +451,12 @@ func (m *Model) quit() tea.Cmd {
 				cmd = m.closePanel()
 			}
 			m.helpOpen, m.hint = false, hintQuitClosed
+		case m.focus == focusSidebar || m.choice != nil: // the list (and its question), or /switch's choice
+			if m.focus == focusSidebar {
+				m.sideOpen, m.focus = false, focusInput
+				m.sidebar.Blur()
+			}
+			m.choice, m.hint = nil, hintQuitClosed
 		case m.input.value() != "": // a draft: cleared, as a shell's line
 			m.input.reset()
 			m.hint = hintQuitCleared

@@ -627,6 +627,14 @@ func TestCtrlCClosesWhatIsOpenFirst(t *testing.T) {
 		t.Fatalf("Ctrl+C in search: still open %v, screen:\n%s", h.m.top() != nil, h.screen())
 	}
 	h.runUntilShown("Closed: press Ctrl+C again to quit.")
+	// The conversation list with the keys, and its delete question, too.
+	h.send(keyCtrlS)
+	h.send(tea.KeyPressMsg{Code: 'd', Mod: tea.ModCtrl})
+	queued = len(h.queue)
+	h.send(keyCtrlC)
+	if h.m.focus != focusInput || h.m.sideOpen || len(h.queue) > queued && quits(t, h.queue[len(h.queue)-1]) {
+		t.Fatalf("Ctrl+C in the conversation list: focus %v, open %v:\n%s", h.m.focus, h.m.sideOpen, h.screen())
+	}
 	h.send(keyF1)
 	h.typeText("x") // any other key disarms, and closes the help
 	h.send(tea.KeyPressMsg{Code: tea.KeyBackspace})
