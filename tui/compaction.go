@@ -105,19 +105,29 @@ func (m *Model) noteContext(res agent.Result) {
 }
 
 // titleAfterRun lets the model title the conversation (when the runner
-// can) and reads the title back.
+// can) and reads the title back, with the conversation as stored (for
+// reconcileAfterRun).
 func (m *Model) titleAfterRun() tea.Cmd {
-	t, ok := m.runner.(Titler)
-	if !ok || m.convID == "" {
+	if m.convID == "" {
 		return titleCmd(m.life.ctx, m.store, m.userID, m.convID)
 	}
+	t, titler := m.runner.(Titler)
 	ctx, store, user, id, log := m.life.ctx, m.store, m.userID, m.convID, m.log
 	return func() tea.Msg {
-		if _, err := t.Retitle(ctx, user, id); err != nil {
-			log.Warn("title", "conversation", id, "err", err)
+		if titler {
+			if _, err := t.Retitle(ctx, user, id); err != nil {
+				log.Warn("title", "conversation", id, "err", err)
+			}
 		}
 		conv, err := store.Conversation(ctx, user, id)
-		return titleMsg{conv: conv, err: err}
+		if err != nil {
+			return titleMsg{conv: conv, err: err}
+		}
+		msgs, err := store.Messages(ctx, user, id)
+		if err != nil {
+			return titleMsg{conv: conv} // the title still counts
+		}
+		return titleMsg{conv: conv, msgs: msgs, sums: loadSummaries(ctx, store, user, id)}
 	}
 }
 

@@ -37,9 +37,12 @@ type (
 		err    error
 	}
 
-	// titleMsg carries the conversation as stored after a run, for its title.
+	// titleMsg carries the conversation as stored after a run, for its
+	// title, with its messages (nil if unread).
 	titleMsg struct {
 		conv memory.Conversation
+		msgs []memory.Message
+		sums []memory.Summary
 		err  error
 	}
 

@@ -768,3 +768,47 @@ func TestOwnAnswerIsNotTakenForAnother(t *testing.T) {
 		t.Fatalf("this screen's own prompt is drawn %d times:\n%s", n, h.screen())
 	}
 }
+
+// TestTurnAddedWhileAnsweringAppearsAfter: a turn another mneme stores
+// while this screen's answer streams is drawn once the answer is over
+// (the conversation is redrawn as stored), not skipped; so is an answer
+// of another's that was drawn while still being written.
+func TestTurnAddedWhileAnsweringAppearsAfter(t *testing.T) {
+	ctx := context.Background()
+	store := openStore(t)
+	c := storeConversation(t, store, "Shared", "first question here", "first answer here")
+	r := newFakeRunner(store, "my own answer")
+	r.gate = make(chan struct{}, 1)
+	cfg, _ := screenConfig(t, store)
+	cfg.NewRunner, cfg.ConversationID = func(string) Runner { return r }, c.ID
+	h := newHarness(t, cfg)
+	h.runUntilShown("first answer here")
+	// Another mneme is still writing its answer when this screen sends.
+	if _, err := store.AppendMessage(ctx, testUser, memory.Message{ConversationID: c.ID, Role: memory.RoleUser, Content: "external question EPSILON"}); err != nil {
+		t.Fatal(err)
+	}
+	partial, err := store.AppendMessage(ctx, testUser, memory.Message{ConversationID: c.ID, Role: memory.RoleAssistant,
+		Content: "external first words", Status: memory.StatusInterrupted})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.send(storeChangedMsg{})
+	h.runUntilShown("external first words")
+	h.sendText("my own question")
+	// While this answer streams, the other finishes and adds one more turn.
+	partial.Content, partial.Status = "external full answer", memory.StatusComplete
+	if err := store.UpdateMessage(ctx, testUser, partial); err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range []memory.Message{{Role: memory.RoleUser, Content: "external question ZETA"}, {Role: memory.RoleAssistant, Content: "zeta answer"}} {
+		m.ConversationID = c.ID
+		if _, err := store.AppendMessage(ctx, testUser, m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r.gate <- struct{}{}
+	h.runUntilShown("my own answer", "external question ZETA", "zeta answer", "external full answer")
+	if h.shows("external first words") {
+		t.Fatalf("the other's answer is still drawn as it was begun:\n%s", h.screen())
+	}
+}

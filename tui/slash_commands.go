@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 	"unicode"
@@ -121,25 +120,11 @@ func (m *Model) slashExport(args string) tea.Cmd {
 		m.hint = "Nothing to export yet: the conversation has not started."
 		return nil
 	}
-	path := strings.TrimSpace(args)
-	if path == "" {
-		path = exportName(m.title, m.convID)
-	}
+	path, name := strings.TrimSpace(args), exportName(m.title, m.convID)
 	m.input.reset()
 	ctx, user, id := m.life.ctx, m.userID, m.convID
 	return func() tea.Msg {
-		named, err := paths.Expand(path) // ~/ as /attach takes it
-		if err != nil {
-			return exportedMsg{path: path, err: err}
-		}
-		abs, err := filepath.Abs(named)
-		if err != nil {
-			return exportedMsg{path: path, err: err}
-		}
-		if err := os.MkdirAll(filepath.Dir(abs), 0o700); err != nil {
-			return exportedMsg{path: abs, err: err}
-		}
-		f, err := os.OpenFile(abs, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+		f, abs, err := paths.Create(path, name)
 		if err != nil {
 			return exportedMsg{path: abs, err: err}
 		}

@@ -308,6 +308,9 @@ type othersTail struct {
 	// counting: an answer of this screen's ended, and msgCount is not yet
 	// read again, so this screen's own messages would look like another's.
 	counting bool
+	// stale: this screen's answer began below one of another mneme's that
+	// was still being written.
+	stale bool
 }
 
 // followOthers reads the open conversation again after the store changed,
@@ -357,4 +360,35 @@ func (m *Model) handleOthersAdded(msg othersAddedMsg) {
 	m.transcript.turns, m.msgCount = turns, len(msg.msgs)
 	m.others.live = msg.msgs[len(msg.msgs)-1].Status == memory.StatusInterrupted
 	m.transcript.refresh(m.now(), false)
+}
+
+// reconcileAfterRun redraws the conversation as stored once this screen's
+// answer is over, when the transcript cannot be trusted to match it: the
+// store holds prompts the transcript lacks (another mneme added a turn
+// while the answer was written), or an answer of another's was drawn while
+// still being written.
+func (m *Model) reconcileAfterRun(msg titleMsg) {
+	if msg.msgs == nil || m.phase != phaseIdle || m.run != nil {
+		return
+	}
+	shown, stored := 0, 0
+	for _, e := range m.transcript.entries {
+		if e.kind == entryUser {
+			shown++
+		}
+	}
+	for _, x := range msg.msgs {
+		if x.Role == memory.RoleUser {
+			stored++
+		}
+	}
+	if stored <= shown && !m.others.stale {
+		return
+	}
+	m.others = othersTail{}
+	m.transcript.load(msg.msgs)
+	m.transcript.markCompactions(msg.sums)
+	m.msgCount = len(msg.msgs)
+	m.transcript.refresh(m.now(), false)
+	m.hint = "Redrawn as stored: another mneme wrote to this conversation meanwhile."
 }

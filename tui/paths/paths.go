@@ -135,6 +135,39 @@ func CommonPrefix(cs []Candidate) string {
 	return p
 }
 
+// Create makes a new file, never over an existing one, where typed (a
+// path as the user writes it: quoted or not, "~/" for the home folder)
+// says: a folder that is not there yet is made; a folder that exists, or
+// a path ending in "/", gets a file called name in it ("" typed: name in
+// the working folder). It returns the file's absolute path either way.
+func Create(typed, name string) (*os.File, string, error) {
+	typed = unquote(strings.TrimSpace(typed))
+	p, err := Expand(typed)
+	if err != nil {
+		return nil, typed, err
+	}
+	if fi, err := os.Stat(p); typed == "" || strings.HasSuffix(typed, "/") || err == nil && fi.IsDir() {
+		p = filepath.Join(p, name)
+	}
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return nil, p, err
+	}
+	if err := os.MkdirAll(filepath.Dir(abs), 0o700); err != nil {
+		return nil, abs, err
+	}
+	f, err := os.OpenFile(abs, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	return f, abs, err
+}
+
+// unquote takes the quotes off a path typed within them.
+func unquote(s string) string {
+	if len(s) >= 2 && (s[0] == '"' || s[0] == '\'') && s[len(s)-1] == s[0] {
+		return s[1 : len(s)-1]
+	}
+	return s
+}
+
 // Expand is the path a typed path names: "~/" is the home folder, ""
 // the working folder.
 func Expand(dirPart string) (string, error) {

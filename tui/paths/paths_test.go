@@ -100,3 +100,30 @@ func TestCommonPrefixNeverEndsInsideACharacter(t *testing.T) {
 		t.Errorf("common prefix %q, want caf", p)
 	}
 }
+
+func TestCreateMakesANewFileWhereTyped(t *testing.T) {
+	root := tree(t, "docs/", "taken.md")
+	t.Setenv("HOME", root)
+	for typed, want := range map[string]string{
+		"~/new/dir/x.md":           filepath.Join(root, "new", "dir", "x.md"),  // a folder not there yet is made
+		`"~/with space/y.md"`:      filepath.Join(root, "with space", "y.md"),  // quoted
+		root + "/docs":             filepath.Join(root, "docs", "default.md"),  // an existing folder
+		root + "/fresh/":           filepath.Join(root, "fresh", "default.md"), // a folder by its slash
+		"'" + root + "/docs/z.md'": filepath.Join(root, "docs", "z.md"),
+	} {
+		f, abs, err := Create(typed, "default.md")
+		if err != nil {
+			t.Fatalf("%s: %v", typed, err)
+		}
+		f.Close()
+		if abs != want {
+			t.Errorf("%s made %s, want %s", typed, abs, want)
+		}
+		if fi, err := os.Stat(want); err != nil || fi.Mode().Perm() != 0o600 {
+			t.Errorf("%s: %v %v", want, fi, err)
+		}
+	}
+	if _, _, err := Create(root+"/taken.md", "default.md"); err == nil {
+		t.Error("an existing file was opened to be written over")
+	}
+}
