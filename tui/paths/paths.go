@@ -17,8 +17,12 @@ import (
 	"github.com/mneme-dev/mneme/internal/sanitize"
 )
 
-// maxRead bounds how many entries of one folder are read.
-const maxRead = 4096
+// maxRead bounds how many entries of one folder are read, maxMatches how
+// many of them that match are kept for sorting.
+const (
+	maxRead    = 200_000
+	maxMatches = 10_000
+)
 
 // Candidate is one name that completes a typed path.
 type Candidate struct {
@@ -38,6 +42,9 @@ type Candidate struct {
 // (control characters, bidi controls) never. At most limit are returned.
 // A folder that cannot be read has no candidates.
 func Complete(typed string, limit int) []Candidate {
+	if typed == "~" {
+		return []Candidate{{Name: "~/", Path: "~/", Dir: true}}
+	}
 	dirPart, prefix := typed[:strings.LastIndex(typed, "/")+1], typed[strings.LastIndex(typed, "/")+1:]
 	dir, err := Expand(dirPart)
 	if err != nil {
@@ -47,9 +54,30 @@ func Complete(typed string, limit int) []Candidate {
 	if err != nil {
 		return nil
 	}
-	entries, _ := f.ReadDir(maxRead) // what was read before an error still counts
-	f.Close()
+	defer f.Close()
 	var out []Candidate
+	for read := 0; read < maxRead && len(out) < maxMatches; {
+		entries, err := f.ReadDir(1024) // a chunk at a time: a folder of 100,000 files is filtered as it is read
+		read += len(entries)
+		out = appendMatches(out, dir, dirPart, prefix, entries)
+		if err != nil {
+			break // the end, or what was read before an error still counts
+		}
+	}
+	slices.SortFunc(out, func(a, b Candidate) int {
+		switch {
+		case (a.Path == typed) != (b.Path == typed):
+			return boolOrder(a.Path == typed)
+		case a.Dir != b.Dir:
+			return boolOrder(a.Dir)
+		}
+		return strings.Compare(a.Name, b.Name)
+	})
+	return out[:min(len(out), limit)]
+}
+
+// appendMatches appends to out the entries whose names begin with prefix.
+func appendMatches(out []Candidate, dir, dirPart, prefix string, entries []fs.DirEntry) []Candidate {
 	for _, e := range entries {
 		name := e.Name()
 		if !strings.HasPrefix(name, prefix) || (strings.HasPrefix(name, ".") && !strings.HasPrefix(prefix, ".")) ||
@@ -63,16 +91,7 @@ func Complete(typed string, limit int) []Candidate {
 		}
 		out = append(out, c)
 	}
-	slices.SortFunc(out, func(a, b Candidate) int {
-		switch {
-		case (a.Path == typed) != (b.Path == typed):
-			return boolOrder(a.Path == typed)
-		case a.Dir != b.Dir:
-			return boolOrder(a.Dir)
-		}
-		return strings.Compare(a.Name, b.Name)
-	})
-	return out[:min(len(out), limit)]
+	return out
 }
 
 // Msg is a listing of the paths that complete typed, for a text of the

@@ -1,6 +1,7 @@
 package paths
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -125,5 +126,23 @@ func TestCreateMakesANewFileWhereTyped(t *testing.T) {
 	}
 	if _, _, err := Create(root+"/taken.md", "default.md"); err == nil {
 		t.Error("an existing file was opened to be written over")
+	}
+}
+
+func TestCompleteFindsEveryNameOfALargeFolder(t *testing.T) {
+	root := t.TempDir()
+	for i := 1; i <= 5000; i++ {
+		if err := os.WriteFile(filepath.Join(root, fmt.Sprintf("f%d.txt", i)), nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := names(Complete(root+"/f4999", 10)); !slices.Equal(got, []string{"f4999.txt"}) {
+		t.Errorf("f4999: %v", got)
+	}
+	if got := Complete(root+"/f123", 10); len(got) == 0 || got[0].Name != "f123.txt" {
+		t.Errorf("f123 begins with %v, want f123.txt first", names(got))
+	}
+	if got := Complete("~", 10); len(got) != 1 || got[0].Path != "~/" {
+		t.Errorf("~ completes to %+v", got)
 	}
 }
