@@ -159,6 +159,7 @@ func (a *App) newFlagSet(name, usage string, common *config.Flags) *flag.FlagSet
 		fs.VisitAll(func(f *flag.Flag) {
 			if !slices.Contains(shared, f.Name) {
 				own.Var(f.Value, f.Name, f.Usage)
+				own.Lookup(f.Name).DefValue = f.DefValue // not the value parsed so far
 			}
 		})
 		fmt.Fprintf(a.stderr, "Usage: %s\n", usage)

@@ -39,6 +39,8 @@ func (e ConversationError) Error() string {
 	return fmt.Sprintf("conversation at index %d: %s", e.Index, readable(e.Err))
 }
 
+func (e ConversationError) Unwrap() error { return e.Err }
+
 // readable words a JSON shape error for a person: what the export has
 // where, instead of Go's types.
 func readable(err error) string {

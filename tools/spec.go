@@ -207,7 +207,6 @@ func checkText(field, s string, minRunes, maxRunes int) error {
 	return nil
 }
 
-// checkRange checks an optional whole-number argument.
 // searchSpec is a read-only search tool's spec: its query, then its count
 // of results and any more params.
 func searchSpec(name, doc string, params ...Param) Spec {
@@ -235,6 +234,7 @@ func checkQuery(query, countField string, count *int) error {
 	return checkRange(countField, count, 1, MaxTopK)
 }
 
+// checkRange checks an optional whole-number argument.
 func checkRange(field string, v *int, lo, hi int) error {
 	if v != nil && (*v < lo || *v > hi) {
 		return fmt.Errorf("%q is %d; it must be %d-%d", field, *v, lo, hi)

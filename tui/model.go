@@ -40,6 +40,7 @@ const (
 	hintQuitAgain   = "Generation stopped: press Ctrl+C again to quit."
 	hintQuitClosed  = "Closed: press Ctrl+C again to quit."
 	hintQuitCleared = "Input cleared: press Ctrl+C again to quit."
+	hintQuitNotSent = "Not sent: press Ctrl+C again to quit."
 	hintStopping    = "Stopping…"
 	hintBusy        = "An answer is still being written: wait for it, or press Esc to stop it."
 	hintLoading     = "Still loading the conversation…"

@@ -582,3 +582,34 @@ func TestCancelWhileCreatingLeavesNoConversation(t *testing.T) {
 		t.Fatalf("%d conversations left after the cancelled send: %+v", len(convs), convs)
 	}
 }
+
+// TestCtrlCWhileSendingDoesNotSend: Ctrl+C while a send waits for Ollama
+// to answer its probe stops it: the prompt stays in the input, unsent,
+// and the next key disarms the quit.
+func TestCtrlCWhileSendingDoesNotSend(t *testing.T) {
+	store := openStore(t)
+	r := newFakeRunner(store, "an answer")
+	h := newHarness(t, config(store, r, readyProbe))
+	h.typeText("do not send me") // before the first probe answered
+	h.send(keyEnter)
+	if h.m.phase != phaseProbing {
+		t.Fatalf("phase %v, want the send waiting for the probe", h.m.phase)
+	}
+	h.send(keyCtrlC)
+	h.runUntilShown("Ollama ready")
+	for len(h.queue) > 0 {
+		h.step()
+	}
+	if got := r.runs(); len(got) != 0 {
+		t.Fatalf("sent %q after Ctrl+C", got)
+	}
+	if !h.shows("Not sent: press Ctrl+C again to quit.") || h.m.input.value() != "do not send me" {
+		t.Fatalf("input %q, screen:\n%s", h.m.input.value(), h.screen())
+	}
+	// Any other key disarms: Ctrl+C then clears the draft instead of quitting.
+	h.typeText("!")
+	h.send(keyCtrlC)
+	if h.m.input.value() != "" || !h.shows("Input cleared") {
+		t.Fatalf("after another key Ctrl+C did not clear the draft: %q", h.m.input.value())
+	}
+}

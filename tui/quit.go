@@ -13,6 +13,9 @@ func (m *Model) quit() tea.Cmd {
 		case m.phase == phaseRunning:
 			m.cancel()
 			m.hint = hintQuitAgain
+		case m.phase != phaseIdle: // a send waiting for Ollama or its conversation: it is not sent
+			m.cancel()
+			m.hint = hintQuitNotSent
 		case m.helpOpen || m.top() != nil: // first out of what is open
 			if !m.helpOpen {
 				cmd = m.closePanel()
