@@ -1,11 +1,13 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"os/exec"
@@ -183,6 +185,50 @@ func TestAskJSONAndStdin(t *testing.T) {
 	}
 	if res.Answer != "You said: summarise this\n\nThe secret code is PURPLE-42." {
 		t.Fatalf("prompt and stdin: the model was given %q", strings.TrimPrefix(res.Answer, "You said: "))
+	}
+	// --no-stdin leaves stdin to the loop that reads its lines from it.
+	r = d.mustOK("line two\nline three\n", "ask", "--json", "--no-stdin", "line one")
+	if err := json.Unmarshal([]byte(r.stdout), &res); err != nil || res.Answer != "You said: line one" {
+		t.Fatalf("--no-stdin: the model was given %q (%v)", res.Answer, err)
+	}
+}
+
+// TestAskSaysWhatItWaitsFor: beside a prompt, a pipe on stdin that stays
+// open and silent is named on stderr with the ways out; its text, once it
+// comes and the pipe closes, is added to the prompt.
+func TestAskSaysWhatItWaitsFor(t *testing.T) {
+	t.Parallel() // own data dir and fake Ollama
+	srv := fakeollama.New(t)
+	d := newDevice(t, srv.Host())
+	cmd := exec.Command(mnemeBin, "ask", "--json", "what is this")
+	cmd.Env = d.env()
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	stderr, pw := io.Pipe()
+	defer stderr.Close()
+	cmd.Stdout, cmd.Stderr = &out, pw
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	br := bufio.NewReader(stderr)
+	line, err := br.ReadString('\n') // blocks until mneme says it
+	go io.Copy(io.Discard, br)       // the rest of stderr, until the pipe closes
+	if err != nil || !strings.Contains(line, "waiting for the text piped on stdin") || !strings.Contains(line, "--no-stdin") {
+		t.Fatalf("stderr %q, %v", line, err)
+	}
+	io.WriteString(in, "a late line")
+	in.Close()
+	err = cmd.Wait()
+	pw.Close()
+	if err != nil {
+		t.Fatalf("ask: %v", err)
+	}
+	var res struct{ Answer string }
+	if err := json.Unmarshal(out.Bytes(), &res); err != nil || res.Answer != "You said: what is this\n\na late line" {
+		t.Fatalf("answer %q (%v)", res.Answer, err)
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/mneme-dev/mneme/agent"
 	"github.com/mneme-dev/mneme/config"
@@ -66,6 +67,7 @@ func (a *App) runAsk(ctx context.Context, args []string) (err error) {
 	convID := fs.String("conversation", "", "continue the conversation with this id (a prefix is enough)")
 	asJSON := fs.Bool("json", false, "print {conversation_id, turn, answer, tool_calls, model, context_tokens, memories_used, compacted, learned…} as JSON at the end instead of streaming text")
 	incognito := fs.Bool("incognito", false, "keep nothing of this prompt and answer: no conversation, search entry, note, learning or sync (and no recall of your notes)")
+	noStdin := fs.Bool("no-stdin", false, "do not read stdin (as ssh -n): for a loop that reads its own lines from it")
 	rest, err := parseArgs(fs, args)
 	if err != nil {
 		return err
@@ -76,7 +78,7 @@ func (a *App) runAsk(ctx context.Context, args []string) (err error) {
 	if *incognito && (cont || *convID != "") {
 		return exitError{code: 2, msg: "ask: --incognito starts a new conversation that is not kept; it cannot continue one"}
 	}
-	prompt, err := a.readPrompt(ctx, rest)
+	prompt, err := a.readPrompt(ctx, rest, !*noStdin)
 	if err != nil {
 		return err
 	}
@@ -259,28 +261,39 @@ func (a *App) askConversation(ctx context.Context, s *session, cont bool, id str
 	return c, err == nil, err
 }
 
-// readPrompt joins the arguments and what is piped on stdin: the prompt,
-// a blank line, then the piped text (`cat notes.md | mneme ask
-// "summarise this"`), or either alone. Reading stops at ctx's end.
-func (a *App) readPrompt(ctx context.Context, args []string) (string, error) {
+// readPrompt joins the arguments and, with stdin, what is piped on it:
+// the prompt, a blank line, then the piped text as it came (`cat notes.md
+// | mneme ask "summarise this"`), or either alone. Reading stops at ctx's
+// end.
+func (a *App) readPrompt(ctx context.Context, args []string, stdin bool) (string, error) {
 	prompt := strings.TrimSpace(strings.Join(args, " "))
-	if a.stdinPiped() {
-		piped, err := a.readStdin(ctx)
+	if stdin && a.stdinPiped() {
+		piped, err := a.readStdin(ctx, prompt != "")
 		if err != nil {
 			return "", err
 		}
-		if strings.TrimSpace(piped) != "" {
-			prompt = strings.TrimSpace(prompt + "\n\n" + piped)
+		switch {
+		case strings.TrimSpace(piped) == "":
+		case prompt == "":
+			prompt = piped
+		default:
+			prompt += "\n\n" + piped
 		}
 	}
-	if prompt == "" {
+	if strings.TrimSpace(prompt) == "" {
 		return "", exitError{code: 2, msg: "ask: nothing to ask: give a prompt or pipe text on stdin"}
 	}
 	return prompt, nil
 }
 
+// stdinWait is how long ask waits for piped text beside a prompt before
+// it says what it waits for.
+const stdinWait = 3 * time.Second
+
 // readStdin reads what is piped, at most maxPromptBytes, as valid UTF-8.
-func (a *App) readStdin(ctx context.Context) (string, error) {
+// Beside a prompt (withPrompt), a pipe still open and silent after
+// stdinWait is named on stderr, with the ways out.
+func (a *App) readStdin(ctx context.Context, withPrompt bool) (string, error) {
 	type read struct {
 		data []byte
 		err  error
@@ -291,10 +304,19 @@ func (a *App) readStdin(ctx context.Context) (string, error) {
 		got <- read{data, err}
 	}()
 	var r read
-	select {
-	case r = <-got:
-	case <-ctx.Done(): // a pipe that never ends must not outlive Ctrl+C
-		return "", ctx.Err()
+	wait := time.NewTimer(stdinWait)
+	defer wait.Stop()
+	for done := false; !done; {
+		select {
+		case r = <-got:
+			done = true
+		case <-wait.C:
+			if withPrompt {
+				fmt.Fprintln(a.stderr, "mneme: waiting for the text piped on stdin, to add to the prompt (--no-stdin or </dev/null: none)")
+			}
+		case <-ctx.Done(): // a pipe that never ends must not outlive Ctrl+C
+			return "", ctx.Err()
+		}
 	}
 	if r.err != nil {
 		return "", fmt.Errorf("read stdin: %w", r.err)
