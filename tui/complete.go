@@ -36,8 +36,10 @@ type completion struct {
 	path                     string
 	wantPaths, asked, listed bool
 	paths                    []paths.Candidate
-	exists                   bool // the typed path names a file or folder
-	tabPending               bool // a Tab waits for the listing
+	exists                   bool   // the typed path names a file or folder
+	common                   string // what every completing name shares
+	tabPending               bool   // a Tab waits for the listing
+	moved                    bool   // ↑/↓ chose a row
 }
 
 // listPaths asks for the paths that complete /attach's argument, once for
@@ -61,7 +63,7 @@ func (m *Model) handlePaths(msg paths.Msg) {
 	if c.sel < len(c.paths) {
 		chosen = c.paths[c.sel].Path
 	}
-	c.paths, c.sel, c.listed, c.exists = msg.Paths, 0, true, msg.Exists
+	c.paths, c.sel, c.listed, c.exists, c.common = msg.Paths, 0, true, msg.Exists, msg.Common
 	for i, p := range c.paths {
 		if p.Path == chosen { // the choice made in the list before stays
 			c.sel = i
@@ -119,9 +121,9 @@ func (m *Model) completeKey(msg tea.KeyPressMsg) (tea.Cmd, bool) {
 	case n == 0:
 		return nil, false
 	case msg.Code == tea.KeyUp && n > 1:
-		c.sel = (c.sel + n - 1) % n
+		c.sel, c.moved = (c.sel+n-1)%n, true
 	case msg.Code == tea.KeyDown && n > 1:
-		c.sel = (c.sel + 1) % n
+		c.sel, c.moved = (c.sel+1)%n, true
 	case len(c.paths) > 0:
 		return nil, false // Tab and Enter: completePathKey
 	case key.Matches(msg, m.keys.Complete):
@@ -158,8 +160,8 @@ func (m *Model) completePathKey(msg tea.KeyPressMsg) (tea.Cmd, bool) {
 		return nil, false
 	case msg.Code == tea.KeyTab:
 		m.tabPath()
-	case key.Matches(msg, m.keys.Send) && c.listed && !c.exists:
-		chosen := c.paths[c.sel]
+	case key.Matches(msg, m.keys.Send) && c.listed && !c.exists && c.path != "" && (c.moved || len(c.paths) == 1):
+		chosen := c.paths[c.sel] // a row chosen with ↑/↓, or the one name there is
 		m.setInput("/attach " + chosen.Path)
 		if !chosen.Dir {
 			return m.submit(), true
@@ -176,8 +178,11 @@ func (m *Model) tabPath() {
 	if len(c.paths) == 0 {
 		return
 	}
-	to := c.paths[c.sel].Path
-	if common := paths.CommonPrefix(c.paths); len(common) > len(c.path) {
+	to, common := c.paths[c.sel].Path, c.common
+	if !c.listed {
+		common = paths.CommonPrefix(c.paths)
+	}
+	if len(common) > len(c.path) {
 		to = common // first what they all share, as a shell does
 	}
 	m.setInput("/attach " + to)

@@ -302,16 +302,23 @@ func TestAttachCompletesPaths(t *testing.T) {
 	if got := h.m.input.value(); got != "/attach "+dir+"report-202" {
 		t.Fatalf("tab wrote %q, want what both reports share", got)
 	}
-	// Enter takes the chosen file when what is typed names nothing, and
-	// attaches what is typed when it does (here a folder).
+	// Enter takes a file chosen with ↑/↓, or the one name there is, when
+	// what is typed names nothing; it attaches what is typed when it does
+	// (here a folder).
 	h.runUntil("the listing of report-202", func() bool { return h.m.completion.listed })
+	h.send(keyDown)
+	h.send(keyUp)
 	h.send(keyEnter)
 	h.runUntilShown("📎 added report-2025.pdf")
+	h.typeText("/attach " + dir + "no")
+	h.runUntil("the listing of no", func() bool { return h.m.completion.listed })
+	h.send(keyEnter)
+	h.runUntilShown("📎 added notes.md")
 	h.typeText("/attach " + dir)
 	h.runUntil("the listing of the folder", func() bool { return h.m.completion.listed })
 	h.send(keyEnter)
 	h.runUntilShown("📎 added 3 documents from manuals · 9 passages · 2 skipped")
-	if want := []string{dir + "boiler.pdf", dir + "report-2025.pdf", dir}; !slices.Equal(asked, want) {
+	if want := []string{dir + "boiler.pdf", dir + "report-2025.pdf", dir + "notes.md", dir}; !slices.Equal(asked, want) {
 		t.Fatalf("attach asked for %q, want %q", asked, want)
 	}
 }

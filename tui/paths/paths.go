@@ -99,6 +99,9 @@ func appendMatches(out []Candidate, dir, dirPart, prefix string, entries []fs.Di
 type Msg struct {
 	Text  string
 	Paths []Candidate
+	// Common is what every name that completes typed shares (CommonPrefix
+	// of them all, not only of the Paths listed).
+	Common string
 	// Exists says that typed itself names a file or folder.
 	Exists bool
 }
@@ -106,7 +109,10 @@ type Msg struct {
 // List is a command that lists, at most limit, the paths that complete
 // typed, for the input's text.
 func List(text, typed string, limit int) tea.Cmd {
-	return func() tea.Msg { return Msg{Text: text, Paths: Complete(typed, limit), Exists: Exists(typed)} }
+	return func() tea.Msg {
+		all := Complete(typed, maxMatches)
+		return Msg{Text: text, Paths: all[:min(len(all), limit)], Common: CommonPrefix(all), Exists: Exists(typed)}
+	}
 }
 
 // Exists reports whether typed, a path as the user writes it, names a
