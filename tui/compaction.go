@@ -3,18 +3,16 @@ package tui
 import (
 	"context"
 	"fmt"
-	"strings"
 	"time"
 
-	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/mneme-dev/mneme/agent"
 	"github.com/mneme-dev/mneme/internal/sanitize"
-	"github.com/mneme-dev/mneme/internal/text"
 	"github.com/mneme-dev/mneme/memory"
 	"github.com/mneme-dev/mneme/memory/index"
+	"github.com/mneme-dev/mneme/tui/choice"
 )
 
 // Compaction, titles and switching conversations in the chat screen.
@@ -166,7 +164,7 @@ func (m *Model) handleFind(msg findMsg) tea.Cmd {
 	case winner != nil:
 		return m.switchTo(*winner)
 	}
-	m.choice = &choiceList{items: choices}
+	m.choice = choice.New(choices)
 	return nil
 }
 
@@ -186,84 +184,35 @@ func (m *Model) switchTo(c index.ConversationMatch) tea.Cmd {
 	return cmd
 }
 
-func displayTitle(t string) string {
-	if t == "" {
-		return "untitled"
-	}
-	return t
-}
+// displayTitle is a conversation's title as shown ("untitled" for none).
+func displayTitle(t string) string { return choice.Title(t) }
 
-// choiceList is the small list of close matches /switch offers.
-type choiceList struct {
-	items []index.ConversationMatch
-	sel   int
-}
-
-// choiceKeys are the keys of the choice list.
-type choiceKeys struct{ up, down, open, cancel key.Binding }
-
-func newChoiceKeys() choiceKeys {
-	return choiceKeys{
-		up:     key.NewBinding(key.WithKeys("up", "ctrl+p")),
-		down:   key.NewBinding(key.WithKeys("down", "ctrl+n", "tab")),
-		open:   key.NewBinding(key.WithKeys("enter")),
-		cancel: key.NewBinding(key.WithKeys("esc")),
-	}
-}
-
-// choiceKey handles a key while the choice list is open; handled is
-// false for keys it leaves to the chat (typing, scrolling, quitting).
+// choiceKey handles a key while /switch's choice list is open; handled
+// is false for keys it leaves to the chat (typing, scrolling, quitting).
 func (m *Model) choiceKey(msg tea.KeyPressMsg) (cmd tea.Cmd, handled bool) {
-	c, k := m.choice, newChoiceKeys()
+	chosen, closed, handled := m.choice.Key(msg)
 	switch {
-	case key.Matches(msg, k.up):
-		c.sel = (c.sel + len(c.items) - 1) % len(c.items)
-	case key.Matches(msg, k.down):
-		c.sel = (c.sel + 1) % len(c.items)
-	case key.Matches(msg, k.open):
-		return m.switchTo(c.items[c.sel]), true
-	case key.Matches(msg, k.cancel):
+	case chosen != nil:
+		return m.switchTo(*chosen), true
+	case closed:
 		m.choice = nil
-	default:
-		if r := msg.Text; len(r) == 1 && r[0] >= '1' && int(r[0]-'0') <= len(c.items) {
-			return m.switchTo(c.items[r[0]-'1']), true
-		}
-		return nil, false
 	}
-	return nil, true
+	return nil, handled
 }
 
-// choiceView draws the choice list: a heading and one line per match.
+// choiceView draws the choice list.
 func (m Model) choiceView() string {
 	if m.choice == nil || m.width <= 0 {
 		return ""
 	}
-	rows := []string{m.st.Hint.Render(ansi.Truncate("Which conversation? ↑/↓ choose · enter open · esc cancel", m.mainWidth(), "…"))}
-	now := m.now()
-	for i, c := range m.choice.items {
-		mark := "  "
-		if i == m.choice.sel {
-			mark = "› "
-		}
-		line := fmt.Sprintf("%s%d. %s · %s · %s", mark, i+1, oneLine(displayTitle(c.Title)), text.RelativeDate(now, c.Updated), strings.Join(c.MatchedBy, "+"))
-		if c.Snippet != "" {
-			line += " · " + oneLine(c.Snippet)
-		}
-		line = ansi.Truncate(line, m.mainWidth(), "…")
-		if i == m.choice.sel {
-			rows = append(rows, m.st.StatusTitle.Bold(true).Render(line))
-		} else {
-			rows = append(rows, m.st.Notice.UnsetPaddingLeft().Render(line))
-		}
-	}
-	return strings.Join(rows, "\n")
+	return m.choice.View(m.st, m.mainWidth(), m.now())
 }
 
 func (m Model) choiceHeight() int {
 	if m.choice == nil {
 		return 0
 	}
-	return len(m.choice.items) + 1
+	return m.choice.Height()
 }
 
 // loadSummaries reads the conversation's summaries when the store can.

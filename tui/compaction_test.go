@@ -360,7 +360,7 @@ func TestSwitchOffersCloseMatches(t *testing.T) {
 	}
 	h.sendText("/switch blue notebook")
 	h.runUntilShown("Which conversation?")
-	second := h.m.choice.items[1]
+	second := h.m.choice.Items()[1]
 	h.send(keyDown)
 	h.send(keyDown)
 	h.send(keyUp)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/mneme-dev/mneme/agent"
 	"github.com/mneme-dev/mneme/memory"
+	"github.com/mneme-dev/mneme/tui/choice"
 	"github.com/mneme-dev/mneme/tui/keyhelp"
 	"github.com/mneme-dev/mneme/tui/panel"
 	"github.com/mneme-dev/mneme/tui/paths"
@@ -130,7 +131,7 @@ type Model struct {
 	// contextWindow is the model's context in tokens, from the last run
 	// (0: unknown); it belongs to the model, not the conversation.
 	contextWindow int
-	choice        *choiceList // close matches of /switch to choose from
+	choice        *choice.List // close matches of /switch to choose from
 
 	// The rest of the chat screen: the optional parts main supplies, the
 	// sidebar, the panels and the key help (panels.go, switching.go).

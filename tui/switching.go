@@ -305,6 +305,8 @@ func (m *Model) toggleSidebar() tea.Cmd {
 type othersTail struct {
 	from, entry  int
 	active, live bool
+	last         string // the last message's status and text, to tell a live answer still moving
+	still        int    // reads in a row that found it unchanged
 	// counting: an answer of this screen's ended, and msgCount is not yet
 	// read again, so this screen's own messages would look like another's.
 	counting bool
@@ -312,6 +314,10 @@ type othersTail struct {
 	// was still being written.
 	stale bool
 }
+
+// staleReads is how many reads in a row must find another mneme's
+// interrupted answer unchanged before it is no longer followed.
+const staleReads = 3
 
 // followOthers reads the open conversation again after the store changed,
 // while no answer is being written here: turns another mneme added to it
@@ -356,9 +362,26 @@ func (m *Model) handleOthersAdded(msg othersAddedMsg) {
 	}
 	before, _ := entriesFromHistory(msg.msgs[:m.others.from])
 	all, turns := entriesFromHistory(msg.msgs)
-	m.transcript.entries = append(m.transcript.entries[:m.others.entry], all[len(before):]...)
+	// This screen's own notices and receipts drawn below the tail stay below it.
+	var own []entry
+	for _, e := range m.transcript.entries[m.others.entry:] {
+		if e.kind == entryNotice || e.kind == entryError {
+			own = append(own, e)
+		}
+	}
+	m.transcript.entries = append(append(m.transcript.entries[:m.others.entry], all[len(before):]...), own...)
 	m.transcript.turns, m.msgCount = turns, len(msg.msgs)
-	m.others.live = msg.msgs[len(msg.msgs)-1].Status == memory.StatusInterrupted
+	// An answer stored as interrupted is followed while it still changes:
+	// one found unchanged by staleReads reads in a row (its writer was
+	// stopped for good) is not read again.
+	last := msg.msgs[len(msg.msgs)-1]
+	mark := string(last.Status) + "\x00" + last.Content
+	if mark == m.others.last {
+		m.others.still++
+	} else {
+		m.others.last, m.others.still = mark, 0
+	}
+	m.others.live = last.Status == memory.StatusInterrupted && m.others.still < staleReads
 	m.transcript.refresh(m.now(), false)
 }
 
