@@ -141,7 +141,7 @@ func TestDocsAddFindChangeRemove(t *testing.T) {
 	manual := d.docHits("crimson button")[0]
 	// A prefix shorter than 8 names a moment (ids begin with their time),
 	// not a document: nothing is removed.
-	if r := d.mneme("", "docs", "rm", manual.DocumentID[:4]); r.code == 0 || !strings.Contains(r.stderr, "at least 8 characters") {
+	if r := d.mneme("", "docs", "rm", manual.DocumentID[:4]); r.code != 2 || !strings.Contains(r.stderr, "at least 8 characters") {
 		t.Errorf("docs rm of a 4-character prefix: %+v", r)
 	}
 	if r := d.mustOK("", "docs", "rm", manual.DocumentID[:8]); !strings.Contains(r.stdout, "removed Boiler manual") {
@@ -157,12 +157,20 @@ func TestDocsAddFindChangeRemove(t *testing.T) {
 	if hits := d.docHits("hydrangeas"); len(hits) != 0 {
 		t.Errorf("a document removed by its path is still found: %+v", hits)
 	}
+	// …through a link to its folder too (documents are known by real paths).
+	link := filepath.Join(t.TempDir(), "linked")
+	if err := os.Symlink(dir, link); err != nil {
+		t.Fatal(err)
+	}
+	if r := d.mustOK("", "docs", "rm", filepath.Join(link, "report.pdf")); !strings.Contains(r.stdout, "removed ") {
+		t.Errorf("docs rm through a link: %s", r.stdout)
+	}
 	var list []struct {
 		Path   string `json:"path"`
 		Chunks int    `json:"chunks"`
 		State  string `json:"state"`
 	}
-	if err := json.Unmarshal([]byte(d.mustOK("", "docs", "list", "--json").stdout), &list); err != nil || len(list) != 2 {
+	if err := json.Unmarshal([]byte(d.mustOK("", "docs", "list", "--json").stdout), &list); err != nil || len(list) != 1 {
 		t.Fatalf("docs list: %+v, %v", list, err)
 	}
 	for _, l := range list {

@@ -332,6 +332,9 @@ func TestReviewInbox(t *testing.T) {
 	if !strings.Contains(cat.Content, "cat") {
 		cat, van = van, cat
 	}
+	if r := d.mneme("", "memory", "reject", van.ID[:4]); r.code != 2 || !strings.Contains(r.stderr, "at least 8 characters") {
+		t.Fatalf("reject by a 4-character prefix: exit %d, %q", r.code, r.stderr)
+	}
 	d.mustOK("", "memory", "approve", cat.ID)
 	d.mustOK("", "memory", "reject", van.ID)
 	if r := d.mneme("", "memory", "reject", cat.ID); r.code != 2 || !strings.Contains(r.stderr, "not pending") {

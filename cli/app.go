@@ -154,16 +154,16 @@ func (a *App) newFlagSet(name, usage string, common *config.Flags) *flag.FlagSet
 	fs.Usage = func() {
 		// The command's own flags in full; the ones every command takes
 		// (the data dir, the user, Ollama, the models) named on one line.
-		own := flag.NewFlagSet(name, flag.ContinueOnError)
+		own, n := flag.NewFlagSet(name, flag.ContinueOnError), 0
 		own.SetOutput(a.stderr)
 		fs.VisitAll(func(f *flag.Flag) {
 			if !slices.Contains(shared, f.Name) {
 				own.Var(f.Value, f.Name, f.Usage)
-				own.Lookup(f.Name).DefValue = f.DefValue // not the value parsed so far
+				own.Lookup(f.Name).DefValue, n = f.DefValue, n+1 // not the value parsed so far
 			}
 		})
 		fmt.Fprintf(a.stderr, "Usage: %s\n", usage)
-		if hasFlags(own) {
+		if n > 0 {
 			fmt.Fprint(a.stderr, "\nFlags:\n")
 			own.PrintDefaults()
 		}
@@ -172,12 +172,6 @@ func (a *App) newFlagSet(name, usage string, common *config.Flags) *flag.FlagSet
 	return fs
 }
 
-// hasFlags reports whether fs defines any flag.
-func hasFlags(fs *flag.FlagSet) bool {
-	n := 0
-	fs.VisitAll(func(*flag.Flag) { n++ })
-	return n > 0
-}
 
 // parseArgs parses flags that may come before or after positional arguments.
 // "--" ends flag parsing.

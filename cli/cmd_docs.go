@@ -3,6 +3,7 @@ package cli
 import (
 	"cmp"
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -335,7 +336,10 @@ func (a *App) docsShow(ctx context.Context, args []string) error {
 // its id, or a unique prefix of it of at least memory.MinChangePrefix
 // characters (a shorter one names a moment, not a document).
 func (a *App) docToRemove(ctx context.Context, ix *index.Index, user, arg string) (docstore.Document, error) {
-	if path, err := filepath.Abs(arg); err == nil { // as docs add stored it
+	if path, err := filepath.Abs(arg); err == nil {
+		if real, err := filepath.EvalSymlinks(path); err == nil {
+			path = real // as docs add stored it: links resolved
+		}
 		if d, ok, err := ix.Docs().Lookup(ctx, user, path); err != nil || ok {
 			return d, err
 		}
@@ -358,10 +362,14 @@ func (a *App) docsRemove(ctx context.Context, args []string) error {
 	return a.withNoteIndex(ctx, common, false, func(s *session, ix *index.Index) error {
 		var removed []docstore.Document
 		var failed []string
+		code := 1
 		for _, id := range rest {
 			d, err := a.docToRemove(ctx, ix, s.cfg.User, id)
 			if err != nil {
 				failed = append(failed, err.Error())
+				if errors.Is(err, memory.ErrShortPrefix) {
+					code = 2 // a usage error, as in conversations rm and memory rm
+				}
 				continue
 			}
 			if err := ix.RemoveDocuments(ctx, s.cfg.User, []string{d.ID}); err != nil {
@@ -379,7 +387,7 @@ func (a *App) docsRemove(ctx context.Context, args []string) error {
 			}
 		}
 		if len(failed) > 0 {
-			return exitError{code: 1, msg: "docs rm: " + strings.Join(failed, "; ")}
+			return exitError{code: code, msg: "docs rm: " + strings.Join(failed, "; ")}
 		}
 		return nil
 	})

@@ -107,6 +107,9 @@ func (a *App) memoryReview(ctx context.Context, args []string, approve bool) err
 // reviewNote approves or rejects one pending note.
 func reviewNote(ctx context.Context, store *memory.Store, ix *index.Index, user, id string, approve bool) (memory.Note, error) {
 	n, err := store.Note(ctx, user, id)
+	if short := shortPrefix(id); short != "" && (err != nil || n.ID != short) {
+		return n, fmt.Errorf("note %q: %w", short, memory.ErrShortPrefix) // a moment, not a note
+	}
 	if err != nil {
 		return n, err
 	}
