@@ -59,7 +59,7 @@ const (
 	MatchKeyword MatchKind = "keyword"
 	MatchBoth    MatchKind = "both"
 	// MatchRelated: found by the keyword ranking, but through the words of
-	// the best hits or a neighbouring turn, not the query's own words.
+	// its best hits (feedback): it holds none of the query's own words.
 	MatchRelated MatchKind = "related"
 )
 

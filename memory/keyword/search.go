@@ -43,8 +43,8 @@ type Hit struct {
 	ConversationID string
 	Number         int
 	Score          float64
-	// Related: ranked for the words of the best hits (feedback) or as a
-	// neighbour of one, without holding the query's own words.
+	// Related: ranked for the words of the best hits (feedback), without
+	// holding any of the query's own words.
 	Related bool
 }
 
@@ -101,7 +101,7 @@ func (ix *Index) rank(ctx context.Context, bi bleve.Index, q Query, pq parsedQue
 			c.Score = c.base
 		}
 		sortCands(cands)
-		return hitsOf(cands, limit), nil
+		return hitsOf(cands, limit, pq), nil
 	}
 	ranked := ix.contextualize(cands)
 	if ix.params.prfDocs > 0 && len(ranked) > 0 {
@@ -109,15 +109,15 @@ func (ix *Index) rank(ctx context.Context, bi bleve.Index, q Query, pq parsedQue
 			return nil, err
 		}
 	}
-	return hitsOf(ranked, limit), nil
+	return hitsOf(ranked, limit, pq), nil
 }
 
 // hitsOf is the best limit of ranked candidates.
-func hitsOf(ranked []*cand, limit int) []Hit {
+func hitsOf(ranked []*cand, limit int, pq parsedQuery) []Hit {
 	hits := make([]Hit, 0, min(limit, len(ranked)))
 	for _, c := range ranked[:min(limit, len(ranked))] {
 		h := c.Hit
-		h.Related = c.base == 0
+		h.Related = len(pq.terms) > 0 && !c.holdsAny(pq.terms) // (a query of time words alone has no words to hold)
 		hits = append(hits, h)
 	}
 	return hits
@@ -329,4 +329,15 @@ func termQuery(field, term string, boost float64) *query.TermQuery {
 	tq.SetField(field)
 	tq.SetBoost(boost)
 	return tq
+}
+
+// holdsAny reports whether the candidate's text or title holds one of
+// terms (the query's, analysed as the index analyses text).
+func (c *cand) holdsAny(terms []string) bool {
+	for _, t := range terms {
+		if slices.Contains(c.text, t) || slices.Contains(c.title, t) {
+			return true
+		}
+	}
+	return false
 }
