@@ -160,7 +160,7 @@ func (m *Model) handleAttached(msg attachedMsg) {
 		receipt = fmt.Sprintf("📎 %s unchanged · %s", name, passages)
 	}
 	if msg.res.Skipped > 0 {
-		receipt += fmt.Sprintf(" · %d skipped (mneme docs add %s says why)", msg.res.Skipped, sanitize.Line(msg.path))
+		receipt += fmt.Sprintf(" · %d skipped (mneme docs add '%s' says why)", msg.res.Skipped, sanitize.Line(msg.path))
 	}
 	m.receipts = append(m.receipts, receipt)
 	m.showReceipts()

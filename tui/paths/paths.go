@@ -199,12 +199,12 @@ func Expand(dirPart string) (string, error) {
 	switch {
 	case dirPart == "":
 		return ".", nil
-	case dirPart == "~/" || strings.HasPrefix(dirPart, "~/"):
+	case dirPart == "~" || strings.HasPrefix(dirPart, "~/"):
 		home, err := os.UserHomeDir()
 		if err != nil {
 			return "", err
 		}
-		return filepath.Join(home, dirPart[2:]), nil
+		return filepath.Join(home, strings.TrimPrefix(dirPart, "~")), nil
 	}
 	return dirPart, nil
 }

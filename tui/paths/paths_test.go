@@ -124,6 +124,11 @@ func TestCreateMakesANewFileWhereTyped(t *testing.T) {
 			t.Errorf("%s: %v %v", want, fi, err)
 		}
 	}
+	if f, abs, err := Create("~", "default.md"); err != nil || abs != filepath.Join(root, "default.md") {
+		t.Errorf("~ made %s, %v", abs, err)
+	} else {
+		f.Close()
+	}
 	if _, _, err := Create(root+"/taken.md", "default.md"); err == nil {
 		t.Error("an existing file was opened to be written over")
 	}
