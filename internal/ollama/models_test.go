@@ -129,3 +129,19 @@ func TestRegistryCheckOnlySpeaksForThisMachine(t *testing.T) {
 		t.Errorf("off still checks: %v", err)
 	}
 }
+
+// TestProbeOfAnotherServerSaysSo: a server on the address that answers
+// 404 to /api/version is not Ollama; the probe says so, not that a model
+// is missing.
+func TestProbeOfAnotherServerSaysSo(t *testing.T) {
+	srv := httptest.NewServer(http.NotFoundHandler())
+	defer srv.Close()
+	u, err := url.Parse(srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := ollama.Probe(context.Background(), api.NewClient(u, http.DefaultClient), srv.URL, "", "", func(err error) error { return err })
+	if st.Reachable || !errors.Is(st.Err, ollama.ErrNotOllama) || errors.Is(st.Err, ollama.ErrModelNotFound) {
+		t.Fatalf("probe of a 404 server: reachable %v, err %v", st.Reachable, st.Err)
+	}
+}

@@ -1,9 +1,15 @@
 package ollama
 
 import (
+	"cmp"
 	"context"
 	"errors"
+	"fmt"
 	"time"
+
+	"github.com/ollama/ollama/api"
+
+	"github.com/mneme-dev/mneme/internal/sanitize"
 )
 
 // ProbeTimeout bounds a probe.
@@ -38,7 +44,13 @@ func Probe(ctx context.Context, c Prober, host, chatModel, embedModel string, ex
 	defer cancel()
 	st := State{Host: host, EmbedNote: unreachableNote}
 	v, err := c.Version(ctx)
-	if err != nil {
+	var se api.StatusError
+	switch {
+	case errors.As(err, &se): // an HTTP answer, but no version: not Ollama
+		st.Err = fmt.Errorf("%w at %s: it answered %q to /api/version (is OLLAMA_HOST right?)", ErrNotOllama, host,
+			sanitize.Line(cmp.Or(se.Status, fmt.Sprint(se.StatusCode))))
+		return st
+	case err != nil:
 		st.Err = explain(err)
 		return st
 	}
