@@ -172,7 +172,6 @@ func (a *App) newFlagSet(name, usage string, common *config.Flags) *flag.FlagSet
 	return fs
 }
 
-
 // parseArgs parses flags that may come before or after positional arguments.
 // "--" ends flag parsing.
 func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
