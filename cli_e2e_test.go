@@ -63,6 +63,8 @@ func TestChatTitlesWhatAskLeftUntitled(t *testing.T) {
 	term.waitText("Ollama ready")
 	term.keys("C-s")
 	term.waitText("Puffin nesting sites")
+	term.keys("C-c") // closes the conversation list
+	term.waitText("Closed: press Ctrl+C again to quit.")
 	term.keys("C-c")
 	term.exitStatus()
 	if list := d.conversations(); len(list) != 1 || list[0].Title != "Puffin nesting sites" {

@@ -187,6 +187,8 @@ func TestTUIDeleteConversation(t *testing.T) {
 	if strings.Contains(s, "Volcano trip\u00a0") || strings.Count(s, "Volcano trip") > 1 {
 		t.Fatalf("the deleted conversation is still listed:\n%s", s)
 	}
+	term.keys("C-c") // closes the conversation list
+	term.waitText("Closed: press Ctrl+C again to quit.")
 	term.keys("C-c")
 	term.exitStatus()
 
