@@ -558,6 +558,7 @@ func (m *Model) handleHistory(msg historyMsg) (cmd tea.Cmd) {
 	m.transcript.load(msg.msgs)
 	m.transcript.markCompactions(msg.sums)
 	m.others = othersTail{}
+	m.followHalfWritten(msg.msgs)
 	switch {
 	case m.resumeTurn > 0:
 		cmd = m.landOnTurn(m.resumeTurn)

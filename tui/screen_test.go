@@ -714,21 +714,19 @@ func TestUpRecallsEarlierPrompts(t *testing.T) {
 		t.Fatalf("↑ in a draft replaced it with %q", got)
 	}
 
-	// A new conversation, begun with a recalled prompt still in the
-	// input: it is a draft there (there is nothing to recall).
+	// A recalled prompt, unchanged, stays with its conversation: a new
+	// one starts with an empty input (and nothing to recall).
 	h.send(keyCtrlC) // clears the draft
 	h.send(keyUp)    // "second prompt"
 	h.send(sidebar.NewMsg{})
 	h.send(keyUp)
-	if got := h.m.input.value(); got != "second prompt" {
-		t.Fatalf("↑ in a new conversation turned the input into %q", got)
+	if got := h.m.input.value(); got != "" {
+		t.Fatalf("a new conversation's input holds %q", got)
 	}
 	// Another conversation opened: ↑ there recalls its own prompts.
 	other := storeConversation(t, store, "Other", "/etc/hosts explain", "an answer about hosts")
 	h.send(panel.OpenTurnMsg{ConversationID: other.ID})
 	h.runUntilShown("an answer about hosts")
-	h.send(keyUp) // the input still holds the other conversation's prompt: a draft now
-	h.send(keyCtrlC)
 	h.send(keyUp) // a message that began with "/" comes back escaped, as it was typed
 	if got := h.m.input.value(); got != "//etc/hosts explain" {
 		t.Fatalf("↑ in the other conversation gave %q", got)
@@ -811,4 +809,25 @@ func TestTurnAddedWhileAnsweringAppearsAfter(t *testing.T) {
 	if h.shows("external first words") {
 		t.Fatalf("the other's answer is still drawn as it was begun:\n%s", h.screen())
 	}
+
+	// Another answer caught half-written when this screen's answer ends is
+	// drawn whole once the other mneme finishes it.
+	r.gate <- struct{}{}
+	h.sendText("my second question")
+	h.runUntil("the second answer to start", func() bool { return h.m.run != nil })
+	if _, err := store.AppendMessage(ctx, testUser, memory.Message{ConversationID: c.ID, Role: memory.RoleUser, Content: "external question ETA"}); err != nil {
+		t.Fatal(err)
+	}
+	late, err := store.AppendMessage(ctx, testUser, memory.Message{ConversationID: c.ID, Role: memory.RoleAssistant,
+		Content: "eta begins", Status: memory.StatusInterrupted})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.runUntilShown("external question ETA", "eta begins")
+	late.Content, late.Status = "eta begins and ends", memory.StatusComplete
+	if err := store.UpdateMessage(ctx, testUser, late); err != nil {
+		t.Fatal(err)
+	}
+	h.send(storeChangedMsg{})
+	h.runUntilShown("eta begins and ends")
 }

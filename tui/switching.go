@@ -2,6 +2,8 @@ package tui
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -86,7 +88,8 @@ func (m *Model) stash() {
 		msgCount: m.msgCount, context: m.contextPct,
 	})
 	m.transcript.entries, m.transcript.turns = nil, memory.TurnCounter{}
-	m.others, m.recalled = othersTail{}, ""
+	m.others = othersTail{}
+	m.dropRecalled()
 }
 
 // clearConversation empties the screen for a conversation not started yet.
@@ -94,7 +97,8 @@ func (m *Model) clearConversation() {
 	m.convID, m.title, m.archived, m.msgCount, m.contextPct = "", "", false, 0, 0
 	m.resumeID, m.resumeTurn, m.loading = "", 0, false
 	m.transcript.entries, m.transcript.turns = nil, memory.TurnCounter{}
-	m.others, m.recalled = othersTail{}, ""
+	m.others = othersTail{}
+	m.dropRecalled()
 	if m.incognito() {
 		m.transcript.addNotice(IncognitoNotice)
 	}
@@ -193,7 +197,29 @@ func (m *Model) landOnTurn(n int) tea.Cmd {
 // transcript already shown (from the cache), so nothing needs replacing.
 func (m *Model) historyIsCurrent(msg historyMsg) bool {
 	return !m.loading && msg.err == nil && msg.conv.ID == m.convID && len(msg.msgs) == m.msgCount &&
-		len(m.transcript.entries) > 0
+		len(m.transcript.entries) > 0 && !slices.ContainsFunc(msg.msgs, halfWritten) // one may have been finished since
+}
+
+// halfWritten reports whether a message is stored as interrupted: cut
+// off, or still being written by another mneme.
+func halfWritten(m memory.Message) bool { return m.Status == memory.StatusInterrupted }
+
+// followHalfWritten follows the conversation just drawn from msgs while
+// one of its answers may still be being written elsewhere: the next
+// changes of the store redraw it (handleOthersAdded), until they stop.
+func (m *Model) followHalfWritten(msgs []memory.Message) {
+	if slices.ContainsFunc(msgs, halfWritten) {
+		m.others = othersTail{active: true, live: true, last: fingerprint(msgs)}
+	}
+}
+
+// fingerprint tells two readings of a conversation apart.
+func fingerprint(msgs []memory.Message) string {
+	var b strings.Builder
+	for _, x := range msgs {
+		fmt.Fprintf(&b, "%s:%s:%d;", x.ID, x.Status, len(x.Content))
+	}
+	return b.String()
 }
 
 // handleConvChanged follows a rename, an archive or a delete.
@@ -305,7 +331,7 @@ func (m *Model) toggleSidebar() tea.Cmd {
 type othersTail struct {
 	from, entry  int
 	active, live bool
-	last         string // the last message's status and text, to tell a live answer still moving
+	last         string // the fingerprint of the last reading, to tell a live answer still moving
 	still        int    // reads in a row that found it unchanged
 	// counting: an answer of this screen's ended, and msgCount is not yet
 	// read again, so this screen's own messages would look like another's.
@@ -371,17 +397,15 @@ func (m *Model) handleOthersAdded(msg othersAddedMsg) {
 	}
 	m.transcript.entries = append(append(m.transcript.entries[:m.others.entry], all[len(before):]...), own...)
 	m.transcript.turns, m.msgCount = turns, len(msg.msgs)
-	// An answer stored as interrupted is followed while it still changes:
-	// one found unchanged by staleReads reads in a row (its writer was
-	// stopped for good) is not read again.
-	last := msg.msgs[len(msg.msgs)-1]
-	mark := string(last.Status) + "\x00" + last.Content
-	if mark == m.others.last {
+	// An answer stored as interrupted is followed while the conversation
+	// still changes: staleReads reads in a row that find it unchanged (its
+	// writer was stopped for good) end that.
+	if mark := fingerprint(msg.msgs); mark == m.others.last {
 		m.others.still++
 	} else {
 		m.others.last, m.others.still = mark, 0
 	}
-	m.others.live = last.Status == memory.StatusInterrupted && m.others.still < staleReads
+	m.others.live = slices.ContainsFunc(msg.msgs, halfWritten) && m.others.still < staleReads
 	m.transcript.refresh(m.now(), false)
 }
 
@@ -412,6 +436,16 @@ func (m *Model) reconcileAfterRun(msg titleMsg) {
 	m.transcript.load(msg.msgs)
 	m.transcript.markCompactions(msg.sums)
 	m.msgCount = len(msg.msgs)
+	m.followHalfWritten(msg.msgs)
 	m.transcript.refresh(m.now(), false)
 	m.hint = "Redrawn as stored: another mneme wrote to this conversation meanwhile."
+}
+
+// dropRecalled leaves behind, with the conversation it came from, a prompt
+// ↑ recalled and the user has not changed: it is not to be sent elsewhere.
+func (m *Model) dropRecalled() {
+	if m.recalled != "" && m.input.value() == m.recalled {
+		m.input.reset()
+	}
+	m.recalled = ""
 }
