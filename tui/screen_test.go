@@ -20,6 +20,7 @@ import (
 	"github.com/mneme-dev/mneme/memory/index"
 	"github.com/mneme-dev/mneme/tui/internal/paneltest"
 	"github.com/mneme-dev/mneme/tui/panel"
+	"github.com/mneme-dev/mneme/tui/paths"
 	"github.com/mneme-dev/mneme/tui/sidebar"
 )
 
@@ -383,8 +384,8 @@ func TestCopyExportAndCompose(t *testing.T) {
 		md, err := os.ReadFile(filepath.Join(home, "exports", "trip.md"))
 		return err == nil && strings.Contains(string(md), "An answer.")
 	})
-	if got := exportName("Trip: Lisbon & Porto!", "0193abcdef"); got != "mneme-trip-lisbon-porto-0193abcd.md" {
-		t.Errorf("exportName = %q", got)
+	if got := paths.ExportName("Trip: Lisbon & Porto!", "0193abcdef"); got != "mneme-trip-lisbon-porto-0193abcd.md" {
+		t.Errorf("ExportName = %q", got)
 	}
 
 	// Ctrl+E writes the input to a file for the editor and takes back what

@@ -7,7 +7,6 @@ import (
 	"os"
 	"strings"
 	"time"
-	"unicode"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -120,7 +119,7 @@ func (m *Model) slashExport(args string) tea.Cmd {
 		m.hint = "Nothing to export yet: the conversation has not started."
 		return nil
 	}
-	path, name := strings.TrimSpace(args), exportName(m.title, m.convID)
+	path, name := strings.TrimSpace(args), paths.ExportName(m.title, m.convID)
 	m.input.reset()
 	ctx, user, id := m.life.ctx, m.userID, m.convID
 	return func() tea.Msg {
@@ -145,38 +144,6 @@ func (m *Model) handleExported(msg exportedMsg) {
 		return
 	}
 	m.hint = "Exported to " + msg.path
-}
-
-// maxExportNameRunes bounds the title part of an export's file name.
-const maxExportNameRunes = 40
-
-// exportName is the default file name of an export: the title made safe
-// for a file name, and the start of the conversation's id.
-func exportName(title, id string) string {
-	var b strings.Builder
-	dash := false
-	for _, r := range strings.ToLower(title) {
-		switch {
-		case unicode.IsLetter(r) || unicode.IsDigit(r):
-			b.WriteRune(r)
-			dash = false
-		case !dash && b.Len() > 0:
-			b.WriteByte('-')
-			dash = true
-		}
-	}
-	slug := strings.Trim(b.String(), "-")
-	if r := []rune(slug); len(r) > maxExportNameRunes {
-		slug = strings.Trim(string(r[:maxExportNameRunes]), "-")
-	}
-	short := id
-	if len(short) > 8 {
-		short = short[:8]
-	}
-	if slug == "" {
-		return "mneme-" + short + ".md"
-	}
-	return "mneme-" + slug + "-" + short + ".md"
 }
 
 // composeOwner tags the editor started by Ctrl+E.

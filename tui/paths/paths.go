@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	tea "charm.land/bubbletea/v2"
@@ -223,4 +224,36 @@ func boolOrder(first bool) int {
 		return -1
 	}
 	return 1
+}
+
+// maxExportNameRunes bounds the title part of an export's file name.
+const maxExportNameRunes = 40
+
+// ExportName is the default file name of an export: the title made safe
+// for a file name, and the start of the conversation's id.
+func ExportName(title, id string) string {
+	var b strings.Builder
+	dash := false
+	for _, r := range strings.ToLower(title) {
+		switch {
+		case unicode.IsLetter(r) || unicode.IsDigit(r):
+			b.WriteRune(r)
+			dash = false
+		case !dash && b.Len() > 0:
+			b.WriteByte('-')
+			dash = true
+		}
+	}
+	slug := strings.Trim(b.String(), "-")
+	if r := []rune(slug); len(r) > maxExportNameRunes {
+		slug = strings.Trim(string(r[:maxExportNameRunes]), "-")
+	}
+	short := id
+	if len(short) > 8 {
+		short = short[:8]
+	}
+	if slug == "" {
+		return "mneme-" + short + ".md"
+	}
+	return "mneme-" + slug + "-" + short + ".md"
 }
