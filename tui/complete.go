@@ -40,6 +40,7 @@ type completion struct {
 	common                   string // what every completing name shares
 	tabPending               bool   // a Tab waits for the listing
 	moved                    bool   // ↑/↓ chose a row
+	quote                    string // the quote the path was opened with
 }
 
 // listPaths asks for the paths that complete /attach's argument, once for
@@ -100,7 +101,12 @@ func newCompletion(text string) completion {
 		case hasArgs && cmd.name == name:
 			c.usage = cmd.usage() + " — " + cmd.help
 			// A quoted argument is a glob: it is left as typed.
-			c.path, c.wantPaths = strings.TrimLeft(arg, " "), cmd.name == "attach" && !strings.ContainsAny(arg, "\"'*?[")
+			// A glob is left as typed; a path in an opened quote completes.
+			c.path = strings.TrimLeft(arg, " ")
+			if q := strings.IndexAny(c.path, "\"'"); q == 0 && !strings.ContainsRune(c.path[1:], rune(c.path[0])) {
+				c.quote, c.path = c.path[:1], c.path[1:]
+			}
+			c.wantPaths = cmd.name == "attach" && !strings.ContainsAny(c.path, "\"'*?[")
 		case !hasArgs && strings.HasPrefix(cmd.name, name):
 			c.items = append(c.items, cmd)
 		}
@@ -162,7 +168,7 @@ func (m *Model) completePathKey(msg tea.KeyPressMsg) (tea.Cmd, bool) {
 		m.tabPath()
 	case key.Matches(msg, m.keys.Send) && c.listed && !c.exists && c.path != "" && (c.moved || len(c.paths) == 1):
 		chosen := c.paths[c.sel] // a row chosen with ↑/↓, or the one name there is
-		m.setInput("/attach " + chosen.Path)
+		m.setInput("/attach " + c.quote + chosen.Path)
 		if !chosen.Dir {
 			return m.submit(), true
 		}
@@ -185,7 +191,7 @@ func (m *Model) tabPath() {
 	if len(common) > len(c.path) {
 		to = common // first what they all share, as a shell does
 	}
-	m.setInput("/attach " + to)
+	m.setInput("/attach " + c.quote + to)
 }
 
 // rows counts the list's rows: paths, or commands.
@@ -222,7 +228,7 @@ func (m Model) completionView() string {
 	var rows []string
 	for i := first; i < n && len(rows) < maxCompletionRows; i++ {
 		mark, name := "  ", m.st.CompleteName
-		if i == c.sel {
+		if i == c.sel && (len(c.paths) == 0 || c.moved || len(c.paths) == 1) { // a path is chosen only by ↑/↓
 			mark, name = "› ", m.st.CompleteChosen
 		}
 		var line string

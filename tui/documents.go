@@ -110,6 +110,8 @@ func (m *Model) slashAttach(args string) tea.Cmd {
 	path := strings.TrimSpace(args)
 	if len(path) >= 2 && (path[0] == '"' || path[0] == '\'') && path[len(path)-1] == path[0] {
 		path = path[1 : len(path)-1]
+	} else if strings.HasPrefix(path, `"`) || strings.HasPrefix(path, "'") {
+		path = path[1:] // a quote opened and not closed
 	}
 	switch {
 	case path == "":

@@ -278,12 +278,15 @@ func TestAttachCompletesPaths(t *testing.T) {
 	h.send(tea.WindowSizeMsg{Width: 200, Height: 30})
 	dir := root + "/manuals/"
 	h.typeText("/attach " + dir + "b")
-	h.runUntilShown("› bin/", "books/", "boiler.pdf")
+	h.runUntilShown("bin/", "books/", "boiler.pdf")
+	if h.shows("› bin/") {
+		t.Fatalf("a row is drawn chosen before ↑/↓ chose it:\n%s", h.screen())
+	}
 	if h.shows("notes.md") {
 		t.Fatalf("notes.md does not begin with b, yet is listed:\n%s", h.screen())
 	}
 	h.typeText("o")
-	h.runUntilShown("› books/", "boiler.pdf")
+	h.runUntilShown("books/", "boiler.pdf")
 	if h.shows("bin/") {
 		t.Fatalf("bin/ is still listed after bo:\n%s", h.screen())
 	}
@@ -314,6 +317,14 @@ func TestAttachCompletesPaths(t *testing.T) {
 	h.runUntil("the listing of no", func() bool { return h.m.completion.listed })
 	h.send(keyEnter)
 	h.runUntilShown("📎 added notes.md")
+	// A path in an opened quote completes inside it.
+	h.typeText(`/attach "` + dir + "rep")
+	h.runUntil("the listing of rep", func() bool { return h.m.completion.listed })
+	h.send(keyTab)
+	if got := h.m.input.value(); got != `/attach "`+dir+"report-202" {
+		t.Fatalf("tab in an opened quote wrote %q", got)
+	}
+	h.send(keyCtrlC)
 	h.typeText("/attach " + dir)
 	h.runUntil("the listing of the folder", func() bool { return h.m.completion.listed })
 	h.send(keyEnter)
