@@ -178,6 +178,17 @@ func TestDocsAddFindChangeRemove(t *testing.T) {
 			t.Errorf("listed %+v", l)
 		}
 	}
+	// A path nothing was added from is named as a path, not taken for an
+	// id; a folder removes every document added from under it.
+	if r := d.mneme("", "docs", "rm", "./no/such/file.md"); r.code != 1 || !strings.Contains(r.stderr, "no document was added from") {
+		t.Errorf("docs rm of an unknown path: %+v", r)
+	}
+	if r := d.mustOK("", "docs", "rm", dir); !strings.Contains(r.stdout, "removed ") {
+		t.Errorf("docs rm of a folder: %s", r.stdout)
+	}
+	if out := d.mustOK("", "docs", "list", "--json").stdout; strings.TrimSpace(out) != "[]" {
+		t.Errorf("documents left after removing their folder: %s", out)
+	}
 }
 
 // TestAskFileSearchCitesTheFile: the model calls file_search, and its

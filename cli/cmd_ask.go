@@ -4,15 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"os"
 	"strings"
-	"time"
 
 	"github.com/mneme-dev/mneme/agent"
 	"github.com/mneme-dev/mneme/config"
 	"github.com/mneme-dev/mneme/internal/printer"
 	"github.com/mneme-dev/mneme/internal/sanitize"
+	"github.com/mneme-dev/mneme/internal/stdin"
 	"github.com/mneme-dev/mneme/memory"
 	"github.com/mneme-dev/mneme/memory/index"
 )
@@ -286,52 +284,21 @@ func (a *App) readPrompt(ctx context.Context, args []string, stdin bool) (string
 	return prompt, nil
 }
 
-// stdinWait is how long ask waits for piped text beside a prompt before
-// it says what it waits for.
-const stdinWait = 3 * time.Second
-
 // readStdin reads what is piped, at most maxPromptBytes, as valid UTF-8.
-// Beside a prompt (withPrompt), a pipe still open and silent after
-// stdinWait is named on stderr, with the ways out.
+// Beside a prompt (withPrompt), a pipe still open and silent after a
+// while is named on stderr, with the ways out.
 func (a *App) readStdin(ctx context.Context, withPrompt bool) (string, error) {
-	type read struct {
-		data []byte
-		err  error
-	}
-	got := make(chan read, 1)
-	go func() {
-		data, err := io.ReadAll(io.LimitReader(a.stdin, maxPromptBytes+1))
-		got <- read{data, err}
-	}()
-	var r read
-	wait := time.NewTimer(stdinWait)
-	defer wait.Stop()
-	for done := false; !done; {
-		select {
-		case r = <-got:
-			done = true
-		case <-wait.C:
-			if withPrompt {
-				fmt.Fprintln(a.stderr, "mneme: waiting for the text piped on stdin, to add to the prompt (--no-stdin or </dev/null: none)")
-			}
-		case <-ctx.Done(): // a pipe that never ends must not outlive Ctrl+C
-			return "", ctx.Err()
+	note := func() {}
+	if withPrompt {
+		note = func() {
+			fmt.Fprintln(a.stderr, "mneme: waiting for the text piped on stdin, to add to the prompt (--no-stdin or </dev/null: none)")
 		}
 	}
-	if r.err != nil {
-		return "", fmt.Errorf("read stdin: %w", r.err)
-	}
-	if len(r.data) > maxPromptBytes {
+	text, err := stdin.Read(ctx, a.stdin, maxPromptBytes, note)
+	if errors.Is(err, stdin.ErrTooLarge) {
 		return "", exitError{code: 2, msg: fmt.Sprintf("stdin is larger than %d MiB; pass a smaller input", maxPromptBytes>>20)}
 	}
-	return strings.ToValidUTF8(string(r.data), "\uFFFD"), nil
+	return text, err
 }
 
-func (a *App) stdinPiped() bool {
-	f, ok := a.stdin.(*os.File)
-	if !ok {
-		return a.stdin != nil
-	}
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice == 0
-}
+func (a *App) stdinPiped() bool { return stdin.Piped(a.stdin) }

@@ -7,7 +7,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -34,7 +36,7 @@ func docsCommands() []command {
 		{names: []string{"list", "ls"}, help: "  list                 list your documents; --collection NAME filters\n", run: (*App).docsList},
 		{names: []string{"search"}, help: "  search QUERY...      search your documents by meaning and by words\n", run: (*App).docsSearch},
 		{names: []string{"show"}, help: "  show ID              a document's text; --chunk N shows one passage\n", run: (*App).docsShow},
-		{names: []string{"rm", "delete"}, help: "  rm ID|PATH...        remove documents (on every device once synced)\n", run: (*App).docsRemove},
+		{names: []string{"rm", "delete"}, help: "  rm ID|PATH...        remove documents, or those added from a folder (on every device once synced)\n", run: (*App).docsRemove},
 	}
 }
 
@@ -332,23 +334,36 @@ func (a *App) docsShow(ctx context.Context, args []string) error {
 	})
 }
 
-// docToRemove is the document arg names: the path it was added from, or
-// its id, or a unique prefix of it of at least memory.MinChangePrefix
-// characters (a shorter one names a moment, not a document).
-func (a *App) docToRemove(ctx context.Context, ix *index.Index, user, arg string) (docstore.Document, error) {
-	if path, err := filepath.Abs(arg); err == nil {
+// docsToRemove are the documents arg names: those added from it (a file,
+// or every file under a folder), else the document whose id it is or
+// begins (a prefix of at least memory.MinChangePrefix characters: a
+// shorter one names a moment, not a document).
+func (a *App) docsToRemove(ctx context.Context, ix *index.Index, user, arg string) ([]docstore.Document, error) {
+	path, err := filepath.Abs(arg)
+	if err == nil {
 		if real, err := filepath.EvalSymlinks(path); err == nil {
 			path = real // as docs add stored it: links resolved
 		}
-		if d, ok, err := ix.Docs().Lookup(ctx, user, path); err != nil || ok {
-			return d, err
+		if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+			all, err := ix.Docs().List(ctx, user, "")
+			under := slices.DeleteFunc(all, func(d docstore.Document) bool { return !strings.HasPrefix(d.Path, path+string(filepath.Separator)) })
+			if err == nil && len(under) == 0 {
+				err = fmt.Errorf("no document was added from %s", sanitize.Line(path))
+			}
+			return under, err
 		}
+		if d, ok, err := ix.Docs().Lookup(ctx, user, path); err != nil || ok {
+			return []docstore.Document{d}, err
+		}
+	}
+	if strings.ContainsAny(arg, `/\.~`) { // a path, not an id
+		return nil, fmt.Errorf("no document was added from %s", sanitize.Line(arg))
 	}
 	d, err := ix.Docs().Get(ctx, user, arg)
 	if short := shortPrefix(arg); short != "" && (err != nil || d.ID != short) {
-		return d, fmt.Errorf("%s: %w", short, memory.ErrShortPrefix)
+		return nil, fmt.Errorf("%s: %w", short, memory.ErrShortPrefix)
 	}
-	return d, err
+	return []docstore.Document{d}, err
 }
 
 func (a *App) docsRemove(ctx context.Context, args []string) error {
@@ -364,7 +379,7 @@ func (a *App) docsRemove(ctx context.Context, args []string) error {
 		var failed []string
 		code := 1
 		for _, id := range rest {
-			d, err := a.docToRemove(ctx, ix, s.cfg.User, id)
+			docs, err := a.docsToRemove(ctx, ix, s.cfg.User, id)
 			if err != nil {
 				failed = append(failed, err.Error())
 				if errors.Is(err, memory.ErrShortPrefix) {
@@ -372,10 +387,14 @@ func (a *App) docsRemove(ctx context.Context, args []string) error {
 				}
 				continue
 			}
-			if err := ix.RemoveDocuments(ctx, s.cfg.User, []string{d.ID}); err != nil {
+			ids := make([]string, len(docs))
+			for i, d := range docs {
+				ids[i] = d.ID
+			}
+			if err := ix.RemoveDocuments(ctx, s.cfg.User, ids); err != nil {
 				return err
 			}
-			removed = append(removed, d)
+			removed = append(removed, docs...)
 		}
 		if asJSON {
 			if err := writeJSON(a.stdout, removed); err != nil {
