@@ -154,9 +154,9 @@ func (m *Model) completeKey(msg tea.KeyPressMsg) (tea.Cmd, bool) {
 
 // completePathKey handles Tab and Enter while /attach's path completes:
 // Tab writes what the listed names share, else the chosen one (a Tab
-// typed before the listing came waits for it); Enter attaches what is
-// typed when it exists, else the chosen file, or goes into the chosen
-// folder.
+// typed before the listing came waits for it); Enter attaches a file
+// chosen with ↑/↓ (or goes into a chosen folder), or the one name there
+// is when what is typed names nothing, else what is typed.
 func (m *Model) completePathKey(msg tea.KeyPressMsg) (tea.Cmd, bool) {
 	c := &m.completion
 	switch {
@@ -166,8 +166,8 @@ func (m *Model) completePathKey(msg tea.KeyPressMsg) (tea.Cmd, bool) {
 		return nil, false
 	case msg.Code == tea.KeyTab:
 		m.tabPath()
-	case key.Matches(msg, m.keys.Send) && c.listed && !c.exists && c.path != "" && (c.moved || len(c.paths) == 1):
-		chosen := c.paths[c.sel] // a row chosen with ↑/↓, or the one name there is
+	case key.Matches(msg, m.keys.Send) && c.listed && c.path != "" && (c.moved || !c.exists && len(c.paths) == 1):
+		chosen := c.paths[c.sel] // a row chosen with ↑/↓, or the one name there is for a path that is none
 		m.setInput("/attach " + c.quote + chosen.Path)
 		if !chosen.Dir {
 			return m.submit(), true

@@ -329,7 +329,14 @@ func TestAttachCompletesPaths(t *testing.T) {
 	h.runUntil("the listing of the folder", func() bool { return h.m.completion.listed })
 	h.send(keyEnter)
 	h.runUntilShown("📎 added 3 documents from manuals · 9 passages · 2 skipped")
-	if want := []string{dir + "boiler.pdf", dir + "report-2025.pdf", dir + "notes.md", dir}; !slices.Equal(asked, want) {
+	// A row chosen with ↑/↓ wins over a folder typed whole.
+	h.typeText("/attach " + dir)
+	h.runUntil("the listing of the folder", func() bool { return h.m.completion.listed })
+	h.send(keyDown)
+	h.send(keyDown) // bin/, books/, then boiler.pdf
+	h.send(keyEnter)
+	h.runUntil("the chosen file to be attached", func() bool { return len(asked) == 5 })
+	if want := []string{dir + "boiler.pdf", dir + "report-2025.pdf", dir + "notes.md", dir, dir + "boiler.pdf"}; !slices.Equal(asked, want) {
 		t.Fatalf("attach asked for %q, want %q", asked, want)
 	}
 }
