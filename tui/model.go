@@ -482,7 +482,7 @@ func (m *Model) send() tea.Cmd {
 func (m *Model) startRun() tea.Cmd {
 	// What this screen writes now follows; an answer of another mneme's
 	// still being written is redrawn after this one (reconcileAfterRun).
-	m.others = othersTail{stale: m.others.active && m.others.live}
+	m.others = othersTail{stale: m.others.active && m.others.live && m.others.moving}
 	prompt := m.pending
 	m.pending = ""
 	if m.input.value() == prompt {

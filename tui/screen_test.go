@@ -832,3 +832,29 @@ func TestTurnAddedWhileAnsweringAppearsAfter(t *testing.T) {
 	h.send(storeChangedMsg{})
 	h.runUntilShown("eta begins and ends")
 }
+
+// TestOwnOldInterruptedAnswerIsNotAnothers: a conversation reopened with
+// an answer this user stopped earlier (stored interrupted) is not taken
+// for another mneme writing: the next answer draws no "redrawn" notice.
+func TestOwnOldInterruptedAnswerIsNotAnothers(t *testing.T) {
+	ctx := context.Background()
+	store := openStore(t)
+	c := storeConversation(t, store, "Stopped", "tell me a long story")
+	if _, err := store.AppendMessage(ctx, testUser, memory.Message{ConversationID: c.ID, Role: memory.RoleAssistant,
+		Content: "Once upon", Status: memory.StatusInterrupted}); err != nil {
+		t.Fatal(err)
+	}
+	cfg, _ := screenConfig(t, store)
+	cfg.ConversationID = c.ID
+	h := newHarness(t, cfg)
+	h.runUntilShown("Once upon")
+	h.send(storeChangedMsg{}) // some other write: nothing moves
+	h.sendText("a new question")
+	h.runUntilShown("An answer.")
+	for len(h.queue) > 0 {
+		h.step()
+	}
+	if h.shows("Redrawn as stored") {
+		t.Fatalf("this user's own stopped answer was taken for another mneme's:\n%s", h.screen())
+	}
+}

@@ -339,6 +339,9 @@ type othersTail struct {
 	// stale: this screen's answer began below one of another mneme's that
 	// was still being written.
 	stale bool
+	// moving: a reading found the conversation changed, so an answer is
+	// being written elsewhere (an old interrupted answer alone is not).
+	moving bool
 }
 
 // staleReads is how many reads in a row must find another mneme's
@@ -403,7 +406,7 @@ func (m *Model) handleOthersAdded(msg othersAddedMsg) {
 	if mark := fingerprint(msg.msgs); mark == m.others.last {
 		m.others.still++
 	} else {
-		m.others.last, m.others.still = mark, 0
+		m.others.last, m.others.still, m.others.moving = mark, 0, true
 	}
 	m.others.live = slices.ContainsFunc(msg.msgs, halfWritten) && m.others.still < staleReads
 	m.transcript.refresh(m.now(), false)

@@ -262,10 +262,10 @@ func (f *fused) vectorDistance() *float64 {
 // matchedBy says which rankings found a fused hit.
 func (f *fused) matchedBy() MatchKind {
 	switch {
-	case f.keyword && f.vector:
+	case f.keyword && !f.related && f.vector:
 		return MatchBoth
 	case f.vector:
-		return MatchVector
+		return MatchVector // by meaning, and perhaps related by words
 	case f.related:
 		return MatchRelated
 	}
