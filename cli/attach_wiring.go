@@ -2,8 +2,6 @@ package cli
 
 import (
 	"context"
-	"path/filepath"
-	"strings"
 
 	"github.com/mneme-dev/mneme/memory/docstore"
 	"github.com/mneme-dev/mneme/memory/index"
@@ -24,17 +22,4 @@ func (l docLibrary) ListDocuments(ctx context.Context, userID string) ([]docstor
 
 func (l docLibrary) DocumentChunks(ctx context.Context, userID, docID string) ([]docstore.Chunk, error) {
 	return l.Docs().Chunks(ctx, userID, docID)
-}
-
-// attacher is how /attach adds a file over ix: a path as typed (relative
-// to the working directory, or ~/…) is added as `mneme docs add` adds it
-// (session.attachDocument, docs_add.go).
-func (a *App) attacher(s *session, ix *index.Index) func(ctx context.Context, path string) (attachment, error) {
-	home := a.getenv("HOME")
-	return func(ctx context.Context, path string) (attachment, error) {
-		if home != "" && (path == "~" || strings.HasPrefix(path, "~/")) {
-			path = filepath.Join(home, strings.TrimPrefix(path, "~"))
-		}
-		return s.attachDocument(ctx, ix, path)
-	}
 }

@@ -213,11 +213,12 @@ func (s *session) changeQuestion(ctx context.Context, user, tool, id, content st
 	return "The model wants to change " + old + " to " + cut(content) + "."
 }
 
-// chatAttach is the chat's /attach over ix (attach_wiring.go).
+// chatAttach is the chat's /attach over ix: the path (~/ already
+// expanded by the chat) is added as `mneme docs add` adds it
+// (session.attachDocument, docs_add.go).
 func (a *App) chatAttach(s *session, ix *index.Index) func(ctx context.Context, path string) (tui.AttachResult, error) {
-	add := a.attacher(s, ix)
 	return func(ctx context.Context, path string) (tui.AttachResult, error) {
-		at, err := add(ctx, path)
+		at, err := s.attachDocument(ctx, ix, path)
 		if err != nil {
 			return tui.AttachResult{}, err
 		}

@@ -259,13 +259,13 @@ func (a *App) askConversation(ctx context.Context, s *session, cont bool, id str
 	return c, err == nil, err
 }
 
-// readPrompt joins the arguments and, with stdin, what is piped on it:
+// readPrompt joins the arguments and, with useStdin, what is piped on it:
 // the prompt, a blank line, then the piped text as it came (`cat notes.md
 // | mneme ask "summarise this"`), or either alone. Reading stops at ctx's
 // end.
-func (a *App) readPrompt(ctx context.Context, args []string, stdin bool) (string, error) {
+func (a *App) readPrompt(ctx context.Context, args []string, useStdin bool) (string, error) {
 	prompt := strings.TrimSpace(strings.Join(args, " "))
-	if stdin && a.stdinPiped() {
+	if useStdin && a.stdinPiped() {
 		piped, err := a.readStdin(ctx, prompt != "")
 		if err != nil {
 			return "", err

@@ -342,10 +342,10 @@ func (a *App) memorySearch(ctx context.Context, args []string) error {
 			return nil
 		}
 		for i, r := range results {
-			id := r.ID
+			id := sanitize.Line(r.ID) // an imported backup's id is text like any other
 			switch r.Status {
 			case memory.NotePending: // never recalled until approved
-				id += " (pending review: `mneme memory approve " + r.ID + "`)"
+				id += " (pending review: `mneme memory approve " + id + "`)"
 			case memory.NoteActive, "":
 			default:
 				id += " (" + r.Status + ")"

@@ -13,6 +13,7 @@ import (
 	"github.com/mneme-dev/mneme/memory"
 	"github.com/mneme-dev/mneme/memory/index"
 	"github.com/mneme-dev/mneme/tui/choice"
+	"github.com/mneme-dev/mneme/tui/panel"
 )
 
 // Compaction, titles and switching conversations in the chat screen.
@@ -176,16 +177,13 @@ func (m *Model) switchTo(c index.ConversationMatch) tea.Cmd {
 		return nil
 	}
 	if c.ID == m.convID {
-		m.hint = "Already in “" + oneLine(displayTitle(c.Title)) + "”."
+		m.hint = "Already in “" + oneLine(panel.DisplayTitle(c.Title)) + "”."
 		return nil
 	}
 	cmd := m.openConversation(c.ID, c.Title, 0)
-	m.hint = "Switched to “" + oneLine(displayTitle(c.Title)) + "”."
+	m.hint = "Switched to “" + oneLine(panel.DisplayTitle(c.Title)) + "”."
 	return cmd
 }
-
-// displayTitle is a conversation's title as shown ("untitled" for none).
-func displayTitle(t string) string { return choice.Title(t) }
 
 // choiceKey handles a key while /switch's choice list is open; handled
 // is false for keys it leaves to the chat (typing, scrolling, quitting).

@@ -11,6 +11,7 @@ import (
 	"github.com/mneme-dev/mneme/agent"
 	"github.com/mneme-dev/mneme/internal/sanitize"
 	"github.com/mneme-dev/mneme/tui/docs"
+	"github.com/mneme-dev/mneme/tui/paths"
 	"github.com/mneme-dev/mneme/tui/render"
 )
 
@@ -125,7 +126,11 @@ func (m *Model) slashAttach(args string) tea.Cmd {
 	m.hint = "Attaching " + oneLine(filepath.Base(path)) + "…"
 	attach, ctx := m.cfg.Attach, m.life.ctx
 	return func() tea.Msg {
-		res, err := attach(ctx, path)
+		named, err := paths.Expand(path) // ~/ as completion and /export take it
+		if err != nil {
+			return attachedMsg{path: path, err: err}
+		}
+		res, err := attach(ctx, named)
 		return attachedMsg{path: path, res: res, err: err}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/mneme-dev/mneme/memory"
+	"github.com/mneme-dev/mneme/tui/panel"
 	"github.com/mneme-dev/mneme/tui/sidebar"
 )
 
@@ -142,7 +143,7 @@ func (m *Model) openConversation(id, title string, turn int) tea.Cmd {
 		if turn > 0 {
 			return m.landOnTurn(turn)
 		}
-		m.hint = "Already in “" + oneLine(displayTitle(m.title)) + "”."
+		m.hint = "Already in “" + oneLine(panel.DisplayTitle(m.title)) + "”."
 		return nil
 	}
 	m.stash()
@@ -224,7 +225,7 @@ func fingerprint(msgs []memory.Message) string {
 
 // handleConvChanged follows a rename, an archive or a delete.
 func (m *Model) handleConvChanged(msg sidebar.ChangedMsg) tea.Cmd {
-	name := "“" + oneLine(displayTitle(msg.Conv.Title)) + "”"
+	name := "“" + oneLine(panel.DisplayTitle(msg.Conv.Title)) + "”"
 	if msg.Err != nil {
 		m.log.Warn("conversation change failed", "op", msg.Op, "conversation", msg.Conv.ID, "err", msg.Err)
 		m.hint = fmt.Sprintf("Could not %s %s: %s", msg.Op, name, msg.Err.Error())

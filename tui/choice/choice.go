@@ -15,6 +15,7 @@ import (
 	"github.com/mneme-dev/mneme/internal/sanitize"
 	"github.com/mneme-dev/mneme/internal/text"
 	"github.com/mneme-dev/mneme/memory/index"
+	"github.com/mneme-dev/mneme/tui/panel"
 	"github.com/mneme-dev/mneme/tui/styles"
 )
 
@@ -73,7 +74,7 @@ func (l *List) View(st *styles.Styles, width int, now time.Time) string {
 		if i == l.sel {
 			mark = "› "
 		}
-		line := fmt.Sprintf("%s%d. %s · %s · %s", mark, i+1, sanitize.Line(Title(c.Title)), text.RelativeDate(now, c.Updated), strings.Join(c.MatchedBy, "+"))
+		line := fmt.Sprintf("%s%d. %s · %s · %s", mark, i+1, sanitize.Line(panel.DisplayTitle(c.Title)), text.RelativeDate(now, c.Updated), strings.Join(c.MatchedBy, "+"))
 		if c.Snippet != "" {
 			line += " · " + sanitize.Line(c.Snippet)
 		}
@@ -89,11 +90,3 @@ func (l *List) View(st *styles.Styles, width int, now time.Time) string {
 
 // Height is how many rows View draws.
 func (l *List) Height() int { return len(l.items) + 1 }
-
-// Title is a conversation's title as shown: "untitled" when it has none.
-func Title(t string) string {
-	if t == "" {
-		return "untitled"
-	}
-	return t
-}

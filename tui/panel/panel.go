@@ -336,3 +336,12 @@ func Addressed(msg tea.Msg, id int64) bool {
 	a, ok := msg.(interface{ PanelID() int64 })
 	return ok && a.PanelID() == id
 }
+
+// DisplayTitle is a conversation's title as shown: "untitled" when it has
+// none.
+func DisplayTitle(t string) string {
+	if t == "" {
+		return "untitled"
+	}
+	return t
+}

@@ -374,7 +374,7 @@ func (s *Model) apply(keep string) {
 		if c.Archived && !s.showArchived {
 			continue
 		}
-		title := strings.ToLower(displayTitle(c.Title))
+		title := strings.ToLower(panel.DisplayTitle(c.Title))
 		ok := true
 		for _, w := range words {
 			if !strings.Contains(title, w) {
@@ -474,7 +474,7 @@ func (s Model) row(c memory.Conversation, chosen, focused bool, now time.Time, w
 		date = "archived"
 	}
 	room := max(1, w-2-lipgloss.Width(date)-1)
-	text := ansi.Truncate(sanitize.Line(displayTitle(c.Title)), room, "…")
+	text := ansi.Truncate(sanitize.Line(panel.DisplayTitle(c.Title)), room, "…")
 	style := s.st.SidebarItem
 	switch {
 	case chosen && focused:
@@ -498,13 +498,6 @@ func (s *Model) Restyle() {
 
 // SetNow replaces the clock of the relative dates.
 func (s *Model) SetNow(now func() time.Time) { s.now = now }
-
-func displayTitle(t string) string {
-	if t == "" {
-		return "untitled"
-	}
-	return t
-}
 
 // shortAgo is a date relative to now in at most six cells: "now", "5m",
 // "3h", "2d", then the day ("12 Jan") or, in another year, the year.
@@ -584,7 +577,7 @@ func (s *Model) keepQuestionInView() {
 func (s Model) question(c memory.Conversation, w int) []string {
 	st := s.st.Error.UnsetPaddingLeft()
 	line := func(t string) string { return st.Render(ansi.Truncate(t, w, "…")) }
-	out := []string{line("Delete “" + sanitize.Line(displayTitle(c.Title)) + "”?")}
+	out := []string{line("Delete “" + sanitize.Line(panel.DisplayTitle(c.Title)) + "”?")}
 	switch {
 	case s.notes < 0:
 		out = append(out, line("counting its notes…"), line("y delete · n keep"))
