@@ -59,6 +59,9 @@ func (ix *Index) embedBacklog(ctx context.Context, next func(model string) ([]ow
 		if err := ix.store.SaveEmbeddings(ctx, sets...); err != nil {
 			return err
 		}
+		if ix.embedding().model != em.model {
+			return nil // switched meanwhile: the loaded vectors are the new model's
+		}
 		for _, set := range sets {
 			ix.addVectors(set) // in memory for turns and document chunks
 		}
@@ -127,6 +130,11 @@ func (em embedder) embedTexts(ctx context.Context, texts []string) ([][]float32,
 	}
 	if len(resp.Embeddings) != len(texts) {
 		return nil, fmt.Errorf("embed with %s: %d vectors for %d texts: %w", em.model.Name, len(resp.Embeddings), len(texts), errNoEmbeddings)
+	}
+	for _, v := range resp.Embeddings {
+		if !usableDim(len(v)) {
+			return nil, fmt.Errorf("embed with %s: %d-dimensional vectors: %w", em.model.Name, len(v), errEmbedDim)
+		}
 	}
 	return resp.Embeddings, nil
 }
@@ -238,7 +246,18 @@ func (ix *Index) Preload(ctx context.Context, userID string) error {
 	return err
 }
 
+// errEmbedDim: the embedding model's vectors are too long (or empty) for
+// the vector index.
+var errEmbedDim = fmt.Errorf("mneme takes vectors of 1 to %d dimensions", vector.MaxDim)
+
+// usableDim says whether the vector index takes vectors of n dimensions.
+func usableDim(n int) bool { return n >= 1 && n <= vector.MaxDim }
+
 func (uv *userVectors) add(k vector.Key, v []float32, ix *Index) {
+	if !usableDim(len(v)) { // stored by an older mneme or another device
+		ix.log.Warn("vector not indexed", "turn", k.Turn, "dim", len(v))
+		return
+	}
 	uv.mu.Lock()
 	if uv.idx == nil {
 		uv.idx = vector.New(len(v))

@@ -7,7 +7,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ollama/ollama/api"
+
 	"github.com/mneme-dev/mneme/internal/flock"
+	"github.com/mneme-dev/mneme/memory"
+	"github.com/mneme-dev/mneme/memory/vector"
 )
 
 func TestChunksOverlapAndCover(t *testing.T) {
@@ -90,5 +94,89 @@ func TestOneProcessEmbedsInTheBackground(t *testing.T) {
 	}
 	if n := rowsOf(t, s, `SELECT COUNT(*) FROM embeddings WHERE kind = 'turn'`); n == 0 {
 		t.Fatal("the turns were not embedded")
+	}
+}
+
+// wideEmbedder is topicEmbedder padded to dim dimensions, as large
+// embedding models give (qwen3-embedding:8b: 4096).
+type wideEmbedder struct {
+	topicEmbedder
+	dim int
+}
+
+func (e *wideEmbedder) Embed(ctx context.Context, req *api.EmbedRequest) (*api.EmbedResponse, error) {
+	resp, err := e.topicEmbedder.Embed(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	for i, v := range resp.Embeddings {
+		resp.Embeddings[i] = append(v, make([]float32, e.dim-len(v))...)
+	}
+	return resp, nil
+}
+
+func TestLargeEmbeddingModelsSearchByMeaning(t *testing.T) {
+	s := openTest(t)
+	cats, _ := seed(t, s)
+	ix := openIndex(t, s, t.TempDir(), &wideEmbedder{dim: 4096}, "qwen3-embedding:8b")
+	if err := ix.Drain(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	res := search(t, ix, "alice", "feline")
+	if len(res) == 0 || res[0].ConversationID != cats.ID || res[0].MatchedBy != MatchVector {
+		t.Fatalf("a 4096-dimensional model does not find by meaning: %+v", res)
+	}
+}
+
+func TestVectorsTooLongForTheIndexLeaveKeywordSearch(t *testing.T) {
+	s := openTest(t)
+	cats, _ := seed(t, s)
+	ix := openIndex(t, s, t.TempDir(), &wideEmbedder{dim: vector.MaxDim + 1}, "huge")
+	if err := ix.Drain(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	res := search(t, ix, "alice", "kitten")
+	if len(res) == 0 || res[0].ConversationID != cats.ID || res[0].MatchedBy != MatchKeyword {
+		t.Fatalf("keyword search with an unusable embedding model: %+v", res)
+	}
+	st, err := ix.Status(context.Background())
+	if err != nil || !strings.Contains(st.EmbedError, "dimensions") {
+		t.Fatalf("status does not say why search is by keyword only: %+v, %v", st, err)
+	}
+}
+
+// Vectors an older mneme or another device stored that the index cannot
+// take are left out of search by meaning, not fatal to it.
+func TestStoredVectorsTooLongAreLeftOut(t *testing.T) {
+	s := openTest(t)
+	cats, _ := seed(t, s)
+	dir := t.TempDir()
+	first, err := OpenIndex(context.Background(), s, dir, IndexOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := first.Drain(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	first.Close()
+	turns, err := s.TurnsNeedingEmbedding(context.Background(), "topics", "", 100)
+	if err != nil || len(turns) == 0 {
+		t.Fatalf("turns needing vectors: %v, %v", turns, err)
+	}
+	for _, turn := range turns {
+		bad := memory.EmbeddingSet{OwnerID: turn.ID, Kind: memory.OwnerTurn, UserID: turn.UserID, Model: "topics", Hash: turn.Hash,
+			Chunks: []string{turn.Text}, Vectors: [][]float32{make([]float32, vector.MaxDim+1)}}
+		bad.Vectors[0][0] = 1
+		if err := s.SaveEmbeddings(context.Background(), bad); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ix := openIndex(t, s, dir, &topicEmbedder{}, "topics")
+	if err := ix.Drain(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	res := search(t, ix, "alice", "kitten")
+	if len(res) == 0 || res[0].ConversationID != cats.ID {
+		t.Fatalf("search beside vectors of too many dimensions: %+v", res)
 	}
 }

@@ -55,7 +55,7 @@ func TestCosine(t *testing.T) {
 // padding and at the extreme codes that stress its carry-free lanes.
 func TestDotPacked(t *testing.T) {
 	r := rand.New(rand.NewPCG(8, 8))
-	for _, dim := range []int{1, 7, 8, 9, 100, 768, 1000, 2048} {
+	for _, dim := range []int{1, 7, 8, 9, 100, 768, 1000, 2048, MaxDim} {
 		e := newEncoder(dim)
 		for trial := range 20 {
 			q := make([]float32, dim)

@@ -13,9 +13,10 @@ var (
 	ErrInvalid = errors.New("vector: NaN, Inf or zero vector")
 )
 
-// maxDim bounds the dimension so that the int8 stage keeps ≥ 13 bits of
-// query precision (see newEncoder).
-const maxDim = 2048
+// MaxDim bounds the dimension (qwen3-embedding:8b gives 4096) so that the
+// int8 stage keeps ≥ 10 bits of query precision, still finer than the
+// stored 8-bit codes (see newEncoder).
+const MaxDim = 8192
 
 // meta is the per-vector scalar side information.
 type meta struct {
@@ -39,9 +40,9 @@ type encoder struct {
 func newEncoder(dim int) encoder {
 	padded := (dim + 7) &^ 7
 	// dotPacked's upper lane accumulates Σ a'·u ≤ padded·2·levels·255,
-	// which must stay below 2³². That allows 14 bits (±8191) at dim 768
-	// and 13 bits at 2048: the query's own rounding error is then
-	// negligible next to the stored int8 codes'.
+	// which must stay below 2³². That allows 14 bits (±8191) at dim 768,
+	// 13 bits at 2048 and 10 at 8192: the query's own rounding error is
+	// then small next to the stored int8 codes'.
 	levels := min(8191, (1<<32-1)/(510*padded)-1)
 	return encoder{dim: dim, padded: padded, words: (dim + 63) / 64, levels: levels, rot: newRotation(dim)}
 }

@@ -63,10 +63,10 @@ const (
 	centreCap   = 8192
 )
 
-// New returns an empty index for vectors of dimension dim (1..2048).
+// New returns an empty index for vectors of dimension dim (1..MaxDim).
 func New(dim int) *Index {
-	if dim < 1 || dim > maxDim {
-		panic(fmt.Sprintf("vector: dimension %d out of range 1..%d", dim, maxDim))
+	if dim < 1 || dim > MaxDim {
+		panic(fmt.Sprintf("vector: dimension %d out of range 1..%d", dim, MaxDim))
 	}
 	return &Index{enc: newEncoder(dim), slots: make(map[Key]int32), nextCentre: firstCentre}
 }

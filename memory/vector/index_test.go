@@ -45,7 +45,7 @@ func TestRecall(t *testing.T) {
 // rotation, tiny), that every stored vector is its own best match after
 // adds, replacements and removals.
 func TestSelfQuery(t *testing.T) {
-	for _, dim := range []int{1, 2, 3, 8, 17, 64, 100, 384, 768, 1000, 1536, 2048} {
+	for _, dim := range []int{1, 2, 3, 8, 17, 64, 100, 384, 768, 1000, 1536, 2048, 4096} {
 		t.Run(fmt.Sprint("dim=", dim), func(t *testing.T) {
 			r := rand.New(rand.NewPCG(uint64(dim), 1))
 			ix := New(dim)
@@ -240,7 +240,7 @@ func TestEmptyAndSmallK(t *testing.T) {
 }
 
 func TestNewPanicsOnBadDim(t *testing.T) {
-	for _, dim := range []int{0, -1, maxDim + 1} {
+	for _, dim := range []int{0, -1, MaxDim + 1} {
 		func() {
 			defer func() {
 				if recover() == nil {
