@@ -70,7 +70,7 @@ func (a *App) runConversations(ctx context.Context, args []string) error {
 		if c.Archived {
 			title += "  (archived)"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\n", c.ID, text.RelativeDate(now, c.Updated), c.MessageCount, title)
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\n", sanitize.Line(c.ID), text.RelativeDate(now, c.Updated), c.MessageCount, title)
 	}
 	return tw.Flush()
 }

@@ -45,9 +45,9 @@ func (a *App) conversationsRemove(ctx context.Context, args []string) error {
 			return writeJSON(a.stdout, out)
 		}
 		if out.Deleted {
-			fmt.Fprintf(a.stdout, "Deleted conversation %s “%s”.\n", out.ID, sanitize.Title(cmp.Or(out.Title, "(untitled)")))
+			fmt.Fprintf(a.stdout, "Deleted conversation %s “%s”.\n", sanitize.Line(out.ID), sanitize.Title(cmp.Or(out.Title, "(untitled)")))
 		} else {
-			fmt.Fprintf(a.stdout, "Conversation %s was already deleted.\n", out.ID)
+			fmt.Fprintf(a.stdout, "Conversation %s was already deleted.\n", sanitize.Line(out.ID))
 		}
 		notes := fmt.Sprintf("%d notes", out.Notes)
 		if out.Notes == 1 {
@@ -57,7 +57,7 @@ func (a *App) conversationsRemove(ctx context.Context, args []string) error {
 		case out.NotesForgotten:
 			fmt.Fprintf(a.stdout, "Forgot %s that came from it.\n", notes)
 		case out.Notes > 0:
-			fmt.Fprintf(a.stdout, "Kept %s that came from it; to forget: mneme conversations rm %s --forget-notes\n", notes, out.ID)
+			fmt.Fprintf(a.stdout, "Kept %s that came from it; to forget: mneme conversations rm %s --forget-notes\n", notes, sanitize.Line(out.ID))
 		}
 		return nil
 	})

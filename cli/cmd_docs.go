@@ -236,7 +236,7 @@ func (a *App) docsList(ctx context.Context, args []string) error {
 			if r.Collection != "" {
 				title = r.Collection + "/" + title
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\n", r.ID[:8], text.Cut(sanitize.Title(title), 40), r.Type, text.Bytes(r.Size),
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\n", text.Prefix(r.ID, 8), text.Cut(sanitize.Title(title), 40), sanitize.Line(r.Type), text.Bytes(r.Size),
 				r.Chunks, r.State, text.RelativeDate(time.Now(), r.AddedAt), sanitize.Line(r.Path))
 		}
 		return tw.Flush()
@@ -284,7 +284,7 @@ func (a *App) docsSearch(ctx context.Context, args []string) error {
 		for i, h := range hits {
 			fmt.Fprintf(a.stdout, "%2d. %.2f  %s · %s\n", i+1, h.Score, printer.Where(h.Title, h.Page, h.Heading), h.MatchedBy)
 			fmt.Fprintf(a.stdout, "    %s\n", sanitize.Line(h.Snippet))
-			fmt.Fprintf(a.stdout, "    %s · mneme docs show %s --chunk %d\n", sanitize.Line(h.Path), h.DocumentID[:8], h.Chunk)
+			fmt.Fprintf(a.stdout, "    %s · mneme docs show %s --chunk %d\n", sanitize.Line(h.Path), sanitize.Line(text.Prefix(h.DocumentID, 8)), h.Chunk)
 		}
 		return nil
 	})
@@ -315,7 +315,7 @@ func (a *App) docsShow(ctx context.Context, args []string) error {
 		}
 		if chunk >= 0 {
 			if chunk >= len(chunks) {
-				return exitError{code: 1, msg: fmt.Sprintf("docs show: %s has passages 0-%d", d.ID[:8], len(chunks)-1)}
+				return exitError{code: 1, msg: fmt.Sprintf("docs show: %s has passages 0-%d", sanitize.Line(text.Prefix(d.ID, 8)), len(chunks)-1)}
 			}
 			chunks = chunks[chunk : chunk+1]
 		}

@@ -70,16 +70,16 @@ func printFound(w io.Writer, winner *index.ConversationMatch, choices []index.Co
 		if title == "" {
 			title = "(untitled)"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%.2f\t%s\t%s\n", m.ID, text.RelativeDate(now, m.Updated), m.Score, strings.Join(m.MatchedBy, "+"), sanitize.Title(title))
+		fmt.Fprintf(tw, "%s\t%s\t%.2f\t%s\t%s\n", sanitize.Line(m.ID), text.RelativeDate(now, m.Updated), m.Score, strings.Join(m.MatchedBy, "+"), sanitize.Title(title))
 	}
 	tw.Flush()
 	for _, m := range choices {
 		if m.Snippet != "" {
-			fmt.Fprintf(w, "  %s: %s\n", m.ID[:8], text.Cut(text.OneLine(sanitize.Text(m.Snippet)), 100))
+			fmt.Fprintf(w, "  %s: %s\n", sanitize.Line(m.ID), text.Cut(text.OneLine(sanitize.Text(m.Snippet)), 100))
 		}
 	}
 	if winner != nil {
-		fmt.Fprintf(w, "Open it with: mneme --resume %s\n", winner.ID)
+		fmt.Fprintf(w, "Open it with: mneme --resume %s\n", sanitize.Line(winner.ID))
 	} else {
 		fmt.Fprintln(w, "Open one with: mneme --resume ID")
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/mneme-dev/mneme/config"
 	"github.com/mneme-dev/mneme/importer"
 	"github.com/mneme-dev/mneme/internal/progress"
+	"github.com/mneme-dev/mneme/internal/sanitize"
 	"github.com/mneme-dev/mneme/internal/text"
 	"github.com/mneme-dev/mneme/memory"
 	"github.com/mneme-dev/mneme/memory/docstore"
@@ -114,7 +115,7 @@ func (a *App) runImport(ctx context.Context, args []string) error {
 			others++
 		}
 		prog.End()
-		fmt.Fprintf(a.stderr, "mneme: import: skipped %v\n", e)
+		fmt.Fprintf(a.stderr, "mneme: import: skipped %s\n", sanitize.Line(e.Error()))
 	}, OnBatch: func(refs []memory.ConversationRef) {
 		follow.batch(refs)
 		if size > 0 {

@@ -179,13 +179,13 @@ func (a *App) memoryList(ctx context.Context, args []string) error {
 	for _, n := range notes {
 		from := "-"
 		if n.ConversationID != "" {
-			from = fmt.Sprintf("%s turn %d", n.ConversationID, n.TurnNumber)
+			from = fmt.Sprintf("%s turn %d", sanitize.Line(n.ConversationID), n.TurnNumber)
 		}
 		note := text.Cut(text.OneLine(sanitize.Text(n.Content)), 80)
 		if len(n.Tags) > 0 {
 			note += "  #" + sanitize.Line(strings.Join(n.Tags, " #"))
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", n.ID, text.RelativeDate(now, n.Updated), noteBy(n), from, note)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", sanitize.Line(n.ID), text.RelativeDate(now, n.Updated), noteBy(n), from, note)
 	}
 	return tw.Flush()
 }

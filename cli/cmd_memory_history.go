@@ -72,12 +72,9 @@ func describeChange(c history.Change) string {
 	return out
 }
 
-func shortID(id string) string {
-	if len(id) > 13 {
-		return id[:13]
-	}
-	return id
-}
+// shortID is how much of a change's id is shown: mneme's ids begin with
+// the time, and 13 characters tell apart changes a millisecond apart.
+func shortID(id string) string { return sanitize.Line(text.Prefix(id, 13)) }
 
 // undoOut is what `memory undo --json` prints.
 type undoOut struct {

@@ -3,6 +3,7 @@ package memory
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -255,8 +256,8 @@ func (imp *importer) restoreConversation(ctx context.Context, c schema.BackupCon
 	if lerr != nil {
 		return lerr, nil
 	}
-	if strings.TrimSpace(c.ID) == "" {
-		return errors.New(`missing "id"`), nil
+	if err := schema.CheckID("id", c.ID); err != nil {
+		return err, nil
 	}
 	src := first(c.TitleSource, "auto")
 	if src != "auto" && src != "model" && src != "user" {
@@ -322,10 +323,11 @@ func (imp *importer) restoreSummary(ctx context.Context, b schema.BackupSummaryL
 	if lerr != nil {
 		return lerr, nil
 	}
+	if err := schema.CheckID("id", b.ID); err != nil {
+		return err, nil
+	}
 	text := strings.TrimSpace(cleanText(b.Text))
 	switch {
-	case strings.TrimSpace(b.ID) == "":
-		return errors.New(`missing "id"`), nil
 	case text == "":
 		return errors.New(`empty "text"`), nil
 	case b.FirstSeq < 1 || b.LastSeq < b.FirstSeq || b.AtSeq < b.LastSeq:
@@ -374,8 +376,8 @@ func (imp *importer) restoreNote(ctx context.Context, b schema.BackupNoteLine, s
 	if lerr != nil {
 		return lerr, nil
 	}
-	if strings.TrimSpace(b.ID) == "" {
-		return errors.New(`missing "id"`), nil
+	if err := cmp.Or(schema.CheckID("id", b.ID), schema.CheckOptionalID("conversation", b.Conversation)); err != nil {
+		return err, nil
 	}
 	content, lerr := CheckNote(b.Content)
 	if lerr != nil {

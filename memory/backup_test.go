@@ -184,6 +184,34 @@ func TestBackupCorruptLineIsReportedAndTheRestRestores(t *testing.T) {
 	}
 }
 
+// A backup's ids are printed and matched by prefix: an id too short to
+// name a row, or one carrying escapes, is refused with the line, and the
+// rest restores.
+func TestBackupLinesWithOddIdsAreSkipped(t *testing.T) {
+	src := openTest(t)
+	fillForBackup(t, src)
+	backup := backupOf(t, src, "alice")
+	odd := []string{
+		`{"type":"conversation","id":"c2","title":"short id","created":"2026-01-01T00:00:00Z","updated":"2026-01-01T00:00:00Z"}`,
+		`{"type":"conversation","id":"\u001b[2Jabcdefgh","title":"escape","created":"2026-01-01T00:00:00Z","updated":"2026-01-01T00:00:00Z"}`,
+		`{"type":"note","id":"n1","content":"short id","created":"2026-01-01T00:00:00Z","updated":"2026-01-01T00:00:00Z"}`,
+		`{"type":"note","id":"abcdefgh-note","conversation":"\u202eevil-conversation","content":"odd conversation","created":"2026-01-01T00:00:00Z","updated":"2026-01-01T00:00:00Z"}`,
+	}
+	dst := openTest(t)
+	_, bad := importWith(t, dst, "alice", backup+strings.Join(odd, "\n")+"\n", false)
+	if len(bad) != len(odd) {
+		t.Fatalf("bad lines = %v", bad)
+	}
+	for _, b := range bad {
+		if !strings.Contains(b.Error(), "must be 8 to 64 letters, digits, - or _") || strings.ContainsAny(b.Error(), "\x1b\u202e") {
+			t.Fatalf("bad line = %q", b.Error())
+		}
+	}
+	if again := backupOf(t, dst, "alice"); again != backup {
+		t.Fatalf("the rest was not restored as it was:\n%s", again)
+	}
+}
+
 func TestBackupLinesOfAnotherUserAreSkipped(t *testing.T) {
 	ctx := context.Background()
 	src := openTest(t)

@@ -1,11 +1,10 @@
 package memory
 
 import (
+	"cmp"
 	"context"
-	"errors"
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/mneme-dev/mneme/memory/internal/sqlq"
 	"github.com/mneme-dev/mneme/memory/schema"
@@ -126,8 +125,8 @@ func (imp *importer) restoreChange(ctx context.Context, b schema.BackupChangeLin
 	if lerr != nil {
 		return lerr, nil
 	}
-	if strings.TrimSpace(b.ID) == "" || strings.TrimSpace(b.Note) == "" {
-		return errors.New(`missing "id" or "note"`), nil
+	if err := cmp.Or(schema.CheckID("id", b.ID), schema.CheckID("note", b.Note), schema.CheckOptionalID("undoes", b.Undoes)); err != nil {
+		return err, nil
 	}
 	switch b.Op {
 	case ChangeCreate, ChangeUpdate, ChangeDelete, ChangeRestore, ChangeStatus:

@@ -126,12 +126,7 @@ func known(name string) bool {
 func quote(s string) string { return `"` + text.Cut(text.OneLine(s), quoteRunes) + `"` }
 
 // shortID is the first 8 characters of an id, enough to tell notes apart.
-func shortID(id string) string {
-	if r := []rune(strings.TrimSpace(id)); len(r) > 8 {
-		return string(r[:8])
-	}
-	return strings.TrimSpace(id)
-}
+func shortID(id string) string { return text.Prefix(strings.TrimSpace(id), 8) }
 
 func plural(n int, one, many string) string {
 	if n == 1 {

@@ -92,6 +92,9 @@ func (st *Store) restoreDocument(ctx context.Context, raw []byte, who func(strin
 		if l.ID == "" || l.Path == "" || l.Hash == "" {
 			return errLine{errors.New("a document needs an id, a path and a hash")}
 		}
+		if err := schema.CheckID("id", l.ID); err != nil {
+			return errLine{err}
+		}
 		added, err := parseTime("added", l.Added)
 		if err != nil {
 			return err

@@ -74,7 +74,10 @@ func TestBackupLinesRestoreAndRefuseHostileOnes(t *testing.T) {
 		`{"type":"document", not json`,
 		`{"type":"doc_chunk","document":"` + bob.ID + `","number":5,"text":"forged into bob's document"}`,
 		`{"type":"doc_chunk","document":"no-such-doc","number":0,"text":"orphan"}`,
-		`{"type":"document","id":"x1","path":"/y","hash":"h","doc_type":"text","size":1,"added":"yesterday","updated":"2026-01-01T00:00:00Z"}`,
+		`{"type":"document","id":"x1234567","path":"/y","hash":"h","doc_type":"text","size":1,"added":"yesterday","updated":"2026-01-01T00:00:00Z"}`,
+		// ids are printed and matched by prefix: short ones and escapes are refused
+		`{"type":"document","id":"d1","path":"/short","hash":"h","doc_type":"text","size":1,"added":"2026-01-01T00:00:00Z","updated":"2026-01-01T00:00:00Z"}`,
+		`{"type":"document","id":"\u001b]0;pwned\u0007abcdefgh","path":"/esc","hash":"h","doc_type":"text","size":1,"added":"2026-01-01T00:00:00Z","updated":"2026-01-01T00:00:00Z"}`,
 	}, "\n") + "\n"
 	var bad []string
 	_, err := dst.Import(ctx, "alice", strings.NewReader(buf.String()+hostile), memory.ImportOptions{More: dstDocs.Restorers(),
@@ -82,7 +85,7 @@ func TestBackupLinesRestoreAndRefuseHostileOnes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(bad) != 4 {
+	if len(bad) != 6 || !strings.Contains(bad[4], `"id" must be 8 to 64`) || strings.ContainsRune(bad[5], '\x1b') {
 		t.Fatalf("bad lines: %q", bad)
 	}
 	got, err := dstDocs.Get(ctx, "alice", d.ID)

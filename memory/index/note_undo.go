@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/mneme-dev/mneme/internal/text"
 	"github.com/mneme-dev/mneme/memory"
 	"github.com/mneme-dev/mneme/memory/history"
 )
@@ -86,9 +87,5 @@ func (ix *Index) SetNoteStatus(ctx context.Context, userID, id, status string) (
 	return ix.store.SetNoteStatus(ctx, userID, id, status)
 }
 
-func short(id string) string {
-	if len(id) > 8 {
-		return id[:8]
-	}
-	return id
-}
+// short is the part of an id a message names it by.
+func short(id string) string { return text.Prefix(id, 8) }

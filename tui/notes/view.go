@@ -267,10 +267,7 @@ func (b MemoryBrowser) noteView() ([]string, []key.Binding) {
 	if b.fresh[n.ID] {
 		right = b.st.Fresh.Render("● new") + b.st.Dim.Render(" · ") + right
 	}
-	short := n.ID
-	if len(short) > 8 {
-		short = short[:8]
-	}
+	short := sanitize.Line(text.Prefix(n.ID, 8))
 	rows := []string{
 		panel.TitleLine(b.width, b.st.Title.Render("Note")+b.st.Dim.Render(" "+short), right),
 		b.rule(),
@@ -341,10 +338,7 @@ func (b MemoryBrowser) historyLines() []string {
 }
 
 func (b MemoryBrowser) historyView() ([]string, []key.Binding) {
-	short := b.histNote
-	if len(short) > 8 {
-		short = short[:8]
-	}
+	short := sanitize.Line(text.Prefix(b.histNote, 8))
 	status := ""
 	if b.histLoading {
 		status = b.st.Hint.Render("loading…")

@@ -16,6 +16,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/mneme-dev/mneme/internal/sanitize"
+	"github.com/mneme-dev/mneme/internal/text"
 )
 
 // maxRead bounds how many entries of one folder are read, maxMatches how
@@ -248,10 +249,7 @@ func ExportName(title, id string) string {
 	if r := []rune(slug); len(r) > maxExportNameRunes {
 		slug = strings.Trim(string(r[:maxExportNameRunes]), "-")
 	}
-	short := id
-	if len(short) > 8 {
-		short = short[:8]
-	}
+	short := text.Prefix(id, 8)
 	if slug == "" {
 		return "mneme-" + short + ".md"
 	}
