@@ -75,15 +75,38 @@ func Main(args []string) int {
 // ends the process if the command has not returned shutdownGrace later,
 // or at once on a second signal.
 func watchSignals(sigs <-chan os.Signal, cancel context.CancelCauseFunc) {
-	sig := <-sigs
-	cancel(signalError{sig})
-	select {
-	case <-time.After(shutdownGrace):
+	sig, timedOut := awaitExit(sigs, cancel, time.Now, time.After)
+	if timedOut {
 		fmt.Fprintf(os.Stderr, "mneme: %v: stopped before finishing; what was already stored is kept\n", sig)
-	case sig = <-sigs:
 	}
 	runExitHooks()
 	os.Exit(signalExitCode(sig))
+}
+
+// repeatWindow: the same signal again this soon after the first is one
+// request delivered twice (GNU timeout signals the process, then its
+// group; so do supervisors), not a second request to stop at once.
+const repeatWindow = 250 * time.Millisecond
+
+// awaitExit cancels the command on the first signal and returns what then
+// ends the process: a second signal, or the first once shutdownGrace has
+// passed (timedOut).
+func awaitExit(sigs <-chan os.Signal, cancel context.CancelCauseFunc, now func() time.Time, after func(time.Duration) <-chan time.Time) (sig os.Signal, timedOut bool) {
+	first := <-sigs
+	at := now()
+	cancel(signalError{first})
+	grace := after(shutdownGrace)
+	for {
+		select {
+		case <-grace:
+			return first, true
+		case sig := <-sigs:
+			if sig == first && now().Sub(at) < repeatWindow {
+				continue
+			}
+			return sig, false
+		}
+	}
 }
 
 // exitHooks run when a signal ends the process before its command
