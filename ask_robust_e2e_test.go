@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -182,6 +183,29 @@ func TestAskStalledStreamEndsWithinTheIdleTimeout(t *testing.T) {
 	}
 	recs := d.exported()
 	if len(recs) != 2 || recs[0].Content != "question" || recs[1].Content != "Half an" || recs[1].Status != memory.StatusInterrupted {
+		t.Fatalf("export %+v", recs)
+	}
+}
+
+// A model caught in a loop does not keep a script waiting: the answer is
+// cut at max_answer_tokens, kept whole as far as it got, and ask says so.
+func TestAskRunawayAnswerIsCut(t *testing.T) {
+	t.Parallel() // own data dir and fake Ollama
+	srv := fakeollama.New(t)
+	srv.Script(fakeollama.Reply{Content: slices.Repeat([]string{" la"}, 1000), Hold: true})
+	d := newDevice(t, srv.Host())
+	d.extra = []string{"MNEME_MAX_ANSWER_TOKENS=16"}
+	r := d.mneme("", "ask", "--json", "sing")
+	var out struct {
+		Answer string `json:"answer"`
+		Cut    bool   `json:"cut"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &out); r.code != 0 || err != nil || !out.Cut || strings.Count(out.Answer, "la") != 16 ||
+		!strings.Contains(r.stderr, "cut at about 16 tokens (max_answer_tokens)") {
+		t.Fatalf("exit %d stdout %q stderr %q (%v)", r.code, r.stdout, r.stderr, err)
+	}
+	recs := d.exported()
+	if len(recs) != 2 || strings.TrimSpace(recs[1].Content) != out.Answer || recs[1].Status == memory.StatusInterrupted {
 		t.Fatalf("export %+v", recs)
 	}
 }

@@ -351,6 +351,11 @@ func TestAskRealOllama(t *testing.T) {
 	if len(strings.TrimSpace(r.stdout)) == 0 {
 		t.Fatal("the real model printed nothing")
 	}
+	// The model's num_predict (48) ended the answer: Ollama's done_reason
+	// "length", said so that a cut answer is not taken for a whole one.
+	if !strings.Contains(r.stderr, "the model's length limit") {
+		t.Fatalf("no word of the model's length limit: %q", r.stderr)
+	}
 	list := d.conversations()
 	if len(list) != 1 || list[0].MessageCount != 2 {
 		t.Fatalf("conversations = %+v", list)
@@ -367,6 +372,20 @@ func TestAskRealOllama(t *testing.T) {
 	}
 	if strings.TrimSpace(msgs[1].Content) != strings.TrimSpace(r.stdout) || msgs[1].Status != memory.StatusComplete {
 		t.Fatalf("stored %q (%s), printed %q", msgs[1].Content, msgs[1].Status, r.stdout)
+	}
+	// max_answer_tokens below the model's own limit cuts the stream there.
+	d.extra = []string{"MNEME_MAX_ANSWER_TOKENS=16"}
+	r = d.mustOK("", "ask", "--json", "--model", "stories", "Once upon a time")
+	var out struct {
+		Answer string `json:"answer"`
+		Cut    bool   `json:"cut"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &out); err != nil || !out.Cut || out.Answer == "" ||
+		!strings.Contains(r.stderr, "cut at about 16 tokens (max_answer_tokens)") {
+		t.Fatalf("ask with max_answer_tokens 16: %q %q (%v)", r.stdout, r.stderr, err)
+	}
+	if len(out.Answer) >= len(strings.TrimSpace(msgs[1].Content)) {
+		t.Fatalf("the capped answer %q is no shorter than the model's own %q", out.Answer, msgs[1].Content)
 	}
 }
 

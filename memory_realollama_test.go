@@ -83,7 +83,7 @@ func TestRealOllamaMemoryTools(t *testing.T) {
 		var notices int
 		for _, p := range []string{"Once upon a time", "Tell me more"} {
 			res, err := a.Run(ctx, agent.Request{UserID: "alice", ConversationID: conv.ID, Prompt: p}, func(e agent.Event) {
-				if _, ok := e.(agent.NoticeEvent); ok {
+				if n, ok := e.(agent.NoticeEvent); ok && strings.Contains(n.Text, "does not support tools") {
 					notices++
 				}
 			})

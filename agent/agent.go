@@ -68,6 +68,8 @@ type Agent struct {
 	// firstToken and idle bound the wait for Ollama's first chunk and
 	// between chunks.
 	firstToken, idle time.Duration
+	// maxAnswer bounds the chunks (about a token each) of one model call.
+	maxAnswer int
 
 	// firstNoTools, if set, decides whether the user is told that the
 	// model cannot use tools (see WithNoToolsNotice).
@@ -130,6 +132,18 @@ func WithStreamTimeouts(firstToken, idle time.Duration) Option {
 	}
 }
 
+// WithMaxAnswerTokens bounds one model call's answer to about n tokens
+// (Ollama streams one a chunk): the stream is cut there and the answer
+// kept, complete, with a NoticeEvent and Result.Cut. n <= 0 keeps the
+// default.
+func WithMaxAnswerTokens(n int) Option {
+	return func(a *Agent) {
+		if n > 0 {
+			a.maxAnswer = n
+		}
+	}
+}
+
 // WithHost names the Ollama address in error messages.
 func WithHost(h string) Option { return func(a *Agent) { a.host = h } }
 
@@ -144,7 +158,7 @@ func New(client ChatClient, store Store, opts ...Option) *Agent {
 	a := &Agent{
 		client: client, store: store, system: DefaultSystemPrompt, maxSteps: DefaultMaxSteps,
 		host: "http://127.0.0.1:11434", log: slog.New(slog.DiscardHandler), now: time.Now, toolsOK: true,
-		firstToken: DefaultFirstTokenTimeout, idle: DefaultStreamIdleTimeout,
+		firstToken: DefaultFirstTokenTimeout, idle: DefaultStreamIdleTimeout, maxAnswer: DefaultMaxAnswerTokens,
 	}
 	for _, o := range opts {
 		o(a)
@@ -222,7 +236,13 @@ type streamOut struct {
 	calls                    []api.ToolCall
 	done                     bool
 	promptTokens, evalTokens int
+	// cut: the answer stopped at a length limit, mneme's max_answer_tokens
+	// (capped) or the model's own (Ollama's done_reason "length").
+	cut, capped bool
 }
+
+// errAnswerCapped cuts a stream that reached maxAnswer.
+var errAnswerCapped = errors.New("the answer reached max_answer_tokens")
 
 // stream makes one model call. A model that refuses tools is asked again
 // without them, and the user is told once.
@@ -256,6 +276,12 @@ func (a *Agent) stream(ctx context.Context, msgs []api.Message, withTools bool, 
 		watchdog.Stop()
 		chunks.Add(1)
 		defer watchdog.Reset(a.idle)
+		if r.Message.Thinking != "" || r.Message.Content != "" {
+			if n := chunks.Load(); n > int64(a.maxAnswer) {
+				cut(errAnswerCapped)
+				return errAnswerCapped
+			}
+		}
 		live.add(r.Message.Thinking, r.Message.Content)
 		if t := r.Message.Thinking; t != "" {
 			out.thinking.WriteString(t)
@@ -267,7 +293,7 @@ func (a *Agent) stream(ctx context.Context, msgs []api.Message, withTools bool, 
 		}
 		out.calls = append(out.calls, r.Message.ToolCalls...)
 		if r.Done {
-			out.done = true
+			out.done, out.cut = true, r.DoneReason == "length"
 			out.promptTokens, out.evalTokens = r.PromptEvalCount, r.EvalCount
 		}
 		return nil
@@ -278,6 +304,9 @@ func (a *Agent) stream(ctx context.Context, msgs []api.Message, withTools bool, 
 		a.mu.Unlock()
 		a.tellNoTools(emit)
 		return a.stream(ctx, msgs, false, live, emit)
+	}
+	if errors.Is(context.Cause(sctx), errAnswerCapped) && ctx.Err() == nil {
+		out.done, out.cut, out.capped, err = true, true, true, nil
 	}
 	if err == nil && !out.done {
 		// The Ollama client returns nil when the body ends early.

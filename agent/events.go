@@ -109,4 +109,7 @@ type Result struct {
 	// StepLimitReached says the model still called tools on the last model
 	// call the step limit allowed: the run stopped without a final answer.
 	StepLimitReached bool `json:"step_limit_reached,omitempty"`
+	// Cut says an answer stopped at a length limit (max_answer_tokens, or
+	// the model's own num_predict): it is kept, complete, as far as it got.
+	Cut bool `json:"cut,omitempty"`
 }

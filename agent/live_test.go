@@ -180,3 +180,56 @@ func TestConversationDeletedMidAnswerStaysDeleted(t *testing.T) {
 		t.Fatalf("the deleted conversation has messages again: %+v", msgs)
 	}
 }
+
+// A small model caught in a loop streams until max_answer_tokens: the
+// stream is cut there, the answer kept as complete, and the user told.
+func TestRunawayAnswerIsCutAtMaxAnswerTokens(t *testing.T) {
+	h := newHarness(t, nil, WithMaxAnswerTokens(20))
+	loop := make([]string, 500)
+	for i := range loop {
+		loop[i] = " again"
+	}
+	h.srv.Script(fakeollama.Reply{Content: loop, Hold: true}) // never ends by itself
+	res, events, err := h.run(context.Background(), "tell me a story")
+	if err != nil || !res.Cut || res.Interrupted {
+		t.Fatalf("res = %+v, err = %v", res, err)
+	}
+	<-h.srv.Cancelled() // the stream to Ollama was closed
+	if got := strings.Count(res.Answer, "again"); got != 20 {
+		t.Fatalf("the answer holds %d chunks, want 20", got)
+	}
+	if !hasNotice(events, "cut at about 20 tokens (max_answer_tokens)") {
+		t.Fatalf("no notice of the cut in %+v", events)
+	}
+	msgs := h.messages()
+	if roles(msgs) != "user,assistant" || msgs[1].Status != memory.StatusComplete || strings.TrimSpace(msgs[1].Content) != res.Answer {
+		t.Fatalf("stored %+v", msgs)
+	}
+}
+
+// An answer Ollama stopped at the model's own limit (done_reason
+// "length") is said to be cut too.
+func TestAnswerAtTheModelsLengthLimitIsSaidToBeCut(t *testing.T) {
+	h := newHarness(t, nil)
+	h.srv.Script(fakeollama.Reply{Content: []string{"Once", " upon"}, DoneReason: "length"})
+	res, events, err := h.run(context.Background(), "tell me a story")
+	if err != nil || !res.Cut || res.Answer != "Once upon" {
+		t.Fatalf("res = %+v, err = %v", res, err)
+	}
+	if !hasNotice(events, "the model's length limit") {
+		t.Fatalf("no notice of the cut in %+v", events)
+	}
+	h.srv.Script(fakeollama.Say("The end."))
+	if res, events, _ := h.run(context.Background(), "and then?"); res.Cut || hasNotice(events, "length") {
+		t.Fatalf("an answer that ended by itself is said to be cut: %+v", res)
+	}
+}
+
+func hasNotice(events []Event, text string) bool {
+	for _, e := range events {
+		if n, ok := e.(NoticeEvent); ok && strings.Contains(n.Text, text) {
+			return true
+		}
+	}
+	return false
+}

@@ -176,12 +176,24 @@ func (a *Agent) chatRound(ctx context.Context, st *runState, withTools bool) ([]
 	if err != nil {
 		return nil, fmt.Errorf("store answer: %w", err)
 	}
+	if out.cut {
+		st.res.Cut = true
+		st.emit(NoticeEvent{Text: a.cutNotice(out)})
+	}
 	st.msgs = append(st.msgs, toAPI([]memory.Message{assistant})...)
 	pending := make([]pendingCall, len(calls))
 	for i, c := range calls {
 		pending[i] = pendingCall{call: c, refused: refused[i]}
 	}
 	return pending, nil
+}
+
+// cutNotice says where an answer stopped at a length limit.
+func (a *Agent) cutNotice(out *streamOut) string {
+	if out.capped {
+		return fmt.Sprintf("The answer was cut at about %d tokens (max_answer_tokens): ask the model to go on, or raise the limit.", a.maxAnswer)
+	}
+	return "The answer reached the model's length limit (its num_predict or context) and stopped there: ask the model to go on."
 }
 
 // executeToolCalls runs a reply's tool calls in order through the tools,

@@ -26,6 +26,7 @@ func (s *session) newAgent(model string, ix *index.Index, toolsOK bool) *agent.A
 		// "The model cannot use tools" is said once per model, not per run.
 		agent.WithNoToolsNotice(s.firstNotice("no-tools")),
 		agent.WithStreamTimeouts(s.cfg.FirstTokenTimeout, s.cfg.StreamIdleTimeout),
+		agent.WithMaxAnswerTokens(s.cfg.MaxAnswerTokens),
 	}
 	if ix != nil {
 		opts = append(opts, agent.WithTools(tools.NewRegistry(s.log, tools.MemoryTools(ix)...).WithGate(s.changeGate())))

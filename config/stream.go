@@ -15,10 +15,14 @@ import (
 // chunk of a model call, which covers loading the model and reading the
 // prompt, then stream_idle_timeout between chunks. A stream silent for
 // longer is cut and its partial answer kept. Values are durations such as
-// "90s" or "2m", or a number of seconds.
+// "90s" or "2m", or a number of seconds. max_answer_tokens bounds how long
+// one answer may grow.
 type streamConfig struct {
 	FirstTokenTimeoutText string `toml:"first_token_timeout"`
 	StreamIdleTimeoutText string `toml:"stream_idle_timeout"`
+	// MaxAnswerTokens cuts one model call's answer (thinking included)
+	// after about this many tokens (0 or unset: agent.DefaultMaxAnswerTokens).
+	MaxAnswerTokens int `toml:"max_answer_tokens"`
 
 	FirstTokenTimeout time.Duration `toml:"-"`
 	StreamIdleTimeout time.Duration `toml:"-"`
@@ -28,12 +32,15 @@ type streamConfig struct {
 const (
 	envFirstTokenTimeout = "MNEME_FIRST_TOKEN_TIMEOUT"
 	envStreamIdleTimeout = "MNEME_STREAM_IDLE_TIMEOUT"
+	envMaxAnswerTokens   = "MNEME_MAX_ANSWER_TOKENS"
 )
 
 // Bounds of the stream timeouts.
 const (
 	minStreamTimeout = time.Second
 	maxStreamTimeout = time.Hour
+	minAnswerTokens  = 16
+	maxAnswerTokens  = 1 << 20
 )
 
 // StreamFlags are the flags of the commands that stream answers.
@@ -79,6 +86,26 @@ func (c *streamConfig) resolve(flags StreamFlags, getenv func(string) string, fi
 			return fmt.Errorf("%s = %q: want a duration from %s to %s, such as 90s or 2m", where, *s.text, minStreamTimeout, maxStreamTimeout)
 		}
 		*s.dst = d
+	}
+	return c.resolveMaxAnswer(getenv, file)
+}
+
+// resolveMaxAnswer applies the environment over the file's
+// max_answer_tokens, fills the default and checks it.
+func (c *streamConfig) resolveMaxAnswer(getenv func(string) string, file string) error {
+	where := fmt.Sprintf("config %s: max_answer_tokens = %d", file, c.MaxAnswerTokens)
+	if v := getenv(envMaxAnswerTokens); v != "" {
+		n, err := strconv.Atoi(strings.TrimSpace(v))
+		if err != nil {
+			return fmt.Errorf("%s=%q: %w: want a whole number of tokens", envMaxAnswerTokens, v, ErrConfigValue)
+		}
+		c.MaxAnswerTokens, where = n, fmt.Sprintf("%s=%s", envMaxAnswerTokens, v)
+	}
+	if c.MaxAnswerTokens == 0 {
+		c.MaxAnswerTokens = agent.DefaultMaxAnswerTokens
+	}
+	if c.MaxAnswerTokens < minAnswerTokens || c.MaxAnswerTokens > maxAnswerTokens {
+		return fmt.Errorf("%s: %w: want %d-%d tokens (0 or unset: %d)", where, ErrConfigValue, minAnswerTokens, maxAnswerTokens, agent.DefaultMaxAnswerTokens)
 	}
 	return nil
 }

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -54,6 +55,42 @@ func TestStreamTimeoutsConfig(t *testing.T) {
 		write(c.file)
 		if _, err := load(c.flags, c.env); err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "such as 90s") {
 			t.Errorf("%s: err = %v, want one naming %q", c.name, err, c.want)
+		}
+	}
+}
+
+func TestMaxAnswerTokensConfig(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "config.toml")
+	load := func(text string, env map[string]string) (Config, error) {
+		t.Helper()
+		if err := os.WriteFile(file, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		env["HOME"] = dir
+		return Load(Flags{configFile: file}, envMap(env))
+	}
+	if cfg, err := load("", map[string]string{}); err != nil || cfg.MaxAnswerTokens != agent.DefaultMaxAnswerTokens {
+		t.Fatalf("default: %d, %v", cfg.MaxAnswerTokens, err)
+	}
+	if cfg, err := load("max_answer_tokens = 800\n", map[string]string{}); err != nil || cfg.MaxAnswerTokens != 800 {
+		t.Fatalf("file: %d, %v", cfg.MaxAnswerTokens, err)
+	}
+	if cfg, err := load("max_answer_tokens = 800\n", map[string]string{envMaxAnswerTokens: "20000"}); err != nil || cfg.MaxAnswerTokens != 20000 {
+		t.Fatalf("env beats file: %d, %v", cfg.MaxAnswerTokens, err)
+	}
+	for _, c := range []struct {
+		file string
+		env  map[string]string
+		want string
+	}{
+		{"max_answer_tokens = 3\n", map[string]string{}, "config " + file + ": max_answer_tokens = 3"},
+		{"max_answer_tokens = -1\n", map[string]string{}, "max_answer_tokens = -1"},
+		{"", map[string]string{envMaxAnswerTokens: "lots"}, envMaxAnswerTokens + `="lots"`},
+		{"", map[string]string{envMaxAnswerTokens: "99999999"}, envMaxAnswerTokens + "=99999999"},
+	} {
+		if _, err := load(c.file, c.env); err == nil || !strings.Contains(err.Error(), c.want) || !errors.Is(err, ErrConfigValue) {
+			t.Errorf("%q %v: err = %v, want one naming %q", c.file, c.env, err, c.want)
 		}
 	}
 }
