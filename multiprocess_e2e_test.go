@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -156,6 +157,53 @@ func TestTwoAsksRunSideBySide(t *testing.T) {
 	}
 	if n := len(d.conversations()); n != 2 {
 		t.Fatalf("%d conversations, want 2", n)
+	}
+}
+
+// Two scripts continuing one conversation take turns: the second waits for
+// the first's answer, says so, and the conversation reads question,
+// answer, question, answer; the second answer was asked with the first
+// turn in its history.
+func TestTwoAsksInOneConversationTakeTurns(t *testing.T) {
+	srv := fakeollama.New(t)
+	d := newDevice(t, srv.Host())
+	d.mustOK("", "ask", "base question")
+	gate := make(chan struct{})
+	srv.Script(fakeollama.Reply{Content: fakeollama.SplitWords("the first answer, slowly"), Gate: gate})
+	first, firstErr := d.start(nil, "ask", "-c", "first question")
+	<-srv.Started()
+	second, secondErr := d.start(nil, "ask", "-c", "second question")
+	waitUntil(t, "the second ask to say it waits", 10*time.Second, func() bool {
+		return strings.Contains(secondErr.String(), "another mneme is answering in this conversation")
+	})
+	if n := len(srv.Requests()); n != 2 { // the base question and the first
+		t.Fatalf("%d chat requests before the first answer ended, want 2", n)
+	}
+	close(gate)
+	if err := first.Wait(); err != nil {
+		t.Fatalf("first ask: %v\n%s", err, firstErr)
+	}
+	if err := second.Wait(); err != nil {
+		t.Fatalf("second ask: %v\n%s", err, secondErr)
+	}
+	var roles, contents []string
+	for _, r := range d.exported() {
+		roles = append(roles, string(r.Role))
+		contents = append(contents, r.Content)
+	}
+	if got := strings.Join(roles, ","); got != "user,assistant,user,assistant,user,assistant" {
+		t.Fatalf("roles %s: %q", got, contents)
+	}
+	if contents[2] != "first question" || contents[3] != "the first answer, slowly" || contents[4] != "second question" {
+		t.Fatalf("turns out of order: %q", contents)
+	}
+	last := srv.LastRequest()
+	var sent []string
+	for _, m := range last.Messages {
+		sent = append(sent, m.Content)
+	}
+	if !slices.Contains(sent, "the first answer, slowly") {
+		t.Fatalf("the second question was asked without the first turn: %q", sent)
 	}
 }
 

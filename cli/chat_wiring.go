@@ -25,10 +25,11 @@ type indexingRunner struct {
 	agent *agent.Agent
 	index *index.Index
 	learn *backgroundLearner
+	turns turnLocks
 }
 
 func (r indexingRunner) Run(ctx context.Context, req agent.Request, emit func(agent.Event)) (agent.Result, error) {
-	res, err := r.agent.Run(ctx, req, emit)
+	res, err := r.turns.run(ctx, r.agent, req, emit)
 	r.index.Notify(memory.ConversationRef{UserID: req.UserID, ConversationID: req.ConversationID})
 	r.learn.after(r.agent.Model(), req, res, err)
 	return res, err

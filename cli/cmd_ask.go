@@ -97,10 +97,11 @@ func (a *App) runAsk(ctx context.Context, args []string) (err error) {
 
 	// The prompt is stored before anything slow (the probe, recall, the
 	// model), so that it survives whatever comes next.
-	conv, promptMsg, err := a.storePrompt(ctx, s, cont, *convID, prompt)
+	conv, promptMsg, unlock, err := a.storePrompt(ctx, s, cont, *convID, prompt)
 	if err != nil {
 		return err
 	}
+	defer func() { unlock() }()
 	st := probeOllama(ctx, s.client, s.host, s.cfg)
 	if ctx.Err() != nil || st.Err != nil {
 		// No answer will come: the turn is marked as one that ended before
@@ -131,6 +132,8 @@ func (a *App) runAsk(ctx context.Context, args []string) (err error) {
 	ag := s.newAgent(st.Model, ix, st.ToolsSupported())
 	req := agent.Request{UserID: s.cfg.User, ConversationID: conv.ID, Prompt: prompt, PromptID: promptMsg.ID}
 	res, runErr := ag.Run(ctx, req, p.Emit)
+	unlock() // the turn is stored: the next in this conversation may go
+	unlock = func() {}
 	p.Finish()
 	p.Sources(res)
 	// No title call here: ask exits once the answer is stored. The
@@ -191,27 +194,36 @@ type askResult struct {
 	Incognito bool `json:"incognito,omitempty"`
 }
 
-// storePrompt finds or creates the conversation and stores the prompt in
-// it. The writes are not cancelled by ctx: once started they finish, so
-// that an interruption never leaves a conversation without its prompt.
-// A conversation created here is deleted again if the prompt could not be
-// stored, so no empty conversation is left behind.
-func (a *App) storePrompt(ctx context.Context, s *session, cont bool, id, prompt string) (memory.Conversation, memory.Message, error) {
+// storePrompt finds or creates the conversation, takes its turn lock
+// (waiting while another mneme answers in it) and stores the prompt in it;
+// unlock ends the turn. The writes are not cancelled by ctx: once started
+// they finish, so that an interruption never leaves a conversation without
+// its prompt. A conversation created here is deleted again if the prompt
+// could not be stored, so no empty conversation is left behind.
+func (a *App) storePrompt(ctx context.Context, s *session, cont bool, id, prompt string) (conv memory.Conversation, msg memory.Message, unlock func(), err error) {
 	wctx := context.WithoutCancel(ctx)
 	conv, created, err := a.askConversation(wctx, s, cont, id)
 	if err != nil {
-		return conv, memory.Message{}, err
+		return conv, msg, nil, err
 	}
-	msg, err := s.store.AppendMessage(wctx, s.cfg.User, memory.Message{ConversationID: conv.ID, Role: memory.RoleUser, Content: prompt})
-	if err != nil {
-		if created {
-			if derr := s.store.DeleteConversation(wctx, s.cfg.User, conv.ID); derr != nil {
-				s.log.Warn("delete the empty conversation", "conversation", conv.ID, "err", derr)
-			}
+	unlock, err = newTurnLocks(s.cfg.DataDir).lock(ctx, conv.ID, func() {
+		fmt.Fprintln(a.stderr, "mneme: another mneme is answering in this conversation; waiting for it to finish…")
+	})
+	if err == nil {
+		msg, err = s.store.AppendMessage(wctx, s.cfg.User, memory.Message{ConversationID: conv.ID, Role: memory.RoleUser, Content: prompt})
+		if err != nil {
+			unlock()
+			err = fmt.Errorf("store prompt: %w", err)
 		}
-		return conv, msg, fmt.Errorf("store prompt: %w", err)
+	} else if ctx.Err() != nil {
+		err = exitError{code: ExitInterrupted, msg: "interrupted while another mneme was answering in the conversation; your prompt was not stored"}
 	}
-	return conv, msg, nil
+	if err != nil && created {
+		if derr := s.store.DeleteConversation(wctx, s.cfg.User, conv.ID); derr != nil {
+			s.log.Warn("delete the empty conversation", "conversation", conv.ID, "err", derr)
+		}
+	}
+	return conv, msg, unlock, err
 }
 
 // indexTurn makes the finished turn searchable before ask exits: keyword

@@ -173,7 +173,7 @@ func (a *App) runChat(ctx context.Context, args []string) error {
 			return s.tuiProbe(ctx, st)
 		},
 		NewRunner: func(model string) tui.Runner {
-			return indexingRunner{agent: s.newAgent(model, ix, probed.toolsSupported(model)), index: ix, learn: learner}
+			return indexingRunner{agent: s.newAgent(model, ix, probed.toolsSupported(model)), index: ix, learn: learner, turns: newTurnLocks(s.cfg.DataDir)}
 		},
 		Find:          findConversations(ix),
 		Log:           s.log,

@@ -1,0 +1,91 @@
+package cli
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/mneme-dev/mneme/agent"
+	"github.com/mneme-dev/mneme/internal/flock"
+)
+
+// turnLocks take turns in a conversation across processes: a turn (the
+// prompt stored, the answer streamed and stored) holds its conversation's
+// lock, so that two scripts continuing one conversation, or a script and
+// the chat, answer one after the other instead of interleaving prompts.
+// The locks are files in the data dir's turns/ folder, one a conversation.
+type turnLocks struct{ dir string }
+
+func newTurnLocks(dataDir string) turnLocks { return turnLocks{dir: filepath.Join(dataDir, "turns")} }
+
+// lock waits for the conversation's lock (waiting is called once, when
+// another process holds it) until ctx ends, and returns its release. The
+// lock's file is removed when it is released, so turns/ holds only the
+// turns under way: a lock taken on a file removed meanwhile is taken again.
+func (l turnLocks) lock(ctx context.Context, convID string, waiting func()) (unlock func(), err error) {
+	if err := os.MkdirAll(l.dir, 0o700); err != nil {
+		return nil, fmt.Errorf("turn lock: %w", err)
+	}
+	sum := sha256.Sum256([]byte(convID)) // an id from elsewhere never names a path
+	path := filepath.Join(l.dir, hex.EncodeToString(sum[:12])+".lock")
+	told := false
+	for {
+		f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+		if err != nil {
+			return nil, fmt.Errorf("turn lock: %w", err)
+		}
+		err = flock.Acquire(ctx, f, flock.Exclusive, func() {
+			if !told && waiting != nil {
+				told = true
+				waiting()
+			}
+		})
+		if err != nil {
+			f.Close()
+			return nil, err
+		}
+		held, herr := f.Stat()
+		named, nerr := os.Stat(path)
+		if herr == nil && nerr == nil && os.SameFile(held, named) {
+			return func() {
+				os.Remove(path)
+				flock.Unlock(f)
+				f.Close()
+			}, nil
+		}
+		flock.Unlock(f) // released and removed while this one waited
+		f.Close()
+	}
+}
+
+// waitingNotice is what a turn says while another mneme answers in its
+// conversation.
+const waitingNotice = "Another mneme is answering in this conversation: this prompt waits for its answer to end."
+
+// run runs req with its conversation's lock held, and ends with a
+// DoneEvent or an ErrorEvent as agent.Run does. Stopped while waiting,
+// nothing is stored: the prompt was not sent.
+func (l turnLocks) run(ctx context.Context, ag runner, req agent.Request, emit func(agent.Event)) (agent.Result, error) {
+	unlock, err := l.lock(ctx, req.ConversationID, func() { emit(agent.NoticeEvent{Text: waitingNotice}) })
+	if err != nil {
+		res := agent.Result{ConversationID: req.ConversationID, ToolCalls: []agent.ToolActivity{}, MemoriesUsed: []agent.Memory{}}
+		if ctx.Err() != nil {
+			res.Interrupted = true
+			emit(agent.NoticeEvent{Text: "Stopped while waiting for the other answer: this prompt was not sent or stored."})
+			emit(agent.DoneEvent{Result: res})
+			return res, nil
+		}
+		emit(agent.ErrorEvent{Err: err, Result: res})
+		return res, err
+	}
+	defer unlock()
+	return ag.Run(ctx, req, emit)
+}
+
+// runner runs one prompt; *agent.Agent is one.
+type runner interface {
+	Run(ctx context.Context, req agent.Request, emit func(agent.Event)) (agent.Result, error)
+}

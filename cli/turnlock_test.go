@@ -1,0 +1,79 @@
+package cli
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mneme-dev/mneme/agent"
+)
+
+type countingRunner struct{ runs int }
+
+func (r *countingRunner) Run(context.Context, agent.Request, func(agent.Event)) (agent.Result, error) {
+	r.runs++
+	return agent.Result{Answer: "ran"}, nil
+}
+
+// The chat's prompt waits while another mneme answers in its conversation,
+// and says so; stopped while it waits, nothing is sent or stored.
+func TestTurnWaitsForTheConversationsLockAndStops(t *testing.T) {
+	locks := newTurnLocks(t.TempDir())
+	unlock, err := locks.lock(context.Background(), "conv-1", nil) // the other mneme's turn
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	var events []agent.Event
+	r := &countingRunner{}
+	res, err := locks.run(ctx, r, agent.Request{ConversationID: "conv-1"}, func(e agent.Event) {
+		events = append(events, e)
+		if n, ok := e.(agent.NoticeEvent); ok && n.Text == waitingNotice {
+			cancel() // the user stops the waiting prompt
+		}
+	})
+	if err != nil || !res.Interrupted || r.runs != 0 {
+		t.Fatalf("res %+v, err %v, runs %d", res, err, r.runs)
+	}
+	if len(events) != 3 || !strings.Contains(events[1].(agent.NoticeEvent).Text, "not sent or stored") {
+		t.Fatalf("events %+v", events)
+	}
+	if _, ok := events[2].(agent.DoneEvent); !ok {
+		t.Fatalf("last event %T, want DoneEvent", events[2])
+	}
+	// Another conversation does not wait; this one goes once the lock is free.
+	if res, err := locks.run(context.Background(), r, agent.Request{ConversationID: "conv-2"}, func(agent.Event) {}); err != nil || res.Answer != "ran" {
+		t.Fatalf("another conversation: %+v %v", res, err)
+	}
+	unlock()
+	if res, err := locks.run(context.Background(), r, agent.Request{ConversationID: "conv-1"}, func(agent.Event) {}); err != nil || res.Answer != "ran" || r.runs != 2 {
+		t.Fatalf("after the other turn: %+v %v", res, err)
+	}
+}
+
+// A released lock leaves no file behind, and a turn waiting on it still
+// gets it.
+func TestTurnLocksLeaveNoFiles(t *testing.T) {
+	dir := t.TempDir()
+	locks := newTurnLocks(dir)
+	unlock, err := locks.lock(context.Background(), "conv-1", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := make(chan error)
+	go func() {
+		next, err := locks.lock(context.Background(), "conv-1", unlock)
+		if err == nil {
+			next()
+		}
+		got <- err
+	}()
+	if err := <-got; err != nil {
+		t.Fatal(err)
+	}
+	if left, _ := os.ReadDir(filepath.Join(dir, "turns")); len(left) != 0 {
+		t.Fatalf("lock files left: %v", left)
+	}
+}
