@@ -9,6 +9,7 @@ import (
 	"github.com/mneme-dev/mneme/config"
 	"github.com/mneme-dev/mneme/internal/sanitize"
 	"github.com/mneme-dev/mneme/internal/text"
+	"github.com/mneme-dev/mneme/internal/turnlock"
 	"github.com/mneme-dev/mneme/memory"
 	"github.com/mneme-dev/mneme/memory/index"
 	"github.com/mneme-dev/mneme/tools"
@@ -25,11 +26,11 @@ type indexingRunner struct {
 	agent *agent.Agent
 	index *index.Index
 	learn *backgroundLearner
-	turns turnLocks
+	turns turnlock.Locks
 }
 
 func (r indexingRunner) Run(ctx context.Context, req agent.Request, emit func(agent.Event)) (agent.Result, error) {
-	res, err := r.turns.run(ctx, r.agent, req, emit)
+	res, err := r.turns.Run(ctx, r.agent, req, emit)
 	r.index.Notify(memory.ConversationRef{UserID: req.UserID, ConversationID: req.ConversationID})
 	r.learn.after(r.agent.Model(), req, res, err)
 	return res, err

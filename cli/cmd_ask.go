@@ -11,6 +11,7 @@ import (
 	"github.com/mneme-dev/mneme/internal/printer"
 	"github.com/mneme-dev/mneme/internal/sanitize"
 	"github.com/mneme-dev/mneme/internal/stdin"
+	"github.com/mneme-dev/mneme/internal/turnlock"
 	"github.com/mneme-dev/mneme/memory"
 	"github.com/mneme-dev/mneme/memory/index"
 )
@@ -206,7 +207,7 @@ func (a *App) storePrompt(ctx context.Context, s *session, cont bool, id, prompt
 	if err != nil {
 		return conv, msg, nil, err
 	}
-	unlock, err = newTurnLocks(s.cfg.DataDir).lock(ctx, conv.ID, func() {
+	unlock, err = turnlock.New(s.cfg.DataDir).Lock(ctx, conv.ID, func() {
 		fmt.Fprintln(a.stderr, "mneme: another mneme is answering in this conversation; waiting for it to finish…")
 	})
 	if err == nil {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/mneme-dev/mneme/config"
 	"github.com/mneme-dev/mneme/internal/ollama"
+	"github.com/mneme-dev/mneme/internal/turnlock"
 	"github.com/mneme-dev/mneme/memory"
 	"github.com/mneme-dev/mneme/memory/index"
 	"github.com/mneme-dev/mneme/tui"
@@ -173,7 +174,7 @@ func (a *App) runChat(ctx context.Context, args []string) error {
 			return s.tuiProbe(ctx, st)
 		},
 		NewRunner: func(model string) tui.Runner {
-			return indexingRunner{agent: s.newAgent(model, ix, probed.toolsSupported(model)), index: ix, learn: learner, turns: newTurnLocks(s.cfg.DataDir)}
+			return indexingRunner{agent: s.newAgent(model, ix, probed.toolsSupported(model)), index: ix, learn: learner, turns: turnlock.New(s.cfg.DataDir)}
 		},
 		Find:          findConversations(ix),
 		Log:           s.log,

@@ -6,6 +6,7 @@ import (
 	"os"
 
 	"github.com/mneme-dev/mneme/config"
+	"github.com/mneme-dev/mneme/internal/shutdown"
 )
 
 // Incognito: `mneme --incognito` and `mneme ask --incognito` chat against
@@ -28,7 +29,7 @@ func (a *App) openIncognito(ctx context.Context, flags config.Flags) (s *session
 		return nil, nil, fmt.Errorf("incognito: temporary directory: %w", err)
 	}
 	remove := func() { os.RemoveAll(dir) }
-	unregister := onSignalExit(remove)
+	unregister := shutdown.OnExit(remove)
 	s, err = a.openConfig(ctx, incognitoConfig(cfg, dir))
 	if err != nil {
 		unregister()

@@ -1,4 +1,9 @@
-package cli
+// Package turnlock takes turns in a conversation across processes: a turn
+// (the prompt stored, the answer streamed and stored) holds its
+// conversation's lock, so that two scripts continuing one conversation, or
+// a script and the chat, answer one after the other instead of
+// interleaving their prompts.
+package turnlock
 
 import (
 	"context"
@@ -12,20 +17,18 @@ import (
 	"github.com/mneme-dev/mneme/internal/flock"
 )
 
-// turnLocks take turns in a conversation across processes: a turn (the
-// prompt stored, the answer streamed and stored) holds its conversation's
-// lock, so that two scripts continuing one conversation, or a script and
-// the chat, answer one after the other instead of interleaving prompts.
-// The locks are files in the data dir's turns/ folder, one a conversation.
-type turnLocks struct{ dir string }
+// Locks are the turn locks of one data dir: files in its turns/ folder,
+// one a conversation with a turn under way.
+type Locks struct{ dir string }
 
-func newTurnLocks(dataDir string) turnLocks { return turnLocks{dir: filepath.Join(dataDir, "turns")} }
+// New returns the turn locks of the data dir.
+func New(dataDir string) Locks { return Locks{dir: filepath.Join(dataDir, "turns")} }
 
-// lock waits for the conversation's lock (waiting is called once, when
+// Lock waits for the conversation's lock (waiting is called once, when
 // another process holds it) until ctx ends, and returns its release. The
 // lock's file is removed when it is released, so turns/ holds only the
 // turns under way: a lock taken on a file removed meanwhile is taken again.
-func (l turnLocks) lock(ctx context.Context, convID string, waiting func()) (unlock func(), err error) {
+func (l Locks) Lock(ctx context.Context, convID string, waiting func()) (unlock func(), err error) {
 	if err := os.MkdirAll(l.dir, 0o700); err != nil {
 		return nil, fmt.Errorf("turn lock: %w", err)
 	}
@@ -61,15 +64,15 @@ func (l turnLocks) lock(ctx context.Context, convID string, waiting func()) (unl
 	}
 }
 
-// waitingNotice is what a turn says while another mneme answers in its
+// WaitingNotice is what a turn says while another mneme answers in its
 // conversation.
-const waitingNotice = "Another mneme is answering in this conversation: this prompt waits for its answer to end."
+const WaitingNotice = "Another mneme is answering in this conversation: this prompt waits for its answer to end."
 
-// run runs req with its conversation's lock held, and ends with a
+// Run runs req with its conversation's lock held, and ends with a
 // DoneEvent or an ErrorEvent as agent.Run does. Stopped while waiting,
 // nothing is stored: the prompt was not sent.
-func (l turnLocks) run(ctx context.Context, ag runner, req agent.Request, emit func(agent.Event)) (agent.Result, error) {
-	unlock, err := l.lock(ctx, req.ConversationID, func() { emit(agent.NoticeEvent{Text: waitingNotice}) })
+func (l Locks) Run(ctx context.Context, ag Runner, req agent.Request, emit func(agent.Event)) (agent.Result, error) {
+	unlock, err := l.Lock(ctx, req.ConversationID, func() { emit(agent.NoticeEvent{Text: WaitingNotice}) })
 	if err != nil {
 		res := agent.Result{ConversationID: req.ConversationID, ToolCalls: []agent.ToolActivity{}, MemoriesUsed: []agent.Memory{}}
 		if ctx.Err() != nil {
@@ -85,7 +88,7 @@ func (l turnLocks) run(ctx context.Context, ag runner, req agent.Request, emit f
 	return ag.Run(ctx, req, emit)
 }
 
-// runner runs one prompt; *agent.Agent is one.
-type runner interface {
+// Runner runs one prompt; *agent.Agent is one.
+type Runner interface {
 	Run(ctx context.Context, req agent.Request, emit func(agent.Event)) (agent.Result, error)
 }

@@ -1,4 +1,4 @@
-package cli
+package turnlock
 
 import (
 	"context"
@@ -20,17 +20,17 @@ func (r *countingRunner) Run(context.Context, agent.Request, func(agent.Event)) 
 // The chat's prompt waits while another mneme answers in its conversation,
 // and says so; stopped while it waits, nothing is sent or stored.
 func TestTurnWaitsForTheConversationsLockAndStops(t *testing.T) {
-	locks := newTurnLocks(t.TempDir())
-	unlock, err := locks.lock(context.Background(), "conv-1", nil) // the other mneme's turn
+	locks := New(t.TempDir())
+	unlock, err := locks.Lock(context.Background(), "conv-1", nil) // the other mneme's turn
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	var events []agent.Event
 	r := &countingRunner{}
-	res, err := locks.run(ctx, r, agent.Request{ConversationID: "conv-1"}, func(e agent.Event) {
+	res, err := locks.Run(ctx, r, agent.Request{ConversationID: "conv-1"}, func(e agent.Event) {
 		events = append(events, e)
-		if n, ok := e.(agent.NoticeEvent); ok && n.Text == waitingNotice {
+		if n, ok := e.(agent.NoticeEvent); ok && n.Text == WaitingNotice {
 			cancel() // the user stops the waiting prompt
 		}
 	})
@@ -44,11 +44,11 @@ func TestTurnWaitsForTheConversationsLockAndStops(t *testing.T) {
 		t.Fatalf("last event %T, want DoneEvent", events[2])
 	}
 	// Another conversation does not wait; this one goes once the lock is free.
-	if res, err := locks.run(context.Background(), r, agent.Request{ConversationID: "conv-2"}, func(agent.Event) {}); err != nil || res.Answer != "ran" {
+	if res, err := locks.Run(context.Background(), r, agent.Request{ConversationID: "conv-2"}, func(agent.Event) {}); err != nil || res.Answer != "ran" {
 		t.Fatalf("another conversation: %+v %v", res, err)
 	}
 	unlock()
-	if res, err := locks.run(context.Background(), r, agent.Request{ConversationID: "conv-1"}, func(agent.Event) {}); err != nil || res.Answer != "ran" || r.runs != 2 {
+	if res, err := locks.Run(context.Background(), r, agent.Request{ConversationID: "conv-1"}, func(agent.Event) {}); err != nil || res.Answer != "ran" || r.runs != 2 {
 		t.Fatalf("after the other turn: %+v %v", res, err)
 	}
 }
@@ -57,14 +57,14 @@ func TestTurnWaitsForTheConversationsLockAndStops(t *testing.T) {
 // gets it.
 func TestTurnLocksLeaveNoFiles(t *testing.T) {
 	dir := t.TempDir()
-	locks := newTurnLocks(dir)
-	unlock, err := locks.lock(context.Background(), "conv-1", nil)
+	locks := New(dir)
+	unlock, err := locks.Lock(context.Background(), "conv-1", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	got := make(chan error)
 	go func() {
-		next, err := locks.lock(context.Background(), "conv-1", unlock)
+		next, err := locks.Lock(context.Background(), "conv-1", unlock)
 		if err == nil {
 			next()
 		}

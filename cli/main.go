@@ -1,0 +1,61 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/mneme-dev/mneme/internal/sanitize"
+	"github.com/mneme-dev/mneme/internal/shutdown"
+)
+
+// Main runs the mneme command line with args (without the program name)
+// and returns the process's exit code. It owns the process: the umask,
+// SIGPIPE, and the signals that end a command.
+func Main(args []string) int {
+	// Owner-only files: the database, its WAL, the index, logs and backups
+	// hold the user's conversations.
+	syscall.Umask(0o077)
+	// A closed stdout (mneme ask … | head) makes writes fail with EPIPE
+	// instead of killing mneme, so that the answer is still stored.
+	signal.Ignore(syscall.SIGPIPE)
+	// SIGHUP (the terminal was closed) ends a run like Ctrl+C: the partial
+	// answer is stored, marked interrupted.
+	ctx, stop := shutdown.Watch()
+	err := newApp(os.Stdin, os.Stdout, os.Stderr, os.Getenv).Run(ctx, args)
+	var ex exitError
+	if sig, ok := shutdown.Signal(ctx); ok {
+		switch {
+		case errors.As(err, &ex) && ex.code == ExitInterrupted:
+			// The command said how far it got; the code is the signal's.
+			err = exitError{code: shutdown.ExitCode(sig), msg: ex.msg}
+		case err == nil || errors.Is(err, context.Canceled):
+			// Stopped while waiting (for the index, the database, Ollama)
+			// or in the chat: say so, not "context canceled", and exit as
+			// a shell expects.
+			err = exitError{code: shutdown.ExitCode(sig), msg: "interrupted"}
+		}
+	}
+	stop()
+	if err != nil {
+		var ex exitError
+		if errors.As(err, &ex) {
+			if ex.msg != "" {
+				fmt.Fprintln(os.Stderr, "mneme:", sanitize.Text(ex.msg))
+			}
+			return ex.code
+		}
+		if errors.Is(err, syscall.EPIPE) {
+			// The reader went away (mneme docs list | head): nothing to
+			// say; exit as a process killed by SIGPIPE would.
+			return ExitOutputClosed
+		}
+		// Errors may quote Ollama, a model or a file: no escapes reach the terminal.
+		fmt.Fprintln(os.Stderr, "mneme:", sanitize.Text(err.Error()))
+		return 1
+	}
+	return 0
+}
