@@ -36,6 +36,11 @@ func (m Memory) Passage() bool { return m.Source != "" }
 // with no memories.
 const recallTimeout = 5 * time.Second
 
+// recallQueryRunes is how much of a prompt recall searches with: a long
+// one (a file piped to ask) is recalled for by its beginning, which holds
+// the question, instead of making every search term of a megabyte.
+const recallQueryRunes = 2000
+
 // recall asks the recaller for the notes relevant to the prompt. A failure
 // is logged and costs only the memories.
 func (a *Agent) recall(ctx context.Context, req Request) []Memory {
@@ -44,7 +49,7 @@ func (a *Agent) recall(ctx context.Context, req Request) []Memory {
 	}
 	ctx, cancel := context.WithTimeout(ctx, recallTimeout)
 	defer cancel()
-	mems, err := a.recaller.Recall(ctx, req.UserID, req.Prompt)
+	mems, err := a.recaller.Recall(ctx, req.UserID, text.Prefix(req.Prompt, recallQueryRunes))
 	if err != nil {
 		a.log.Warn("recall failed; answering without memories", "conversation", req.ConversationID, "err", err)
 		return nil

@@ -102,6 +102,25 @@ func TestRecallFailureStillAnswers(t *testing.T) {
 	}
 }
 
+// A file piped to ask is recalled for by its beginning, where the question
+// is: a megabyte of search terms would outlast recall's time and find
+// nothing; the model still gets the whole prompt.
+func TestLongPromptsAreRecalledForByTheirBeginning(t *testing.T) {
+	rec := &scriptedRecaller{mems: []Memory{{NoteID: "n1", Text: "The user's cat is Tom."}}}
+	h := newHarness(t, nil, WithRecaller(rec))
+	prompt := "Summarise this log.\n\n" + strings.Repeat("line of a very long log file\n", 40000)
+	if _, _, err := h.run(context.Background(), prompt); err != nil {
+		t.Fatal(err)
+	}
+	if len(rec.asked) != 1 || !strings.HasPrefix(rec.asked[0], "alice: Summarise this log.") || len(rec.asked[0]) > len("alice: ")+recallQueryRunes {
+		t.Fatalf("recall was asked %d runes", len(rec.asked[0]))
+	}
+	last := h.srv.LastRequest().Messages
+	if got := last[len(last)-1].Content; got != prompt {
+		t.Fatalf("the model got %d bytes of the %d-byte prompt", len(got), len(prompt))
+	}
+}
+
 func TestRecallWithoutSystemPrompt(t *testing.T) {
 	rec := &scriptedRecaller{mems: []Memory{{NoteID: "n1", Text: "Likes tea."}}}
 	h := newHarness(t, nil, WithRecaller(rec), WithSystemPrompt(""))
