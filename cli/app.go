@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"strings"
 
@@ -26,6 +27,31 @@ type App struct {
 
 func newApp(stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) *App {
 	return &App{stdin: stdin, stdout: stdout, stderr: stderr, getenv: getenv}
+}
+
+// checkedWriter is a command's stdout: it keeps the first write error, so
+// that a command whose output was lost does not exit 0.
+type checkedWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (c *checkedWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	if err != nil && c.err == nil {
+		c.err = err
+	}
+	return n, err
+}
+
+// stdoutFile is the file behind the command's stdout, if it is one.
+func (a *App) stdoutFile() (*os.File, bool) {
+	w := a.stdout
+	if c, ok := w.(*checkedWriter); ok {
+		w = c.w
+	}
+	f, ok := w.(*os.File)
+	return f, ok
 }
 
 // exitError carries a specific exit code to main.
@@ -92,7 +118,16 @@ func (a *App) Run(ctx context.Context, args []string) error {
 	}
 	for _, c := range commands() {
 		if slices.Contains(c.names, name) {
-			return c.run(a, ctx, args)
+			out := &checkedWriter{w: a.stdout}
+			orig := a.stdout
+			a.stdout = out
+			defer func() { a.stdout = orig }()
+			err := c.run(a, ctx, args)
+			if err == nil && out.err != nil {
+				// Output lost (a full disk, a closed pipe) is not success.
+				err = fmt.Errorf("write output: %w", out.err)
+			}
+			return err
 		}
 	}
 	fmt.Fprint(a.stderr, usage())

@@ -2,10 +2,12 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"log"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/mneme-dev/mneme/config"
@@ -70,5 +72,23 @@ func TestLibraryLogsGoToTheLogFile(t *testing.T) {
 	}
 	if !strings.Contains(string(data), "unable to load snapshot") {
 		t.Fatalf("the library's line is not in the log file:\n%s", data)
+	}
+}
+
+// fullDisk is stdout on a full disk: every write fails.
+type fullDisk struct{}
+
+func (fullDisk) Write([]byte) (int, error) { return 0, syscall.ENOSPC }
+
+// A command whose output was lost (mneme search x > /dev/full) does not
+// exit 0 as if it had printed it.
+func TestLostOutputIsAnError(t *testing.T) {
+	dir := t.TempDir()
+	env := envMap(map[string]string{"MNEME_DATA_DIR": dir, "MNEME_USER": "tester", "XDG_CONFIG_HOME": t.TempDir()})
+	for _, args := range [][]string{{"version"}, {"memory", "list"}, {"conversations"}, {"search", "--json", "x"}} {
+		err := newApp(strings.NewReader(""), fullDisk{}, &strings.Builder{}, env).Run(context.Background(), args)
+		if !errors.Is(err, syscall.ENOSPC) {
+			t.Errorf("%v on a full disk: %v", args, err)
+		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"syscall"
 
 	"github.com/mneme-dev/mneme/agent"
 	"github.com/mneme-dev/mneme/config"
@@ -177,6 +178,9 @@ func (a *App) runAsk(ctx context.Context, args []string) (err error) {
 	}
 	if strings.TrimSpace(res.Answer) == "" {
 		return exitError{code: 1, msg: "the model gave no answer (its reply was empty); ask again or try another model"}
+	}
+	if p.Closed() && !errors.Is(p.Err(), syscall.EPIPE) {
+		return fmt.Errorf("could not print the answer (%w); the whole answer is stored (mneme export --conversation %s)", p.Err(), conv.ID)
 	}
 	if p.Closed() {
 		s.log.Info("stdout closed during ask; the answer is stored", "conversation", conv.ID, "err", p.Err())

@@ -289,7 +289,7 @@ func (a *App) runIncognitoChat(ctx context.Context, common config.Flags) error {
 // interactive reports whether stdin and stdout are terminals.
 func (a *App) interactive() bool {
 	in, ok1 := a.stdin.(*os.File)
-	out, ok2 := a.stdout.(*os.File)
+	out, ok2 := a.stdoutFile()
 	return ok1 && ok2 && term.IsTerminal(int(in.Fd())) && term.IsTerminal(int(out.Fd()))
 }
 
