@@ -8,6 +8,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"log/slog"
 	"math"
 	"net"
 	"net/url"
@@ -151,12 +152,20 @@ func Load(flags Flags, getenv func(string) string) (Config, error) {
 	cfg.Model = first(flags.Model, getenv(envModel), cfg.Model)
 	cfg.Ollama = first(flags.ollama, getenv(envOllama), cfg.Ollama, defaultOllama)
 	cfg.EmbedModel = first(flags.embedModel, getenv(envEmbed), cfg.EmbedModel)
+	where := fmt.Sprintf("config %s: log_level = %q", cfg.ConfigFile, cfg.LogLevel)
+	if v := getenv(envLogLevel); v != "" {
+		where = fmt.Sprintf("%s=%q", envLogLevel, v)
+	}
 	cfg.LogLevel = first(getenv(envLogLevel), cfg.LogLevel, "info")
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(cfg.LogLevel)); err != nil {
+		return cfg, fmt.Errorf("%s: %w: want debug, info, warn or error", where, ErrConfigValue)
+	}
 	cfg.OllamaRegistry = first(getenv(envRegistry), cfg.OllamaRegistry, defaultRegistry)
 	if err := ollama.CheckRegistryURL(cfg.OllamaRegistry); err != nil {
 		return cfg, fmt.Errorf("ollama_registry (config %s or %s) = %q: %w: %w", cfg.ConfigFile, envRegistry, cfg.OllamaRegistry, ErrConfigValue, err)
 	}
-	where := fmt.Sprintf("config %s: max_steps = %d", cfg.ConfigFile, cfg.MaxSteps)
+	where = fmt.Sprintf("config %s: max_steps = %d", cfg.ConfigFile, cfg.MaxSteps)
 	if v := getenv(envMaxSteps); v != "" {
 		i, err := strconv.Atoi(v)
 		if err != nil {

@@ -139,6 +139,7 @@ func TestConfigRangesAreCheckedTheSameEverywhere(t *testing.T) {
 		{file: "delete_archived_after_days = 40000", want: "delete_archived_after_days = 40000"},
 		{file: "archive_below_confidence = 1.5", want: "archive_below_confidence = 1.5"},
 		{file: "recall_half_life_days = 4000", want: "recall_half_life_days = 4000"},
+		{file: `log_level = "loud"`, want: `log_level = "loud": out of range: want debug, info, warn or error`},
 	} {
 		dir := t.TempDir()
 		file := filepath.Join(dir, "config.toml")
@@ -157,6 +158,13 @@ func TestConfigRangesAreCheckedTheSameEverywhere(t *testing.T) {
 	}
 	if cfg, err := Load(Flags{configFile: file}, envMap(map[string]string{"HOME": dir})); err != nil || cfg.MaxSteps != 50 {
 		t.Fatalf("in-range values: %+v %v", cfg.MaxSteps, err)
+	}
+	_, err := Load(Flags{configFile: file}, envMap(map[string]string{"HOME": dir, "MNEME_LOG_LEVEL": "loud"}))
+	if err == nil || !strings.Contains(err.Error(), `MNEME_LOG_LEVEL="loud"`) {
+		t.Errorf("MNEME_LOG_LEVEL=loud: %v", err)
+	}
+	if cfg, err := Load(Flags{configFile: file}, envMap(map[string]string{"HOME": dir, "MNEME_LOG_LEVEL": "debug"})); err != nil || cfg.LogLevel != "debug" {
+		t.Errorf("MNEME_LOG_LEVEL=debug: %v", err)
 	}
 }
 
