@@ -241,7 +241,7 @@ func TestImportInterruptedSaysHowFarAndResumes(t *testing.T) {
 
 	file := writeFile(t, "all.jsonl", strings.Join(lines, "\n")+"\n")
 	r := d.mustOK("", "import", file)
-	if !strings.Contains(r.stdout, "Imported 3000 messages") || !strings.Contains(r.stdout, "2000 unchanged") {
+	if !strings.Contains(r.stdout, "Imported 3,000 messages") || !strings.Contains(r.stdout, "2,000 unchanged") {
 		t.Fatalf("resumed import: %s", r.stdout)
 	}
 	if n := d.storedMessages(); n != 5000 {

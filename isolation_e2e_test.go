@@ -22,7 +22,7 @@ func TestImportWritesOnlyYourOwnMemory(t *testing.T) {
 `
 	r := d.mustOK("", "import", writeFile(t, "bob.jsonl", planted))
 	if !strings.Contains(r.stderr, "line 1:") || !strings.Contains(r.stderr, "line 2:") || !strings.Contains(r.stderr, "--all-users") ||
-		!strings.Contains(r.stdout, "Imported 1 messages into 1 conversations") {
+		!strings.Contains(r.stdout, "Imported 1 message into 1 conversation") {
 		t.Fatalf("bob's import: stdout %q stderr %q", r.stdout, r.stderr)
 	}
 	if bob := d.conversations(); len(bob) != 1 || bob[0].Title != "bob's own question" {
@@ -151,7 +151,7 @@ func TestImportReportsBadTimesTrailingDataAndChangedLines(t *testing.T) {
 		"line 2: unexpected data after the JSON object",
 		`line 3: "time" 0001-01-01T00:00:00Z is out of range`,
 		`line 4: "time" 9999-12-31T00:00:00Z is out of range`,
-		"1 lines had an id already imported with other content; kept the stored one",
+		"1 line had an id already imported with other content; kept the stored one",
 	} {
 		if !strings.Contains(r.stderr, want) {
 			t.Fatalf("stderr lacks %q:\n%s", want, r.stderr)

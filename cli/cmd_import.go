@@ -131,24 +131,31 @@ func (a *App) runImport(ctx context.Context, args []string) error {
 		return err
 	}
 	if others > 0 {
-		fmt.Fprintf(a.stderr, "mneme: import: %d lines name a user other than %q and were skipped; import them as that user (--user NAME), or pass --all-users\n", others, s.cfg.User)
+		fmt.Fprintf(a.stderr, "mneme: import: skipped %s naming a user other than %q; import them as that user (--user NAME), or pass --all-users\n",
+			text.Count(others, "line", "lines"), s.cfg.User)
 	}
 	docsAfter, err := docs.Count(ctx)
 	if err != nil {
 		return err
 	}
 	restoredDocs := docsAfter - docsBefore
-	return a.indexImported(ctx, s, follow, st, *extract, func() {
+	err = a.indexImported(ctx, s, follow, st, *extract, func() {
 		if st.Conflicts > 0 {
-			fmt.Fprintf(a.stderr, "mneme: import: %d lines had an id already imported with other content; kept the stored one\n", st.Conflicts)
+			fmt.Fprintf(a.stderr, "mneme: import: %s an id already imported with other content; kept the stored one\n", text.Count(st.Conflicts, "line had", "lines had"))
 		}
-		fmt.Fprintf(a.stdout, "Imported %d messages into %d conversations in %s (%d unchanged, %d bad lines skipped).\n",
-			st.Imported, len(st.Conversations), time.Since(start).Round(time.Millisecond), st.Unchanged, st.Bad)
+		fmt.Fprintf(a.stdout, "Imported %s into %s in %s (%s unchanged, %s skipped).\n",
+			text.Count(st.Imported, "message", "messages"), text.Count(len(st.Conversations), "conversation", "conversations"),
+			time.Since(start).Round(time.Millisecond), text.Thousands(st.Unchanged), text.Count(st.Bad, "bad line", "bad lines"))
 		if st.Backup {
 			fmt.Fprintf(a.stdout, "Restored from the backup: %s, %s and %s not stored before.\n",
 				text.Count(st.Notes, "note", "notes"), text.Count(st.Summaries, "summary", "summaries"), text.Count(restoredDocs, "document", "documents"))
 		}
 	})
+	if err == nil && st.Bad > 0 && st.Imported+st.Unchanged+st.Conflicts == 0 {
+		// A script learns that nothing went in (each line's reason is above).
+		return exitError{code: 1, msg: fmt.Sprintf("import: nothing imported: %s could not be read or stored", text.Count(st.Bad, "line", "lines"))}
+	}
+	return err
 }
 
 // importInterrupted says how far an interrupted import got and how to

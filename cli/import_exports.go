@@ -84,6 +84,14 @@ func (a *App) importExport(ctx context.Context, common config.Flags, path string
 	if broken != nil {
 		return fmt.Errorf("import: %s: %w; the conversations before it are stored", in.Name, broken)
 	}
+	if sum.Bad > 0 && sum.Stats.Imported+sum.Stats.Unchanged == 0 {
+		// A script learns that nothing went in (each reason is above).
+		return exitError{code: 1, msg: fmt.Sprintf("import: nothing imported: %s could not be read or stored",
+			text.Count(sum.Bad, "conversation or message", "conversations or messages"))}
+	}
+	if sum.Bad > 0 {
+		fmt.Fprintf(a.stderr, "mneme: import: %s could not be read or stored (listed above); the rest is imported\n", text.Count(sum.Bad, "conversation or message", "conversations or messages"))
+	}
 	return nil
 }
 
@@ -105,9 +113,6 @@ func (a *App) reportExport(sum importer.Summary, took time.Duration) {
 		add(sk.Empty, "empty")
 		add(sk.Other, "with a role mneme does not keep")
 		fmt.Fprintf(a.stdout, "Skipped %s: %s.\n", text.Count(sk.Total(), "message", "messages"), strings.Join(why, ", "))
-	}
-	if sum.Bad > 0 {
-		fmt.Fprintf(a.stderr, "mneme: import: %s could not be read or stored (listed above); the rest is imported\n", text.Count(sum.Bad, "conversation or message", "conversations or messages"))
 	}
 	if st.Conflicts > 0 {
 		fmt.Fprintf(a.stderr, "mneme: import: %s an id already imported with other content; kept the stored one\n", text.Count(st.Conflicts, "message had", "messages had"))
