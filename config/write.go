@@ -44,6 +44,9 @@ func SaveModels(path, chat, embed string) error {
 	if fi, err := os.Stat(path); err == nil {
 		mode = fi.Mode().Perm()
 	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil { // a first config file
+		return fmt.Errorf("config %s: %w", path, err)
+	}
 	return fileatomic.Write(path, mode, func(w io.Writer) error {
 		_, err := io.WriteString(w, doc)
 		return err
@@ -168,26 +171,10 @@ func WriteSync(path, url, token, interval string) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".config-*.toml")
-	if err != nil {
+	return fileatomic.Write(path, 0o600, func(w io.Writer) error { // the token: owner-only
+		_, err := io.WriteString(w, b.String())
 		return err
-	}
-	defer os.Remove(tmp.Name())
-	if err := tmp.Chmod(0o600); err != nil {
-		tmp.Close()
-		return err
-	}
-	if _, err := tmp.WriteString(b.String()); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return err
-	}
-	return os.Chmod(path, 0o600)
+	})
 }
 
 // removeTOMLTable drops the [name] table (header to the next table) from

@@ -3,6 +3,7 @@ package fileatomic
 
 import (
 	"bufio"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -10,10 +11,13 @@ import (
 
 // Write writes path through a temporary file in the same
 // directory that replaces it only once write has succeeded: a failure or a
-// crash keeps the file that was there (an export, the config file).
+// crash keeps the file that was there (an export, the config file). The
+// directory must exist: a mistyped path is an error, not a new folder.
 func Write(path string, mode os.FileMode, write func(io.Writer) error) (err error) {
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return err
+	if fi, err := os.Stat(filepath.Dir(path)); err != nil {
+		return fmt.Errorf("folder %s: %w", filepath.Dir(path), err)
+	} else if !fi.IsDir() {
+		return fmt.Errorf("%s is not a folder", filepath.Dir(path))
 	}
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
 	if err != nil {

@@ -44,3 +44,20 @@ func TestExportFileIsReplacedOnlyWhenComplete(t *testing.T) {
 		t.Fatalf("files left beside the export: %v", entries)
 	}
 }
+
+// A mistyped folder is an error, not a new folder (mneme export -o
+// /nonexistent/dir/f.jsonl).
+func TestWriteIntoAMissingFolderCreatesNothing(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "typo", "deeper", "backup.jsonl")
+	err := Write(path, 0o600, func(w io.Writer) error {
+		_, err := io.WriteString(w, "data")
+		return err
+	})
+	if !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("err = %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "typo")); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("a folder was created: %v", err)
+	}
+}
