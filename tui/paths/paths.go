@@ -5,6 +5,8 @@
 package paths
 
 import (
+	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -166,15 +168,17 @@ func CommonPrefix(cs []Candidate) string {
 // path as the user writes it: quoted or not, "~/" for the home folder)
 // says: a folder that is not there yet is made; a folder that exists, or
 // a path ending in "/", gets a file called name in it ("" typed: name in
-// the working folder). It returns the file's absolute path either way.
+// the working folder), or name-2, name-3… when name is taken. It returns
+// the file's absolute path either way.
 func Create(typed, name string) (*os.File, string, error) {
 	typed = unquote(strings.TrimSpace(typed))
 	p, err := Expand(typed)
 	if err != nil {
 		return nil, typed, err
 	}
+	named := false
 	if fi, err := os.Stat(p); typed == "" || strings.HasSuffix(typed, "/") || err == nil && fi.IsDir() {
-		p = filepath.Join(p, name)
+		p, named = filepath.Join(p, name), true
 	}
 	abs, err := filepath.Abs(p)
 	if err != nil {
@@ -183,9 +187,18 @@ func Create(typed, name string) (*os.File, string, error) {
 	if err := os.MkdirAll(filepath.Dir(abs), 0o700); err != nil {
 		return nil, abs, err
 	}
-	f, err := os.OpenFile(abs, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	return f, abs, err
+	ext := filepath.Ext(abs)
+	for n := 2; ; n++ {
+		f, err := os.OpenFile(abs, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+		if !named || !errors.Is(err, fs.ErrExist) || n > maxNameTries {
+			return f, abs, err
+		}
+		abs = fmt.Sprintf("%s-%d%s", strings.TrimSuffix(filepath.Join(filepath.Dir(abs), name), ext), n, ext)
+	}
 }
+
+// maxNameTries bounds the name-2, name-3… Create tries.
+const maxNameTries = 100
 
 // unquote takes the quotes off a path typed within them.
 func unquote(s string) string {

@@ -132,6 +132,14 @@ func TestCreateMakesANewFileWhereTyped(t *testing.T) {
 	if _, _, err := Create(root+"/taken.md", "default.md"); err == nil {
 		t.Error("an existing file was opened to be written over")
 	}
+	// The name chosen for a folder is never one already taken.
+	for _, want := range []string{"default-2.md", "default-3.md"} {
+		f, abs, err := Create("~", "default.md")
+		if err != nil || abs != filepath.Join(root, want) {
+			t.Fatalf("the default name again made %s, %v; want %s", abs, err, want)
+		}
+		f.Close()
+	}
 }
 
 func TestCompleteFindsEveryNameOfALargeFolder(t *testing.T) {
