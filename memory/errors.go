@@ -9,7 +9,7 @@ var (
 	// ErrNotFound is returned when a row does not exist or belongs to another user.
 	ErrNotFound = errors.New("not found")
 	// ErrAmbiguous is returned when an id prefix matches more than one row.
-	ErrAmbiguous = errors.New("ambiguous id prefix")
+	ErrAmbiguous = errors.New("ambiguous id prefix: more than one id begins so; give more of it (ids begin with their time)")
 	// ErrSchemaTooNew is returned when the database was written by a newer mneme.
 	ErrSchemaTooNew = errors.New("database schema is newer than this mneme: upgrade mneme")
 	// ErrNoUser is returned when an operation is attempted without a user id.
