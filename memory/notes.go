@@ -15,6 +15,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/mneme-dev/mneme/internal/sanitize"
 	"github.com/mneme-dev/mneme/memory/internal/sqlq"
 	"github.com/mneme-dev/mneme/memory/vector"
 )
@@ -103,10 +104,10 @@ func CheckTags(tags []string) ([]string, error) {
 	for _, t := range tags {
 		t = strings.Map(func(r rune) rune {
 			if unicode.IsControl(r) || unicode.Is(unicode.Cf, r) {
-				return -1 // escapes and bidi controls: a tag is plain words
+				return -1 // bidi controls: a tag is plain words
 			}
 			return r
-		}, cleanText(t))
+		}, sanitize.Line(cleanText(t))) // a whole escape sequence goes, not only its ESC
 		t = strings.ToLower(strings.Join(strings.Fields(t), "-"))
 		switch {
 		case t == "" || slices.Contains(out, t):

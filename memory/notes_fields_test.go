@@ -115,3 +115,12 @@ func TestOldNotesGetASource(t *testing.T) {
 		t.Errorf("the migration logged %+v, %v", entries, err)
 	}
 }
+
+// A tag carrying an escape sequence loses the whole sequence, as note text
+// does, not only its ESC byte.
+func TestTagsLoseWholeEscapeSequences(t *testing.T) {
+	tags, err := CheckTags([]string{"t\x1b[1mag", "\u202ework\x1b]0;title\x07"})
+	if err != nil || !slices.Equal(tags, []string{"tag", "work"}) {
+		t.Fatalf("tags %q, %v", tags, err)
+	}
+}
