@@ -182,7 +182,9 @@ func moveFlags(flags, rest []string) []string {
 // newFlagSet makes a command's FlagSet with the common flags registered.
 func (a *App) newFlagSet(name, usage string, common *config.Flags) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(a.stderr)
+	// The flag package's own error line is dropped: the usage below goes to
+	// stderr, and the error once, last, as "mneme: …".
+	fs.SetOutput(io.Discard)
 	common.Register(fs)
 	var shared []string
 	fs.VisitAll(func(f *flag.Flag) { shared = append(shared, f.Name) })
