@@ -339,6 +339,14 @@ func TestUsageErrors(t *testing.T) {
 	if r := d.mneme(""); r.code != 2 || !strings.Contains(r.stderr, "needs a terminal") {
 		t.Fatalf("chat without a terminal: %+v", r)
 	}
+	if r := d.mneme("", "search", "--since", "2030-01-01", "--until", "2020-01-01", "x"); r.code != 2 || !strings.Contains(r.stderr, "is not before --until") {
+		t.Fatalf("an empty date range: %+v", r)
+	}
+	// A bad flag is said once, after the usage.
+	if r := d.mneme("", "memory", "add", "--tag"); r.code != 2 || strings.Count(r.stderr, "flag needs an argument") != 1 ||
+		!strings.HasSuffix(r.stderr, "mneme: flag needs an argument: -tag\n") {
+		t.Fatalf("a flag without its value: %+v", r)
+	}
 }
 
 // TestAskRealOllama runs mneme against a real Ollama server on loopback

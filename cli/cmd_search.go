@@ -60,6 +60,9 @@ func (a *App) runSearch(ctx context.Context, args []string) error {
 	if q.Until, err = parseDate(*until); err != nil {
 		return exitError{code: 2, msg: "search: --until: " + err.Error()}
 	}
+	if !q.Since.IsZero() && !q.Until.IsZero() && !q.Since.Before(q.Until) {
+		return exitError{code: 2, msg: fmt.Sprintf("search: --since %s is not before --until %s: no turn can be in between", *since, *until)}
+	}
 
 	s, err := a.open(ctx, common)
 	if err != nil {
