@@ -249,12 +249,13 @@ func osUserName(getenv func(string) string) string {
 // "host", "host:port", ":port" or a full URL; scheme http and port 11434 by default.
 func OllamaURL(s string) (*url.URL, error) {
 	s = strings.TrimSpace(s)
+	typed := s // named whole in errors
 	scheme := "http"
 	if i := strings.Index(s, "://"); i >= 0 {
 		scheme, s = s[:i], s[i+3:]
 	}
 	if scheme != "http" && scheme != "https" {
-		return nil, fmt.Errorf("ollama address %q: scheme must be http or https", s)
+		return nil, fmt.Errorf("ollama address %q: scheme must be http or https", typed)
 	}
 	hostport, path, _ := strings.Cut(s, "/")
 	host, port, err := net.SplitHostPort(hostport)
@@ -271,7 +272,7 @@ func OllamaURL(s string) (*url.URL, error) {
 		}
 	}
 	if p, err := strconv.Atoi(port); err != nil || p <= 0 || p > 65535 {
-		return nil, fmt.Errorf("ollama address %q: bad port %q", s, port)
+		return nil, fmt.Errorf("ollama address %q: bad port %q", typed, port)
 	}
 	u := &url.URL{Scheme: scheme, Host: net.JoinHostPort(host, port)}
 	if path != "" {

@@ -2,6 +2,7 @@ package config
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -112,9 +113,10 @@ func TestOllamaURL(t *testing.T) {
 			t.Errorf("OllamaURL(%q) = %v, %v; want %s", in, u, err, want)
 		}
 	}
-	for _, bad := range []string{"ftp://x", "host:99999", "host:abc"} {
-		if _, err := OllamaURL(bad); err == nil {
-			t.Errorf("OllamaURL(%q) accepted", bad)
+	for _, bad := range []string{"ftp://x", "host:99999", "host:abc", "garbage:://x"} {
+		// The error names the address as typed, not what was left of it.
+		if _, err := OllamaURL(bad); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("%q", bad)) {
+			t.Errorf("OllamaURL(%q): %v", bad, err)
 		}
 	}
 }
