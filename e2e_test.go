@@ -131,11 +131,14 @@ func TestAskContinueAndList(t *testing.T) {
 	srv := fakeollama.New(t)
 	d := newDevice(t, srv.Host())
 
-	r := d.mustOK("", "ask", "hello world")
-	if r.stdout != "You said: hello world\n" {
-		t.Fatalf("stdout = %q", r.stdout)
+	// Nothing to continue yet: a new conversation, and ask says so.
+	r := d.mustOK("", "ask", "-c", "hello world")
+	if r.stdout != "You said: hello world\n" || !strings.Contains(r.stderr, "no conversation to continue yet; starting a new one") {
+		t.Fatalf("stdout = %q, stderr = %q", r.stdout, r.stderr)
 	}
-	d.mustOK("", "ask", "--continue", "second")
+	if r := d.mustOK("", "ask", "--continue", "second"); strings.Contains(r.stderr, "starting a new one") {
+		t.Fatalf("continuing said it started anew: %q", r.stderr)
+	}
 	var got []string
 	for _, m := range srv.LastRequest().Messages {
 		got = append(got, m.Role+":"+m.Content)

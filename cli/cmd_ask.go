@@ -271,6 +271,7 @@ func (a *App) askConversation(ctx context.Context, s *session, cont bool, id str
 		if !errors.Is(err, memory.ErrNotFound) {
 			return c, false, err
 		}
+		fmt.Fprintln(a.stderr, "mneme: no conversation to continue yet; starting a new one")
 	}
 	c, err = s.store.CreateConversation(ctx, s.cfg.User, "")
 	return c, err == nil, err
