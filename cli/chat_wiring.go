@@ -225,6 +225,6 @@ func (a *App) chatAttach(s *session, ix *index.Index) func(ctx context.Context, 
 			return tui.AttachResult{}, err
 		}
 		return tui.AttachResult{Title: at.doc.Title, Path: at.doc.Path, Passages: at.doc.Chunks, Outcome: string(at.outcome),
-			Documents: at.documents, Skipped: at.skipped}, nil
+			Documents: at.documents, Unchanged: at.unchanged, Skipped: at.skipped}, nil
 	}
 }

@@ -144,9 +144,10 @@ func readBounded(path string, limit int64) ([]byte, error) {
 type attachment struct {
 	doc     docstore.Document
 	outcome docstore.Outcome
-	// documents counts those added (or unchanged), skipped the files left
-	// out (binary, unsupported, too large…).
-	documents, skipped int
+	// documents counts those added (or unchanged), unchanged those already
+	// there as they are, skipped the files left out (binary, unsupported,
+	// too large…).
+	documents, unchanged, skipped int
 }
 
 // attachDocument adds what path names for the chat's /attach, as
@@ -184,6 +185,8 @@ func (s *session) attachDocument(ctx context.Context, ix *index.Index, path stri
 		all.doc.Chunks += r.Doc.Chunks
 		if r.Outcome == docstore.Added || r.Outcome == docstore.Updated {
 			all.outcome = docstore.Added
+		} else {
+			all.unchanged++
 		}
 	}
 	return all, nil

@@ -28,8 +28,9 @@ type AttachResult struct {
 	// Outcome is "added", "updated" or "unchanged".
 	Outcome string
 	// Documents counts the documents a folder or glob gave (1 for a file),
-	// Skipped the files left out (binary, unsupported, too large…).
-	Documents, Skipped int
+	// Unchanged those of them already there as they are, Skipped the files
+	// left out (binary, unsupported, too large…).
+	Documents, Unchanged, Skipped int
 }
 
 // The panels' adapters to Panel (panels.go).
@@ -159,8 +160,11 @@ func (m *Model) handleAttached(msg attachedMsg) {
 	if msg.res.Passages == 1 {
 		passages = "1 passage"
 	}
-	if msg.res.Documents > 1 { // a folder or a glob: how much of it
-		name = fmt.Sprintf("%d documents from %s", msg.res.Documents, name)
+	switch res := msg.res; {
+	case res.Documents > 1 && res.Unchanged > 0 && res.Outcome != "unchanged": // some of a folder or a glob
+		name = fmt.Sprintf("%d of %d documents from %s (%d unchanged)", res.Documents-res.Unchanged, res.Documents, name, res.Unchanged)
+	case res.Documents > 1: // a folder or a glob: how much of it
+		name = fmt.Sprintf("%d documents from %s", res.Documents, name)
 	}
 	receipt := fmt.Sprintf("📎 %s %s · %s", msg.res.Outcome, name, passages)
 	if msg.res.Outcome == "unchanged" {

@@ -139,6 +139,9 @@ func TestAttachTellsTheNextRun(t *testing.T) {
 		if strings.HasSuffix(path, "secret.pdf") {
 			return AttachResult{}, errors.New("skipped: encrypted PDF")
 		}
+		if strings.HasSuffix(path, "*.md") { // one of the three was there already
+			return AttachResult{Title: "3 documents", Path: "/home/alice/notes", Passages: 7, Outcome: "added", Documents: 3, Unchanged: 1}, nil
+		}
 		return AttachResult{Title: "Boiler manual", Path: "/home/alice/boiler.pdf", Passages: 12, Outcome: "added"}, nil
 	}
 	h := newHarness(t, cfg)
@@ -149,8 +152,11 @@ func TestAttachTellsTheNextRun(t *testing.T) {
 	h.typeText("/attach secret.pdf")
 	h.send(keyEnter)
 	h.runUntilShown("📎 secret.pdf: skipped: encrypted PDF")
+	h.typeText("/attach notes/*.md")
+	h.send(keyEnter)
+	h.runUntilShown("📎 added 2 of 3 documents from notes (1 unchanged) · 7 passages")
 	home, _ := os.UserHomeDir()
-	if len(asked) != 2 || asked[0] != filepath.Join(home, "boiler.pdf") { // ~/ expanded, the quotes off
+	if len(asked) != 3 || asked[0] != filepath.Join(home, "boiler.pdf") { // ~/ expanded, the quotes off
 		t.Fatalf("attach asked for %q", asked)
 	}
 
@@ -162,8 +168,8 @@ func TestAttachTellsTheNextRun(t *testing.T) {
 	h.runUntilIdle()
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if len(r.attached) != 2 || len(r.attached[0]) != 1 || r.attached[0][0] != "Boiler manual (/home/alice/boiler.pdf)" || r.attached[1] != nil {
-		t.Fatalf("the runs were told of %q, want the manual once", r.attached)
+	if len(r.attached) != 2 || len(r.attached[0]) != 2 || r.attached[0][0] != "Boiler manual (/home/alice/boiler.pdf)" || r.attached[1] != nil {
+		t.Fatalf("the runs were told of %q, want the manual and the notes once", r.attached)
 	}
 }
 
