@@ -183,6 +183,17 @@ func TestDocsAddFindChangeRemove(t *testing.T) {
 	if r := d.mneme("", "docs", "rm", "./no/such/file.md"); r.code != 1 || !strings.Contains(r.stderr, "no document was added from") {
 		t.Errorf("docs rm of an unknown path: %+v", r)
 	}
+	// A file whose name holds an escape is listed cleaned, and removed by
+	// the name as listed.
+	writeFiles(t, dir, map[string]string{"ev\x1b[31mil.md": "# Evil\n\nA file with an escape in its name.\n"})
+	d.mustOK("", "docs", "add", filepath.Join(dir, "ev\x1b[31mil.md"))
+	shown := filepath.Join(dir, "evil.md")
+	if out := d.mustOK("", "docs", "list").stdout; !strings.Contains(out, shown) || strings.ContainsRune(out, '\x1b') {
+		t.Fatalf("docs list: %q", out)
+	}
+	if r := d.mustOK("", "docs", "rm", shown); !strings.Contains(r.stdout, "removed ") {
+		t.Errorf("docs rm by the name listed: %s", r.stdout)
+	}
 	if r := d.mustOK("", "docs", "rm", dir); !strings.Contains(r.stdout, "removed ") {
 		t.Errorf("docs rm of a folder: %s", r.stdout)
 	}

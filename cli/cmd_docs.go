@@ -355,6 +355,15 @@ func (a *App) docsToRemove(ctx context.Context, ix *index.Index, user, arg strin
 		if d, ok, err := ix.Docs().Lookup(ctx, user, path); err != nil || ok {
 			return []docstore.Document{d}, err
 		}
+		// A path as docs list shows it: one with control characters in its
+		// name is listed cleaned, and is named back that way.
+		all, err := ix.Docs().List(ctx, user, "")
+		if err != nil {
+			return nil, err
+		}
+		if shown := slices.DeleteFunc(all, func(d docstore.Document) bool { return sanitize.Line(d.Path) != path }); len(shown) > 0 {
+			return shown, nil
+		}
 	}
 	if strings.ContainsAny(arg, `/\.~`) { // a path, not an id
 		return nil, fmt.Errorf("no document was added from %s", sanitize.Line(arg))
