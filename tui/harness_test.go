@@ -253,6 +253,8 @@ type fakeRunner struct {
 	fail error
 	// recalled is what the run recalls into its prompt (a RecallEvent first).
 	recalled []agent.Memory
+	// notice is said once the answer is stored (as the agent says a cut).
+	notice string
 
 	mu       sync.Mutex
 	prompts  []string
@@ -357,6 +359,9 @@ func (r *fakeRunner) Run(ctx context.Context, req agent.Request, emit func(agent
 	}
 	if err := store(content.String(), thinking.String(), memory.StatusComplete); err != nil {
 		return res, err
+	}
+	if r.notice != "" {
+		emit(agent.NoticeEvent{Text: r.notice})
 	}
 	res.Answer = content.String()
 	emit(agent.DoneEvent{Result: res})

@@ -778,6 +778,7 @@ func TestTurnAddedWhileAnsweringAppearsAfter(t *testing.T) {
 	c := storeConversation(t, store, "Shared", "first question here", "first answer here")
 	r := newFakeRunner(store, "my own answer")
 	r.gate = make(chan struct{}, 1)
+	r.notice = "The answer was cut at about 4096 tokens"
 	cfg, _ := screenConfig(t, store)
 	cfg.NewRunner, cfg.ConversationID = func(string) Runner { return r }, c.ID
 	h := newHarness(t, cfg)
@@ -806,7 +807,8 @@ func TestTurnAddedWhileAnsweringAppearsAfter(t *testing.T) {
 		}
 	}
 	r.gate <- struct{}{}
-	h.runUntilShown("my own answer", "external question ZETA", "zeta answer", "external full answer")
+	// This run's notice stays under its answer when the rest is redrawn.
+	h.runUntilShown("my own answer", "external question ZETA", "zeta answer", "external full answer", "Redrawn as stored", r.notice)
 	if h.shows("external first words") {
 		t.Fatalf("the other's answer is still drawn as it was begun:\n%s", h.screen())
 	}

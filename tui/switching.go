@@ -436,8 +436,17 @@ func (m *Model) reconcileAfterRun(msg titleMsg) {
 	if stored <= shown && !m.others.stale {
 		return
 	}
+	// What this screen said of its own run (a cut answer, a failure) is
+	// not stored: it stays, below the answer, which was stored last.
+	var own []entry
+	for i := len(m.transcript.entries) - 1; i >= 0 && m.transcript.entries[i].kind != entryUser; i-- {
+		if e := m.transcript.entries[i]; e.kind == entryNotice || e.kind == entryError {
+			own = append([]entry{e}, own...)
+		}
+	}
 	m.others = othersTail{}
 	m.transcript.load(msg.msgs)
+	m.transcript.entries = append(m.transcript.entries, own...)
 	m.transcript.markCompactions(msg.sums)
 	m.msgCount = len(msg.msgs)
 	m.followHalfWritten(msg.msgs)
