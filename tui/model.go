@@ -42,6 +42,7 @@ const (
 	hintQuitClosed  = "Closed: press Ctrl+C again to quit."
 	hintQuitCleared = "Input cleared: press Ctrl+C again to quit."
 	hintQuitNotSent = "Not sent: press Ctrl+C again to quit."
+	hintNotSent     = "Not sent while another mneme answered here: your message is back below."
 	hintStopping    = "Stopping…"
 	hintBusy        = "An answer is still being written: wait for it, or press Esc to stop it."
 	hintLoading     = "Still loading the conversation…"

@@ -4,6 +4,7 @@ package tui
 
 import (
 	"errors"
+	"strings"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -56,6 +57,18 @@ func (m *Model) finishRun(interrupted bool, err error) {
 		m.cache.forget(m.convID)
 		m.clearConversation()
 		m.transcript.addNotice("That conversation was deleted in another mneme; your message starts a new one.")
+	case errors.Is(err, agent.ErrNotSent):
+		// Stopped while another mneme answered here: nothing was stored.
+		// The prompt goes back to the input, and the conversation is
+		// redrawn as stored once the run is over (reconcileAfterRun).
+		if m.input.value() == "" {
+			p := m.run.prompt
+			if strings.HasPrefix(p, "/") {
+				p = "/" + p // a message, not a command
+			}
+			m.input.paste(p)
+		}
+		m.hint = hintNotSent
 	case err != nil:
 		if m.failRun(err) {
 			m.goOffline(err)

@@ -860,3 +860,40 @@ func TestOwnOldInterruptedAnswerIsNotAnothers(t *testing.T) {
 		t.Fatalf("this user's own stopped answer was taken for another mneme's:\n%s", h.screen())
 	}
 }
+
+// notSentRunner is a run stopped while another mneme answered in the
+// conversation: it stores nothing (internal/turnlock).
+type notSentRunner struct{}
+
+func (notSentRunner) Run(_ context.Context, req agent.Request, emit func(agent.Event)) (agent.Result, error) {
+	res := agent.Result{ConversationID: req.ConversationID}
+	emit(agent.NoticeEvent{Text: "Another mneme is answering in this conversation: this prompt waits for its answer to end."})
+	err := fmt.Errorf("%w: stopped while another mneme answered in this conversation", agent.ErrNotSent)
+	emit(agent.ErrorEvent{Err: err, Result: res})
+	return res, err
+}
+
+// TestPromptNotSentGoesBackToTheInput: a prompt stopped while another
+// mneme answered in its conversation was not stored; it is back in the
+// input, and the conversation is drawn as stored, without it.
+func TestPromptNotSentGoesBackToTheInput(t *testing.T) {
+	store := openStore(t)
+	c := storeConversation(t, store, "Shared", "first question here", "first answer here")
+	cfg, _ := screenConfig(t, store)
+	cfg.NewRunner, cfg.ConversationID = func(string) Runner { return notSentRunner{} }, c.ID
+	h := newHarness(t, cfg)
+	h.runUntilShown("first answer here")
+	h.sendText("my unsent question")
+	h.runUntilShown(hintNotSent)
+	for len(h.queue) > 0 {
+		h.step()
+	}
+	if got := h.m.input.value(); got != "my unsent question" {
+		t.Fatalf("the input holds %q", got)
+	}
+	for _, e := range h.m.transcript.entries {
+		if e.kind == entryUser && e.text == "my unsent question" || strings.Contains(e.text, "this prompt waits") {
+			t.Fatalf("the unsent prompt is still drawn as sent:\n%s", h.screen())
+		}
+	}
+}

@@ -416,8 +416,8 @@ func (m *Model) handleOthersAdded(msg othersAddedMsg) {
 // reconcileAfterRun redraws the conversation as stored once this screen's
 // answer is over, when the transcript cannot be trusted to match it: the
 // store holds prompts the transcript lacks (another mneme added a turn
-// while the answer was written), or an answer of another's was drawn while
-// still being written.
+// while the answer was written) or lacks one it shows (a prompt not sent),
+// or an answer of another's was drawn while still being written.
 func (m *Model) reconcileAfterRun(msg titleMsg) {
 	if msg.msgs == nil || m.phase != phaseIdle || m.run != nil {
 		return
@@ -433,13 +433,15 @@ func (m *Model) reconcileAfterRun(msg titleMsg) {
 			stored++
 		}
 	}
-	if stored <= shown && !m.others.stale {
+	if stored == shown && !m.others.stale {
 		return
 	}
 	// What this screen said of its own run (a cut answer, a failure) is
-	// not stored: it stays, below the answer, which was stored last.
+	// not stored: it stays, below the answer, which was stored last. A
+	// prompt not sent (fewer stored than shown: agent.ErrNotSent) goes
+	// with what was said of it.
 	var own []entry
-	for i := len(m.transcript.entries) - 1; i >= 0 && m.transcript.entries[i].kind != entryUser; i-- {
+	for i := len(m.transcript.entries) - 1; i >= 0 && stored >= shown && m.transcript.entries[i].kind != entryUser; i-- {
 		if e := m.transcript.entries[i]; e.kind == entryNotice || e.kind == entryError {
 			own = append([]entry{e}, own...)
 		}
@@ -451,7 +453,9 @@ func (m *Model) reconcileAfterRun(msg titleMsg) {
 	m.msgCount = len(msg.msgs)
 	m.followHalfWritten(msg.msgs)
 	m.transcript.refresh(m.now(), false)
-	m.hint = "Redrawn as stored: another mneme wrote to this conversation meanwhile."
+	if stored > shown || m.hint == "" {
+		m.hint = "Redrawn as stored: another mneme wrote to this conversation meanwhile."
+	}
 }
 
 // dropRecalled leaves behind, with the conversation it came from, a prompt

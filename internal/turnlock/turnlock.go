@@ -70,16 +70,13 @@ const WaitingNotice = "Another mneme is answering in this conversation: this pro
 
 // Run runs req with its conversation's lock held, and ends with a
 // DoneEvent or an ErrorEvent as agent.Run does. Stopped while waiting,
-// nothing is stored: the prompt was not sent.
+// nothing is stored: it fails with agent.ErrNotSent.
 func (l Locks) Run(ctx context.Context, ag Runner, req agent.Request, emit func(agent.Event)) (agent.Result, error) {
 	unlock, err := l.Lock(ctx, req.ConversationID, func() { emit(agent.NoticeEvent{Text: WaitingNotice}) })
 	if err != nil {
 		res := agent.Result{ConversationID: req.ConversationID, ToolCalls: []agent.ToolActivity{}, MemoriesUsed: []agent.Memory{}}
 		if ctx.Err() != nil {
-			res.Interrupted = true
-			emit(agent.NoticeEvent{Text: "Stopped while waiting for the other answer: this prompt was not sent or stored."})
-			emit(agent.DoneEvent{Result: res})
-			return res, nil
+			err = fmt.Errorf("%w: stopped while another mneme answered in this conversation", agent.ErrNotSent)
 		}
 		emit(agent.ErrorEvent{Err: err, Result: res})
 		return res, err

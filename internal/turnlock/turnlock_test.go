@@ -2,9 +2,9 @@ package turnlock
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/mneme-dev/mneme/agent"
@@ -34,14 +34,14 @@ func TestTurnWaitsForTheConversationsLockAndStops(t *testing.T) {
 			cancel() // the user stops the waiting prompt
 		}
 	})
-	if err != nil || !res.Interrupted || r.runs != 0 {
+	if !errors.Is(err, agent.ErrNotSent) || r.runs != 0 {
 		t.Fatalf("res %+v, err %v, runs %d", res, err, r.runs)
 	}
-	if len(events) != 3 || !strings.Contains(events[1].(agent.NoticeEvent).Text, "not sent or stored") {
+	if len(events) != 2 {
 		t.Fatalf("events %+v", events)
 	}
-	if _, ok := events[2].(agent.DoneEvent); !ok {
-		t.Fatalf("last event %T, want DoneEvent", events[2])
+	if last, ok := events[1].(agent.ErrorEvent); !ok || !errors.Is(last.Err, agent.ErrNotSent) {
+		t.Fatalf("last event %+v, want an ErrorEvent: not sent", events[1])
 	}
 	// Another conversation does not wait; this one goes once the lock is free.
 	if res, err := locks.Run(context.Background(), r, agent.Request{ConversationID: "conv-2"}, func(agent.Event) {}); err != nil || res.Answer != "ran" {
