@@ -35,7 +35,7 @@ func (m *Model) memoryStatusNow() tea.Cmd { return m.memoryStatusCmd(false) }
 
 // pollMemoryStatus is the periodic reading, unless the tick is stale.
 func (m *Model) pollMemoryStatus(msg memoryTickMsg) tea.Cmd {
-	if !m.memPoll.fired(msg.gen) {
+	if !m.memPoll.Fired(msg.gen) {
 		return nil
 	}
 	return m.memoryStatusCmd(true)
@@ -56,19 +56,19 @@ func (m Model) memoryStatusCmd(periodic bool) tea.Cmd {
 }
 
 func (m *Model) handleMemoryStatus(msg memoryStatusMsg) tea.Cmd {
-	every := memoryPollIdle
+	every := statusline.MemoryPollIdle
 	if msg.err != nil {
 		m.log.Debug("memory status", "err", msg.err)
 	} else {
 		m.memStat = memoryInfoOf(msg.status)
 		if m.memStat.Embed == statusline.EmbedPending || m.memStat.Embed == statusline.EmbedPaused || m.memStat.ReindexTotal > 0 {
-			every = memoryPollBusy
+			every = statusline.MemoryPollBusy
 		}
 	}
-	if !msg.periodic && !m.memPoll.hurry(every) {
+	if !msg.periodic && !m.memPoll.Hurry(every) {
 		return nil
 	}
-	return m.memPoll.arm(m.tick, every, func(gen int) tea.Msg { return memoryTickMsg{gen} })
+	return m.memPoll.Arm(m.tick, every, func(gen int) tea.Msg { return memoryTickMsg{gen} })
 }
 
 // memoryInfoOf is what the status line says about a memory state.

@@ -164,8 +164,8 @@ type Model struct {
 	completion completion // of a slash command being typed (complete.go)
 
 	memStat   statusline.Memory // for the status line (memstatus.go)
-	memPoll   poller            // background readings of memStat (poll.go)
-	syncPoll  poller            // background readings of the sync state
+	memPoll   statusline.Poller // background readings of memStat (statusline/poll.go)
+	syncPoll  statusline.Poller // background readings of the sync state
 	fresh     map[string]bool   // notes the model wrote in the current answer
 	offered   bool              // models were offered once (a first run)
 	panelSize [2]int            // the size the panels were last given
