@@ -5,6 +5,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -59,5 +61,56 @@ func TestWriteIntoAMissingFolderCreatesNothing(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "typo")); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("a folder was created: %v", err)
+	}
+}
+
+// A link is followed and stays a link (a config file kept in dotfiles); a
+// device or a pipe is written to, never replaced by a plain file; a folder
+// is refused.
+func TestWriteKeepsLinksDevicesAndFolders(t *testing.T) {
+	dir := t.TempDir()
+	target := filepath.Join(dir, "dotfiles-config.toml")
+	if err := os.WriteFile(target, []byte("old\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "config.toml")
+	if err := os.Symlink(target, link); err != nil {
+		t.Fatal(err)
+	}
+	write := func(text string) func(io.Writer) error {
+		return func(w io.Writer) error {
+			_, err := io.WriteString(w, text)
+			return err
+		}
+	}
+	if err := Write(link, 0o600, write("new\n")); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Fatalf("the link was replaced: %v %v", fi.Mode(), err)
+	}
+	if data, _ := os.ReadFile(target); string(data) != "new\n" {
+		t.Fatalf("the linked file holds %q", data)
+	}
+	pipe := filepath.Join(dir, "pipe")
+	if err := syscall.Mkfifo(pipe, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	read := make(chan string)
+	go func() {
+		data, _ := os.ReadFile(pipe) // blocks until the writer opens it
+		read <- string(data)
+	}()
+	if err := Write(pipe, 0o600, write("through the pipe\n")); err != nil {
+		t.Fatal(err)
+	}
+	if got := <-read; got != "through the pipe\n" {
+		t.Fatalf("the reader of the pipe got %q", got)
+	}
+	if fi, err := os.Lstat(pipe); err != nil || fi.Mode()&os.ModeNamedPipe == 0 {
+		t.Fatalf("the pipe was replaced: %v %v", fi.Mode(), err)
+	}
+	if err := Write(dir, 0o600, write("x")); err == nil || !strings.Contains(err.Error(), "is a folder") {
+		t.Fatalf("writing over a folder: %v", err)
 	}
 }
