@@ -185,7 +185,7 @@ func decodeLine(raw []byte, v any) error {
 // lineUser is whose a backup line is: the importing user's unless it names
 // another, which needs AllUsers.
 func (imp *importer) lineUser(user string) (string, error) {
-	user = strings.TrimSpace(first(user, imp.user))
+	user = strings.TrimSpace(cmp.Or(user, imp.user))
 	switch {
 	case user == "":
 		return "", errors.New(`no "user" and no default user`)
@@ -259,7 +259,7 @@ func (imp *importer) restoreConversation(ctx context.Context, c schema.BackupCon
 	if err := schema.CheckID("id", c.ID); err != nil {
 		return err, nil
 	}
-	src := first(c.TitleSource, "auto")
+	src := cmp.Or(c.TitleSource, "auto")
 	if src != "auto" && src != "model" && src != "user" {
 		return fmt.Errorf(`"title_source" must be auto, model or user, not %q`, c.TitleSource), nil
 	}
@@ -390,7 +390,7 @@ func (imp *importer) restoreNote(ctx context.Context, b schema.BackupNoteLine, s
 	if lerr != nil {
 		return lerr, nil
 	}
-	status := first(b.Status, NoteActive)
+	status := cmp.Or(b.Status, NoteActive)
 	if status != NoteActive && status != NotePending && status != NoteArchived {
 		return fmt.Errorf(`"status" must be active, pending or archived, not %q`, b.Status), nil
 	}
@@ -410,7 +410,7 @@ func (imp *importer) restoreNote(ctx context.Context, b schema.BackupNoteLine, s
 		if err != nil {
 			return nil, err
 		}
-		conv = first(id, conv)
+		conv = cmp.Or(id, conv)
 	}
 	err = imp.s.write(ctx, func(tx Execer) error {
 		if err := ensureUser(ctx, tx, user, imp.s.nowMS()); err != nil {

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/mneme-dev/mneme/memory/schema"
 )
 
 // fillForBackup gives alice two conversations (one typed, one imported
@@ -209,6 +211,32 @@ func TestBackupLinesWithOddIdsAreSkipped(t *testing.T) {
 	}
 	if again := backupOf(t, dst, "alice"); again != backup {
 		t.Fatalf("the rest was not restored as it was:\n%s", again)
+	}
+}
+
+// A backup's message whose id mneme could not print or find by prefix is
+// restored under a derived id, not stored as given nor dropped.
+func TestBackupMessagesWithOddIdsGetDerivedOnes(t *testing.T) {
+	ctx := context.Background()
+	const conv = "01a20cee-66d3-7ca2-814d-4f4007cdb018"
+	backup := strings.Join([]string{
+		`{"type":"mneme-backup","version":1,"exported_at":"2026-11-24T10:11:59Z","user":"alice"}`,
+		`{"type":"conversation","id":"` + conv + `","user":"alice","title":"odd","title_source":"auto","created":"2026-11-24T09:41:20Z","updated":"2026-11-24T09:41:20Z"}`,
+		`{"id":"m2","user":"alice","conversation":"` + conv + `","role":"user","content":"short id"}`,
+		`{"id":"\u001b]0;pwned\u0007xxxxxxxx","user":"alice","conversation":"` + conv + `","role":"assistant","content":"escape in the id"}`,
+	}, "\n") + "\n"
+	dst := openTest(t)
+	if _, bad := importWith(t, dst, "alice", backup, false); len(bad) != 0 {
+		t.Fatalf("bad lines = %v", bad)
+	}
+	msgs, err := dst.Messages(ctx, "alice", conv)
+	if err != nil || len(msgs) != 2 || msgs[0].Content != "short id" || msgs[1].Content != "escape in the id" {
+		t.Fatalf("restored %+v, %v", msgs, err)
+	}
+	for _, m := range msgs {
+		if schema.CheckID("id", m.ID) != nil {
+			t.Fatalf("a message kept the id %q", m.ID)
+		}
 	}
 }
 

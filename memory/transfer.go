@@ -15,6 +15,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/mneme-dev/mneme/internal/sanitize"
+	"github.com/mneme-dev/mneme/memory/schema"
 )
 
 // Record is one message in mneme's JSON-lines import and export format.
@@ -278,7 +279,7 @@ func (imp *importer) parse(raw []byte) (importMsg, error) {
 
 // record checks one record and places it in its conversation.
 func (imp *importer) record(rec Record) (importMsg, error) {
-	user := strings.TrimSpace(first(rec.User, imp.user))
+	user := strings.TrimSpace(cmp.Or(rec.User, imp.user))
 	switch {
 	case user == "":
 		return importMsg{}, errors.New(`no "user" and no default user`)
@@ -327,19 +328,20 @@ func (imp *importer) record(rec Record) (importMsg, error) {
 	return importMsg{key: key, conv: c, msg: Message{
 		ID: rec.ID, Role: rec.Role, Content: rec.Content, Thinking: rec.Thinking,
 		ToolCalls: rec.ToolCalls, ToolCallID: rec.ToolCallID, ToolName: rec.ToolName, Ref: rec.Ref,
-		Created: created, Status: first(rec.Status, StatusComplete), Seq: c.ordinal, Model: strings.TrimSpace(rec.Model),
+		Created: created, Status: cmp.Or(rec.Status, StatusComplete), Seq: c.ordinal, Model: strings.TrimSpace(rec.Model),
 	}}, nil
 }
 
 // messageID is an imported message's id: one derived from its id in
 // another assistant's export when it has one; the one in the file when the
 // conversation kept its own id (a re-import of an export); else one derived
-// from the conversation and the message's position in the file.
+// from the conversation and the message's position in the file (so too
+// for an id mneme could not print: short, or with escapes).
 func (c *importConv) messageID(m Message, key convKey, source string) string {
 	if source != "" {
 		return uuid.NewSHA1(idSpace, []byte("message\x00"+c.id+"\x00source\x00"+source)).String()
 	}
-	if m.ID != "" && (c.id == key.external || c.keepIDs) {
+	if m.ID != "" && (c.id == key.external || c.keepIDs) && schema.CheckID("id", m.ID) == nil {
 		return m.ID
 	}
 	return uuid.NewSHA1(idSpace, []byte(fmt.Sprintf("message\x00%s\x00%d", c.id, m.Seq))).String()
@@ -558,7 +560,7 @@ func (s *Store) Export(ctx context.Context, userID, conversationID string, forma
 		}
 		switch format {
 		case FormatJSONL:
-			err = exportJSONL(bw, userID, first(external, c.ID), c.Title, msgs)
+			err = exportJSONL(bw, userID, cmp.Or(external, c.ID), c.Title, msgs)
 		case FormatMarkdown:
 			if i > 0 {
 				bw.WriteString("\n---\n\n")
@@ -610,7 +612,7 @@ func exportJSONL(w io.Writer, user, conv, title string, msgs []Message) error {
 // exportMarkdown writes a conversation for people to read, often on a
 // terminal: text is cleaned (sanitize.Text) and the title is one line.
 func exportMarkdown(w *bufio.Writer, c Conversation, msgs []Message) error {
-	title := first(sanitize.Title(c.Title), "Untitled conversation")
+	title := cmp.Or(sanitize.Title(c.Title), "Untitled conversation")
 	fmt.Fprintf(w, "# %s\n\n_%s · %d messages · %s_\n", title, c.Created.Format("2 January 2006 15:04"), len(msgs), c.ID)
 	for _, m := range msgs {
 		switch m.Role {
@@ -636,13 +638,4 @@ func exportMarkdown(w *bufio.Writer, c Conversation, msgs []Message) error {
 		}
 	}
 	return nil
-}
-
-func first[T ~string](vals ...T) T {
-	for _, v := range vals {
-		if v != "" {
-			return v
-		}
-	}
-	return ""
 }
