@@ -210,6 +210,31 @@ func TestAskRunawayAnswerIsCut(t *testing.T) {
 	}
 }
 
+// ask into a full disk says it could not print the answer, and where the
+// answer is: stored, or (incognito) nowhere.
+func TestAskOnAFullDisk(t *testing.T) {
+	t.Parallel() // own data dir and fake Ollama
+	full, err := os.OpenFile("/dev/full", os.O_WRONLY, 0)
+	if err != nil {
+		t.Skip("no /dev/full here:", err)
+	}
+	defer full.Close()
+	srv := fakeollama.New(t)
+	d := newDevice(t, srv.Host())
+	for args, want := range map[string]string{
+		"ask hello":             "the whole answer is stored (mneme export --conversation ",
+		"ask --incognito hello": "incognito: nothing was kept",
+	} {
+		cmd, stderr := d.start(full, strings.Fields(args)...)
+		err := cmd.Wait()
+		var exit *exec.ExitError
+		if !errors.As(err, &exit) || exit.ExitCode() != 1 || !strings.Contains(stderr.String(), "could not print the answer") ||
+			!strings.Contains(stderr.String(), want) {
+			t.Errorf("%s > /dev/full: %v, stderr %q", args, err, stderr)
+		}
+	}
+}
+
 func TestAskStallBeforeHeadersSaysWhatHappened(t *testing.T) {
 	t.Parallel() // own data dir and fake Ollama
 	srv := fakeollama.New(t)

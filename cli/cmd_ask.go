@@ -180,6 +180,9 @@ func (a *App) runAsk(ctx context.Context, args []string) (err error) {
 		return exitError{code: 1, msg: "the model gave no answer (its reply was empty); ask again or try another model"}
 	}
 	if p.Closed() && !errors.Is(p.Err(), syscall.EPIPE) {
+		if *incognito {
+			return fmt.Errorf("could not print the answer (%w); incognito: nothing was kept", p.Err())
+		}
 		return fmt.Errorf("could not print the answer (%w); the whole answer is stored (mneme export --conversation %s)", p.Err(), conv.ID)
 	}
 	if p.Closed() {
