@@ -205,7 +205,7 @@ func TestAskRunawayAnswerIsCut(t *testing.T) {
 		t.Fatalf("exit %d stdout %q stderr %q (%v)", r.code, r.stdout, r.stderr, err)
 	}
 	recs := d.exported()
-	if len(recs) != 2 || strings.TrimSpace(recs[1].Content) != out.Answer || recs[1].Status == memory.StatusInterrupted {
+	if len(recs) != 2 || strings.TrimSpace(recs[1].Content) != out.Answer || recs[1].Status != memory.StatusInterrupted {
 		t.Fatalf("export %+v", recs)
 	}
 }

@@ -134,8 +134,8 @@ func WithStreamTimeouts(firstToken, idle time.Duration) Option {
 
 // WithMaxAnswerTokens bounds one model call's answer to about n tokens
 // (Ollama streams one a chunk): the stream is cut there and the answer
-// kept, complete, with a NoticeEvent and Result.Cut. n <= 0 keeps the
-// default.
+// kept, marked interrupted, with a NoticeEvent and Result.Cut. n <= 0
+// keeps the default.
 func WithMaxAnswerTokens(n int) Option {
 	return func(a *Agent) {
 		if n > 0 {

@@ -110,6 +110,7 @@ type Result struct {
 	// call the step limit allowed: the run stopped without a final answer.
 	StepLimitReached bool `json:"step_limit_reached,omitempty"`
 	// Cut says an answer stopped at a length limit (max_answer_tokens, or
-	// the model's own num_predict): it is kept, complete, as far as it got.
+	// the model's own num_predict): it is kept as far as it got, stored as
+	// interrupted.
 	Cut bool `json:"cut,omitempty"`
 }

@@ -19,7 +19,7 @@ const (
 
 // DefaultMaxAnswerTokens bounds one model call's answer (its thinking
 // included), so that a small model caught in a loop cannot stream for
-// ever: a cut answer is kept, complete, and the user told.
+// ever: a cut answer is kept (marked interrupted) and the user told.
 const DefaultMaxAnswerTokens = 4096
 
 // liveSaveInterval is how often an answer is saved while it streams: a

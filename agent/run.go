@@ -172,7 +172,11 @@ func (a *Agent) chatRound(ctx context.Context, st *runState, withTools bool) ([]
 		return nil, a.explainStream(streamErr, out)
 	}
 	calls, refused := fromAPICalls(out.calls)
-	assistant, err := live.finish(out, calls, memory.StatusComplete)
+	status := memory.StatusComplete
+	if out.cut { // stopped before the model finished: never taken for a whole answer
+		status = memory.StatusInterrupted
+	}
+	assistant, err := live.finish(out, calls, status)
 	if err != nil {
 		return nil, fmt.Errorf("store answer: %w", err)
 	}

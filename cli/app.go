@@ -107,27 +107,35 @@ Run 'mneme COMMAND -h' for a command's flags.
 
 // Run dispatches to a subcommand.
 func (a *App) Run(ctx context.Context, args []string) error {
+	out := &checkedWriter{w: a.stdout}
+	orig := a.stdout
+	a.stdout = out
+	defer func() { a.stdout = orig }()
+	err := a.runCommand(ctx, args)
+	if err == nil && out.err != nil {
+		// Output lost (a full disk, a closed pipe) is not success.
+		err = fmt.Errorf("write output: %w", out.err)
+	}
+	return err
+}
+
+// runCommand runs the command args name.
+func (a *App) runCommand(ctx context.Context, args []string) error {
+	if len(args) == 1 && args[0] == "--version" {
+		args = []string{"version"} // as most tools take it
+	}
 	name, args := splitCommand(args)
 	if name == "help" {
 		// `mneme help COMMAND` is the command's own help.
 		if len(args) > 0 && !strings.HasPrefix(args[0], "-") && args[0] != "help" {
-			return a.Run(ctx, []string{args[0], "--help"})
+			return a.runCommand(ctx, []string{args[0], "--help"})
 		}
 		fmt.Fprint(a.stdout, usage())
 		return nil
 	}
 	for _, c := range commands() {
 		if slices.Contains(c.names, name) {
-			out := &checkedWriter{w: a.stdout}
-			orig := a.stdout
-			a.stdout = out
-			defer func() { a.stdout = orig }()
-			err := c.run(a, ctx, args)
-			if err == nil && out.err != nil {
-				// Output lost (a full disk, a closed pipe) is not success.
-				err = fmt.Errorf("write output: %w", out.err)
-			}
-			return err
+			return c.run(a, ctx, args)
 		}
 	}
 	fmt.Fprint(a.stderr, usage())

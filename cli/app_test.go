@@ -85,7 +85,7 @@ func (fullDisk) Write([]byte) (int, error) { return 0, syscall.ENOSPC }
 func TestLostOutputIsAnError(t *testing.T) {
 	dir := t.TempDir()
 	env := envMap(map[string]string{"MNEME_DATA_DIR": dir, "MNEME_USER": "tester", "XDG_CONFIG_HOME": t.TempDir()})
-	for _, args := range [][]string{{"version"}, {"memory", "list"}, {"conversations"}, {"search", "--json", "x"}} {
+	for _, args := range [][]string{{"version"}, {"--version"}, {"help"}, {"memory", "list"}, {"conversations"}, {"search", "--json", "x"}} {
 		err := newApp(strings.NewReader(""), fullDisk{}, &strings.Builder{}, env).Run(context.Background(), args)
 		if !errors.Is(err, syscall.ENOSPC) {
 			t.Errorf("%v on a full disk: %v", args, err)

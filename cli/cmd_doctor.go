@@ -15,6 +15,7 @@ import (
 	"github.com/mneme-dev/mneme/config"
 	"github.com/mneme-dev/mneme/internal/ollama"
 	"github.com/mneme-dev/mneme/internal/sanitize"
+	"github.com/mneme-dev/mneme/internal/text"
 	"github.com/mneme-dev/mneme/memory"
 )
 
@@ -134,7 +135,7 @@ func searchRow(ctx context.Context, s *session, st ollamaState, row func(k, v st
 	if err != nil {
 		return err
 	}
-	search := fmt.Sprintf("%d turns indexed by keyword", idx.Turns)
+	search := text.Count(idx.Turns, "turn", "turns") + " indexed by keyword"
 	if !idx.KeywordOnly {
 		search += fmt.Sprintf("; %d waiting for embeddings", idx.Pending)
 	}

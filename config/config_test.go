@@ -141,7 +141,7 @@ func TestConfigRangesAreCheckedTheSameEverywhere(t *testing.T) {
 		{file: "delete_archived_after_days = 40000", want: "delete_archived_after_days = 40000"},
 		{file: "archive_below_confidence = 1.5", want: "archive_below_confidence = 1.5"},
 		{file: "recall_half_life_days = 4000", want: "recall_half_life_days = 4000"},
-		{file: `log_level = "loud"`, want: `log_level = "loud": out of range: want debug, info, warn or error`},
+		{file: `log_level = "loud"`, want: `log_level = "loud": invalid value: want debug, info, warn or error`},
 	} {
 		dir := t.TempDir()
 		file := filepath.Join(dir, "config.toml")
