@@ -221,6 +221,30 @@ func TestTwoAsksInOneConversationTakeTurns(t *testing.T) {
 	}
 }
 
+// A conversation deleted in another mneme while ask answers in it: ask
+// says so in words, not as a store error.
+func TestAskInAConversationDeletedMeanwhile(t *testing.T) {
+	srv := fakeollama.New(t)
+	d := newDevice(t, srv.Host())
+	d.mustOK("", "ask", "--no-learn", "base question")
+	gate := make(chan struct{})
+	srv.Script(fakeollama.Reply{Content: fakeollama.SplitWords("an answer with nowhere to go"), Gate: gate})
+	doomed, stderr := d.start(nil, "ask", "--no-learn", "-c", "doomed question")
+	for req := range srv.Started() {
+		if m := req.Messages; len(m) > 0 && m[len(m)-1].Content == "doomed question" {
+			break
+		}
+	}
+	d.mustOK("", "conversations", "rm", d.conversations()[0].ID)
+	close(gate)
+	err := doomed.Wait()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != 1 || !strings.Contains(stderr.String(), "the conversation was deleted in another mneme") ||
+		strings.Contains(stderr.String(), "not found") {
+		t.Fatalf("ask in a deleted conversation: %v, stderr %q", err, stderr)
+	}
+}
+
 // The flow: a chat open in a terminal while two scripts run 100
 // commands each (ask, memory add, search) on the same data dir. Nothing
 // hangs, nothing is lost, and the chat's search, conversation list and

@@ -162,6 +162,9 @@ func (a *App) runAsk(ctx context.Context, args []string) (err error) {
 			p.Fail(err)
 		}
 	}
+	if errors.Is(runErr, memory.ErrNotFound) {
+		return exitError{code: 1, msg: "the conversation was deleted in another mneme while this answer was written; it was not kept"}
+	}
 	if runErr != nil {
 		return runErr
 	}
@@ -219,7 +222,10 @@ func (a *App) storePrompt(ctx context.Context, s *session, cont bool, id, prompt
 	})
 	if err == nil {
 		msg, err = s.store.AppendMessage(wctx, s.cfg.User, memory.Message{ConversationID: conv.ID, Role: memory.RoleUser, Content: prompt})
-		if err != nil {
+		if errors.Is(err, memory.ErrNotFound) {
+			unlock()
+			err = exitError{code: 1, msg: "the conversation was deleted in another mneme; your prompt was not stored"}
+		} else if err != nil {
 			unlock()
 			err = fmt.Errorf("store prompt: %w", err)
 		}

@@ -244,7 +244,7 @@ func parseDate(s string) (time.Time, error) {
 		}
 	}
 	if t.Before(firstSearchDate) || !t.Before(lastSearchDate) {
-		return time.Time{}, fmt.Errorf("%q: %w: want a date from %s to %s", s, config.ErrConfigValue,
+		return time.Time{}, fmt.Errorf("%q is out of range: want a date from %s to %s", s,
 			firstSearchDate.Format("2006-01-02"), lastSearchDate.AddDate(0, 0, -1).Format("2006-01-02"))
 	}
 	return t, nil
