@@ -85,10 +85,17 @@ func (s *session) withSync(cfg tui.Config) tui.Config {
 type conversationManager struct {
 	*memory.Store
 	*index.Index
+	turns turnlock.Locks
 }
 
 func (c conversationManager) DeleteConversation(ctx context.Context, userID, id string) error {
+	defer c.turns.Forget(id)
 	return c.Index.DeleteConversation(ctx, userID, id)
+}
+
+func (c conversationManager) ForgetConversation(ctx context.Context, userID, id string) (int, error) {
+	defer c.turns.Forget(id)
+	return c.Index.ForgetConversation(ctx, userID, id)
 }
 
 // memoryStatus reports the state of search and the number of notes.

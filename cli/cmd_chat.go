@@ -179,7 +179,7 @@ func (a *App) runChat(ctx context.Context, args []string) error {
 		Find:          findConversations(ix),
 		Log:           s.log,
 		Dark:          true, // until the terminal reports its background
-		Conversations: conversationManager{Store: s.store, Index: ix},
+		Conversations: conversationManager{Store: s.store, Index: ix, turns: turnlock.New(s.cfg.DataDir)},
 		Search:        ix,
 		Notes:         ix,
 		Docs:          docLibrary{ix},

@@ -8,6 +8,7 @@ import (
 
 	"github.com/mneme-dev/mneme/config"
 	"github.com/mneme-dev/mneme/internal/sanitize"
+	"github.com/mneme-dev/mneme/internal/turnlock"
 	"github.com/mneme-dev/mneme/memory"
 	"github.com/mneme-dev/mneme/memory/index"
 )
@@ -40,6 +41,7 @@ func (a *App) conversationsRemove(ctx context.Context, args []string) error {
 		} else if err != nil {
 			return fmt.Errorf("conversations rm: %w", err)
 		}
+		turnlock.New(s.cfg.DataDir).Forget(out.ID) // one a killed process left
 		s.syncAfterChange(ctx, ix)
 		if *asJSON {
 			return writeJSON(a.stdout, out)

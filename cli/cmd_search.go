@@ -61,7 +61,7 @@ func (a *App) runSearch(ctx context.Context, args []string) error {
 		return exitError{code: 2, msg: "search: --until: " + err.Error()}
 	}
 	if !q.Since.IsZero() && !q.Until.IsZero() && !q.Since.Before(q.Until) {
-		return exitError{code: 2, msg: fmt.Sprintf("search: --since %s is not before --until %s: no turn can be in between", *since, *until)}
+		return exitError{code: 2, msg: fmt.Sprintf("search: --since %s is not before --until %s: no turn can be in between (--until is the first moment left out: for one day, give the next)", *since, *until)}
 	}
 
 	s, err := a.open(ctx, common)

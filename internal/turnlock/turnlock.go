@@ -32,8 +32,7 @@ func (l Locks) Lock(ctx context.Context, convID string, waiting func()) (unlock 
 	if err := os.MkdirAll(l.dir, 0o700); err != nil {
 		return nil, fmt.Errorf("turn lock: %w", err)
 	}
-	sum := sha256.Sum256([]byte(convID)) // an id from elsewhere never names a path
-	path := filepath.Join(l.dir, hex.EncodeToString(sum[:12])+".lock")
+	path := l.path(convID)
 	told := false
 	for {
 		f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
@@ -62,6 +61,28 @@ func (l Locks) Lock(ctx context.Context, convID string, waiting func()) (unlock 
 		flock.Unlock(f) // released and removed while this one waited
 		f.Close()
 	}
+}
+
+// Forget removes the lock file of a deleted conversation that a process
+// which died holding it (kill -9) left behind. A lock held now is left to
+// its holder, which removes it when its turn ends.
+func (l Locks) Forget(convID string) {
+	path := l.path(convID)
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		return // none: the usual case
+	}
+	defer f.Close()
+	if flock.Try(f, flock.Exclusive) {
+		os.Remove(path)
+		flock.Unlock(f)
+	}
+}
+
+// path is the conversation's lock file.
+func (l Locks) path(convID string) string {
+	sum := sha256.Sum256([]byte(convID)) // an id from elsewhere never names a path
+	return filepath.Join(l.dir, hex.EncodeToString(sum[:12])+".lock")
 }
 
 // WaitingNotice is what a turn says while another mneme answers in its

@@ -77,3 +77,31 @@ func TestTurnLocksLeaveNoFiles(t *testing.T) {
 		t.Fatalf("lock files left: %v", left)
 	}
 }
+
+// A deleted conversation's lock file that a killed process left behind is
+// removed; one held now is left to its holder.
+func TestForgetRemovesOnlyLeftLocks(t *testing.T) {
+	dir := t.TempDir()
+	locks := New(dir)
+	unlock, err := locks.Lock(context.Background(), "held", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	left := locks.path("left") // as kill -9 leaves it: the file, no lock
+	if err := os.WriteFile(left, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	locks.Forget("left")
+	locks.Forget("held")
+	locks.Forget("never-locked")
+	if _, err := os.Stat(left); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("the left lock is still there: %v", err)
+	}
+	if _, err := os.Stat(locks.path("held")); err != nil {
+		t.Fatalf("the held lock was removed: %v", err)
+	}
+	unlock()
+	if entries, _ := os.ReadDir(filepath.Join(dir, "turns")); len(entries) != 0 {
+		t.Fatalf("files left: %v", entries)
+	}
+}

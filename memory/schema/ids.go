@@ -3,6 +3,8 @@ package schema
 import (
 	"fmt"
 	"strings"
+
+	"github.com/mneme-dev/mneme/internal/text"
 )
 
 // CheckID says whether id can be the id a backup line gives a row. mneme
@@ -14,7 +16,7 @@ func CheckID(field, id string) error {
 		return !(r == '-' || r == '_' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z')
 	})
 	if len(id) < 8 || len(id) > 64 || odd {
-		return fmt.Errorf("%q must be 8 to 64 letters, digits, - or _, not %q", field, id)
+		return fmt.Errorf("%q must be 8 to 64 letters, digits, - or _, not %q", field, text.Cut(id, 70))
 	}
 	return nil
 }
