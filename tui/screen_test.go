@@ -667,14 +667,19 @@ func TestTurnsAnotherMnemeAddsAppear(t *testing.T) {
 		t.Fatal(err)
 	}
 	h.send(storeChangedMsg{})
-	h.runUntilShown("appended from another shell ZEBRA", "the other shell's first words", "New messages from another mneme")
+	// Being written, not interrupted.
+	h.runUntilShown("appended from another shell ZEBRA", "the other shell's first words", "New messages from another mneme",
+		"(still being written by another mneme…)")
+	if h.shows("(interrupted)") {
+		t.Fatalf("the answer another mneme is writing is drawn as interrupted:\n%s", h.screen())
+	}
 	answer.Content, answer.Status = "the other shell's answer", memory.StatusComplete
 	if err := store.UpdateMessage(ctx, testUser, answer); err != nil {
 		t.Fatal(err)
 	}
 	h.send(storeChangedMsg{})
 	h.runUntilShown("the other shell's answer")
-	if h.shows("first words") {
+	if h.shows("first words") || h.shows("still being written") {
 		t.Fatalf("the other process's finished answer is drawn beside its start:\n%s", h.screen())
 	}
 	if s := h.screen(); strings.Index(s, "first answer here") > strings.Index(s, "ZEBRA") {

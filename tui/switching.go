@@ -399,17 +399,27 @@ func (m *Model) handleOthersAdded(msg othersAddedMsg) {
 			own = append(own, e)
 		}
 	}
-	m.transcript.entries = append(append(m.transcript.entries[:m.others.entry], all[len(before):]...), own...)
-	m.transcript.turns, m.msgCount = turns, len(msg.msgs)
 	// An answer stored as interrupted is followed while the conversation
 	// still changes: staleReads reads in a row that find it unchanged (its
-	// writer was stopped for good) end that.
+	// writer was stopped for good) end that. Until then it is drawn as
+	// still being written, not as interrupted.
 	if mark := fingerprint(msg.msgs); mark == m.others.last {
 		m.others.still++
 	} else {
 		m.others.last, m.others.still, m.others.moving = mark, 0, true
 	}
 	m.others.live = slices.ContainsFunc(msg.msgs, halfWritten) && m.others.still < staleReads
+	tail := all[len(before):]
+	if m.others.live && m.others.moving {
+		for i := len(tail) - 1; i >= 0; i-- {
+			if tail[i].kind == entryAssistant && tail[i].interrupted {
+				tail[i].interrupted, tail[i].elsewhere = false, true
+				break
+			}
+		}
+	}
+	m.transcript.entries = append(append(m.transcript.entries[:m.others.entry], tail...), own...)
+	m.transcript.turns, m.msgCount = turns, len(msg.msgs)
 	m.transcript.refresh(m.now(), false)
 }
 

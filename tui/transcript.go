@@ -39,6 +39,7 @@ type entry struct {
 	cites       []agent.Citation // entrySources
 	seq         int              // the stored message the entry shows (0: not from history)
 	interrupted bool
+	elsewhere   bool // stored interrupted, but another mneme is still writing it
 	streaming   bool // the answer is still arriving
 	turn        int  // the turn the entry belongs to (0: not from history)
 	highlight   bool // briefly marked after jumping to its turn
@@ -310,7 +311,10 @@ func (t *transcript) renderAssistant(e *entry, now time.Time) string {
 			parts = append(parts, t.markdown(e.text))
 		}
 	}
-	if e.interrupted {
+	switch {
+	case e.elsewhere:
+		parts = append(parts, t.st.Interrupted.Render("(still being written by another mneme…)"))
+	case e.interrupted:
 		parts = append(parts, t.st.Interrupted.Render("(interrupted)"))
 	}
 	return strings.Join(parts, "\n")
