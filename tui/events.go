@@ -60,6 +60,10 @@ type (
 	// storeChangedMsg says the store changed, possibly in another process.
 	storeChangedMsg struct{}
 
+	// othersTickMsg reads the open conversation again while an answer
+	// another mneme writes is drawn as being written.
+	othersTickMsg struct{}
+
 	// othersAddedMsg carries the open conversation as stored, when it has
 	// more messages than the transcript shows: another mneme added them.
 	othersAddedMsg struct {

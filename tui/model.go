@@ -339,7 +339,9 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		cmd = tea.Batch(m.sidebar.Reload(), m.memoryStatusNow(), m.pollSync(nil), waitForChanges(m.life.ctx, m.cfg.Changes), m.refreshDocs(),
 			m.followOthers())
 	case othersAddedMsg:
-		m.handleOthersAdded(msg)
+		cmd = m.handleOthersAdded(msg)
+	case othersTickMsg:
+		cmd = m.followOthers()
 	case undoneMsg:
 		cmd = m.handleUndone(msg)
 	case learntMsg:

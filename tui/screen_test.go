@@ -902,3 +902,51 @@ func TestPromptNotSentGoesBackToTheInput(t *testing.T) {
 		}
 	}
 }
+
+// TestOnlyAGrowingAnswerIsDrawnAsBeingWritten: an answer stopped earlier
+// stays "(interrupted)" when another mneme adds a turn; one another mneme
+// begins is drawn as being written until readings find it still, when its
+// writer was stopped for good.
+func TestOnlyAGrowingAnswerIsDrawnAsBeingWritten(t *testing.T) {
+	ctx := context.Background()
+	store := openStore(t)
+	c := storeConversation(t, store, "Shared", "an old question")
+	if _, err := store.AppendMessage(ctx, testUser, memory.Message{ConversationID: c.ID, Role: memory.RoleAssistant,
+		Content: "stopped yesterday", Status: memory.StatusInterrupted}); err != nil {
+		t.Fatal(err)
+	}
+	cfg, _ := screenConfig(t, store)
+	cfg.ConversationID = c.ID
+	h := newHarness(t, cfg)
+	h.runUntilShown("stopped yesterday", "(interrupted)")
+	for _, m := range []memory.Message{{Role: memory.RoleUser, Content: "a script's question"}, {Role: memory.RoleAssistant, Content: "a script's answer"}} {
+		m.ConversationID = c.ID
+		if _, err := store.AppendMessage(ctx, testUser, m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h.send(storeChangedMsg{})
+	h.runUntilShown("a script's answer")
+	if h.shows("still being written") {
+		t.Fatalf("an answer stopped yesterday is drawn as being written:\n%s", h.screen())
+	}
+	// Another mneme begins an answer, and is killed before it ends.
+	if _, err := store.AppendMessage(ctx, testUser, memory.Message{ConversationID: c.ID, Role: memory.RoleUser, Content: "a doomed question"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := store.AppendMessage(ctx, testUser, memory.Message{ConversationID: c.ID, Role: memory.RoleAssistant,
+		Content: "the first words of a killed writer", Status: memory.StatusInterrupted}); err != nil {
+		t.Fatal(err)
+	}
+	h.send(storeChangedMsg{})
+	h.runUntilShown("the first words of a killed writer", "(still being written by another mneme…)")
+	for range staleReads + 1 { // the re-readings its label schedules
+		h.send(othersTickMsg{})
+		for len(h.queue) > 0 {
+			h.step()
+		}
+	}
+	if h.shows("still being written") || strings.Count(h.screen(), "(interrupted)") != 2 {
+		t.Fatalf("a stopped writer's answer is still drawn as being written:\n%s", h.screen())
+	}
+}

@@ -334,6 +334,9 @@ type othersTail struct {
 	active, live bool
 	last         string // the fingerprint of the last reading, to tell a live answer still moving
 	still        int    // reads in a row that found it unchanged
+	// halfID and halfText are the last half-written answer as last read:
+	// one new or changed since is being written elsewhere.
+	halfID, halfText string
 	// counting: an answer of this screen's ended, and msgCount is not yet
 	// read again, so this screen's own messages would look like another's.
 	counting bool
@@ -373,19 +376,21 @@ func (m *Model) followOthers() tea.Cmd {
 }
 
 // handleOthersAdded draws the messages another mneme added to the open
-// conversation below what the transcript showed (its notices stay).
-func (m *Model) handleOthersAdded(msg othersAddedMsg) {
+// conversation below what the transcript showed (its notices stay). An
+// answer seen growing between two readings is drawn as still being
+// written, and read again shortly (othersTickMsg) until it stops.
+func (m *Model) handleOthersAdded(msg othersAddedMsg) tea.Cmd {
 	if msg.conv.ID != m.convID || m.phase != phaseIdle || m.run != nil || m.others.counting || len(msg.msgs) < m.msgCount {
-		return
+		return nil
 	}
 	if !m.others.active {
 		if len(msg.msgs) <= m.msgCount {
-			return
+			return nil
 		}
 		m.others = othersTail{from: m.msgCount, entry: len(m.transcript.entries), active: true}
 	}
 	if len(msg.msgs) < m.others.from || m.others.entry > len(m.transcript.entries) {
-		return // removed meanwhile: the next load of the conversation shows it
+		return nil // removed meanwhile: the next load of the conversation shows it
 	}
 	if len(msg.msgs) > m.msgCount {
 		m.hint = "New messages from another mneme were added to this conversation."
@@ -410,7 +415,8 @@ func (m *Model) handleOthersAdded(msg othersAddedMsg) {
 	}
 	m.others.live = slices.ContainsFunc(msg.msgs, halfWritten) && m.others.still < staleReads
 	tail := all[len(before):]
-	if m.others.live && m.others.moving {
+	writing := m.writingElsewhere(msg.msgs)
+	if writing { // its entry is the tail's last interrupted answer
 		for i := len(tail) - 1; i >= 0; i-- {
 			if tail[i].kind == entryAssistant && tail[i].interrupted {
 				tail[i].interrupted, tail[i].elsewhere = false, true
@@ -421,6 +427,33 @@ func (m *Model) handleOthersAdded(msg othersAddedMsg) {
 	m.transcript.entries = append(append(m.transcript.entries[:m.others.entry], tail...), own...)
 	m.transcript.turns, m.msgCount = turns, len(msg.msgs)
 	m.transcript.refresh(m.now(), false)
+	if !writing {
+		return nil
+	}
+	return m.tick(othersReread, func(time.Time) tea.Msg { return othersTickMsg{} })
+}
+
+// othersReread is how soon an answer seen being written elsewhere is read
+// again: when its writer stops (killed, or done with an answer it stores
+// as interrupted), staleReads readings later it is drawn as interrupted.
+const othersReread = 2 * time.Second
+
+// writingElsewhere reports whether the last half-written answer another
+// mneme added is new since the last reading or changed since: it is being
+// written. An old one (stopped yesterday) is not.
+func (m *Model) writingElsewhere(msgs []memory.Message) bool {
+	for i := len(msgs) - 1; i >= m.others.from; i-- {
+		x := msgs[i]
+		if x.Role != memory.RoleAssistant || !halfWritten(x) {
+			continue
+		}
+		text := x.Content + "\x00" + x.Thinking
+		fresh := x.ID != m.others.halfID && i >= m.msgCount // appeared since the last reading
+		moved := x.ID == m.others.halfID && text != m.others.halfText
+		m.others.halfID, m.others.halfText = x.ID, text
+		return (fresh || moved) && m.others.live
+	}
+	return false
 }
 
 // reconcileAfterRun redraws the conversation as stored once this screen's
