@@ -9,6 +9,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/mneme-dev/mneme/memory"
+	"github.com/mneme-dev/mneme/tui/internal/recent"
 	"github.com/mneme-dev/mneme/tui/panel"
 	"github.com/mneme-dev/mneme/tui/sidebar"
 )
@@ -37,44 +38,17 @@ type cachedConversation struct {
 // convCache keeps the transcripts of recently open conversations, most
 // recently left last. It is shared by the copies of a Model.
 type convCache struct {
-	items   map[string]cachedConversation
-	order   []string
+	*recent.List[cachedConversation]
 	scrolls map[string]scrollState // where the reader was, by conversation
 }
 
 func newConvCache() *convCache {
-	return &convCache{items: map[string]cachedConversation{}, scrolls: map[string]scrollState{}}
-}
-
-func (c *convCache) put(id string, cc cachedConversation) {
-	c.drop(id)
-	c.items[id] = cc
-	c.order = append(c.order, id)
-	for len(c.order) > maxCachedConversations {
-		delete(c.items, c.order[0])
-		c.order = c.order[1:]
-	}
-}
-
-func (c *convCache) take(id string) (cachedConversation, bool) {
-	cc, ok := c.items[id]
-	c.drop(id)
-	return cc, ok
-}
-
-func (c *convCache) drop(id string) {
-	delete(c.items, id)
-	for i, o := range c.order {
-		if o == id {
-			c.order = append(c.order[:i:i], c.order[i+1:]...)
-			break
-		}
-	}
+	return &convCache{List: recent.New[cachedConversation](maxCachedConversations), scrolls: map[string]scrollState{}}
 }
 
 // forget drops everything kept about a deleted conversation.
 func (c *convCache) forget(id string) {
-	c.drop(id)
+	c.Drop(id)
 	delete(c.scrolls, id)
 }
 
@@ -84,7 +58,7 @@ func (m *Model) stash() {
 		return
 	}
 	m.cache.scrolls[m.convID] = m.transcript.position()
-	m.cache.put(m.convID, cachedConversation{
+	m.cache.Put(m.convID, cachedConversation{
 		entries: m.transcript.entries, turns: m.transcript.turns, title: m.title, archived: m.archived,
 		msgCount: m.msgCount, context: m.contextPct,
 	})
@@ -150,7 +124,7 @@ func (m *Model) openConversation(id, title string, turn int) tea.Cmd {
 	m.sidebar.SetCurrent(id)
 	m.convID, m.resumeID, m.resumeTurn = id, id, turn
 	load := loadHistoryCmd(m.life.ctx, m.store, m.userID, id)
-	if cc, ok := m.cache.take(id); ok {
+	if cc, ok := m.cache.Take(id); ok {
 		m.title, m.archived, m.msgCount, m.contextPct = cc.title, cc.archived, cc.msgCount, cc.context
 		m.transcript.entries, m.transcript.turns = cc.entries, cc.turns
 		m.loading = false
@@ -237,19 +211,13 @@ func (m *Model) handleConvChanged(msg sidebar.ChangedMsg) tea.Cmd {
 		if current {
 			m.title = msg.Conv.Title
 		}
-		if cc, ok := m.cache.items[msg.Conv.ID]; ok {
-			cc.title = msg.Conv.Title
-			m.cache.items[msg.Conv.ID] = cc
-		}
+		m.cache.Update(msg.Conv.ID, func(cc *cachedConversation) { cc.title = msg.Conv.Title })
 		m.hint = "Renamed to " + name + "."
 	case sidebar.OpArchive, sidebar.OpUnarchive:
 		if current {
 			m.archived = msg.Conv.Archived
 		}
-		if cc, ok := m.cache.items[msg.Conv.ID]; ok {
-			cc.archived = msg.Conv.Archived
-			m.cache.items[msg.Conv.ID] = cc
-		}
+		m.cache.Update(msg.Conv.ID, func(cc *cachedConversation) { cc.archived = msg.Conv.Archived })
 		if msg.Op == sidebar.OpArchive {
 			m.hint = "Archived " + name + ": hidden from the list (ctrl+v shows it) and from search."
 		} else {
