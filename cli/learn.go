@@ -46,9 +46,10 @@ func (l learnt) receipt() string {
 }
 
 // learnable reports whether a run's turn may be learnt from: it completed
-// with an answer (not interrupted, not failed, not cut by the step limit).
+// with an answer (not interrupted, not failed, not cut by the step limit
+// or at max_answer_tokens: a runaway loop is nothing to learn from).
 func learnable(res agent.Result, err error) bool {
-	return err == nil && !res.Interrupted && !res.StepLimitReached && strings.TrimSpace(res.Answer) != "" && res.Turn > 0
+	return err == nil && !res.Interrupted && !res.StepLimitReached && !res.Cut && strings.TrimSpace(res.Answer) != "" && res.Turn > 0
 }
 
 // learnTurn learns from the turn req and res describe, answered by

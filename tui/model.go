@@ -140,6 +140,7 @@ type Model struct {
 	archived bool       // the open conversation is archived
 	msgCount int        // stored messages the transcript shows
 	others   othersTail // what another mneme added to the open conversation (switching.go)
+	unsent   bool       // the last run's prompt was not stored (agent.ErrNotSent): redraw as stored
 	// recalled is the earlier prompt ↑ put in the input, prompt recallAt
 	// of the conversation's (input.go).
 	recalled string

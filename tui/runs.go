@@ -61,14 +61,16 @@ func (m *Model) finishRun(interrupted bool, err error) {
 		// Stopped while another mneme answered here: nothing was stored.
 		// The prompt goes back to the input, and the conversation is
 		// redrawn as stored once the run is over (reconcileAfterRun).
-		if m.input.value() == "" {
-			p := m.run.prompt
-			if strings.HasPrefix(p, "/") {
-				p = "/" + p // a message, not a command
-			}
-			m.input.paste(p)
+		p := m.run.prompt
+		if strings.HasPrefix(p, "/") {
+			p = "/" + p // a message, not a command
 		}
-		m.hint = hintNotSent
+		if draft := m.input.value(); draft != "" { // typed meanwhile: kept after it
+			p += "\n\n" + draft
+		}
+		m.input.reset()
+		m.input.paste(p)
+		m.hint, m.unsent = hintNotSent, true
 	case err != nil:
 		if m.failRun(err) {
 			m.goOffline(err)

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"image/color"
 	"os"
@@ -948,5 +949,69 @@ func TestOnlyAGrowingAnswerIsDrawnAsBeingWritten(t *testing.T) {
 	}
 	if h.shows("still being written") || strings.Count(h.screen(), "(interrupted)") != 2 {
 		t.Fatalf("a stopped writer's answer is still drawn as being written:\n%s", h.screen())
+	}
+}
+
+// waitingRunner waits for its turn until stopped, then is not sent.
+type waitingRunner struct{}
+
+func (waitingRunner) Run(ctx context.Context, req agent.Request, emit func(agent.Event)) (agent.Result, error) {
+	emit(agent.NoticeEvent{Text: "Another mneme is answering in this conversation: this prompt waits for its answer to end."})
+	<-ctx.Done()
+	return notSentRunner{}.Run(ctx, req, func(e agent.Event) {
+		if _, ok := e.(agent.NoticeEvent); !ok {
+			emit(e)
+		}
+	})
+}
+
+// A prompt stopped while it waited comes back before what was typed
+// meanwhile, which stays.
+func TestPromptNotSentKeepsTheDraftTypedMeanwhile(t *testing.T) {
+	store := openStore(t)
+	c := storeConversation(t, store, "Shared", "first question here", "first answer here")
+	cfg, _ := screenConfig(t, store)
+	cfg.NewRunner, cfg.ConversationID = func(string) Runner { return waitingRunner{} }, c.ID
+	h := newHarness(t, cfg)
+	h.runUntilShown("first answer here")
+	h.sendText("the waiting question")
+	h.runUntilShown("this prompt waits")
+	h.typeText("a draft of the next")
+	h.send(keyEsc)
+	h.runUntilShown(hintNotSent)
+	for len(h.queue) > 0 {
+		h.step()
+	}
+	if got := h.m.input.value(); got != "the waiting question\n\na draft of the next" {
+		t.Fatalf("the input holds %q", got)
+	}
+}
+
+// failingRunner cannot store the prompt (a full disk): it says so.
+type failingRunner struct{}
+
+func (failingRunner) Run(_ context.Context, req agent.Request, emit func(agent.Event)) (agent.Result, error) {
+	res := agent.Result{ConversationID: req.ConversationID}
+	err := errors.New("store prompt: database or disk is full")
+	emit(agent.ErrorEvent{Err: err, Result: res})
+	return res, err
+}
+
+// A prompt that could not be stored stays on screen with its error: the
+// conversation is not redrawn as stored, and no other mneme is blamed.
+func TestPromptThatCouldNotBeStoredStaysWithItsError(t *testing.T) {
+	store := openStore(t)
+	c := storeConversation(t, store, "Shared", "first question here", "first answer here")
+	cfg, _ := screenConfig(t, store)
+	cfg.NewRunner, cfg.ConversationID = func(string) Runner { return failingRunner{} }, c.ID
+	h := newHarness(t, cfg)
+	h.runUntilShown("first answer here")
+	h.sendText("a question on a full disk")
+	h.runUntilShown("database or disk is full")
+	for len(h.queue) > 0 {
+		h.step()
+	}
+	if !h.shows("a question on a full disk") || !h.shows("database or disk is full") || h.shows("Redrawn as stored") {
+		t.Fatalf("the failed prompt or its error went:\n%s", h.screen())
 	}
 }

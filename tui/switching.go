@@ -444,8 +444,10 @@ func (m *Model) reconcileAfterRun(msg titleMsg) {
 			stored++
 		}
 	}
-	if stored == shown && !m.others.stale {
-		return
+	unsent := m.unsent
+	m.unsent = false
+	if stored == shown && !m.others.stale || stored < shown && !unsent {
+		return // fewer stored than shown only when a prompt was not sent
 	}
 	// What this screen said of its own run (a cut answer, a failure) is
 	// not stored: it stays, below the answer, which was stored last. A
