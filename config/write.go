@@ -47,7 +47,7 @@ func SaveModels(path, chat, embed string) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil { // a first config file
 		return fmt.Errorf("config %s: %w", path, err)
 	}
-	return fileatomic.Write(path, mode, func(w io.Writer) error {
+	return fileatomic.WriteLinked(path, mode, func(w io.Writer) error {
 		_, err := io.WriteString(w, doc)
 		return err
 	})
@@ -171,7 +171,7 @@ func WriteSync(path, url, token, interval string) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return err
 	}
-	return fileatomic.Write(path, 0o600, func(w io.Writer) error { // the token: owner-only
+	return fileatomic.WriteLinked(path, 0o600, func(w io.Writer) error { // the token: owner-only
 		_, err := io.WriteString(w, b.String())
 		return err
 	})

@@ -11,14 +11,14 @@ import (
 
 // Write writes path through a temporary file in the same
 // directory that replaces it only once write has succeeded: a failure or a
-// crash keeps the file that was there (an export, the config file). The
-// directory must exist: a mistyped path is an error, not a new folder. A
-// link is followed (the file it names is replaced, the link stays), and a
-// path that is not a regular file (a pipe, /dev/stdout, a device) is
-// written to as it is, never replaced.
+// crash keeps the file that was there (an export). The directory must
+// exist: a mistyped path is an error, not a new folder. A path that is not
+// a regular file (a pipe, /dev/stdout, a device) is written to as it is,
+// never replaced. A link is refused: followed, one planted in /tmp would
+// have mneme replace the file it names (WriteLinked follows the user's own).
 func Write(path string, mode os.FileMode, write func(io.Writer) error) (err error) {
-	if real, err := filepath.EvalSymlinks(path); err == nil {
-		path = real
+	if fi, err := os.Lstat(path); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+		return fmt.Errorf("%s is a link: name the file it stands for", path)
 	}
 	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
 		return fmt.Errorf("%s is a folder", path)
@@ -57,6 +57,23 @@ func Write(path string, mode os.FileMode, write func(io.Writer) error) (err erro
 		return err
 	}
 	return os.Rename(tmp.Name(), path)
+}
+
+// WriteLinked is Write for a file the user may keep elsewhere through a
+// link (a config.toml in a dotfiles folder): the file the links name is
+// replaced, even one not written yet, and the links stay.
+func WriteLinked(path string, mode os.FileMode, write func(io.Writer) error) error {
+	for range 40 { // as the kernel's limit on links in a row
+		target, err := os.Readlink(path)
+		if err != nil {
+			break // not a link (or nothing there yet)
+		}
+		if !filepath.IsAbs(target) {
+			target = filepath.Join(filepath.Dir(path), target)
+		}
+		path = target
+	}
+	return Write(path, mode, write)
 }
 
 // writeInPlace writes to what path is (a pipe, a device) without

@@ -64,9 +64,10 @@ func TestWriteIntoAMissingFolderCreatesNothing(t *testing.T) {
 	}
 }
 
-// A link is followed and stays a link (a config file kept in dotfiles); a
-// device or a pipe is written to, never replaced by a plain file; a folder
-// is refused.
+// The user's own link is followed and stays a link (a config file kept in
+// dotfiles), even to a file not written yet; an export refuses a link (one
+// planted in /tmp would have it replace the file it names); a pipe is
+// written to, never replaced by a plain file; a folder is refused.
 func TestWriteKeepsLinksDevicesAndFolders(t *testing.T) {
 	dir := t.TempDir()
 	target := filepath.Join(dir, "dotfiles-config.toml")
@@ -83,7 +84,10 @@ func TestWriteKeepsLinksDevicesAndFolders(t *testing.T) {
 			return err
 		}
 	}
-	if err := Write(link, 0o600, write("new\n")); err != nil {
+	if err := Write(link, 0o600, write("export\n")); err == nil || !strings.Contains(err.Error(), "is a link") {
+		t.Fatalf("an export through a link: %v", err)
+	}
+	if err := WriteLinked(link, 0o600, write("new\n")); err != nil {
 		t.Fatal(err)
 	}
 	if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
@@ -91,6 +95,19 @@ func TestWriteKeepsLinksDevicesAndFolders(t *testing.T) {
 	}
 	if data, _ := os.ReadFile(target); string(data) != "new\n" {
 		t.Fatalf("the linked file holds %q", data)
+	}
+	dangling := filepath.Join(dir, "first.toml")
+	if err := os.Symlink("not-yet.toml", dangling); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteLinked(dangling, 0o600, write("first\n")); err != nil {
+		t.Fatal(err)
+	}
+	if data, _ := os.ReadFile(filepath.Join(dir, "not-yet.toml")); string(data) != "first\n" {
+		t.Fatalf("the file a dangling link names holds %q", data)
+	}
+	if fi, err := os.Lstat(dangling); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Fatalf("the dangling link was replaced: %v", err)
 	}
 	pipe := filepath.Join(dir, "pipe")
 	if err := syscall.Mkfifo(pipe, 0o600); err != nil {
