@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/mneme-dev/mneme/agent"
 	"github.com/mneme-dev/mneme/config"
@@ -205,6 +206,11 @@ type askResult struct {
 	Incognito bool `json:"incognito,omitempty"`
 }
 
+// turnWait bounds how long ask waits for another mneme's turn in its
+// conversation: an answer rarely takes longer, and a chat's question to its
+// user (model_changes = "confirm") could otherwise hold a script for ever.
+const turnWait = 10 * time.Minute
+
 // storePrompt finds or creates the conversation, takes its turn lock
 // (waiting while another mneme answers in it) and stores the prompt in it;
 // unlock ends the turn. The writes are not cancelled by ctx: once started
@@ -217,7 +223,9 @@ func (a *App) storePrompt(ctx context.Context, s *session, cont bool, id, prompt
 	if err != nil {
 		return conv, msg, nil, err
 	}
-	unlock, err = turnlock.New(s.cfg.DataDir).Lock(ctx, conv.ID, func() {
+	wait, stop := context.WithTimeout(ctx, turnWait)
+	defer stop()
+	unlock, err = turnlock.New(s.cfg.DataDir).Lock(wait, conv.ID, func() {
 		fmt.Fprintln(a.stderr, "mneme: another mneme is answering in this conversation; waiting for it to finish…")
 	})
 	if err == nil {
@@ -231,6 +239,9 @@ func (a *App) storePrompt(ctx context.Context, s *session, cont bool, id, prompt
 		}
 	} else if ctx.Err() != nil {
 		err = exitError{code: ExitInterrupted, msg: "interrupted while another mneme was answering in the conversation; your prompt was not stored"}
+	} else if errors.Is(err, context.DeadlineExceeded) {
+		err = exitError{code: 1, msg: fmt.Sprintf("gave up after %s waiting for another mneme's answer in this conversation "+
+			"(a chat may be asking you to confirm a change); your prompt was not stored", turnWait)}
 	}
 	if err != nil && created {
 		if derr := s.store.DeleteConversation(wctx, s.cfg.User, conv.ID); derr != nil {
