@@ -162,6 +162,23 @@ func TestTwoAsksRunSideBySide(t *testing.T) {
 	}
 }
 
+// lastAsked is the last message of a chat request.
+func lastAsked(req api.ChatRequest) string {
+	if len(req.Messages) == 0 {
+		return ""
+	}
+	return req.Messages[len(req.Messages)-1].Content
+}
+
+// waitAsked waits until the fake Ollama has begun answering prompt.
+func waitAsked(srv *fakeollama.Server, prompt string) {
+	for req := range srv.Started() {
+		if lastAsked(req) == prompt {
+			return
+		}
+	}
+}
+
 // Two scripts continuing one conversation take turns: the second waits for
 // the first's answer, says so, and the conversation reads question,
 // answer, question, answer; the second answer was asked with the first
@@ -173,17 +190,7 @@ func TestTwoAsksInOneConversationTakeTurns(t *testing.T) {
 	gate := make(chan struct{})
 	srv.Script(fakeollama.Reply{Content: fakeollama.SplitWords("the first answer, slowly"), Gate: gate})
 	first, firstErr := d.start(nil, "ask", "-c", "first question")
-	lastAsked := func(req api.ChatRequest) string {
-		if len(req.Messages) == 0 {
-			return ""
-		}
-		return req.Messages[len(req.Messages)-1].Content
-	}
-	for req := range srv.Started() { // the base question's signals (its answer, learning) come first
-		if lastAsked(req) == "first question" {
-			break
-		}
-	}
+	waitAsked(srv, "first question") // the base question's signals (its answer, learning) come first
 	second, secondErr := d.start(nil, "ask", "-c", "second question")
 	waitUntil(t, "the second ask to say it waits", 10*time.Second, func() bool {
 		return strings.Contains(secondErr.String(), "another mneme is answering in this conversation")
@@ -230,11 +237,7 @@ func TestAskInAConversationDeletedMeanwhile(t *testing.T) {
 	gate := make(chan struct{})
 	srv.Script(fakeollama.Reply{Content: fakeollama.SplitWords("an answer with nowhere to go"), Gate: gate})
 	doomed, stderr := d.start(nil, "ask", "--no-learn", "-c", "doomed question")
-	for req := range srv.Started() {
-		if m := req.Messages; len(m) > 0 && m[len(m)-1].Content == "doomed question" {
-			break
-		}
-	}
+	waitAsked(srv, "doomed question")
 	d.mustOK("", "conversations", "rm", d.conversations()[0].ID)
 	close(gate)
 	err := doomed.Wait()

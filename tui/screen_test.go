@@ -841,21 +841,28 @@ func TestTurnAddedWhileAnsweringAppearsAfter(t *testing.T) {
 	h.runUntilShown("eta begins and ends")
 }
 
-// TestOwnOldInterruptedAnswerIsNotAnothers: a conversation reopened with
-// an answer this user stopped earlier (stored interrupted) is not taken
-// for another mneme writing: the next answer draws no "redrawn" notice.
-func TestOwnOldInterruptedAnswerIsNotAnothers(t *testing.T) {
-	ctx := context.Background()
+// stoppedChat opens a chat on a conversation whose answer to question was
+// stopped after answer (stored interrupted).
+func stoppedChat(t *testing.T, question, answer string) (*harness, *memory.Store, memory.Conversation) {
+	t.Helper()
 	store := openStore(t)
-	c := storeConversation(t, store, "Stopped", "tell me a long story")
-	if _, err := store.AppendMessage(ctx, testUser, memory.Message{ConversationID: c.ID, Role: memory.RoleAssistant,
-		Content: "Once upon", Status: memory.StatusInterrupted}); err != nil {
+	c := storeConversation(t, store, "Stopped", question)
+	if _, err := store.AppendMessage(context.Background(), testUser, memory.Message{ConversationID: c.ID, Role: memory.RoleAssistant,
+		Content: answer, Status: memory.StatusInterrupted}); err != nil {
 		t.Fatal(err)
 	}
 	cfg, _ := screenConfig(t, store)
 	cfg.ConversationID = c.ID
 	h := newHarness(t, cfg)
-	h.runUntilShown("Once upon")
+	h.runUntilShown(answer)
+	return h, store, c
+}
+
+// TestOwnOldInterruptedAnswerIsNotAnothers: a conversation reopened with
+// an answer this user stopped earlier (stored interrupted) is not taken
+// for another mneme writing: the next answer draws no "redrawn" notice.
+func TestOwnOldInterruptedAnswerIsNotAnothers(t *testing.T) {
+	h, _, _ := stoppedChat(t, "tell me a long story", "Once upon")
 	h.send(storeChangedMsg{}) // some other write: nothing moves
 	h.sendText("a new question")
 	h.runUntilShown("An answer.")
@@ -865,6 +872,18 @@ func TestOwnOldInterruptedAnswerIsNotAnothers(t *testing.T) {
 	if h.shows("Redrawn as stored") {
 		t.Fatalf("this user's own stopped answer was taken for another mneme's:\n%s", h.screen())
 	}
+}
+
+// sharedChat opens a chat on a stored conversation, whose runs r answers.
+func sharedChat(t *testing.T, r Runner) *harness {
+	t.Helper()
+	store := openStore(t)
+	c := storeConversation(t, store, "Shared", "first question here", "first answer here")
+	cfg, _ := screenConfig(t, store)
+	cfg.NewRunner, cfg.ConversationID = func(string) Runner { return r }, c.ID
+	h := newHarness(t, cfg)
+	h.runUntilShown("first answer here")
+	return h
 }
 
 // notSentRunner is a run stopped while another mneme answered in the
@@ -883,12 +902,7 @@ func (notSentRunner) Run(_ context.Context, req agent.Request, emit func(agent.E
 // mneme answered in its conversation was not stored; it is back in the
 // input, and the conversation is drawn as stored, without it.
 func TestPromptNotSentGoesBackToTheInput(t *testing.T) {
-	store := openStore(t)
-	c := storeConversation(t, store, "Shared", "first question here", "first answer here")
-	cfg, _ := screenConfig(t, store)
-	cfg.NewRunner, cfg.ConversationID = func(string) Runner { return notSentRunner{} }, c.ID
-	h := newHarness(t, cfg)
-	h.runUntilShown("first answer here")
+	h := sharedChat(t, notSentRunner{})
 	h.sendText("my unsent question")
 	h.runUntilShown(hintNotSent)
 	for len(h.queue) > 0 {
@@ -910,16 +924,8 @@ func TestPromptNotSentGoesBackToTheInput(t *testing.T) {
 // writer was stopped for good.
 func TestOnlyAGrowingAnswerIsDrawnAsBeingWritten(t *testing.T) {
 	ctx := context.Background()
-	store := openStore(t)
-	c := storeConversation(t, store, "Shared", "an old question")
-	if _, err := store.AppendMessage(ctx, testUser, memory.Message{ConversationID: c.ID, Role: memory.RoleAssistant,
-		Content: "stopped yesterday", Status: memory.StatusInterrupted}); err != nil {
-		t.Fatal(err)
-	}
-	cfg, _ := screenConfig(t, store)
-	cfg.ConversationID = c.ID
-	h := newHarness(t, cfg)
-	h.runUntilShown("stopped yesterday", "(interrupted)")
+	h, store, c := stoppedChat(t, "an old question", "stopped yesterday")
+	h.runUntilShown("(interrupted)")
 	for _, m := range []memory.Message{{Role: memory.RoleUser, Content: "a script's question"}, {Role: memory.RoleAssistant, Content: "a script's answer"}} {
 		m.ConversationID = c.ID
 		if _, err := store.AppendMessage(ctx, testUser, m); err != nil {
@@ -968,12 +974,7 @@ func (waitingRunner) Run(ctx context.Context, req agent.Request, emit func(agent
 // A prompt stopped while it waited comes back before what was typed
 // meanwhile, which stays.
 func TestPromptNotSentKeepsTheDraftTypedMeanwhile(t *testing.T) {
-	store := openStore(t)
-	c := storeConversation(t, store, "Shared", "first question here", "first answer here")
-	cfg, _ := screenConfig(t, store)
-	cfg.NewRunner, cfg.ConversationID = func(string) Runner { return waitingRunner{} }, c.ID
-	h := newHarness(t, cfg)
-	h.runUntilShown("first answer here")
+	h := sharedChat(t, waitingRunner{})
 	h.sendText("the waiting question")
 	h.runUntilShown("this prompt waits")
 	h.typeText("a draft of the next")
@@ -1000,12 +1001,7 @@ func (failingRunner) Run(_ context.Context, req agent.Request, emit func(agent.E
 // A prompt that could not be stored stays on screen with its error: the
 // conversation is not redrawn as stored, and no other mneme is blamed.
 func TestPromptThatCouldNotBeStoredStaysWithItsError(t *testing.T) {
-	store := openStore(t)
-	c := storeConversation(t, store, "Shared", "first question here", "first answer here")
-	cfg, _ := screenConfig(t, store)
-	cfg.NewRunner, cfg.ConversationID = func(string) Runner { return failingRunner{} }, c.ID
-	h := newHarness(t, cfg)
-	h.runUntilShown("first answer here")
+	h := sharedChat(t, failingRunner{})
 	h.sendText("a question on a full disk")
 	h.runUntilShown("database or disk is full")
 	for len(h.queue) > 0 {
