@@ -46,10 +46,11 @@ func (l learnt) receipt() string {
 }
 
 // learnable reports whether a run's turn may be learnt from: it completed
-// with an answer (not interrupted, not failed, not cut by the step limit
-// or at max_answer_tokens: a runaway loop is nothing to learn from).
+// with an answer (not interrupted, not failed, not cut by the step limit).
+// An answer cut at a length limit still is: what the user said in the
+// prompt is what learning is after.
 func learnable(res agent.Result, err error) bool {
-	return err == nil && !res.Interrupted && !res.StepLimitReached && !res.Cut && strings.TrimSpace(res.Answer) != "" && res.Turn > 0
+	return err == nil && !res.Interrupted && !res.StepLimitReached && strings.TrimSpace(res.Answer) != "" && res.Turn > 0
 }
 
 // learnTurn learns from the turn req and res describe, answered by
