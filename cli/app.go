@@ -114,10 +114,16 @@ func (a *App) Run(ctx context.Context, args []string) error {
 	err := a.runCommand(ctx, args)
 	if err == nil && out.err != nil {
 		// Output lost (a full disk, a closed pipe) is not success.
-		err = fmt.Errorf("write output: %w", out.err)
+		err = outputError{out.err}
 	}
 	return err
 }
+
+// outputError is a command's output lost after it did its work.
+type outputError struct{ err error }
+
+func (e outputError) Error() string { return "write output: " + e.err.Error() }
+func (e outputError) Unwrap() error { return e.err }
 
 // runCommand runs the command args name.
 func (a *App) runCommand(ctx context.Context, args []string) error {

@@ -92,3 +92,25 @@ func TestLostOutputIsAnError(t *testing.T) {
 		}
 	}
 }
+
+// A command a signal stopped exits with the signal's code, whether it was
+// waiting, printing (its output then lost) or said how far it got; a real
+// failure keeps its own.
+func TestSignalledCommandsExitAsAShellExpects(t *testing.T) {
+	for _, c := range []struct {
+		err  error
+		code int
+		msg  string
+	}{
+		{nil, 130, "interrupted"},
+		{context.Canceled, 130, "interrupted"},
+		{outputError{syscall.EPIPE}, 130, "interrupted"},
+		{exitError{code: ExitInterrupted, msg: "interrupted; the partial answer was kept"}, 130, "interrupted; the partial answer was kept"},
+		{exitError{code: 1, msg: "model not found"}, 1, "model not found"},
+	} {
+		var ex exitError
+		if got := signalled(syscall.SIGINT, c.err); !errors.As(got, &ex) || ex.code != c.code || ex.msg != c.msg {
+			t.Errorf("after SIGINT, %v: %v", c.err, got)
+		}
+	}
+}

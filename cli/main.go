@@ -12,6 +12,22 @@ import (
 	"github.com/mneme-dev/mneme/internal/shutdown"
 )
 
+// signalled is what a command that a signal stopped ends with: the
+// signal's exit code, as a shell expects, with what the command said of
+// how far it got, else "interrupted" (not "context canceled").
+func signalled(sig os.Signal, err error) error {
+	var ex exitError
+	switch {
+	case errors.As(err, &ex) && ex.code == ExitInterrupted:
+		return exitError{code: shutdown.ExitCode(sig), msg: ex.msg}
+	case err == nil || errors.Is(err, context.Canceled) || errors.As(err, new(outputError)):
+		// Stopped while waiting (for the index, the database, Ollama), in
+		// the chat, or while printing.
+		return exitError{code: shutdown.ExitCode(sig), msg: "interrupted"}
+	}
+	return err
+}
+
 // Main runs the mneme command line with args (without the program name)
 // and returns the process's exit code. It owns the process: the umask,
 // SIGPIPE, and the signals that end a command.
@@ -26,18 +42,8 @@ func Main(args []string) int {
 	// answer is stored, marked interrupted.
 	ctx, stop := shutdown.Watch()
 	err := newApp(os.Stdin, os.Stdout, os.Stderr, os.Getenv).Run(ctx, args)
-	var ex exitError
 	if sig, ok := shutdown.Signal(ctx); ok {
-		switch {
-		case errors.As(err, &ex) && ex.code == ExitInterrupted:
-			// The command said how far it got; the code is the signal's.
-			err = exitError{code: shutdown.ExitCode(sig), msg: ex.msg}
-		case err == nil || errors.Is(err, context.Canceled):
-			// Stopped while waiting (for the index, the database, Ollama)
-			// or in the chat: say so, not "context canceled", and exit as
-			// a shell expects.
-			err = exitError{code: shutdown.ExitCode(sig), msg: "interrupted"}
-		}
+		err = signalled(sig, err)
 	}
 	stop()
 	if err != nil {
