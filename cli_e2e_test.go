@@ -321,3 +321,14 @@ func TestAskSeparatesTheTextOfEachModelCall(t *testing.T) {
 		t.Fatalf("stored answer %q, printed %q", out.Answer, r.stdout)
 	}
 }
+
+// An empty file (or one of blank lines) is said to hold nothing, and a
+// script learns it from the exit code.
+func TestImportOfAnEmptyFileSaysSo(t *testing.T) {
+	d := newDevice(t, closedPort(t))
+	for _, text := range []string{"", "\n\n"} {
+		if r := d.mneme("", "import", writeFile(t, "empty.jsonl", text)); r.code != 1 || !strings.Contains(r.stderr, "the file holds nothing to import") {
+			t.Fatalf("import of %q: %+v", text, r)
+		}
+	}
+}

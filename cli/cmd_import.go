@@ -151,6 +151,9 @@ func (a *App) runImport(ctx context.Context, args []string) error {
 				text.Count(st.Notes, "note", "notes"), text.Count(st.Summaries, "summary", "summaries"), text.Count(restoredDocs, "document", "documents"))
 		}
 	})
+	if err == nil && st.Lines == 0 {
+		return exitError{code: 1, msg: "import: the file holds nothing to import"}
+	}
 	if err == nil && st.Bad > 0 && st.Imported+st.Unchanged+st.Conflicts+st.Notes+st.Summaries+restoredDocs == 0 {
 		// A script learns that nothing went in (each line's reason is above).
 		return exitError{code: 1, msg: fmt.Sprintf("import: nothing imported: %s could not be read or stored", text.Count(st.Bad, "line", "lines"))}
