@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/mneme-dev/mneme/config"
+	"github.com/mneme-dev/mneme/internal/printer"
 	"github.com/mneme-dev/mneme/memory"
 )
 
@@ -29,26 +30,11 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer, getenv func(string) strin
 	return &App{stdin: stdin, stdout: stdout, stderr: stderr, getenv: getenv}
 }
 
-// checkedWriter is a command's stdout: it keeps the first write error, so
-// that a command whose output was lost does not exit 0.
-type checkedWriter struct {
-	w   io.Writer
-	err error
-}
-
-func (c *checkedWriter) Write(p []byte) (int, error) {
-	n, err := c.w.Write(p)
-	if err != nil && c.err == nil {
-		c.err = err
-	}
-	return n, err
-}
-
 // stdoutFile is the file behind the command's stdout, if it is one.
 func (a *App) stdoutFile() (*os.File, bool) {
 	w := a.stdout
-	if c, ok := w.(*checkedWriter); ok {
-		w = c.w
+	if c, ok := w.(*printer.Checked); ok {
+		w = c.W
 	}
 	f, ok := w.(*os.File)
 	return f, ok
@@ -107,14 +93,14 @@ Run 'mneme COMMAND -h' for a command's flags.
 
 // Run dispatches to a subcommand.
 func (a *App) Run(ctx context.Context, args []string) error {
-	out := &checkedWriter{w: a.stdout}
+	out := &printer.Checked{W: a.stdout}
 	orig := a.stdout
 	a.stdout = out
 	defer func() { a.stdout = orig }()
 	err := a.runCommand(ctx, args)
-	if err == nil && out.err != nil {
+	if err == nil && out.Err != nil {
 		// Output lost (a full disk, a closed pipe) is not success.
-		err = outputError{out.err}
+		err = outputError{out.Err}
 	}
 	return err
 }

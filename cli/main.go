@@ -12,17 +12,16 @@ import (
 	"github.com/mneme-dev/mneme/internal/shutdown"
 )
 
-// signalled is what a command that a signal stopped ends with: the
-// signal's exit code, as a shell expects, with what the command said of
-// how far it got, else "interrupted" (not "context canceled").
+// signalled is what a command that a signal stopped (waiting for the
+// index, the database or Ollama, in the chat, or while printing) ends
+// with: the signal's exit code, as a shell expects, with what the command
+// said of how far it got, else "interrupted" (not "context canceled").
 func signalled(sig os.Signal, err error) error {
 	var ex exitError
 	switch {
 	case errors.As(err, &ex) && ex.code == ExitInterrupted:
 		return exitError{code: shutdown.ExitCode(sig), msg: ex.msg}
 	case err == nil || errors.Is(err, context.Canceled) || errors.As(err, new(outputError)):
-		// Stopped while waiting (for the index, the database, Ollama), in
-		// the chat, or while printing.
 		return exitError{code: shutdown.ExitCode(sig), msg: "interrupted"}
 	}
 	return err
