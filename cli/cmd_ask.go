@@ -104,7 +104,7 @@ func (a *App) runAsk(ctx context.Context, args []string) (err error) {
 	if err != nil {
 		return err
 	}
-	defer func() { unlock() }()
+	defer unlock()
 	st := probeOllama(ctx, s.client, s.host, s.cfg)
 	if ctx.Err() != nil || st.Err != nil {
 		// No answer will come: the turn is marked as one that ended before
@@ -136,7 +136,6 @@ func (a *App) runAsk(ctx context.Context, args []string) (err error) {
 	req := agent.Request{UserID: s.cfg.User, ConversationID: conv.ID, Prompt: prompt, PromptID: promptMsg.ID}
 	res, runErr := ag.Run(ctx, req, p.Emit)
 	unlock() // the turn is stored: the next in this conversation may go
-	unlock = func() {}
 	p.Finish()
 	p.Sources(res)
 	// No title call here: ask exits once the answer is stored. The

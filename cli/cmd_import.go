@@ -155,10 +155,15 @@ func (a *App) runImport(ctx context.Context, args []string) error {
 		return exitError{code: 1, msg: "import: the file holds nothing to import"}
 	}
 	if err == nil && st.Bad > 0 && st.Imported+st.Unchanged+st.Conflicts+st.Notes+st.Summaries+restoredDocs == 0 {
-		// A script learns that nothing went in (each line's reason is above).
-		return exitError{code: 1, msg: fmt.Sprintf("import: nothing imported: %s could not be read or stored", text.Count(st.Bad, "line", "lines"))}
+		return nothingImported(text.Count(st.Bad, "line", "lines"))
 	}
 	return err
+}
+
+// nothingImported is an import of which nothing went in: a script learns
+// it from the exit code (each bad line's reason was said above).
+func nothingImported(bad string) error {
+	return exitError{code: 1, msg: "import: nothing imported: " + bad + " could not be read or stored"}
 }
 
 // importInterrupted says how far an interrupted import got and how to

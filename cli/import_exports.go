@@ -84,13 +84,12 @@ func (a *App) importExport(ctx context.Context, common config.Flags, path string
 	if broken != nil {
 		return fmt.Errorf("import: %s: %w; the conversations before it are stored", in.Name, broken)
 	}
+	bad := text.Count(sum.Bad, "conversation or message", "conversations or messages")
 	if sum.Bad > 0 && sum.Stats.Imported+sum.Stats.Unchanged == 0 {
-		// A script learns that nothing went in (each reason is above).
-		return exitError{code: 1, msg: fmt.Sprintf("import: nothing imported: %s could not be read or stored",
-			text.Count(sum.Bad, "conversation or message", "conversations or messages"))}
+		return nothingImported(bad)
 	}
 	if sum.Bad > 0 {
-		fmt.Fprintf(a.stderr, "mneme: import: %s could not be read or stored (listed above); the rest is imported\n", text.Count(sum.Bad, "conversation or message", "conversations or messages"))
+		fmt.Fprintf(a.stderr, "mneme: import: %s could not be read or stored (listed above); the rest is imported\n", bad)
 	}
 	return nil
 }

@@ -165,13 +165,9 @@ func Load(flags Flags, getenv func(string) string) (Config, error) {
 	if err := ollama.CheckRegistryURL(cfg.OllamaRegistry); err != nil {
 		return cfg, fmt.Errorf("ollama_registry (config %s or %s) = %q: %w: %w", cfg.ConfigFile, envRegistry, cfg.OllamaRegistry, ErrConfigValue, err)
 	}
-	where = fmt.Sprintf("config %s: max_steps = %d", cfg.ConfigFile, cfg.MaxSteps)
-	if v := getenv(envMaxSteps); v != "" {
-		i, err := strconv.Atoi(v)
-		if err != nil {
-			return cfg, fmt.Errorf("%s=%q: want a whole number", envMaxSteps, v)
-		}
-		cfg.MaxSteps, where = i, fmt.Sprintf("%s=%s", envMaxSteps, v)
+	where, err = envInt(getenv, envMaxSteps, &cfg.MaxSteps, fmt.Sprintf("config %s: max_steps = %d", cfg.ConfigFile, cfg.MaxSteps))
+	if err != nil {
+		return cfg, err
 	}
 	if cfg.MaxSteps < 0 || cfg.MaxSteps > agent.MaxStepsLimit {
 		return cfg, fmt.Errorf("%s: %w: want 1-%d (0 or unset: %d)", where, ErrConfigValue, agent.MaxStepsLimit, agent.DefaultMaxSteps)
@@ -224,6 +220,22 @@ func Load(flags Flags, getenv func(string) string) (Config, error) {
 		cfg.User = osUserName(getenv)
 	}
 	return cfg, nil
+}
+
+// envInt reads the whole number in the environment variable env, when it
+// is set, into dst; where is then the variable and its value, else
+// fromFile (where dst came from).
+func envInt(getenv func(string) string, env string, dst *int, fromFile string) (where string, err error) {
+	v := getenv(env)
+	if v == "" {
+		return fromFile, nil
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(v))
+	if err != nil {
+		return "", fmt.Errorf("%s=%q: %w: want a whole number", env, v, ErrConfigValue)
+	}
+	*dst = n
+	return fmt.Sprintf("%s=%s", env, v), nil
 }
 
 // xdgDir returns $name, or ~/fallback when it is unset or relative.

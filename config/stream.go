@@ -93,13 +93,9 @@ func (c *streamConfig) resolve(flags StreamFlags, getenv func(string) string, fi
 // resolveMaxAnswer applies the environment over the file's
 // max_answer_tokens, fills the default and checks it.
 func (c *streamConfig) resolveMaxAnswer(getenv func(string) string, file string) error {
-	where := fmt.Sprintf("config %s: max_answer_tokens = %d", file, c.MaxAnswerTokens)
-	if v := getenv(envMaxAnswerTokens); v != "" {
-		n, err := strconv.Atoi(strings.TrimSpace(v))
-		if err != nil {
-			return fmt.Errorf("%s=%q: %w: want a whole number of tokens", envMaxAnswerTokens, v, ErrConfigValue)
-		}
-		c.MaxAnswerTokens, where = n, fmt.Sprintf("%s=%s", envMaxAnswerTokens, v)
+	where, err := envInt(getenv, envMaxAnswerTokens, &c.MaxAnswerTokens, fmt.Sprintf("config %s: max_answer_tokens = %d", file, c.MaxAnswerTokens))
+	if err != nil {
+		return err
 	}
 	if c.MaxAnswerTokens == 0 {
 		c.MaxAnswerTokens = agent.DefaultMaxAnswerTokens

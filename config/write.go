@@ -44,7 +44,13 @@ func SaveModels(path, chat, embed string) error {
 	if fi, err := os.Stat(path); err == nil {
 		mode = fi.Mode().Perm()
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil { // a first config file
+	return replaceFile(path, mode, doc)
+}
+
+// replaceFile writes the config file at path whole (its folder made for a
+// first one; through the user's own links, fileatomic.WriteLinked).
+func replaceFile(path string, mode os.FileMode, doc string) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return fmt.Errorf("config %s: %w", path, err)
 	}
 	return fileatomic.WriteLinked(path, mode, func(w io.Writer) error {
@@ -168,13 +174,7 @@ func WriteSync(path, url, token, interval string) error {
 	if interval != "" {
 		fmt.Fprintf(&b, "interval = %s\n", tomlString(interval))
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return err
-	}
-	return fileatomic.WriteLinked(path, 0o600, func(w io.Writer) error { // the token: owner-only
-		_, err := io.WriteString(w, b.String())
-		return err
-	})
+	return replaceFile(path, 0o600, b.String()) // the token: owner-only
 }
 
 // removeTOMLTable drops the [name] table (header to the next table) from

@@ -408,7 +408,9 @@ const othersReread = 2 * time.Second
 
 // writingElsewhere reports whether the last half-written answer another
 // mneme added is new since the last reading or changed since: it is being
-// written. An old one (stopped yesterday) is not.
+// written. An old one (stopped yesterday) is not. It remembers the answer
+// as read, for the next reading (the conversation's fingerprint cannot
+// tell: a turn added beside an old stopped answer changes it too).
 func (m *Model) writingElsewhere(msgs []memory.Message) bool {
 	for i := len(msgs) - 1; i >= m.others.from; i-- {
 		x := msgs[i]

@@ -3,6 +3,7 @@ package fileatomic
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -43,11 +44,7 @@ func Write(path string, mode os.FileMode, write func(io.Writer) error) (err erro
 	if err := tmp.Chmod(mode); err != nil {
 		return err
 	}
-	bw := bufio.NewWriter(tmp)
-	if err := write(bw); err != nil {
-		return err
-	}
-	if err := bw.Flush(); err != nil {
+	if err := buffered(tmp, write); err != nil {
 		return err
 	}
 	if err := tmp.Sync(); err != nil {
@@ -83,14 +80,14 @@ func writeInPlace(path string, write func(io.Writer) error) error {
 	if err != nil {
 		return err
 	}
+	return errors.Join(buffered(f, write), f.Close())
+}
+
+// buffered runs write on f through a buffer, flushed at the end.
+func buffered(f *os.File, write func(io.Writer) error) error {
 	bw := bufio.NewWriter(f)
 	if err := write(bw); err != nil {
-		f.Close()
 		return err
 	}
-	if err := bw.Flush(); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+	return bw.Flush()
 }

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
 
 	"github.com/mneme-dev/mneme/agent"
 	"github.com/mneme-dev/mneme/internal/flock"
@@ -25,7 +26,8 @@ type Locks struct{ dir string }
 func New(dataDir string) Locks { return Locks{dir: filepath.Join(dataDir, "turns")} }
 
 // Lock waits for the conversation's lock (waiting is called once, when
-// another process holds it) until ctx ends, and returns its release. The
+// another process holds it) until ctx ends, and returns its release, which
+// may be called more than once. The
 // lock's file is removed when it is released, so turns/ holds only the
 // turns under way: a lock taken on a file removed meanwhile is taken again.
 func (l Locks) Lock(ctx context.Context, convID string, waiting func()) (unlock func(), err error) {
@@ -52,11 +54,11 @@ func (l Locks) Lock(ctx context.Context, convID string, waiting func()) (unlock 
 		held, herr := f.Stat()
 		named, nerr := os.Stat(path)
 		if herr == nil && nerr == nil && os.SameFile(held, named) {
-			return func() {
+			return sync.OnceFunc(func() {
 				os.Remove(path)
 				flock.Unlock(f)
 				f.Close()
-			}, nil
+			}), nil
 		}
 		flock.Unlock(f) // released and removed while this one waited
 		f.Close()
