@@ -239,6 +239,8 @@ type streamOut struct {
 	// cut: the answer stopped at a length limit, mneme's max_answer_tokens
 	// (capped) or the model's own (Ollama's done_reason "length").
 	cut, capped bool
+	// chunks counts the stream's responses: about a token each.
+	chunks int
 }
 
 // errAnswerCapped cuts a stream that reached maxAnswer.
@@ -305,6 +307,7 @@ func (a *Agent) stream(ctx context.Context, msgs []api.Message, withTools bool, 
 		a.tellNoTools(emit)
 		return a.stream(ctx, msgs, false, live, emit)
 	}
+	out.chunks = int(chunks.Load())
 	if errors.Is(context.Cause(sctx), errAnswerCapped) && ctx.Err() == nil {
 		out.done, out.cut, out.capped, err = true, true, true, nil
 	}

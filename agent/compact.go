@@ -223,13 +223,20 @@ func estimateText(s string) int {
 // fixedTokens estimates what every request holds besides the history: the
 // system messages and the tool definitions (when tools are sent).
 func (a *Agent) fixedTokens(sys []api.Message) int {
-	n := estimateMessages(sys)
-	if a.tools != nil && a.toolsSupported() {
-		if b, err := json.Marshal(a.tools.Definitions()); err == nil {
-			n += estimateText(string(b))
-		}
+	return estimateMessages(sys) + a.toolTokens(true)
+}
+
+// toolTokens estimates the tool definitions a request holds when it
+// offers tools (withTools) and the model takes them.
+func (a *Agent) toolTokens(withTools bool) int {
+	if !withTools || a.tools == nil || !a.toolsSupported() {
+		return 0
 	}
-	return n
+	b, err := json.Marshal(a.tools.Definitions())
+	if err != nil {
+		return 0
+	}
+	return estimateText(string(b))
 }
 
 func estimateMessages(msgs []api.Message) int {
@@ -449,7 +456,7 @@ func (a *Agent) recordUsage(ctx context.Context, req Request, res *Result) {
 	u, ok := a.compact.basis[req.ConversationID]
 	delete(a.compact.basis, req.ConversationID)
 	a.compact.mu.Unlock()
-	if !ok || res.ContextTokens <= 0 {
+	if !ok || res.ContextTokens <= 0 || res.estimated {
 		return
 	}
 	u.Tokens = res.ContextTokens

@@ -93,7 +93,8 @@ type Result struct {
 	Model       string         `json:"model"`
 	Interrupted bool           `json:"interrupted,omitempty"`
 	// ContextTokens is the size of the last request plus its answer, as
-	// Ollama counted it (prompt_eval_count + eval_count).
+	// Ollama counted it (prompt_eval_count + eval_count); estimated when
+	// mneme cut the answer (max_answer_tokens) before Ollama counted.
 	ContextTokens int `json:"context_tokens"`
 	// MemoriesUsed are the saved notes recalled into the system prompt.
 	MemoriesUsed []Memory `json:"memories_used"`
@@ -113,4 +114,6 @@ type Result struct {
 	// the model's own num_predict): it is kept as far as it got, stored as
 	// interrupted.
 	Cut bool `json:"cut,omitempty"`
+	// estimated: ContextTokens is mneme's estimate, not Ollama's count.
+	estimated bool
 }

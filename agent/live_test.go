@@ -199,6 +199,11 @@ func TestRunawayAnswerIsCutAtMaxAnswerTokens(t *testing.T) {
 	if got := strings.Count(res.Answer, "again"); got != 20 {
 		t.Fatalf("the answer holds %d chunks, want 20", got)
 	}
+	// Ollama never counted the cut stream: the context is estimated, the
+	// prompt and the 20 tokens of the answer at least (ask --json, status).
+	if res.ContextTokens <= 20 {
+		t.Fatalf("context_tokens = %d, want the request and the answer's 20 tokens", res.ContextTokens)
+	}
 	if !hasNotice(events, "cut at about 20 tokens (max_answer_tokens)") {
 		t.Fatalf("no notice of the cut in %+v", events)
 	}

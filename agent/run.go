@@ -150,8 +150,16 @@ func (a *Agent) prepareRun(ctx context.Context, st *runState) error {
 func (a *Agent) chatRound(ctx context.Context, st *runState, withTools bool) ([]pendingCall, error) {
 	live := a.newLiveAnswer(ctx, st.req)
 	out, streamErr := a.stream(ctx, st.msgs, withTools, live, st.emit)
-	if out.promptTokens+out.evalTokens > 0 {
+	switch {
+	case out.promptTokens+out.evalTokens > 0:
 		st.res.ContextTokens = out.promptTokens + out.evalTokens
+		st.res.estimated = false
+	case out.capped:
+		// Cut by mneme, the stream never reached Ollama's counts: the
+		// request's estimate plus the answer's tokens stand in, and are
+		// not kept as a measure for the next run.
+		st.res.ContextTokens = estimateMessages(st.msgs) + a.toolTokens(withTools) + out.chunks
+		st.res.estimated = true
 	}
 	if text := strings.TrimSpace(out.content.String()); text != "" {
 		st.answers = append(st.answers, text)
