@@ -3,6 +3,7 @@ package config
 import (
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/mneme-dev/mneme/agent"
 )
@@ -40,43 +41,29 @@ const (
 
 // resolve applies the environment over the file, fills defaults and
 // checks the values.
-func (c *compactionConfig) resolve(getenv func(string) string, file string) error {
-	c.SummaryModel = first(getenv(envSummaryModel), c.SummaryModel)
-	for _, n := range []struct {
-		env string
-		dst *int
-	}{{envWindowSize, &c.WindowSize}, {envSummaryTokens, &c.SummaryTokens}} {
-		if v := getenv(n.env); v != "" {
-			i, err := strconv.Atoi(v)
-			if err != nil || i < 0 {
-				return fmt.Errorf("%s=%q: want a whole number", n.env, v)
-			}
-			*n.dst = i
+func (c *compactionConfig) resolve(l layers) error {
+	l.text("", "", envSummaryModel, "summary_model", &c.SummaryModel)
+	for _, w := range []whole{
+		{key: "window_size", env: envWindowSize, dst: &c.WindowSize, lo: minWindowSize, hi: maxWindowSize, def: agent.DefaultWindowSize, unit: "messages"},
+		{key: "summary_tokens", env: envSummaryTokens, dst: &c.SummaryTokens, lo: minSummaryTokens, hi: maxSummaryTokens, def: agent.DefaultSummaryTokens, unit: "tokens"},
+	} {
+		if err := w.resolve(l); err != nil {
+			return err
 		}
 	}
-	if v := getenv(envCompactAt); v != "" {
+	where := fromFile(l.file, "compact_at", c.CompactAt)
+	if v := strings.TrimSpace(l.getenv(envCompactAt)); v != "" {
 		f, err := strconv.ParseFloat(v, 64)
 		if err != nil {
-			return fmt.Errorf("%s=%q: want a number such as 0.75", envCompactAt, v)
+			return fmt.Errorf("%s: %w: want a number such as 0.75", fromEnv(envCompactAt, v), ErrConfigValue)
 		}
-		c.CompactAt = f
-	}
-	if c.WindowSize == 0 {
-		c.WindowSize = agent.DefaultWindowSize
+		c.CompactAt, where = f, fromEnv(envCompactAt, v)
 	}
 	if c.CompactAt == 0 {
 		c.CompactAt = agent.DefaultCompactAt
 	}
-	if c.SummaryTokens == 0 {
-		c.SummaryTokens = agent.DefaultSummaryTokens
-	}
-	switch {
-	case c.WindowSize < minWindowSize || c.WindowSize > maxWindowSize:
-		return fmt.Errorf("config %s: window_size = %d: want %d-%d messages", file, c.WindowSize, minWindowSize, maxWindowSize)
-	case c.CompactAt < minCompactAt || c.CompactAt > 1:
-		return fmt.Errorf("config %s: compact_at = %g: want a share of the context window between %g and 1", file, c.CompactAt, minCompactAt)
-	case c.SummaryTokens < minSummaryTokens || c.SummaryTokens > maxSummaryTokens:
-		return fmt.Errorf("config %s: summary_tokens = %d: want %d-%d", file, c.SummaryTokens, minSummaryTokens, maxSummaryTokens)
+	if !(c.CompactAt >= minCompactAt && c.CompactAt <= 1) {
+		return fmt.Errorf("%s: %w: want a share of the context window between %g and 1 (0 or unset: %g)", where, ErrConfigValue, minCompactAt, agent.DefaultCompactAt)
 	}
 	return nil
 }

@@ -147,71 +147,67 @@ func Load(flags Flags, getenv func(string) string) (Config, error) {
 		return cfg, fmt.Errorf("config %s: %w", cfg.ConfigFile, err)
 	}
 
-	cfg.DataDir = first(flags.dataDir, getenv(envDataDir), cfg.DataDir)
-	cfg.User = first(flags.user, getenv(envUser), cfg.User)
-	cfg.Model = first(flags.Model, getenv(envModel), cfg.Model)
-	cfg.Ollama = first(flags.ollama, getenv(envOllama), cfg.Ollama, defaultOllama)
-	cfg.EmbedModel = first(flags.embedModel, getenv(envEmbed), cfg.EmbedModel)
-	where := fmt.Sprintf("config %s: log_level = %q", cfg.ConfigFile, cfg.LogLevel)
-	if v := getenv(envLogLevel); v != "" {
-		where = fmt.Sprintf("%s=%q", envLogLevel, v)
-	}
-	cfg.LogLevel = first(getenv(envLogLevel), cfg.LogLevel, "info")
+	l := layers{getenv: getenv, file: cfg.ConfigFile}
+	l.text("data-dir", flags.dataDir, envDataDir, "data_dir", &cfg.DataDir)
+	l.text("user", flags.user, envUser, "user", &cfg.User)
+	l.text("model", flags.Model, envModel, "model", &cfg.Model)
+	l.text("ollama", flags.ollama, envOllama, "ollama", &cfg.Ollama)
+	cfg.Ollama = first(cfg.Ollama, defaultOllama)
+	l.text("embed-model", flags.embedModel, envEmbed, "embed_model", &cfg.EmbedModel)
+	where := l.text("", "", envLogLevel, "log_level", &cfg.LogLevel)
+	cfg.LogLevel = first(cfg.LogLevel, "info")
 	var level slog.Level
 	if err := level.UnmarshalText([]byte(cfg.LogLevel)); err != nil {
 		return cfg, fmt.Errorf("%s: %w: want debug, info, warn or error", where, ErrConfigValue)
 	}
-	cfg.OllamaRegistry = first(getenv(envRegistry), cfg.OllamaRegistry, defaultRegistry)
+	where = l.text("", "", envRegistry, "ollama_registry", &cfg.OllamaRegistry)
+	cfg.OllamaRegistry = first(cfg.OllamaRegistry, defaultRegistry)
 	if err := ollama.CheckRegistryURL(cfg.OllamaRegistry); err != nil {
-		return cfg, fmt.Errorf("ollama_registry (config %s or %s) = %q: %w: %w", cfg.ConfigFile, envRegistry, cfg.OllamaRegistry, ErrConfigValue, err)
+		return cfg, fmt.Errorf("%s: %w: %w", where, ErrConfigValue, err)
 	}
-	where, err = envInt(getenv, envMaxSteps, &cfg.MaxSteps, fmt.Sprintf("config %s: max_steps = %d", cfg.ConfigFile, cfg.MaxSteps))
-	if err != nil {
-		return cfg, err
-	}
-	if cfg.MaxSteps < 0 || cfg.MaxSteps > agent.MaxStepsLimit {
-		return cfg, fmt.Errorf("%s: %w: want 1-%d (0 or unset: %d)", where, ErrConfigValue, agent.MaxStepsLimit, agent.DefaultMaxSteps)
+	for _, w := range []whole{
+		{key: "max_steps", env: envMaxSteps, dst: &cfg.MaxSteps, lo: 1, hi: agent.MaxStepsLimit, def: agent.DefaultMaxSteps},
+		{key: "recall_limit", dst: &cfg.RecallLimit, lo: 1, hi: maxRecallLimit, def: index.DefaultRecallLimit, unit: "notes"},
+		{key: "recall_half_life_days", dst: &cfg.RecallHalfLifeDays, lo: 1, hi: maxHalfLifeDays, def: int(index.DefaultRecallHalfLife.Hours() / 24), unit: "days"},
+	} {
+		if err := w.resolve(l); err != nil {
+			return cfg, err
+		}
 	}
 	if cfg.RRFK < 0 {
-		return cfg, fmt.Errorf("config %s: rrf_k = %d: %w: want 0 or more (0: the default)", cfg.ConfigFile, cfg.RRFK, ErrConfigValue)
+		return cfg, fmt.Errorf("%s: %w: want 0 or more (0: the default)", fromFile(l.file, "rrf_k", cfg.RRFK), ErrConfigValue)
 	}
 	for _, w := range []struct {
 		key string
 		v   float64
 	}{{"keyword_weight", cfg.KeywordWeight}, {"vector_weight", cfg.VectorWeight}} {
 		if w.v < 0 || math.IsNaN(w.v) || math.IsInf(w.v, 0) {
-			return cfg, fmt.Errorf("config %s: %s = %g: %w: want 0 or more (0: the default)", cfg.ConfigFile, w.key, w.v, ErrConfigValue)
+			return cfg, fmt.Errorf("%s: %w: want 0 or more (0: the default)", fromFile(l.file, w.key, w.v), ErrConfigValue)
 		}
 	}
-	if err := cfg.contextConfig.resolve(flags.contextFlags, getenv, cfg.ConfigFile); err != nil {
+	if t := cfg.RecallThreshold; t != nil && !(*t >= 0 && *t <= 1) {
+		return cfg, fmt.Errorf("%s: %w: want 0-1", fromFile(l.file, "recall_threshold", *t), ErrConfigValue)
+	}
+	if err := cfg.contextConfig.resolve(flags.contextFlags, l); err != nil {
 		return cfg, err
 	}
-	if err := cfg.compactionConfig.resolve(getenv, cfg.ConfigFile); err != nil {
+	if err := cfg.compactionConfig.resolve(l); err != nil {
 		return cfg, err
 	}
-	if err := cfg.streamConfig.resolve(flags.Stream, getenv, cfg.ConfigFile); err != nil {
+	if err := cfg.streamConfig.resolve(flags.Stream, l); err != nil {
 		return cfg, err
 	}
-	if err := cfg.retentionConfig.resolve(cfg.ConfigFile); err != nil {
+	if err := cfg.retentionConfig.resolve(l.file); err != nil {
 		return cfg, err
 	}
-	if err := cfg.learnConfig.resolve(flags.Learn, getenv, cfg.ConfigFile); err != nil {
+	if err := cfg.learnConfig.resolve(flags.Learn, l); err != nil {
 		return cfg, err
 	}
-	if err := cfg.docsConfig.resolve(getenv, cfg.ConfigFile); err != nil {
+	if err := cfg.docsConfig.resolve(l); err != nil {
 		return cfg, err
 	}
-	if err := cfg.syncConfig.resolve(getenv); err != nil {
-		return cfg, fmt.Errorf("config %s: %w", cfg.ConfigFile, err)
-	}
-	if cfg.RecallLimit < 0 || cfg.RecallLimit > maxRecallLimit {
-		return cfg, fmt.Errorf("config %s: recall_limit = %d: want 1-%d", cfg.ConfigFile, cfg.RecallLimit, maxRecallLimit)
-	}
-	if d := cfg.RecallHalfLifeDays; d < 0 || d > maxHalfLifeDays {
-		return cfg, fmt.Errorf("config %s: recall_half_life_days = %d: %w: want 1-%d (0: %d)", cfg.ConfigFile, d, ErrConfigValue, maxHalfLifeDays, int(index.DefaultRecallHalfLife.Hours()/24))
-	}
-	if t := cfg.RecallThreshold; t != nil && (*t < 0 || *t > 1) {
-		return cfg, fmt.Errorf("config %s: recall_threshold = %g: want 0-1", cfg.ConfigFile, *t)
+	if err := cfg.syncConfig.resolve(l); err != nil {
+		return cfg, err
 	}
 	if cfg.DataDir == "" {
 		cfg.DataDir = filepath.Join(xdgDir(getenv, "XDG_DATA_HOME", ".local/share"), "mneme")
@@ -220,22 +216,6 @@ func Load(flags Flags, getenv func(string) string) (Config, error) {
 		cfg.User = osUserName(getenv)
 	}
 	return cfg, nil
-}
-
-// envInt reads the whole number in the environment variable env, when it
-// is set, into dst; where is then the variable and its value, else
-// fromFile (where dst came from).
-func envInt(getenv func(string) string, env string, dst *int, fromFile string) (where string, err error) {
-	v := getenv(env)
-	if v == "" {
-		return fromFile, nil
-	}
-	n, err := strconv.Atoi(strings.TrimSpace(v))
-	if err != nil {
-		return "", fmt.Errorf("%s=%q: %w: want a whole number", env, v, ErrConfigValue)
-	}
-	*dst = n
-	return fmt.Sprintf("%s=%s", env, v), nil
 }
 
 // xdgDir returns $name, or ~/fallback when it is unset or relative.

@@ -162,7 +162,7 @@ func TestConfigRangesAreCheckedTheSameEverywhere(t *testing.T) {
 		t.Fatalf("in-range values: %+v %v", cfg.MaxSteps, err)
 	}
 	_, err := Load(Flags{configFile: file}, envMap(map[string]string{"HOME": dir, "MNEME_LOG_LEVEL": "loud"}))
-	if err == nil || !strings.Contains(err.Error(), `MNEME_LOG_LEVEL="loud"`) {
+	if err == nil || !strings.Contains(err.Error(), "MNEME_LOG_LEVEL=loud") {
 		t.Errorf("MNEME_LOG_LEVEL=loud: %v", err)
 	}
 	if cfg, err := Load(Flags{configFile: file}, envMap(map[string]string{"HOME": dir, "MNEME_LOG_LEVEL": "debug"})); err != nil || cfg.LogLevel != "debug" {

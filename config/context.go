@@ -65,37 +65,15 @@ func (c *contextFlags) register(fs *flag.FlagSet) {
 
 // resolve applies the flags, then the environment, over the file's values
 // and checks them the same way whichever gave them.
-func (c *contextConfig) resolve(flags contextFlags, getenv func(string) string, file string) error {
-	for _, s := range []struct {
-		flag *intFlag
-		name string // flag name
-		env  string
-		key  string // file key
-		dst  *int
-	}{
-		{&flags.numCtx, "num-ctx", envNumCtx, "num_ctx", &c.NumCtx},
-		{&flags.numCtxMax, "num-ctx-max", envNumCtxMax, "num_ctx_max", &c.NumCtxMax},
+func (c *contextConfig) resolve(flags contextFlags, l layers) error {
+	for _, w := range []whole{
+		{key: "num_ctx", env: envNumCtx, flagName: "num-ctx", flag: &flags.numCtx, dst: &c.NumCtx},
+		{key: "num_ctx_max", env: envNumCtxMax, flagName: "num-ctx-max", flag: &flags.numCtxMax, dst: &c.NumCtxMax, def: agent.DefaultMaxContext},
 	} {
-		where := fmt.Sprintf("config %s: %s = %d", file, s.key, *s.dst)
-		switch v := getenv(s.env); {
-		case s.flag.set:
-			*s.dst, where = s.flag.n, fmt.Sprintf("--%s %d", s.name, s.flag.n)
-		case v != "":
-			n, err := strconv.Atoi(v)
-			if err != nil {
-				return fmt.Errorf("%s=%q: want a whole number of tokens", s.env, v)
-			}
-			*s.dst, where = n, fmt.Sprintf("%s=%s", s.env, v)
+		w.lo, w.hi, w.unit = agent.MinContext, agent.MaxContext, "tokens"
+		if err := w.resolve(l); err != nil {
+			return err
 		}
-		if *s.dst == 0 {
-			continue // unset
-		}
-		if err := agent.CheckContext(*s.dst); err != nil {
-			return fmt.Errorf("%s: %w (0 leaves it unset)", where, err)
-		}
-	}
-	if c.NumCtxMax == 0 {
-		c.NumCtxMax = agent.DefaultMaxContext
 	}
 	return nil
 }

@@ -103,8 +103,8 @@ func TestContextConfig(t *testing.T) {
 				t.Errorf("%s: error %q lacks %q", c.name, err, w)
 			}
 		}
-		if strings.Contains(c.name, "number") != !errors.Is(err, agent.ErrContextSize) {
-			t.Errorf("%s: error %q: errors.Is(ErrContextSize) wrong", c.name, err)
+		if !errors.Is(err, ErrConfigValue) {
+			t.Errorf("%s: error %q is not an ErrConfigValue", c.name, err)
 		}
 	}
 	var c Flags

@@ -3,6 +3,7 @@ package config
 import (
 	"fmt"
 	"strconv"
+	"strings"
 )
 
 // docsConfig is how documents are added and recalled (config file keys and
@@ -36,41 +37,26 @@ const (
 	maxDocChunkTokens      = 2048
 )
 
-func (c *docsConfig) resolve(getenv func(string) string, file string) error {
-	where := "config " + file + ": max_doc_mb"
-	if v := getenv(envMaxDocMB); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil {
-			return fmt.Errorf("%s = %q: %w: want a whole number of megabytes", envMaxDocMB, v, ErrConfigValue)
+func (c *docsConfig) resolve(l layers) error {
+	for _, w := range []whole{
+		{key: "max_doc_mb", env: envMaxDocMB, dst: &c.MaxDocMB, lo: 1, hi: maxMaxDocMB, def: DefaultMaxDocMB, unit: "MB"},
+		{key: "doc_chunk_tokens", dst: &c.DocChunkTokens, lo: minDocChunkTokens, hi: maxDocChunkTokens, def: DefaultDocChunkTokens, unit: "tokens"},
+	} {
+		if err := w.resolve(l); err != nil {
+			return err
 		}
-		if n < 1 {
-			return fmt.Errorf("%s = %d: %w: want 1-%d", envMaxDocMB, n, ErrConfigValue, maxMaxDocMB)
-		}
-		c.MaxDocMB, where = n, envMaxDocMB
-	}
-	switch {
-	case c.MaxDocMB == 0:
-		c.MaxDocMB = DefaultMaxDocMB
-	case c.MaxDocMB < 1 || c.MaxDocMB > maxMaxDocMB:
-		return fmt.Errorf("%s = %d: %w: want 1-%d", where, c.MaxDocMB, ErrConfigValue, maxMaxDocMB)
-	}
-	switch {
-	case c.DocChunkTokens == 0:
-		c.DocChunkTokens = DefaultDocChunkTokens
-	case c.DocChunkTokens < minDocChunkTokens || c.DocChunkTokens > maxDocChunkTokens:
-		return fmt.Errorf("config %s: doc_chunk_tokens = %d: %w: want %d-%d", file, c.DocChunkTokens, ErrConfigValue, minDocChunkTokens, maxDocChunkTokens)
 	}
 	if c.DocChunkOverlap == nil {
 		overlap := min(DefaultDocChunkOverlap, c.DocChunkTokens/4)
 		c.DocChunkOverlap = &overlap
 	}
 	if o := *c.DocChunkOverlap; o < 0 || o > c.DocChunkTokens/4 {
-		return fmt.Errorf("config %s: doc_chunk_overlap = %d: %w: want 0-%d (a quarter of doc_chunk_tokens)", file, o, ErrConfigValue, c.DocChunkTokens/4)
+		return fmt.Errorf("%s: %w: want 0-%d (a quarter of doc_chunk_tokens)", fromFile(l.file, "doc_chunk_overlap", o), ErrConfigValue, c.DocChunkTokens/4)
 	}
-	if v := getenv(envDocRecall); v != "" {
-		on, err := strconv.ParseBool(v)
+	if v := l.getenv(envDocRecall); v != "" {
+		on, err := strconv.ParseBool(strings.TrimSpace(v))
 		if err != nil {
-			return fmt.Errorf("%s = %q: %w: want true or false", envDocRecall, v, ErrConfigValue)
+			return fmt.Errorf("%s: %w: want true or false", fromEnv(envDocRecall, v), ErrConfigValue)
 		}
 		c.DocRecall = &on
 	}

@@ -29,6 +29,9 @@ func TestDocumentKeysAreCheckedTheSameEverywhere(t *testing.T) {
 	if err != nil || cfg.MaxDocMB != 7 || cfg.DocChunkTokens != 128 || *cfg.DocChunkOverlap != 32 || cfg.DocRecallOn() {
 		t.Fatalf("env over file: %+v, %v", cfg.docsConfig, err)
 	}
+	if cfg, err := load("", map[string]string{envMaxDocMB: "0"}); err != nil || cfg.MaxDocMB != DefaultMaxDocMB {
+		t.Fatalf("MNEME_MAX_DOC_MB=0 is unset, as in the file: %d, %v", cfg.MaxDocMB, err)
+	}
 	for _, c := range []struct {
 		file string
 		env  map[string]string
@@ -36,11 +39,12 @@ func TestDocumentKeysAreCheckedTheSameEverywhere(t *testing.T) {
 	}{
 		{file: "max_doc_mb = 2000", want: "max_doc_mb = 2000"},
 		{file: "max_doc_mb = -1", want: "max_doc_mb = -1"},
-		{env: map[string]string{envMaxDocMB: "lots"}, want: `MNEME_MAX_DOC_MB = "lots"`},
-		{env: map[string]string{envMaxDocMB: "0"}, want: "MNEME_MAX_DOC_MB = 0"},
+		{env: map[string]string{envMaxDocMB: "lots"}, want: "MNEME_MAX_DOC_MB=lots: invalid value"},
+		{env: map[string]string{envMaxDocMB: "-1"}, want: "MNEME_MAX_DOC_MB=-1: invalid value: want 1-1024 MB"},
+		{env: map[string]string{envMaxDocMB: "2 GB"}, want: `MNEME_MAX_DOC_MB="2 GB"`},
 		{file: "doc_chunk_tokens = 10", want: "doc_chunk_tokens = 10"},
 		{file: "doc_chunk_overlap = 300", want: "doc_chunk_overlap = 300"},
-		{env: map[string]string{envDocRecall: "maybe"}, want: `MNEME_DOC_RECALL = "maybe"`},
+		{env: map[string]string{envDocRecall: "maybe"}, want: "MNEME_DOC_RECALL=maybe"},
 	} {
 		if c.env == nil {
 			c.env = map[string]string{}

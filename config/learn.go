@@ -55,32 +55,26 @@ func (f *LearnFlags) Register(fs *flag.FlagSet) {
 
 // resolve applies flags, then the environment, over the file, fills the
 // defaults and checks the values.
-func (c *learnConfig) resolve(flags LearnFlags, getenv func(string) string, file string) error {
-	where := "config " + file + ": memory_review"
-	switch {
-	case flags.noLearn:
+func (c *learnConfig) resolve(flags LearnFlags, l layers) error {
+	where := l.text("", "", envMemoryReview, "memory_review", &c.MemoryReview)
+	if flags.noLearn {
 		c.MemoryReview, where = ReviewOff, "--no-learn"
-	case getenv(envMemoryReview) != "":
-		c.MemoryReview, where = getenv(envMemoryReview), envMemoryReview
 	}
-	c.ExtractModel = first(getenv(envExtractModel), c.ExtractModel)
+	l.text("", "", envExtractModel, "extract_model", &c.ExtractModel)
 	switch c.MemoryReview {
 	case "":
 		c.MemoryReview = ReviewAuto
 	case ReviewAuto, ReviewInbox, ReviewOff:
 	default:
-		return fmt.Errorf("%s = %q: want %q, %q or %q", where, c.MemoryReview, ReviewAuto, ReviewInbox, ReviewOff)
+		return fmt.Errorf("%s: %w: want %q, %q or %q", where, ErrConfigValue, ReviewAuto, ReviewInbox, ReviewOff)
 	}
-	where = "config " + file + ": model_changes"
-	if v := getenv(envModelChanges); v != "" {
-		c.ModelChanges, where = v, envModelChanges
-	}
+	where = l.text("", "", envModelChanges, "model_changes", &c.ModelChanges)
 	switch c.ModelChanges {
 	case "":
 		c.ModelChanges = changesAllow
 	case changesAllow, changesConfirm:
 	default:
-		return fmt.Errorf("%s = %q: %w: want %q or %q", where, c.ModelChanges, ErrConfigValue, changesAllow, changesConfirm)
+		return fmt.Errorf("%s: %w: want %q or %q", where, ErrConfigValue, changesAllow, changesConfirm)
 	}
 	return nil
 }

@@ -26,8 +26,8 @@ func TestMemoryReviewIsCheckedTheSameEverywhere(t *testing.T) {
 		want      string
 	}{
 		{file: `memory_review = "sometimes"`, want: "memory_review = \"sometimes\""},
-		{env: "sometimes", want: "MNEME_MEMORY_REVIEW = \"sometimes\""},
-		{file: `memory_review = "Auto"`, want: `memory_review = "Auto": want "auto", "inbox" or "off"`},
+		{env: "sometimes", want: "MNEME_MEMORY_REVIEW=sometimes"},
+		{file: `memory_review = "Auto"`, want: `memory_review = "Auto": invalid value: want "auto", "inbox" or "off"`},
 	} {
 		_, err := load(c.file, map[string]string{envMemoryReview: c.env}, LearnFlags{})
 		if err == nil || !strings.Contains(err.Error(), c.want) {

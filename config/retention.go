@@ -2,7 +2,6 @@ package config
 
 import (
 	"fmt"
-	"strconv"
 	"time"
 
 	"github.com/mneme-dev/mneme/memory"
@@ -35,11 +34,11 @@ func (c *retentionConfig) resolve(file string) error {
 		{"archive_conversations_after_days", c.ArchiveConversationsAfterDays},
 	} {
 		if k.v < 0 || k.v > maxRetentionDays {
-			return fmt.Errorf("config %s: %s = %d: %w: want 0-%d days (0: never)", file, k.key, k.v, ErrConfigValue, maxRetentionDays)
+			return fmt.Errorf("%s: %w: want 0-%d days (0: never)", fromFile(file, k.key, k.v), ErrConfigValue, maxRetentionDays)
 		}
 	}
 	if b := c.ArchiveBelowConfidence; b != nil && (*b < 0 || *b > 1) {
-		return fmt.Errorf("config %s: archive_below_confidence = %s: %w: want 0-1", file, strconv.FormatFloat(*b, 'g', -1, 64), ErrConfigValue)
+		return fmt.Errorf("%s: %w: want 0-1", fromFile(file, "archive_below_confidence", *b), ErrConfigValue)
 	}
 	return nil
 }

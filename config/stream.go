@@ -60,7 +60,7 @@ func (f *StreamFlags) Register(fs *flag.FlagSet) {
 
 // resolve applies flags, then the environment, over the file, fills the
 // defaults and checks the values.
-func (c *streamConfig) resolve(flags StreamFlags, getenv func(string) string, file string) error {
+func (c *streamConfig) resolve(flags StreamFlags, l layers) error {
 	for _, s := range []struct {
 		key, flag, env string
 		text           *string
@@ -70,40 +70,19 @@ func (c *streamConfig) resolve(flags StreamFlags, getenv func(string) string, fi
 		{"first_token_timeout", flags.firstToken, envFirstTokenTimeout, &c.FirstTokenTimeoutText, &c.FirstTokenTimeout, agent.DefaultFirstTokenTimeout},
 		{"stream_idle_timeout", flags.idle, envStreamIdleTimeout, &c.StreamIdleTimeoutText, &c.StreamIdleTimeout, agent.DefaultStreamIdleTimeout},
 	} {
-		where := "config " + file + ": " + s.key
-		switch {
-		case s.flag != "":
-			*s.text, where = s.flag, "--"+strings.ReplaceAll(s.key, "_", "-")
-		case getenv(s.env) != "":
-			*s.text, where = getenv(s.env), s.env
-		}
+		where := l.text(strings.ReplaceAll(s.key, "_", "-"), s.flag, s.env, s.key, s.text)
 		if *s.text == "" {
 			*s.dst = s.def
 			continue
 		}
 		d, err := parseSeconds(*s.text)
 		if err != nil || d < minStreamTimeout || d > maxStreamTimeout {
-			return fmt.Errorf("%s = %q: want a duration from %s to %s, such as 90s or 2m", where, *s.text, minStreamTimeout, maxStreamTimeout)
+			return fmt.Errorf("%s: %w: want a duration from %s to %s, such as 90s or 2m", where, ErrConfigValue, minStreamTimeout, maxStreamTimeout)
 		}
 		*s.dst = d
 	}
-	return c.resolveMaxAnswer(getenv, file)
-}
-
-// resolveMaxAnswer applies the environment over the file's
-// max_answer_tokens, fills the default and checks it.
-func (c *streamConfig) resolveMaxAnswer(getenv func(string) string, file string) error {
-	where, err := envInt(getenv, envMaxAnswerTokens, &c.MaxAnswerTokens, fmt.Sprintf("config %s: max_answer_tokens = %d", file, c.MaxAnswerTokens))
-	if err != nil {
-		return err
-	}
-	if c.MaxAnswerTokens == 0 {
-		c.MaxAnswerTokens = agent.DefaultMaxAnswerTokens
-	}
-	if c.MaxAnswerTokens < minAnswerTokens || c.MaxAnswerTokens > maxAnswerTokens {
-		return fmt.Errorf("%s: %w: want %d-%d tokens (0 or unset: %d)", where, ErrConfigValue, minAnswerTokens, maxAnswerTokens, agent.DefaultMaxAnswerTokens)
-	}
-	return nil
+	return whole{key: "max_answer_tokens", env: envMaxAnswerTokens, dst: &c.MaxAnswerTokens,
+		lo: minAnswerTokens, hi: maxAnswerTokens, def: agent.DefaultMaxAnswerTokens, unit: "tokens"}.resolve(l)
 }
 
 // parseSeconds reads a Go duration ("90s", "2m") or a number of seconds.

@@ -86,7 +86,7 @@ func TestMaxAnswerTokensConfig(t *testing.T) {
 	}{
 		{"max_answer_tokens = 3\n", map[string]string{}, "config " + file + ": max_answer_tokens = 3"},
 		{"max_answer_tokens = -1\n", map[string]string{}, "max_answer_tokens = -1"},
-		{"", map[string]string{envMaxAnswerTokens: "lots"}, envMaxAnswerTokens + `="lots"`},
+		{"", map[string]string{envMaxAnswerTokens: "lots"}, envMaxAnswerTokens + "=lots"},
 		{"", map[string]string{envMaxAnswerTokens: "99999999"}, envMaxAnswerTokens + "=99999999"},
 	} {
 		if _, err := load(c.file, c.env); err == nil || !strings.Contains(err.Error(), c.want) || !errors.Is(err, ErrConfigValue) {

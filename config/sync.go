@@ -40,36 +40,56 @@ type syncConfig struct {
 
 // resolve applies the environment over the file: MNEME_SYNC_* first, then
 // TURSO_DATABASE_URL / TURSO_AUTH_TOKEN.
-func (c *syncConfig) resolve(getenv func(string) string) error {
-	c.Sync.URL = strings.TrimSpace(first(getenv(envSyncURL), getenv(envTursoURL), c.Sync.URL))
-	c.Sync.Token = strings.TrimSpace(first(getenv(envSyncToken), getenv(envTursoToken), c.Sync.Token))
-	c.EncryptionKey = first(getenv(envEncryptionKey), c.EncryptionKey)
-	iv := strings.TrimSpace(first(getenv(envSyncInterval), c.Sync.Interval))
-	switch strings.ToLower(iv) {
-	case "":
-		c.Sync.Every = syncer.DefaultSyncInterval
-	case "off", "0", "never":
-		c.Sync.Every = -1
-	default:
-		d, err := time.ParseDuration(iv)
-		if err != nil || d < 10*time.Second {
-			return fmt.Errorf("sync interval %q: want a duration of at least 10s (e.g. 5m) or \"off\"", iv)
-		}
-		c.Sync.Every = d
+func (c *syncConfig) resolve(l layers) error {
+	l.text("", "", envTursoURL, "sync.url", &c.Sync.URL)
+	where := l.text("", "", envSyncURL, "sync.url", &c.Sync.URL)
+	l.text("", "", envTursoToken, "sync.token", &c.Sync.Token)
+	l.text("", "", envSyncToken, "sync.token", &c.Sync.Token)
+	c.Sync.URL, c.Sync.Token = strings.TrimSpace(c.Sync.URL), strings.TrimSpace(c.Sync.Token)
+	if c.Sync.URL != "" && l.getenv(envSyncURL) == "" && l.getenv(envTursoURL) != "" {
+		where = fromEnv(envTursoURL, l.getenv(envTursoURL))
 	}
+	l.text("", "", envEncryptionKey, "encryption_key", &c.EncryptionKey)
+	iv := l.text("", "", envSyncInterval, "sync.interval", &c.Sync.Interval)
+	every, err := parseSyncInterval(c.Sync.Interval)
+	if err != nil {
+		return fmt.Errorf("%s: %w", iv, err)
+	}
+	c.Sync.Every = every
 	if c.Sync.URL != "" {
 		if _, _, err := syncer.NormalizeSyncURL(c.Sync.URL); err != nil {
-			return err
+			return fmt.Errorf("%s: %w", where, err)
 		}
 	}
 	return nil
 }
 
-// CheckSyncInterval checks a [sync] interval the way Load does ("" for the
-// default, "off", or a duration of at least 10s).
+// parseSyncInterval reads a [sync] interval: "" for the default, "off"
+// (or "0", "never") for none (-1), or a duration of at least 10s.
+func parseSyncInterval(s string) (time.Duration, error) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "":
+		return syncer.DefaultSyncInterval, nil
+	case "off", "0", "never":
+		return -1, nil
+	}
+	d, err := time.ParseDuration(strings.TrimSpace(s))
+	if err != nil || d < minSyncInterval {
+		return 0, fmt.Errorf("%w: want a duration of at least %s (e.g. 5m) or \"off\"", ErrConfigValue, minSyncInterval)
+	}
+	return d, nil
+}
+
+// minSyncInterval bounds the background sync's pace.
+const minSyncInterval = 10 * time.Second
+
+// CheckSyncInterval checks `sync init --interval` the way Load checks the
+// [sync] interval ("" for the default, "off", or at least 10s).
 func CheckSyncInterval(interval string) error {
-	probe := syncConfig{Sync: SyncSettings{Interval: interval}}
-	return probe.resolve(func(string) string { return "" })
+	if _, err := parseSyncInterval(interval); err != nil {
+		return fmt.Errorf("%s: %w", fromFlag("interval", interval), err)
+	}
+	return nil
 }
 
 // TokenFromEnv is the sync token in the environment: MNEME_SYNC_TOKEN,

@@ -1,0 +1,118 @@
+package config
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// A setting's value comes from its flag, else its environment variable,
+// else the config file, else its default; every value is checked the same
+// way whichever gave it, and an error names the one that did, as the user
+// wrote it: "--num-ctx 10", "MNEME_NUM_CTX=10", or "config FILE:
+// num_ctx = 10".
+
+// origin is where a setting's value came from, said in its errors.
+type origin string
+
+// plainArg is a value a shell needs no quotes for.
+var plainArg = regexp.MustCompile(`^[A-Za-z0-9_.:/+@%,-]+$`)
+
+// asTyped writes v as a shell would need it: bare, or quoted.
+func asTyped(v string) string {
+	if plainArg.MatchString(v) {
+		return v
+	}
+	return strconv.Quote(v)
+}
+
+func fromFlag(name, v string) origin { return origin("--" + name + " " + asTyped(v)) }
+
+func fromEnv(name, v string) origin { return origin(name + "=" + asTyped(v)) }
+
+// fromFile writes the key as TOML would: strings quoted, numbers bare.
+func fromFile(file, key string, v any) origin {
+	if s, ok := v.(string); ok {
+		return origin(fmt.Sprintf("config %s: %s = %q", file, key, s))
+	}
+	return origin(fmt.Sprintf("config %s: %s = %v", file, key, v))
+}
+
+// layers are the places below the flags a setting is read from.
+type layers struct {
+	getenv func(string) string
+	file   string
+}
+
+// text sets *dst from the flag value (when not ""), else from the
+// environment variable env (when set and env is not ""), keeping the
+// file's value otherwise, and says where it came from. flagName "" means
+// the setting has no flag.
+func (l layers) text(flagName, flagValue, env, key string, dst *string) origin {
+	switch {
+	case flagName != "" && flagValue != "":
+		*dst = flagValue
+		return fromFlag(flagName, flagValue)
+	case env != "" && l.getenv(env) != "":
+		*dst = l.getenv(env)
+		return fromEnv(env, *dst)
+	}
+	return fromFile(l.file, key, *dst)
+}
+
+// whole is a whole-number setting. Zero is "unset": it becomes def.
+type whole struct {
+	key, env string
+	flagName string   // "": no flag
+	flag     *intFlag // nil: no flag
+	dst      *int
+	lo, hi   int    // the bounds of a set value
+	def      int    // what 0 becomes
+	unit     string // "tokens", "messages", …, said in the bounds
+}
+
+// resolve reads the setting through the layers and checks it.
+func (w whole) resolve(l layers) error {
+	where := fromFile(l.file, w.key, *w.dst)
+	switch v := strings.TrimSpace(envOf(l, w.env)); {
+	case w.flag != nil && w.flag.set:
+		*w.dst, where = w.flag.n, fromFlag(w.flagName, strconv.Itoa(w.flag.n))
+	case v != "":
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			return fmt.Errorf("%s: %w: want a whole number%s", fromEnv(w.env, l.getenv(w.env)), ErrConfigValue, strings.Replace(w.of(), " ", " of ", 1))
+		}
+		*w.dst, where = n, fromEnv(w.env, v)
+	}
+	if *w.dst == 0 {
+		*w.dst = w.def
+		return nil
+	}
+	if *w.dst < w.lo || *w.dst > w.hi {
+		return fmt.Errorf("%s: %w: want %d-%d%s (%s)", where, ErrConfigValue, w.lo, w.hi, w.of(), w.unsetMeans())
+	}
+	return nil
+}
+
+func (w whole) unsetMeans() string {
+	if w.def == 0 {
+		return "0 leaves it unset"
+	}
+	return fmt.Sprintf("0 or unset: %d", w.def)
+}
+
+// of is the unit, spaced: " tokens", or "".
+func (w whole) of() string {
+	if w.unit == "" {
+		return ""
+	}
+	return " " + w.unit
+}
+
+func envOf(l layers, env string) string {
+	if env == "" {
+		return ""
+	}
+	return l.getenv(env)
+}
