@@ -28,8 +28,8 @@ func TestTUIOllamaStopsMidAnswer(t *testing.T) {
 	term.keys("Enter")
 	term.waitText("long answer")
 	srv.Close()
-	s := term.waitText("Ollama offline")
-	s = term.waitIdle()
+	term.waitText("Ollama offline")
+	s := term.waitIdle()
 	if !strings.Contains(s, "Ollama stopped while answering; the partial answer is kept.") {
 		t.Errorf("the screen does not say what happened in words:\n%s", s)
 	}
@@ -81,14 +81,14 @@ func TestTUIFirstRunOfflinePull(t *testing.T) {
 	d := newDevice(t, srv.Host())
 	d.extra = []string{"MNEME_OLLAMA_REGISTRY=http://" + closedPort(t)}
 	term := startTerminal(t, 80, 24, d.env())
-	s := term.waitText("Offline: search uses keywords until an embedding model is installed.")
+	term.waitText("Offline: search uses keywords until an embedding model is installed.")
 	term.waitIdle()
 	if s := term.screen(); strings.Contains(s, "press p to pull") || strings.Count(s, "Offline") != 1 {
 		t.Fatalf("offline, the picker opened on its own, or the line is not shown once:\n%s", s)
 	}
 	term.typeText("/model pull nomic-embed-text")
 	term.keys("Enter")
-	s = term.waitText("Search uses keywords until an embedding model is installed:")
+	s := term.waitText("Search uses keywords until an embedding model is installed:")
 	full := `pull model manifest: Get "https://registry.ollama.ai/v2/library/nomic-embed-text/manifests/latest": ` +
 		`dial tcp: lookup registry.ollama.ai on 127.0.0.53:53: server misbehaving`
 	squeeze := func(s string) string { return strings.Join(strings.Fields(s), "") }

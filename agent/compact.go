@@ -496,7 +496,7 @@ func (a *Agent) Compact(ctx context.Context, userID, conversationID string, emit
 	if err != nil {
 		return res, fmt.Errorf("load summary: %w", err)
 	}
-	v = a.compactView(ctx, req, a.systemMessages(nil), v, true, &res, emit)
+	a.compactView(ctx, req, a.systemMessages(nil), v, true, &res, emit)
 	if !res.Compacted && res.Dropped == 0 {
 		emit(NoticeEvent{Text: "Nothing to compact yet: the conversation is only its last turn."})
 	} else if !res.Compacted {

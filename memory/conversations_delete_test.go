@@ -6,16 +6,6 @@ import (
 	"testing"
 )
 
-// rowsOf counts rows of a table that belong to a conversation.
-func rowsOf(t *testing.T, s *Store, q string, args ...any) int {
-	t.Helper()
-	var n int
-	if err := s.db.QueryRowContext(context.Background(), q, args...).Scan(&n); err != nil {
-		t.Fatalf("%s: %v", q, err)
-	}
-	return n
-}
-
 func TestStoreDeleteConversationWithoutIndex(t *testing.T) {
 	ctx := context.Background()
 	s := openTest(t)

@@ -195,7 +195,6 @@ type convKey struct{ user, external string }
 
 type importConv struct {
 	id       string
-	title    string
 	ordinal  int // messages of this conversation seen in the file
 	nextSeq  int // 0 until loaded from the database
 	firstNew int // the seq of the first message this import stored (0: none)

@@ -11,7 +11,6 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/mneme-dev/mneme/internal/ollama"
 	"github.com/mneme-dev/mneme/memory"
 	"github.com/mneme-dev/mneme/memory/index"
 )
@@ -92,12 +91,6 @@ func (f *fakeConversations) ForgetConversation(_ context.Context, _, id string) 
 	return 0, f.record("forget " + id)
 }
 
-func (f *fakeConversations) recorded() []string {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return append([]string(nil), f.calls...)
-}
-
 // memoryFixture is a real store and index with notes saved from a
 // conversation and one added outside.
 type memoryFixture struct {
@@ -123,11 +116,5 @@ func newMemoryFixture(t *testing.T) memoryFixture {
 	f.tea = must[memory.Note](t)(ix.SaveNote(ctx, testUser, "Prefers green tea to coffee.", memory.NoteSource{}))
 	return f
 }
-
-var (
-	chatModel  = ollama.ModelInfo{Name: "qwen2.5:7b", Size: 4_683_087_332, Capabilities: []string{"completion", "tools"}, ContextLength: 32768}
-	tinyModel  = ollama.ModelInfo{Name: "stories260k:latest", Size: 1_185_376, Capabilities: []string{"completion"}}
-	embedModel = ollama.ModelInfo{Name: "nomic-embed-text:latest", Size: 274_302_450, Capabilities: []string{"embedding"}}
-)
 
 func plain(view string) string { return ansi.Strip(view) }

@@ -17,7 +17,6 @@ type virtualTimer struct {
 	mu      sync.Mutex
 	now     time.Duration
 	pending []virtualTick
-	fired   int
 }
 
 type virtualTick struct {

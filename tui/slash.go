@@ -61,7 +61,7 @@ func parseSlash(text string) (name, args string, ok bool) {
 	if !strings.HasPrefix(text, "/") || strings.HasPrefix(text, "//") || len(text) < 2 {
 		return "", "", false
 	}
-	name, args, _ = strings.Cut(text[1:], " ")
+	name, _, _ = strings.Cut(text[1:], " ")
 	name, _, _ = strings.Cut(name, "\n")
 	return strings.ToLower(name), strings.TrimSpace(strings.TrimPrefix(text[1:], name)), true
 }

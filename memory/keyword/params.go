@@ -19,11 +19,9 @@ type params struct {
 	date       float64 // weight of a day or month of a year the query names ("8 May 2023", "May 2023", "yesterday") matching it
 	answerType float64 // a document holding the answer type asked for scores (1+answerType) times more
 
-	neighbour     float64 // share of each adjacent turn's relevance added to a turn's
-	neighbourMode int
-	neighbourMax  float64
-	convPrior     float64 // share of its conversation's score added to a document's
-	convTop       int     // a conversation's score sums its best convTop relevances
+	neighbour float64 // share of each adjacent turn's relevance added to a turn's
+	convPrior float64 // share of its conversation's score added to a document's
+	convTop   int     // a conversation's score sums its best convTop relevances
 
 	prfDocs   int     // feedback documents (0 disables query expansion)
 	prfTerms  int     // expansion terms taken from them

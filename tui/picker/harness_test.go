@@ -20,29 +20,14 @@ func newComponent[T any](t *testing.T, m T, update func(T, tea.Msg) (T, tea.Cmd)
 
 func sent[M any, T any](c *component[T]) []M { return paneltest.Sent[M](c) }
 
-func must[T any](t *testing.T) func(T, error) T { return paneltest.Must[T](t) }
-
 var (
 	newTestClock  = paneltest.NewClock
 	plain         = paneltest.Plain
 	requireSize   = paneltest.RequireSize
 	requireShows  = paneltest.RequireShows
 	requireGolden = paneltest.RequireGolden
-	runCmd        = paneltest.RunCmd
-	cmdSlice      = paneltest.CmdSlice
-	visibleWidth  = paneltest.VisibleWidth
-	openStore     = paneltest.OpenStore
 	keyRune       = paneltest.KeyRune
 	keyEnter      = paneltest.KeyEnter
 	keyEsc        = paneltest.KeyEsc
-	keyPgUp       = paneltest.KeyPgUp
 	keyDown       = paneltest.KeyDown
-	keyUp         = paneltest.KeyUp
-)
-
-const (
-	testUser   = paneltest.TestUser
-	maxSteps   = paneltest.MaxSteps
-	cmdTimeout = paneltest.CmdTimeout
-	goldenDir  = paneltest.GoldenDir
 )

@@ -29,13 +29,9 @@ var (
 	requireShows  = paneltest.RequireShows
 	requireGolden = paneltest.RequireGolden
 	runCmd        = paneltest.RunCmd
-	cmdSlice      = paneltest.CmdSlice
-	visibleWidth  = paneltest.VisibleWidth
 	openStore     = paneltest.OpenStore
-	keyRune       = paneltest.KeyRune
 	keyEnter      = paneltest.KeyEnter
 	keyEsc        = paneltest.KeyEsc
-	keyPgUp       = paneltest.KeyPgUp
 	keyDown       = paneltest.KeyDown
 	keyUp         = paneltest.KeyUp
 )

@@ -1,43 +1,20 @@
 package sidebar
 
 import (
-	"testing"
-
-	tea "charm.land/bubbletea/v2"
-
 	"github.com/mneme-dev/mneme/tui/internal/paneltest"
 )
 
 // The shared panel test harness (tui/internal/paneltest) under short names.
-type (
-	component[T any] = paneltest.Component[T]
-	testClock        = paneltest.Clock
-)
-
-func newComponent[T any](t *testing.T, m T, update func(T, tea.Msg) (T, tea.Cmd), owns func(T, tea.Msg) bool) *component[T] {
-	return paneltest.NewComponent(t, m, update, owns)
-}
-
-func sent[M any, T any](c *component[T]) []M { return paneltest.Sent[M](c) }
-
-func must[T any](t *testing.T) func(T, error) T { return paneltest.Must[T](t) }
-
 var (
-	newTestClock  = paneltest.NewClock
 	plain         = paneltest.Plain
 	requireSize   = paneltest.RequireSize
 	requireShows  = paneltest.RequireShows
 	requireGolden = paneltest.RequireGolden
 	runCmd        = paneltest.RunCmd
-	cmdSlice      = paneltest.CmdSlice
-	visibleWidth  = paneltest.VisibleWidth
-	openStore     = paneltest.OpenStore
 	keyRune       = paneltest.KeyRune
 	keyEnter      = paneltest.KeyEnter
 	keyEsc        = paneltest.KeyEsc
-	keyPgUp       = paneltest.KeyPgUp
 	keyDown       = paneltest.KeyDown
-	keyUp         = paneltest.KeyUp
 )
 
 const (
