@@ -10,6 +10,7 @@ import (
 
 	"github.com/ollama/ollama/api"
 
+	"github.com/mneme-dev/mneme/internal/sanitize"
 	"github.com/mneme-dev/mneme/internal/text"
 	"github.com/mneme-dev/mneme/memory"
 )
@@ -364,6 +365,7 @@ func (a *Agent) titleCall(ctx context.Context, source string) (string, error) {
 // line, without control characters, quotes, Markdown marks or a "Title:"
 // prefix, whitespace folded, at most 60 characters.
 func CleanTitle(s string) string {
+	// Escape sequences go whole: "\x1b]0;x\x07" leaves nothing, not "]0;x".
 	s = strings.Map(func(r rune) rune {
 		if r == '\n' {
 			return r
@@ -372,7 +374,7 @@ func CleanTitle(s string) string {
 			return -1
 		}
 		return r
-	}, s)
+	}, sanitize.Text(s))
 	for _, line := range strings.Split(s, "\n") {
 		line = strings.TrimSpace(line)
 		for _, p := range []string{"Title:", "title:", "TITLE:"} {

@@ -550,9 +550,10 @@ func TestCleanTitle(t *testing.T) {
 		`"Trip to Lisbon"`:              "Trip to Lisbon",
 		"Title: Bread\nand more":        "Bread",
 		"\n\n  # Planning a **garden**": "Planning a **garden",
-		"\x1b]0;x\x07Safe":              "]0;xSafe",
-		strings.Repeat("long ", 30):     strings.TrimSpace(strings.Repeat("long ", 12)) + "…",
-		"  ":                            "",
+		"\x1b]0;x\x07Safe":              "Safe",
+		"\x1b]0;PWNED\x07Evil \x1b[31mRed\x1b[0m election title": "Evil Red election title",
+		strings.Repeat("long ", 30):                              strings.TrimSpace(strings.Repeat("long ", 12)) + "…",
+		"  ":                                                     "",
 	} {
 		if got := CleanTitle(in); got != want {
 			t.Errorf("CleanTitle(%q) = %q, want %q", in, got, want)
