@@ -11,6 +11,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/mneme-dev/mneme/internal/sanitize"
+	"github.com/mneme-dev/mneme/internal/text"
 )
 
 const (
@@ -142,7 +143,7 @@ func (in *input) paste(content string) (notice string) {
 func cleanPaste(s string) string {
 	s = strings.ReplaceAll(s, "\r\n", "\n")
 	s = strings.ReplaceAll(s, "\r", "\n")
-	s = strings.ReplaceAll(s, "\t", strings.Repeat(" ", tabWidth))
+	s = text.ExpandTabs(s, tabWidth)
 	return strings.Map(func(r rune) rune {
 		if r == utf8.RuneError || (r != '\n' && unicode.IsControl(r)) {
 			return -1

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/charmbracelet/x/ansi"
 )
 
 // Thousands writes n with commas between groups of three digits: 12,345.
@@ -44,6 +46,37 @@ func Prefix(s string, n int) string {
 		return s
 	}
 	return string([]rune(s)[:n])
+}
+
+// ExpandTabs replaces each tab in s with the spaces that reach the next
+// tab stop (every stop columns, counted in cells from each line's start),
+// as a terminal would: a tab has no width a layout can measure.
+func ExpandTabs(s string, stop int) string {
+	if !strings.Contains(s, "\t") || stop <= 0 {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s) + len(s)/4)
+	col := 0
+	for _, r := range s {
+		switch r {
+		case '\t':
+			n := stop - col%stop
+			b.WriteString(strings.Repeat(" ", n))
+			col += n
+		case '\n':
+			b.WriteRune(r)
+			col = 0
+		default:
+			b.WriteRune(r)
+			if r < 0x300 {
+				col++
+			} else {
+				col += ansi.StringWidth(string(r)) // wide, or combining
+			}
+		}
+	}
+	return b.String()
 }
 
 // OneLine folds every run of white space in s, new lines included, into

@@ -6,6 +6,20 @@ import (
 	"unicode/utf8"
 )
 
+func TestExpandTabs(t *testing.T) {
+	for in, want := range map[string]string{
+		"no tabs":                 "no tabs",
+		"\tif x {\n\t\tgo()\n\t}": "    if x {\n        go()\n    }",
+		"ab\tc":                   "ab  c",
+		"abcd\te":                 "abcd    e",
+		"日本\tx":                   "日本    x",
+	} {
+		if got := ExpandTabs(in, 4); got != want {
+			t.Errorf("ExpandTabs(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
 func TestThousands(t *testing.T) {
 	for n, want := range map[int]string{0: "0", 999: "999", 1000: "1,000", 44000: "44,000", 1234567: "1,234,567", -1500: "-1,500"} {
 		if got := Thousands(n); got != want {

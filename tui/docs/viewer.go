@@ -10,6 +10,7 @@ import (
 
 	"github.com/mneme-dev/mneme/agent"
 	"github.com/mneme-dev/mneme/internal/sanitize"
+	"github.com/mneme-dev/mneme/internal/text"
 	"github.com/mneme-dev/mneme/tui/panel"
 	"github.com/mneme-dev/mneme/tui/render"
 	"github.com/mneme-dev/mneme/tui/styles"
@@ -58,7 +59,7 @@ func (v *viewer) open(p Passage) { v.p, v.loading, v.err, v.top = p, false, nil,
 func (v viewer) lines() []string {
 	w := max(1, v.width-2)
 	var out []string
-	for _, para := range strings.Split(sanitize.Text(strings.TrimSpace(v.p.Text)), "\n") {
+	for _, para := range strings.Split(text.ExpandTabs(sanitize.Text(strings.TrimSpace(v.p.Text)), render.TabWidth), "\n") {
 		for _, l := range strings.Split(ansi.Wrap(para, w, ""), "\n") {
 			out = append(out, "  "+l)
 		}

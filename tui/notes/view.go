@@ -14,6 +14,7 @@ import (
 	"github.com/mneme-dev/mneme/internal/text"
 	"github.com/mneme-dev/mneme/memory"
 	"github.com/mneme-dev/mneme/tui/panel"
+	"github.com/mneme-dev/mneme/tui/render"
 )
 
 // Layout: a title line, the search box and a rule above; a hint line and
@@ -53,7 +54,7 @@ func (b MemoryBrowser) viewLines() int {
 }
 
 func (b MemoryBrowser) wrapNote(n memory.Note) []string {
-	return strings.Split(ansi.Wrap(sanitize.Text(n.Content), max(1, b.width-2), ""), "\n")
+	return strings.Split(ansi.Wrap(text.ExpandTabs(sanitize.Text(n.Content), render.TabWidth), max(1, b.width-2), ""), "\n")
 }
 
 // Cursor is where the terminal cursor goes, relative to the browser's

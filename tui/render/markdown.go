@@ -13,7 +13,11 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/mneme-dev/mneme/internal/sanitize"
+	"github.com/mneme-dev/mneme/internal/text"
 )
+
+// TabWidth is how many columns apart tab stops are in rendered answers.
+const TabWidth = 4
 
 // Markdown renders assistant answers with glamour at one width. It keeps
 // one renderer and builds a new one only when the width changes.
@@ -42,7 +46,9 @@ func (md *Markdown) Render(src string, width int) (string, error) {
 		}
 		md.r, md.width = r, width
 	}
-	out, err := md.r.Render(sanitize.Text(src))
+	// Tabs become spaces first: the screen would draw them as nothing, and
+	// code would lose its indentation.
+	out, err := md.r.Render(text.ExpandTabs(sanitize.Text(src), TabWidth))
 	if err != nil {
 		return "", fmt.Errorf("render markdown: %w", err)
 	}
