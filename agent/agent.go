@@ -29,6 +29,38 @@ type ChatClient interface {
 	Chat(ctx context.Context, req *api.ChatRequest, fn api.ChatResponseFunc) error
 }
 
+// heartbeater is a client that can say whether Ollama is up at all
+// (api.Client's Heartbeat, a HEAD /).
+type heartbeater interface {
+	Heartbeat(ctx context.Context) error
+}
+
+// heartbeatWait bounds the check before a prompt is stored: a slow or hung
+// Ollama is not waited for here (the stream's timeouts deal with it).
+const heartbeatWait = 2 * time.Second
+
+// checkReachable makes sure, before the agent stores a prompt, that
+// Ollama is there at all: with nothing listening at its address, the
+// prompt is not stored (no turn left with an empty answer) and the run
+// fails with ErrNotSent and ErrOllamaUnreachable, so that the prompt goes
+// back to the user. Stopped meanwhile, it fails with ErrNotSent alone.
+func (a *Agent) checkReachable(ctx context.Context) error {
+	hb, ok := a.client.(heartbeater)
+	if !ok {
+		return nil
+	}
+	hctx, cancel := context.WithTimeout(ctx, heartbeatWait)
+	defer cancel()
+	err := hb.Heartbeat(hctx)
+	switch {
+	case ctx.Err() != nil:
+		return fmt.Errorf("%w: stopped before it was sent", ErrNotSent)
+	case err == nil || hctx.Err() != nil || !isUnreachable(err):
+		return nil // up, or slow: the model call finds out
+	}
+	return fmt.Errorf("%w: %w", ErrNotSent, a.explain(err))
+}
+
 // Store is where the agent reads history and writes messages.
 type Store interface {
 	Messages(ctx context.Context, userID, conversationID string) ([]memory.Message, error)

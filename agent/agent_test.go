@@ -356,6 +356,9 @@ func TestModelNotFound(t *testing.T) {
 	}
 }
 
+// With nothing listening at Ollama's address, the prompt is not stored
+// (ErrNotSent: the chat puts it back in the input), so that no turn is
+// left with an empty answer, and the error names the address.
 func TestUnreachableOllamaNamesTheAddress(t *testing.T) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -369,8 +372,11 @@ func TestUnreachableOllamaNamesTheAddress(t *testing.T) {
 	u, _ := url.Parse(addr)
 	a := New(api.NewClient(u, http.DefaultClient), store, WithModel("m"), WithHost(addr))
 	_, err = a.Run(context.Background(), Request{UserID: "alice", ConversationID: conv.ID, Prompt: "hi"}, nil)
-	if !errors.Is(err, ErrOllamaUnreachable) || !strings.Contains(err.Error(), addr) || !strings.Contains(err.Error(), "ollama serve") {
+	if !errors.Is(err, ErrOllamaUnreachable) || !errors.Is(err, ErrNotSent) || !strings.Contains(err.Error(), addr) || !strings.Contains(err.Error(), "ollama serve") {
 		t.Fatalf("err = %v", err)
+	}
+	if msgs, err := store.Messages(context.Background(), "alice", conv.ID); err != nil || len(msgs) != 0 {
+		t.Fatalf("stored with Ollama down: %+v %v", msgs, err)
 	}
 }
 

@@ -496,7 +496,7 @@ func TestTitlesFromTheModel(t *testing.T) {
 		}
 		return c.Title
 	}
-	if got := title(); got != "Lisbon [31mtrip planning" {
+	if got := title(); got != "Lisbon trip planning" {
 		t.Fatalf("title = %q", got)
 	}
 	gen := h.srv.GenerateRequests()

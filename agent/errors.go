@@ -22,9 +22,9 @@ var (
 	// ErrConversationGone means the conversation was deleted (by another
 	// process) before the prompt could be stored: nothing was written.
 	ErrConversationGone = errors.New("the conversation was deleted")
-	// ErrNotSent means the run was stopped before its prompt was stored
-	// (while another mneme answered in the conversation): nothing was
-	// written.
+	// ErrNotSent means the prompt was not stored: the run was stopped
+	// first (while another mneme answered in the conversation), or Ollama
+	// was not running (with ErrOllamaUnreachable). Nothing was written.
 	ErrNotSent = errors.New("not sent")
 	// ErrEmptyPrompt is returned for a prompt with no text.
 	ErrEmptyPrompt = errors.New("empty prompt")

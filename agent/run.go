@@ -115,6 +115,9 @@ func (a *Agent) prepareRun(ctx context.Context, st *runState) error {
 		}
 		all = history[:i+1]
 	} else {
+		if err := a.checkReachable(ctx); err != nil {
+			return err
+		}
 		userMsg, err := a.store.AppendMessage(ctx, req.UserID, memory.Message{
 			ConversationID: req.ConversationID, Role: memory.RoleUser, Content: req.Prompt,
 		})

@@ -100,12 +100,20 @@ func (a *App) runAsk(ctx context.Context, args []string) (err error) {
 
 	// The prompt is stored before anything slow (the probe, recall, the
 	// model), so that it survives whatever comes next.
-	conv, promptMsg, unlock, err := a.storePrompt(ctx, s, cont, *convID, prompt)
+	conv, promptMsg, created, unlock, err := a.storePrompt(ctx, s, cont, *convID, prompt)
 	if err != nil {
 		return err
 	}
 	defer unlock()
 	st := probeOllama(ctx, s.client, s.host, s.cfg)
+	if st.Err != nil && ctx.Err() == nil && created {
+		// No answer can come (Ollama down, no model): the conversation this
+		// ask began goes again, so that a script's failed runs leave none.
+		unlock()
+		if err := s.store.DeleteConversation(context.WithoutCancel(ctx), s.cfg.User, conv.ID); err == nil {
+			return fmt.Errorf("%w; nothing was stored", st.Err)
+		}
+	}
 	if ctx.Err() != nil || st.Err != nil {
 		// No answer will come: the turn is marked as one that ended before
 		// its first word, as the agent marks a stopped or failed answer.
@@ -215,12 +223,13 @@ const turnWait = 10 * time.Minute
 // unlock ends the turn. The writes are not cancelled by ctx: once started
 // they finish, so that an interruption never leaves a conversation without
 // its prompt. A conversation created here is deleted again if the prompt
-// could not be stored, so no empty conversation is left behind.
-func (a *App) storePrompt(ctx context.Context, s *session, cont bool, id, prompt string) (conv memory.Conversation, msg memory.Message, unlock func(), err error) {
+// could not be stored, so no empty conversation is left behind (created
+// says this call made it).
+func (a *App) storePrompt(ctx context.Context, s *session, cont bool, id, prompt string) (conv memory.Conversation, msg memory.Message, created bool, unlock func(), err error) {
 	wctx := context.WithoutCancel(ctx)
-	conv, created, err := a.askConversation(wctx, s, cont, id)
+	conv, created, err = a.askConversation(wctx, s, cont, id)
 	if err != nil {
-		return conv, msg, nil, err
+		return conv, msg, false, nil, err
 	}
 	wait, stop := context.WithTimeout(ctx, turnWait)
 	defer stop()
@@ -247,7 +256,7 @@ func (a *App) storePrompt(ctx context.Context, s *session, cont bool, id, prompt
 			s.log.Warn("delete the empty conversation", "conversation", conv.ID, "err", derr)
 		}
 	}
-	return conv, msg, unlock, err
+	return conv, msg, created, unlock, err
 }
 
 // indexTurn makes the finished turn searchable before ask exits: keyword

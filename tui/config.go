@@ -19,6 +19,7 @@ import (
 	"github.com/mneme-dev/mneme/tui/picker"
 	"github.com/mneme-dev/mneme/tui/search"
 	"github.com/mneme-dev/mneme/tui/sidebar"
+	"github.com/mneme-dev/mneme/tui/statusline"
 )
 
 // Runner runs one prompt. *agent.Agent satisfies it.
@@ -165,18 +166,5 @@ type Learnt struct {
 	NoteID string
 }
 
-// MemoryStatus is the state of search and the notes.
-type MemoryStatus struct {
-	// EmbedModel is the embedding model in use ("": search is keyword-only).
-	EmbedModel string
-	// Pending counts turns waiting to be embedded.
-	Pending int
-	// EmbedError says why embedding is paused ("" when it works).
-	EmbedError string
-	// Notes counts the user's notes in use; Review those learnt and
-	// waiting for the user's review (memory_review = "inbox").
-	Notes, Review int
-	// Reindexed and ReindexTotal say how far a long rebuild of the keyword
-	// index has come, in turns (ReindexTotal is 0 when none is running).
-	Reindexed, ReindexTotal int
-}
+// MemoryStatus is the state of search and the notes (statusline).
+type MemoryStatus = statusline.MemoryStatus

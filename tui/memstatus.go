@@ -60,7 +60,7 @@ func (m *Model) handleMemoryStatus(msg memoryStatusMsg) tea.Cmd {
 	if msg.err != nil {
 		m.log.Debug("memory status", "err", msg.err)
 	} else {
-		m.memStat = memoryInfoOf(msg.status)
+		m.memStat = statusline.MemoryOf(msg.status)
 		if m.memStat.Embed == statusline.EmbedPending || m.memStat.Embed == statusline.EmbedPaused || m.memStat.ReindexTotal > 0 {
 			every = statusline.MemoryPollBusy
 		}
@@ -69,22 +69,6 @@ func (m *Model) handleMemoryStatus(msg memoryStatusMsg) tea.Cmd {
 		return nil
 	}
 	return m.memPoll.Arm(m.tick, every, func(gen int) tea.Msg { return memoryTickMsg{gen} })
-}
-
-// memoryInfoOf is what the status line says about a memory state.
-func memoryInfoOf(s MemoryStatus) statusline.Memory {
-	info := statusline.Memory{Known: true, Notes: s.Notes, Review: s.Review, Pending: s.Pending, Reindexed: s.Reindexed, ReindexTotal: s.ReindexTotal}
-	switch {
-	case s.EmbedModel == "":
-		info.Embed = statusline.EmbedKeywordOnly
-	case s.EmbedError != "":
-		info.Embed = statusline.EmbedPaused
-	case s.Pending > 0:
-		info.Embed = statusline.EmbedPending
-	default:
-		info.Embed = statusline.EmbedReady
-	}
-	return info
 }
 
 // noteWritten marks a note the model saved or changed in the current

@@ -38,15 +38,16 @@ const maxAlertRows = 3
 
 // Hints shown above the input.
 const (
-	hintQuitAgain   = "Generation stopped: press Ctrl+C again to quit."
-	hintQuitClosed  = "Closed: press Ctrl+C again to quit."
-	hintQuitCleared = "Input cleared: press Ctrl+C again to quit."
-	hintQuitNotSent = "Not sent: press Ctrl+C again to quit."
-	hintNotSent     = "Not sent while another mneme answered here: your message is back below."
-	hintStopping    = "Stopping…"
-	hintBusy        = "An answer is still being written: wait for it, or press Esc to stop it."
-	hintLoading     = "Still loading the conversation…"
-	hintNoAnswer    = "The run ended without an answer."
+	hintQuitAgain      = "Generation stopped: press Ctrl+C again to quit."
+	hintQuitClosed     = "Closed: press Ctrl+C again to quit."
+	hintQuitCleared    = "Input cleared: press Ctrl+C again to quit."
+	hintQuitNotSent    = "Not sent: press Ctrl+C again to quit."
+	hintNotSent        = "Not sent while another mneme answered here: your message is back below."
+	hintNotSentOffline = "Not sent: Ollama is not running. Your message is back below."
+	hintStopping       = "Stopping…"
+	hintBusy           = "An answer is still being written: wait for it, or press Esc to stop it."
+	hintLoading        = "Still loading the conversation…"
+	hintNoAnswer       = "The run ended without an answer."
 )
 
 // activeRun is the generation in progress.

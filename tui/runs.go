@@ -58,9 +58,10 @@ func (m *Model) finishRun(interrupted bool, err error) {
 		m.clearConversation()
 		m.transcript.addNotice("That conversation was deleted in another mneme; your message starts a new one.")
 	case errors.Is(err, agent.ErrNotSent):
-		// Stopped while another mneme answered here: nothing was stored.
-		// The prompt goes back to the input, and the conversation is
-		// redrawn as stored once the run is over (reconcileAfterRun).
+		// Stopped while another mneme answered here, or Ollama was not
+		// running: nothing was stored. The prompt goes back to the input,
+		// and the conversation is redrawn as stored once the run is over
+		// (reconcileAfterRun).
 		p := m.run.prompt
 		if strings.HasPrefix(p, "/") {
 			p = "/" + p // a message, not a command
@@ -71,6 +72,10 @@ func (m *Model) finishRun(interrupted bool, err error) {
 		m.input.reset()
 		m.input.paste(p)
 		m.hint, m.unsent = hintNotSent, true
+		if errors.Is(err, agent.ErrOllamaUnreachable) {
+			m.hint = hintNotSentOffline
+			m.goOffline(err)
+		}
 	case err != nil:
 		if m.failRun(err) {
 			m.goOffline(err)

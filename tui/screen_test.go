@@ -918,6 +918,38 @@ func TestPromptNotSentGoesBackToTheInput(t *testing.T) {
 	}
 }
 
+// downRunner is a send with nothing listening at Ollama's address: the
+// agent stores nothing (agent.checkReachable).
+type downRunner struct{}
+
+func (downRunner) Run(_ context.Context, req agent.Request, emit func(agent.Event)) (agent.Result, error) {
+	res := agent.Result{ConversationID: req.ConversationID}
+	err := fmt.Errorf("%w: %w at %s: is it running? Start it with `ollama serve`", agent.ErrNotSent, agent.ErrOllamaUnreachable, testHost)
+	emit(agent.ErrorEvent{Err: err, Result: res})
+	return res, err
+}
+
+// TestPromptSentWithOllamaDownGoesBackToTheInput: Ollama died while the
+// status line still said ready; the message was not stored, so it is back
+// in the input, not drawn as sent with an empty answer, and the status
+// line says offline.
+func TestPromptSentWithOllamaDownGoesBackToTheInput(t *testing.T) {
+	h := sharedChat(t, downRunner{})
+	h.sendText("ping while down")
+	h.runUntilShown(hintNotSentOffline, "Ollama offline")
+	for len(h.queue) > 0 {
+		h.step()
+	}
+	if got := h.m.input.value(); got != "ping while down" {
+		t.Fatalf("the input holds %q", got)
+	}
+	for _, e := range h.m.transcript.entries {
+		if e.kind == entryUser && e.text == "ping while down" {
+			t.Fatalf("the unsent prompt is drawn as sent:\n%s", h.screen())
+		}
+	}
+}
+
 // TestOnlyAGrowingAnswerIsDrawnAsBeingWritten: an answer stopped earlier
 // stays "(interrupted)" when another mneme adds a turn; one another mneme
 // begins is drawn as being written until readings find it still, when its

@@ -292,3 +292,35 @@ func contextUse(st *styles.Styles, pct, window int) string {
 	}
 	return st.StatusSeparator.Render(s)
 }
+
+// MemoryStatus is the state of search and the notes.
+type MemoryStatus struct {
+	// EmbedModel is the embedding model in use ("": search is keyword-only).
+	EmbedModel string
+	// Pending counts turns waiting to be embedded.
+	Pending int
+	// EmbedError says why embedding is paused ("" when it works).
+	EmbedError string
+	// Notes counts the user's notes in use; Review those learnt and
+	// waiting for the user's review (memory_review = "inbox").
+	Notes, Review int
+	// Reindexed and ReindexTotal say how far a long rebuild of the keyword
+	// index has come, in turns (ReindexTotal is 0 when none is running).
+	Reindexed, ReindexTotal int
+}
+
+// MemoryOf is what the status line says about a memory state.
+func MemoryOf(s MemoryStatus) Memory {
+	info := Memory{Known: true, Notes: s.Notes, Review: s.Review, Pending: s.Pending, Reindexed: s.Reindexed, ReindexTotal: s.ReindexTotal}
+	switch {
+	case s.EmbedModel == "":
+		info.Embed = EmbedKeywordOnly
+	case s.EmbedError != "":
+		info.Embed = EmbedPaused
+	case s.Pending > 0:
+		info.Embed = EmbedPending
+	default:
+		info.Embed = EmbedReady
+	}
+	return info
+}
