@@ -110,17 +110,3 @@ func TestNewerSchemaStillExportsAndDoctors(t *testing.T) {
 	}
 }
 
-// TestAskWithOllamaDownLeavesNothing: a script's ask while Ollama is not
-// running fails, naming the address, and leaves no conversation behind.
-func TestAskWithOllamaDownLeavesNothing(t *testing.T) {
-	d := newDevice(t, closedPort(t))
-	for range 2 {
-		r := d.mneme("", "ask", "--no-stdin", "offline ask")
-		if r.code != 1 || !strings.Contains(r.stderr, "ollama serve") || !strings.Contains(r.stderr, "nothing was stored") {
-			t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
-		}
-	}
-	if list := d.conversations(); len(list) != 0 {
-		t.Fatalf("failed asks left conversations: %+v", list)
-	}
-}
