@@ -109,4 +109,3 @@ func TestNewerSchemaStillExportsAndDoctors(t *testing.T) {
 		t.Fatalf("a write on a newer schema: %+v", r)
 	}
 }
-

@@ -15,14 +15,21 @@ import (
 // keywordBatch is how many turns go to Bleve at once.
 const keywordBatch = 1000
 
+// indexKeywords indexes the turns that lacked keywords when it began; turns
+// stored meanwhile are left to whoever stores them (another mneme's import
+// indexes each batch it stores), so that a search never chases an import
+// batch after batch until it ends.
 func (ix *Index) indexKeywords(ctx context.Context) error {
 	after := ""
 	done, total := 0, -1 // total is counted with the first batch, for the progress reports
 	defer func() { ix.kwDone.Store(0); ix.kwTotal.Store(0) }()
-	for {
+	for total < 0 || done < total {
 		turns, err := ix.store.TurnsNeedingKeywordIndex(ctx, after, keywordBatch)
 		if err != nil || len(turns) == 0 {
 			return err
+		}
+		if total < 0 && len(turns) < keywordBatch {
+			total = len(turns) // all there was
 		}
 		if total < 0 && (ix.progress != nil || len(turns) == keywordBatch) {
 			n, err := ix.store.CountTurnsNeedingKeywordIndex(ctx)
@@ -48,6 +55,7 @@ func (ix *Index) indexKeywords(ctx context.Context) error {
 			ix.progress(done, max(total, done))
 		}
 	}
+	return nil
 }
 
 // KeywordProgress says how far a long rebuild of the keyword index of
