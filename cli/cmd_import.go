@@ -117,7 +117,7 @@ func (a *App) runImport(ctx context.Context, args []string) error {
 		prog.End()
 		fmt.Fprintf(a.stderr, "mneme: import: skipped %s\n", sanitize.Line(e.Error()))
 	}, OnBatch: func(refs []memory.ConversationRef) {
-		follow.batch(refs)
+		follow.Batch(refs)
 		if size > 0 {
 			prog.Report(-1, float64(read.n.Load())/float64(size))
 		}

@@ -59,7 +59,7 @@ func (a *App) importExport(ctx context.Context, common config.Flags, path string
 	}
 	defer follow.close()
 	sum, err := importer.Run(ctx, s.store, s.cfg.User, r, importer.Options{
-		OnBatch: follow.batch,
+		OnBatch: follow.Batch,
 		OnBad: func(err error) {
 			prog.End()
 			fmt.Fprintf(a.stderr, "mneme: import: skipped %s\n", sanitize.Line(err.Error()))

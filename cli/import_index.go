@@ -3,25 +3,19 @@ package cli
 import (
 	"context"
 	"fmt"
-	"sync"
 
 	"github.com/mneme-dev/mneme/memory"
 	"github.com/mneme-dev/mneme/memory/index"
 )
 
-// importIndex keeps the keyword index up with an import as it goes: each
-// batch the store commits is indexed (turns derived, keywords indexed) in
-// the background while the next batch is stored, so that storing (SQLite)
-// and indexing (Bleve) share the cores instead of taking turns, and an
-// interrupted import leaves what it stored searchable. Ollama is probed
-// meanwhile; its embedding model is set once the import is over.
+// importIndex is the index an import is followed with (index.Follower):
+// each batch the store commits is indexed in the background while the
+// next is stored. Ollama is probed meanwhile; its embedding model is set
+// once the import is over.
 type importIndex struct {
-	ix    *index.Index
+	ix *index.Index
+	*index.Follower
 	probe chan ollamaState
-	wake  chan struct{}
-	quit  chan struct{}
-	done  chan struct{}
-	once  sync.Once
 }
 
 func (s *session) startImportIndex(ctx context.Context) (*importIndex, error) {
@@ -31,59 +25,14 @@ func (s *session) startImportIndex(ctx context.Context) (*importIndex, error) {
 	if err != nil {
 		return nil, err
 	}
-	f := &importIndex{ix: ix, probe: make(chan ollamaState, 1), wake: make(chan struct{}, 1),
-		quit: make(chan struct{}), done: make(chan struct{})}
+	f := &importIndex{ix: ix, Follower: ix.Follow(ctx), probe: make(chan ollamaState, 1)}
 	go func() { f.probe <- probeOllama(ctx, s.client, s.host, s.cfg) }()
-	go func() {
-		defer close(f.done)
-		// The keyword index stays open from batch to batch (but for another
-		// process waiting for it): closed and reopened between batches while
-		// Bleve merges, it was seen to lose a segment.
-		var release func()
-		defer func() {
-			if release != nil {
-				release()
-			}
-		}()
-		for {
-			select {
-			case <-f.wake:
-				if release == nil {
-					release, _ = ix.KeepKeyword(ctx) // on failure, the Sync waits for the index itself
-				}
-				if err := ix.SyncNotified(ctx); err != nil && ctx.Err() == nil {
-					s.log.Warn("indexing during import", "err", err) // the last Sync says it
-				}
-				if release != nil && ix.KeywordYield() {
-					release()
-					release = nil
-				}
-			case <-f.quit:
-				return
-			}
-		}
-	}()
 	return f, nil
-}
-
-// batch is memory.ImportOptions.OnBatch.
-func (f *importIndex) batch(refs []memory.ConversationRef) {
-	f.ix.Notify(refs...)
-	select {
-	case f.wake <- struct{}{}:
-	default: // a wake-up is pending: its Sync takes these too
-	}
-}
-
-// stop ends the following; it returns once no Sync runs.
-func (f *importIndex) stop() {
-	f.once.Do(func() { close(f.quit) })
-	<-f.done
 }
 
 // close stops the following and closes the index.
 func (f *importIndex) close() {
-	f.stop()
+	f.Stop()
 	f.ix.Close()
 }
 
@@ -92,7 +41,7 @@ func (f *importIndex) close() {
 // embeddings when a model is available; with extract, then it learns from
 // what is new (import_learn.go).
 func (a *App) indexImported(ctx context.Context, s *session, f *importIndex, st memory.ImportStats, extract bool, report func()) error {
-	f.stop()
+	f.Stop()
 	ix := f.ix
 	// What the following left (the last batches, a failed one) is still
 	// notified, and Sync's catch-up finds any conversation whose turns lag

@@ -161,6 +161,9 @@ func (a *App) readyIndex(ctx context.Context, s *session) (*index.Index, error) 
 	if err == nil {
 		err = ix.Sync(ctx)
 	}
+	if err == nil && ix.BehindBulk() {
+		fmt.Fprintln(a.stderr, "mneme: another mneme is importing or reindexing; what it has not indexed yet is not found yet")
+	}
 	st := <-probed
 	if err != nil {
 		if ix != nil {

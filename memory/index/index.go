@@ -70,6 +70,7 @@ type Index struct {
 	docFloor float64
 	kw       *keyword.Index
 	kwDir    string
+	dir      string // the data dir
 	// embedLock is held by the one process that embeds in the background.
 	embedLock string
 	lease     keyword.LeaseOptions
@@ -89,7 +90,9 @@ type Index struct {
 	embedErr error                   // last embedding failure, nil once it works again
 	// lastQuery is the last query embedded (queryVector), under mu.
 	lastQuery embeddedQuery
+	bulk      int // bulk jobs of this process under way (follow.go), under mu
 
+	behindBulk      atomic.Bool  // the last Sync left turns to another process's bulk work
 	kwDone, kwTotal atomic.Int64 // turns indexed of those to index, while indexKeywords runs (KeywordProgress)
 }
 
@@ -141,7 +144,7 @@ const (
 // rebuilt; the rebuild itself runs with the rest of the indexing work.
 func OpenIndex(ctx context.Context, store *memory.Store, dir string, opts IndexOptions) (*Index, error) {
 	ix := &Index{
-		store: store, kwDir: filepath.Join(dir, "keyword"), embedLock: filepath.Join(dir, embedLockName), lease: opts.Lease,
+		store: store, dir: dir, kwDir: filepath.Join(dir, "keyword"), embedLock: filepath.Join(dir, embedLockName), lease: opts.Lease,
 		fusion: opts.Fusion.withDefaults(), log: opts.Log, wake: make(chan struct{}, 1), changes: make(chan struct{}, 1),
 		dirty: map[memory.ConversationRef]struct{}{}, vecs: map[vecKey]*userVectors{}, progress: opts.Progress,
 		docFloor: cmp.Or(opts.DocSimilarity, DefaultDocSimilarity),
@@ -373,15 +376,22 @@ func (ix *Index) Sync(ctx context.Context) error {
 	clean := len(ix.dirty) == 0 && ix.clean.Matches(state)
 	ix.mu.Unlock()
 	if clean {
+		ix.behindBulk.Store(false)
 		return nil
 	}
-	if err := ix.catchUp(ctx); err != nil {
+	// Another process's import or reindex indexes its own turns: what lags
+	// is left to it (this process's own changes are still indexed).
+	bulk := ix.othersBulk()
+	ix.behindBulk.Store(bulk)
+	if !bulk {
+		if err := ix.catchUp(ctx); err != nil {
+			return err
+		}
+	}
+	if err := ix.indexAllKeywords(ctx, !bulk); err != nil {
 		return err
 	}
-	if err := ix.indexAllKeywords(ctx); err != nil {
-		return err
-	}
-	if ix.clean.State() == state {
+	if !bulk && ix.clean.State() == state {
 		ix.clean.Record(state)
 	}
 	return nil
@@ -396,19 +406,31 @@ func (ix *Index) KeepKeyword(ctx context.Context) (release func(), err error) {
 // KeywordYield reports whether a keeper of the keyword index should let go.
 func (ix *Index) KeywordYield() bool { return ix.kw.Yield() }
 
-// SyncNotified derives and keyword-indexes the turns of the conversations
-// notified since, without Sync's scans for everything else that lags: an
-// import calls it after each batch it stores, and Sync once at the end.
-func (ix *Index) SyncNotified(ctx context.Context) error { return ix.syncTurns(ctx) }
+// SyncNotified derives and keyword-indexes the turns of at most limit of
+// the conversations notified since, without Sync's scans for everything
+// else that lags, and reports whether more are left: an import calls it
+// after each batch it stores, a part at a time so that it can let another
+// process have the keyword index in between, and Sync once at the end.
+func (ix *Index) SyncNotified(ctx context.Context, limit int) (more bool, err error) {
+	if err := ix.syncTurnsUpTo(ctx, limit); err != nil {
+		return false, err
+	}
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	return len(ix.dirty) > 0, nil
+}
 
 // indexAllKeywords derives the turns of changed conversations and brings
-// the keyword index up to date with turns, notes and summaries.
-func (ix *Index) indexAllKeywords(ctx context.Context) error {
+// the keyword index up to date with notes, summaries and documents, and
+// with every turn unless turns is false.
+func (ix *Index) indexAllKeywords(ctx context.Context, turns bool) error {
 	if err := ix.syncTurns(ctx); err != nil {
 		return err
 	}
-	if err := ix.indexKeywords(ctx); err != nil {
-		return err
+	if turns {
+		if err := ix.indexKeywords(ctx); err != nil {
+			return err
+		}
 	}
 	if err := ix.indexNoteKeywords(ctx); err != nil {
 		return err
@@ -447,13 +469,19 @@ func (ix *Index) embedStep(ctx context.Context) {
 	ix.setEmbedErr(nil)
 }
 
-func (ix *Index) syncTurns(ctx context.Context) error {
+func (ix *Index) syncTurns(ctx context.Context) error { return ix.syncTurnsUpTo(ctx, 0) }
+
+// syncTurnsUpTo is syncTurns for at most limit conversations (0: all).
+func (ix *Index) syncTurnsUpTo(ctx context.Context, limit int) error {
 	ix.mu.Lock()
 	refs := make([]memory.ConversationRef, 0, len(ix.dirty))
 	for r := range ix.dirty {
+		if limit > 0 && len(refs) == limit {
+			break
+		}
 		refs = append(refs, r)
+		delete(ix.dirty, r)
 	}
-	clear(ix.dirty)
 	ix.mu.Unlock()
 	pipe := ix.newTurnPipe(ctx, refs)
 	err := ix.syncTurnsOf(ctx, refs, pipe)
@@ -485,6 +513,7 @@ func (ix *Index) syncTurnsOf(ctx context.Context, refs []memory.ConversationRef,
 
 // Reindex rebuilds the keyword index from the store.
 func (ix *Index) Reindex(ctx context.Context) error {
+	defer ix.markBulk()()
 	if err := ix.recreateKeyword(ctx); err != nil {
 		return fmt.Errorf("reindex: %w", err)
 	}

@@ -72,6 +72,7 @@ type Index struct {
 	gen        uint64      // bumped on every use; a linger timer of an older gen does nothing
 	since      time.Time   // when bi was opened
 	yieldUntil time.Time   // after a lease ended for MaxHold: do not take the lock before
+	yielding   bool        // the lease ended for MaxHold and is being closed: join it no more
 	draining   bool        // Reset or Close is waiting for users to finish
 	closed     bool
 	closeErr   error // the last failure to close bi, reported by Close

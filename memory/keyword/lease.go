@@ -65,8 +65,11 @@ func (ix *Index) acquire(ctx context.Context) (bleve.Index, error) {
 			return nil, ErrClosed
 		}
 		// While draining (Reset, Close) no new work joins, but an operation
-		// started inside a Hold must: the drain waits for that Hold.
-		if ix.bi != nil && (!ix.draining || ix.users > 0) {
+		// started inside a Hold must: the drain waits for that Hold. A lease
+		// given up for a waiting process is not joined again: the next
+		// operation waits its turn (it would otherwise keep the lease for
+		// ever, one batch of an import after another).
+		if ix.bi != nil && !ix.yielding && (!ix.draining || ix.users > 0) {
 			ix.users++
 			ix.gen++ // a pending linger timer is now stale
 			bi := ix.bi
@@ -77,6 +80,7 @@ func (ix *Index) acquire(ctx context.Context) (bleve.Index, error) {
 		if err := ix.takeGate(ctx); err != nil {
 			return nil, err
 		}
+		ix.closeYielded()
 		ix.mu.Lock()
 		ready := ix.bi != nil || ix.closed
 		ix.mu.Unlock()
@@ -114,7 +118,7 @@ func (ix *Index) release() {
 		if !ix.othersWaiting() {
 			ix.since = time.Now() // nobody to make way for
 		} else {
-			ix.yieldUntil = time.Now().Add(yieldGap)
+			ix.yieldUntil, ix.yielding = time.Now().Add(yieldGap), true
 			go ix.expire(gen)
 			return
 		}
@@ -127,6 +131,7 @@ func (ix *Index) release() {
 func (ix *Index) expire(gen uint64) {
 	ix.gate <- struct{}{}
 	defer ix.dropGate()
+	ix.closeYielded()
 	ix.mu.Lock()
 	if ix.gen != gen || ix.users > 0 || ix.bi == nil {
 		ix.mu.Unlock()
@@ -134,6 +139,21 @@ func (ix *Index) expire(gen uint64) {
 	}
 	bi := ix.bi
 	ix.bi = nil
+	ix.mu.Unlock()
+	ix.closeLease(bi)
+}
+
+// closeYielded closes a lease given up for a waiting process, if it is
+// still open. The gate is held.
+func (ix *Index) closeYielded() {
+	ix.mu.Lock()
+	if !ix.yielding || ix.users > 0 || ix.bi == nil {
+		ix.yielding = ix.yielding && ix.bi != nil
+		ix.mu.Unlock()
+		return
+	}
+	bi := ix.bi
+	ix.bi, ix.yielding = nil, false
 	ix.mu.Unlock()
 	ix.closeLease(bi)
 }

@@ -243,3 +243,63 @@ func TestKeepHoldsTheIndexBetweenBatchesAndYields(t *testing.T) {
 		t.Fatalf("the other process after the keeper let go: %v", err)
 	}
 }
+
+// TestKeeperThatKeepsAgainStillLetsOthersIn: a keeper that lets go when
+// Yield says so and keeps the index again for its next batch at once (an
+// import's loop) lets the waiting process in between: the index was closed
+// in the background, and the next Keep joined it before it closed.
+func TestKeeperThatKeepsAgainStillLetsOthersIn(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "kw")
+	a := openShared(t, dir, testLease)
+	b := openShared(t, dir, testLease)
+	must(t, a.Upsert(turn("u", "a", 1, "first batch about basil")))
+	searched := make(chan error, 1)
+	started := false
+	deadline := time.Now().Add(20 * time.Second)
+	var release func()
+	defer func() {
+		if release != nil {
+			release()
+		}
+	}()
+	for n := 2; ; n++ {
+		if release == nil {
+			r, err := a.Keep(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			release = r
+		}
+		must(t, a.Upsert(turn("u", "a", n, "another batch")))
+		if !started {
+			started = true
+			go func() {
+				_, err := b.Search(context.Background(), Query{UserID: "u", Text: "basil"})
+				searched <- err
+			}()
+		}
+		if a.Yield() {
+			gaveUp := a.since
+			release()
+			r, err := a.Keep(context.Background()) // the next batch, at once
+			if err != nil {
+				t.Fatal(err)
+			}
+			release = r
+			if a.since == gaveUp {
+				t.Fatal("the next Keep joined the lease given up for the waiting process")
+			}
+		}
+		select {
+		case err := <-searched:
+			if err != nil {
+				t.Fatal(err)
+			}
+			return
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the other process never got the index from a keeper that keeps it again at once")
+		}
+	}
+}
