@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -204,6 +205,32 @@ func TestDocsAddFindChangeRemove(t *testing.T) {
 
 // TestAskFileSearchCitesTheFile: the model calls file_search, and its
 // tool result carries the passage and a citation naming the file.
+// Passages left without vectors (embedding failed, or Ctrl+C stopped it)
+// are embedded by the next docs add, even of the same unchanged file: it
+// does not just say "unchanged" and leave them pending for good.
+func TestDocsAddAgainFinishesPendingEmbeddings(t *testing.T) {
+	t.Parallel()
+	srv := fakeollama.New(t)
+	d := newDevice(t, srv.Host())
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"manual.md": "# Boiler manual\n\n## Reset\nHold the crimson button for ten seconds.\n"})
+	srv.FailEmbed(http.StatusInternalServerError, "embedding model crashed")
+	if out := d.mustOK("", "docs", "add", dir).stdout; !strings.Contains(out, "Embedding paused") {
+		t.Fatalf("docs add with embeddings failing:\n%s", out)
+	}
+	if out := d.mustOK("", "docs", "list").stdout; !strings.Contains(out, "embedding 1 pending") {
+		t.Fatalf("docs list with a passage left to embed:\n%s", out)
+	}
+	srv.ClearEmbedFailure()
+	out := d.mustOK("", "docs", "add", dir).stdout
+	if !strings.Contains(out, "unchanged  ") || !strings.Contains(out, "Search by meaning is ready.") {
+		t.Fatalf("docs add again:\n%s", out)
+	}
+	if out := d.mustOK("", "docs", "list").stdout; !strings.Contains(out, " indexed ") {
+		t.Fatalf("docs list after the second docs add:\n%s", out)
+	}
+}
+
 func TestAskFileSearchCitesTheFile(t *testing.T) {
 	t.Parallel()
 	srv := fakeollama.New(t)

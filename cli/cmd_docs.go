@@ -127,7 +127,7 @@ func (a *App) docsAdd(ctx context.Context, args []string) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if err := a.embedPassages(ctx, ix, counts[string(docstore.Added)]+counts[string(docstore.Updated)], !asJSON); err != nil {
+		if err := a.embedPassages(ctx, ix, s.cfg.User, !asJSON); err != nil {
 			return err
 		}
 		if counts["skipped"] == len(results) {
@@ -137,18 +137,23 @@ func (a *App) docsAdd(ctx context.Context, args []string) error {
 	})
 }
 
-// embedPassages embeds what docs add stored while the command waits, when
-// an embedding model answers: Ctrl+C leaves the rest to the background
-// (the next chat or command that embeds).
-func (a *App) embedPassages(ctx context.Context, ix *index.Index, changed int, say bool) error {
+// embedPassages embeds the user's passages still waiting for it (what
+// docs add stored, and what an earlier one stopped by Ctrl+C left) while
+// the command waits, when an embedding model answers: Ctrl+C leaves the
+// rest to the background (the next chat or command that embeds).
+func (a *App) embedPassages(ctx context.Context, ix *index.Index, user string, say bool) error {
 	model := ix.EmbedModelName()
-	if model == "" || changed == 0 {
+	if model == "" {
 		return nil
+	}
+	pending, err := ix.Docs().PendingEmbedding(ctx, user, model)
+	if err != nil || len(pending) == 0 {
+		return err
 	}
 	if say {
 		fmt.Fprintf(a.stdout, "Words are searchable; embedding the passages with %s for search by meaning (Ctrl+C leaves the rest for later)…\n", sanitize.Line(model))
 	}
-	err := ix.EmbedDocuments(ctx)
+	err = ix.EmbedDocuments(ctx)
 	switch {
 	case ctx.Err() != nil:
 		return exitError{code: ExitInterrupted, msg: "docs add: embedding stopped; the documents are added, and the rest of their passages are embedded later"}
