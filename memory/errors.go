@@ -38,6 +38,14 @@ var (
 	ErrBusy = errors.New("another mneme process is using the database")
 )
 
+// Invalid is an error saying why a value is refused, in those words alone; it matches ErrInvalid.
+func Invalid(format string, args ...any) error { return invalidError(fmt.Sprintf(format, args...)) }
+
+type invalidError string
+
+func (e invalidError) Error() string        { return string(e) }
+func (e invalidError) Is(target error) bool { return target == ErrInvalid }
+
 // ErrNoteNotFound is returned for a note that does not exist, was deleted
 // or belongs to another user. It matches ErrNotFound.
 var ErrNoteNotFound = fmt.Errorf("note %w", ErrNotFound)

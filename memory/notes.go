@@ -113,9 +113,9 @@ func CheckTags(tags []string) ([]string, error) {
 		case t == "" || slices.Contains(out, t):
 			continue
 		case utf8.RuneCountInString(t) > MaxNoteTagRune:
-			return nil, fmt.Errorf("tag %q is longer than %d characters: %w", t, MaxNoteTagRune, ErrInvalid)
+			return nil, Invalid("tag %q is longer than %d characters", t, MaxNoteTagRune)
 		case len(out) == MaxNoteTags:
-			return nil, fmt.Errorf("at most %d tags: %w", MaxNoteTags, ErrInvalid)
+			return nil, Invalid("at most %d tags", MaxNoteTags)
 		}
 		out = append(out, t)
 	}
@@ -132,10 +132,10 @@ func checkSource(src NoteSource) (NoteSource, error) {
 		src.Confidence = 1
 	case SourceExtracted, SourceImported:
 		if src.Confidence < 0 || src.Confidence > 1 || math.IsNaN(src.Confidence) {
-			return src, fmt.Errorf("confidence %v outside 0-1: %w", src.Confidence, ErrInvalid)
+			return src, Invalid("confidence %v outside 0-1", src.Confidence)
 		}
 	default:
-		return src, fmt.Errorf("unknown note source %q: %w", src.By, ErrInvalid)
+		return src, Invalid("unknown note source %q", src.By)
 	}
 	tags, err := CheckTags(src.Tags)
 	src.Tags = tags
@@ -162,9 +162,9 @@ func CheckNote(content string) (string, error) {
 	content = strings.TrimSpace(cleanText(content))
 	switch n := utf8.RuneCountInString(content); {
 	case n == 0:
-		return "", fmt.Errorf("note is empty: %w", ErrInvalid)
+		return "", Invalid("note is empty")
 	case n > MaxNoteRunes:
-		return "", fmt.Errorf("note is %d characters, at most %d are allowed: %w", n, MaxNoteRunes, ErrInvalid)
+		return "", Invalid("note is %d characters, at most %d are allowed", n, MaxNoteRunes)
 	}
 	return content, nil
 }

@@ -125,8 +125,9 @@ func known(name string) bool {
 
 func quote(s string) string { return `"` + text.Cut(text.OneLine(s), quoteRunes) + `"` }
 
-// shortID is the first 8 characters of an id, enough to tell notes apart.
-func shortID(id string) string { return text.Prefix(strings.TrimSpace(id), 8) }
+// shortID is the first 13 characters of an id: a UUIDv7 to the
+// millisecond, enough to tell notes apart (8 name the same 65 seconds).
+func shortID(id string) string { return text.Prefix(strings.TrimSpace(id), 13) }
 
 func plural(n int, one, many string) string {
 	if n == 1 {

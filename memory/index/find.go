@@ -100,7 +100,7 @@ func (ix *Index) FindConversations(ctx context.Context, q FindQuery) ([]Conversa
 		q.Limit = DefaultSearchLimit
 	}
 	if q.Limit < 1 || q.Limit > MaxSearchLimit {
-		return nil, fmt.Errorf("find limit %d not in 1-%d: %w", q.Limit, MaxSearchLimit, memory.ErrInvalid)
+		return nil, memory.Invalid("find limit %d not in 1-%d", q.Limit, MaxSearchLimit)
 	}
 	if strings.TrimSpace(q.Text) == "" {
 		return []ConversationMatch{}, nil

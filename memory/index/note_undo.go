@@ -31,14 +31,14 @@ func (ix *Index) Undo(ctx context.Context, userID, ref, noteID string) (history.
 		return c, memory.Note{}, err
 	}
 	if c.UndoneBy != "" {
-		return c, memory.Note{}, fmt.Errorf("change %s was undone already: %w", short(c.ID), memory.ErrInvalid)
+		return c, memory.Note{}, memory.Invalid("change %s was undone already", short(c.ID))
 	}
 	cur, deleted, err := history.State(ctx, ix.store, userID, c.NoteID)
 	if err != nil {
 		return c, memory.Note{}, err
 	}
 	changed := func() error {
-		return fmt.Errorf("note %s changed after change %s; undo the later change first: %w", short(c.NoteID), short(c.ID), memory.ErrInvalid)
+		return memory.Invalid("note %s changed after change %s; undo the later change first", short(c.NoteID), short(c.ID))
 	}
 	uctx := memory.Undoing(ctx, c.ID)
 	var n memory.Note
@@ -68,7 +68,7 @@ func (ix *Index) Undo(ctx context.Context, userID, ref, noteID string) (history.
 		}
 		n, err = ix.store.SetNoteStatus(uctx, userID, c.NoteID, c.BeforeStatus)
 	default:
-		return c, memory.Note{}, fmt.Errorf("change %s (%s) cannot be undone: %w", short(c.ID), c.Op, memory.ErrInvalid)
+		return c, memory.Note{}, memory.Invalid("change %s (%s) cannot be undone", short(c.ID), c.Op)
 	}
 	if err != nil {
 		return c, memory.Note{}, fmt.Errorf("undo: %w", err)
@@ -88,4 +88,4 @@ func (ix *Index) SetNoteStatus(ctx context.Context, userID, id, status string) (
 }
 
 // short is the part of an id a message names it by.
-func short(id string) string { return text.Prefix(id, 8) }
+func short(id string) string { return text.Prefix(id, 13) } // a UUIDv7 to the millisecond

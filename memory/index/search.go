@@ -96,7 +96,7 @@ func checkSearch(userID string, limit *int) error {
 		*limit = DefaultSearchLimit
 	}
 	if *limit < 1 || *limit > MaxSearchLimit {
-		return fmt.Errorf("search limit %d not in 1-%d: %w", *limit, MaxSearchLimit, memory.ErrInvalid)
+		return memory.Invalid("search limit %d not in 1-%d", *limit, MaxSearchLimit)
 	}
 	return nil
 }

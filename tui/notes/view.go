@@ -268,7 +268,7 @@ func (b MemoryBrowser) noteView() ([]string, []key.Binding) {
 	if b.fresh[n.ID] {
 		right = b.st.Fresh.Render("● new") + b.st.Dim.Render(" · ") + right
 	}
-	short := sanitize.Line(text.Prefix(n.ID, 8))
+	short := sanitize.Line(text.Prefix(n.ID, 13))
 	rows := []string{
 		panel.TitleLine(b.width, b.st.Title.Render("Note")+b.st.Dim.Render(" "+short), right),
 		b.rule(),
@@ -339,7 +339,7 @@ func (b MemoryBrowser) historyLines() []string {
 }
 
 func (b MemoryBrowser) historyView() ([]string, []key.Binding) {
-	short := sanitize.Line(text.Prefix(b.histNote, 8))
+	short := sanitize.Line(text.Prefix(b.histNote, 13))
 	status := ""
 	if b.histLoading {
 		status = b.st.Hint.Render("loading…")
