@@ -236,9 +236,13 @@ func (a *App) memoryArchive(ctx context.Context, args []string, archive bool) er
 		return err
 	}
 	defer s.Close()
+	start := time.Now().Truncate(time.Millisecond)
 	n, err := s.store.SetNoteStatus(ctx, s.cfg.User, rest[0], status)
 	if err != nil {
 		return noteError(cmd, err)
+	}
+	if n.Updated.Before(start) { // it was so already: nothing written
+		verb = map[bool]string{true: "Already archived:", false: "Already active:"}[archive]
 	}
 	return a.printNote(n, verb, asJSON)
 }
@@ -302,9 +306,13 @@ func (a *App) changeNote(ctx context.Context, common config.Flags, cmd, verb str
 		return err
 	}
 	defer ix.Close()
+	start := time.Now().Truncate(time.Millisecond)
 	n, err := change(ix, s.cfg.User)
 	if err != nil {
 		return noteError(cmd, err)
+	}
+	if verb == "Updated" && n.Updated.Before(start) {
+		verb = "Unchanged (the same text):" // nothing written
 	}
 	if err := a.printNote(n, verb, asJSON); err != nil {
 		return err

@@ -334,8 +334,8 @@ func (s *Store) UpdateNote(ctx context.Context, userID, id, content string) (Not
 		return Note{}, fmt.Errorf("update note: %w", err)
 	}
 	n, err := s.noteToChange(ctx, userID, id)
-	if err != nil {
-		return Note{}, err
+	if err != nil || n.Content == content {
+		return n, err // the same text: nothing written, no history
 	}
 	now := s.nowMS()
 	before := n.Content

@@ -112,8 +112,8 @@ func (s *Store) SetNoteStatus(ctx context.Context, userID, id, status string) (N
 		return Note{}, fmt.Errorf("note status %q: %w", status, ErrInvalid)
 	}
 	n, err := s.noteToChange(ctx, userID, id)
-	if err != nil {
-		return Note{}, err
+	if err != nil || n.Status == status {
+		return n, err // the same status: nothing written, no history
 	}
 	err = s.write(ctx, func(tx Execer) error {
 		res, err := tx.ExecContext(ctx, `UPDATE notes SET status = ?, updated_at = ? WHERE id = ? AND user_id = ? AND deleted_at IS NULL`,
@@ -121,7 +121,7 @@ func (s *Store) SetNoteStatus(ctx context.Context, userID, id, status string) (N
 		if err != nil {
 			return err
 		}
-		if k, _ := res.RowsAffected(); k == 0 || n.Status == status {
+		if k, _ := res.RowsAffected(); k == 0 {
 			return nil
 		}
 		return s.recordChange(ctx, tx, noteChange{NoteID: n.ID, UserID: userID, Op: ChangeStatus,

@@ -188,11 +188,6 @@ func (s *Store) SummariesNeedingEmbedding(ctx context.Context, model string, lim
 	return out, nil
 }
 
-// CountSummariesNeedingEmbedding counts what SummariesNeedingEmbedding would return without a limit.
-func (s *Store) CountSummariesNeedingEmbedding(ctx context.Context, model string) (int, error) {
-	return s.count(ctx, "count summaries to embed", `SELECT COUNT(*) FROM summaries s WHERE `+notEmbedded("s"), model)
-}
-
 // SummaryVectors calls fn with every vector of the user's summaries under
 // model that was made from the summary's text, with the summary's
 // conversation.

@@ -24,6 +24,14 @@ func TestHistoryAndUndo(t *testing.T) {
 	if _, err := ix.UpdateNote(memory.ChangedBy(ctx, memory.ByModel), "alice", n.ID, "My cat is called Felix"); err != nil {
 		t.Fatal(err)
 	}
+	// The same text again, or the status it has: nothing changes, so
+	// nothing is recorded (an undo would otherwise undo nothing).
+	if _, err := ix.UpdateNote(ctx, "alice", n.ID, "My cat is called Felix"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ix.SetNoteStatus(ctx, "alice", n.ID, memory.NoteActive); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := ix.DeleteNote(ctx, "alice", n.ID); err != nil {
 		t.Fatal(err)
 	}
