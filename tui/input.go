@@ -120,21 +120,21 @@ func (in *input) fit() {
 // paste inserts pasted text at the cursor. It reports a notice when the
 // text did not fit in full; what was typed before is never lost.
 func (in *input) paste(content string) (notice string) {
-	text := cleanPaste(content)
-	want := utf8.RuneCountInString(text)
+	clean := cleanPaste(content)
+	want := utf8.RuneCountInString(clean)
 	if want == 0 {
 		return ""
 	}
 	before := utf8.RuneCountInString(in.ta.Value())
-	in.update(tea.PasteMsg{Content: text})
+	in.update(tea.PasteMsg{Content: clean})
 	got := utf8.RuneCountInString(in.ta.Value()) - before
 	if got >= want {
 		return ""
 	}
 	if got <= 0 {
-		return fmt.Sprintf("Paste ignored: the input is full (at most %d characters).", maxInputChars)
+		return fmt.Sprintf("Paste ignored: the input is full (%s characters); /attach a file instead.", text.Thousands(maxInputChars))
 	}
-	return fmt.Sprintf("Paste truncated: kept %d of %d characters (the input holds %d at most).", got, want, maxInputChars)
+	return fmt.Sprintf("Paste truncated: kept %s of %s characters; /attach a file to use it all.", text.Thousands(got), text.Thousands(want))
 }
 
 // cleanPaste normalises pasted text the way the textarea would, so that
