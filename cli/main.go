@@ -21,7 +21,7 @@ func signalled(sig os.Signal, err error) error {
 	switch {
 	case errors.As(err, &ex) && ex.code == ExitInterrupted:
 		return exitError{code: shutdown.ExitCode(sig), msg: ex.msg}
-	case err == nil || errors.Is(err, context.Canceled) || errors.As(err, new(outputError)):
+	case err == nil || errors.Is(err, context.Canceled) || shutdown.Caused(err) || errors.As(err, new(outputError)):
 		return exitError{code: shutdown.ExitCode(sig), msg: "interrupted"}
 	}
 	return err

@@ -120,6 +120,10 @@ type signalError struct{ sig os.Signal }
 
 func (e signalError) Error() string { return "received " + e.sig.String() }
 
+// Caused reports whether err is the signal's doing: it carries the
+// context's cause (an HTTP request cut by Ctrl+C says "received interrupt").
+func Caused(err error) bool { return errors.As(err, new(signalError)) }
+
 // ExitCode is the shell's convention: 128 + the signal number.
 func ExitCode(sig os.Signal) int {
 	if s, ok := sig.(syscall.Signal); ok {

@@ -3,6 +3,7 @@ package shutdown
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"syscall"
 	"testing"
@@ -68,6 +69,10 @@ func TestSignalDeliveredTwiceAtOnceIsOneRequest(t *testing.T) {
 	var sig signalError
 	if !errors.As(context.Cause(ctx), &sig) || sig.sig != syscall.SIGINT {
 		t.Fatalf("the command was not stopped by the signal: %v", context.Cause(ctx))
+	}
+	// A request the signal cut (as net/http reports it) is the signal's doing.
+	if cut := fmt.Errorf("Get \"http://127.0.0.1:11434/api/version\": %w", context.Cause(ctx)); !Caused(cut) || Caused(errors.New("connection refused")) {
+		t.Fatalf("Caused(%v) is wrong", cut)
 	}
 	c.grace <- time.Time{}
 	if got := <-done; !got.timedOut || got.sig != syscall.SIGINT {
