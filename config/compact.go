@@ -42,7 +42,9 @@ const (
 // resolve applies the environment over the file, fills defaults and
 // checks the values.
 func (c *compactionConfig) resolve(l layers) error {
-	l.text("", "", envSummaryModel, "summary_model", &c.SummaryModel)
+	if err := l.modelName("", "", envSummaryModel, "summary_model", &c.SummaryModel); err != nil {
+		return err
+	}
 	for _, w := range []whole{
 		{key: "window_size", env: envWindowSize, dst: &c.WindowSize, lo: minWindowSize, hi: maxWindowSize, def: agent.DefaultWindowSize, unit: "messages"},
 		{key: "summary_tokens", env: envSummaryTokens, dst: &c.SummaryTokens, lo: minSummaryTokens, hi: maxSummaryTokens, def: agent.DefaultSummaryTokens, unit: "tokens"},

@@ -150,10 +150,14 @@ func Load(flags Flags, getenv func(string) string) (Config, error) {
 	l := layers{getenv: getenv, file: cfg.ConfigFile}
 	l.text("data-dir", flags.dataDir, envDataDir, "data_dir", &cfg.DataDir)
 	l.text("user", flags.user, envUser, "user", &cfg.User)
-	l.text("model", flags.Model, envModel, "model", &cfg.Model)
+	if err := l.modelName("model", flags.Model, envModel, "model", &cfg.Model); err != nil {
+		return cfg, err
+	}
 	l.text("ollama", flags.ollama, envOllama, "ollama", &cfg.Ollama)
 	cfg.Ollama = first(cfg.Ollama, defaultOllama)
-	l.text("embed-model", flags.embedModel, envEmbed, "embed_model", &cfg.EmbedModel)
+	if err := l.modelName("embed-model", flags.embedModel, envEmbed, "embed_model", &cfg.EmbedModel); err != nil {
+		return cfg, err
+	}
 	where := l.text("", "", envLogLevel, "log_level", &cfg.LogLevel)
 	cfg.LogLevel = first(cfg.LogLevel, "info")
 	var level slog.Level

@@ -170,6 +170,33 @@ func TestConfigRangesAreCheckedTheSameEverywhere(t *testing.T) {
 	}
 }
 
+// A model name is printed in commands to run (`ollama pull NAME`): one
+// with escapes or spaces is refused, named as typed, on every path.
+func TestOddModelNamesAreRefused(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct {
+		flags Flags
+		env   map[string]string
+		want  string
+	}{
+		{Flags{Model: "bad\x1b[31mname"}, nil, `--model "bad\x1b[31mname": invalid value`},
+		{Flags{}, map[string]string{"MNEME_EMBED_MODEL": "nomic embed"}, `MNEME_EMBED_MODEL="nomic embed": invalid value`},
+		{Flags{}, map[string]string{"MNEME_EXTRACT_MODEL": "qwen\u202e"}, `MNEME_EXTRACT_MODEL="qwen\u202e": invalid value`},
+		{Flags{}, map[string]string{"MNEME_SUMMARY_MODEL": "a\tb"}, `MNEME_SUMMARY_MODEL="a\tb": invalid value`},
+	} {
+		env := map[string]string{"HOME": dir}
+		for k, v := range c.env {
+			env[k] = v
+		}
+		if _, err := Load(c.flags, envMap(env)); err == nil || !strings.Contains(err.Error(), c.want) || !errors.Is(err, ErrConfigValue) {
+			t.Errorf("%+v %v: err = %v, want one naming %s", c.flags, c.env, err, c.want)
+		}
+	}
+	if cfg, err := Load(Flags{Model: "hf.co/org/model:Q4_K_M"}, envMap(map[string]string{"HOME": dir})); err != nil || cfg.Model != "hf.co/org/model:Q4_K_M" {
+		t.Fatalf("a usual name: %q %v", cfg.Model, err)
+	}
+}
+
 // TestOllamaRegistryConfig: ollama_registry is checked the same from the
 // file and from MNEME_OLLAMA_REGISTRY; the environment wins; "off" is
 // accepted.

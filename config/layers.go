@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode"
 )
 
 // A setting's value comes from its flag, else its environment variable,
@@ -59,6 +60,18 @@ func (l layers) text(flagName, flagValue, env, key string, dst *string) origin {
 		return fromEnv(env, *dst)
 	}
 	return fromFile(l.file, key, *dst)
+}
+
+// modelName is text for the name of a model, which must be one Ollama
+// could hold: it is printed in commands to run (`ollama pull NAME`), so
+// white space and control characters are refused, not dropped.
+func (l layers) modelName(flagName, flagValue, env, key string, dst *string) error {
+	where := l.text(flagName, flagValue, env, key, dst)
+	odd := func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) || unicode.Is(unicode.Cf, r) }
+	if strings.IndexFunc(*dst, odd) >= 0 {
+		return fmt.Errorf("%s: %w: a model name has no spaces or control characters, such as llama3.2 or qwen2.5:7b", where, ErrConfigValue)
+	}
+	return nil
 }
 
 // whole is a whole-number setting. Zero is "unset": it becomes def.

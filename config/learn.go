@@ -60,7 +60,9 @@ func (c *learnConfig) resolve(flags LearnFlags, l layers) error {
 	if flags.noLearn {
 		c.MemoryReview, where = ReviewOff, "--no-learn"
 	}
-	l.text("", "", envExtractModel, "extract_model", &c.ExtractModel)
+	if err := l.modelName("", "", envExtractModel, "extract_model", &c.ExtractModel); err != nil {
+		return err
+	}
 	switch c.MemoryReview {
 	case "":
 		c.MemoryReview = ReviewAuto
