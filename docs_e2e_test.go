@@ -353,6 +353,12 @@ func TestHostileDocumentsNeverReachTheTerminal(t *testing.T) {
 	srv := fakeollama.New(t)
 	d := newDevice(t, srv.Host())
 	dir := t.TempDir()
+	// A collection named with escapes is refused (it would be listed as
+	// another name, and never matched by the name shown), named as typed.
+	r := d.mneme("", "docs", "add", "--collection", "ev\x1b[31mil\u202e", writeFile(t, "f.md", "hi"))
+	if r.code != 2 || !strings.Contains(r.stderr, `--collection "ev\x1b[31mil\u202e"`) || strings.ContainsRune(r.stderr, '\x1b') {
+		t.Fatalf("a hostile collection name: %+v", r)
+	}
 	files := map[string]string{}
 	for i, p := range hostile.Payloads {
 		name := fmt.Sprintf("doc%d-%s.md", i, strings.ReplaceAll(p.Raw, "/", "_"))

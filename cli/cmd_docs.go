@@ -13,6 +13,7 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+	"unicode"
 
 	"github.com/mneme-dev/mneme/docs"
 	"github.com/mneme-dev/mneme/internal/printer"
@@ -78,6 +79,9 @@ func (a *App) docsAdd(ctx context.Context, args []string) error {
 		return exitError{code: 2, msg: "docs add: give files, directories or globs to add"}
 	}
 	collection = strings.TrimSpace(collection)
+	if strings.IndexFunc(collection, func(r rune) bool { return unicode.IsControl(r) || unicode.Is(unicode.Cf, r) }) >= 0 {
+		return exitError{code: 2, msg: fmt.Sprintf("docs add: --collection %q: a collection's name has no control or formatting characters", collection)}
+	}
 	return a.withNoteIndex(ctx, common, true, func(s *session, ix *index.Index) error {
 		found := docs.Expand(rest)
 		bar := progress.NewBar(a.stderr, len(found), "files")
