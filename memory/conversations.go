@@ -92,7 +92,7 @@ func (s *Store) Conversation(ctx context.Context, userID, id string) (Conversati
 		return Conversation{}, fmt.Errorf("conversation: %w", err)
 	}
 	if len(id) < minPrefix || strings.ContainsAny(id, "%_") {
-		return Conversation{}, fmt.Errorf("conversation %q: %w", id, ErrNotFound)
+		return Conversation{}, fmt.Errorf("conversation %q: %w (an id prefix needs %d characters)", id, ErrNotFound, minPrefix)
 	}
 	rows, err := s.db.QueryContext(ctx,
 		`SELECT `+convColumns+` FROM conversations c WHERE c.user_id = ? AND c.id LIKE ? LIMIT 2`, userID, id+"%")

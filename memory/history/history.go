@@ -129,10 +129,12 @@ func uniqueID(ctx context.Context, s *memory.Store, q, userID, id string) (strin
 	if err := rows.Err(); err != nil {
 		return "", err
 	}
-	switch len(ids) {
-	case 0:
+	switch {
+	case len(ids) == 0 && len(id) < minPrefix:
+		return "", fmt.Errorf("%w (an id prefix needs %d characters)", memory.ErrNotFound, minPrefix)
+	case len(ids) == 0:
 		return "", memory.ErrNotFound
-	case 1:
+	case len(ids) == 1:
 		return ids[0], nil
 	}
 	return "", memory.ErrAmbiguous
