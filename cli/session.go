@@ -16,6 +16,7 @@ import (
 	"github.com/mneme-dev/mneme/agent"
 	"github.com/mneme-dev/mneme/config"
 	"github.com/mneme-dev/mneme/internal/progress"
+	"github.com/mneme-dev/mneme/internal/sanitize"
 	"github.com/mneme-dev/mneme/memory"
 	"github.com/mneme-dev/mneme/memory/index"
 	"github.com/mneme-dev/mneme/memory/syncer"
@@ -170,6 +171,9 @@ func (a *App) readyIndex(ctx context.Context, s *session) (*index.Index, error) 
 			ix.Close()
 		}
 		return nil, err
+	}
+	if st.Err != nil && ctx.Err() == nil { // not a choice of the user's: said, not left to guess
+		fmt.Fprintln(a.stderr, "mneme: search by meaning is unavailable, results are by keyword only:", sanitize.Line(st.Err.Error()))
 	}
 	if st.Embed.Name != "" {
 		ix.SetEmbedding(s.client, index.EmbedModel{Name: st.Embed.Name, ContextLength: st.Embed.ContextLength})
