@@ -243,7 +243,9 @@ func (imp *importer) flush(ctx context.Context, st *ImportStats) error {
 	n, conflicts, err := imp.write(ctx, imp.pending)
 	st.Imported += n
 	st.Conflicts += conflicts
-	st.Unchanged += len(imp.pending) - n - conflicts
+	if err == nil { // a batch not written (interrupted) is not "already there"
+		st.Unchanged += len(imp.pending) - n - conflicts
+	}
 	imp.pending = imp.pending[:0]
 	return err
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -273,6 +274,37 @@ func TestImportCountsIDsAlreadyStoredWithOtherContent(t *testing.T) {
 	st, _ = importWith(t, s, "alice", `{"conversation":"f","role":"user","content":"second version"}`+"\n", false)
 	if st.Conflicts != 1 || st.Unchanged != 0 || st.Imported != 0 {
 		t.Fatalf("changed file: stats %+v", st)
+	}
+}
+
+// cancelAtEOF is an import file that is stopped (Ctrl+C) as it ends,
+// before the last batch is written.
+type cancelAtEOF struct {
+	r      io.Reader
+	cancel context.CancelFunc
+}
+
+func (c cancelAtEOF) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	if err == io.EOF {
+		c.cancel()
+	}
+	return n, err
+}
+
+// An import stopped while a batch is written counts that batch as not
+// stored, not as "already there": into an empty store, nothing was.
+func TestInterruptedImportCountsNothingAsAlreadyThere(t *testing.T) {
+	s := openTest(t)
+	var data strings.Builder
+	for i := range 2500 { // a batch of 2,000, then 500 stopped
+		fmt.Fprintf(&data, `{"conversation":"c%d","role":"user","content":"message %d"}`+"\n", i/100, i)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	st, err := s.Import(ctx, "alice", cancelAtEOF{strings.NewReader(data.String()), cancel}, ImportOptions{})
+	if err == nil || st.Imported != 2000 || st.Unchanged != 0 {
+		t.Fatalf("stats %+v, err %v: want 2,000 imported, none already there", st, err)
 	}
 }
 
