@@ -166,13 +166,16 @@ func decodeText(data []byte) (string, error) {
 		return decodeUTF16(data[2:], true), nil
 	}
 	data = bytes.TrimPrefix(data, []byte{0xef, 0xbb, 0xbf})
-	if looksBinary(data) {
-		return "", ErrBinary
-	}
-	if legacy8Bit(data) {
-		if s, err := charmap.Windows1252.NewDecoder().Bytes(data); err == nil {
+	// Text in an 8-bit code page is read as such before it is judged: its
+	// accented letters are not UTF-8, and a short "café crème" would
+	// otherwise look binary.
+	if bytes.IndexByte(data, 0) < 0 && legacy8Bit(data) {
+		if s, err := charmap.Windows1252.NewDecoder().Bytes(data); err == nil && !looksBinary(s) {
 			return string(s), nil
 		}
+	}
+	if looksBinary(data) {
+		return "", ErrBinary
 	}
 	return string(data), nil
 }

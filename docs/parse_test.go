@@ -182,6 +182,11 @@ func TestParseTextInAnOldCodePage(t *testing.T) {
 	if err != nil || p.Sections[0].Text != "Today at the corner cafe: Café crème with a croissant, for 5 € only." {
 		t.Fatalf("Windows-1252 text: %+v, %v", p, err)
 	}
+	// Short, with many accented letters: still text, not "binary".
+	p, err = Parse("latin1.txt", []byte("caf\xe9 cr\xe8me br\xfbl\xe9e recipe\n"))
+	if err != nil || p.Sections[0].Text != "café crème brûlée recipe" {
+		t.Fatalf("short Latin-1 text: %+v, %v", p, err)
+	}
 	p, err = Parse("mixed.txt", []byte("na\xc3\xafve and a stray \xff byte"))
 	if err != nil || !strings.HasPrefix(p.Sections[0].Text, "naïve and a stray ") {
 		t.Fatalf("UTF-8 with a stray byte stays UTF-8: %+v, %v", p, err)
