@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"testing"
@@ -183,7 +184,7 @@ func TestSyncBothWriteWhileServerDown(t *testing.T) {
 
 	srv.Down()
 	r := a.mustOK("", "ask", "question asked on A while offline")
-	if !strings.Contains(r.stdout, "You said") {
+	if !strings.Contains(r.stdout, "You said") || !strings.Contains(r.stderr, "the sync server is not answering; the change is kept here") {
 		t.Fatalf("ask while the sync server is down: %+v", r)
 	}
 	a.mustOK("", "memory", "add", "note written on A offline")
@@ -202,6 +203,10 @@ func TestSyncBothWriteWhileServerDown(t *testing.T) {
 	st, raw := a.syncStatus()
 	if st.State != syncer.SyncOffline || st.Pending == 0 || st.LastSuccess == nil {
 		t.Fatalf("A status while down: %s", raw)
+	}
+	// doctor says so, and that the memory is fine: offline is a state.
+	if r := a.mneme("", "doctor"); !regexp.MustCompile(`sync +http://[^ ]+: offline; last synced [^;]+; last error: sync server unreachable`).MatchString(r.stdout) {
+		t.Fatalf("doctor while the sync server is down:\n%s", r.stdout)
 	}
 	if err := srv.Up(); err != nil {
 		t.Fatal(err)

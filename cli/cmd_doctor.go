@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/ollama/ollama/api"
 
@@ -17,6 +18,7 @@ import (
 	"github.com/mneme-dev/mneme/internal/sanitize"
 	"github.com/mneme-dev/mneme/internal/text"
 	"github.com/mneme-dev/mneme/memory"
+	"github.com/mneme-dev/mneme/memory/syncer"
 )
 
 func doctorCommand() command {
@@ -103,6 +105,7 @@ func (a *App) runDoctor(ctx context.Context, args []string) error {
 	default:
 		row("embedding", "unknown while Ollama is unreachable: search is keyword-only")
 	}
+	row("sync", syncRow(ctx, s))
 	if readOnly != nil {
 		// The index is kept in step with the database by writing to it.
 		row("search", "not checked: the database is read-only")
@@ -119,6 +122,26 @@ func (a *App) runDoctor(ctx context.Context, args []string) error {
 	}
 	fmt.Fprintln(a.stdout, "\nall good")
 	return nil
+}
+
+// syncRow says whether sync is set up and how its last round went (it
+// does not sync: offline is a state, not a problem, for a local-first memory).
+func syncRow(ctx context.Context, s *session) string {
+	sy := s.syncer()
+	if sy == nil {
+		return "off (`mneme sync init URL` shares this memory with your other devices)"
+	}
+	st := sy.Status(ctx)
+	line := fmt.Sprintf("%s: %s", st.URL, st.Label())
+	if st.LastSuccess != nil {
+		line += "; last synced " + text.RelativeDate(time.Now(), *st.LastSuccess)
+	} else {
+		line += "; never synced yet"
+	}
+	if st.LastError != "" && st.State != syncer.SyncSynced {
+		line += "; last error: " + st.LastError
+	}
+	return line
 }
 
 // searchRow brings the search index up to date and describes it.

@@ -20,9 +20,8 @@ import (
 
 // Bounds on waiting for sync where the user is waiting.
 const (
-	exitSyncWait  = 5 * time.Second  // leaving the chat
-	askSyncWait   = 10 * time.Second // after `mneme ask`
-	syncIndexWait = 3 * time.Second  // opening the index for `mneme sync`
+	exitSyncWait  = 5 * time.Second // leaving the chat
+	syncIndexWait = 3 * time.Second // opening the index for `mneme sync`
 )
 
 // syncer returns the session's Syncer, or nil when sync is not configured.
@@ -78,8 +77,9 @@ func (s *session) startSync(ctx context.Context, ix *index.Index) (stop func()) 
 	}
 }
 
-// syncAfterChange sends a change (a turn, a note, an import) to the server, within askSyncWait.
-// Failures are logged, never printed: the turn is stored.
+// syncAfterChange sends a change (a turn, a note, an import) to the server
+// (syncer.AfterChange: bounded, and said on stderr when the server does not
+// answer). Failures are logged: the change is stored.
 func (s *session) syncAfterChange(ctx context.Context, ix *index.Index) {
 	sy := s.syncer()
 	if sy == nil {
@@ -91,10 +91,12 @@ func (s *session) syncAfterChange(ctx context.Context, ix *index.Index) {
 			s.log.Warn("sync: index", "err", err)
 		}
 	}
-	ctx, cancel := context.WithTimeout(ctx, askSyncWait)
-	defer cancel()
-	if err := sy.Final(ctx); err != nil {
-		s.log.Info("sync after ask", "err", err)
+	say := func(string) {}
+	if s.progress != nil { // a command's stderr; the chat owns its screen
+		say = s.progress.Say
+	}
+	if err := sy.AfterChange(ctx, say); err != nil {
+		s.log.Info("sync after a change", "err", err)
 	}
 }
 

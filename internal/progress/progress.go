@@ -54,6 +54,17 @@ func (p *Index) Report(done, total int) {
 	}
 }
 
+// Say prints a notice of the command's on a line of its own.
+func (p *Index) Say(line string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.open {
+		fmt.Fprintln(p.w)
+		p.open = false
+	}
+	fmt.Fprintln(p.w, "mneme:", line)
+}
+
 // End finishes a counter line cut short (an interrupted catch-up), so that
 // what is printed next starts on a line of its own.
 func (p *Index) End() {

@@ -120,6 +120,43 @@ func (sy *Syncer) round(ctx context.Context) error {
 	return err
 }
 
+// Bounds of AfterChange.
+const (
+	afterChangeWait = 10 * time.Second
+	// slowNotice is how long a command waits for the server in silence.
+	slowNotice = 2 * time.Second
+	// downWindow is how long after a failed round AfterChange waits only
+	// slowNotice: not the whole wait again on every command while the
+	// server is down.
+	downWindow = 5 * time.Minute
+)
+
+// AfterChange syncs a command's change (a turn, a note, an import) while
+// the command waits, within afterChangeWait, and tells the user through
+// say when it waits for the server and when the server does not answer
+// (the change is kept and synced later). It returns the round's error.
+func (sy *Syncer) AfterChange(ctx context.Context, say func(string)) error {
+	wait := afterChangeWait
+	st := sy.Status(ctx)
+	down := (st.State == SyncOffline || st.State == SyncError) && st.LastAttempt != nil && time.Since(*st.LastAttempt) < downWindow
+	if down {
+		wait = slowNotice
+	}
+	ctx, cancel := context.WithTimeout(ctx, wait)
+	defer cancel()
+	slow := time.AfterFunc(slowNotice, func() {
+		if !down {
+			say("waiting for the sync server (Ctrl+C leaves the change for the next sync)…")
+		}
+	})
+	err := sy.Final(ctx)
+	slow.Stop()
+	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, ErrSyncOffline) || (down && err != nil) {
+		say("the sync server is not answering; the change is kept here and synced later (mneme sync --status)")
+	}
+	return err
+}
+
 // Final syncs once more if anything is pending, within ctx (callers bound
 // it), for use at exit. It returns the round's error.
 func (sy *Syncer) Final(ctx context.Context) error {

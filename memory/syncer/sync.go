@@ -41,7 +41,7 @@ const (
 	defaultDebounce = 2 * time.Second  // quiet time after a local change
 	maxDebounce     = 15 * time.Second // sync at the latest this long after a change
 	watchEvery      = 2 * time.Second  // how often the log and the replica are checked
-	probeTimeout    = 10 * time.Second
+	probeTimeout    = 5 * time.Second  // a server slower than this to say hello counts as offline
 	offlineRetryMin = 15 * time.Second
 	mergeAttempts   = 3
 	syncLockWait    = 2 * time.Minute  // for another process's round
