@@ -47,13 +47,21 @@ func TestTUIOllamaStopsMidAnswer(t *testing.T) {
 
 	// Ollama comes back on the same address: the status line follows
 	// without anything being typed, and the next message is answered.
-	fakeollama.New(t, fakeollama.WithAddr(host))
+	back := fakeollama.New(t, fakeollama.WithAddr(host))
 	term.waitText("Ollama ready")
 	term.typeText("are you back?")
 	term.keys("Enter")
 	s = term.waitText("You said: are you back?")
 	if n := strings.Count(s, "✗"); n != 1 {
 		t.Errorf("%d error lines after Ollama came back, want the one from before:\n%s", n, s)
+	}
+
+	// Ollama stops while the chat is idle: the status line follows (a
+	// ping every 10 s), with nothing added to the transcript.
+	back.Close()
+	s = term.waitText("Ollama offline")
+	if n := strings.Count(s, "✗"); n != 1 {
+		t.Errorf("%d error lines once Ollama stopped while idle, want the one from before:\n%s", n, s)
 	}
 }
 

@@ -156,6 +156,7 @@ func (a *App) runChat(ctx context.Context, args []string) error {
 		UserID:         s.cfg.User,
 		ConversationID: convID,
 		Turn:           *turn,
+		Ping:           s.client.Heartbeat,
 		Probe: func(ctx context.Context) tui.Probe {
 			st := probeOllama(ctx, s.client, s.host, chosen.apply(s.cfg))
 			probed.set(st)
@@ -269,6 +270,7 @@ func (a *App) runIncognitoChat(ctx context.Context, common config.Flags) error {
 		Store:     s.store,
 		UserID:    s.cfg.User,
 		Incognito: true,
+		Ping:      s.client.Heartbeat,
 		Probe: func(ctx context.Context) tui.Probe {
 			st := probeOllama(ctx, s.client, s.host, s.cfg)
 			probed.set(st)

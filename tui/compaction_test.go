@@ -194,10 +194,10 @@ func TestSlashCompactForcesCompaction(t *testing.T) {
 	h.runUntilShown("Ollama ready")
 	h.sendText("/compact")
 	h.runUntilShown("Nothing to compact yet")
-	if got := h.m.input.value(); got != "/compact" {
+	if got := h.m.input.Value(); got != "/compact" {
 		t.Fatalf("a refused command lost the input: %q", got)
 	}
-	h.m.input.reset()
+	h.m.input.Reset()
 	h.sendText("one")
 	h.runUntilShown("Answer to one")
 	h.runUntilIdle()
@@ -208,8 +208,8 @@ func TestSlashCompactForcesCompaction(t *testing.T) {
 	h.sendText("/compact")
 	h.runUntilShown("context compacted: messages 1–2")
 	h.runUntilIdle()
-	if r.compacted != 1 || len(r.runs()) != 2 || h.m.input.value() != "" {
-		t.Fatalf("compacted %d times, runs %q, input %q", r.compacted, r.runs(), h.m.input.value())
+	if r.compacted != 1 || len(r.runs()) != 2 || h.m.input.Value() != "" {
+		t.Fatalf("compacted %d times, runs %q, input %q", r.compacted, r.runs(), h.m.input.Value())
 	}
 	if _, msgs := storedMessages(t, store); len(msgs) != 4 {
 		t.Fatalf("/compact stored messages: %d", len(msgs))
@@ -230,10 +230,10 @@ func TestSlashCommandsHelpUnknownAndEscape(t *testing.T) {
 	h.runUntilShown("/compact — summarise", "/switch DESCRIPTION — switch")
 	h.sendText("/frobnicate now")
 	h.runUntilShown("Unknown command /frobnicate")
-	if got := h.m.input.value(); got != "/frobnicate now" {
+	if got := h.m.input.Value(); got != "/frobnicate now" {
 		t.Fatalf("an unknown command cleared the input: %q", got)
 	}
-	h.m.input.reset()
+	h.m.input.Reset()
 	h.sendText("//etc/hosts is a file")
 	h.runUntilShown("Answer to /etc/hosts is a file")
 	if got := r.runs(); len(got) != 1 || got[0] != "/etc/hosts is a file" {

@@ -78,7 +78,7 @@ func (m *Model) handlePaths(msg paths.Msg) {
 
 // updateCompletion makes the list again when the input's text changed.
 func (m *Model) updateCompletion() {
-	text := m.input.value()
+	text := m.input.Value()
 	if text != m.completion.text {
 		prev := m.completion.paths
 		m.completion = newCompletion(text)
@@ -136,7 +136,7 @@ func (m *Model) completeKey(msg tea.KeyPressMsg) (tea.Cmd, bool) {
 		m.setInput(c.items[c.sel].completed())
 	case key.Matches(msg, m.keys.Send):
 		chosen := c.items[c.sel]
-		typed := strings.ToLower(strings.TrimSpace(strings.TrimPrefix(m.input.value(), "/")))
+		typed := strings.ToLower(strings.TrimSpace(strings.TrimPrefix(m.input.Value(), "/")))
 		if typed == chosen.name && !chosen.needsArgs {
 			return nil, false // exactly a command: it runs as typed
 		}
@@ -208,8 +208,8 @@ func (c slashCommand) completed() string {
 
 // setInput replaces the input's text, the cursor at its end.
 func (m *Model) setInput(text string) {
-	m.input.reset()
-	m.input.paste(text)
+	m.input.Reset()
+	m.input.Paste(text)
 	m.updateCompletion()
 }
 

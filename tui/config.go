@@ -84,6 +84,10 @@ type Config struct {
 	// Probe checks Ollama. It runs in a command at start and again when the
 	// user sends while Ollama was not ready.
 	Probe func(ctx context.Context) Probe
+	// Ping checks cheaply that Ollama still answers (a HEAD /), every
+	// pingEvery while it is reachable, so that the status line does not
+	// say ready for minutes after Ollama stopped. nil: no check.
+	Ping func(ctx context.Context) error
 	// NewRunner builds the runner once a model is known.
 	NewRunner func(model string) Runner
 	// Log receives diagnostics; nothing is ever printed to the terminal.

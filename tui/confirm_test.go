@@ -34,7 +34,7 @@ func TestConfirmModelChange(t *testing.T) {
 		if h.shows("Allow?") {
 			t.Fatalf("question still shown after %c:\n%s", c.key, h.screen())
 		}
-		if v := h.m.input.value(); v != "" {
+		if v := h.m.input.Value(); v != "" {
 			t.Fatalf("the answer went to the input too: %q", v)
 		}
 	}

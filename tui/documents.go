@@ -81,12 +81,12 @@ func (m *Model) openDocs() tea.Cmd {
 }
 
 func (m *Model) slashSources(string) tea.Cmd {
-	m.input.reset()
+	m.input.Reset()
 	return m.openSources()
 }
 
 func (m *Model) slashDocs(string) tea.Cmd {
-	m.input.reset()
+	m.input.Reset()
 	return m.openDocs()
 }
 
@@ -123,7 +123,7 @@ func (m *Model) slashAttach(args string) tea.Cmd {
 		m.hint = "Attaching documents is not available here."
 		return nil
 	}
-	m.input.reset()
+	m.input.Reset()
 	m.hint = "Attaching " + oneLine(filepath.Base(path)) + "…"
 	attach, ctx := m.cfg.Attach, m.life.ctx
 	return func() tea.Msg {

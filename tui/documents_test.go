@@ -299,7 +299,7 @@ func TestAttachCompletesPaths(t *testing.T) {
 	}
 	h.send(keyDown) // chosen in the list while its listing is on its way
 	h.send(keyTab)  // which this Tab waits for
-	h.runUntil("tab to write the chosen file", func() bool { return h.m.input.value() == "/attach "+dir+"boiler.pdf" })
+	h.runUntil("tab to write the chosen file", func() bool { return h.m.input.Value() == "/attach "+dir+"boiler.pdf" })
 	h.send(keyEnter)
 	h.runUntilShown("📎 added boiler.pdf")
 	if len(asked) != 1 || asked[0] != dir+"boiler.pdf" {
@@ -309,7 +309,7 @@ func TestAttachCompletesPaths(t *testing.T) {
 	h.typeText("/attach " + dir + "r")
 	h.runUntilShown("report-2025.pdf", "report-2026.pdf")
 	h.send(keyTab) // first what they share, as a shell does
-	if got := h.m.input.value(); got != "/attach "+dir+"report-202" {
+	if got := h.m.input.Value(); got != "/attach "+dir+"report-202" {
 		t.Fatalf("tab wrote %q, want what both reports share", got)
 	}
 	// Enter takes a file chosen with ↑/↓, or the one name there is, when
@@ -328,7 +328,7 @@ func TestAttachCompletesPaths(t *testing.T) {
 	h.typeText(`/attach "` + dir + "rep")
 	h.runUntil("the listing of rep", func() bool { return h.m.completion.listed })
 	h.send(keyTab)
-	if got := h.m.input.value(); got != `/attach "`+dir+"report-202" {
+	if got := h.m.input.Value(); got != `/attach "`+dir+"report-202" {
 		t.Fatalf("tab in an opened quote wrote %q", got)
 	}
 	h.send(keyCtrlC)

@@ -49,7 +49,7 @@ func (m *Model) slashIncognito(string) tea.Cmd {
 		m.hint = why
 		return nil
 	}
-	m.input.reset()
+	m.input.Reset()
 	start, ctx := m.cfg.StartIncognito, m.life.ctx
 	return func() tea.Msg {
 		c, err := start(ctx)

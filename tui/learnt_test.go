@@ -102,7 +102,7 @@ func TestCtrlZUndoesLeavingTheInput(t *testing.T) {
 	h.typeText("half a thought")
 	h.send(tea.KeyPressMsg{Code: 'z', Mod: tea.ModCtrl})
 	h.runUntilShown("Undid the create by extracted")
-	if got := h.m.input.value(); got != "half a thought" {
+	if got := h.m.input.Value(); got != "half a thought" {
 		t.Fatalf("ctrl+z changed the input to %q", got)
 	}
 }

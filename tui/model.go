@@ -18,6 +18,7 @@ import (
 	"github.com/mneme-dev/mneme/tui/panel"
 	"github.com/mneme-dev/mneme/tui/paths"
 	"github.com/mneme-dev/mneme/tui/picker"
+	"github.com/mneme-dev/mneme/tui/prompt"
 	"github.com/mneme-dev/mneme/tui/sidebar"
 	"github.com/mneme-dev/mneme/tui/statusline"
 	"github.com/mneme-dev/mneme/tui/styles"
@@ -79,7 +80,7 @@ type Model struct {
 	keys       KeyMap
 	help       help.Model
 	transcript transcript
-	input      input
+	input      prompt.Editor
 	spin       spinner.Model
 	spinning   bool
 
@@ -91,6 +92,7 @@ type Model struct {
 	// Background probing while Ollama is unreachable (offline.go).
 	reprobeWait  time.Duration // the last wait before a probe
 	reprobeArmed bool          // a background probe is scheduled
+	pingArmed    bool          // a ping of a reachable Ollama is scheduled
 	quietProbe   bool          // the probe in flight is a background one: its failure is no news
 	runner       Runner
 	runnerModel  string
@@ -223,7 +225,7 @@ func newModel(ctx context.Context, cfg Config) Model {
 		keys:       keys,
 		help:       h,
 		transcript: tr,
-		input:      newInput(&st, keys),
+		input:      prompt.New(st.Input, keys.Newline),
 		spin:       spinner.New(spinner.WithSpinner(spinner.MiniDot), spinner.WithStyle(st.Spinner)),
 		probing:    true,
 		resumeID:   cfg.ConversationID,
@@ -268,7 +270,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		case m.focus == focusSidebar:
 			m.sidebar, cmd = m.sidebar.Update(msg)
 		default:
-			m.hint = m.input.paste(msg.Content)
+			m.hint = m.input.Paste(msg.Content)
 		}
 	case tea.MouseWheelMsg:
 		if m.top() == nil && !m.helpOpen {
@@ -317,6 +319,10 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		cmd = tea.Batch(m.handleProbe(msg.probe), m.afterProbe(msg.probe), m.memoryStatusNow()) // the embedding model may have changed
 	case reprobeMsg:
 		cmd = m.handleReprobe()
+	case pingMsg:
+		cmd = m.ping()
+	case pingedMsg:
+		cmd = m.handlePinged(msg)
 	case historyMsg:
 		cmd = m.handleHistory(msg)
 	case highlightDoneMsg:
@@ -355,7 +361,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case paths.Msg:
 		m.handlePaths(msg)
 	default:
-		cmd = m.input.update(msg)
+		cmd = m.input.Update(msg)
 	}
 	m.layout()
 	if list := m.listPaths(); list != nil {
@@ -438,18 +444,18 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		m.transcript.toggleDetails()
 		m.transcript.refresh(m.now(), false)
 	default:
-		return m.input.update(msg)
+		return m.input.Update(msg)
 	}
 	return nil
 }
 
 // submit sends the input, after probing Ollama again if it was not ready.
 func (m *Model) submit() tea.Cmd {
-	text := m.input.value()
+	text := m.input.Value()
 	if cmd, ok := m.runSlash(text); ok {
 		return cmd
 	}
-	text = m.input.value() // runSlash turns "//x" into "/x"
+	text = m.input.Value() // runSlash turns "//x" into "/x"
 	switch {
 	case strings.TrimSpace(text) == "":
 		return nil
@@ -490,8 +496,8 @@ func (m *Model) startRun() tea.Cmd {
 	m.others = othersTail{stale: m.others.active && m.others.live && m.others.moving}
 	prompt := m.pending
 	m.pending = ""
-	if m.input.value() == prompt {
-		m.input.reset()
+	if m.input.Value() == prompt {
+		m.input.Reset()
 	}
 	m.transcript.addUser(prompt)
 	m.transcript.refresh(m.now(), true)

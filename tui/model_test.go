@@ -14,6 +14,7 @@ import (
 	"github.com/mneme-dev/mneme/agent"
 	"github.com/mneme-dev/mneme/memory"
 	"github.com/mneme-dev/mneme/memory/index"
+	"github.com/mneme-dev/mneme/tui/prompt"
 )
 
 func TestSendStreamsAnswerTokenByToken(t *testing.T) {
@@ -31,7 +32,7 @@ func TestSendStreamsAnswerTokenByToken(t *testing.T) {
 	if h.shows("Once upon") {
 		t.Fatalf("the second token is shown before it was sent:\n%s", h.screen())
 	}
-	if got := h.m.input.value(); got != "" {
+	if got := h.m.input.Value(); got != "" {
 		t.Errorf("input after send = %q, want it cleared", got)
 	}
 	if !h.shows("generating") {
@@ -68,8 +69,8 @@ func TestOpeningAndQuittingStoresNothing(t *testing.T) {
 	// second quits.
 	queued := len(h.queue)
 	h.send(keyCtrlC)
-	if len(h.queue) != queued || h.m.input.value() != "" || !h.shows("Input cleared: press Ctrl+C again to quit.") {
-		t.Fatalf("the first Ctrl+C with a draft: input %q, screen:\n%s", h.m.input.value(), h.screen())
+	if len(h.queue) != queued || h.m.input.Value() != "" || !h.shows("Input cleared: press Ctrl+C again to quit.") {
+		t.Fatalf("the first Ctrl+C with a draft: input %q, screen:\n%s", h.m.input.Value(), h.screen())
 	}
 	h.send(keyCtrlC)
 	if !quits(t, h.queue[len(h.queue)-1]) {
@@ -195,7 +196,7 @@ func TestNewlineKeysDoNotSend(t *testing.T) {
 			h.typeText("first line")
 			h.send(k)
 			h.typeText("second line")
-			if got, want := h.m.input.value(), "first line\nsecond line"; got != want {
+			if got, want := h.m.input.Value(), "first line\nsecond line"; got != want {
 				t.Errorf("input = %q, want %q", got, want)
 			}
 			if !h.shows("› first line", "  second line") {
@@ -217,7 +218,7 @@ func TestNewlineKeysDoNotSend(t *testing.T) {
 func TestInputGrowsUpToALimit(t *testing.T) {
 	store := openStore(t)
 	h := newHarness(t, config(store, newFakeRunner(store), readyProbe))
-	if got := h.m.input.height(); got != 1 {
+	if got := h.m.input.Height(); got != 1 {
 		t.Fatalf("empty input height = %d, want 1", got)
 	}
 	for i := range 10 {
@@ -226,10 +227,10 @@ func TestInputGrowsUpToALimit(t *testing.T) {
 		}
 		h.typeText(fmt.Sprintf("line %d", i))
 	}
-	if got := h.m.input.height(); got != maxInputRows {
-		t.Errorf("input height with 10 lines = %d, want %d", got, maxInputRows)
+	if got := h.m.input.Height(); got != prompt.MaxRows {
+		t.Errorf("input height with 10 lines = %d, want %d", got, prompt.MaxRows)
 	}
-	if got := strings.Count(h.m.input.value(), "\n"); got != 9 {
+	if got := strings.Count(h.m.input.Value(), "\n"); got != 9 {
 		t.Errorf("input has %d newlines, want 9", got)
 	}
 	if lines := strings.Count(h.m.View().Content, "\n") + 1; lines != 24 {
@@ -286,7 +287,7 @@ func TestProbeFailureShowsErrorAndKeepsText(t *testing.T) {
 	if !h.shows(want, "Ollama offline") {
 		t.Errorf("the error is not shown after the failed send:\n%s", h.screen())
 	}
-	if got := h.m.input.value(); got != "my precious prompt" {
+	if got := h.m.input.Value(); got != "my precious prompt" {
 		t.Errorf("input after failed send = %q, want the typed text", got)
 	}
 	if !h.shows("› my precious prompt") {
@@ -333,7 +334,7 @@ func TestRunErrorIsShownAndNextSendProbes(t *testing.T) {
 	if got := p.calls.Load(); got != 2 {
 		t.Errorf("probes = %d, want a new one before sending again", got)
 	}
-	if got := h.m.input.value(); got != "again" {
+	if got := h.m.input.Value(); got != "again" {
 		t.Errorf("input = %q, want the unsent text", got)
 	}
 }
@@ -389,7 +390,7 @@ func TestPasteIsAcceptedAndTruncatedWithNotice(t *testing.T) {
 	h.typeText("typed first ")
 
 	h.send(tea.PasteMsg{Content: "line one\r\nline two\tend"})
-	if got, want := h.m.input.value(), "typed first line one\nline two    end"; got != want {
+	if got, want := h.m.input.Value(), "typed first line one\nline two    end"; got != want {
 		t.Errorf("after a small paste input = %q, want %q", got, want)
 	}
 	if h.m.hint != "" {
@@ -398,12 +399,12 @@ func TestPasteIsAcceptedAndTruncatedWithNotice(t *testing.T) {
 
 	huge := strings.Repeat("0123456789 abcdefgh\n", 10_000) // 200,000 characters
 	h.send(tea.PasteMsg{Content: huge})
-	got := h.m.input.value()
+	got := h.m.input.Value()
 	if !strings.HasPrefix(got, "typed first line one\nline two    end0123456789") {
 		t.Errorf("the typed text was not kept before the paste: %.60q", got)
 	}
-	if n := h.m.input.ta.Length(); n > maxInputChars {
-		t.Errorf("input holds %d characters, more than the limit %d", n, maxInputChars)
+	if n := h.m.input.Len(); n > prompt.MaxChars {
+		t.Errorf("input holds %d characters, more than the limit %d", n, prompt.MaxChars)
 	}
 	if !h.shows("Paste truncated: kept") {
 		t.Errorf("no notice for the truncated paste:\n%s", h.screen())
@@ -411,7 +412,7 @@ func TestPasteIsAcceptedAndTruncatedWithNotice(t *testing.T) {
 	// The input is full, but still responds to editing.
 	h.send(tea.KeyPressMsg{Code: tea.KeyBackspace})
 	h.typeText("!")
-	if !strings.HasSuffix(h.m.input.value(), "!") {
+	if !strings.HasSuffix(h.m.input.Value(), "!") {
 		t.Error("typing after a huge paste did not reach the input")
 	}
 }
@@ -603,13 +604,13 @@ func TestCtrlCWhileSendingDoesNotSend(t *testing.T) {
 	if got := r.runs(); len(got) != 0 {
 		t.Fatalf("sent %q after Ctrl+C", got)
 	}
-	if !h.shows("Not sent: press Ctrl+C again to quit.") || h.m.input.value() != "do not send me" {
-		t.Fatalf("input %q, screen:\n%s", h.m.input.value(), h.screen())
+	if !h.shows("Not sent: press Ctrl+C again to quit.") || h.m.input.Value() != "do not send me" {
+		t.Fatalf("input %q, screen:\n%s", h.m.input.Value(), h.screen())
 	}
 	// Any other key disarms: Ctrl+C then clears the draft instead of quitting.
 	h.typeText("!")
 	h.send(keyCtrlC)
-	if h.m.input.value() != "" || !h.shows("Input cleared") {
-		t.Fatalf("after another key Ctrl+C did not clear the draft: %q", h.m.input.value())
+	if h.m.input.Value() != "" || !h.shows("Input cleared") {
+		t.Fatalf("after another key Ctrl+C did not clear the draft: %q", h.m.input.Value())
 	}
 }

@@ -1,7 +1,9 @@
 package tui
 
 import (
+	"context"
 	"errors"
+	"fmt"
 	"io"
 	"syscall"
 	"time"
@@ -25,11 +27,19 @@ const (
 // reprobeFirst, then twice as long each time, up to reprobeMax.
 const (
 	reprobeFirst = time.Second
-	reprobeMax   = 30 * time.Second
+	reprobeMax   = 10 * time.Second
 )
 
-// reprobeMsg asks for a background probe.
-type reprobeMsg struct{}
+// pingEvery is how often a reachable Ollama is pinged (Config.Ping).
+const pingEvery = 10 * time.Second
+
+type (
+	// reprobeMsg asks for a background probe.
+	reprobeMsg struct{}
+	// pingMsg asks for a ping; pingedMsg is its answer.
+	pingMsg   struct{}
+	pingedMsg struct{ err error }
+)
 
 // ollamaStopped reports whether err means the connection to Ollama broke
 // while it was answering (the server died or was stopped).
@@ -99,7 +109,41 @@ func (m *Model) afterProbe(p Probe) tea.Cmd {
 	m.probed = true
 	if p.Reachable {
 		m.reprobeWait = 0
+		return m.schedulePing()
+	}
+	return m.scheduleReprobe()
+}
+
+// schedulePing arms the next ping of a reachable Ollama, unless one is.
+func (m *Model) schedulePing() tea.Cmd {
+	if m.cfg.Ping == nil || m.pingArmed {
 		return nil
 	}
+	m.pingArmed = true
+	return m.tick(pingEvery, func(time.Time) tea.Msg { return pingMsg{} })
+}
+
+// ping asks Ollama whether it is still there, in a command.
+func (m *Model) ping() tea.Cmd {
+	m.pingArmed = false
+	if !m.probe.Reachable {
+		return nil // the re-probing takes over
+	}
+	ctx, ping := m.life.ctx, m.cfg.Ping
+	return func() tea.Msg {
+		ctx, cancel := context.WithTimeout(ctx, probeTimeout)
+		defer cancel()
+		return pingedMsg{ping(ctx)}
+	}
+}
+
+// handlePinged goes offline when the ping found Ollama gone, and probes
+// in the background until it is back; else it pings again later.
+func (m *Model) handlePinged(msg pingedMsg) tea.Cmd {
+	if msg.err == nil || !m.probe.Reachable || m.life.ctx.Err() != nil {
+		return m.schedulePing()
+	}
+	m.log.Warn("ollama stopped answering", "err", msg.err)
+	m.goOffline(fmt.Errorf("%w: it stopped answering (%v)", agent.ErrOllamaUnreachable, msg.err))
 	return m.scheduleReprobe()
 }

@@ -1,6 +1,8 @@
 package tui
 
 import (
+	"context"
+	"errors"
 	"io"
 	"net/url"
 	"strings"
@@ -53,6 +55,39 @@ func TestBackgroundProbesAddNoAlert(t *testing.T) {
 	h.runUntil("the background probe", func() bool { return probe.calls.Load() > calls && !h.m.probing })
 	if s := h.screen(); strings.Count(s, "✗") != 1 || strings.Contains(s, "is it running") {
 		t.Fatalf("a background probe that failed again added a message:\n%s", s)
+	}
+	probe.ready.Store(true)
+	h.send(reprobeMsg{})
+	h.runUntilShown("Ollama ready")
+}
+
+// Ollama stopping while the chat is idle: the next ping (every pingEvery)
+// finds it gone, the status line says offline without any message in the
+// transcript, and the background probing says ready again once it is
+// back.
+func TestIdleChatNoticesOllamaStopping(t *testing.T) {
+	store := openStore(t)
+	probe := &switchableProbe{}
+	probe.ready.Store(true)
+	cfg := config(store, newFakeRunner(store), probe.probe)
+	cfg.Ping = func(ctx context.Context) error {
+		if probe.ready.Load() {
+			return nil
+		}
+		return errors.New(`Head "http://127.0.0.1:11434/": connect: connection refused`)
+	}
+	h := newHarness(t, cfg)
+	h.runUntilShown("Ollama ready")
+	h.send(pingMsg{})
+	h.runUntilIdle()
+	if s := h.screen(); !strings.Contains(s, "Ollama ready") {
+		t.Fatalf("a ping Ollama answered changed the status:\n%s", s)
+	}
+	probe.ready.Store(false)
+	h.send(pingMsg{})
+	h.runUntilShown("Ollama offline")
+	if s := h.screen(); strings.Contains(s, "✗") || strings.Contains(s, "connection refused") {
+		t.Fatalf("an idle chat's ping wrote to the transcript:\n%s", s)
 	}
 	probe.ready.Store(true)
 	h.send(reprobeMsg{})

@@ -27,8 +27,8 @@ func (m *Model) quit() tea.Cmd {
 				m.sidebar.Blur()
 			}
 			m.choice, m.hint = nil, hintQuitClosed
-		case m.input.value() != "": // a draft: cleared, as a shell's line
-			m.input.reset()
+		case m.input.Value() != "": // a draft: cleared, as a shell's line
+			m.input.Reset()
 			m.hint = hintQuitCleared
 		default:
 			return m.quitNow()

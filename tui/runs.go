@@ -66,11 +66,11 @@ func (m *Model) finishRun(interrupted bool, err error) {
 		if strings.HasPrefix(p, "/") {
 			p = "/" + p // a message, not a command
 		}
-		if draft := m.input.value(); draft != "" { // typed meanwhile: kept after it
+		if draft := m.input.Value(); draft != "" { // typed meanwhile: kept after it
 			p += "\n\n" + draft
 		}
-		m.input.reset()
-		m.input.paste(p)
+		m.input.Reset()
+		m.input.Paste(p)
 		m.hint, m.unsent = hintNotSent, true
 		if errors.Is(err, agent.ErrOllamaUnreachable) {
 			m.hint = hintNotSentOffline

@@ -174,19 +174,19 @@ func TestSlashCompletionAndUsage(t *testing.T) {
 	}
 	h.typeText("ar")
 	h.send(keyTab)
-	if got := h.m.input.value(); got != "/archive" {
+	if got := h.m.input.Value(); got != "/archive" {
 		t.Fatalf("tab completed /ar to %q", got)
 	}
-	h.m.input.reset()
+	h.m.input.Reset()
 	h.typeText("/re")
 	h.send(keyEnter) // /rename needs a title: completed, not run
-	if got := h.m.input.value(); got != "/rename " {
+	if got := h.m.input.Value(); got != "/rename " {
 		t.Fatalf("enter on /re gave %q", got)
 	}
 	if !h.shows("/rename TITLE — rename this conversation") {
 		t.Fatalf("no usage line while the arguments are typed:\n%s", h.screen())
 	}
-	h.m.input.reset()
+	h.m.input.Reset()
 	h.typeText("/m")
 	h.send(keyDown) // from /memory to /model
 	if !h.shows("› /model") {
@@ -203,7 +203,7 @@ func TestConversationCommands(t *testing.T) {
 	h.runUntilShown("/rename TITLE — rename this conversation")
 	h.send(keyEnter)
 	h.runUntilShown("Nothing to rename yet")
-	h.m.input.reset()
+	h.m.input.Reset()
 	h.sendText("first question")
 	h.runUntilShown("An answer.")
 	h.runUntilIdle()
@@ -285,8 +285,8 @@ func TestKeyHelpOverlay(t *testing.T) {
 			}
 			// Typing closes it and goes on to the input.
 			h.typeText("x")
-			if h.m.helpOpen || h.m.input.value() != "x" {
-				t.Fatalf("typing with the help open: open %v, input %q", h.m.helpOpen, h.m.input.value())
+			if h.m.helpOpen || h.m.input.Value() != "x" {
+				t.Fatalf("typing with the help open: open %v, input %q", h.m.helpOpen, h.m.input.Value())
 			}
 		})
 	}
@@ -350,7 +350,7 @@ func TestCopyExportAndCompose(t *testing.T) {
 	h.runUntilShown("Ollama ready")
 	h.sendText("/copy")
 	h.runUntilShown("There is no answer to copy yet.")
-	h.m.input.reset()
+	h.m.input.Reset()
 	h.sendText("what is the capital of Portugal")
 	h.runUntilShown("An answer.")
 	h.runUntilIdle()
@@ -376,7 +376,7 @@ func TestCopyExportAndCompose(t *testing.T) {
 	}
 	h.sendText("/export " + path)
 	h.runUntilShown("Export failed")
-	h.m.input.reset()
+	h.m.input.Reset()
 	// ~/ is the home folder, and a folder that is not there yet is made.
 	home := t.TempDir()
 	t.Setenv("HOME", home)
@@ -406,8 +406,8 @@ func TestCopyExportAndCompose(t *testing.T) {
 	}
 	h.queue = nil
 	h.send(panel.ExternalEditDoneMsg{Owner: composeOwner, Path: edit.Path})
-	h.runUntil("the composed text", func() bool { return h.m.input.value() != "draft" })
-	if got := h.m.input.value(); got != "a long message\nwritten in the editor" {
+	h.runUntil("the composed text", func() bool { return h.m.input.Value() != "draft" })
+	if got := h.m.input.Value(); got != "a long message\nwritten in the editor" {
 		t.Fatalf("input after the editor = %q", got)
 	}
 	if _, err := os.Stat(edit.Path); !os.IsNotExist(err) {
@@ -711,13 +711,13 @@ func TestUpRecallsEarlierPrompts(t *testing.T) {
 		want string
 	}{{keyUp, "second prompt"}, {keyUp, "first prompt"}, {keyUp, "first prompt"}, {keyDown, "second prompt"}, {keyDown, ""}} {
 		h.send(step.key)
-		if got := h.m.input.value(); got != step.want {
+		if got := h.m.input.Value(); got != step.want {
 			t.Fatalf("after %s the input holds %q, want %q", step.key, got, step.want)
 		}
 	}
 	h.typeText("a draft")
 	h.send(keyUp)
-	if got := h.m.input.value(); got != "a draft" {
+	if got := h.m.input.Value(); got != "a draft" {
 		t.Fatalf("↑ in a draft replaced it with %q", got)
 	}
 
@@ -727,7 +727,7 @@ func TestUpRecallsEarlierPrompts(t *testing.T) {
 	h.send(keyUp)    // "second prompt"
 	h.send(sidebar.NewMsg{})
 	h.send(keyUp)
-	if got := h.m.input.value(); got != "" {
+	if got := h.m.input.Value(); got != "" {
 		t.Fatalf("a new conversation's input holds %q", got)
 	}
 	// Another conversation opened: ↑ there recalls its own prompts.
@@ -735,7 +735,7 @@ func TestUpRecallsEarlierPrompts(t *testing.T) {
 	h.send(panel.OpenTurnMsg{ConversationID: other.ID})
 	h.runUntilShown("an answer about hosts")
 	h.send(keyUp) // a message that began with "/" comes back escaped, as it was typed
-	if got := h.m.input.value(); got != "//etc/hosts explain" {
+	if got := h.m.input.Value(); got != "//etc/hosts explain" {
 		t.Fatalf("↑ in the other conversation gave %q", got)
 	}
 }
@@ -908,7 +908,7 @@ func TestPromptNotSentGoesBackToTheInput(t *testing.T) {
 	for len(h.queue) > 0 {
 		h.step()
 	}
-	if got := h.m.input.value(); got != "my unsent question" {
+	if got := h.m.input.Value(); got != "my unsent question" {
 		t.Fatalf("the input holds %q", got)
 	}
 	for _, e := range h.m.transcript.entries {
@@ -940,7 +940,7 @@ func TestPromptSentWithOllamaDownGoesBackToTheInput(t *testing.T) {
 	for len(h.queue) > 0 {
 		h.step()
 	}
-	if got := h.m.input.value(); got != "ping while down" {
+	if got := h.m.input.Value(); got != "ping while down" {
 		t.Fatalf("the input holds %q", got)
 	}
 	for _, e := range h.m.transcript.entries {
@@ -1015,7 +1015,7 @@ func TestPromptNotSentKeepsTheDraftTypedMeanwhile(t *testing.T) {
 	for len(h.queue) > 0 {
 		h.step()
 	}
-	if got := h.m.input.value(); got != "the waiting question\n\na draft of the next" {
+	if got := h.m.input.Value(); got != "the waiting question\n\na draft of the next" {
 		t.Fatalf("the input holds %q", got)
 	}
 }

@@ -71,8 +71,8 @@ func parseSlash(text string) (name, args string, ok bool) {
 // that is accepted clears the input.
 func (m *Model) runSlash(text string) (cmd tea.Cmd, ok bool) {
 	if strings.HasPrefix(strings.TrimSpace(text), "//") {
-		m.input.reset()
-		m.input.paste(strings.TrimPrefix(strings.TrimSpace(text), "/"))
+		m.input.Reset()
+		m.input.Paste(strings.TrimPrefix(strings.TrimSpace(text), "/"))
 		return nil, false
 	}
 	name, args, ok := parseSlash(text)
@@ -101,7 +101,7 @@ func (m *Model) commandBusy() string {
 
 // slashHelp shows the key help with the commands (as F1 does).
 func (m *Model) slashHelp(string) tea.Cmd {
-	m.input.reset()
+	m.input.Reset()
 	m.openHelp()
 	return nil
 }
@@ -124,7 +124,7 @@ func (m *Model) slashCompact(string) tea.Cmd {
 		m.hint = "Compaction is not available here."
 		return nil
 	}
-	m.input.reset()
+	m.input.Reset()
 	return m.startJob(compactRunner{c}, m.convID, "")
 }
 
@@ -143,7 +143,7 @@ func (m *Model) slashSwitch(args string) tea.Cmd {
 		m.hint = "Switching by description is not available here."
 		return nil
 	}
-	m.input.reset()
+	m.input.Reset()
 	m.hint = "Looking for “" + oneLine(args) + "”…"
 	return findCmd(m.life.ctx, m.find, m.userID, args)
 }

@@ -24,17 +24,17 @@ import (
 // light or dark theme.
 
 func (m *Model) slashNew(string) tea.Cmd {
-	m.input.reset()
+	m.input.Reset()
 	return m.newConversation()
 }
 
 func (m *Model) slashSearch(args string) tea.Cmd {
-	m.input.reset()
+	m.input.Reset()
 	return m.openSearch(args)
 }
 
 func (m *Model) slashMemory(string) tea.Cmd {
-	m.input.reset()
+	m.input.Reset()
 	return m.openMemory()
 }
 
@@ -49,7 +49,7 @@ func (m *Model) slashModel(args string) tea.Cmd {
 		m.hint = "Usage: /model, or /model pull NAME"
 		return nil
 	}
-	m.input.reset()
+	m.input.Reset()
 	return m.openModels(name)
 }
 
@@ -58,7 +58,7 @@ func (m *Model) slashRename(args string) tea.Cmd { return m.renameCurrent(string
 func (m *Model) slashArchive(string) tea.Cmd { return m.archiveCurrent() }
 
 func (m *Model) slashQuit(string) tea.Cmd {
-	m.input.reset()
+	m.input.Reset()
 	if m.run != nil {
 		m.run.cancel()
 	}
@@ -80,7 +80,7 @@ func (m *Model) slashCopy(string) tea.Cmd {
 		m.hint = "There is no answer to copy yet."
 		return nil
 	}
-	m.input.reset()
+	m.input.Reset()
 	m.hint = fmt.Sprintf("Copied the last answer (%d characters) to the clipboard.", len([]rune(text)))
 	return tea.SetClipboard(text)
 }
@@ -120,7 +120,7 @@ func (m *Model) slashExport(args string) tea.Cmd {
 		return nil
 	}
 	path, name := strings.TrimSpace(args), paths.ExportName(m.title, m.convID)
-	m.input.reset()
+	m.input.Reset()
 	ctx, user, id := m.life.ctx, m.userID, m.convID
 	return func() tea.Msg {
 		f, abs, err := paths.Create(path, name)
@@ -158,7 +158,7 @@ type composedMsg struct {
 // compose opens the input's text in the user's editor; what is saved there
 // replaces the input (it is not sent: Enter sends it).
 func (m *Model) compose() tea.Cmd {
-	text, dir := m.input.value(), m.cfg.TempDir
+	text, dir := m.input.Value(), m.cfg.TempDir
 	return func() tea.Msg {
 		path, err := panel.WriteEditFile(dir, "mneme-message-*.md", text)
 		if err != nil {
@@ -188,8 +188,8 @@ func (m *Model) handleComposed(msg composedMsg) {
 		m.hint = "The editor failed: " + msg.err.Error()
 		return
 	}
-	m.input.reset()
-	m.hint = m.input.paste(msg.text)
+	m.input.Reset()
+	m.hint = m.input.Paste(msg.text)
 }
 
 // modelsSavedMsg reports that the chosen models were saved.
@@ -269,8 +269,7 @@ func (m *Model) setTheme(dark bool) {
 	*m.st = styles.New(dark)
 	m.help.Styles = m.st.Help
 	m.spin.Style = m.st.Spinner
-	m.input.ta.SetStyles(m.st.Input)
-	m.input.fit()
+	m.input.Restyle(m.st.Input)
 	m.transcript.restyle()
 	m.sidebar.Restyle()
 	if !m.isOpen(m.search) {

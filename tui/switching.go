@@ -249,7 +249,7 @@ func (m *Model) renameCurrent(title string) tea.Cmd {
 	case title == "":
 		m.hint = "Usage: /rename TITLE"
 	default:
-		m.input.reset()
+		m.input.Reset()
 		c := memory.Conversation{ID: m.convID, Title: m.title, Archived: m.archived}
 		return sidebar.RenameCmd(m.life.ctx, m.cfg.Conversations, m.userID, c, title)
 	}
@@ -264,7 +264,7 @@ func (m *Model) archiveCurrent() tea.Cmd {
 	case m.convID == "":
 		m.hint = "Nothing to archive yet: the conversation has not started."
 	default:
-		m.input.reset()
+		m.input.Reset()
 		c := memory.Conversation{ID: m.convID, Title: m.title, Archived: m.archived}
 		return sidebar.ArchiveCmd(m.life.ctx, m.cfg.Conversations, m.userID, c, !m.archived)
 	}
@@ -476,8 +476,8 @@ func (m *Model) reconcileAfterRun(msg titleMsg) {
 // dropRecalled leaves behind, with the conversation it came from, a prompt
 // ↑ recalled and the user has not changed: it is not to be sent elsewhere.
 func (m *Model) dropRecalled() {
-	if m.recalled != "" && m.input.value() == m.recalled {
-		m.input.reset()
+	if m.recalled != "" && m.input.Value() == m.recalled {
+		m.input.Reset()
 	}
 	m.recalled = ""
 }

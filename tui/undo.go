@@ -24,7 +24,7 @@ type undoneMsg struct {
 // store's history. It never reaches notes this chat did not touch: older
 // changes are for `mneme memory undo` or the memory browser.
 func (m *Model) slashUndo(string) tea.Cmd {
-	m.input.reset()
+	m.input.Reset()
 	return m.undoLast()
 }
 

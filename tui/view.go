@@ -30,8 +30,8 @@ func (m *Model) layout() {
 		m.panelSize = [2]int{m.width, body}
 		m.sizePanels(m.width, body)
 	}
-	m.input.setSize(w, m.height/4)
-	fixed := m.input.height() + 1 // the rule
+	m.input.SetSize(w, m.height/4)
+	fixed := m.input.Height() + 1 // the rule
 	if a := m.alertView(); a != "" {
 		fixed += lipgloss.Height(a)
 	}
@@ -124,8 +124,8 @@ func (m Model) mainView() (string, *tea.Cursor) {
 	}
 	rows = append(rows, m.st.Rule.Render(strings.Repeat("─", w)))
 	inputTop := lipgloss.Height(strings.Join(rows, "\n"))
-	rows = append(rows, m.input.view())
-	c := m.input.cursor()
+	rows = append(rows, m.input.View())
+	c := m.input.Cursor()
 	if c != nil {
 		c.Y += inputTop
 	}
