@@ -42,6 +42,23 @@ func TestDeletedNoteLeavesTheStatusCount(t *testing.T) {
 	}
 }
 
+// TestMemoryBrowserFollowsOtherProcesses: a note deleted in another mneme
+// (mneme memory rm) leaves the open memory browser when the store reports
+// a change, without closing and opening it again.
+func TestMemoryBrowserFollowsOtherProcesses(t *testing.T) {
+	f := newMemoryFixture(t)
+	cfg := config(f.store, newFakeRunner(f.store, "Hi."), readyProbe)
+	cfg.Notes = f.ix
+	h := newHarness(t, cfg)
+	h.send(tea.KeyPressMsg{Code: 'o', Mod: tea.ModCtrl})
+	h.runUntilShown("Memory · 2 notes")
+	if _, err := f.store.DeleteNote(context.Background(), testUser, f.tea.ID); err != nil { // the other process
+		t.Fatal(err)
+	}
+	h.send(storeChangedMsg{}) // as the store's change feed reports it
+	h.runUntilShown("Memory · 1 note")
+}
+
 // TestKeywordRebuildProgressInStatus: while the keyword index is rebuilt
 // (after a crash), the status line says how far it has come, follows it
 // within seconds, and says nothing once it is over.

@@ -345,7 +345,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		cmd = m.pollSync(&msg)
 	case storeChangedMsg:
 		cmd = tea.Batch(m.sidebar.Reload(), m.memoryStatusNow(), m.pollSync(nil), waitForChanges(m.life.ctx, m.cfg.Changes), m.refreshDocs(),
-			m.followOthers())
+			m.refreshNotes(), m.followOthers())
 	case othersAddedMsg:
 		cmd = m.handleOthersAdded(msg)
 	case othersTickMsg:

@@ -173,6 +173,17 @@ func (m *Model) openMemory() tea.Cmd {
 	return cmd
 }
 
+// refreshNotes lists the notes again in the open memory browser, so that
+// what another mneme wrote or deleted shows at once.
+func (m *Model) refreshNotes() tea.Cmd {
+	if !m.isOpen(m.memory) {
+		return nil
+	}
+	var cmd tea.Cmd
+	m.memory.MemoryBrowser, cmd = m.memory.Refresh()
+	return cmd
+}
+
 // openModels opens the model picker, pulling pull when it is not "".
 func (m *Model) openModels(pull string) tea.Cmd {
 	if m.cfg.Models == nil {

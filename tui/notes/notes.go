@@ -384,6 +384,10 @@ func (b *MemoryBrowser) handleWritten(msg noteWrittenMsg) {
 			b.setHint(msg.err.Error(), false)
 			return
 		}
+		if errors.Is(msg.err, memory.ErrNotFound) { // deleted in another mneme meanwhile
+			b.setHint(opName(msg.op)+" failed: this note was deleted meanwhile (another mneme?); your text is still here to copy.", true)
+			return
+		}
 		b.setHint(opName(msg.op)+" failed: "+msg.err.Error(), true)
 		return
 	}
