@@ -886,6 +886,19 @@ func sharedChat(t *testing.T, r Runner) *harness {
 	return h
 }
 
+// TestRenameElsewhereReachesTheStatusLine: the open conversation renamed
+// in another mneme is renamed in this one's status line too, once the
+// store reports the change.
+func TestRenameElsewhereReachesTheStatusLine(t *testing.T) {
+	h := sharedChat(t, notSentRunner{})
+	h.runUntilShown("· Shared")
+	if err := h.m.store.(*memory.Store).RenameConversation(context.Background(), testUser, h.m.convID, "Fresh name from A"); err != nil {
+		t.Fatal(err)
+	}
+	h.send(storeChangedMsg{}) // as the store's change feed reports it
+	h.runUntilShown("· Fresh name from A")
+}
+
 // notSentRunner is a run stopped while another mneme answered in the
 // conversation: it stores nothing (internal/turnlock).
 type notSentRunner struct{}

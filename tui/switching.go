@@ -330,9 +330,16 @@ func (m *Model) followOthers() tea.Cmd {
 	}
 	ctx, store, user, id, shown := m.life.ctx, m.store, m.userID, m.convID, m.msgCount
 	live := m.others.active && m.others.live
+	title, archived := m.title, m.archived
 	return func() tea.Msg {
 		c, err := store.Conversation(ctx, user, id)
-		if err != nil || (c.MessageCount <= shown && !live) {
+		if err != nil {
+			return nil
+		}
+		if c.MessageCount <= shown && !live {
+			if c.Title != title || c.Archived != archived { // renamed or archived elsewhere
+				return othersAddedMsg{conv: c}
+			}
 			return nil
 		}
 		msgs, err := store.Messages(ctx, user, id)
@@ -348,6 +355,9 @@ func (m *Model) followOthers() tea.Cmd {
 // answer seen growing between two readings is drawn as still being
 // written, and read again shortly (othersTickMsg) until it stops.
 func (m *Model) handleOthersAdded(msg othersAddedMsg) tea.Cmd {
+	if msg.conv.ID == m.convID {
+		m.title, m.archived = msg.conv.Title, msg.conv.Archived
+	}
 	if msg.conv.ID != m.convID || m.phase != phaseIdle || m.run != nil || m.others.counting || len(msg.msgs) < m.msgCount {
 		return nil
 	}
