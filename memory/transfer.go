@@ -223,6 +223,7 @@ type importer struct {
 	more     map[string]LineRestorer
 	onBatch  func([]ConversationRef) // ImportOptions.OnBatch
 	pending  []importMsg             // the batch being gathered
+	clock    int64                   // the last time given to a line without one (ms)
 }
 
 // queue adds m to the batch, writing the batch once it is full, and
@@ -387,8 +388,9 @@ func (imp *importer) write(ctx context.Context, batch []importMsg) (n, conflicts
 			}
 			m := im.msg
 			m.ID = c.messageID(m, im.key, im.source)
-			if m.Created.IsZero() {
-				m.Created = fromMS(now)
+			if m.Created.IsZero() { // a line without "time": the file's order, a millisecond apart
+				imp.clock = max(now, imp.clock+1)
+				m.Created = fromMS(imp.clock)
 			}
 			m.Content, m.Thinking, m.Ref = cleanText(m.Content), cleanText(m.Thinking), cleanText(m.Ref)
 			var calls, ref any

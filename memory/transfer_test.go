@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -274,6 +275,37 @@ func TestImportCountsIDsAlreadyStoredWithOtherContent(t *testing.T) {
 	st, _ = importWith(t, s, "alice", `{"conversation":"f","role":"user","content":"second version"}`+"\n", false)
 	if st.Conflicts != 1 || st.Unchanged != 0 || st.Imported != 0 {
 		t.Fatalf("changed file: stats %+v", st)
+	}
+}
+
+// Lines without "time" keep the file's order in time, so that what sorts
+// by time (learning oldest first, the conversation list) follows the file:
+// they were all stamped with the same instant.
+func TestLinesWithoutTimeKeepTheFilesOrder(t *testing.T) {
+	ctx := context.Background()
+	s := openTest(t)
+	importWith(t, s, "alice", `{"conversation":"ex0","role":"user","content":"first"}
+{"conversation":"ex1","role":"user","content":"second"}
+{"conversation":"ex2","role":"user","content":"third"}
+{"conversation":"ex0","role":"assistant","content":"fourth"}
+`, false)
+	convs, err := s.ListConversations(ctx, "alice", ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var times []time.Time
+	for _, want := range []string{"first", "second", "third", "fourth"} {
+		for _, c := range convs {
+			msgs, _ := s.Messages(ctx, "alice", c.ID)
+			for _, m := range msgs {
+				if m.Content == want {
+					times = append(times, m.Created)
+				}
+			}
+		}
+	}
+	if len(times) != 4 || !slices.IsSortedFunc(times, func(a, b time.Time) int { return a.Compare(b) }) || !times[0].Before(times[3]) {
+		t.Fatalf("times in file order: %v", times)
 	}
 }
 
