@@ -91,3 +91,23 @@ func TestImportChatGPTExport(t *testing.T) {
 		t.Fatalf("unknown content: exit %d, stderr %q", bad.code, bad.stderr)
 	}
 }
+
+// An export with no conversations, or cut off before its first one, says
+// that nothing was imported and exits 1 (a script learns it), without a
+// report of "Imported 0" first.
+func TestImportOfAnExportThatHoldsNothing(t *testing.T) {
+	t.Parallel()
+	d := newDevice(t, closedPort(t))
+	for _, c := range []struct{ name, body, want string }{
+		{"empty.json", "[]", "holds no conversations; nothing was imported"},
+		{"cut.json", `[{"title": "x", "mapping": {`, "the export is cut off or malformed"},
+	} {
+		r := d.mneme("", "import", "--from", "chatgpt", writeFile(t, c.name, c.body))
+		if r.code != 1 || !strings.Contains(r.stderr, c.want) || !strings.Contains(r.stderr, "nothing was imported") || strings.Contains(r.stdout, "Imported") {
+			t.Errorf("%s: %+v", c.name, r)
+		}
+	}
+	if list := d.conversations(); len(list) != 0 {
+		t.Fatalf("conversations %+v", list)
+	}
+}

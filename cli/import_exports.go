@@ -76,6 +76,12 @@ func (a *App) importExport(ctx context.Context, common config.Flags, path string
 	if err != nil && !errors.Is(err, importer.ErrBroken) && !errors.Is(err, importer.ErrNotArray) {
 		return err
 	}
+	if sum.Conversations == 0 && sum.Bad == 0 { // "[]", or broken before the first conversation
+		if broken != nil {
+			return fmt.Errorf("import: %s: %w; nothing was imported", sanitize.Line(in.Name), broken)
+		}
+		return exitError{code: 1, msg: fmt.Sprintf("import: %s holds no conversations; nothing was imported", sanitize.Line(in.Name))}
+	}
 	if ierr := a.indexImported(ctx, s, follow, sum.Stats, extract, func() {
 		a.reportExport(sum, time.Since(start))
 	}); ierr != nil {

@@ -23,8 +23,8 @@ import (
 // metadata {model_slug, is_visually_hidden_from_conversation, …}.
 
 type gptConversation struct {
-	ID             string             `json:"id"`
-	ConversationID string             `json:"conversation_id"`
+	ID             textID             `json:"id"`
+	ConversationID textID             `json:"conversation_id"`
 	Title          string             `json:"title"`
 	CreateTime     float64            `json:"create_time"`
 	IsArchived     bool               `json:"is_archived"`
@@ -64,9 +64,9 @@ func parseChatGPT(raw json.RawMessage, sk *Skipped) (Conversation, error) {
 	if err := json.Unmarshal(raw, &gc); err != nil {
 		return Conversation{}, err
 	}
-	c := Conversation{ID: first(gc.ID, gc.ConversationID), Title: gc.Title, Created: unixTime(gc.CreateTime), Archived: gc.IsArchived}
+	c := Conversation{ID: first(string(gc.ID), string(gc.ConversationID)), Title: gc.Title, Created: unixTime(gc.CreateTime), Archived: gc.IsArchived}
 	if c.ID == "" {
-		return Conversation{}, errNoID
+		return Conversation{}, fmt.Errorf(`%w: a ChatGPT conversation has an "id"`, errNoID)
 	}
 	path, err := gptPath(gc)
 	if err != nil {

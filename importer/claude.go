@@ -2,6 +2,7 @@ package importer
 
 import (
 	"encoding/json"
+	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -21,16 +22,16 @@ import (
 // ClaudeConversation / ChatMessage TypeScript types.
 
 type claudeConversation struct {
-	UUID         string          `json:"uuid"`
+	UUID         textID          `json:"uuid"`
 	Name         string          `json:"name"`
 	CreatedAt    string          `json:"created_at"`
-	CurrentLeaf  string          `json:"current_leaf_message_uuid"`
+	CurrentLeaf  textID          `json:"current_leaf_message_uuid"`
 	ChatMessages []claudeMessage `json:"chat_messages"`
 }
 
 type claudeMessage struct {
-	UUID      string `json:"uuid"`
-	Parent    string `json:"parent_message_uuid"`
+	UUID      textID `json:"uuid"`
+	Parent    textID `json:"parent_message_uuid"`
 	Sender    string `json:"sender"`
 	Text      string `json:"text"`
 	CreatedAt string `json:"created_at"`
@@ -52,9 +53,9 @@ func parseClaude(raw json.RawMessage, sk *Skipped) (Conversation, error) {
 		return Conversation{}, err
 	}
 	if cc.UUID == "" {
-		return Conversation{}, errNoID
+		return Conversation{}, fmt.Errorf(`%w: a Claude conversation has a "uuid"`, errNoID)
 	}
-	c := Conversation{ID: cc.UUID, Title: cc.Name, Created: isoTime(cc.CreatedAt)}
+	c := Conversation{ID: string(cc.UUID), Title: cc.Name, Created: isoTime(cc.CreatedAt)}
 	msgs := claudeBranch(cc, sk)
 	for i, m := range msgs {
 		role, ok := map[string]memory.Role{"human": memory.RoleUser, "user": memory.RoleUser, "assistant": memory.RoleAssistant}[m.Sender]
@@ -82,7 +83,7 @@ func parseClaude(raw json.RawMessage, sk *Skipped) (Conversation, error) {
 			sk.Empty++
 			continue
 		}
-		id := m.UUID
+		id := string(m.UUID)
 		if id == "" {
 			id = "index:" + strconv.Itoa(i)
 		}
@@ -99,7 +100,7 @@ func claudeBranch(cc claudeConversation, sk *Skipped) []claudeMessage {
 	if cc.CurrentLeaf == "" {
 		return cc.ChatMessages
 	}
-	byID := make(map[string]int, len(cc.ChatMessages))
+	byID := make(map[textID]int, len(cc.ChatMessages))
 	for i, m := range cc.ChatMessages {
 		byID[m.UUID] = i
 	}

@@ -299,3 +299,39 @@ func TestCutExportKeepsWhatCameBefore(t *testing.T) {
 		t.Errorf("imported %d, want the 6 messages before the cut", sum.Stats.Imported)
 	}
 }
+
+// Ids written as numbers (hand-made files, some older exports) are read as
+// their digits; a conversation of another format given to --from says
+// which id it lacked, not just "no id".
+func TestNumericIDsAndTheWrongFormat(t *testing.T) {
+	dir := t.TempDir()
+	claude := filepath.Join(dir, "claude.json")
+	if err := os.WriteFile(claude, []byte(`[{"uuid": 42, "name": "Numbers", "chat_messages": [
+		{"uuid": 1, "sender": "human", "text": "is 42 an id?"},
+		{"uuid": 2, "parent_message_uuid": 1, "sender": "assistant", "text": "It is now."}]}]`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s := openStore(t)
+	sum, bad := importFile(t, s, claude)
+	if len(bad) != 0 || sum.Stats.Imported != 2 {
+		t.Fatalf("numeric ids: %+v, bad %q", sum, bad)
+	}
+	equal(t, "numeric ids", transcript(t, s)["Numbers"], []string{"user: is 42 an id?", "assistant: It is now."})
+
+	in, err := Open("testdata/chatgpt.json", Claude)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer in.Close()
+	r, err := NewReader(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var reports []string
+	if _, err := Run(context.Background(), openStore(t), user, r, Options{OnBad: func(err error) { reports = append(reports, err.Error()) }}); err != nil {
+		t.Fatal(err)
+	}
+	if len(reports) == 0 || !strings.Contains(reports[0], `a Claude conversation has a "uuid"`) {
+		t.Fatalf("a ChatGPT export read as Claude: %q", reports)
+	}
+}

@@ -2,6 +2,7 @@ package importer
 
 import (
 	"encoding/json"
+	"fmt"
 	"strconv"
 	"strings"
 
@@ -20,7 +21,7 @@ import (
 // the root).
 
 type owuiChat struct {
-	ID        string  `json:"id"`
+	ID        textID  `json:"id"`
 	Title     string  `json:"title"`
 	CreatedAt float64 `json:"created_at"`
 	Archived  bool    `json:"archived"`
@@ -28,16 +29,16 @@ type owuiChat struct {
 		Title    string        `json:"title"`
 		Messages []owuiMessage `json:"messages"`
 		History  struct {
-			Messages  map[string]owuiMessage `json:"messages"`
-			CurrentID string                 `json:"currentId"`
+			Messages  map[textID]owuiMessage `json:"messages"`
+			CurrentID textID                 `json:"currentId"`
 		} `json:"history"`
 		Timestamp float64 `json:"timestamp"`
 	} `json:"chat"`
 }
 
 type owuiMessage struct {
-	ID        string          `json:"id"`
-	ParentID  string          `json:"parentId"`
+	ID        textID          `json:"id"`
+	ParentID  textID          `json:"parentId"`
 	Role      string          `json:"role"`
 	Content   json.RawMessage `json:"content"`
 	Timestamp float64         `json:"timestamp"`
@@ -54,9 +55,9 @@ func parseOpenWebUI(raw json.RawMessage, sk *Skipped) (Conversation, error) {
 		return Conversation{}, err
 	}
 	if oc.ID == "" {
-		return Conversation{}, errNoID
+		return Conversation{}, fmt.Errorf(`%w: an Open WebUI chat has an "id"`, errNoID)
 	}
-	c := Conversation{ID: oc.ID, Title: first(oc.Title, oc.Chat.Title), Archived: oc.Archived,
+	c := Conversation{ID: string(oc.ID), Title: first(oc.Title, oc.Chat.Title), Archived: oc.Archived,
 		Created: unixTime(oc.CreatedAt)}
 	if c.Created.IsZero() {
 		c.Created = unixTime(oc.Chat.Timestamp)
@@ -70,7 +71,7 @@ func parseOpenWebUI(raw json.RawMessage, sk *Skipped) (Conversation, error) {
 			if !ok {
 				break
 			}
-			m.ID = first(m.ID, id)
+			m.ID = textID(first(string(m.ID), string(id)))
 			msgs = append(msgs, m)
 		}
 		for a, b := 0, len(msgs)-1; a < b; a, b = a+1, b-1 {
@@ -96,7 +97,7 @@ func parseOpenWebUI(raw json.RawMessage, sk *Skipped) (Conversation, error) {
 			sk.Empty++
 			continue
 		}
-		id := m.ID
+		id := string(m.ID)
 		if id == "" {
 			id = "index:" + strconv.Itoa(i)
 		}

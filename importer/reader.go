@@ -113,11 +113,11 @@ func (r *Reader) Next() (Conversation, error) {
 	c, err := r.parse(raw, &sk)
 	if err != nil {
 		var head struct {
-			ID   string `json:"id"`
-			UUID string `json:"uuid"`
+			ID   textID `json:"id"`
+			UUID textID `json:"uuid"`
 		}
 		_ = json.Unmarshal(raw, &head)
-		return Conversation{}, ConversationError{Index: i, ID: first(head.ID, head.UUID), Err: err}
+		return Conversation{}, ConversationError{Index: i, ID: first(string(head.ID), string(head.UUID)), Err: err}
 	}
 	r.Skipped.Hidden += sk.Hidden
 	r.Skipped.Empty += sk.Empty
@@ -138,6 +138,24 @@ func (c *countingReader) Read(p []byte) (int, error) {
 }
 
 var errNoID = errors.New("no id")
+
+// textID is an id as an export writes it: text, or a number, read as its
+// digits (hand-made and some older exports write numbers).
+type textID string
+
+func (t *textID) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err == nil {
+		*t = textID(s)
+		return nil
+	}
+	var n json.Number
+	if err := json.Unmarshal(b, &n); err != nil {
+		return errors.New("an id is text or a number")
+	}
+	*t = textID(n.String())
+	return nil
+}
 
 // unixTime reads a number of seconds since 1970 (ChatGPT's float seconds,
 // Open WebUI's integers); milliseconds and nanoseconds are recognised by
