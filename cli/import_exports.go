@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/mneme-dev/mneme/config"
@@ -83,7 +82,7 @@ func (a *App) importExport(ctx context.Context, common config.Flags, path string
 		return exitError{code: 1, msg: fmt.Sprintf("import: %s holds no conversations; nothing was imported", sanitize.Line(in.Name))}
 	}
 	if ierr := a.indexImported(ctx, s, follow, sum.Stats, extract, func() {
-		a.reportExport(sum, time.Since(start))
+		sum.Report(a.stdout, a.stderr, time.Since(start))
 	}); ierr != nil {
 		return ierr
 	}
@@ -98,28 +97,4 @@ func (a *App) importExport(ctx context.Context, common config.Flags, path string
 		fmt.Fprintf(a.stderr, "mneme: import: %s could not be read or stored (listed above); the rest is imported\n", bad)
 	}
 	return nil
-}
-
-// reportExport prints an export import's summary.
-func (a *App) reportExport(sum importer.Summary, took time.Duration) {
-	st := sum.Stats
-	fmt.Fprintf(a.stdout, "Imported %s from %s in %s (%s already there).\n",
-		text.Count(st.Imported, "new message", "new messages"), text.Count(sum.Conversations, sum.Format.Name()+" conversation", sum.Format.Name()+" conversations"),
-		took.Round(time.Millisecond), text.Thousands(st.Unchanged))
-	if sk := sum.Skipped; sk.Total() > 0 {
-		var why []string
-		add := func(n int, what string) {
-			if n > 0 {
-				why = append(why, text.Thousands(n)+" "+what)
-			}
-		}
-		add(sk.Branch, "on regenerated or edited-away branches")
-		add(sk.Hidden, "hidden in the conversation")
-		add(sk.Empty, "empty")
-		add(sk.Other, "with a role mneme does not keep")
-		fmt.Fprintf(a.stdout, "Skipped %s: %s.\n", text.Count(sk.Total(), "message", "messages"), strings.Join(why, ", "))
-	}
-	if st.Conflicts > 0 {
-		fmt.Fprintf(a.stderr, "mneme: import: %s an id already imported with other content; kept the stored one\n", text.Count(st.Conflicts, "message had", "messages had"))
-	}
 }

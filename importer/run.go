@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
+	"github.com/mneme-dev/mneme/internal/text"
 	"github.com/mneme-dev/mneme/memory"
 )
 
@@ -93,4 +95,29 @@ func Run(ctx context.Context, st Store, user string, r *Reader, opts Options) (S
 		err = nil
 	}
 	return sum, err
+}
+
+// Report says what an import did, for a person: on out what was imported
+// and skipped, on errw the messages kept as stored against the export.
+func (sum Summary) Report(out, errw io.Writer, took time.Duration) {
+	st := sum.Stats
+	fmt.Fprintf(out, "Imported %s from %s in %s (%s already there).\n",
+		text.Count(st.Imported, "new message", "new messages"), text.Count(sum.Conversations, sum.Format.Name()+" conversation", sum.Format.Name()+" conversations"),
+		took.Round(time.Millisecond), text.Thousands(st.Unchanged))
+	if sk := sum.Skipped; sk.Total() > 0 {
+		var why []string
+		add := func(n int, what string) {
+			if n > 0 {
+				why = append(why, text.Thousands(n)+" "+what)
+			}
+		}
+		add(sk.Branch, "on regenerated or edited-away branches")
+		add(sk.Hidden, "hidden in the conversation")
+		add(sk.Empty, "empty")
+		add(sk.Other, "with a role mneme does not keep")
+		fmt.Fprintf(out, "Skipped %s: %s.\n", text.Count(sk.Total(), "message", "messages"), strings.Join(why, ", "))
+	}
+	if st.Conflicts > 0 {
+		fmt.Fprintf(errw, "mneme: import: %s an id already imported with other content; kept the stored one\n", text.Count(st.Conflicts, "message had", "messages had"))
+	}
 }
