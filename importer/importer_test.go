@@ -29,7 +29,13 @@ func openStore(t *testing.T) *memory.Store {
 // returns the summary and the reports of bad conversations.
 func importFile(t *testing.T, s *memory.Store, name string) (Summary, []string) {
 	t.Helper()
-	in, err := Open(name, "")
+	return importFileAs(t, s, name, "")
+}
+
+// importFileAs is importFile with the format named (--from), "" to detect it.
+func importFileAs(t *testing.T, s *memory.Store, name string, format Format) (Summary, []string) {
+	t.Helper()
+	in, err := Open(name, format)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -318,20 +324,7 @@ func TestNumericIDsAndTheWrongFormat(t *testing.T) {
 	}
 	equal(t, "numeric ids", transcript(t, s)["Numbers"], []string{"user: is 42 an id?", "assistant: It is now."})
 
-	in, err := Open("testdata/chatgpt.json", Claude)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer in.Close()
-	r, err := NewReader(in)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var reports []string
-	if _, err := Run(context.Background(), openStore(t), user, r, Options{OnBad: func(err error) { reports = append(reports, err.Error()) }}); err != nil {
-		t.Fatal(err)
-	}
-	if len(reports) == 0 || !strings.Contains(reports[0], `a Claude conversation has a "uuid"`) {
+	if _, reports := importFileAs(t, openStore(t), "testdata/chatgpt.json", Claude); len(reports) == 0 || !strings.Contains(reports[0], `a Claude conversation has a "uuid"`) {
 		t.Fatalf("a ChatGPT export read as Claude: %q", reports)
 	}
 }
