@@ -141,8 +141,7 @@ func (em embedder) embedTexts(ctx context.Context, texts []string) ([][]float32,
 
 // userVectors is one user's vectors under the current model, in memory.
 type userVectors struct {
-	once   sync.Once
-	err    error
+	load   *vecLoad      // shared by the user's kinds (loadVectors)
 	idx    *vector.Index // nil until the first vector is known
 	mu     sync.Mutex
 	last   int64 // the store's mark of the newest vector read (VectorsSince)
@@ -154,6 +153,17 @@ type vecKey struct {
 	kind memory.OwnerKind
 	user string
 }
+
+// vecLoad is the first load of a user's vectors, of every kind at once: the
+// embeddings table is read once, not once a kind (a scan of 40k turns'
+// vectors took 0.3 s, and ask's recall wants notes and passages too).
+type vecLoad struct {
+	once sync.Once
+	err  error
+}
+
+// vectorKinds are the kinds of vectors a user's first load reads.
+var vectorKinds = []memory.OwnerKind{memory.OwnerTurn, memory.OwnerNote, memory.OwnerSummary, ownerChunk}
 
 // vectorsFor returns the user's turn vectors under model, loading them
 // from the store on first use.
@@ -168,30 +178,53 @@ func (ix *Index) vectorsOf(ctx context.Context, kind memory.OwnerKind, userID, m
 	ix.mu.Lock()
 	uv := ix.vecs[key]
 	if uv == nil {
-		uv = &userVectors{}
+		uv = &userVectors{load: &vecLoad{}}
 		ix.vecs[key] = uv
+		for _, k := range vectorKinds { // the user's other kinds come with it
+			if ix.vecs[vecKey{k, userID}] == nil {
+				ix.vecs[vecKey{k, userID}] = &userVectors{load: uv.load}
+			}
+		}
 	}
 	ix.mu.Unlock()
-	uv.once.Do(func() {
-		var last int64
-		last, uv.err = ix.store.VectorsSince(ctx, userID, model, 0, func(sv memory.StoredVector) error {
-			if sv.Kind == kind {
-				uv.add(vector.Key{Turn: sv.OwnerID, Chunk: sv.Chunk}, sv.Vector, ix)
-			}
-			return nil
-		})
-		uv.mu.Lock()
-		uv.last, uv.loaded = last, uv.err == nil
-		uv.mu.Unlock()
-	})
-	if uv.err != nil {
+	uv.load.once.Do(func() { uv.load.err = ix.loadVectors(ctx, userID, model, uv.load) })
+	if err := uv.load.err; err != nil {
 		// Let a later search try again.
 		ix.mu.Lock()
-		delete(ix.vecs, key)
+		for k, v := range ix.vecs {
+			if v.load == uv.load {
+				delete(ix.vecs, k)
+			}
+		}
 		ix.mu.Unlock()
-		return nil, uv.err
+		return nil, err
 	}
 	return uv, nil
+}
+
+// loadVectors reads the user's vectors under model into every kind's
+// in-memory index that shares load, in one scan of the table.
+func (ix *Index) loadVectors(ctx context.Context, userID, model string, load *vecLoad) error {
+	ix.mu.Lock()
+	kinds := map[memory.OwnerKind]*userVectors{}
+	for k, uv := range ix.vecs {
+		if k.user == userID && uv.load == load {
+			kinds[k.kind] = uv
+		}
+	}
+	ix.mu.Unlock()
+	last, err := ix.store.VectorsSince(ctx, userID, model, 0, func(sv memory.StoredVector) error {
+		if uv := kinds[sv.Kind]; uv != nil {
+			uv.add(vector.Key{Turn: sv.OwnerID, Chunk: sv.Chunk}, sv.Vector, ix)
+		}
+		return nil
+	})
+	for _, uv := range kinds {
+		uv.mu.Lock()
+		uv.last, uv.loaded = last, err == nil
+		uv.mu.Unlock()
+	}
+	return err
 }
 
 // followVectors adds to the loaded vectors those that other processes
