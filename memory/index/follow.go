@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"time"
 
 	"github.com/mneme-dev/mneme/internal/flock"
 	"github.com/mneme-dev/mneme/memory"
@@ -30,7 +31,12 @@ func (ix *Index) markBulk() (release func()) {
 		ix.log.Warn("bulk marker", "err", err)
 		return func() {}
 	}
-	flock.Try(f, flock.Shared)
+	// othersBulk's probe holds it exclusive for an instant: wait that out.
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	if err := flock.Acquire(ctx, f, flock.Shared, nil); err != nil {
+		ix.log.Warn("bulk marker", "err", err)
+	}
 	ix.mu.Lock()
 	ix.bulk++
 	ix.mu.Unlock()

@@ -221,7 +221,9 @@ func (ix *Index) Reset(ctx context.Context, during func() error) error {
 		return err
 	}
 	ix.mu.Lock()
-	ix.bi, ix.since, ix.draining = nbi, time.Now(), false
+	// A lease given up a moment ago is replaced by this one: the work
+	// during Reset must join it (it would wait for the gate Reset holds).
+	ix.bi, ix.since, ix.draining, ix.yielding = nbi, time.Now(), false, false
 	ix.users++
 	ix.mu.Unlock()
 	defer ix.release()

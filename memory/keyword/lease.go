@@ -239,7 +239,7 @@ func (ix *Index) openLease(ctx context.Context) error {
 		return err
 	}
 	ix.mu.Lock()
-	ix.bi, ix.since = bi, time.Now()
+	ix.bi, ix.since, ix.yielding = bi, time.Now(), false
 	ix.mu.Unlock()
 	return nil
 }

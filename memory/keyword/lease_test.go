@@ -303,3 +303,37 @@ func TestKeeperThatKeepsAgainStillLetsOthersIn(t *testing.T) {
 		}
 	}
 }
+
+// A lease given up for a waiting process and Reset at once by its holder
+// (openKeyword's Hold, then recreateKeyword; reindex): the work inside
+// Reset joins the new index Reset holds, instead of waiting for the gate
+// until the operation's wait runs out.
+func TestResetRightAfterALeaseGivenUp(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "kw")
+	a := openShared(t, dir, testLease)
+	b := openShared(t, dir, testLease)
+	must(t, a.Upsert(turn("u", "a", 1, "basil")))
+	searched := make(chan error, 1)
+	must(t, a.Hold(context.Background(), func() error {
+		go func() {
+			_, err := b.Search(context.Background(), Query{UserID: "u", Text: "basil"})
+			searched <- err
+		}()
+		deadline := time.Now().Add(10 * time.Second)
+		for !a.Yield() { // b waits, and a has had the index longer than MaxHold
+			if time.Now().After(deadline) {
+				return errors.New("the other process never waited")
+			}
+			time.Sleep(5 * time.Millisecond) // polling interval
+		}
+		return nil
+	}))
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := a.Reset(ctx, func() error { return a.SetMeta("id", "x") }); err != nil {
+		t.Fatalf("Reset after the lease was given up: %v", err)
+	}
+	if err := <-searched; err != nil {
+		t.Fatalf("the other process: %v", err)
+	}
+}
