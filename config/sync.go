@@ -42,12 +42,17 @@ type syncConfig struct {
 // TURSO_DATABASE_URL / TURSO_AUTH_TOKEN.
 func (c *syncConfig) resolve(l layers) error {
 	l.text("", "", envTursoURL, "sync.url", &c.Sync.URL)
-	where := l.text("", "", envSyncURL, "sync.url", &c.Sync.URL)
+	l.text("", "", envSyncURL, "sync.url", &c.Sync.URL)
 	l.text("", "", envTursoToken, "sync.token", &c.Sync.Token)
 	l.text("", "", envSyncToken, "sync.token", &c.Sync.Token)
 	c.Sync.URL, c.Sync.Token = strings.TrimSpace(c.Sync.URL), strings.TrimSpace(c.Sync.Token)
-	if c.Sync.URL != "" && l.getenv(envSyncURL) == "" && l.getenv(envTursoURL) != "" {
-		where = fromEnv(envTursoURL, l.getenv(envTursoURL))
+	// A URL may carry a token or a password: where it came from is named
+	// without its value (the error quotes it with the secrets taken out).
+	where := "config " + l.file + ": sync.url"
+	for _, env := range []string{envTursoURL, envSyncURL} {
+		if l.getenv(env) != "" {
+			where = env
+		}
 	}
 	l.text("", "", envEncryptionKey, "encryption_key", &c.EncryptionKey)
 	iv := l.text("", "", envSyncInterval, "sync.interval", &c.Sync.Interval)

@@ -96,3 +96,32 @@ func TestWriteSyncConfigKeepsTheRest(t *testing.T) {
 }
 
 func decodeTOMLFile(path string, v any) (toml.MetaData, error) { return toml.DecodeFile(path, v) }
+
+// A sync URL may carry a token or a password: a bad one is named by where
+// it came from, and the secrets are never printed.
+func TestBadSyncURLNeverShowsItsSecrets(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "config.toml")
+	if err := os.WriteFile(file, []byte("[sync]\nurl = \"ftp://user:filepassword@x/?authToken=filetoken\"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		env  map[string]string
+		want string
+	}{
+		{map[string]string{"HOME": dir}, "config " + file + ": sync.url: "},
+		{map[string]string{"HOME": dir, "TURSO_DATABASE_URL": "libsql://?authToken=envtoken"}, "TURSO_DATABASE_URL: "},
+		{map[string]string{"HOME": dir, "MNEME_SYNC_URL": "ftp://:envpassword@x"}, "MNEME_SYNC_URL: "},
+	} {
+		_, err := Load(Flags{configFile: file}, envMap(c.env))
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: err = %v, want one naming %q", c.env, err, c.want)
+			continue
+		}
+		for _, secret := range []string{"filepassword", "filetoken", "envtoken", "envpassword"} {
+			if strings.Contains(err.Error(), secret) {
+				t.Errorf("%v: the error shows %q: %v", c.env, secret, err)
+			}
+		}
+	}
+}
