@@ -140,7 +140,10 @@ func (m *Model) ping() tea.Cmd {
 // handlePinged goes offline when the ping found Ollama gone, and probes
 // in the background until it is back; else it pings again later.
 func (m *Model) handlePinged(msg pingedMsg) tea.Cmd {
-	if msg.err == nil || !m.probe.Reachable || m.life.ctx.Err() != nil {
+	// Only nothing answering counts: a server that answers HEAD / with an
+	// error (a proxy in front of Ollama) is there.
+	gone := errors.Is(agent.ExplainError(msg.err, "", ""), agent.ErrOllamaUnreachable)
+	if !gone || !m.probe.Reachable || m.life.ctx.Err() != nil {
 		return m.schedulePing()
 	}
 	m.log.Warn("ollama stopped answering", "err", msg.err)

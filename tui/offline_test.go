@@ -2,13 +2,15 @@ package tui
 
 import (
 	"context"
-	"errors"
 	"io"
+	"net/http"
 	"net/url"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/mneme-dev/mneme/agent"
+	"github.com/ollama/ollama/api"
 )
 
 // TestOllamaClosingBeforeAnswerIsSaidInWords: Ollama closing the
@@ -74,7 +76,7 @@ func TestIdleChatNoticesOllamaStopping(t *testing.T) {
 		if probe.ready.Load() {
 			return nil
 		}
-		return errors.New(`Head "http://127.0.0.1:11434/": connect: connection refused`)
+		return &url.Error{Op: "Head", URL: testHost + "/", Err: syscall.ECONNREFUSED}
 	}
 	h := newHarness(t, cfg)
 	h.runUntilShown("Ollama ready")
@@ -82,6 +84,13 @@ func TestIdleChatNoticesOllamaStopping(t *testing.T) {
 	h.runUntilIdle()
 	if s := h.screen(); !strings.Contains(s, "Ollama ready") {
 		t.Fatalf("a ping Ollama answered changed the status:\n%s", s)
+	}
+	// A server that answers, with an error (a proxy in front of Ollama
+	// refusing HEAD /), is there.
+	h.send(pingedMsg{err: api.StatusError{StatusCode: http.StatusUnauthorized, Status: "401 Unauthorized"}})
+	h.runUntilIdle()
+	if s := h.screen(); !strings.Contains(s, "Ollama ready") {
+		t.Fatalf("an HTTP error to the ping took Ollama for gone:\n%s", s)
 	}
 	probe.ready.Store(false)
 	h.send(pingMsg{})
