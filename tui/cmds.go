@@ -105,12 +105,16 @@ func spinnerCmd(tick tickFunc, every time.Duration) tea.Cmd {
 type tickFunc func(time.Duration, func(time.Time) tea.Msg) tea.Cmd
 
 // deleteEmptyConversationCmd deletes a conversation created for a send
-// that was cancelled before its prompt was stored.
-func deleteEmptyConversationCmd(ctx context.Context, convs sidebar.ConversationManager, userID, id string, log *slog.Logger) tea.Cmd {
+// that stored nothing (cancelled, or Ollama down), unless another mneme
+// has written to it meanwhile (an `ask -c` takes the latest).
+func deleteEmptyConversationCmd(ctx context.Context, store Store, convs sidebar.ConversationManager, userID, id string, log *slog.Logger) tea.Cmd {
 	if convs == nil {
 		return nil
 	}
 	return func() tea.Msg {
+		if c, err := store.Conversation(ctx, userID, id); err != nil || c.MessageCount > 0 {
+			return nil
+		}
 		if err := convs.DeleteConversation(ctx, userID, id); err != nil {
 			log.Warn("empty conversation left after a cancelled send", "conversation", id, "err", err)
 		}

@@ -144,6 +144,7 @@ type Model struct {
 	msgCount int        // stored messages the transcript shows
 	others   othersTail // what another mneme added to the open conversation (switching.go)
 	unsent   bool       // the last run's prompt was not stored (agent.ErrNotSent): redraw as stored
+	orphan   string     // a conversation made for a send that stored nothing: deleted once the run is over
 	// recalled is the earlier prompt ↑ put in the input, prompt recallAt
 	// of the conversation's (input.go).
 	recalled string
@@ -597,7 +598,7 @@ func (m *Model) handleConversation(msg conversationMsg) tea.Cmd {
 	}
 	if m.phase != phaseCreating {
 		// The send was cancelled meanwhile: leave no empty conversation.
-		return deleteEmptyConversationCmd(m.life.ctx, m.cfg.Conversations, m.userID, msg.conv.ID, m.log)
+		return deleteEmptyConversationCmd(m.life.ctx, m.store, m.cfg.Conversations, m.userID, msg.conv.ID, m.log)
 	}
 	m.convID, m.title, m.archived, m.msgCount = msg.conv.ID, memory.DeriveTitle(msg.prompt), false, 0
 	m.resumeID = m.convID

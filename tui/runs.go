@@ -39,6 +39,10 @@ func (m *Model) handleEvents(msg runEventsMsg) tea.Cmd {
 			m.pending, m.resend = m.resend, ""
 			return tea.Batch(notes, offline, m.sidebar.Reload(), m.send())
 		}
+		if id := m.orphan; id != "" {
+			m.orphan = ""
+			return tea.Batch(notes, offline, deleteEmptyConversationCmd(m.life.ctx, m.store, m.cfg.Conversations, m.userID, id, m.log))
+		}
 		m.others.counting = true // until the title says how many messages are stored
 		return tea.Batch(m.titleAfterRun(), notes, offline)
 	}
@@ -75,6 +79,10 @@ func (m *Model) finishRun(interrupted bool, err error) {
 		if errors.Is(err, agent.ErrOllamaUnreachable) {
 			m.hint = hintNotSentOffline
 			m.goOffline(err)
+			if m.msgCount == 0 && m.convID != "" { // made for this send: none is left empty
+				m.orphan, m.unsent = m.convID, false // nothing to redraw: a new chat again
+				m.clearConversation()
+			}
 		}
 	case err != nil:
 		if m.failRun(err) {

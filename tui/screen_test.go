@@ -963,6 +963,27 @@ func TestPromptSentWithOllamaDownGoesBackToTheInput(t *testing.T) {
 	}
 }
 
+// TestFirstMessageWithOllamaDownLeavesNoConversation: a new chat's first
+// message refused because Ollama is not running leaves no empty
+// conversation behind (`mneme -c` would resume it): the chat is a new one
+// again, with the message back in the input.
+func TestFirstMessageWithOllamaDownLeavesNoConversation(t *testing.T) {
+	store := openStore(t)
+	cfg, _ := screenConfig(t, store)
+	cfg.NewRunner = func(string) Runner { return downRunner{} }
+	h := newHarness(t, cfg)
+	h.runUntilShown("Ollama ready")
+	h.sendText("ping while down")
+	h.runUntilShown(hintNotSentOffline)
+	h.drain()
+	if got := h.m.input.Value(); got != "ping while down" || h.m.convID != "" {
+		t.Fatalf("input %q, conversation %q", got, h.m.convID)
+	}
+	if list, err := store.ListConversations(context.Background(), testUser, memory.ListOptions{IncludeArchived: true}); err != nil || len(list) != 0 {
+		t.Fatalf("conversations left: %+v %v", list, err)
+	}
+}
+
 // TestOnlyAGrowingAnswerIsDrawnAsBeingWritten: an answer stopped earlier
 // stays "(interrupted)" when another mneme adds a turn; one another mneme
 // begins is drawn as being written until readings find it still, when its
