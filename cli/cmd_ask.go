@@ -36,13 +36,14 @@ const askExitCodes = `
 Exit status:
   0    the answer was printed and stored
   1    an error (Ollama unreachable, the model stalled or stopped mid-answer;
-       whatever was written is stored, marked interrupted), or no answer:
+       whatever was written is stored, marked interrupted; with no answer
+       possible at all, a conversation this ask began is not kept), or no answer:
        the model's reply was empty, or it still called tools when the step
        limit (max_steps) was reached
   2    a usage error
   130  interrupted by Ctrl+C (143 after SIGTERM, 129 when the terminal closed); the partial answer is stored
   141  stdout was closed early (e.g. mneme ask … | head); the whole answer is stored
-The prompt is stored first, so it is kept whatever happens next.
+The prompt is stored before the model is asked, so that an interruption keeps it.
 With --incognito nothing is kept, whatever the exit status.
 `
 
@@ -109,7 +110,8 @@ func (a *App) runAsk(ctx context.Context, args []string) (err error) {
 	if st.Err != nil && ctx.Err() == nil && created {
 		// No answer can come (Ollama down, no model): the conversation this
 		// ask began goes again, so that a script's failed runs leave none.
-		unlock()
+		// Its turn lock is held meanwhile: an `ask -c` waiting for it finds
+		// it gone, never half gone.
 		if err := s.store.DeleteConversation(context.WithoutCancel(ctx), s.cfg.User, conv.ID); err == nil {
 			return fmt.Errorf("%w; nothing was stored", st.Err)
 		}
