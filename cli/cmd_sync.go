@@ -85,9 +85,8 @@ func (s *session) syncAfterChange(ctx context.Context, ix *index.Index) {
 	if sy == nil {
 		return
 	}
-	ctx = context.WithoutCancel(ctx)
 	if ix != nil {
-		if err := sy.AttachIndex(ctx, ix); err != nil {
+		if err := sy.AttachIndex(context.WithoutCancel(ctx), ix); err != nil {
 			s.log.Warn("sync: index", "err", err)
 		}
 	}

@@ -3,6 +3,7 @@ package syncer
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 )
 
@@ -132,9 +133,10 @@ const (
 )
 
 // AfterChange syncs a command's change (a turn, a note, an import) while
-// the command waits, within afterChangeWait, and tells the user through
-// say when it waits for the server and when the server does not answer
-// (the change is kept and synced later). It returns the round's error.
+// the command waits, within afterChangeWait (ctx ends the wait: Ctrl+C
+// leaves the change for the next sync), and tells the user through say
+// when it waits for the server and when it gave up (the change is kept
+// and synced later). It returns the round's error.
 func (sy *Syncer) AfterChange(ctx context.Context, say func(string)) error {
 	wait := afterChangeWait
 	st := sy.Status(ctx)
@@ -151,8 +153,11 @@ func (sy *Syncer) AfterChange(ctx context.Context, say func(string)) error {
 	})
 	err := sy.Final(ctx)
 	slow.Stop()
-	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, ErrSyncOffline) || (down && err != nil) {
+	switch {
+	case errors.Is(err, ErrSyncOffline):
 		say("the sync server is not answering; the change is kept here and synced later (mneme sync --status)")
+	case errors.Is(err, context.DeadlineExceeded):
+		say(fmt.Sprintf("the sync did not finish within %d s; the change is kept here and synced later (mneme sync --status)", int(wait.Seconds())))
 	}
 	return err
 }
