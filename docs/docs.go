@@ -169,8 +169,8 @@ func decodeText(data []byte) (string, error) {
 	// Text in an 8-bit code page is read as such before it is judged: its
 	// accented letters are not UTF-8, and a short "café crème" would
 	// otherwise look binary.
-	if bytes.IndexByte(data, 0) < 0 && legacy8Bit(data) {
-		if s, err := charmap.Windows1252.NewDecoder().Bytes(data); err == nil && !looksBinary(s) {
+	if bytes.IndexByte(data, 0) < 0 && legacy8Bit(data) && readsAsText(data) {
+		if s, err := charmap.Windows1252.NewDecoder().Bytes(data); err == nil {
 			return string(s), nil
 		}
 	}
@@ -178,6 +178,24 @@ func decodeText(data []byte) (string, error) {
 		return "", ErrBinary
 	}
 	return string(data), nil
+}
+
+// readsAsText reports whether 8-bit data looks like writing rather than
+// bytes: next to no control characters, and most of it ASCII (accented
+// letters are a minority in any Latin-script text; in binary data about
+// half the bytes are high).
+func readsAsText(data []byte) bool {
+	sample := data[:min(len(data), 64<<10)]
+	ctrl, high := 0, 0
+	for _, c := range sample {
+		switch {
+		case c >= utf8.RuneSelf:
+			high++
+		case c < 0x20 && c != '\t' && c != '\n' && c != '\r' && c != '\f' && c != 0x1b || c == 0x7f:
+			ctrl++
+		}
+	}
+	return ctrl*100 <= len(sample) && high*10 <= 3*len(sample)
 }
 
 // legacy8Bit reports whether data is text in an 8-bit code page rather

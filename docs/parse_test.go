@@ -182,6 +182,17 @@ func TestParseTextInAnOldCodePage(t *testing.T) {
 	if err != nil || p.Sections[0].Text != "Today at the corner cafe: Café crème with a croissant, for 5 € only." {
 		t.Fatalf("Windows-1252 text: %+v, %v", p, err)
 	}
+	// Bytes with no NUL and no UTF-8 sequence are not text for all that.
+	blob := make([]byte, 300)
+	for i := range blob {
+		blob[i] = byte(0x80 + (i*37)%128) // high bytes only, never a UTF-8 sequence's start and end
+		if i%5 == 0 {
+			blob[i] = byte(1 + i%30)
+		}
+	}
+	if _, err := Parse("blob.txt", blob); !errors.Is(err, ErrBinary) {
+		t.Fatalf("300 bytes of binary: %v", err)
+	}
 	// Short, with many accented letters: still text, not "binary".
 	p, err = Parse("latin1.txt", []byte("caf\xe9 cr\xe8me br\xfbl\xe9e recipe\n"))
 	if err != nil || p.Sections[0].Text != "café crème brûlée recipe" {
