@@ -44,8 +44,9 @@ type Change struct {
 // ErrNothingToUndo is returned when there is no change left to undo.
 var ErrNothingToUndo = errors.New("nothing to undo")
 
-// minPrefix is the shortest id prefix accepted in place of a full id.
-const minPrefix = 4
+// minPrefix is the shortest id prefix accepted in place of a full id: an
+// undo is a change, and the first characters of a UUIDv7 are its time.
+const minPrefix = memory.MinChangePrefix
 
 const columns = `c.id, c.note_id, c.user_id, c.op, c.changed_by, c.at, c.before_text, c.after_text,
 	c.before_status, c.after_status, COALESCE(c.undoes, ''),
