@@ -249,10 +249,7 @@ func TestKeepHoldsTheIndexBetweenBatchesAndYields(t *testing.T) {
 // import's loop) lets the waiting process in between: the index was closed
 // in the background, and the next Keep joined it before it closed.
 func TestKeeperThatKeepsAgainStillLetsOthersIn(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "kw")
-	a := openShared(t, dir, testLease)
-	b := openShared(t, dir, testLease)
-	must(t, a.Upsert(turn("u", "a", 1, "first batch about basil")))
+	a, b := twoProcesses(t)
 	searched := make(chan error, 1)
 	started := false
 	deadline := time.Now().Add(20 * time.Second)
@@ -309,10 +306,7 @@ func TestKeeperThatKeepsAgainStillLetsOthersIn(t *testing.T) {
 // Reset joins the new index Reset holds, instead of waiting for the gate
 // until the operation's wait runs out.
 func TestResetRightAfterALeaseGivenUp(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "kw")
-	a := openShared(t, dir, testLease)
-	b := openShared(t, dir, testLease)
-	must(t, a.Upsert(turn("u", "a", 1, "basil")))
+	a, b := twoProcesses(t)
 	searched := make(chan error, 1)
 	must(t, a.Hold(context.Background(), func() error {
 		go func() {
@@ -336,4 +330,14 @@ func TestResetRightAfterALeaseGivenUp(t *testing.T) {
 	if err := <-searched; err != nil {
 		t.Fatalf("the other process: %v", err)
 	}
+}
+
+// twoProcesses opens one index directory twice, as two mneme processes
+// do, with a turn about basil in it.
+func twoProcesses(t *testing.T) (a, b *Index) {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "kw")
+	a, b = openShared(t, dir, testLease), openShared(t, dir, testLease)
+	must(t, a.Upsert(turn("u", "a", 1, "first batch about basil")))
+	return a, b
 }
