@@ -65,10 +65,15 @@ type expander struct {
 // named by its real path (links resolved), so that a link and its target
 // are one document.
 func (e *expander) add(abs, skip string) {
+	named := abs
 	if real, err := filepath.EvalSymlinks(abs); err == nil {
 		abs = real
 	}
 	if e.seen[abs] {
+		if named != abs && skip == "" && !e.seen[named] { // a link to a file already there: said, not dropped
+			e.seen[named] = true
+			e.out = append(e.out, Candidate{Path: named, Skip: "a link to " + abs + ", added once under that name"})
+		}
 		return
 	}
 	e.seen[abs] = true

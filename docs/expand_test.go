@@ -127,10 +127,11 @@ func TestExpandSkipsSpecialFiles(t *testing.T) {
 	got := Expand([]string{root, "/dev/null"})
 	want := []Candidate{
 		{Path: filepath.Join(root, "a.md")},
+		{Path: filepath.Join(root, "link.md"), Skip: "a link to " + filepath.Join(root, "a.md") + ", added once under that name"},
 		{Path: "/dev/null", Skip: "not a regular file"},
 	}
 	if !reflect.DeepEqual(got, want) {
-		t.Errorf("Expand =\n%+v\nwant\n%+v (link.md is a.md again; the link to a directory is not followed)", got, want)
+		t.Errorf("Expand =\n%+v\nwant\n%+v (link.md is a.md again, and said so; the link to a directory is not followed)", got, want)
 	}
 	// A link named first and its target: one file, under its real path.
 	got = Expand([]string{filepath.Join(root, "link.md"), filepath.Join(root, "a.md")})
