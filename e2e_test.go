@@ -252,6 +252,14 @@ func TestAskClosedPortFailsFastNamingTheAddress(t *testing.T) {
 	if list := d.conversations(); len(list) != 0 || !strings.Contains(r.stderr, "nothing was stored") {
 		t.Fatalf("after a failed ask: conversations %+v, stderr %q", list, r.stderr)
 	}
+	// A prompt to a conversation that goes on is kept, and said to be.
+	d.mustOK("", "import", writeFile(t, "chat.jsonl", `{"conversation":"c","role":"user","content":"hello"}`+"\n"+`{"conversation":"c","role":"assistant","content":"hi"}`+"\n"))
+	if r := d.mneme("", "ask", "-c", "still there?"); r.code != 1 || !strings.Contains(r.stderr, "your prompt is kept in the conversation, marked unanswered") {
+		t.Fatalf("ask -c with Ollama down: %+v", r)
+	}
+	if list := d.conversations(); len(list) != 1 || list[0].MessageCount != 4 {
+		t.Fatalf("after ask -c: %+v", list)
+	}
 }
 
 func TestAskUnknownToolStillCompletes(t *testing.T) {

@@ -125,7 +125,7 @@ func (a *App) runAsk(ctx context.Context, args []string) (err error) {
 		if ctx.Err() != nil {
 			return exitError{code: ExitInterrupted, msg: "interrupted; your prompt was kept"}
 		}
-		return st.Err
+		return fmt.Errorf("%w; your prompt is kept in the conversation, marked unanswered", st.Err)
 	}
 	// The index serves the memory tools and recall during the run, then
 	// makes the new turn searchable.
