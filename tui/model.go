@@ -513,6 +513,9 @@ func (m *Model) setPhase(p phase) {
 
 func (m *Model) handleProbe(p Probe) tea.Cmd {
 	m.probing = false
+	if !p.Reachable && p.Model == "" { // Ollama away: the models it had are still the ones chosen
+		p.Model, p.EmbedModel = m.probe.Model, m.probe.EmbedModel
+	}
 	m.probe = p
 	quiet := m.quietProbe && m.phase != phaseProbing
 	m.quietProbe = false

@@ -98,6 +98,13 @@ func TestIdleChatNoticesOllamaStopping(t *testing.T) {
 	if s := h.screen(); strings.Contains(s, "✗") || strings.Contains(s, "connection refused") {
 		t.Fatalf("an idle chat's ping wrote to the transcript:\n%s", s)
 	}
+	// A background probe that finds it still away keeps the model chosen.
+	calls := probe.calls.Load()
+	h.send(reprobeMsg{})
+	h.runUntil("the background probe", func() bool { return probe.calls.Load() > calls && !h.m.probing })
+	if s := h.screen(); strings.Contains(s, "no model") || !strings.Contains(s, testModel) {
+		t.Fatalf("offline, the status line lost the model:\n%s", s)
+	}
 	probe.ready.Store(true)
 	h.send(reprobeMsg{})
 	h.runUntilShown("Ollama ready")
