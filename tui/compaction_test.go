@@ -384,3 +384,16 @@ func TestStatusContextWindowSizes(t *testing.T) {
 		}
 	}
 }
+
+// With Ollama offline a query cannot be embedded: the status line says
+// search is by keyword, not "embeddings ready" beside "Ollama offline".
+func TestStatusOfflineSaysKeywordOnly(t *testing.T) {
+	st := styles.New(true)
+	mem := statusline.Memory{Known: true, Embed: statusline.EmbedReady, Notes: 2}
+	for ollama, want := range map[statusline.OllamaState]string{statusline.OllamaReady: "embeddings ready", statusline.OllamaOffline: "keyword-only"} {
+		got := ansi.Strip(statusline.Render(&st, 120, statusline.Info{Model: "m", Ollama: ollama, Memory: mem}))
+		if !strings.Contains(got, want) {
+			t.Errorf("Ollama %v: status %q lacks %q", ollama, got, want)
+		}
+	}
+}

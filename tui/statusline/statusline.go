@@ -170,7 +170,11 @@ func statusSegments(st *styles.Styles, s Info) (left, right []statusSegment) {
 		left = append(left, statusSegment{contextUse(st, s.Context, s.Window), prioContext})
 	}
 	if s.Memory.Known {
-		left = append(left, statusSegment{embedLabel(st, s.Memory), prioEmbed})
+		label := embedLabel(st, s.Memory)
+		if s.Ollama == OllamaOffline { // a query cannot be embedded: search is by keyword until it is back
+			label = st.StatusSeparator.Render("keyword-only")
+		}
+		left = append(left, statusSegment{label, prioEmbed})
 		notes := noteCount(s.Memory.Notes)
 		if s.Memory.Review > 0 {
 			notes += fmt.Sprintf(" · %d to review", s.Memory.Review)
