@@ -55,7 +55,7 @@ func (a *Agent) checkReachable(ctx context.Context) error {
 	switch {
 	case ctx.Err() != nil:
 		return fmt.Errorf("%w: stopped before it was sent", ErrNotSent)
-	case err == nil || hctx.Err() != nil || !isUnreachable(err):
+	case err == nil || hctx.Err() != nil || !IsUnreachable(err):
 		return nil // up, or slow: the model call finds out
 	}
 	return fmt.Errorf("%w: %w", ErrNotSent, a.explain(err))
@@ -443,14 +443,16 @@ func ExplainError(err error, host, model string) error {
 		return fmt.Errorf("ollama at %s: %s", host, sanitize.Line(firstNonEmpty(se.ErrorMessage, se.Status)))
 	case errors.Is(err, ErrStreamBroken):
 		return fmt.Errorf("%w: Ollama at %s stopped mid-answer; the partial answer was kept", ErrStreamBroken, host)
-	case isUnreachable(err):
+	case IsUnreachable(err):
 		return fmt.Errorf("%w at %s: is it running? Start it with `ollama serve`", ErrOllamaUnreachable, host)
 	default:
 		return fmt.Errorf("ollama at %s: %w", host, safeError{err})
 	}
 }
 
-func isUnreachable(err error) bool {
+// IsUnreachable reports whether err means nothing answered at Ollama's
+// address (refused, reset, no route, no name, no answer in time).
+func IsUnreachable(err error) bool {
 	var op *net.OpError
 	var dns *net.DNSError
 	return errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET) ||

@@ -242,7 +242,7 @@ func (a *App) memoryArchive(ctx context.Context, args []string, archive bool) er
 		return noteError(cmd, err)
 	}
 	if n.Updated.Before(start) { // it was so already: nothing written
-		verb = map[bool]string{true: "Already archived:", false: "Already active:"}[archive]
+		verb = "Already " + status + ":"
 	}
 	return a.printNote(n, verb, asJSON)
 }

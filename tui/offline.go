@@ -142,7 +142,7 @@ func (m *Model) ping() tea.Cmd {
 func (m *Model) handlePinged(msg pingedMsg) tea.Cmd {
 	// Only nothing answering counts: a server that answers HEAD / with an
 	// error (a proxy in front of Ollama) is there.
-	gone := errors.Is(agent.ExplainError(msg.err, "", ""), agent.ErrOllamaUnreachable)
+	gone := agent.IsUnreachable(msg.err)
 	if !gone || !m.probe.Reachable || m.life.ctx.Err() != nil {
 		return m.schedulePing()
 	}

@@ -397,15 +397,6 @@ func (ix *Index) Sync(ctx context.Context) error {
 	return nil
 }
 
-// KeepKeyword keeps the keyword index open until release (see
-// keyword.Index.Keep); KeywordYield says when to let it go.
-func (ix *Index) KeepKeyword(ctx context.Context) (release func(), err error) {
-	return ix.kw.Keep(ctx)
-}
-
-// KeywordYield reports whether a keeper of the keyword index should let go.
-func (ix *Index) KeywordYield() bool { return ix.kw.Yield() }
-
 // SyncNotified derives and keyword-indexes the turns of at most limit of
 // the conversations notified since, without Sync's scans for everything
 // else that lags, and reports whether more are left: an import calls it
