@@ -112,6 +112,9 @@ func TestBadSyncURLNeverShowsItsSecrets(t *testing.T) {
 		{map[string]string{"HOME": dir}, "config " + file + ": sync.url: "},
 		{map[string]string{"HOME": dir, "TURSO_DATABASE_URL": "libsql://?authToken=envtoken"}, "TURSO_DATABASE_URL: "},
 		{map[string]string{"HOME": dir, "MNEME_SYNC_URL": "ftp://:envpassword@x"}, "MNEME_SYNC_URL: "},
+		{map[string]string{"HOME": dir, "MNEME_SYNC_URL": "https://u:envpassword@x:70000/?authToken=envtoken"}, `MNEME_SYNC_URL: sync URL "https://x:70000/": bad port "70000": want 1-65535`},
+		{map[string]string{"HOME": dir, "MNEME_SYNC_URL": "libsql://x:0"}, `bad port "0"`},
+		{map[string]string{"HOME": dir, "MNEME_SYNC_URL": "libsql://x:"}, `empty port`},
 	} {
 		_, err := Load(Flags{configFile: file}, envMap(c.env))
 		if err == nil || !strings.Contains(err.Error(), c.want) {

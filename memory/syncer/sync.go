@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/url"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -149,6 +150,13 @@ func NormalizeSyncURL(raw string) (syncURL, display string, err error) {
 	case "http":
 	default:
 		return "", "", fmt.Errorf("sync URL %q: scheme must be libsql, https or http", redactURL(raw))
+	}
+	if port := u.Port(); port != "" {
+		if p, err := strconv.Atoi(port); err != nil || p < 1 || p > 65535 {
+			return "", "", fmt.Errorf("sync URL %q: bad port %q: want 1-65535", redactURL(raw), port)
+		}
+	} else if strings.HasSuffix(u.Host, ":") {
+		return "", "", fmt.Errorf("sync URL %q: empty port", redactURL(raw))
 	}
 	u.User, u.RawQuery, u.Fragment = nil, "", ""
 	u.Path = strings.TrimRight(u.Path, "/")
