@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/mneme-dev/mneme/internal/text"
 	"github.com/mneme-dev/mneme/memory"
@@ -258,16 +259,12 @@ func (ix *Index) docResults(ctx context.Context, q DocQuery, list []*fused) ([]D
 // query it contains (its start when none is there).
 func Snippet(s, query string, n int) string {
 	s = text.OneLine(s)
-	lower := strings.ToLower(s)
-	at := -1
-	for _, w := range strings.FieldsFunc(strings.ToLower(query), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
-		if len(w) < 3 {
-			continue
-		}
-		if i := strings.Index(lower, w); i >= 0 && (at < 0 || i < at) {
-			at = i
-		}
-	}
+	return snippetAt(s, firstWordAt(s, query), n)
+}
+
+// snippetAt is about n runes of the one-line s around byte offset at
+// (its start when at is -1).
+func snippetAt(s string, at, n int) string {
 	if at < n/3 || len(s) <= n {
 		return text.Cut(s, n)
 	}
@@ -276,6 +273,42 @@ func Snippet(s, query string, n int) string {
 		start++
 	}
 	return "…" + text.Cut(strings.TrimSpace(s[start:]), n)
+}
+
+// firstWordAt is the byte offset in s of the first word of query (of 3
+// letters or more) that s holds, matched without case; -1 when none is
+// there. Offsets are those of s: lower-casing keeps them only where it
+// keeps lengths, so a match is looked for in s itself.
+func firstWordAt(s, query string) int {
+	lower := strings.ToLower(s)
+	index := func(w string) int { return strings.Index(lower, w) }
+	if len(lower) != len(s) {
+		index = func(w string) int { return indexFold(s, w) }
+	}
+	at := -1
+	for _, w := range strings.FieldsFunc(strings.ToLower(query), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
+		if utf8.RuneCountInString(w) < 3 {
+			continue
+		}
+		if i := index(w); i >= 0 && (at < 0 || i < at) {
+			at = i
+		}
+	}
+	return at
+}
+
+// indexFold is strings.Index without case, in s's own offsets (for the
+// rare text whose lower case has another length).
+func indexFold(s, sub string) int {
+	for i := range s {
+		if len(s)-i < len(sub) {
+			break
+		}
+		if strings.EqualFold(s[i:i+len(sub)], sub) {
+			return i
+		}
+	}
+	return -1
 }
 
 // Passage recall: a passage of the user's documents goes into a prompt

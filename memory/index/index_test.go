@@ -70,6 +70,37 @@ func TestKeywordSearchFindsTheTurn(t *testing.T) {
 	}
 }
 
+// A hit found by its words shows those words: in what the user said when
+// they are there, else in the answer, not the start of a question that
+// does not hold them.
+func TestWordHitShowsTheWordsItMatched(t *testing.T) {
+	s := openTest(t)
+	filler := strings.Repeat("we went over the plans for the week again, ", 8)
+	long := chat(t, s, "alice", "Errands", filler+"and then the Passport renewal form.", "Bring two photos.")
+	trip := chat(t, s, "alice", "Trip", "Where should we go in spring?", "Lisbon is lovely in April: mild and sunny.")
+	ix := openIndex(t, s, t.TempDir(), nil, "")
+	if err := ix.Drain(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	res := search(t, ix, "alice", "passport")
+	if len(res) == 0 || res[0].ConversationID != long.ID {
+		t.Fatalf("passport: %+v", res)
+	}
+	if sn := res[0].Snippet; !strings.HasPrefix(sn, "…") || !strings.Contains(sn, "Passport renewal") || len([]rune(sn)) > memory.SnippetRunes {
+		t.Fatalf("passport snippet = %q, want the words around Passport", sn)
+	}
+	res = search(t, ix, "alice", "lisbon")
+	if len(res) == 0 || res[0].ConversationID != trip.ID || !strings.Contains(res[0].Snippet, "Lisbon is lovely") {
+		t.Fatalf("lisbon: %+v, want the answer's words", res)
+	}
+	// The words are matched as search matches them: "renewing" finds
+	// "renewal"'s turn by its stem, and "the", a stop word, shows nothing.
+	res = search(t, ix, "alice", "the renewing")
+	if len(res) == 0 || res[0].ConversationID != long.ID || !strings.Contains(res[0].Snippet, "Passport renewal") {
+		t.Fatalf("the renewing: %+v", res)
+	}
+}
+
 func TestHybridSearchFusesVectorAndKeyword(t *testing.T) {
 	s := openTest(t)
 	cats, _ := seed(t, s)

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mneme-dev/mneme/internal/text"
 	"github.com/mneme-dev/mneme/memory"
 	"github.com/mneme-dev/mneme/memory/keyword"
 	"github.com/mneme-dev/mneme/memory/vector"
@@ -160,7 +161,7 @@ func (ix *Index) Search(ctx context.Context, q SearchQuery) ([]SearchResult, err
 	for _, f := range list {
 		f.related = related[f.id]
 	}
-	return ix.results(ctx, q.UserID, list)
+	return ix.results(ctx, q.UserID, q.Text, list)
 }
 
 // fuse combines a keyword ranking (ids, best first) and a vector ranking
@@ -273,7 +274,7 @@ func (f *fused) matchedBy() MatchKind {
 }
 
 // results loads what a person needs to see for each fused hit.
-func (ix *Index) results(ctx context.Context, userID string, list []*fused) ([]SearchResult, error) {
+func (ix *Index) results(ctx context.Context, userID, query string, list []*fused) ([]SearchResult, error) {
 	ids := fusedIDs(list)
 	turns, err := ix.store.TurnsByID(ctx, userID, ids)
 	if err != nil {
@@ -291,10 +292,33 @@ func (ix *Index) results(ctx context.Context, userID string, list []*fused) ([]S
 	}
 	return hydrate(list, turns, func(f *fused, t memory.Turn) (SearchResult, bool) {
 		return SearchResult{
-			ConversationID: t.ConversationID, Title: titles[t.ConversationID], Turn: t.Number, Snippet: t.Snippet,
+			ConversationID: t.ConversationID, Title: titles[t.ConversationID], Turn: t.Number, Snippet: ix.matchSnippet(t, query, f.keyword),
 			Score: ix.normalised(f.score), Time: t.Time, Refs: t.Refs, MatchedBy: f.matchedBy(), Distance: f.vectorDistance(),
 		}, true
 	}), nil
+}
+
+// matchSnippet is what a result shows of its turn: the start of what the
+// user said, or, for a hit the keyword ranking found, the words around the
+// first word of the turn it matched: in what the user said when it is
+// there, else in the answer, so that a person sees why the turn matched.
+func (ix *Index) matchSnippet(t memory.Turn, query string, byWords bool) string {
+	if !byWords {
+		return t.Snippet
+	}
+	shown := len(text.OneLine(t.Snippet))
+	for i, s := range []string{t.UserText, t.Text} {
+		line := text.OneLine(s)
+		at := ix.kw.FirstMatch(line, query)
+		switch {
+		case at < 0:
+			continue
+		case i == 0 && at < shown*2/3:
+			return t.Snippet // the word shows in the question's start
+		}
+		return snippetAt(line, at, memory.SnippetRunes)
+	}
+	return t.Snippet
 }
 
 type vectorHit struct {

@@ -4,7 +4,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/blevesearch/snowballstem"
@@ -103,25 +102,10 @@ func (a *analyzer) stem(w string) string {
 // words splits text into lower-cased words of letters, digits and inner apostrophes.
 func words(text string) []string {
 	var out []string
-	var b strings.Builder
-	flush := func() {
-		w := strings.Trim(b.String(), "'")
-		if w != "" {
-			out = append(out, w)
-		}
-		b.Reset()
-	}
-	for _, r := range text {
-		switch {
-		case unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.Mn, r):
-			b.WriteRune(unicode.ToLower(r))
-		case (r == '\'' || r == '\u2019') && b.Len() > 0:
-			b.WriteByte('\'')
-		default:
-			flush()
-		}
-	}
-	flush()
+	eachWord(text, func(_ int, w string) bool {
+		out = append(out, w)
+		return true
+	})
 	return out
 }
 
