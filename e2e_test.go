@@ -335,6 +335,34 @@ func TestDoctor(t *testing.T) {
 	if r := down.mneme("", "doctor"); r.code == 0 || !strings.Contains(r.stdout, "NOT reachable") || !strings.Contains(r.stdout, "ollama serve") {
 		t.Fatalf("doctor with Ollama down: exit %d\n%s", r.code, r.stdout)
 	}
+
+	// Bad settings do not stop the check: each is named, and the rest is
+	// checked with it unset.
+	writeFiles(t, filepath.Join(d.home, "config", "mneme"), map[string]string{"config.toml": "recall_limit = 99\nmodel_changes = \"never\"\n"})
+	d.extra = []string{"MNEME_WINDOW_SIZE=2000"}
+	r = d.mneme("", "doctor")
+	for _, want := range []string{"3 bad settings below, each read as unset", "reachable, version 0.6.5", "fake-chat",
+		"problem: MNEME_WINDOW_SIZE=2000: invalid value", "problem: config " + filepath.Join(d.home, "config", "mneme", "config.toml") + ": recall_limit = 99: invalid value",
+		`model_changes = "never": invalid value`} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("doctor with bad settings lacks %q:\n%s", want, r.stdout)
+		}
+	}
+	if r.code != 1 || strings.Contains(r.stdout, "all good") {
+		t.Errorf("doctor with bad settings: exit %d\n%s", r.code, r.stdout)
+	}
+	// Every other command still refuses to run on a bad setting.
+	if r := d.mneme("", "search", "x"); r.code == 0 || !strings.Contains(r.stderr, "recall_limit = 99: invalid value") {
+		t.Errorf("search with bad settings: exit %d stderr %q", r.code, r.stderr)
+	}
+	// A file that is not TOML is named, and none of its settings is used.
+	writeFiles(t, filepath.Join(d.home, "config", "mneme"), map[string]string{"config.toml": "model = [\n"})
+	d.extra = nil
+	if r := d.mneme("", "doctor"); r.code != 1 || !strings.Contains(r.stdout, "config.toml (not read, so none of its settings is used)\n") ||
+		!strings.Contains(r.stdout, "problem: config file "+filepath.Join(d.home, "config", "mneme", "config.toml")+": toml: line 1") ||
+		!strings.Contains(r.stdout, "reachable, version 0.6.5") {
+		t.Errorf("doctor with a broken file: exit %d\n%s", r.code, r.stdout)
+	}
 }
 
 func TestUsageErrors(t *testing.T) {

@@ -3,6 +3,7 @@ package cli
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"io/fs"
 	"path/filepath"
@@ -32,12 +33,14 @@ func (a *App) runDoctor(ctx context.Context, args []string) error {
 	if _, err := parseArgs(fs, args); err != nil {
 		return err
 	}
-	s, err := a.openForReading(ctx, common)
+	// Every bad setting is named, and the rest is checked with each of
+	// them unset: one run shows all there is to fix.
+	cfg, badSettings := config.Check(common, a.getenv)
+	s, err := a.openConfig(ctx, cfg, memory.ReadOnlyIfNewer())
 	if err != nil {
 		return err
 	}
 	defer s.Close()
-	cfg := s.cfg
 	readOnly := s.store.ReadOnlyReason()
 	tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
 	// Versions, model names and errors come from the server: one clean line.
@@ -47,7 +50,21 @@ func (a *App) runDoctor(ctx context.Context, args []string) error {
 	if cfg.ConfigFileFound {
 		cfgState = "loaded"
 	}
-	row("config", fmt.Sprintf("%s (%s)", cfg.ConfigFile, cfgState))
+	n := len(badSettings)
+	for _, bad := range badSettings {
+		if errors.Is(bad, config.ErrConfigFile) {
+			cfgState = "not read, so none of its settings is used"
+			n--
+		}
+	}
+	bad := ""
+	switch {
+	case n == 1:
+		bad = "; 1 bad setting below, read as unset"
+	case n > 1:
+		bad = fmt.Sprintf("; %d bad settings below, each read as unset", n)
+	}
+	row("config", fmt.Sprintf("%s (%s)%s", cfg.ConfigFile, cfgState, bad))
 	row("data dir", cfg.DataDir)
 	schema, err := s.store.SchemaVersion(ctx)
 	if err != nil {
@@ -88,7 +105,7 @@ func (a *App) runDoctor(ctx context.Context, args []string) error {
 			if m.ContextLength > 0 {
 				ctxLen = fmt.Sprintf(", context %d", m.ContextLength)
 			}
-			row(k, fmt.Sprintf("%s (%s; %s%s)", m.Name, humanBytes(m.Size), caps, ctxLen))
+			row(k, fmt.Sprintf("%s (%s; %s%s)", m.Name, text.Bytes(m.Size), caps, ctxLen))
 		}
 	} else {
 		row("ollama", fmt.Sprintf("%s: NOT reachable", st.Host))
@@ -115,9 +132,15 @@ func (a *App) runDoctor(ctx context.Context, args []string) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
+	problems := badSettings
 	if problem := cmp.Or(st.Err, readOnly); problem != nil {
+		problems = append(problems, problem)
+	}
+	if len(problems) > 0 {
 		fmt.Fprintln(a.stdout)
-		fmt.Fprintln(a.stdout, "problem:", sanitize.Text(problem.Error()))
+		for _, p := range problems {
+			fmt.Fprintln(a.stdout, "problem:", sanitize.Text(p.Error()))
+		}
 		return exitError{code: 1}
 	}
 	fmt.Fprintln(a.stdout, "\nall good")
@@ -180,19 +203,6 @@ func chatContext(ctx context.Context, client *api.Client, st ollamaState, cfg co
 		show, _ = client.Show(sctx, &api.ShowRequest{Model: st.Model})
 	}
 	return agent.ChooseContext(cfg.NumCtx, cfg.NumCtxMax, show)
-}
-
-func humanBytes(n int64) string {
-	const unit = 1024
-	if n < unit {
-		return fmt.Sprintf("%d B", n)
-	}
-	div, exp := int64(unit), 0
-	for m := n / unit; m >= unit; m /= unit {
-		div *= unit
-		exp++
-	}
-	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
 }
 
 // widePermissions lists the files and directories under dir that other

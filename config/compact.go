@@ -41,23 +41,20 @@ const (
 
 // resolve applies the environment over the file, fills defaults and
 // checks the values.
-func (c *compactionConfig) resolve(l layers) error {
-	if err := l.modelName("", "", envSummaryModel, "summary_model", &c.SummaryModel); err != nil {
-		return err
-	}
+func (c *compactionConfig) resolve(l layers) {
+	l.modelName("", "", envSummaryModel, "summary_model", &c.SummaryModel)
 	for _, w := range []whole{
 		{key: "window_size", env: envWindowSize, dst: &c.WindowSize, lo: minWindowSize, hi: maxWindowSize, def: agent.DefaultWindowSize, unit: "messages"},
 		{key: "summary_tokens", env: envSummaryTokens, dst: &c.SummaryTokens, lo: minSummaryTokens, hi: maxSummaryTokens, def: agent.DefaultSummaryTokens, unit: "tokens"},
 	} {
-		if err := w.resolve(l); err != nil {
-			return err
-		}
+		w.resolve(l)
 	}
 	where := fromFile(l.file, "compact_at", c.CompactAt)
 	if v := strings.TrimSpace(l.getenv(envCompactAt)); v != "" {
 		f, err := strconv.ParseFloat(v, 64)
 		if err != nil {
-			return fmt.Errorf("%s: %w: want a number such as 0.75", fromEnv(envCompactAt, v), ErrConfigValue)
+			l.bad(fmt.Errorf("%s: %w: want a number such as 0.75", fromEnv(envCompactAt, v), ErrConfigValue))
+			f = agent.DefaultCompactAt
 		}
 		c.CompactAt, where = f, fromEnv(envCompactAt, v)
 	}
@@ -65,7 +62,7 @@ func (c *compactionConfig) resolve(l layers) error {
 		c.CompactAt = agent.DefaultCompactAt
 	}
 	if !(c.CompactAt >= minCompactAt && c.CompactAt <= 1) {
-		return fmt.Errorf("%s: %w: want a share of the context window between %g and 1 (0 or unset: %g)", where, ErrConfigValue, minCompactAt, agent.DefaultCompactAt)
+		l.bad(fmt.Errorf("%s: %w: want a share of the context window between %g and 1 (0 or unset: %g)", where, ErrConfigValue, minCompactAt, agent.DefaultCompactAt))
+		c.CompactAt = agent.DefaultCompactAt
 	}
-	return nil
 }

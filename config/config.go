@@ -122,14 +122,29 @@ func (c *Flags) Register(fs *flag.FlagSet) {
 	c.contextFlags.register(fs)
 }
 
-// Load resolves flags, then env, then the config file, then defaults.
+// Load resolves flags, then env, then the config file, then defaults,
+// and fails on the first bad setting.
 func Load(flags Flags, getenv func(string) string) (Config, error) {
+	cfg, problems := Check(flags, getenv)
+	if len(problems) > 0 {
+		return cfg, problems[0]
+	}
+	return cfg, nil
+}
+
+// Check is Load for doctor: it names every bad setting, in the order read,
+// and resolves the rest, each bad one as if it were unset (a config file
+// that cannot be read as a whole is left out).
+func Check(flags Flags, getenv func(string) string) (Config, []error) {
 	var cfg Config
+	var problems []error
+	l := layers{getenv: getenv, problems: &problems}
 	cfg.ConfigFile = first(flags.configFile, getenv(envConfig))
 	explicitFile := cfg.ConfigFile != ""
 	if !explicitFile {
 		cfg.ConfigFile = filepath.Join(xdgDir(getenv, "XDG_CONFIG_HOME", ".config"), "mneme", "config.toml")
 	}
+	l.file = cfg.ConfigFile
 	meta, err := toml.DecodeFile(cfg.ConfigFile, &cfg)
 	switch {
 	case err == nil:
@@ -140,86 +155,75 @@ func Load(flags Flags, getenv func(string) string) (Config, error) {
 				keys[i] = k.String()
 			}
 			sort.Strings(keys)
-			return cfg, fmt.Errorf("config %s: unknown keys: %s", cfg.ConfigFile, strings.Join(keys, ", "))
+			l.bad(fmt.Errorf("config %s: unknown keys: %s", cfg.ConfigFile, strings.Join(keys, ", ")))
 		}
 	case errors.Is(err, os.ErrNotExist) && !explicitFile:
 	default:
-		return cfg, fmt.Errorf("config %s: %w", cfg.ConfigFile, err)
+		l.bad(fmt.Errorf("%w %s: %w", ErrConfigFile, cfg.ConfigFile, err))
+		cfg = Config{ConfigFile: cfg.ConfigFile}
 	}
 
-	l := layers{getenv: getenv, file: cfg.ConfigFile}
 	l.text("data-dir", flags.dataDir, envDataDir, "data_dir", &cfg.DataDir)
 	l.text("user", flags.user, envUser, "user", &cfg.User)
-	if err := l.modelName("model", flags.Model, envModel, "model", &cfg.Model); err != nil {
-		return cfg, err
-	}
-	l.text("ollama", flags.ollama, envOllama, "ollama", &cfg.Ollama)
+	l.modelName("model", flags.Model, envModel, "model", &cfg.Model)
+	where := l.text("ollama", flags.ollama, envOllama, "ollama", &cfg.Ollama)
 	cfg.Ollama = first(cfg.Ollama, defaultOllama)
-	if err := l.modelName("embed-model", flags.embedModel, envEmbed, "embed_model", &cfg.EmbedModel); err != nil {
-		return cfg, err
+	if _, err := OllamaURL(cfg.Ollama); err != nil {
+		l.bad(fmt.Errorf("%s: %w: %w", where, ErrConfigValue, err))
+		cfg.Ollama = defaultOllama
 	}
-	where := l.text("", "", envLogLevel, "log_level", &cfg.LogLevel)
+	l.modelName("embed-model", flags.embedModel, envEmbed, "embed_model", &cfg.EmbedModel)
+	where = l.text("", "", envLogLevel, "log_level", &cfg.LogLevel)
 	cfg.LogLevel = first(cfg.LogLevel, "info")
 	var level slog.Level
 	if err := level.UnmarshalText([]byte(cfg.LogLevel)); err != nil {
-		return cfg, fmt.Errorf("%s: %w: want debug, info, warn or error", where, ErrConfigValue)
+		l.bad(fmt.Errorf("%s: %w: want debug, info, warn or error", where, ErrConfigValue))
+		cfg.LogLevel = "info"
 	}
 	where = l.text("", "", envRegistry, "ollama_registry", &cfg.OllamaRegistry)
 	cfg.OllamaRegistry = first(cfg.OllamaRegistry, defaultRegistry)
 	if err := ollama.CheckRegistryURL(cfg.OllamaRegistry); err != nil {
-		return cfg, fmt.Errorf("%s: %w: %w", where, ErrConfigValue, err)
+		l.bad(fmt.Errorf("%s: %w: %w", where, ErrConfigValue, err))
+		cfg.OllamaRegistry = defaultRegistry
 	}
 	for _, w := range []whole{
 		{key: "max_steps", env: envMaxSteps, dst: &cfg.MaxSteps, lo: 1, hi: agent.MaxStepsLimit, def: agent.DefaultMaxSteps},
 		{key: "recall_limit", dst: &cfg.RecallLimit, lo: 1, hi: maxRecallLimit, def: index.DefaultRecallLimit, unit: "notes"},
 		{key: "recall_half_life_days", dst: &cfg.RecallHalfLifeDays, lo: 1, hi: maxHalfLifeDays, def: int(index.DefaultRecallHalfLife.Hours() / 24), unit: "days"},
 	} {
-		if err := w.resolve(l); err != nil {
-			return cfg, err
-		}
+		w.resolve(l)
 	}
 	if cfg.RRFK < 0 {
-		return cfg, fmt.Errorf("%s: %w: want 0 or more (0: the default)", fromFile(l.file, "rrf_k", cfg.RRFK), ErrConfigValue)
+		l.bad(fmt.Errorf("%s: %w: want 0 or more (0: the default)", fromFile(l.file, "rrf_k", cfg.RRFK), ErrConfigValue))
+		cfg.RRFK = 0
 	}
 	for _, w := range []struct {
 		key string
-		v   float64
-	}{{"keyword_weight", cfg.KeywordWeight}, {"vector_weight", cfg.VectorWeight}} {
-		if w.v < 0 || math.IsNaN(w.v) || math.IsInf(w.v, 0) {
-			return cfg, fmt.Errorf("%s: %w: want 0 or more (0: the default)", fromFile(l.file, w.key, w.v), ErrConfigValue)
+		v   *float64
+	}{{"keyword_weight", &cfg.KeywordWeight}, {"vector_weight", &cfg.VectorWeight}} {
+		if *w.v < 0 || math.IsNaN(*w.v) || math.IsInf(*w.v, 0) {
+			l.bad(fmt.Errorf("%s: %w: want 0 or more (0: the default)", fromFile(l.file, w.key, *w.v), ErrConfigValue))
+			*w.v = 0
 		}
 	}
 	if t := cfg.RecallThreshold; t != nil && !(*t >= 0 && *t <= 1) {
-		return cfg, fmt.Errorf("%s: %w: want 0-1", fromFile(l.file, "recall_threshold", *t), ErrConfigValue)
+		l.bad(fmt.Errorf("%s: %w: want 0-1", fromFile(l.file, "recall_threshold", *t), ErrConfigValue))
+		cfg.RecallThreshold = nil
 	}
-	if err := cfg.contextConfig.resolve(flags.contextFlags, l); err != nil {
-		return cfg, err
-	}
-	if err := cfg.compactionConfig.resolve(l); err != nil {
-		return cfg, err
-	}
-	if err := cfg.streamConfig.resolve(flags.Stream, l); err != nil {
-		return cfg, err
-	}
-	if err := cfg.retentionConfig.resolve(l.file); err != nil {
-		return cfg, err
-	}
-	if err := cfg.learnConfig.resolve(flags.Learn, l); err != nil {
-		return cfg, err
-	}
-	if err := cfg.docsConfig.resolve(l); err != nil {
-		return cfg, err
-	}
-	if err := cfg.syncConfig.resolve(l); err != nil {
-		return cfg, err
-	}
+	cfg.contextConfig.resolve(flags.contextFlags, l)
+	cfg.compactionConfig.resolve(l)
+	cfg.streamConfig.resolve(flags.Stream, l)
+	cfg.retentionConfig.resolve(l)
+	cfg.learnConfig.resolve(flags.Learn, l)
+	cfg.docsConfig.resolve(l)
+	cfg.syncConfig.resolve(l)
 	if cfg.DataDir == "" {
 		cfg.DataDir = filepath.Join(xdgDir(getenv, "XDG_DATA_HOME", ".local/share"), "mneme")
 	}
 	if cfg.User == "" {
 		cfg.User = osUserName(getenv)
 	}
-	return cfg, nil
+	return cfg, problems
 }
 
 // xdgDir returns $name, or ~/fallback when it is unset or relative.

@@ -8,6 +8,10 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/mneme-dev/mneme/agent"
+	"github.com/mneme-dev/mneme/memory/index"
+	"github.com/mneme-dev/mneme/memory/syncer"
 )
 
 func envMap(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
@@ -227,5 +231,41 @@ func TestOllamaRegistryConfig(t *testing.T) {
 		if _, err := load("", bad); !errors.Is(err, ErrConfigValue) || !strings.Contains(err.Error(), bad) {
 			t.Errorf("env %q: err = %v", bad, err)
 		}
+	}
+}
+
+// Check names every bad setting, from every layer, in the order read, and
+// reads each as unset; Load stops at the first of them.
+func TestCheckNamesEveryBadSettingAndReadsItAsUnset(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "config.toml")
+	if err := os.WriteFile(file, []byte("recall_limit = 99\nwindow_size = 12\ncompact_at = 7.0\n[sync]\ninterval = \"1s\"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	env := envMap(map[string]string{"HOME": dir, "MNEME_MAX_STEPS": "0x", "OLLAMA_HOST": "h:99999"})
+	cfg, problems := Check(Flags{configFile: file}, env)
+	var got []string
+	for _, p := range problems {
+		if !errors.Is(p, ErrConfigValue) {
+			t.Errorf("%v is not ErrConfigValue", p)
+		}
+		got = append(got, p.Error())
+	}
+	want := []string{"OLLAMA_HOST=h:99999", "MNEME_MAX_STEPS=0x", "recall_limit = 99", "compact_at = 7", "sync.interval"}
+	if len(got) != len(want) {
+		t.Fatalf("problems = %q, want %d", got, len(want))
+	}
+	for i, w := range want {
+		if !strings.Contains(got[i], w) {
+			t.Errorf("problem %d = %q, want one naming %q", i, got[i], w)
+		}
+	}
+	// Bad settings read as unset; good ones are kept.
+	if cfg.Ollama != defaultOllama || cfg.MaxSteps != agent.DefaultMaxSteps || cfg.RecallLimit != index.DefaultRecallLimit ||
+		cfg.CompactAt != agent.DefaultCompactAt || cfg.Sync.Every != syncer.DefaultSyncInterval || cfg.WindowSize != 12 {
+		t.Errorf("cfg = ollama %q, steps %d, recall %d, compact %g, sync %s, window %d", cfg.Ollama, cfg.MaxSteps, cfg.RecallLimit, cfg.CompactAt, cfg.Sync.Every, cfg.WindowSize)
+	}
+	if _, err := Load(Flags{configFile: file}, env); err == nil || err.Error() != got[0] {
+		t.Errorf("Load: %v, want the first problem", err)
 	}
 }

@@ -65,15 +65,12 @@ func (c *contextFlags) register(fs *flag.FlagSet) {
 
 // resolve applies the flags, then the environment, over the file's values
 // and checks them the same way whichever gave them.
-func (c *contextConfig) resolve(flags contextFlags, l layers) error {
+func (c *contextConfig) resolve(flags contextFlags, l layers) {
 	for _, w := range []whole{
 		{key: "num_ctx", env: envNumCtx, flagName: "num-ctx", flag: &flags.numCtx, dst: &c.NumCtx},
 		{key: "num_ctx_max", env: envNumCtxMax, flagName: "num-ctx-max", flag: &flags.numCtxMax, dst: &c.NumCtxMax, def: agent.DefaultMaxContext},
 	} {
 		w.lo, w.hi, w.unit = agent.MinContext, agent.MaxContext, "tokens"
-		if err := w.resolve(l); err != nil {
-			return err
-		}
+		w.resolve(l)
 	}
-	return nil
 }

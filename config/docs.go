@@ -37,30 +37,30 @@ const (
 	maxDocChunkTokens      = 2048
 )
 
-func (c *docsConfig) resolve(l layers) error {
+func (c *docsConfig) resolve(l layers) {
 	for _, w := range []whole{
 		{key: "max_doc_mb", env: envMaxDocMB, dst: &c.MaxDocMB, lo: 1, hi: maxMaxDocMB, def: DefaultMaxDocMB, unit: "MB"},
 		{key: "doc_chunk_tokens", dst: &c.DocChunkTokens, lo: minDocChunkTokens, hi: maxDocChunkTokens, def: DefaultDocChunkTokens, unit: "tokens"},
 	} {
-		if err := w.resolve(l); err != nil {
-			return err
-		}
+		w.resolve(l)
 	}
 	if c.DocChunkOverlap == nil {
 		overlap := min(DefaultDocChunkOverlap, c.DocChunkTokens/4)
 		c.DocChunkOverlap = &overlap
 	}
 	if o := *c.DocChunkOverlap; o < 0 || o > c.DocChunkTokens/4 {
-		return fmt.Errorf("%s: %w: want 0-%d (a quarter of doc_chunk_tokens)", fromFile(l.file, "doc_chunk_overlap", o), ErrConfigValue, c.DocChunkTokens/4)
+		l.bad(fmt.Errorf("%s: %w: want 0-%d (a quarter of doc_chunk_tokens)", fromFile(l.file, "doc_chunk_overlap", o), ErrConfigValue, c.DocChunkTokens/4))
+		overlap := min(DefaultDocChunkOverlap, c.DocChunkTokens/4)
+		c.DocChunkOverlap = &overlap
 	}
 	if v := l.getenv(envDocRecall); v != "" {
 		on, err := strconv.ParseBool(strings.TrimSpace(v))
 		if err != nil {
-			return fmt.Errorf("%s: %w: want true or false", fromEnv(envDocRecall, v), ErrConfigValue)
+			l.bad(fmt.Errorf("%s: %w: want true or false", fromEnv(envDocRecall, v), ErrConfigValue))
+			return
 		}
 		c.DocRecall = &on
 	}
-	return nil
 }
 
 // MaxDocBytes is the largest file `docs add` reads.

@@ -44,7 +44,13 @@ func fromFile(file, key string, v any) origin {
 type layers struct {
 	getenv func(string) string
 	file   string
+	// problems gathers every bad setting, in the order read; each is left
+	// at its default, so that doctor can check the rest.
+	problems *[]error
 }
+
+// bad notes a bad setting.
+func (l layers) bad(err error) { *l.problems = append(*l.problems, err) }
 
 // text sets *dst from the flag value (when not ""), else from the
 // environment variable env (when set and env is not ""), keeping the
@@ -65,13 +71,13 @@ func (l layers) text(flagName, flagValue, env, key string, dst *string) origin {
 // modelName is text for the name of a model, which must be one Ollama
 // could hold: it is printed in commands to run (`ollama pull NAME`), so
 // white space and control characters are refused, not dropped.
-func (l layers) modelName(flagName, flagValue, env, key string, dst *string) error {
+func (l layers) modelName(flagName, flagValue, env, key string, dst *string) {
 	where := l.text(flagName, flagValue, env, key, dst)
 	odd := func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) || unicode.Is(unicode.Cf, r) }
 	if strings.IndexFunc(*dst, odd) >= 0 {
-		return fmt.Errorf("%s: %w: a model name has no spaces or control characters, such as llama3.2 or qwen2.5:7b", where, ErrConfigValue)
+		*dst = ""
+		l.bad(fmt.Errorf("%s: %w: a model name has no spaces or control characters, such as llama3.2 or qwen2.5:7b", where, ErrConfigValue))
 	}
-	return nil
 }
 
 // whole is a whole-number setting. Zero is "unset": it becomes def.
@@ -86,7 +92,14 @@ type whole struct {
 }
 
 // resolve reads the setting through the layers and checks it.
-func (w whole) resolve(l layers) error {
+func (w whole) resolve(l layers) {
+	if err := w.read(l); err != nil {
+		*w.dst = w.def
+		l.bad(err)
+	}
+}
+
+func (w whole) read(l layers) error {
 	where := fromFile(l.file, w.key, *w.dst)
 	switch v := strings.TrimSpace(envOf(l, w.env)); {
 	case w.flag != nil && w.flag.set:

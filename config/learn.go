@@ -55,20 +55,19 @@ func (f *LearnFlags) Register(fs *flag.FlagSet) {
 
 // resolve applies flags, then the environment, over the file, fills the
 // defaults and checks the values.
-func (c *learnConfig) resolve(flags LearnFlags, l layers) error {
+func (c *learnConfig) resolve(flags LearnFlags, l layers) {
 	where := l.text("", "", envMemoryReview, "memory_review", &c.MemoryReview)
 	if flags.noLearn {
 		c.MemoryReview, where = ReviewOff, "--no-learn"
 	}
-	if err := l.modelName("", "", envExtractModel, "extract_model", &c.ExtractModel); err != nil {
-		return err
-	}
+	l.modelName("", "", envExtractModel, "extract_model", &c.ExtractModel)
 	switch c.MemoryReview {
 	case "":
 		c.MemoryReview = ReviewAuto
 	case ReviewAuto, ReviewInbox, ReviewOff:
 	default:
-		return fmt.Errorf("%s: %w: want %q, %q or %q", where, ErrConfigValue, ReviewAuto, ReviewInbox, ReviewOff)
+		l.bad(fmt.Errorf("%s: %w: want %q, %q or %q", where, ErrConfigValue, ReviewAuto, ReviewInbox, ReviewOff))
+		c.MemoryReview = ReviewAuto
 	}
 	where = l.text("", "", envModelChanges, "model_changes", &c.ModelChanges)
 	switch c.ModelChanges {
@@ -76,9 +75,9 @@ func (c *learnConfig) resolve(flags LearnFlags, l layers) error {
 		c.ModelChanges = changesAllow
 	case changesAllow, changesConfirm:
 	default:
-		return fmt.Errorf("%s: %w: want %q or %q", where, ErrConfigValue, changesAllow, changesConfirm)
+		l.bad(fmt.Errorf("%s: %w: want %q or %q", where, ErrConfigValue, changesAllow, changesConfirm))
+		c.ModelChanges = changesAllow
 	}
-	return nil
 }
 
 // ConfirmChanges reports whether the model's changes and deletes of notes

@@ -24,23 +24,31 @@ type retentionConfig struct {
 // maxRetentionDays bounds the retention keys (a hundred years).
 const maxRetentionDays = 36500
 
-func (c *retentionConfig) resolve(file string) error {
+func (c *retentionConfig) resolve(l layers) {
+	if d := c.ArchiveNotesUnusedDays; d != nil && (*d < 0 || *d > maxRetentionDays) {
+		l.bad(retentionDaysError(l.file, "archive_notes_unused_days", *d))
+		c.ArchiveNotesUnusedDays = nil
+	}
 	for _, k := range []struct {
 		key string
-		v   int
+		v   *int
 	}{
-		{"archive_notes_unused_days", derefOr(c.ArchiveNotesUnusedDays, 0)},
-		{"delete_archived_after_days", c.DeleteArchivedAfterDays},
-		{"archive_conversations_after_days", c.ArchiveConversationsAfterDays},
+		{"delete_archived_after_days", &c.DeleteArchivedAfterDays},
+		{"archive_conversations_after_days", &c.ArchiveConversationsAfterDays},
 	} {
-		if k.v < 0 || k.v > maxRetentionDays {
-			return fmt.Errorf("%s: %w: want 0-%d days (0: never)", fromFile(file, k.key, k.v), ErrConfigValue, maxRetentionDays)
+		if *k.v < 0 || *k.v > maxRetentionDays {
+			l.bad(retentionDaysError(l.file, k.key, *k.v))
+			*k.v = 0
 		}
 	}
 	if b := c.ArchiveBelowConfidence; b != nil && (*b < 0 || *b > 1) {
-		return fmt.Errorf("%s: %w: want 0-1", fromFile(file, "archive_below_confidence", *b), ErrConfigValue)
+		l.bad(fmt.Errorf("%s: %w: want 0-1", fromFile(l.file, "archive_below_confidence", *b), ErrConfigValue))
+		c.ArchiveBelowConfidence = nil
 	}
-	return nil
+}
+
+func retentionDaysError(file, key string, v int) error {
+	return fmt.Errorf("%s: %w: want 0-%d days (0: never)", fromFile(file, key, v), ErrConfigValue, maxRetentionDays)
 }
 
 func derefOr[T any](p *T, def T) T {

@@ -60,7 +60,7 @@ func (f *StreamFlags) Register(fs *flag.FlagSet) {
 
 // resolve applies flags, then the environment, over the file, fills the
 // defaults and checks the values.
-func (c *streamConfig) resolve(flags StreamFlags, l layers) error {
+func (c *streamConfig) resolve(flags StreamFlags, l layers) {
 	for _, s := range []struct {
 		key, flag, env string
 		text           *string
@@ -77,11 +77,12 @@ func (c *streamConfig) resolve(flags StreamFlags, l layers) error {
 		}
 		d, err := parseSeconds(*s.text)
 		if err != nil || d < minStreamTimeout || d > maxStreamTimeout {
-			return fmt.Errorf("%s: %w: want a duration from %s to %s, such as 90s or 2m", where, ErrConfigValue, minStreamTimeout, maxStreamTimeout)
+			l.bad(fmt.Errorf("%s: %w: want a duration from %s to %s, such as 90s or 2m", where, ErrConfigValue, minStreamTimeout, maxStreamTimeout))
+			*s.text, d = "", s.def
 		}
 		*s.dst = d
 	}
-	return whole{key: "max_answer_tokens", env: envMaxAnswerTokens, dst: &c.MaxAnswerTokens,
+	whole{key: "max_answer_tokens", env: envMaxAnswerTokens, dst: &c.MaxAnswerTokens,
 		lo: minAnswerTokens, hi: maxAnswerTokens, def: agent.DefaultMaxAnswerTokens, unit: "tokens"}.resolve(l)
 }
 

@@ -40,7 +40,7 @@ type syncConfig struct {
 
 // resolve applies the environment over the file: MNEME_SYNC_* first, then
 // TURSO_DATABASE_URL / TURSO_AUTH_TOKEN.
-func (c *syncConfig) resolve(l layers) error {
+func (c *syncConfig) resolve(l layers) {
 	l.text("", "", envTursoURL, "sync.url", &c.Sync.URL)
 	l.text("", "", envSyncURL, "sync.url", &c.Sync.URL)
 	l.text("", "", envTursoToken, "sync.token", &c.Sync.Token)
@@ -58,15 +58,16 @@ func (c *syncConfig) resolve(l layers) error {
 	iv := l.text("", "", envSyncInterval, "sync.interval", &c.Sync.Interval)
 	every, err := parseSyncInterval(c.Sync.Interval)
 	if err != nil {
-		return fmt.Errorf("%s: %w", iv, err)
+		l.bad(fmt.Errorf("%s: %w", iv, err))
+		c.Sync.Interval, every = "", syncer.DefaultSyncInterval
 	}
 	c.Sync.Every = every
 	if c.Sync.URL != "" {
 		if _, _, err := syncer.NormalizeSyncURL(c.Sync.URL); err != nil {
-			return fmt.Errorf("%s: %w", where, err)
+			l.bad(fmt.Errorf("%s: %w", where, err))
+			c.Sync.URL = ""
 		}
 	}
-	return nil
 }
 
 // parseSyncInterval reads a [sync] interval: "" for the default, "off"
