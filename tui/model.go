@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"strings"
 	"time"
@@ -12,6 +13,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/mneme-dev/mneme/agent"
+	"github.com/mneme-dev/mneme/internal/text"
 	"github.com/mneme-dev/mneme/memory"
 	"github.com/mneme-dev/mneme/tui/choice"
 	"github.com/mneme-dev/mneme/tui/keyhelp"
@@ -252,6 +254,10 @@ func (m Model) Init() tea.Cmd {
 
 // Update routes a message and lays the screen out again.
 func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	msg, ok := cleanInput(msg)
+	if !ok {
+		return m, nil
+	}
 	if cmd, ok := m.routeOwned(msg); ok {
 		m.layout()
 		return m, cmd
@@ -445,6 +451,10 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		m.transcript.toggleDetails()
 		m.transcript.refresh(m.now(), false)
 	default:
+		if msg.Text != "" && m.input.Len() >= prompt.MaxChars {
+			m.hint = fmt.Sprintf("The input is full (%s characters): send it, or /attach a file instead.", text.Thousands(prompt.MaxChars))
+			return nil
+		}
 		return m.input.Update(msg)
 	}
 	return nil

@@ -409,11 +409,34 @@ func TestPasteIsAcceptedAndTruncatedWithNotice(t *testing.T) {
 	if !h.shows("Paste truncated: kept") {
 		t.Errorf("no notice for the truncated paste:\n%s", h.screen())
 	}
+	// A key typed into the full input says why nothing happens.
+	h.typeText("x")
+	if !h.shows("The input is full (100,000 characters)") {
+		t.Errorf("no word of the full input:\n%s", h.screen())
+	}
 	// The input is full, but still responds to editing.
 	h.send(tea.KeyPressMsg{Code: tea.KeyBackspace})
 	h.typeText("!")
 	if !strings.HasSuffix(h.m.input.Value(), "!") {
 		t.Error("typing after a huge paste did not reach the input")
+	}
+}
+
+// Typed text and pastes go through the sanitiser before the input draws
+// them: a bidi override or an escape sequence never reaches the terminal.
+func TestTypedBidiAndEscapesNeverReachTheScreen(t *testing.T) {
+	store := openStore(t)
+	h := newHarness(t, config(store, newFakeRunner(store), readyProbe))
+	h.send(tea.KeyPressMsg{Text: "typed \u202eBIDI\u202c here"})
+	h.send(tea.KeyPressMsg{Text: "\u2067"}) // a key that is nothing else
+	h.send(tea.PasteMsg{Content: " \x1b]0;PWNED\a\x1b[31mred\rnext"})
+	if got, want := h.m.input.Value(), "typed BIDI here red\nnext"; got != want {
+		t.Errorf("input = %q, want %q", got, want)
+	}
+	for _, bad := range []string{"\u202e", "\u2067", "PWNED", "\x1b]"} {
+		if strings.Contains(h.m.View().Content, bad) {
+			t.Errorf("the screen holds %q", bad)
+		}
 	}
 }
 

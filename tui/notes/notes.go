@@ -112,9 +112,13 @@ type MemoryBrowser struct {
 	hint    string
 	hintErr bool
 
-	editor  textarea.Model
-	editID  string // the note being edited inline
-	viewTop int    // first row of the note's text shown in memView (or of memHistory)
+	editor textarea.Model
+	editID string // the note being edited inline
+	// editFrom is the text the editor began with: the note as shown.
+	// Saved unchanged, it writes nothing (the note may hold tabs, escapes
+	// or bidi controls the editor never showed).
+	editFrom string
+	viewTop  int // first row of the note's text shown in memView (or of memHistory)
 
 	history     []history.Change // of histNote, newest first
 	histNote    string
@@ -656,7 +660,8 @@ func (b *MemoryBrowser) startEdit(n memory.Note) tea.Cmd {
 	ta.KeyMap.Paste = key.NewBinding(key.WithDisabled())
 	ta.SetWidth(max(1, b.width))
 	ta.SetHeight(b.editRows())
-	ta.SetValue(n.Content)
+	b.editFrom = shown(n.Content)
+	ta.SetValue(b.editFrom)
 	b.editor, b.editID, b.mode = ta, n.ID, memEdit
 	return b.editor.Focus()
 }
@@ -677,7 +682,7 @@ func (b MemoryBrowser) editKey(msg tea.KeyPressMsg) (MemoryBrowser, tea.Cmd) {
 			b.setHint("The note is gone.", true)
 			return b, nil
 		}
-		if strings.TrimSpace(b.editor.Value()) == strings.TrimSpace(n.Content) {
+		if strings.TrimSpace(b.editor.Value()) == strings.TrimSpace(b.editFrom) {
 			b.editor.Blur()
 			b.mode, b.editID = memView, ""
 			b.setHint("No change.", false)

@@ -140,6 +140,32 @@ func TestMemoryBrowserEditSavesToTheStore(t *testing.T) {
 	requireShows(t, c.M.View(), "Edit cancelled.")
 }
 
+// A note holding tabs, a carriage return, escape sequences or bidi
+// controls is edited as it is shown: the editor never draws them, and a
+// save without a change writes nothing.
+func TestMemoryBrowserEditShowsTheCleanNoteAndAnUntouchedSaveWritesNothing(t *testing.T) {
+	ctx := context.Background()
+	f := newMemoryFixture(t)
+	raw := "Evil \x1b[31mRED\x1b[0m\tnote \u202eREVERSED\u202c and \x1b]0;PWNED\a title\r"
+	odd := must[memory.Note](t)(f.ix.SaveNote(ctx, testUser, raw, memory.NoteSource{}))
+	c := newBrowser(t, f.ix, f.store, newTestClock(), 80, 24)
+	selectNote(t, c, odd.ID)
+	c.Send(keyRune('e'))
+	view := c.M.View()
+	for _, bad := range []string{"[31m", "\u202e", "PWNED", "\a", "\r"} {
+		if strings.Contains(view, bad) {
+			t.Errorf("the editor draws %q:\n%s", bad, view)
+		}
+	}
+	requireShows(t, view, "Evil RED    note REVERSED and  title")
+	c.Send(keyCtrlS)
+	c.RunAll()
+	requireShows(t, c.M.View(), "No change.")
+	if got := must[memory.Note](t)(f.store.Note(ctx, testUser, odd.ID)); got.Content != odd.Content {
+		t.Fatalf("an untouched save rewrote the note: %q", got.Content)
+	}
+}
+
 func TestMemoryBrowserDeleteAndUndo(t *testing.T) {
 	ctx := context.Background()
 	f := newMemoryFixture(t)

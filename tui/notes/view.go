@@ -54,7 +54,13 @@ func (b MemoryBrowser) viewLines() int {
 }
 
 func (b MemoryBrowser) wrapNote(n memory.Note) []string {
-	return strings.Split(ansi.Wrap(text.ExpandTabs(sanitize.Text(n.Content), render.TabWidth), max(1, b.width-2), ""), "\n")
+	return strings.Split(ansi.Wrap(shown(n.Content), max(1, b.width-2), ""), "\n")
+}
+
+// shown is a note's text as the browser shows it and edits it: sanitised,
+// tabs expanded.
+func shown(content string) string {
+	return text.ExpandTabs(sanitize.Text(content), render.TabWidth)
 }
 
 // Cursor is where the terminal cursor goes, relative to the browser's
