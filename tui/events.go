@@ -71,6 +71,9 @@ type (
 		msgs []memory.Message
 	}
 
+	// othersDeletedMsg says the open conversation was deleted elsewhere.
+	othersDeletedMsg struct{ id string }
+
 	// learntMsg carries a note change learnt from a turn.
 	learntMsg struct{ learnt Learnt }
 )

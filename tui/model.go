@@ -355,6 +355,9 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.refreshNotes(), m.followOthers())
 	case othersAddedMsg:
 		cmd = m.handleOthersAdded(msg)
+	case othersDeletedMsg:
+		m.handleOthersDeleted(msg)
+		cmd = m.sidebar.Reload()
 	case othersTickMsg:
 		cmd = m.followOthers()
 	case undoneMsg:

@@ -249,9 +249,17 @@ func TestDeletingTheOpenConversationClearsTheScreen(t *testing.T) {
 	h.runUntilShown("› Doomed")
 	h.send(tea.KeyPressMsg{Code: 'd', Mod: tea.ModCtrl})
 	h.send(tea.KeyPressMsg{Code: 'y', Text: "y"})
+	// The store may say the conversation is gone before the list says it
+	// deleted it: that is not another mneme's doing.
+	h.send(othersDeletedMsg{id: c.ID})
 	h.runUntilShown("Deleted “Doomed”.", "new conversation")
 	if h.shows("delete me") || h.m.convID != "" {
 		t.Fatalf("the deleted conversation is still open:\n%s", h.screen())
+	}
+	h.send(keyEsc) // the list hid the chat
+	h.runUntil("the keys back in the chat", func() bool { return h.m.focus == focusInput })
+	if h.shows("deleted in another") {
+		t.Fatalf("this chat's own delete is said to be another's:\n%s", h.screen())
 	}
 }
 
@@ -706,6 +714,27 @@ func TestTurnsAnotherMnemeAddsAppear(t *testing.T) {
 	h.runUntilIdle()
 	if n := strings.Count(h.screen(), "ZEBRA"); n != 1 {
 		t.Fatalf("the added turn is shown %d times:\n%s", n, h.screen())
+	}
+}
+
+// TestConversationDeletedElsewhereLeavesTheScreen: `mneme conversations
+// rm` in a shell while the chat shows that conversation: the chat says so
+// and begins a new one, instead of showing what is gone.
+func TestConversationDeletedElsewhereLeavesTheScreen(t *testing.T) {
+	ctx := context.Background()
+	store := openStore(t)
+	c := storeConversation(t, store, "Doomed", "a question about OKAPIS", "an answer")
+	cfg, _ := screenConfig(t, store)
+	cfg.ConversationID = c.ID
+	h := newHarness(t, cfg)
+	h.runUntilShown("a question about OKAPIS")
+	if err := store.DeleteConversation(ctx, testUser, c.ID); err != nil {
+		t.Fatal(err)
+	}
+	h.send(storeChangedMsg{})
+	h.runUntilShown("The conversation open here was deleted in another mneme; this is a new one.")
+	if h.shows("OKAPIS") || h.m.convID != "" {
+		t.Fatalf("the deleted conversation is still shown (id %q):\n%s", h.m.convID, h.screen())
 	}
 }
 

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -200,6 +201,9 @@ func fingerprint(msgs []memory.Message) string {
 // handleConvChanged follows a rename, an archive or a delete.
 func (m *Model) handleConvChanged(msg sidebar.ChangedMsg) tea.Cmd {
 	name := "“" + oneLine(panel.DisplayTitle(msg.Conv.Title)) + "”"
+	if msg.Op == sidebar.OpDelete {
+		m.sidebar.Deleted(msg.Conv.ID)
+	}
 	if msg.Err != nil {
 		m.log.Warn("conversation change failed", "op", msg.Op, "conversation", msg.Conv.ID, "err", msg.Err)
 		m.hint = fmt.Sprintf("Could not %s %s: %s", msg.Op, name, msg.Err.Error())
@@ -333,6 +337,9 @@ func (m *Model) followOthers() tea.Cmd {
 	title, archived := m.title, m.archived
 	return func() tea.Msg {
 		c, err := store.Conversation(ctx, user, id)
+		if errors.Is(err, memory.ErrNotFound) {
+			return othersDeletedMsg{id: id}
+		}
 		if err != nil {
 			return nil
 		}
@@ -348,6 +355,18 @@ func (m *Model) followOthers() tea.Cmd {
 		}
 		return othersAddedMsg{conv: c, msgs: msgs}
 	}
+}
+
+// handleOthersDeleted leaves the conversation another mneme deleted while
+// it was open here: a new chat begins, and says why.
+func (m *Model) handleOthersDeleted(msg othersDeletedMsg) {
+	if msg.id != m.convID || m.phase != phaseIdle || m.run != nil || m.sidebar.Deleting(msg.id) {
+		return // left already, a send will find it gone (ErrConversationGone), or the list here is deleting it
+	}
+	m.cache.forget(msg.id)
+	m.clearConversation()
+	m.transcript.addNotice("The conversation open here was deleted in another mneme; this is a new one.")
+	m.transcript.refresh(m.now(), true)
 }
 
 // handleOthersAdded draws the messages another mneme added to the open

@@ -7,6 +7,7 @@ package sidebar
 import (
 	"context"
 	"fmt"
+	"maps"
 	"strings"
 	"time"
 
@@ -91,6 +92,9 @@ type Model struct {
 	notes     int
 	noteTexts []string
 	confirmID string
+	// deleting are the conversations this list is deleting, until the
+	// chat reads the outcome (Deleted): their going is not another's doing.
+	deleting map[string]bool
 
 	all          []memory.Conversation // everything listed, archived too, newest first
 	items        []memory.Conversation // what the filter and the archive toggle leave
@@ -284,6 +288,11 @@ func (s Model) handleKey(msg tea.KeyPressMsg) (Model, tea.Cmd) {
 		case key.Matches(msg, s.keys.Confirm), key.Matches(msg, s.keys.Forget):
 			s.mode = sideList
 			if c, ok := s.Selected(); ok && c.ID == s.confirmID {
+				s.deleting = maps.Clone(s.deleting)
+				if s.deleting == nil {
+					s.deleting = map[string]bool{}
+				}
+				s.deleting[c.ID] = true
 				return s, deleteConversationCmd(s.ctx, s.convs, s.userID, c, key.Matches(msg, s.keys.Forget))
 			}
 		case key.Matches(msg, s.keys.Deny):
@@ -608,6 +617,15 @@ func noteCountCmd(ctx context.Context, convs ConversationManager, userID, id str
 		notes, err := convs.ConversationNotes(ctx, userID, id)
 		return noteCountMsg{id: id, notes: notes, err: err}
 	}
+}
+
+// Deleting reports whether this list is deleting the conversation id.
+func (s Model) Deleting(id string) bool { return s.deleting[id] }
+
+// Deleted is told the outcome of a delete this list asked for.
+func (s *Model) Deleted(id string) {
+	s.deleting = maps.Clone(s.deleting)
+	delete(s.deleting, id)
 }
 
 // deleteConversationCmd deletes a conversation, and with forget the notes
