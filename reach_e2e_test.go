@@ -42,6 +42,14 @@ func TestChatNegativeTurn(t *testing.T) {
 	if r.code != 2 || !strings.Contains(r.stderr, "--turn -3: turns are numbered from 1") || strings.Contains(r.stderr, "needs --resume") {
 		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
 	}
+	// --turn 0 is not "no turn": it is said as -3 is.
+	if r := d.mneme("", "--continue", "--turn", "0"); r.code != 2 || !strings.Contains(r.stderr, "--turn 0: turns are numbered from 1") {
+		t.Fatalf("--turn 0: exit %d, stderr %q", r.code, r.stderr)
+	}
+	// -c and --resume name two conversations.
+	if r := d.mneme("", "-c", "--resume", "01a2b3c4"); r.code != 2 || !strings.Contains(r.stderr, "give one of them") {
+		t.Fatalf("-c with --resume: exit %d, stderr %q", r.code, r.stderr)
+	}
 }
 
 // TestSyncStatusErrorOnOneLine: a last error spanning several lines (as

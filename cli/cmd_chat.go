@@ -65,8 +65,13 @@ func (a *App) runChat(ctx context.Context, args []string) error {
 	if len(rest) > 0 {
 		return exitError{code: 2, msg: fmt.Sprintf("unexpected argument %q (did you mean `mneme ask %s`?)", rest[0], rest[0])}
 	}
-	if *turn < 0 {
+	turnSet := false
+	fs.Visit(func(f *flag.Flag) { turnSet = turnSet || f.Name == "turn" })
+	if *turn < 0 || *turn == 0 && turnSet {
 		return exitError{code: 2, msg: fmt.Sprintf("--turn %d: turns are numbered from 1 (as 'mneme search' prints them)", *turn)}
+	}
+	if *cont && *resume != "" {
+		return exitError{code: 2, msg: "--continue and --resume each name a conversation: give one of them"}
 	}
 	if *turn > 0 && *resume == "" && !*cont {
 		return exitError{code: 2, msg: "--turn needs --resume ID or --continue"}
