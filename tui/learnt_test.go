@@ -72,6 +72,10 @@ func TestSlashUndoTakesBackTheLastNote(t *testing.T) {
 	if _, err := store.Note(context.Background(), testUser, n.ID); err != nil {
 		t.Fatal("/undo reached a note the chat did not touch")
 	}
+	// A hint longer than the line wraps: its end, the command to run, shows.
+	if !h.shows("mneme memory undo).") {
+		t.Fatalf("the hint lost its end:\n%s", h.screen())
+	}
 	h.send(learntMsg{Learnt{ConversationID: "c", Text: "✎ remembered: Has a cat called Tom.", NoteID: n.ID}})
 	h.runUntilIdle()
 	h.typeText("/undo")

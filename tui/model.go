@@ -254,7 +254,7 @@ func (m Model) Init() tea.Cmd {
 
 // Update routes a message and lays the screen out again.
 func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
-	msg, ok := cleanInput(msg)
+	msg, ok := panel.CleanInput(msg)
 	if !ok {
 		return m, nil
 	}

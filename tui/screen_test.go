@@ -383,7 +383,10 @@ func TestCopyExportAndCompose(t *testing.T) {
 		t.Fatalf("exported %q, %v", md, err)
 	}
 	h.sendText("/export " + path)
-	h.runUntilShown("Export failed")
+	h.runUntilShown("/export never writes over a file; give another name, or a folder.")
+	if !strings.Contains(strings.ReplaceAll(h.screen(), "\n", ""), filepath.Base(path)) {
+		t.Fatalf("the refusal does not name the file:\n%s", h.screen())
+	}
 	h.m.input.Reset()
 	// ~/ is the home folder, and a folder that is not there yet is made.
 	home := t.TempDir()

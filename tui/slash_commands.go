@@ -2,8 +2,10 @@ package tui
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"strings"
 	"time"
@@ -11,6 +13,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/mneme-dev/mneme/internal/ollama"
+	"github.com/mneme-dev/mneme/internal/sanitize"
 	"github.com/mneme-dev/mneme/memory"
 	"github.com/mneme-dev/mneme/tui/panel"
 	"github.com/mneme-dev/mneme/tui/paths"
@@ -139,7 +142,11 @@ func (m *Model) slashExport(args string) tea.Cmd {
 }
 
 func (m *Model) handleExported(msg exportedMsg) {
-	if msg.err != nil {
+	switch {
+	case errors.Is(msg.err, fs.ErrExist):
+		m.hint = "Not exported: " + sanitize.Line(msg.path) + " exists, and /export never writes over a file; give another name, or a folder."
+		return
+	case msg.err != nil:
 		m.hint = "Export failed: " + msg.err.Error()
 		return
 	}

@@ -35,8 +35,8 @@ func (m *Model) layout() {
 	if a := m.alertView(); a != "" {
 		fixed += lipgloss.Height(a)
 	}
-	if m.hint != "" {
-		fixed++
+	if h := m.hintView(); h != "" {
+		fixed += lipgloss.Height(h)
 	}
 	if m.confirm != nil {
 		fixed++
@@ -113,8 +113,8 @@ func (m Model) mainView() (string, *tea.Cursor) {
 	if q := m.confirmLine(); q != "" {
 		rows = append(rows, m.st.Error.Render(ansi.Truncate(oneLine(q), w, "…")))
 	}
-	if m.hint != "" {
-		rows = append(rows, m.st.Hint.Render(ansi.Truncate(oneLine(m.hint), w, "…")))
+	if h := m.hintView(); h != "" {
+		rows = append(rows, h)
 	}
 	if c := m.choiceView(); c != "" {
 		rows = append(rows, c)
@@ -130,6 +130,24 @@ func (m Model) mainView() (string, *tea.Cursor) {
 		c.Y += inputTop
 	}
 	return strings.Join(rows, "\n"), c
+}
+
+// hintMaxRows bounds the rows a hint takes: it wraps rather than lose its
+// end (a reason, a command to run), up to this many.
+const hintMaxRows = 3
+
+// hintView is the hint, wrapped to the chat's width ("" for none).
+func (m Model) hintView() string {
+	if m.hint == "" {
+		return ""
+	}
+	w := m.mainWidth()
+	lines := strings.Split(ansi.Wrap(oneLine(m.hint), max(1, w), ""), "\n")
+	if len(lines) > hintMaxRows {
+		lines = lines[:hintMaxRows]
+		lines[hintMaxRows-1] = ansi.Truncate(lines[hintMaxRows-1]+" …", w, "…")
+	}
+	return m.st.Hint.Render(strings.Join(lines, "\n"))
 }
 
 // helpLineView is the short key help for what has the keys.
