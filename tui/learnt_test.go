@@ -111,6 +111,38 @@ func TestCtrlZUndoesLeavingTheInput(t *testing.T) {
 	}
 }
 
+// TestCtrlZUndoesAnEditInTheMemoryBrowser: an edit made in this chat's
+// memory browser is a change of this chat's, which ctrl+z takes back.
+func TestCtrlZUndoesAnEditInTheMemoryBrowser(t *testing.T) {
+	ctx := context.Background()
+	store := openStore(t)
+	cfg, ix := screenConfig(t, store)
+	n, err := ix.SaveNote(ctx, testUser, "Has a cat called Tom.", memory.NoteSource{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := newHarness(t, cfg)
+	h.runUntilShown("Ollama ready")
+	h.send(tea.KeyPressMsg{Code: 'o', Mod: tea.ModCtrl})
+	h.runUntilShown("Has a cat called Tom.")
+	h.send(keyEnter)
+	h.send(tea.KeyPressMsg{Code: 'e', Text: "e"})
+	h.typeText(" He is grey.")
+	h.send(keyCtrlS)
+	h.runUntilShown("Saved.")
+	if got, _ := store.Note(ctx, testUser, n.ID); got.Content != "Has a cat called Tom. He is grey." {
+		t.Fatalf("the edit was not saved: %q", got.Content)
+	}
+	h.send(keyEsc)
+	h.send(keyEsc)
+	h.runUntil("the browser closed", func() bool { return h.m.top() == nil })
+	h.send(tea.KeyPressMsg{Code: 'z', Mod: tea.ModCtrl})
+	h.runUntilShown("Undid")
+	if got, _ := store.Note(ctx, testUser, n.ID); got.Content != "Has a cat called Tom." {
+		t.Fatalf("ctrl+z left %q", got.Content)
+	}
+}
+
 // TestPromptIntoADeletedConversationStartsANewOne: when another mneme
 // deleted the open conversation, the next prompt (which could not be
 // stored) goes into a new conversation, and the screen says why.

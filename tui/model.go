@@ -102,8 +102,9 @@ type Model struct {
 	// resend is a prompt whose conversation was deleted by another process
 	// before it was stored: it goes again, into a new conversation.
 	resend string
-	// touched are the notes this chat learnt or the model changed, most
-	// recent last: ctrl+z and /undo take back their changes, and no other.
+	// touched are the notes this chat learnt, the model changed or the
+	// user changed in its memory browser, most recent last: ctrl+z and
+	// /undo take back their changes, and no other.
 	touched []string
 	// receipts are what was learnt from a turn, waiting for a streaming
 	// answer to end (events.go).

@@ -40,7 +40,7 @@ type Panel interface {
 // again when one of its writes succeeds and when it closes.
 type notesPanel interface {
 	Panel
-	WroteNote(msg tea.Msg) bool
+	WroteNote(msg tea.Msg) (changed string, ok bool)
 }
 
 // focusArea is what gets the keys when no panel is open.
@@ -76,7 +76,12 @@ func (p *memoryPanel) Update(msg tea.Msg) (Panel, tea.Cmd) {
 }
 
 // WroteNote reports whether msg is a write of the browser's that succeeded.
-func (p *memoryPanel) WroteNote(msg tea.Msg) bool { return p.Owns(msg) && notes.Wrote(msg) }
+func (p *memoryPanel) WroteNote(msg tea.Msg) (changed string, ok bool) {
+	if !p.Owns(msg) {
+		return "", false
+	}
+	return notes.Wrote(msg)
+}
 
 func (p *modelsPanel) Update(msg tea.Msg) (Panel, tea.Cmd) {
 	return p, updatePanel(&p.ModelPicker, msg)
@@ -140,8 +145,13 @@ func (m *Model) routeOwned(msg tea.Msg) (cmd tea.Cmd, handled bool) {
 			continue
 		}
 		_, cmd = p.Update(msg)
-		if n, ok := p.(notesPanel); ok && n.WroteNote(msg) {
-			cmd = tea.Batch(cmd, m.memoryStatusNow()) // a note deleted, restored or edited: count it now
+		if n, ok := p.(notesPanel); ok {
+			if changed, wrote := n.WroteNote(msg); wrote {
+				cmd = tea.Batch(cmd, m.memoryStatusNow()) // a note deleted, restored or edited: count it now
+				if changed != "" {
+					m.touched = append(m.touched, changed) // ctrl+z takes it back
+				}
+			}
 		}
 		return cmd, true
 	}

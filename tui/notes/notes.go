@@ -259,10 +259,17 @@ func (b MemoryBrowser) Refresh() (MemoryBrowser, tea.Cmd) {
 }
 
 // Wrote reports whether msg is a write of a browser's that succeeded (a
-// note saved, deleted or restored).
-func Wrote(msg tea.Msg) bool {
+// note saved, deleted or restored), and which note a change other than an
+// undo was made to ("" for an undo): the chat's ctrl+z can take it back.
+func Wrote(msg tea.Msg) (changed string, ok bool) {
 	w, ok := msg.(noteWrittenMsg)
-	return ok && w.err == nil
+	if !ok || w.err != nil {
+		return "", false
+	}
+	if w.op == opUndo {
+		return "", true
+	}
+	return w.note.ID, true
 }
 
 // Owns reports whether msg is one of the browser's own messages, which the
@@ -648,49 +655,4 @@ func (b MemoryBrowser) editFilter(msg tea.Msg) (MemoryBrowser, tea.Cmd) {
 	b.loading = true
 	id, seq := b.id, b.seq
 	return b, tea.Batch(cmd, b.clock.Tick(b.delay, func(time.Time) tea.Msg { return notesDebounceMsg{To: panel.To{ID: id}, seq: seq} }))
-}
-
-func (b *MemoryBrowser) startEdit(n memory.Note) tea.Cmd {
-	ta := textarea.New()
-	ta.SetStyles(b.area)
-	ta.SetVirtualCursor(false)
-	ta.ShowLineNumbers = false
-	ta.Prompt = "│ "
-	ta.CharLimit = memory.MaxNoteRunes
-	ta.KeyMap.Paste = key.NewBinding(key.WithDisabled())
-	ta.SetWidth(max(1, b.width))
-	ta.SetHeight(b.editRows())
-	b.editFrom = shown(n.Content)
-	ta.SetValue(b.editFrom)
-	b.editor, b.editID, b.mode = ta, n.ID, memEdit
-	return b.editor.Focus()
-}
-
-func (b MemoryBrowser) editKey(msg tea.KeyPressMsg) (MemoryBrowser, tea.Cmd) {
-	switch {
-	case key.Matches(msg, b.keys.Back):
-		b.editor.Blur()
-		b.mode, b.editID = memView, ""
-		b.setHint("Edit cancelled.", false)
-		return b, nil
-	case key.Matches(msg, b.keys.Save):
-		if b.busy {
-			return b, nil
-		}
-		n, ok := b.find(b.editID)
-		if !ok {
-			b.setHint("The note is gone.", true)
-			return b, nil
-		}
-		if strings.TrimSpace(b.editor.Value()) == strings.TrimSpace(b.editFrom) {
-			b.editor.Blur()
-			b.mode, b.editID = memView, ""
-			b.setHint("No change.", false)
-			return b, nil
-		}
-		return b, b.write(opUpdate, memory.Note{ID: n.ID, Content: b.editor.Value()})
-	}
-	var cmd tea.Cmd
-	b.editor, cmd = b.editor.Update(msg)
-	return b, cmd
 }

@@ -1,0 +1,58 @@
+package notes
+
+import (
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/textarea"
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/mneme-dev/mneme/memory"
+)
+
+// startEdit opens the inline editor (e) on n, as the browser shows it.
+func (b *MemoryBrowser) startEdit(n memory.Note) tea.Cmd {
+	ta := textarea.New()
+	ta.SetStyles(b.area)
+	ta.SetVirtualCursor(false)
+	ta.ShowLineNumbers = false
+	ta.Prompt = "│ "
+	ta.CharLimit = memory.MaxNoteRunes
+	ta.KeyMap.Paste = key.NewBinding(key.WithDisabled())
+	ta.SetWidth(max(1, b.width))
+	ta.SetHeight(b.editRows())
+	b.editFrom = shown(n.Content)
+	ta.SetValue(b.editFrom)
+	b.editor, b.editID, b.mode = ta, n.ID, memEdit
+	return b.editor.Focus()
+}
+
+// editKey is a key for the inline editor: ctrl+s saves, esc cancels.
+func (b MemoryBrowser) editKey(msg tea.KeyPressMsg) (MemoryBrowser, tea.Cmd) {
+	switch {
+	case key.Matches(msg, b.keys.Back):
+		b.editor.Blur()
+		b.mode, b.editID = memView, ""
+		b.setHint("Edit cancelled.", false)
+		return b, nil
+	case key.Matches(msg, b.keys.Save):
+		if b.busy {
+			return b, nil
+		}
+		n, ok := b.find(b.editID)
+		if !ok {
+			b.setHint("The note is gone.", true)
+			return b, nil
+		}
+		if strings.TrimSpace(b.editor.Value()) == strings.TrimSpace(b.editFrom) {
+			b.editor.Blur()
+			b.mode, b.editID = memView, ""
+			b.setHint("No change.", false)
+			return b, nil
+		}
+		return b, b.write(opUpdate, memory.Note{ID: n.ID, Content: b.editor.Value()})
+	}
+	var cmd tea.Cmd
+	b.editor, cmd = b.editor.Update(msg)
+	return b, cmd
+}
