@@ -443,11 +443,21 @@ func ExplainError(err error, host, model string) error {
 		return fmt.Errorf("ollama at %s: %s", host, sanitize.Line(firstNonEmpty(se.ErrorMessage, se.Status)))
 	case errors.Is(err, ErrStreamBroken):
 		return fmt.Errorf("%w: Ollama at %s stopped mid-answer; the partial answer was kept", ErrStreamBroken, host)
+	case isTimeout(err):
+		// Something holds the address but does not answer: a stopped or
+		// overloaded server, not a missing one.
+		return fmt.Errorf("%w at %s: it did not answer in time (busy or stuck?); if it stays so, restart it (`ollama serve`)", ErrOllamaUnreachable, host)
 	case IsUnreachable(err):
 		return fmt.Errorf("%w at %s: is it running? Start it with `ollama serve`", ErrOllamaUnreachable, host)
 	default:
 		return fmt.Errorf("ollama at %s: %w", host, safeError{err})
 	}
+}
+
+// isTimeout reports whether err is a wait for Ollama that ran out.
+func isTimeout(err error) bool {
+	var ne net.Error
+	return errors.Is(err, context.DeadlineExceeded) || errors.As(err, &ne) && ne.Timeout()
 }
 
 // IsUnreachable reports whether err means nothing answered at Ollama's

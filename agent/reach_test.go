@@ -3,8 +3,12 @@ package agent
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -158,5 +162,24 @@ func TestArgumentsThatAreNotAnObjectGetAnErrorResult(t *testing.T) {
 	}
 	if got := roles(h.messages()); got != "user,assistant,tool,tool,tool,tool,assistant" {
 		t.Fatalf("stored roles = %s", got)
+	}
+}
+
+// TestExplainSaysStuckFromMissing: nothing at the address is "is it
+// running?"; something there that does not answer in time is not called
+// missing. Both are ErrOllamaUnreachable, so the chat goes offline either way.
+func TestExplainSaysStuckFromMissing(t *testing.T) {
+	refused := &net.OpError{Op: "dial", Net: "tcp", Err: syscall.ECONNREFUSED}
+	for _, c := range []struct {
+		err       error
+		want, not string
+	}{
+		{refused, "is it running? Start it with `ollama serve`", "did not answer"},
+		{fmt.Errorf("head: %w", context.DeadlineExceeded), "it did not answer in time (busy or stuck?)", "is it running"},
+	} {
+		got := ExplainError(c.err, "http://127.0.0.1:11434", "m")
+		if !errors.Is(got, ErrOllamaUnreachable) || !strings.Contains(got.Error(), c.want) || strings.Contains(got.Error(), c.not) {
+			t.Errorf("ExplainError(%v) = %v, want one saying %q", c.err, got, c.want)
+		}
 	}
 }
