@@ -163,7 +163,13 @@ func Check(flags Flags, getenv func(string) string) (Config, []error) {
 		cfg = Config{ConfigFile: cfg.ConfigFile}
 	}
 
-	l.text("data-dir", flags.dataDir, envDataDir, "data_dir", &cfg.DataDir)
+	if where := l.text("data-dir", flags.dataDir, envDataDir, "data_dir", &cfg.DataDir); cfg.DataDir != "" {
+		dir, err := dataDirPath(cfg.DataDir, getenv, strings.HasPrefix(string(where), "config "))
+		if err != nil {
+			l.bad(fmt.Errorf("%s: %w: %w", where, ErrConfigValue, err))
+		}
+		cfg.DataDir = dir
+	}
 	l.text("user", flags.user, envUser, "user", &cfg.User)
 	l.modelName("model", flags.Model, envModel, "model", &cfg.Model)
 	where := l.text("ollama", flags.ollama, envOllama, "ollama", &cfg.Ollama)
@@ -224,6 +230,30 @@ func Check(flags Flags, getenv func(string) string) (Config, []error) {
 		cfg.User = osUserName(getenv)
 	}
 	return cfg, problems
+}
+
+// dataDirPath is the data dir a setting names: "~/" is the home folder;
+// a relative path is taken from the working folder when typed (a flag, the
+// environment), and refused in the config file, where it would name
+// another memory in every folder mneme is run from ("" when refused).
+func dataDirPath(dir string, getenv func(string) string, inFile bool) (string, error) {
+	if dir == "~" || strings.HasPrefix(dir, "~/") {
+		home := getenv("HOME")
+		if home == "" {
+			home, _ = os.UserHomeDir()
+		}
+		if home == "" {
+			return "", errors.New("no home folder to put for ~")
+		}
+		return filepath.Join(home, strings.TrimPrefix(dir, "~")), nil
+	}
+	if filepath.IsAbs(dir) {
+		return filepath.Clean(dir), nil
+	}
+	if inFile {
+		return "", errors.New("want an absolute path, or one from ~/")
+	}
+	return filepath.Abs(dir)
 }
 
 // xdgDir returns $name, or ~/fallback when it is unset or relative.

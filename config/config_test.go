@@ -269,3 +269,29 @@ func TestCheckNamesEveryBadSettingAndReadsItAsUnset(t *testing.T) {
 		t.Errorf("Load: %v, want the first problem", err)
 	}
 }
+
+// data_dir: "~/" is the home folder wherever it is written; a relative
+// path is the working folder's when typed, and refused in the file (it
+// would be another memory in every folder).
+func TestDataDirTildeAndRelative(t *testing.T) {
+	home := t.TempDir()
+	file := filepath.Join(home, "config.toml")
+	env := map[string]string{"HOME": home}
+	load := func(flags Flags) (Config, error) { return Load(flags, envMap(env)) }
+	os.WriteFile(file, []byte("data_dir = \"~/mem\"\n"), 0o600)
+	if cfg, err := load(Flags{configFile: file}); err != nil || cfg.DataDir != filepath.Join(home, "mem") {
+		t.Fatalf("~/ in the file: %q, %v", cfg.DataDir, err)
+	}
+	os.WriteFile(file, []byte("data_dir = \"rel/mem\"\n"), 0o600)
+	if _, err := load(Flags{configFile: file}); err == nil || !strings.Contains(err.Error(), `data_dir = "rel/mem": invalid value: want an absolute path, or one from ~/`) {
+		t.Fatalf("relative in the file: %v", err)
+	}
+	wd, _ := os.Getwd()
+	env["MNEME_DATA_DIR"] = "rel/mem"
+	if cfg, err := load(Flags{configFile: file}); err != nil || cfg.DataDir != filepath.Join(wd, "rel/mem") {
+		t.Fatalf("relative in the environment: %q, %v", cfg.DataDir, err)
+	}
+	if cfg, err := load(Flags{configFile: file, dataDir: "~"}); err != nil || cfg.DataDir != home {
+		t.Fatalf("~ as a flag: %q, %v", cfg.DataDir, err)
+	}
+}
