@@ -49,6 +49,12 @@ func TestBackupRestoresIntoAnEmptyDataDir(t *testing.T) {
 	if got := backup(b); got != want {
 		t.Fatalf("the restored dir's backup differs:\n%s\nwant\n%s", got, want)
 	}
+	// -o /dev/stdout (and -o -) is standard output, as the README says.
+	for _, out := range []string{"/dev/stdout", "-"} {
+		if got := stamp.ReplaceAllString(b.mustOK("", "export", "--all", "-o", out).stdout, ""); got != want {
+			t.Fatalf("export --all -o %s wrote:\n%s", out, got)
+		}
+	}
 	if r := b.mustOK("", "memory", "list", "--tag", "hobby"); !strings.Contains(r.stdout, "bees") {
 		t.Fatalf("memory list --tag hobby:\n%s", r.stdout)
 	}

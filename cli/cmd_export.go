@@ -39,6 +39,10 @@ func (a *App) runExport(ctx context.Context, args []string) error {
 	if f != memory.FormatJSONL && f != memory.FormatMarkdown {
 		return exitError{code: 2, msg: fmt.Sprintf("export: --format must be jsonl or markdown, not %q", *format)}
 	}
+	switch *outPath {
+	case "-", "/dev/stdout", "/dev/fd/1", "/proc/self/fd/1":
+		*outPath = "" // standard output, as it is
+	}
 	s, err := a.openForReading(ctx, common)
 	if err != nil {
 		return err

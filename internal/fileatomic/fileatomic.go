@@ -15,10 +15,14 @@ import (
 // crash keeps the file that was there (an export). The directory must
 // exist: a mistyped path is an error, not a new folder. A path that is not
 // a regular file (a pipe, /dev/stdout, a device) is written to as it is,
-// never replaced. A link is refused: followed, one planted in /tmp would
-// have mneme replace the file it names (WriteLinked follows the user's own).
+// never replaced, also through a link (/dev/stderr). A link to a file is
+// refused: followed, one planted in /tmp would have mneme replace the file
+// it names (WriteLinked follows the user's own).
 func Write(path string, mode os.FileMode, write func(io.Writer) error) (err error) {
 	if fi, err := os.Lstat(path); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+		if to, err := os.Stat(path); err == nil && !to.IsDir() && !to.Mode().IsRegular() {
+			return writeInPlace(path, write) // a pipe or a device: nothing to replace
+		}
 		return fmt.Errorf("%s is a link: name the file it stands for", path)
 	}
 	if fi, err := os.Stat(path); err == nil && fi.IsDir() {

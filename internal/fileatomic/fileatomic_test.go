@@ -127,6 +127,25 @@ func TestWriteKeepsLinksDevicesAndFolders(t *testing.T) {
 	if fi, err := os.Lstat(pipe); err != nil || fi.Mode()&os.ModeNamedPipe == 0 {
 		t.Fatalf("the pipe was replaced: %v %v", fi.Mode(), err)
 	}
+	// A link to a pipe (as /dev/stdout is) is written through: there is
+	// no file it could have mneme replace.
+	toPipe := filepath.Join(dir, "stdout")
+	if err := os.Symlink(pipe, toPipe); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		data, _ := os.ReadFile(pipe)
+		read <- string(data)
+	}()
+	if err := Write(toPipe, 0o600, write("through the link\n")); err != nil {
+		t.Fatal(err)
+	}
+	if got := <-read; got != "through the link\n" {
+		t.Fatalf("the reader of the linked pipe got %q", got)
+	}
+	if fi, err := os.Lstat(toPipe); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Fatalf("the link to the pipe was replaced: %v", err)
+	}
 	if err := Write(dir, 0o600, write("x")); err == nil || !strings.Contains(err.Error(), "is a folder") {
 		t.Fatalf("writing over a folder: %v", err)
 	}
