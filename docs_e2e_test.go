@@ -383,6 +383,10 @@ func TestHostileDocumentsNeverReachTheTerminal(t *testing.T) {
 	for _, h := range hits {
 		outs["docs show "+h.DocumentID[:8]] = d.mustOK("", "docs", "show", h.DocumentID[:8]).stdout
 	}
+	// A passage number below 0 is a usage error, not the whole document.
+	if r := d.mneme("", "docs", "show", "--chunk", "-1", hits[0].DocumentID[:8]); r.code != 2 || !strings.Contains(r.stderr, "want a passage number from 0") || r.stdout != "" {
+		t.Errorf("docs show --chunk -1: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
 	srv.Script(
 		fakeollama.Reply{ToolCalls: []api.ToolCall{fakeollama.ToolCall(tools.FileSearchName, map[string]any{"query": "hostile passage", "max_results": 20})}},
 		fakeollama.Say("See [1] [2] [3] [4] [5] [6] [7] [8]."),

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -300,9 +301,16 @@ func (a *App) docsSearch(ctx context.Context, args []string) error {
 }
 
 func (a *App) docsShow(ctx context.Context, args []string) error {
-	chunk := -1
+	chunk := -1 // the whole document
 	common, asJSON, rest, err := a.docsFlags("show", "show [--json] [--chunk N] ID", args, func(fs *flag.FlagSet) {
-		fs.IntVar(&chunk, "chunk", -1, "show only this passage (its number from docs search)")
+		fs.Func("chunk", "show only this passage (its number from docs search)", func(v string) error {
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 0 {
+				return errors.New("want a passage number from 0")
+			}
+			chunk = n
+			return nil
+		})
 	})
 	if err != nil {
 		return err
@@ -318,9 +326,6 @@ func (a *App) docsShow(ctx context.Context, args []string) error {
 		chunks, err := ix.Docs().Chunks(ctx, s.cfg.User, d.ID)
 		if err != nil {
 			return err
-		}
-		if chunk < -1 {
-			return exitError{code: 2, msg: "docs show: --chunk takes a passage number from 0"}
 		}
 		if chunk >= 0 {
 			if chunk >= len(chunks) {
