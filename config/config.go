@@ -19,6 +19,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/BurntSushi/toml"
 
@@ -170,7 +171,14 @@ func Check(flags Flags, getenv func(string) string) (Config, []error) {
 		}
 		cfg.DataDir = dir
 	}
-	l.text("user", flags.user, envUser, "user", &cfg.User)
+	if where := l.text("user", flags.user, envUser, "user", &cfg.User); cfg.User != "" {
+		// A stray space would be another user, whose memory is empty.
+		cfg.User = strings.TrimSpace(cfg.User)
+		if cfg.User == "" || strings.IndexFunc(cfg.User, func(r rune) bool { return unicode.IsControl(r) || unicode.Is(unicode.Cf, r) }) >= 0 {
+			l.bad(fmt.Errorf("%s: %w: want a name, without control characters", where, ErrConfigValue))
+			cfg.User = ""
+		}
+	}
 	l.modelName("model", flags.Model, envModel, "model", &cfg.Model)
 	where := l.text("ollama", flags.ollama, envOllama, "ollama", &cfg.Ollama)
 	cfg.Ollama = first(cfg.Ollama, defaultOllama)

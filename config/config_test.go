@@ -295,3 +295,22 @@ func TestDataDirTildeAndRelative(t *testing.T) {
 		t.Fatalf("~ as a flag: %q, %v", cfg.DataDir, err)
 	}
 }
+
+// A user name is trimmed (" tester " is tester, whose memory it is), and
+// one that is blank or holds control characters is refused.
+func TestUserNameIsTrimmedAndChecked(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct{ env, want, err string }{
+		{" tester ", "tester", ""},
+		{"   ", "", `MNEME_USER="   ": invalid value: want a name`},
+		{"ev\x1bil", "", `MNEME_USER="ev\x1bil": invalid value`},
+	} {
+		cfg, err := Load(Flags{}, envMap(map[string]string{"HOME": dir, "MNEME_USER": c.env}))
+		switch {
+		case c.err == "" && (err != nil || cfg.User != c.want):
+			t.Errorf("MNEME_USER=%q: user %q, %v", c.env, cfg.User, err)
+		case c.err != "" && (err == nil || !strings.Contains(err.Error(), c.err)):
+			t.Errorf("MNEME_USER=%q: %v, want %q", c.env, err, c.err)
+		}
+	}
+}
