@@ -143,6 +143,52 @@ func TestAskIncognitoInterrupted(t *testing.T) {
 	assertNothingKept(t, d, srv, tmp, "Zephyrine")
 }
 
+// TestIncognitoKilledLeavesNothingForLong: an incognito run killed outright
+// (SIGKILL: no cleanup runs) leaves its throwaway dir, with what was said
+// in it; the next incognito run removes it, and leaves one that is still
+// in use alone.
+func TestIncognitoKilledLeavesNothingForLong(t *testing.T) {
+	t.Parallel()
+	srv := fakeollama.New(t)
+	srv.Script(fakeollama.Reply{Content: fakeollama.SplitWords("Zephyrine is a fine name for"), Hold: true})
+	d, tmp := incognitoDevice(t, srv.Host())
+	cmd := exec.Command(mnemeBin, "ask", "--incognito", "name my cat Zephyrine")
+	cmd.Env = d.env()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-srv.Started():
+	case <-time.After(30 * time.Second):
+		cmd.Process.Kill()
+		t.Fatal("the answer never started")
+	}
+	cmd.Process.Kill()
+	cmd.Wait()
+	if entries, _ := os.ReadDir(tmp); len(entries) != 1 {
+		t.Fatalf("a killed run left %d entries, want its dir", len(entries))
+	}
+	// A dir in use (its lock held, as by a running chat) is not touched.
+	inUse := filepath.Join(tmp, "mneme-incognito-inuse")
+	if err := os.MkdirAll(inUse, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	lock, err := os.OpenFile(filepath.Join(inUse, "live.lock"), os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lock.Close()
+	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
+		t.Fatal(err)
+	}
+	srv.Script(fakeollama.Say("Hello."))
+	d.mustOK("", "ask", "--incognito", "hi")
+	entries, _ := os.ReadDir(tmp)
+	if len(entries) != 1 || entries[0].Name() != "mneme-incognito-inuse" {
+		t.Fatalf("after the next incognito run: %v, want only the dir in use", entries)
+	}
+}
+
 // TestTUIIncognitoKeepsNothing: `mneme --incognito` says so on screen,
 // chats as usual, and after quitting nothing of the chat exists.
 func TestTUIIncognitoKeepsNothing(t *testing.T) {
