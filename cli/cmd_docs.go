@@ -17,6 +17,7 @@ import (
 	"unicode"
 
 	"github.com/mneme-dev/mneme/docs"
+	"github.com/mneme-dev/mneme/docs/ingest"
 	"github.com/mneme-dev/mneme/internal/printer"
 	"github.com/mneme-dev/mneme/internal/progress"
 	"github.com/mneme-dev/mneme/internal/sanitize"
@@ -87,15 +88,15 @@ func (a *App) docsAdd(ctx context.Context, args []string) error {
 		found := docs.Expand(rest)
 		bar := progress.NewBar(a.stderr, len(found), "files")
 		adder := s.docAdder(ix, collection)
-		results := make([]added, 0, len(found))
+		results := make([]ingest.Added, 0, len(found))
 		counts := map[string]int{}
 		for i, c := range found {
 			if ctx.Err() != nil {
 				break
 			}
-			r := added{Path: c.Path, Skipped: c.Skip}
+			r := ingest.Added{Path: c.Path, Skipped: c.Skip}
 			if c.Skip == "" {
-				r = adder.add(ctx, c.Path, false)
+				r = adder.Add(ctx, c.Path, false)
 			}
 			if ctx.Err() != nil && r.Skipped != "" {
 				break // stopped while adding it: not stored, not skipped
@@ -174,7 +175,7 @@ func (a *App) embedPassages(ctx context.Context, ix *index.Index, user string, s
 	return nil
 }
 
-func printAdded(w io.Writer, r added) {
+func printAdded(w io.Writer, r ingest.Added) {
 	path := sanitize.Line(r.Path)
 	switch {
 	case r.Skipped != "":
