@@ -3,7 +3,6 @@ package memory
 import (
 	"context"
 	"database/sql"
-	"database/sql/driver"
 	"fmt"
 	"strings"
 
@@ -52,16 +51,6 @@ var localSchema = []string{
 // LocalPath is the local state file of the database at path.
 func LocalPath(path string) string {
 	return strings.TrimSuffix(path, ".db") + "-local.db"
-}
-
-// attachLocal attaches the local state file to a new connection.
-func attachLocal(ctx context.Context, conn driver.Conn, path string) error {
-	ex, ok := conn.(driver.ExecerContext)
-	if !ok {
-		return fmt.Errorf("libsql connection cannot execute")
-	}
-	_, err := ex.ExecContext(ctx, `ATTACH DATABASE ? AS local`, []driver.NamedValue{{Ordinal: 1, Value: path}})
-	return err
 }
 
 // openLocal creates the local schema (run once per open, outside the

@@ -6,10 +6,7 @@ import (
 	"context"
 	"database/sql"
 	"database/sql/driver"
-	"encoding/hex"
-	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -18,6 +15,7 @@ import (
 	"time"
 
 	"github.com/mneme-dev/mneme/internal/flock"
+	"github.com/mneme-dev/mneme/memory/internal/dbconn"
 	"github.com/mneme-dev/mneme/memory/internal/dbfiles"
 	"github.com/mneme-dev/mneme/memory/internal/sqlq"
 
@@ -29,7 +27,7 @@ import (
 const DBFileName = "mneme.db"
 
 // busyTimeoutMS is how long a connection waits for another process's writer.
-const busyTimeoutMS = 10_000
+const busyTimeoutMS = dbconn.BusyTimeoutMS
 
 // Store is the libSQL-backed store. It is safe for concurrent use.
 type Store struct {
@@ -40,7 +38,7 @@ type Store struct {
 	writeMu sync.Mutex
 	now     func() time.Time
 
-	conn *pragmaConnector
+	conn *dbconn.Connector
 	key  string // encryption key at rest ("" for none); never logged
 	// readIfNewer opens a database of a newer schema read-only instead of
 	// refusing it (ReadOnlyIfNewer).
@@ -128,7 +126,7 @@ func (s *Store) open(ctx context.Context) error {
 		return fmt.Errorf("open store: %w", err)
 	}
 	s.replica.Store(replica)
-	s.conn = &pragmaConnector{base: base, key: s.key, local: LocalPath(s.path)}
+	s.conn = dbconn.New(base, s.key, LocalPath(s.path))
 	s.db = sql.OpenDB(s.conn)
 	if err := s.journalWAL(ctx, "main"); err != nil {
 		s.db.Close()
@@ -161,18 +159,18 @@ func (s *Store) checkReadable(ctx context.Context) error {
 	if fi, err := os.Stat(s.path); err != nil || fi.Size() == 0 {
 		return nil // nothing to protect yet
 	}
-	base, err := openConnector("file:" + s.path + "?mode=ro")
+	base, err := dbconn.Open("file:" + s.path + "?mode=ro")
 	if err != nil {
 		return err
 	}
-	defer closeBase(base)
-	probe := &pragmaConnector{base: base, key: s.key}
+	defer dbconn.CloseBase(base)
+	probe := dbconn.New(base, s.key, "")
 	conn, err := probe.Connect(ctx)
 	if err != nil {
 		return s.explainOpenError(err)
 	}
 	defer conn.Close()
-	if err := pragma(ctx, conn, "SELECT COUNT(*) FROM sqlite_master"); err != nil {
+	if err := dbconn.Pragma(ctx, conn, "SELECT COUNT(*) FROM sqlite_master"); err != nil {
 		return s.explainOpenError(err)
 	}
 	return nil
@@ -214,7 +212,7 @@ func openBase(path string, replica bool) (driver.Connector, error) {
 	if replica {
 		return libsql.NewSyncedDatabaseConnector(path, offlineURL)
 	}
-	return openConnector("file:" + path)
+	return dbconn.Open("file:" + path)
 }
 
 // Path is the database file path.
@@ -251,147 +249,6 @@ func (s *Store) SetReadOnly(err error) {
 func (s *Store) ReadOnlyReason() error {
 	if p := s.readOnly.Load(); p != nil {
 		return *p
-	}
-	return nil
-}
-
-// openConnector opens go-libsql's connector for a DSN.
-func openConnector(dsn string) (driver.Connector, error) {
-	probe, err := sql.Open("libsql", dsn)
-	if err != nil {
-		return nil, err
-	}
-	drv := probe.Driver()
-	probe.Close()
-	dc, ok := drv.(driver.DriverContext)
-	if !ok {
-		return nil, errors.New("libsql driver has no connector")
-	}
-	return dc.OpenConnector(dsn)
-}
-
-// pragmaConnector wraps go-libsql's connector so that every pooled
-// connection gets the encryption key and a busy_timeout (DSN parameters are
-// ignored by go-libsql). Its base can be replaced while the store is open
-// (swap.go), so it counts the connections it handed out.
-type pragmaConnector struct {
-	mu    sync.RWMutex // held for writing while the base is replaced
-	base  driver.Connector
-	key   string
-	local string       // the local state file attached as "local" (local.go); "" for none
-	live  atomic.Int64 // connections open on base
-}
-
-func (c *pragmaConnector) Connect(ctx context.Context) (driver.Conn, error) {
-	c.mu.RLock()
-	defer c.mu.RUnlock()
-	conn, err := c.base.Connect(ctx)
-	// Connecting to a replica can meet a lock held by a sync inserting
-	// frames (go-libsql has no busy timeout there): wait as a query would.
-	for deadline := time.Now().Add(busyTimeoutMS * time.Millisecond); err != nil &&
-		strings.Contains(err.Error(), "database is locked") && time.Now().Before(deadline); {
-		select {
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		case <-time.After(5 * time.Millisecond):
-		}
-		conn, err = c.base.Connect(ctx)
-	}
-	if err != nil {
-		return nil, err
-	}
-	if c.key != "" {
-		// Must come first. The error would quote the statement, and with
-		// it the key: say nothing about it.
-		if err := pragma(ctx, conn, "PRAGMA hexkey = '"+hex.EncodeToString([]byte(c.key))+"'"); err != nil {
-			conn.Close()
-			return nil, errors.New("the encryption key was not accepted")
-		}
-	}
-	for _, p := range []string{
-		fmt.Sprintf("PRAGMA busy_timeout = %d", busyTimeoutMS),
-		"PRAGMA foreign_keys = ON",
-	} {
-		if err := pragma(ctx, conn, p); err != nil {
-			conn.Close()
-			return nil, fmt.Errorf("%s: %w", p, err)
-		}
-	}
-	if c.local != "" {
-		if err := attachLocal(ctx, conn, c.local); err != nil {
-			conn.Close()
-			return nil, fmt.Errorf("attach local state: %w", err)
-		}
-	}
-	c.live.Add(1)
-	return &countedConn{Conn: conn, c: c}, nil
-}
-
-// countedConn is a go-libsql connection that tells its connector when it
-// closes. It forwards every interface go-libsql's connection implements.
-type countedConn struct {
-	driver.Conn
-	c      *pragmaConnector
-	closed atomic.Bool
-}
-
-func (cc *countedConn) Close() error {
-	if cc.closed.CompareAndSwap(false, true) {
-		defer cc.c.live.Add(-1)
-	}
-	return cc.Conn.Close()
-}
-
-func (cc *countedConn) ExecContext(ctx context.Context, q string, args []driver.NamedValue) (driver.Result, error) {
-	return cc.Conn.(driver.ExecerContext).ExecContext(ctx, q, args)
-}
-
-func (cc *countedConn) QueryContext(ctx context.Context, q string, args []driver.NamedValue) (driver.Rows, error) {
-	return cc.Conn.(driver.QueryerContext).QueryContext(ctx, q, args)
-}
-
-func (cc *countedConn) PrepareContext(ctx context.Context, q string) (driver.Stmt, error) {
-	return cc.Conn.(driver.ConnPrepareContext).PrepareContext(ctx, q)
-}
-
-func (cc *countedConn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.Tx, error) {
-	return cc.Conn.(driver.ConnBeginTx).BeginTx(ctx, opts)
-}
-
-// pragma runs a PRAGMA on a raw connection. Some pragmas answer with a row,
-// which go-libsql's Exec rejects, so it is run as a query and drained.
-func pragma(ctx context.Context, conn driver.Conn, stmt string) error {
-	q, ok := conn.(driver.QueryerContext)
-	if !ok {
-		return errors.New("libsql connection cannot query")
-	}
-	rows, err := q.QueryContext(ctx, stmt, nil)
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	dest := make([]driver.Value, len(rows.Columns()))
-	for rows.Next(dest) == nil {
-	}
-	return nil
-}
-
-func (c *pragmaConnector) Driver() driver.Driver {
-	c.mu.RLock()
-	defer c.mu.RUnlock()
-	return c.base.Driver()
-}
-
-// Close releases the native database handle once database/sql is done with it.
-func (c *pragmaConnector) Close() error {
-	c.mu.RLock()
-	defer c.mu.RUnlock()
-	return closeBase(c.base)
-}
-
-func closeBase(base driver.Connector) error {
-	if cl, ok := base.(io.Closer); ok {
-		return cl.Close()
 	}
 	return nil
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/mneme-dev/mneme/internal/flock"
+	"github.com/mneme-dev/mneme/memory/internal/dbconn"
 	"github.com/mneme-dev/mneme/memory/internal/dbfiles"
 )
 
@@ -65,22 +66,22 @@ func (s *Store) SwapDatabase(newPath, backupDir string) error {
 		return fmt.Errorf("swap database: the store is closing: %w", ErrBusy)
 	}
 	c := s.conn
-	c.mu.Lock()
+	c.Lock()
 	s.db.SetMaxIdleConns(0)
 	defer s.db.SetMaxIdleConns(2) // database/sql's default
 	deadline := time.Now().Add(drainWait)
-	for c.live.Load() > 0 {
+	for c.Live() > 0 {
 		if time.Now().After(deadline) {
-			c.mu.Unlock()
-			return fmt.Errorf("swap database: %d connections still in use: %w", c.live.Load(), ErrBusy)
+			c.Unlock()
+			return fmt.Errorf("swap database: %d connections still in use: %w", c.Live(), ErrBusy)
 		}
 		time.Sleep(flock.Poll)
 	}
-	defer c.mu.Unlock()
+	defer c.Unlock()
 	// go-libsql closes files in the background after Close returns; moving
 	// or reopening them before then leaves a handle on the wrong files.
 	old := dbfiles.WatchAll(dbfiles.IDs(s.path))
-	closeBase(c.base)
+	dbconn.CloseBase(c.Base())
 	old.Wait()
 	dbfiles.WaitClosed(dbfiles.IDs(newPath))
 	if err := os.RemoveAll(backupDir); err != nil {
@@ -131,20 +132,20 @@ func (s *Store) SwapDatabase(newPath, backupDir string) error {
 	if err := os.Remove(marker); err != nil {
 		return fmt.Errorf("swap database: %w", err)
 	}
-	c.base = base
+	c.SetBase(base)
 	s.replica.Store(true)
 	return nil
 }
 
 // reopenBase reopens the files at s.path after a failed swap (the caller
-// holds c.mu) and returns cause.
+// holds the connector's Lock) and returns cause.
 func (s *Store) reopenBase(cause error) error {
 	replica := isReplica(s.path)
 	base, err := openBase(s.path, replica)
 	if err != nil {
 		return errors.Join(cause, fmt.Errorf("reopen: %w", err))
 	}
-	s.conn.base = base
+	s.conn.SetBase(base)
 	s.replica.Store(replica)
 	return cause
 }
