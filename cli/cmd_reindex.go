@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/mneme-dev/mneme/config"
+	"github.com/mneme-dev/mneme/internal/text"
 	"github.com/mneme-dev/mneme/memory/index"
 )
 
@@ -27,7 +28,7 @@ func (a *App) runReindex(ctx context.Context, args []string) error {
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(a.stdout, "Rebuilt the keyword index: %d turns.\n", n)
+		fmt.Fprintf(a.stdout, "Rebuilt the keyword index: %s.\n", text.Count(n, "turn", "turns"))
 		return nil
 	})
 }

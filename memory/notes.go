@@ -427,6 +427,12 @@ func (s *Store) NotesNeedingKeywordIndex(ctx context.Context, limit int) ([]Note
 	return notes, nil
 }
 
+// LiveNotesFrom returns every note not deleted, of every user, in id
+// order after the id after (for a rebuild of the keyword index).
+func (s *Store) LiveNotesFrom(ctx context.Context, after string, limit int) ([]Note, error) {
+	return s.queryNotes(ctx, `SELECT `+noteColumns+` FROM notes n WHERE n.deleted_at IS NULL AND n.id > ? ORDER BY n.id LIMIT ?`, after, limit)
+}
+
 // DeletedNotesInKeywordIndex returns the ids of deleted notes still in the keyword index.
 func (s *Store) DeletedNotesInKeywordIndex(ctx context.Context, limit int) ([]string, error) {
 	ids, err := sqlq.Strings(s.db.QueryContext(ctx, `SELECT n.id FROM notes n JOIN local.keyword_marks m ON m.kind = 'note' AND m.id = n.id

@@ -164,6 +164,12 @@ func (s *Store) SummariesNeedingKeywordIndex(ctx context.Context, limit int) ([]
 	return out, nil
 }
 
+// SummariesFrom returns every summary in id order after the id after (for
+// a rebuild of the keyword index).
+func (s *Store) SummariesFrom(ctx context.Context, after string, limit int) ([]Summary, error) {
+	return s.querySummaries(ctx, `SELECT `+summaryColumns+` FROM summaries s WHERE s.id > ? ORDER BY s.id LIMIT ?`, after, limit)
+}
+
 // MarkSummariesKeywordIndexed records that these summaries are in the keyword index.
 func (s *Store) MarkSummariesKeywordIndexed(ctx context.Context, list []Summary) error {
 	return s.writeLocal(ctx, func(tx Execer) error {

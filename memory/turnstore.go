@@ -195,6 +195,12 @@ func (s *Store) TurnsNeedingKeywordIndex(ctx context.Context, after string, limi
 	return turns, nil
 }
 
+// TurnsFrom returns every turn, of every user, in id order after the id
+// after: a rebuild of the keyword index reads them all.
+func (s *Store) TurnsFrom(ctx context.Context, after string, limit int) ([]Turn, error) {
+	return s.queryTurns(ctx, `SELECT `+turnColumns+` FROM turns t WHERE t.id > ? ORDER BY t.id LIMIT ?`, after, limit)
+}
+
 // CountUserMessages counts the user's messages in the conversations refs:
 // about how many turns deriving their turns makes, for progress reports.
 func (s *Store) CountUserMessages(ctx context.Context, refs []ConversationRef) (int, error) {

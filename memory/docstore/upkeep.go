@@ -21,10 +21,21 @@ type Indexable struct {
 // ChunksNeedingKeywordIndex returns chunks (of every user) whose current
 // text the keyword index does not hold.
 func (st *Store) ChunksNeedingKeywordIndex(ctx context.Context, limit int) ([]Indexable, error) {
-	rows, err := st.s.DB().QueryContext(ctx, `SELECT `+chunkColumns+`, d.title, d.path FROM doc_chunks c
-		JOIN documents d ON d.id = c.document_id
-		LEFT JOIN local.doc_marks m ON m.id = c.id
+	return st.indexable(ctx, `LEFT JOIN local.doc_marks m ON m.id = c.id
 		WHERE m.hash IS NULL OR m.hash != c.hash LIMIT ?`, limit)
+}
+
+// ChunksFrom returns every chunk, of every user, in id order after the id
+// after (for a rebuild of the keyword index).
+func (st *Store) ChunksFrom(ctx context.Context, after string, limit int) ([]Indexable, error) {
+	return st.indexable(ctx, `WHERE c.id > ? ORDER BY c.id LIMIT ?`, after, limit)
+}
+
+// indexable reads chunks with their documents' titles and paths; rest is
+// the query after the join.
+func (st *Store) indexable(ctx context.Context, rest string, args ...any) ([]Indexable, error) {
+	rows, err := st.s.DB().QueryContext(ctx, `SELECT `+chunkColumns+`, d.title, d.path FROM doc_chunks c
+		JOIN documents d ON d.id = c.document_id `+rest, args...)
 	if err != nil {
 		return nil, fmt.Errorf("chunks to index: %w", err)
 	}

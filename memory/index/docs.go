@@ -63,14 +63,7 @@ func (ix *Index) indexDocKeywords(ctx context.Context) error {
 		if len(list) == 0 {
 			break
 		}
-		docs := make([]keyword.Doc, len(list))
-		for i, c := range list {
-			docs[i] = keyword.Doc{
-				ID: c.ID, Kind: keyword.KindChunk, UserID: c.UserID, ConversationID: c.DocumentID,
-				Title: c.Title, Number: c.Number, Text: strings.TrimSpace(c.Heading + "\n" + c.Text),
-			}
-		}
-		if err := ix.indexAndMark(ctx, docs, func() error { return ix.docs.MarkKeywordIndexed(ctx, list) }); err != nil {
+		if err := ix.indexAndMark(ctx, chunkDocs(list), func() error { return ix.docs.MarkKeywordIndexed(ctx, list) }); err != nil {
 			return err
 		}
 	}

@@ -228,22 +228,27 @@ func (ix *Index) keywordStale(ctx context.Context) (string, error) {
 // recreateKeyword replaces the keyword index with an empty one and marks
 // every turn for indexing, with no other process in between.
 func (ix *Index) recreateKeyword(ctx context.Context) error {
-	return ix.kw.Reset(ctx, func() error {
-		id := memory.NewID()
-		if err := ix.kw.SetMeta(kwMetaID, id); err != nil {
-			return err
-		}
-		if err := ix.store.ResetKeywordIndexed(ctx); err != nil {
-			return err
-		}
-		if err := ix.docs.ResetMarks(ctx); err != nil {
-			return err
-		}
-		if err := ix.store.SetLocalMeta(ctx, metaKeywordVersion, keyword.Version); err != nil {
-			return err
-		}
-		return ix.store.SetLocalMeta(ctx, metaKeywordID, id)
-	})
+	return ix.kw.Reset(ctx, func() error { return ix.markNewKeywordIndex(ctx) })
+}
+
+// markNewKeywordIndex records that the keyword index was replaced: a new
+// identity, in the index and in the local state, and no marks (nothing is
+// known to be in it). The lease is held.
+func (ix *Index) markNewKeywordIndex(ctx context.Context) error {
+	id := memory.NewID()
+	if err := ix.kw.SetMeta(kwMetaID, id); err != nil {
+		return err
+	}
+	if err := ix.store.ResetKeywordIndexed(ctx); err != nil {
+		return err
+	}
+	if err := ix.docs.ResetMarks(ctx); err != nil {
+		return err
+	}
+	if err := ix.store.SetLocalMeta(ctx, metaKeywordVersion, keyword.Version); err != nil {
+		return err
+	}
+	return ix.store.SetLocalMeta(ctx, metaKeywordID, id)
 }
 
 // Close closes the keyword index.
@@ -505,10 +510,19 @@ func (ix *Index) syncTurnsOf(ctx context.Context, refs []memory.ConversationRef,
 // Reindex rebuilds the keyword index from the store.
 func (ix *Index) Reindex(ctx context.Context) error {
 	defer ix.markBulk()()
-	if err := ix.recreateKeyword(ctx); err != nil {
+	var built builtMarks
+	err := ix.kw.Rebuild(ctx, func(put func(...keyword.Doc) error) error {
+		return ix.buildKeywords(ctx, put, &built)
+	}, func() error {
+		if err := ix.markNewKeywordIndex(ctx); err != nil {
+			return err
+		}
+		return built.mark(ctx, ix)
+	})
+	if err != nil {
 		return fmt.Errorf("reindex: %w", err)
 	}
-	return ix.Drain(ctx)
+	return ix.Drain(ctx) // what changed while it was built
 }
 
 func (ix *Index) setEmbedErr(err error) {

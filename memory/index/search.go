@@ -307,7 +307,8 @@ func (ix *Index) matchSnippet(t memory.Turn, query string, byWords bool) string 
 		return t.Snippet
 	}
 	shown := len(text.OneLine(t.Snippet))
-	for i, s := range []string{t.UserText, t.Text} {
+	answer := strings.TrimPrefix(t.Text, t.UserText) // the answer alone, when the question leads
+	for i, s := range []string{t.UserText, answer} {
 		line := text.OneLine(s)
 		at := ix.kw.FirstMatch(line, query)
 		switch {

@@ -15,4 +15,6 @@ var (
 	ErrInvalid = errors.New("keyword: invalid document")
 	// ErrClosed is returned when the index has been closed.
 	ErrClosed = errors.New("keyword index closed")
+	// ErrRebuilding is returned by Rebuild while another process rebuilds.
+	ErrRebuilding = errors.New("another mneme is rebuilding the keyword index (mneme reindex)")
 )

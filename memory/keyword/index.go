@@ -189,6 +189,12 @@ func create(dir string) (bleve.Index, error) {
 // indexed can be reset in step. It waits for this process's operations to
 // finish; it must not be called from inside Hold.
 func (ix *Index) Reset(ctx context.Context, during func() error) error {
+	return ix.swapIn(ctx, "", during)
+}
+
+// swapIn replaces the index with the one built in prepared ("": a new
+// empty one) and runs during while no other process can use the index.
+func (ix *Index) swapIn(ctx context.Context, prepared string, during func() error) error {
 	if err := ix.takeGate(ctx); err != nil {
 		return err
 	}
@@ -209,7 +215,7 @@ func (ix *Index) Reset(ctx context.Context, during func() error) error {
 			return err
 		}
 	}
-	nbi, err := ix.swapInEmpty()
+	nbi, err := ix.replaceDir(prepared)
 	if err != nil {
 		ix.mu.Lock()
 		open := ix.bi != nil
@@ -233,22 +239,25 @@ func (ix *Index) Reset(ctx context.Context, during func() error) error {
 	return during()
 }
 
-// swapInEmpty builds an empty index beside the old one, then swaps it in:
-// when the new one cannot be made (a read-only or full disk), the old one
-// stays as it was and keeps answering. The gate and the lock are held.
-func (ix *Index) swapInEmpty() (bleve.Index, error) {
-	fresh := ix.dir + ".new"
-	if err := os.RemoveAll(fresh); err != nil {
-		return nil, fmt.Errorf("keyword: rebuild: %w", err)
-	}
-	bi, err := ix.make(fresh)
-	if err != nil {
-		os.RemoveAll(fresh)
-		return nil, fmt.Errorf("keyword: rebuild: the old index is kept: %w", err)
-	}
-	if err := bi.Close(); err != nil {
-		os.RemoveAll(fresh)
-		return nil, fmt.Errorf("keyword: rebuild: the old index is kept: %w", err)
+// replaceDir swaps in the index built in fresh ("": an empty one, made
+// beside the old one first): when the new one cannot be made or moved (a
+// read-only or full disk), the old one stays as it was and keeps
+// answering. The gate and the lock are held.
+func (ix *Index) replaceDir(fresh string) (bleve.Index, error) {
+	if fresh == "" {
+		fresh = ix.dir + ".new"
+		if err := os.RemoveAll(fresh); err != nil {
+			return nil, fmt.Errorf("keyword: rebuild: %w", err)
+		}
+		bi, err := ix.make(fresh)
+		if err != nil {
+			os.RemoveAll(fresh)
+			return nil, fmt.Errorf("keyword: rebuild: the old index is kept: %w", err)
+		}
+		if err := bi.Close(); err != nil {
+			os.RemoveAll(fresh)
+			return nil, fmt.Errorf("keyword: rebuild: the old index is kept: %w", err)
+		}
 	}
 	ix.mu.Lock()
 	old := ix.bi
@@ -306,21 +315,24 @@ func (ix *Index) Upsert(docs ...Doc) error {
 			return err
 		}
 	}
-	return ix.withIndex(func(bi bleve.Index) error {
-		for start := 0; start < len(docs); start += batchSize {
-			chunk := docs[start:min(start+batchSize, len(docs))]
-			b := bi.NewBatch()
-			for i, f := range ix.analyze(chunk) {
-				if err := b.Index(chunk[i].ID, f); err != nil {
-					return fmt.Errorf("keyword: index %s: %w", chunk[i].ID, err)
-				}
-			}
-			if err := bi.Batch(b); err != nil {
-				return fmt.Errorf("keyword: batch: %w", err)
+	return ix.withIndex(func(bi bleve.Index) error { return ix.put(bi, docs) })
+}
+
+// put writes valid docs to bi in batches.
+func (ix *Index) put(bi bleve.Index, docs []Doc) error {
+	for start := 0; start < len(docs); start += batchSize {
+		chunk := docs[start:min(start+batchSize, len(docs))]
+		b := bi.NewBatch()
+		for i, f := range ix.analyze(chunk) {
+			if err := b.Index(chunk[i].ID, f); err != nil {
+				return fmt.Errorf("keyword: index %s: %w", chunk[i].ID, err)
 			}
 		}
-		return nil
-	})
+		if err := bi.Batch(b); err != nil {
+			return fmt.Errorf("keyword: batch: %w", err)
+		}
+	}
+	return nil
 }
 
 // analyze renders documents as Bleve fields, on all CPUs.
