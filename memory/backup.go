@@ -16,7 +16,6 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/mneme-dev/mneme/internal/sanitize"
 	"github.com/mneme-dev/mneme/memory/schema"
 )
 
@@ -43,12 +42,11 @@ func (s *Store) ExportAll(ctx context.Context, userID string, w io.Writer, more 
 	}
 	bw := bufio.NewWriter(w)
 	put := func(v any) error {
-		b, err := json.Marshal(v)
+		b, err := exportLine(v)
 		if err != nil {
 			return err
 		}
-		// C1 and bidi controls are escaped: the file is often printed.
-		_, err = bw.Write(append(sanitize.JSON(b), '\n'))
+		_, err = bw.Write(b)
 		return err
 	}
 	if err := put(schema.BackupHeaderLine{Type: schema.BackupHeader, Version: schema.BackupVersion,

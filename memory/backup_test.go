@@ -282,3 +282,38 @@ func TestBackupReadsInPages(t *testing.T) {
 		t.Fatalf("read a row at a time:\n%s\nwant\n%s", paged, whole)
 	}
 }
+
+// A message whose text grows when escaped (code full of "<", C1 controls)
+// still makes a backup line that restore takes: exports write "<" as it
+// is, and an import takes lines six times as long as the longest message
+// it takes.
+func TestBackupOfMessagesThatGrowWhenEscapedRestores(t *testing.T) {
+	ctx := context.Background()
+	src := openTest(t)
+	c, err := src.CreateConversation(ctx, "alice", "Big")
+	if err != nil {
+		t.Fatal(err)
+	}
+	content := strings.Repeat("<a & b>", 3<<20/7) + strings.Repeat("\u0085\u202e", 1<<20)
+	if _, err := src.AppendMessage(ctx, "alice", Message{ConversationID: c.ID, Role: RoleUser, Content: content}); err != nil {
+		t.Fatal(err)
+	}
+	backup := backupOf(t, src, "alice")
+	if !strings.Contains(backup, "<a & b>") {
+		t.Fatal(`the backup escapes "<" and "&"`)
+	}
+	dst := openTest(t)
+	if st, bad := importWith(t, dst, "alice", backup, false); len(bad) != 0 || st.Imported != 1 {
+		t.Fatalf("restore: %+v, bad %v", st, bad)
+	}
+	msgs, err := dst.Messages(ctx, "alice", c.ID)
+	if err != nil || len(msgs) != 1 || msgs[0].Content != content {
+		t.Fatalf("restored %d messages, %v", len(msgs), err)
+	}
+	// A message longer than an export of it could be taken back is
+	// refused on import, named.
+	long := `{"conversation":"c","role":"user","content":"` + strings.Repeat("a", maxRecordText+1) + `"}` + "\n"
+	if _, bad := importString(t, openTest(t), "alice", long); len(bad) != 1 || !strings.Contains(bad[0].Error(), "a message longer than 10 MiB") {
+		t.Fatalf("a message over the limit: %v", bad)
+	}
+}

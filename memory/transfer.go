@@ -2,6 +2,7 @@ package memory
 
 import (
 	"bufio"
+	"bytes"
 	"cmp"
 	"context"
 	"database/sql"
@@ -87,8 +88,15 @@ type LineError struct {
 func (e LineError) Error() string { return fmt.Sprintf("line %d: %v", e.Line, e.Err) }
 func (e LineError) Unwrap() error { return e.Err }
 
-// maxImportLine bounds one JSON line.
-const maxImportLine = 16 << 20
+// maxImportLine bounds one JSON line, and maxRecordText the text of one
+// message in it (content, thinking and tool call arguments). Escaping can
+// make text up to six times longer in JSON (a C1 or bidi control is
+// \u0085 in an export), so every message import takes exports as a line
+// import takes too: a backup always restores.
+const (
+	maxImportLine = 64 << 20
+	maxRecordText = 10 << 20
+)
 
 // Imported times must lie between minImportTime and maxImportAhead from now.
 var minImportTime = time.Unix(0, 0)
@@ -308,6 +316,13 @@ func (imp *importer) record(rec Record) (importMsg, error) {
 				rec.Time, latest.UTC().Format(time.RFC3339), ErrTimeOutOfRange)
 		}
 		created = t
+	}
+	size := len(rec.Content) + len(rec.Thinking)
+	for _, c := range rec.ToolCalls {
+		size += len(c.Arguments)
+	}
+	if size > maxRecordText {
+		return importMsg{}, fmt.Errorf("a message longer than %d MiB", maxRecordText>>20)
 	}
 	for i, c := range rec.ToolCalls {
 		if c.Name == "" {
@@ -600,16 +615,28 @@ func exportJSONL(w io.Writer, user, conv, title string, msgs []Message) error {
 		if m.Status == StatusInterrupted {
 			rec.Status = m.Status
 		}
-		// C1 and bidi controls are escaped: the file is often printed.
-		b, err := json.Marshal(rec)
+		b, err := exportLine(rec)
 		if err != nil {
 			return err
 		}
-		if _, err := w.Write(append(sanitize.JSON(b), '\n')); err != nil {
+		if _, err := w.Write(b); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// exportLine is v as a line of an export: JSON with "<", ">" and "&" as
+// they are (json.Marshal writes six bytes for each), C1 and bidi controls
+// escaped (the file is often printed), and a newline.
+func exportLine(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return sanitize.JSON(b.Bytes()), nil
 }
 
 // exportMarkdown writes a conversation for people to read, often on a
