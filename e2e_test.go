@@ -365,6 +365,39 @@ func TestDoctor(t *testing.T) {
 	}
 }
 
+// TestOneCommandsEmbedModelLeavesTheVectorsKept: --embed-model on one
+// command embeds its query with that model, but embeds nothing again under
+// it (each turn keeps one model's vectors: those of the model kept would
+// go); a model that cannot embed is refused by name, and doctor says so.
+func TestOneCommandsEmbedModelLeavesTheVectorsKept(t *testing.T) {
+	t.Parallel() // own data dir and fake Ollama
+	srv := fakeollama.New(t, fakeollama.WithModels(append(fakeollama.DefaultModels(),
+		fakeollama.Model{Name: "other-embed", Capabilities: []string{"embedding"}, Family: "bert"})...))
+	d := newDevice(t, srv.Host())
+	d.mustOK("", "ask", "My kitten keeps scratching the sofa")
+	waiting := func() string {
+		r := d.mneme("", "doctor")
+		for _, line := range strings.Split(r.stdout, "\n") {
+			if strings.HasPrefix(line, "search ") {
+				return line
+			}
+		}
+		return r.stdout
+	}
+	if w := waiting(); !strings.Contains(w, "0 waiting for embeddings") {
+		t.Fatalf("before: %s", w)
+	}
+	d.mustOK("", "search", "--embed-model", "other-embed", "kitten")
+	d.mustOK("", "memory", "add", "--embed-model", "other-embed", "The sofa is green")
+	if w := waiting(); !strings.Contains(w, "0 waiting for embeddings") {
+		t.Fatalf("after commands with another --embed-model: %s", w)
+	}
+	r := d.mneme("", "doctor", "--embed-model", "fake-chat")
+	if r.code != 1 || !strings.Contains(r.stdout, `problem: "fake-chat" cannot embed (it can: completion, tools)`) {
+		t.Fatalf("doctor with a chat model to embed: exit %d\n%s", r.code, r.stdout)
+	}
+}
+
 func TestUsageErrors(t *testing.T) {
 	t.Parallel() // own data dir and fake Ollama
 	d := newDevice(t, "127.0.0.1:1")

@@ -138,6 +138,7 @@ func (s *session) openIndexReporting(ctx context.Context, st ollamaState, prog *
 		Fusion: index.Fusion{K: s.cfg.RRFK, KeywordWeight: s.cfg.KeywordWeight, VectorWeight: s.cfg.VectorWeight},
 		// recall_threshold also bounds document passages found by meaning.
 		DocSimilarity: s.cfg.RecallQuery().MinSimilarity,
+		QueriesOnly:   s.cfg.EmbedModelOneOff,
 	}
 	if opts.DocSimilarity == 0 {
 		opts.DocSimilarity = -1 // recall_threshold = 0: any

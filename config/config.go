@@ -38,6 +38,11 @@ type Config struct {
 	SystemPrompt string `toml:"system_prompt"`
 	LogLevel     string `toml:"log_level"`
 	EmbedModel   string `toml:"embed_model"`
+	// EmbedModelOneOff says EmbedModel is this command's --embed-model,
+	// not the model the environment or the file keeps: search embeds its
+	// queries with it, but nothing is embedded again under it (that would
+	// replace the vectors of the model kept, one per turn, note and passage).
+	EmbedModelOneOff bool `toml:"-"`
 	// OllamaRegistry is where Ollama downloads models from: when it cannot
 	// be reached, the chat does not offer downloads that cannot work.
 	// "off" skips the check.
@@ -186,7 +191,9 @@ func Check(flags Flags, getenv func(string) string) (Config, []error) {
 		l.bad(fmt.Errorf("%s: %w: %w", where, ErrConfigValue, err))
 		cfg.Ollama = defaultOllama
 	}
+	kept := first(getenv(envEmbed), cfg.EmbedModel) // what the next command will use too
 	l.modelName("embed-model", flags.embedModel, envEmbed, "embed_model", &cfg.EmbedModel)
+	cfg.EmbedModelOneOff = flags.embedModel != "" && cfg.EmbedModel != kept
 	where = l.text("", "", envLogLevel, "log_level", &cfg.LogLevel)
 	cfg.LogLevel = first(cfg.LogLevel, "info")
 	var level slog.Level

@@ -43,7 +43,13 @@ func ChooseChat(models []ModelInfo, configured, host string) (name, why string, 
 func ChooseEmbed(models []ModelInfo, configured string) (m ModelInfo, note string) {
 	if configured != "" {
 		for _, m := range models {
-			if SameModel(m.Name, configured) {
+			switch {
+			case !SameModel(m.Name, configured):
+			case len(m.Capabilities) > 0 && !m.Has(CapEmbedding):
+				// Its vectors would replace the ones search has, for nothing.
+				return ModelInfo{}, fmt.Sprintf("%q cannot embed (it can: %s): search is keyword-only; set an embedding model, such as %s",
+					configured, strings.Join(m.Capabilities, ", "), DefaultEmbedModel)
+			default:
 				return m, "configured"
 			}
 		}

@@ -145,3 +145,21 @@ func TestProbeOfAnotherServerSaysSo(t *testing.T) {
 		t.Fatalf("probe of a 404 server: reachable %v, err %v", st.Reachable, st.Err)
 	}
 }
+
+// An embedding model set by name is used only if it can embed: a chat
+// model's "vectors" would replace the ones search has, for nothing.
+func TestChooseEmbedRefusesAModelThatCannotEmbed(t *testing.T) {
+	models := []ollama.ModelInfo{
+		{Name: "llama3.2:latest", Capabilities: []string{"completion", "tools"}},
+		{Name: "nomic-embed-text:latest", Capabilities: []string{"embedding"}},
+		{Name: "old:latest"}, // capabilities not reported: taken at its word
+	}
+	if m, note := ollama.ChooseEmbed(models, "llama3.2"); m.Name != "" || note != `"llama3.2" cannot embed (it can: completion, tools): search is keyword-only; set an embedding model, such as nomic-embed-text` {
+		t.Errorf("a chat model: %q, %q", m.Name, note)
+	}
+	for _, name := range []string{"nomic-embed-text", "old"} {
+		if m, note := ollama.ChooseEmbed(models, name); m.Name == "" || note != "configured" {
+			t.Errorf("%s: %q, %q", name, m.Name, note)
+		}
+	}
+}

@@ -57,6 +57,10 @@ type IndexOptions struct {
 	// passage counts as close in meaning (0: DefaultDocSimilarity; below
 	// 0: any).
 	DocSimilarity float64
+	// QueriesOnly: the embedding model is for this process's queries; what
+	// lacks vectors under it is not embedded (each owner keeps one model's
+	// vectors, and those of the model the user keeps would be replaced).
+	QueriesOnly bool
 }
 
 // Index keeps the derived search state of a Store up to date (turns, the
@@ -78,7 +82,9 @@ type Index struct {
 	log       *slog.Logger
 	// progress is IndexOptions.Progress.
 	progress func(done, total int)
-	clean    dbfiles.Clean // the files' state of the last catch-up that found nothing to do
+	// queriesOnly is IndexOptions.QueriesOnly.
+	queriesOnly bool
+	clean       dbfiles.Clean // the files' state of the last catch-up that found nothing to do
 
 	wake    chan struct{}
 	changes chan struct{}
@@ -146,7 +152,7 @@ func OpenIndex(ctx context.Context, store *memory.Store, dir string, opts IndexO
 	ix := &Index{
 		store: store, dir: dir, kwDir: filepath.Join(dir, "keyword"), embedLock: filepath.Join(dir, embedLockName), lease: opts.Lease,
 		fusion: opts.Fusion.withDefaults(), log: opts.Log, wake: make(chan struct{}, 1), changes: make(chan struct{}, 1),
-		dirty: map[memory.ConversationRef]struct{}{}, vecs: map[vecKey]*userVectors{}, progress: opts.Progress,
+		dirty: map[memory.ConversationRef]struct{}{}, vecs: map[vecKey]*userVectors{}, progress: opts.Progress, queriesOnly: opts.QueriesOnly,
 		docFloor: cmp.Or(opts.DocSimilarity, DefaultDocSimilarity),
 		clean:    dbfiles.NewClean(store.Path(), filepath.Join(dir, "keyword.clean")),
 	}
@@ -454,6 +460,9 @@ func (ix *Index) catchUp(ctx context.Context) error {
 // embedStep embeds what is pending; a failure is recorded for Status and
 // the back-off, never returned: keyword search covers everything.
 func (ix *Index) embedStep(ctx context.Context) {
+	if ix.queriesOnly {
+		return
+	}
 	if err := ix.embedPendingAll(ctx); err != nil {
 		if ctx.Err() != nil {
 			return // stopped, not failed: the rest waits for later

@@ -81,7 +81,7 @@ func (ix *Index) indexNote(ctx context.Context, n memory.Note) {
 		ix.Notify()
 	}
 	em := ix.embedding()
-	if !em.enabled() {
+	if !em.enabled() || ix.queriesOnly { // the next run with the model kept embeds it
 		return
 	}
 	ectx, cancel := context.WithTimeout(ctx, noteEmbedBudget)
