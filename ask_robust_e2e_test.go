@@ -252,6 +252,36 @@ func TestAskStallBeforeHeadersSaysWhatHappened(t *testing.T) {
 	}
 }
 
+// TestAskRefusedByOllamaLeavesNothing: Ollama answers a new conversation's
+// request with an error (a 500: out of memory loading the model): ask
+// exits 1 with the reason and leaves no conversation, as when Ollama is
+// down; --json says why. With -c, the prompt is kept, marked unanswered.
+func TestAskRefusedByOllamaLeavesNothing(t *testing.T) {
+	t.Parallel() // own data dir and fake Ollama
+	srv := fakeollama.New(t)
+	d := newDevice(t, srv.Host())
+	srv.Script(fakeollama.Reply{Status: 500, Error: "model requires more system memory"})
+	r := d.mneme("", "ask", "--json", "hello there")
+	if r.code != 1 || !strings.Contains(r.stderr, "model requires more system memory") || !strings.Contains(r.stderr, "nothing was stored") {
+		t.Fatalf("exit %d stderr %q", r.code, r.stderr)
+	}
+	if list := d.conversations(); len(list) != 0 {
+		t.Fatalf("a refused ask left %+v", list)
+	}
+	d.mustOK("", "ask", "first question")
+	srv.Script(fakeollama.Reply{Status: 500, Error: "model requires more system memory"})
+	r = d.mneme("", "ask", "-c", "--json", "second question")
+	var out struct {
+		Error string `json:"error"`
+	}
+	if r.code != 1 || json.Unmarshal([]byte(r.stdout), &out) != nil || !strings.Contains(out.Error, "model requires more system memory") {
+		t.Fatalf("ask -c refused: exit %d stdout %q stderr %q", r.code, r.stdout, r.stderr)
+	}
+	if recs := d.exported(); len(recs) != 4 || recs[2].Content != "second question" || recs[3].Status != "interrupted" {
+		t.Fatalf("export %+v", recs)
+	}
+}
+
 // kill -9 mid-answer loses at most the last second of it: the answer is
 // saved as it streams, marked interrupted until it is complete.
 func TestAskKilledMidStreamKeepsThePartialAnswer(t *testing.T) {

@@ -145,6 +145,19 @@ func (a *App) runAsk(ctx context.Context, args []string) (err error) {
 	ag := s.newAgent(st.Model, ix, st.ToolsSupported())
 	req := agent.Request{UserID: s.cfg.User, ConversationID: conv.ID, Prompt: prompt, PromptID: promptMsg.ID}
 	res, runErr := ag.Run(ctx, req, p.Emit)
+	if runErr != nil && created && ctx.Err() == nil && res.Answer == "" && len(res.ToolCalls) == 0 &&
+		!errors.Is(runErr, memory.ErrNotFound) && !errors.Is(runErr, agent.ErrStreamStalled) {
+		// Ollama refused the request before a word (a 500: out of memory
+		// loading the model, say): as when it is down, the conversation
+		// this ask began goes, so that a script's failed runs leave none.
+		// (A model too slow to load keeps the prompt, and says so.) The
+		// turn lock is still held.
+		if err := s.store.DeleteConversation(context.WithoutCancel(ctx), s.cfg.User, conv.ID); err == nil {
+			unlock()
+			p.Finish()
+			return fmt.Errorf("%w; nothing was stored", runErr)
+		}
+	}
 	unlock() // the turn is stored: the next in this conversation may go
 	p.Finish()
 	p.Sources(res)
@@ -168,7 +181,11 @@ func (a *App) runAsk(ctx context.Context, args []string) (err error) {
 	}
 	s.syncAfterChange(ctx, ix)
 	if *asJSON && !p.Closed() {
-		if err := writeJSON(a.stdout, askResult{Result: res, Learned: learned, Incognito: *incognito}); err != nil {
+		out := askResult{Result: res, Learned: learned, Incognito: *incognito}
+		if runErr != nil {
+			out.Error = sanitize.Line(runErr.Error())
+		}
+		if err := writeJSON(a.stdout, out); err != nil {
 			p.Fail(err)
 		}
 	}
@@ -213,6 +230,8 @@ type askResult struct {
 	// Incognito: nothing of this run was kept (its conversation_id names
 	// nothing afterwards).
 	Incognito bool `json:"incognito,omitempty"`
+	// Error is why the answer failed (the exit code is not 0 then).
+	Error string `json:"error,omitempty"`
 }
 
 // turnWait bounds how long ask waits for another mneme's turn in its
