@@ -413,6 +413,18 @@ func TestUsageErrors(t *testing.T) {
 	if r := d.mneme("", "search", "--since", "2030-01-01", "--until", "2020-01-01", "x"); r.code != 2 || !strings.Contains(r.stderr, "is not before --until") {
 		t.Fatalf("an empty date range: %+v", r)
 	}
+	// Stray words are usage errors too, and so is a bad setting, wherever
+	// it was written.
+	for _, args := range [][]string{{"version", "extra"}, {"search", "--batch", "-", "stray", "words"}, {"search", "--num-ctx", "3", "x"}} {
+		if r := d.mneme("", args...); r.code != 2 {
+			t.Errorf("mneme %q: exit %d, stderr %q", args, r.code, r.stderr)
+		}
+	}
+	d.extra = []string{"MNEME_WINDOW_SIZE=2000"}
+	if r := d.mneme("", "search", "x"); r.code != 2 || !strings.Contains(r.stderr, "MNEME_WINDOW_SIZE=2000: invalid value") {
+		t.Errorf("a bad setting in the environment: exit %d, stderr %q", r.code, r.stderr)
+	}
+	d.extra = nil
 	// A bad flag is said once, after the usage.
 	if r := d.mneme("", "memory", "add", "--tag"); r.code != 2 || strings.Count(r.stderr, "flag needs an argument") != 1 ||
 		!strings.HasSuffix(r.stderr, "mneme: flag needs an argument: -tag\n") {

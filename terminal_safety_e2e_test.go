@@ -104,7 +104,7 @@ func TestHostileTextNeverReachesTheTerminal(t *testing.T) {
 	var refused strings.Builder
 	for _, p := range hostile.Payloads {
 		r := d.mneme("", "--model", "m-"+p.Raw, "ask", "tools?")
-		if r.code != 1 || !strings.Contains(r.stderr, `--model "m-`) || !strings.Contains(r.stderr, "invalid value") {
+		if r.code != 2 || !strings.Contains(r.stderr, `--model "m-`) || !strings.Contains(r.stderr, "invalid value") {
 			t.Fatalf("--model m-%q: %+v", p.Raw, r)
 		}
 		refused.WriteString(r.stderr)

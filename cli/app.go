@@ -68,7 +68,10 @@ func versionCommand() command {
 	return command{
 		names: []string{"version"},
 		help:  "  mneme version\n",
-		run: func(a *App, _ context.Context, _ []string) error {
+		run: func(a *App, _ context.Context, args []string) error {
+			if err := noArgs("version", args); err != nil {
+				return err
+			}
 			fmt.Fprintln(a.stdout, "mneme", version)
 			return nil
 		},

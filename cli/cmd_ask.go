@@ -40,7 +40,7 @@ Exit status:
        possible at all, a conversation this ask began is not kept), or no answer:
        the model's reply was empty, or it still called tools when the step
        limit (max_steps) was reached
-  2    a usage error
+  2    a usage error, or a bad setting (a flag, the environment, the config file)
   130  interrupted by Ctrl+C (143 after SIGTERM, 129 when the terminal closed); the partial answer is stored
   141  stdout was closed early (e.g. mneme ask … | head); the whole answer is stored
 The prompt is stored before the model is asked, so that an interruption keeps it.

@@ -46,6 +46,9 @@ func (a *App) runSearch(ctx context.Context, args []string) error {
 	if *allUsers && *batch == "" {
 		return exitError{code: 2, msg: "search: --all-users only goes with --batch"}
 	}
+	if *batch != "" && query != "" {
+		return exitError{code: 2, msg: fmt.Sprintf("search: --batch reads its queries from %s: give no query words (%q)", *batch, query)}
+	}
 	if *batch == "" && query == "" {
 		return exitError{code: 2, msg: "search: nothing to search for: give a query or --batch FILE"}
 	}

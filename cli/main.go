@@ -8,6 +8,7 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/mneme-dev/mneme/config"
 	"github.com/mneme-dev/mneme/internal/sanitize"
 	"github.com/mneme-dev/mneme/internal/shutdown"
 )
@@ -52,6 +53,12 @@ func Main(args []string) int {
 				fmt.Fprintln(os.Stderr, "mneme:", sanitize.Text(ex.msg))
 			}
 			return ex.code
+		}
+		if errors.Is(err, config.ErrConfigValue) || errors.Is(err, config.ErrConfigFile) {
+			// A bad setting, from a flag, the environment or the file, is
+			// a usage error wherever it was written (as --num-ctx abc is).
+			fmt.Fprintln(os.Stderr, "mneme:", sanitize.Text(err.Error()))
+			return 2
 		}
 		if errors.Is(err, syscall.EPIPE) {
 			// The reader went away (mneme docs list | head): nothing to
