@@ -50,6 +50,8 @@ func watchSignals(sigs <-chan os.Signal, cancel context.CancelCauseFunc) {
 	sig, timedOut := awaitExit(sigs, cancel, time.Now, time.After)
 	if timedOut {
 		fmt.Fprintf(os.Stderr, "mneme: %v: stopped before finishing; what was already stored is kept\n", sig)
+	} else {
+		fmt.Fprintf(os.Stderr, "mneme: %v again: stopped at once; what was already stored is kept\n", sig)
 	}
 	runExitHooks()
 	os.Exit(ExitCode(sig))
