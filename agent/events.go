@@ -23,8 +23,13 @@ type ToolResultEvent struct{ Call ToolActivity }
 type RecallEvent struct{ Memories []Memory }
 
 // NoticeEvent is something the user should know that is not an error,
-// such as tools being unavailable with the model.
-type NoticeEvent struct{ Text string }
+// such as tools being unavailable with the model. A Passing notice says
+// what holds the run up (a wait for another mneme's answer) and is over
+// once the run goes on.
+type NoticeEvent struct {
+	Text    string
+	Passing bool
+}
 
 // CompactingEvent says the oldest messages of the model history are being
 // summarised before the request is sent.

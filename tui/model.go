@@ -628,6 +628,9 @@ func (m *Model) applyEvent(ev agent.Event) {
 		return // the run already ended; nothing follows its last event
 	}
 	m.applyCompactionEvent(ev)
+	if n, ok := ev.(agent.NoticeEvent); !ok || !n.Passing {
+		m.transcript.dropPassing() // the wait it told of is over
+	}
 	switch ev := ev.(type) {
 	case agent.ContentDelta:
 		m.transcript.appendContent(ev.Text)
@@ -649,6 +652,7 @@ func (m *Model) applyEvent(ev agent.Event) {
 	case agent.NoticeEvent:
 		m.transcript.endLive(false)
 		m.transcript.addNotice(ev.Text)
+		m.transcript.entries[len(m.transcript.entries)-1].passing = ev.Passing
 	case agent.DoneEvent:
 		m.finishRun(ev.Result.Interrupted, nil)
 	case agent.ErrorEvent:

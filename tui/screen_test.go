@@ -1069,6 +1069,32 @@ func TestOnlyAGrowingAnswerIsDrawnAsBeingWritten(t *testing.T) {
 	}
 }
 
+// waitedRunner waits for another mneme's answer, then answers.
+type waitedRunner struct{ inner Runner }
+
+func (w waitedRunner) Run(ctx context.Context, req agent.Request, emit func(agent.Event)) (agent.Result, error) {
+	emit(agent.NoticeEvent{Text: "Another mneme is answering in this conversation: this prompt waits for its answer to end.", Passing: true})
+	return w.inner.Run(ctx, req, emit)
+}
+
+// TestWaitNoticeGoesWhenTheWaitIsOver: the notice that a prompt waits for
+// another mneme's answer is gone once its own answer comes: it no longer
+// stands under an answer that did not wait.
+func TestWaitNoticeGoesWhenTheWaitIsOver(t *testing.T) {
+	store := openStore(t)
+	c := storeConversation(t, store, "Shared", "first question here", "first answer here")
+	cfg, _ := screenConfig(t, store)
+	cfg.NewRunner, cfg.ConversationID = func(string) Runner { return waitedRunner{newFakeRunner(store, "my own ", "answer")} }, c.ID
+	h := newHarness(t, cfg)
+	h.runUntilShown("first answer here")
+	h.sendText("a waiting question")
+	h.runUntilShown("my own answer")
+	h.runUntilIdle()
+	if h.shows("this prompt waits") {
+		t.Fatalf("the wait notice outlived the wait:\n%s", h.screen())
+	}
+}
+
 // waitingRunner waits for its turn until stopped, then is not sent.
 type waitingRunner struct{}
 

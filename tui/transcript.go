@@ -2,6 +2,7 @@ package tui
 
 import (
 	"log/slog"
+	"slices"
 	"strings"
 	"time"
 
@@ -40,6 +41,7 @@ type entry struct {
 	seq         int              // the stored message the entry shows (0: not from history)
 	interrupted bool
 	elsewhere   bool // stored interrupted, but another mneme is still writing it
+	passing     bool // a notice of a wait (agent.NoticeEvent.Passing): gone when the run goes on
 	streaming   bool // the answer is still arriving
 	turn        int  // the turn the entry belongs to (0: not from history)
 	highlight   bool // briefly marked after jumping to its turn
@@ -154,6 +156,11 @@ func (t *transcript) answered() int {
 
 func (t *transcript) addNotice(text string) {
 	t.entries = append(t.entries, entry{kind: entryNotice, text: text})
+}
+
+// dropPassing removes the notices of a wait that is over.
+func (t *transcript) dropPassing() {
+	t.entries = slices.DeleteFunc(t.entries, func(e entry) bool { return e.passing })
 }
 
 func (t *transcript) addError(text string) {

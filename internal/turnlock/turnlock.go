@@ -95,7 +95,7 @@ const WaitingNotice = "Another mneme is answering in this conversation: this pro
 // DoneEvent or an ErrorEvent as agent.Run does. Stopped while waiting,
 // nothing is stored: it fails with agent.ErrNotSent.
 func (l Locks) Run(ctx context.Context, ag Runner, req agent.Request, emit func(agent.Event)) (agent.Result, error) {
-	unlock, err := l.Lock(ctx, req.ConversationID, func() { emit(agent.NoticeEvent{Text: WaitingNotice}) })
+	unlock, err := l.Lock(ctx, req.ConversationID, func() { emit(agent.NoticeEvent{Text: WaitingNotice, Passing: true}) })
 	if err != nil {
 		res := agent.Result{ConversationID: req.ConversationID, ToolCalls: []agent.ToolActivity{}, MemoriesUsed: []agent.Memory{}}
 		if ctx.Err() != nil {
