@@ -25,7 +25,7 @@ type SidebarKeyMap struct {
 // DefaultSidebarKeyMap returns the sidebar's default bindings.
 func DefaultSidebarKeyMap() SidebarKeyMap {
 	return SidebarKeyMap{
-		KeyMap:       list.NewKeyMap([]string{"up", "ctrl+p"}, []string{"down"}, "choose", false),
+		KeyMap:       list.NewKeyMap([]string{"up", "ctrl+p"}, []string{"down"}, "choose", true), // a long list pages
 		Open:         key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "open")),
 		New:          key.NewBinding(key.WithKeys("ctrl+n"), key.WithHelp("ctrl+n", "new")),
 		Rename:       key.NewBinding(key.WithKeys("ctrl+r"), key.WithHelp("ctrl+r", "rename")),
@@ -58,7 +58,7 @@ func (k SidebarKeyMap) ConfirmHelp(forget bool) []key.Binding {
 // FullHelp lists every binding.
 func (k SidebarKeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
-		{k.Up, k.Open, k.Back},
+		{k.Up, k.PageUp, k.Open, k.Back},
 		{k.New, k.Rename, k.Archive, k.ShowArchived},
 		{k.Delete, k.Confirm, k.Forget, k.Deny},
 	}

@@ -322,3 +322,26 @@ func TestShortAgo(t *testing.T) {
 		t.Errorf("a year ago = %q", got)
 	}
 }
+
+// A long list pages: pgdown and pgup move the choice by the rows shown.
+func TestSidebarPages(t *testing.T) {
+	st := styles.New(true)
+	s := New(context.Background(), &st, DefaultSidebarKeyMap(), &fakeConversations{}, testUser, func() time.Time { return sidebarNow })
+	s.SetSize(30, 12)
+	s.Reload()
+	var convs []memory.Conversation
+	for i := range 200 {
+		convs = append(convs, memory.Conversation{ID: fmt.Sprintf("c%03d", i), Title: fmt.Sprintf("Chat %d", i), Updated: sidebarNow})
+	}
+	s, _ = s.Update(listMsg{seq: s.seq, convs: convs})
+	s.Focus()
+	page := s.listRows()
+	s, _ = sidebarKey(t, s, tea.KeyPressMsg{Code: tea.KeyPgDown}, tea.KeyPressMsg{Code: tea.KeyPgDown})
+	if c, _ := s.Selected(); c.ID != fmt.Sprintf("c%03d", 2*page) {
+		t.Fatalf("two pages down: %s, want c%03d (%d rows a page)", c.ID, 2*page, page)
+	}
+	s, _ = sidebarKey(t, s, tea.KeyPressMsg{Code: tea.KeyPgUp})
+	if c, _ := s.Selected(); c.ID != fmt.Sprintf("c%03d", page) || !strings.Contains(s.View(true), c.Title) {
+		t.Fatalf("a page up: %s", c.ID)
+	}
+}
