@@ -69,7 +69,7 @@ func TestBackupRestoresIntoAnEmptyDataDir(t *testing.T) {
 	}
 
 	r = b.mustOK("", "import", file)
-	if !strings.Contains(r.stdout, "Imported 0 messages") || !strings.Contains(r.stdout, "0 notes, 0 summaries and 0 documents") {
+	if !strings.Contains(r.stdout, "Nothing new: all ") || !strings.Contains(r.stdout, "0 notes, 0 summaries and 0 documents") {
 		t.Fatalf("restore again: %s", r.stdout)
 	}
 	if got := backup(b); got != want {

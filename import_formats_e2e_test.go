@@ -74,7 +74,7 @@ func TestImportChatGPTExport(t *testing.T) {
 	}
 
 	r = d.mustOK("", "import", "--from", "chatgpt", "importer/testdata/chatgpt.json")
-	if !strings.Contains(r.stdout, "Imported 0 new messages from 2 ChatGPT conversations") || !strings.Contains(r.stdout, "8 already there") {
+	if !strings.Contains(r.stdout, "Nothing new in 2 ChatGPT conversations: all 8 messages were already there") {
 		t.Fatalf("re-import: %s", r.stdout)
 	}
 

@@ -143,9 +143,14 @@ func (a *App) runImport(ctx context.Context, args []string) error {
 		if st.Conflicts > 0 {
 			fmt.Fprintf(a.stderr, "mneme: import: %s an id already imported with other content; kept the stored one\n", text.Count(st.Conflicts, "line had", "lines had"))
 		}
-		fmt.Fprintf(a.stdout, "Imported %s into %s in %s (%s unchanged, %s skipped).\n",
-			text.Count(st.Imported, "message", "messages"), text.Count(len(st.Conversations), "conversation", "conversations"),
-			time.Since(start).Round(time.Millisecond), text.Thousands(st.Unchanged), text.Count(st.Bad, "bad line", "bad lines"))
+		if st.Imported == 0 && st.Unchanged > 0 && st.Bad == 0 {
+			fmt.Fprintf(a.stdout, "Nothing new: all %s were already there (%s).\n",
+				text.Count(st.Unchanged, "message", "messages"), time.Since(start).Round(time.Millisecond))
+		} else {
+			fmt.Fprintf(a.stdout, "Imported %s into %s in %s (%s unchanged, %s skipped).\n",
+				text.Count(st.Imported, "message", "messages"), text.Count(len(st.Conversations), "conversation", "conversations"),
+				time.Since(start).Round(time.Millisecond), text.Thousands(st.Unchanged), text.Count(st.Bad, "bad line", "bad lines"))
+		}
 		if st.Backup {
 			fmt.Fprintf(a.stdout, "Restored from the backup: %s, %s and %s not stored before.\n",
 				text.Count(st.Notes, "note", "notes"), text.Count(st.Summaries, "summary", "summaries"), text.Count(restoredDocs, "document", "documents"))

@@ -101,9 +101,14 @@ func Run(ctx context.Context, st Store, user string, r *Reader, opts Options) (S
 // and skipped, on errw the messages kept as stored against the export.
 func (sum Summary) Report(out, errw io.Writer, took time.Duration) {
 	st := sum.Stats
-	fmt.Fprintf(out, "Imported %s from %s in %s (%s already there).\n",
-		text.Count(st.Imported, "new message", "new messages"), text.Count(sum.Conversations, sum.Format.Name()+" conversation", sum.Format.Name()+" conversations"),
-		took.Round(time.Millisecond), text.Thousands(st.Unchanged))
+	convs := text.Count(sum.Conversations, sum.Format.Name()+" conversation", sum.Format.Name()+" conversations")
+	if st.Imported == 0 && st.Unchanged > 0 {
+		fmt.Fprintf(out, "Nothing new in %s: all %s were already there (%s).\n", convs,
+			text.Count(st.Unchanged, "message", "messages"), took.Round(time.Millisecond))
+	} else {
+		fmt.Fprintf(out, "Imported %s from %s in %s (%s already there).\n",
+			text.Count(st.Imported, "new message", "new messages"), convs, took.Round(time.Millisecond), text.Thousands(st.Unchanged))
+	}
 	if sk := sum.Skipped; sk.Total() > 0 {
 		var why []string
 		add := func(n int, what string) {
