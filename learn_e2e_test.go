@@ -410,4 +410,14 @@ func TestImportExtractLearnsFromTheNewTurns(t *testing.T) {
 	if r.code != 1 || !strings.Contains(r.stderr, "--extract: nothing was learnt") || len(off.conversations()) != 1 {
 		t.Fatalf("offline --extract: %+v", r)
 	}
+	// With Ollama back, the same import learns from the turns it could not.
+	off.ollama = srv.Host()
+	before := countRequests(srv, isExtraction)
+	r = off.mustOK("", "import", "--extract", "importer/testdata/claude.json")
+	if !strings.Contains(r.stdout, "Learning about you from ") || countRequests(srv, isExtraction) == before {
+		t.Fatalf("--extract once Ollama is back:\n%s", r.stdout)
+	}
+	if r = off.mustOK("", "import", "--extract", "importer/testdata/claude.json"); !strings.Contains(r.stdout, "Nothing new to learn from.") {
+		t.Fatalf("--extract a third time:\n%s", r.stdout)
+	}
 }

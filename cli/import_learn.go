@@ -15,13 +15,16 @@ import (
 )
 
 // `mneme import --extract`: memory that builds itself, run over the turns
-// an import stored, as if each had just been chatted. Turns are learnt
-// from oldest first, so that a later fact updates an earlier one, one at a
-// time (each sees the notes the ones before it left). Only new turns are
-// read: importing the same export again learns nothing twice.
+// of the imported conversations, as if each had just been chatted. Turns
+// are learnt from oldest first, so that a later fact updates an earlier
+// one, one at a time (each sees the notes the ones before it left). A turn
+// read to the end is marked (local.extracted_turns): importing the same
+// export again learns nothing twice, and a run that failed (Ollama down)
+// or was stopped leaves the rest for the next.
 
 // importedTurn is one turn to learn from.
 type importedTurn struct {
+	id  string // memory.TurnID
 	req agent.Request
 	res agent.Result
 	at  int64 // its time, for the order
@@ -36,7 +39,7 @@ func (a *App) learnImported(ctx context.Context, s *session, ix *index.Index, pr
 		if probe.Err != nil {
 			why = probe.Err.Error()
 		}
-		return exitError{code: 1, msg: "import: --extract: nothing was learnt: " + why + "; the conversations are imported, and `mneme import --extract` of the same file later learns only from turns it has not stored yet, so import a newer export then"}
+		return exitError{code: 1, msg: "import: --extract: nothing was learnt: " + why + "; the conversations are imported, and `mneme import --extract` of the same file later learns from them"}
 	}
 	turns, err := newTurns(ctx, s.store, st)
 	if err != nil {
@@ -49,7 +52,7 @@ func (a *App) learnImported(ctx context.Context, s *session, ix *index.Index, pr
 	fmt.Fprintf(a.stdout, "Learning about you from %s with %s (Ctrl+C stops; what is learnt is kept)…\n",
 		text.Count(len(turns), "turn", "turns"), s.cfg.ExtractModelFor(probe.Model))
 	counter := progress.NewBar(a.stderr, len(turns), "turns")
-	changes := 0
+	changes, missed := 0, 0
 	for i, t := range turns {
 		if ctx.Err() != nil {
 			counter.Clear()
@@ -57,39 +60,58 @@ func (a *App) learnImported(ctx context.Context, s *session, ix *index.Index, pr
 			return exitError{code: ExitInterrupted, msg: "import: --extract interrupted; the conversations are imported"}
 		}
 		counter.Show(i)
-		for _, l := range s.learnTurn(ctx, ix, probe.Model, t.req, t.res) {
+		learned, err := s.learnFrom(ctx, ix, probe.Model, t.req, t.res)
+		for _, l := range learned {
 			counter.Clear()
 			fmt.Fprintln(a.stdout, l.receipt())
 			changes++
 		}
+		if err == nil {
+			if err := s.store.MarkExtracted(ctx, t.id); err != nil {
+				return err
+			}
+		} else {
+			missed++
+		}
 	}
 	counter.Clear()
-	fmt.Fprintf(a.stdout, "Learnt from %s: %s.\n", text.Count(len(turns), "turn", "turns"), text.Count(changes, "change to your notes", "changes to your notes"))
+	fmt.Fprintf(a.stdout, "Learnt from %s: %s.\n", text.Count(len(turns)-missed, "turn", "turns"), text.Count(changes, "change to your notes", "changes to your notes"))
+	if missed > 0 {
+		fmt.Fprintf(a.stderr, "mneme: import: --extract: the model failed on %s (see the log); `mneme import --extract` of the same file tries them again\n",
+			text.Count(missed, "turn", "turns"))
+	}
 	if s.cfg.ReviewFirst() && changes > 0 {
 		fmt.Fprintln(a.stdout, "They wait for your review: mneme memory pending.")
 	}
 	return nil
 }
 
-// newTurns lists the turns of the import's conversations that hold a
-// message the import stored, with their question and answer, oldest first.
+// newTurns lists the turns of the import's conversations not learnt from
+// yet, with their question and answer, oldest first.
 func newTurns(ctx context.Context, store *memory.Store, st memory.ImportStats) ([]importedTurn, error) {
 	var out []importedTurn
 	for _, ref := range st.Conversations {
-		first := st.FirstNew[ref.ConversationID]
-		if first == 0 {
-			continue
-		}
 		turns, err := store.ConversationTurns(ctx, ref.ConversationID)
 		if err != nil {
 			return nil, err
+		}
+		ids := make([]string, len(turns))
+		for i, t := range turns {
+			ids[i] = t.ID
+		}
+		done, err := store.Extracted(ctx, ids)
+		if err != nil {
+			return nil, err
+		}
+		if len(done) == len(turns) {
+			continue
 		}
 		msgs, err := store.Messages(ctx, ref.UserID, ref.ConversationID)
 		if err != nil {
 			return nil, err
 		}
 		for _, t := range turns {
-			if t.LastSeq < first {
+			if done[t.ID] {
 				continue
 			}
 			var prompt, answer []string
@@ -108,6 +130,7 @@ func newTurns(ctx context.Context, store *memory.Store, st memory.ImportStats) (
 				continue
 			}
 			out = append(out, importedTurn{
+				id:  t.ID,
 				req: agent.Request{UserID: ref.UserID, ConversationID: ref.ConversationID, Prompt: strings.Join(prompt, "\n\n")},
 				res: agent.Result{ConversationID: ref.ConversationID, Turn: t.Number, Answer: strings.Join(answer, "\n\n")},
 				at:  t.Time.UnixMilli(),

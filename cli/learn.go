@@ -58,6 +58,13 @@ func learnable(res agent.Result, err error) bool {
 // and dropped candidates are logged, never shown: the turn is stored
 // whatever happens here.
 func (s *session) learnTurn(ctx context.Context, ix *index.Index, chatModel string, req agent.Request, res agent.Result) []learnt {
+	out, _ := s.learnFrom(ctx, ix, chatModel, req, res)
+	return out
+}
+
+// learnFrom is learnTurn, with whether the turn was read to the end: an
+// error says the model failed or ran out of time on it.
+func (s *session) learnFrom(ctx context.Context, ix *index.Index, chatModel string, req agent.Request, res agent.Result) ([]learnt, error) {
 	ctx, cancel := context.WithTimeout(ctx, learnBudget)
 	defer cancel()
 	start := time.Now()
@@ -66,16 +73,16 @@ func (s *session) learnTurn(ctx context.Context, ix *index.Index, chatModel stri
 	cands, err := learn.Extract(ctx, s.client, model, learn.Turn{User: req.Prompt, Assistant: res.Answer})
 	if err != nil {
 		s.logLearn("extraction failed", err, req, model.Name)
-		return nil
+		return nil, err
 	}
 	notes := learn.IndexNotes{Index: ix, Source: memory.NoteSource{ConversationID: req.ConversationID, TurnNumber: res.Turn, Pending: s.cfg.ReviewFirst()}}
 	consolidate := learn.Consolidate
 	if s.cfg.ReviewFirst() {
 		consolidate = learn.ConsolidateForReview
 	}
-	changes, err := consolidate(ctx, s.client, model, notes, req.UserID, cands)
-	if err != nil {
-		s.logLearn("consolidation stopped", err, req, model.Name)
+	changes, cerr := consolidate(ctx, s.client, model, notes, req.UserID, cands)
+	if cerr != nil {
+		s.logLearn("consolidation stopped", cerr, req, model.Name)
 	}
 	var out []learnt
 	for _, c := range changes {
@@ -95,7 +102,7 @@ func (s *session) learnTurn(ctx context.Context, ix *index.Index, chatModel stri
 	}
 	s.log.Info("learnt from turn", "conversation", req.ConversationID, "turn", res.Turn, "model", model.Name,
 		"candidates", len(cands), "changes", len(out), "took", time.Since(start).Round(time.Millisecond))
-	return out
+	return out, cerr
 }
 
 func (s *session) logLearn(msg string, err error, req agent.Request, model string) {
