@@ -368,7 +368,8 @@ func TestDoctor(t *testing.T) {
 // TestOneCommandsEmbedModelLeavesTheVectorsKept: --embed-model on one
 // command embeds its query with that model, but embeds nothing again under
 // it (each turn keeps one model's vectors: those of the model kept would
-// go); a model that cannot embed is refused by name, and doctor says so.
+// go); doctor says a chat model is no embedding model, and calls one not
+// installed a problem.
 func TestOneCommandsEmbedModelLeavesTheVectorsKept(t *testing.T) {
 	t.Parallel() // own data dir and fake Ollama
 	srv := fakeollama.New(t, fakeollama.WithModels(append(fakeollama.DefaultModels(),
@@ -393,8 +394,12 @@ func TestOneCommandsEmbedModelLeavesTheVectorsKept(t *testing.T) {
 		t.Fatalf("after commands with another --embed-model: %s", w)
 	}
 	r := d.mneme("", "doctor", "--embed-model", "fake-chat")
-	if r.code != 1 || !strings.Contains(r.stdout, `problem: "fake-chat" cannot embed (it can: completion, tools)`) {
+	if !strings.Contains(r.stdout, "it is not an embedding model (it reports: completion, tools)") {
 		t.Fatalf("doctor with a chat model to embed: exit %d\n%s", r.code, r.stdout)
+	}
+	r = d.mneme("", "doctor", "--embed-model", "nosuch-embed")
+	if r.code != 1 || !strings.Contains(r.stdout, `problem: embedding model "nosuch-embed" is not installed`) {
+		t.Fatalf("doctor with an embedding model not installed: exit %d\n%s", r.code, r.stdout)
 	}
 }
 

@@ -136,7 +136,7 @@ func (a *App) runDoctor(ctx context.Context, args []string) error {
 	if problem := cmp.Or(st.Err, readOnly); problem != nil {
 		problems = append(problems, problem)
 	}
-	if cfg.EmbedModel != "" && st.Reachable && st.Embed.Name == "" { // the one set cannot be used
+	if cfg.EmbedModel != "" && st.Reachable && st.Embed.Name == "" { // the one set is not installed
 		problems = append(problems, errors.New(st.EmbedNote))
 	}
 	if len(problems) > 0 {

@@ -21,8 +21,8 @@ func (m *Model) quit() tea.Cmd {
 				cmd = m.closePanel()
 			}
 			m.helpOpen, m.hint = false, hintQuitClosed
-		case m.sideOpen || m.choice != nil: // the list (and its question), focused or beside the chat, or /switch's choice
-			if m.sideOpen {
+		case m.focus == focusSidebar || m.choice != nil: // the list (and its question), or /switch's choice
+			if m.focus == focusSidebar {
 				m.sideOpen, m.focus = false, focusInput
 				m.sidebar.Blur()
 			}

@@ -648,19 +648,6 @@ func TestCtrlCClosesWhatIsOpenFirst(t *testing.T) {
 	if h.m.focus != focusInput || h.m.sideOpen || len(h.queue) > queued && quits(t, h.queue[len(h.queue)-1]) {
 		t.Fatalf("Ctrl+C in the conversation list: focus %v, open %v:\n%s", h.m.focus, h.m.sideOpen, h.screen())
 	}
-	// The list beside the chat, without the keys, is open too.
-	h.send(tea.WindowSizeMsg{Width: 120, Height: 30})
-	h.send(keyCtrlS)
-	h.send(keyEsc) // the keys go back to the chat; the list stays beside it
-	h.runUntil("the keys back in the chat", func() bool { return h.m.focus == focusInput })
-	if !h.m.sideOpen || h.m.focus != focusInput || !h.m.sideBySide() {
-		t.Fatalf("the list beside the chat: open %v, focus %v:\n%s", h.m.sideOpen, h.m.focus, h.screen())
-	}
-	queued = len(h.queue)
-	h.send(keyCtrlC)
-	if h.m.sideOpen || len(h.queue) > queued && quits(t, h.queue[len(h.queue)-1]) {
-		t.Fatalf("Ctrl+C with the list beside the chat: open %v:\n%s", h.m.sideOpen, h.screen())
-	}
 	h.send(keyF1)
 	h.typeText("x") // any other key disarms, and closes the help
 	h.send(tea.KeyPressMsg{Code: tea.KeyBackspace})

@@ -46,9 +46,10 @@ func ChooseEmbed(models []ModelInfo, configured string) (m ModelInfo, note strin
 			switch {
 			case !SameModel(m.Name, configured):
 			case len(m.Capabilities) > 0 && !m.Has(CapEmbedding):
-				// Its vectors would replace the ones search has, for nothing.
-				return ModelInfo{}, fmt.Sprintf("%q cannot embed (it can: %s): search is keyword-only; set an embedding model, such as %s",
-					configured, strings.Join(m.Capabilities, ", "), DefaultEmbedModel)
+				// Ollama embeds with any model, but a chat model's vectors
+				// find little by meaning.
+				return m, fmt.Sprintf("configured; it is not an embedding model (it reports: %s), so search by meaning may find little: an embedding model such as %s does better",
+					strings.Join(m.Capabilities, ", "), DefaultEmbedModel)
 			default:
 				return m, "configured"
 			}

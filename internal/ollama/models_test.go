@@ -146,15 +146,15 @@ func TestProbeOfAnotherServerSaysSo(t *testing.T) {
 	}
 }
 
-// An embedding model set by name is used only if it can embed: a chat
-// model's "vectors" would replace the ones search has, for nothing.
-func TestChooseEmbedRefusesAModelThatCannotEmbed(t *testing.T) {
+// An embedding model set by name is used, but one that reports it is not
+// an embedding model is said to be so.
+func TestChooseEmbedSaysAChatModelIsNoEmbeddingModel(t *testing.T) {
 	models := []ollama.ModelInfo{
 		{Name: "llama3.2:latest", Capabilities: []string{"completion", "tools"}},
 		{Name: "nomic-embed-text:latest", Capabilities: []string{"embedding"}},
 		{Name: "old:latest"}, // capabilities not reported: taken at its word
 	}
-	if m, note := ollama.ChooseEmbed(models, "llama3.2"); m.Name != "" || note != `"llama3.2" cannot embed (it can: completion, tools): search is keyword-only; set an embedding model, such as nomic-embed-text` {
+	if m, note := ollama.ChooseEmbed(models, "llama3.2"); m.Name != "llama3.2:latest" || note != "configured; it is not an embedding model (it reports: completion, tools), so search by meaning may find little: an embedding model such as nomic-embed-text does better" {
 		t.Errorf("a chat model: %q, %q", m.Name, note)
 	}
 	for _, name := range []string{"nomic-embed-text", "old"} {
