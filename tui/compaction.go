@@ -160,7 +160,7 @@ func (m *Model) handleFind(msg findMsg) tea.Cmd {
 	winner, choices := index.Decide(msg.matches)
 	switch {
 	case len(choices) == 0:
-		m.hint = "No conversation matches “" + oneLine(msg.description) + "”."
+		m.hint = "No conversation matches “" + sanitize.Line(msg.description) + "”."
 		return nil
 	case winner != nil:
 		return m.switchTo(*winner)
@@ -177,11 +177,11 @@ func (m *Model) switchTo(c index.ConversationMatch) tea.Cmd {
 		return nil
 	}
 	if c.ID == m.convID {
-		m.hint = "Already in “" + oneLine(panel.DisplayTitle(c.Title)) + "”."
+		m.hint = "Already in “" + sanitize.Line(panel.DisplayTitle(c.Title)) + "”."
 		return nil
 	}
 	cmd := m.openConversation(c.ID, c.Title, 0)
-	m.hint = "Switched to “" + oneLine(panel.DisplayTitle(c.Title)) + "”."
+	m.hint = "Switched to “" + sanitize.Line(panel.DisplayTitle(c.Title)) + "”."
 	return cmd
 }
 

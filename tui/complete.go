@@ -7,6 +7,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/mneme-dev/mneme/internal/sanitize"
 	"github.com/mneme-dev/mneme/tui/paths"
 )
 
@@ -218,7 +219,7 @@ func (m Model) completionView() string {
 	c := m.completion
 	w := m.mainWidth()
 	if c.usage != "" && len(c.paths) == 0 && m.focus == focusInput {
-		return m.st.CompleteHelp.Render(ansi.Truncate(oneLine(c.usage), w, "…"))
+		return m.st.CompleteHelp.Render(ansi.Truncate(sanitize.Line(c.usage), w, "…"))
 	}
 	n := c.rows()
 	if n == 0 || m.focus != focusInput {

@@ -124,7 +124,7 @@ func (m *Model) slashAttach(args string) tea.Cmd {
 		return nil
 	}
 	m.input.Reset()
-	m.hint = "Attaching " + oneLine(filepath.Base(path)) + "…"
+	m.hint = "Attaching " + sanitize.Line(filepath.Base(path)) + "…"
 	attach, ctx := m.cfg.Attach, m.life.ctx
 	return func() tea.Msg {
 		named, err := paths.Expand(path) // ~/ as completion and /export take it

@@ -36,7 +36,7 @@ const (
 	phaseRunning        // an answer is being generated
 )
 
-// maxAlertRows bounds the Ollama problem shown above the input.
+// maxAlertRows bounds the Ollama problem, and a hint, shown above the input.
 const maxAlertRows = 3
 
 // Hints shown above the input.

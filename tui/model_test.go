@@ -637,3 +637,15 @@ func TestCtrlCWhileSendingDoesNotSend(t *testing.T) {
 		t.Fatalf("after another key Ctrl+C did not clear the draft: %q", h.m.input.Value())
 	}
 }
+
+// A chosen model that is not installed says so on the status line: Ollama
+// is ready, the model is not.
+func TestStatusLineSaysTheModelIsNotInstalled(t *testing.T) {
+	store := openStore(t)
+	missing := func(context.Context) Probe {
+		return Probe{Host: testHost, Reachable: true, Version: "0.6.5", Model: "llama3.2",
+			Err: fmt.Errorf("%w: %q is not installed in Ollama at %s; run `ollama pull llama3.2`", agent.ErrModelNotFound, "llama3.2", testHost)}
+	}
+	h := newHarness(t, config(store, newFakeRunner(store), missing))
+	h.runUntilShown("llama3.2 not installed", "Ollama ready")
+}

@@ -9,8 +9,9 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/mneme-dev/mneme/agent"
 	"github.com/ollama/ollama/api"
+
+	"github.com/mneme-dev/mneme/agent"
 )
 
 // TestOllamaClosingBeforeAnswerIsSaidInWords: Ollama closing the

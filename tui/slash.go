@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
+
+	"github.com/mneme-dev/mneme/internal/sanitize"
 )
 
 // A slash command is typed in the input as "/name args" and sent with
@@ -84,7 +86,7 @@ func (m *Model) runSlash(text string) (cmd tea.Cmd, ok bool) {
 			return c.run(m, args), true
 		}
 	}
-	m.hint = fmt.Sprintf("Unknown command /%s: /help lists the commands.", oneLine(name))
+	m.hint = fmt.Sprintf("Unknown command /%s: /help lists the commands.", sanitize.Line(name))
 	return nil, true
 }
 
@@ -144,6 +146,6 @@ func (m *Model) slashSwitch(args string) tea.Cmd {
 		return nil
 	}
 	m.input.Reset()
-	m.hint = "Looking for “" + oneLine(args) + "”…"
+	m.hint = "Looking for “" + sanitize.Line(args) + "”…"
 	return findCmd(m.life.ctx, m.find, m.userID, args)
 }

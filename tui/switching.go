@@ -9,6 +9,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/mneme-dev/mneme/internal/sanitize"
 	"github.com/mneme-dev/mneme/memory"
 	"github.com/mneme-dev/mneme/tui/internal/recent"
 	"github.com/mneme-dev/mneme/tui/panel"
@@ -118,7 +119,7 @@ func (m *Model) openConversation(id, title string, turn int) tea.Cmd {
 		if turn > 0 {
 			return m.landOnTurn(turn)
 		}
-		m.hint = "Already in “" + oneLine(panel.DisplayTitle(m.title)) + "”."
+		m.hint = "Already in “" + sanitize.Line(panel.DisplayTitle(m.title)) + "”."
 		return nil
 	}
 	m.stash()
@@ -200,7 +201,7 @@ func fingerprint(msgs []memory.Message) string {
 
 // handleConvChanged follows a rename, an archive or a delete.
 func (m *Model) handleConvChanged(msg sidebar.ChangedMsg) tea.Cmd {
-	name := "“" + oneLine(panel.DisplayTitle(msg.Conv.Title)) + "”"
+	name := "“" + sanitize.Line(panel.DisplayTitle(msg.Conv.Title)) + "”"
 	if msg.Op == sidebar.OpDelete {
 		m.sidebar.Deleted(msg.Conv.ID)
 	}

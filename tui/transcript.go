@@ -388,11 +388,6 @@ func (e *entry) hasDetail() bool {
 // compact kinds are one-line entries kept together without blank lines.
 func compact(k entryKind) bool { return k == entryTool || k == entryRecall || k == entrySources }
 
-// oneLine sanitises s and folds all its whitespace into single spaces.
-func oneLine(s string) string {
-	return sanitize.Line(s)
-}
-
 // entriesFromHistory turns stored messages into transcript entries,
 // numbered by turn with the counter that goes on numbering live entries.
 // Tool results are paired with the calls that asked for them.

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -9,6 +10,7 @@ import (
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/mneme-dev/mneme/internal/ollama"
 	"github.com/mneme-dev/mneme/internal/sanitize"
 	"github.com/mneme-dev/mneme/tui/sidebar"
 	"github.com/mneme-dev/mneme/tui/statusline"
@@ -111,7 +113,7 @@ func (m Model) mainView() (string, *tea.Cursor) {
 		rows = append(rows, a)
 	}
 	if q := m.confirmLine(); q != "" {
-		rows = append(rows, m.st.Error.Render(ansi.Truncate(oneLine(q), w, "…")))
+		rows = append(rows, m.st.Error.Render(ansi.Truncate(sanitize.Line(q), w, "…")))
 	}
 	if h := m.hintView(); h != "" {
 		rows = append(rows, h)
@@ -132,22 +134,25 @@ func (m Model) mainView() (string, *tea.Cursor) {
 	return strings.Join(rows, "\n"), c
 }
 
-// hintMaxRows bounds the rows a hint takes: it wraps rather than lose its
-// end (a reason, a command to run), up to this many.
-const hintMaxRows = 3
-
-// hintView is the hint, wrapped to the chat's width ("" for none).
+// hintView is the hint, wrapped to the chat's width rather than losing its
+// end (a reason, a command to run), in at most maxAlertRows rows.
 func (m Model) hintView() string {
 	if m.hint == "" {
 		return ""
 	}
 	w := m.mainWidth()
-	lines := strings.Split(ansi.Wrap(oneLine(m.hint), max(1, w), ""), "\n")
-	if len(lines) > hintMaxRows {
-		lines = lines[:hintMaxRows]
-		lines[hintMaxRows-1] = ansi.Truncate(lines[hintMaxRows-1]+" …", w, "…")
+	return m.st.Hint.Render(capRows(ansi.Wrap(sanitize.Line(m.hint), max(1, w), ""), maxAlertRows, w))
+}
+
+// capRows keeps the first rows of text, the last of them marked "…" when
+// some were left out.
+func capRows(text string, rows, w int) string {
+	lines := strings.Split(text, "\n")
+	if len(lines) > rows {
+		lines = lines[:rows]
+		lines[rows-1] = ansi.Truncate(lines[rows-1], w-1, "") + "…"
 	}
-	return m.st.Hint.Render(strings.Join(lines, "\n"))
+	return strings.Join(lines, "\n")
 }
 
 // helpLineView is the short key help for what has the keys.
@@ -171,20 +176,16 @@ func (m Model) alertView() string {
 		return ""
 	}
 	w := m.mainWidth()
-	lines := strings.Split(m.st.Alert.Width(w).Render("✗ "+sanitize.Text(m.alert)), "\n")
-	if len(lines) > maxAlertRows {
-		lines = lines[:maxAlertRows]
-		lines[maxAlertRows-1] = ansi.Truncate(lines[maxAlertRows-1], w-1, "") + "…"
-	}
-	return strings.Join(lines, "\n")
+	return capRows(m.st.Alert.Width(w).Render("✗ "+sanitize.Text(m.alert)), maxAlertRows, w)
 }
 
 func (m Model) statusView() string {
 	s := statusline.Info{
-		Model:   m.probe.Model,
-		Version: m.probe.Version,
-		Title:   m.title,
-		Spinner: m.spin.View(),
+		Model:        m.probe.Model,
+		ModelMissing: errors.Is(m.probe.Err, ollama.ErrModelNotFound),
+		Version:      m.probe.Version,
+		Title:        m.title,
+		Spinner:      m.spin.View(),
 
 		Incognito: m.incognito(),
 	}

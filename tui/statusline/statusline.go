@@ -27,10 +27,12 @@ const (
 
 // Info is everything the status line shows.
 type Info struct {
-	Model   string // "" when there is none
-	Ollama  OllamaState
-	Version string
-	Title   string // "" for a conversation not yet started
+	Model string // "" when there is none
+	// ModelMissing: Model is chosen but not installed in Ollama.
+	ModelMissing bool
+	Ollama       OllamaState
+	Version      string
+	Title        string // "" for a conversation not yet started
 	// Activity is what is being waited for ("generating"), shown with the
 	// spinner's current frame; "" when idle.
 	Activity string
@@ -153,7 +155,11 @@ func statusSegments(st *styles.Styles, s Info) (left, right []statusSegment) {
 	if s.Incognito {
 		left = append(left, statusSegment{st.StatusOffline.Render("incognito"), prioIncognito})
 	}
-	left = append(left, statusSegment{st.StatusModel.Render(model), prioModel})
+	if s.ModelMissing {
+		left = append(left, statusSegment{st.StatusOffline.Render(model + " not installed"), prioModel})
+	} else {
+		left = append(left, statusSegment{st.StatusModel.Render(model), prioModel})
+	}
 	switch s.Ollama {
 	case OllamaConnecting:
 		left = append(left, statusSegment{st.StatusConnecting.Render("Ollama connecting…"), prioOllama})
