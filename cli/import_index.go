@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/mneme-dev/mneme/internal/text"
 	"github.com/mneme-dev/mneme/memory"
 	"github.com/mneme-dev/mneme/memory/index"
 )
@@ -89,9 +90,9 @@ func (a *App) embedImported(ctx context.Context, ix *index.Index, probe ollamaSt
 	}
 	switch {
 	case idx.EmbedError != "":
-		fmt.Fprintf(a.stdout, "Embedding paused (%s); %d turns will be embedded later.\n", idx.EmbedError, idx.Pending)
+		fmt.Fprintf(a.stdout, "Embedding paused (%s); %s will be embedded later.\n", idx.EmbedError, text.Count(idx.Pending, "turn", "turns"))
 	case idx.Pending > 0:
-		fmt.Fprintf(a.stdout, "%d turns left to embed; mneme finishes them in the background.\n", idx.Pending)
+		fmt.Fprintf(a.stdout, "%s left to embed; mneme finishes them in the background.\n", text.Count(idx.Pending, "turn", "turns"))
 	default:
 		fmt.Fprintln(a.stdout, "Search by meaning is ready.")
 	}
