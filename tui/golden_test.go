@@ -13,6 +13,7 @@ import (
 	"github.com/charmbracelet/colorprofile"
 
 	"github.com/mneme-dev/mneme/tui/internal/paneltest"
+	"github.com/mneme-dev/mneme/tui/keyhelp"
 	"github.com/mneme-dev/mneme/tui/statusline"
 	"github.com/mneme-dev/mneme/tui/styles"
 )
@@ -105,7 +106,7 @@ func TestKeyHelpGolden(t *testing.T) {
 			}
 			t.Run(name, func(t *testing.T) {
 				h.SetWidth(width)
-				got := shortHelpView(h, keys)
+				got := keyhelp.Fit(h, keys.ShortHelp())
 				if w := visibleWidth(got); w > width {
 					t.Errorf("help is %d wide, more than %d", w, width)
 				}

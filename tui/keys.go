@@ -3,7 +3,6 @@ package tui
 import (
 	"charm.land/bubbles/v2/help"
 	"charm.land/bubbles/v2/key"
-	"charm.land/lipgloss/v2"
 
 	"github.com/mneme-dev/mneme/tui/docs"
 	"github.com/mneme-dev/mneme/tui/notes"
@@ -90,29 +89,6 @@ func DefaultKeyMap() KeyMap {
 func (k KeyMap) ShortHelp() []key.Binding {
 	return []key.Binding{k.Send, k.Complete, k.Cancel, k.Help, k.Quit, k.Sources, k.Details, k.Search, k.Memory, k.Sidebar,
 		k.Newline, k.PageUp, k.Editor}
-}
-
-// shortHelpView renders the short help in at most the help's width,
-// dropping bindings from the end until it fits (help.Model overflows when
-// not even its ellipsis fits).
-func shortHelpView(h help.Model, k KeyMap) string {
-	return fitHelp(h, k.ShortHelp())
-}
-
-// fitHelp renders bindings as a short help of at most the help's width.
-func fitHelp(h help.Model, all []key.Binding) string {
-	var bindings []key.Binding
-	for _, b := range all {
-		if b.Enabled() {
-			bindings = append(bindings, b)
-		}
-	}
-	for n := len(bindings); n > 0; n-- {
-		if s := h.ShortHelpView(bindings[:n]); h.Width() <= 0 || lipgloss.Width(s) <= h.Width() {
-			return s
-		}
-	}
-	return ""
 }
 
 // FullHelp lists the chat screen's bindings, grouped in columns.

@@ -649,3 +649,15 @@ func TestStatusLineSaysTheModelIsNotInstalled(t *testing.T) {
 	h := newHarness(t, config(store, newFakeRunner(store), missing))
 	h.runUntilShown("llama3.2 not installed", "Ollama ready")
 }
+
+// /model pull refuses what could not name a model, before Ollama sees it.
+func TestSlashModelPullRefusesANonName(t *testing.T) {
+	store := openStore(t)
+	h := newHarness(t, config(store, newFakeRunner(store), readyProbe))
+	h.runUntilShown("Ollama ready")
+	h.sendText("/model pull $(rm -rf ~)")
+	h.runUntilShown(`Not a model name: "$(rm -rf ~)"`)
+	if h.m.top() != nil {
+		t.Fatalf("the model picker opened for it:\n%s", h.screen())
+	}
+}

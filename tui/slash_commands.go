@@ -48,6 +48,10 @@ func (m *Model) slashModel(args string) tea.Cmd {
 	case args == "":
 	case strings.EqualFold(verb, "pull") && strings.TrimSpace(name) != "":
 		name = strings.TrimSpace(name)
+		if !ollama.ValidName(name) {
+			m.hint = fmt.Sprintf("Not a model name: %q (such as llama3.2 or qwen2.5:7b).", sanitize.Line(name))
+			return nil
+		}
 	default:
 		m.hint = "Usage: /model, or /model pull NAME"
 		return nil

@@ -12,6 +12,7 @@ import (
 
 	"github.com/mneme-dev/mneme/internal/ollama"
 	"github.com/mneme-dev/mneme/internal/sanitize"
+	"github.com/mneme-dev/mneme/tui/keyhelp"
 	"github.com/mneme-dev/mneme/tui/sidebar"
 	"github.com/mneme-dev/mneme/tui/statusline"
 )
@@ -159,15 +160,15 @@ func capRows(text string, rows, w int) string {
 func (m Model) helpLineView() string {
 	switch {
 	case m.helpOpen:
-		return fitHelp(m.help, []key.Binding{m.helpView.Keys().Scroll, m.helpView.Keys().Close, m.keys.Quit})
+		return keyhelp.Fit(m.help, []key.Binding{m.helpView.Keys().Scroll, m.helpView.Keys().Close, m.keys.Quit})
 	case m.top() != nil:
-		return fitHelp(m.help, []key.Binding{m.keys.Help, m.keys.Quit})
+		return keyhelp.Fit(m.help, []key.Binding{m.keys.Help, m.keys.Quit})
 	case m.focus == focusSidebar && m.sidebar.Confirming():
-		return fitHelp(m.help, append(m.keys.SidebarKeys.ConfirmHelp(m.sidebar.NotesToForget()), m.keys.Quit))
+		return keyhelp.Fit(m.help, append(m.keys.SidebarKeys.ConfirmHelp(m.sidebar.NotesToForget()), m.keys.Quit))
 	case m.focus == focusSidebar:
-		return fitHelp(m.help, append(m.keys.SidebarKeys.ShortHelp(), m.keys.Help, m.keys.Quit))
+		return keyhelp.Fit(m.help, append(m.keys.SidebarKeys.ShortHelp(), m.keys.Help, m.keys.Quit))
 	}
-	return shortHelpView(m.help, m.keys)
+	return keyhelp.Fit(m.help, m.keys.ShortHelp())
 }
 
 // alertView is the Ollama problem, wrapped to at most maxAlertRows rows.

@@ -7,6 +7,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -100,6 +101,14 @@ func Describe(ctx context.Context, c Lister, m ModelInfo) (ModelInfo, error) {
 	m.ContextLength = ContextLength(show.ModelInfo)
 	return m, nil
 }
+
+// modelName is what Ollama takes as a model name: [host[:port]/][namespace/]model[:tag],
+// of letters, digits, ".", "_", "-" (and ":" and "/" between the parts).
+var modelName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*(:[0-9]+)?(/[A-Za-z0-9][A-Za-z0-9._-]*)*(:[A-Za-z0-9][A-Za-z0-9._-]*)?$`)
+
+// ValidName reports whether s could name a model in Ollama ("llama3.2",
+// "qwen2.5:7b", "hf.co/org/model:Q4_K_M").
+func ValidName(s string) bool { return len(s) <= 350 && modelName.MatchString(s) }
 
 // SameModel compares names the way Ollama does: "x" is "x:latest", and
 // case and surrounding space do not count. A registry host's port

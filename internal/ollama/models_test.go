@@ -163,3 +163,16 @@ func TestChooseEmbedSaysAChatModelIsNoEmbeddingModel(t *testing.T) {
 		}
 	}
 }
+
+func TestValidName(t *testing.T) {
+	for _, ok := range []string{"llama3.2", "qwen2.5:7b", "nomic-embed-text:latest", "hf.co/bartowski/Llama-3.2-1B-Instruct-GGUF:Q4_K_M", "localhost:5000/team/model:v1"} {
+		if !ollama.ValidName(ok) {
+			t.Errorf("%q refused", ok)
+		}
+	}
+	for _, bad := range []string{"$(rm -rf ~)", "two words", "", "x;y", "a:b:c", "/abs", "llama\x1b[31m", "model:"} {
+		if ollama.ValidName(bad) {
+			t.Errorf("%q taken", bad)
+		}
+	}
+}

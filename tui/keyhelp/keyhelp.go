@@ -113,3 +113,21 @@ func (h Overlay) View(st *styles.Styles) string {
 	rows = append(rows, h.lines[h.top:end]...)
 	return panel.Block(rows, h.width, h.height)
 }
+
+// Fit renders the enabled bindings as a short help of at most the help's
+// width, dropping bindings from the end until it fits (help.Model
+// overflows when not even its ellipsis fits).
+func Fit(h help.Model, all []key.Binding) string {
+	var bindings []key.Binding
+	for _, b := range all {
+		if b.Enabled() {
+			bindings = append(bindings, b)
+		}
+	}
+	for n := len(bindings); n > 0; n-- {
+		if s := h.ShortHelpView(bindings[:n]); h.Width() <= 0 || lipgloss.Width(s) <= h.Width() {
+			return s
+		}
+	}
+	return ""
+}
