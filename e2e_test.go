@@ -390,6 +390,14 @@ func TestOneCommandsEmbedModelLeavesTheVectorsKept(t *testing.T) {
 	}
 	d.mustOK("", "search", "--embed-model", "other-embed", "kitten")
 	d.mustOK("", "memory", "add", "--embed-model", "other-embed", "The sofa is green")
+	d.mustOK("", "docs", "add", "--embed-model", "other-embed", writeFile(t, "sofa.md", "# Sofa\n\nThe sofa is green velvet."))
+	for _, req := range srv.EmbedRequests() {
+		if req.Model == "other-embed:latest" || req.Model == "other-embed" {
+			if in, ok := req.Input.(string); !ok || in != "kitten" {
+				t.Fatalf("a command with --embed-model other-embed embedded more than its query: %+v", req.Input)
+			}
+		}
+	}
 	if w := waiting(); !strings.Contains(w, "0 waiting for embeddings") {
 		t.Fatalf("after commands with another --embed-model: %s", w)
 	}

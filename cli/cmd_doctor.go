@@ -5,8 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
-	"path/filepath"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -16,6 +14,7 @@ import (
 	"github.com/mneme-dev/mneme/agent"
 	"github.com/mneme-dev/mneme/config"
 	"github.com/mneme-dev/mneme/internal/ollama"
+	"github.com/mneme-dev/mneme/internal/private"
 	"github.com/mneme-dev/mneme/internal/sanitize"
 	"github.com/mneme-dev/mneme/internal/text"
 	"github.com/mneme-dev/mneme/memory"
@@ -76,7 +75,7 @@ func (a *App) runDoctor(ctx context.Context, args []string) error {
 		row("database", fmt.Sprintf("%s (schema %d of %d)", s.store.Path(), schema, memory.LatestSchemaVersion()))
 	}
 	row("log", cfg.DataDir+"/mneme.log")
-	if wide := widePermissions(cfg.DataDir); len(wide) > 0 {
+	if wide := private.Wide(cfg.DataDir); len(wide) > 0 {
 		files := fmt.Sprintf("%d files", len(wide))
 		if len(wide) == 1 {
 			files = "1 file"
@@ -206,21 +205,4 @@ func chatContext(ctx context.Context, client *api.Client, st ollamaState, cfg co
 		show, _ = client.Show(sctx, &api.ShowRequest{Model: st.Model})
 	}
 	return agent.ChooseContext(cfg.NumCtx, cfg.NumCtxMax, show)
-}
-
-// widePermissions lists the files and directories under dir that other
-// users may read or enter (mneme makes them owner-only; older versions, a
-// copy or a restore may not have).
-func widePermissions(dir string) []string {
-	var wide []string
-	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return nil
-		}
-		if fi, err := d.Info(); err == nil && fi.Mode().Perm()&0o077 != 0 {
-			wide = append(wide, p)
-		}
-		return nil
-	})
-	return wide
 }

@@ -15,6 +15,8 @@ import (
 
 	"github.com/mneme-dev/mneme/agent"
 	"github.com/mneme-dev/mneme/config"
+	"github.com/mneme-dev/mneme/internal/ollama"
+	"github.com/mneme-dev/mneme/internal/private"
 	"github.com/mneme-dev/mneme/internal/progress"
 	"github.com/mneme-dev/mneme/internal/sanitize"
 	"github.com/mneme-dev/mneme/memory"
@@ -70,15 +72,8 @@ func (a *App) openConfig(ctx context.Context, cfg config.Config, extra ...memory
 	if err != nil {
 		return nil, err
 	}
-	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
-		return nil, fmt.Errorf("data dir: %w", err)
-	}
-	// A data dir that others can enter (made by hand, or by an older
-	// mneme) would let them read the files in it: make it owner-only.
-	if fi, err := os.Stat(cfg.DataDir); err == nil && fi.Mode().Perm()&0o077 != 0 {
-		if err := os.Chmod(cfg.DataDir, 0o700); err != nil {
-			return nil, fmt.Errorf("data dir %s is readable by other users and cannot be made private: %w", cfg.DataDir, err)
-		}
+	if err := private.Dir(cfg.DataDir); err != nil {
+		return nil, err
 	}
 	s := &session{cfg: cfg, host: u.String(), progress: progress.New(a.stderr)}
 	s.logFile, err = os.OpenFile(filepath.Join(cfg.DataDir, "mneme.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
@@ -139,6 +134,9 @@ func (s *session) openIndexReporting(ctx context.Context, st ollamaState, prog *
 		// recall_threshold also bounds document passages found by meaning.
 		DocSimilarity: s.cfg.RecallQuery().MinSimilarity,
 		QueriesOnly:   s.cfg.EmbedModelOneOff,
+	}
+	if auto, _ := ollama.ChooseEmbed(st.Models, ""); opts.QueriesOnly && s.cfg.EmbedModelKept == "" && ollama.SameModel(auto.Name, s.cfg.EmbedModel) {
+		opts.QueriesOnly = false // --embed-model names the model every command picks anyway
 	}
 	if opts.DocSimilarity == 0 {
 		opts.DocSimilarity = -1 // recall_threshold = 0: any

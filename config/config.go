@@ -43,6 +43,9 @@ type Config struct {
 	// queries with it, but nothing is embedded again under it (that would
 	// replace the vectors of the model kept, one per turn, note and passage).
 	EmbedModelOneOff bool `toml:"-"`
+	// EmbedModelKept is the embedding model the environment or the file
+	// sets ("" for the first installed one).
+	EmbedModelKept string `toml:"-"`
 	// OllamaRegistry is where Ollama downloads models from: when it cannot
 	// be reached, the chat does not offer downloads that cannot work.
 	// "off" skips the check.
@@ -193,7 +196,7 @@ func Check(flags Flags, getenv func(string) string) (Config, []error) {
 	}
 	kept := first(getenv(envEmbed), cfg.EmbedModel) // what the next command will use too
 	l.modelName("embed-model", flags.embedModel, envEmbed, "embed_model", &cfg.EmbedModel)
-	cfg.EmbedModelOneOff = flags.embedModel != "" && cfg.EmbedModel != kept
+	cfg.EmbedModelOneOff, cfg.EmbedModelKept = flags.embedModel != "" && cfg.EmbedModel != kept, kept
 	where = l.text("", "", envLogLevel, "log_level", &cfg.LogLevel)
 	cfg.LogLevel = first(cfg.LogLevel, "info")
 	var level slog.Level

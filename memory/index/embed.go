@@ -44,7 +44,7 @@ func (ix *Index) embedPending(ctx context.Context) error {
 // exactly from the database.
 func (ix *Index) embedBacklog(ctx context.Context, next func(model string) ([]owned, error)) error {
 	em := ix.embedding()
-	if !em.enabled() {
+	if !em.enabled() || ix.queriesOnly { // QueriesOnly: the vectors kept are another model's
 		return nil
 	}
 	for ix.embedding().model == em.model {
