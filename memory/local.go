@@ -156,3 +156,32 @@ func (s *Store) TouchNotes(ctx context.Context, ids []string) error {
 		return nil
 	})
 }
+
+// Gone returns which of ids no longer exist: turns and summaries not
+// stored, notes not stored or deleted (kind: "turn", "note" or
+// "summary"). A rebuild of the keyword index drops what was deleted while
+// it read.
+func (s *Store) Gone(ctx context.Context, kind string, ids []string) ([]string, error) {
+	q := map[string]string{
+		"turn":    `SELECT id FROM turns WHERE id IN (`,
+		"note":    `SELECT id FROM notes WHERE deleted_at IS NULL AND id IN (`,
+		"summary": `SELECT id FROM summaries WHERE id IN (`,
+	}[kind]
+	if q == "" {
+		return nil, fmt.Errorf("gone %q: %w", kind, ErrInvalid)
+	}
+	var gone []string
+	for start := 0; start < len(ids); start += sqlq.MaxParams {
+		part := ids[start:min(start+sqlq.MaxParams, len(ids))]
+		there, err := s.idSet(ctx, q+sqlq.Placeholders(len(part))+`)`, sqlq.Args(part)...)
+		if err != nil {
+			return nil, fmt.Errorf("gone %ss: %w", kind, err)
+		}
+		for _, id := range part {
+			if !there[id] {
+				gone = append(gone, id)
+			}
+		}
+	}
+	return gone, nil
+}

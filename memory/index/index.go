@@ -523,6 +523,9 @@ func (ix *Index) Reindex(ctx context.Context) error {
 	err := ix.kw.Rebuild(ctx, func(put func(...keyword.Doc) error) error {
 		return ix.buildKeywords(ctx, put, &built)
 	}, func() error {
+		// The new index is in place: its records are written whole, even
+		// if Ctrl+C came meanwhile (half of them would cost a rebuild).
+		ctx := context.WithoutCancel(ctx)
 		if err := ix.markNewKeywordIndex(ctx); err != nil {
 			return err
 		}

@@ -2,6 +2,8 @@ package index
 
 import (
 	"context"
+	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/mneme-dev/mneme/memory"
@@ -23,10 +25,23 @@ type builtMarks struct {
 	chunks    []docstore.Indexable
 }
 
-// mark records what was built as what the new index holds. The lease is
-// held. A note or summary changed since is left unmarked (its hash no
-// longer matches); a turn is marked with the hash it was built with.
+// mark records what was built as what the new index holds, and takes out
+// of it what was deleted while it was built (the deletes reached the old
+// index only). The lease is held. A note or summary changed since is left
+// unmarked (its hash no longer matches); a turn is marked with the hash
+// it was built with; a passage deleted since is swept as any is
+// (GoneFromStore).
 func (b *builtMarks) mark(ctx context.Context, ix *Index) error {
+	var err error
+	if b.turns, err = dropGone(ctx, ix, "turn", b.turns, func(t memory.Turn) string { return t.ID }); err != nil {
+		return err
+	}
+	if b.notes, err = dropGone(ctx, ix, "note", b.notes, func(n memory.Note) string { return n.ID }); err != nil {
+		return err
+	}
+	if b.summaries, err = dropGone(ctx, ix, "summary", b.summaries, func(s memory.Summary) string { return s.ID }); err != nil {
+		return err
+	}
 	if err := ix.store.MarkKeywordIndexed(ctx, b.turns); err != nil {
 		return err
 	}
@@ -37,6 +52,27 @@ func (b *builtMarks) mark(ctx context.Context, ix *Index) error {
 		return err
 	}
 	return ix.docs.MarkKeywordIndexed(ctx, b.chunks)
+}
+
+// dropGone deletes from the keyword index the rows of kind that are gone
+// from the store, and returns the others.
+func dropGone[T any](ctx context.Context, ix *Index, kind string, rows []T, id func(T) string) ([]T, error) {
+	ids := make([]string, len(rows))
+	for i, r := range rows {
+		ids[i] = id(r)
+	}
+	gone, err := ix.store.Gone(ctx, kind, ids)
+	if err != nil || len(gone) == 0 {
+		return rows, err
+	}
+	if err := ix.kw.Delete(gone...); err != nil {
+		return nil, fmt.Errorf("keyword index: %w", err)
+	}
+	drop := make(map[string]bool, len(gone))
+	for _, g := range gone {
+		drop[g] = true
+	}
+	return slices.DeleteFunc(rows, func(r T) bool { return drop[id(r)] }), nil
 }
 
 // buildKeywords writes everything the keyword index holds with put, in

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/mneme-dev/mneme/memory"
+	"github.com/mneme-dev/mneme/memory/keyword"
 )
 
 // TestReindexBuildsBesideTheIndexInUse: `mneme reindex` builds the new
@@ -51,8 +52,28 @@ func TestReindexBuildsBesideTheIndexInUse(t *testing.T) {
 		t.Fatal("after a cancelled reindex the index lost a turn")
 	}
 
-	if err := reindexer.Reindex(ctx); err != nil {
+	// A conversation and a note deleted by another process while the
+	// new index is built are not in it: the deletes reached the old one.
+	doomed := chat(t, s, "alice", "Doomed", "The okapi ate my homework", "Okapis eat leaves.")
+	gone, err := other.SaveNote(ctx, "alice", "Collects okapi stamps", memory.NoteSource{})
+	if err != nil {
 		t.Fatal(err)
+	}
+	if err := other.Drain(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var deleteErr error
+	reindexer = openIndexWith(t, s, kwDir, IndexOptions{Progress: func(done, total int) {
+		deleteErr = errors.Join(other.DeleteConversation(ctx, "alice", doomed.ID), func() error {
+			_, err := other.DeleteNote(ctx, "alice", gone.ID)
+			return err
+		}())
+	}})
+	if err := reindexer.Reindex(ctx); err != nil || deleteErr != nil {
+		t.Fatal(err, deleteErr)
+	}
+	if hits, err := reindexer.kw.Search(ctx, keyword.Query{UserID: "alice", Text: "okapi"}); err != nil || len(hits) != 0 {
+		t.Fatalf("what was deleted during the rebuild is in the new index: %+v, %v", hits, err)
 	}
 	if n, _ := s.CountTurnsNeedingKeywordIndex(ctx); n != 0 {
 		t.Fatalf("after the rebuild %d turns wait to be indexed", n)
