@@ -258,12 +258,21 @@ func Snippet(s, query string, n int) string {
 // snippetAt is about n runes of the one-line s around byte offset at
 // (its start when at is -1).
 func snippetAt(s string, at, n int) string {
-	if at < n/3 || len(s) <= n {
+	lead := n / 3 // runes of context before the match
+	if at < 0 || utf8.RuneCountInString(s[:at]) < lead || utf8.RuneCountInString(s) <= n {
 		return text.Cut(s, n)
 	}
-	start := at - n/3
-	for start < at && !unicode.IsSpace(rune(s[start])) {
-		start++
+	start := at
+	for range lead {
+		_, size := utf8.DecodeLastRuneInString(s[:start])
+		start -= size
+	}
+	for start < at { // from the start of a word
+		r, size := utf8.DecodeRuneInString(s[start:])
+		if unicode.IsSpace(r) {
+			break
+		}
+		start += size
 	}
 	return "…" + text.Cut(strings.TrimSpace(s[start:]), n)
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/mneme-dev/mneme/memory"
 	"github.com/mneme-dev/mneme/memory/docstore"
@@ -153,6 +154,16 @@ func TestSnippetCentresOnTheQuery(t *testing.T) {
 	}
 	if got := Snippet("short text", "absent", 80); got != "short text" {
 		t.Fatalf("snippet = %q", got)
+	}
+	// Cut where a character begins, with its lead counted in characters:
+	// "Рх" is D0 A0 D1 85, bytes a byte-wise space test took for spaces.
+	cyr := strings.Repeat("Рх ", 60) + "boiler " + strings.Repeat("Рх ", 60)
+	got = Snippet(cyr, "boiler", 80)
+	if !utf8.ValidString(got) || !strings.HasPrefix(got, "…Рх") || !strings.Contains(got, "boiler") || utf8.RuneCountInString(got) > 81 {
+		t.Fatalf("snippet of Cyrillic = %q", got)
+	}
+	if lead := utf8.RuneCountInString(got[:strings.Index(got, "boiler")]); lead < 20 || lead > 28 {
+		t.Fatalf("%d characters before the match, want about a third of 80: %q", lead, got)
 	}
 }
 

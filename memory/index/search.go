@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/mneme-dev/mneme/internal/text"
 	"github.com/mneme-dev/mneme/memory"
@@ -309,7 +310,7 @@ func (ix *Index) matchSnippet(t memory.Turn, query string, byWords bool) string 
 	shown := len(text.OneLine(t.Snippet))
 	answer := strings.TrimPrefix(t.Text, t.UserText) // the answer alone, when the question leads
 	for i, s := range []string{t.UserText, answer} {
-		line := text.OneLine(s)
+		line := text.OneLine(head(s, maxSnippetScan))
 		at := ix.kw.FirstMatch(line, query)
 		switch {
 		case at < 0:
@@ -320,6 +321,22 @@ func (ix *Index) matchSnippet(t memory.Turn, query string, byWords bool) string 
 		return snippetAt(line, at, memory.SnippetRunes)
 	}
 	return t.Snippet
+}
+
+// maxSnippetScan bounds how much of a turn's text is read for the words a
+// snippet shows: a pasted file of megabytes would cost a search tens of
+// milliseconds a hit.
+const maxSnippetScan = 256 << 10
+
+// head is at most the first n bytes of s, cut where a character begins.
+func head(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
 }
 
 type vectorHit struct {
