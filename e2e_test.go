@@ -433,11 +433,18 @@ func TestUsageErrors(t *testing.T) {
 			t.Errorf("mneme %q: exit %d, stderr %q", args, r.code, r.stderr)
 		}
 	}
-	d.extra = []string{"MNEME_WINDOW_SIZE=2000"}
-	if r := d.mneme("", "search", "x"); r.code != 2 || !strings.Contains(r.stderr, "MNEME_WINDOW_SIZE=2000: invalid value") {
-		t.Errorf("a bad setting in the environment: exit %d, stderr %q", r.code, r.stderr)
+	for _, env := range []string{"MNEME_WINDOW_SIZE=2000", "MNEME_SYNC_URL=ftp://x"} {
+		d.extra = []string{env}
+		if r := d.mneme("", "search", "x"); r.code != 2 || !strings.Contains(r.stderr, env[:strings.Index(env, "=")]) {
+			t.Errorf("a bad setting in the environment (%s): exit %d, stderr %q", env, r.code, r.stderr)
+		}
 	}
 	d.extra = nil
+	writeFiles(t, filepath.Join(d.home, "config", "mneme"), map[string]string{"config.toml": "bogus_key = 1\n"})
+	if r := d.mneme("", "search", "x"); r.code != 2 || !strings.Contains(r.stderr, "unknown keys: bogus_key") {
+		t.Errorf("an unknown key in the file: exit %d, stderr %q", r.code, r.stderr)
+	}
+	os.Remove(filepath.Join(d.home, "config", "mneme", "config.toml"))
 	// A bad flag is said once, after the usage.
 	if r := d.mneme("", "memory", "add", "--tag"); r.code != 2 || strings.Count(r.stderr, "flag needs an argument") != 1 ||
 		!strings.HasSuffix(r.stderr, "mneme: flag needs an argument: -tag\n") {

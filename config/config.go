@@ -255,7 +255,12 @@ func Check(flags Flags, getenv func(string) string) (Config, []error) {
 // environment), and refused in the config file, where it would name
 // another memory in every folder mneme is run from ("" when refused).
 func dataDirPath(dir string, getenv func(string) string, inFile bool) (string, error) {
-	if dir == "~" || strings.HasPrefix(dir, "~/") {
+	if filepath.Clean(strings.Replace(dir, "~", "/home", 1)) == "/home" {
+		// The home folder itself: mneme would make it owner-only, and
+		// doctor would list every file in it.
+		return "", errors.New("want a folder of its own, such as ~/mneme, not the home folder")
+	}
+	if strings.HasPrefix(dir, "~/") {
 		home := getenv("HOME")
 		if home == "" {
 			home, _ = os.UserHomeDir()

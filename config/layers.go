@@ -49,8 +49,13 @@ type layers struct {
 	problems *[]error
 }
 
-// bad notes a bad setting.
-func (l layers) bad(err error) { *l.problems = append(*l.problems, err) }
+// bad notes a bad setting: whatever err wraps, it is ErrConfigValue too.
+func (l layers) bad(err error) { *l.problems = append(*l.problems, badSetting{err}) }
+
+// badSetting is a problem of a setting, said as err says it.
+type badSetting struct{ error }
+
+func (b badSetting) Unwrap() []error { return []error{b.error, ErrConfigValue} }
 
 // text sets *dst from the flag value (when not ""), else from the
 // environment variable env (when set and env is not ""), keeping the
