@@ -35,10 +35,18 @@ func (a *App) openIncognito(ctx context.Context, flags config.Flags) (s *session
 	// The lock says the directory is in use; a process killed outright
 	// (SIGKILL, a crash) drops it, and the next incognito run removes what
 	// it left (sweepIncognito).
-	live, err := os.OpenFile(filepath.Join(dir, incognitoLive), os.O_CREATE|os.O_RDWR, 0o600)
+	// The lock is taken before the file has its name: a sweep that sees the
+	// name sees it locked (one that ran first finds no lock file, and
+	// leaves the dir alone).
+	live, err := os.OpenFile(filepath.Join(dir, incognitoLive+".new"), os.O_CREATE|os.O_RDWR, 0o600)
 	if err == nil && !flock.Try(live, flock.Exclusive) {
 		live.Close()
 		err = errors.New("cannot lock it")
+	}
+	if err == nil {
+		if err = os.Rename(live.Name(), filepath.Join(dir, incognitoLive)); err != nil {
+			live.Close()
+		}
 	}
 	if err != nil {
 		os.RemoveAll(dir)
