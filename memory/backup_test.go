@@ -313,7 +313,7 @@ func TestBackupOfMessagesThatGrowWhenEscapedRestores(t *testing.T) {
 	// A message longer than an export of it could be taken back is
 	// refused on import, named.
 	long := `{"conversation":"c","role":"user","content":"` + strings.Repeat("a", maxRecordText+1) + `"}` + "\n"
-	if _, bad := importString(t, openTest(t), "alice", long); len(bad) != 1 || !strings.Contains(bad[0].Error(), "a message longer than 10 MiB") {
+	if _, bad := importString(t, openTest(t), "alice", long); len(bad) != 1 || !strings.Contains(bad[0].Error(), "a message longer than 16 MiB") {
 		t.Fatalf("a message over the limit: %v", bad)
 	}
 }

@@ -94,8 +94,8 @@ func (e LineError) Unwrap() error { return e.Err }
 // \u0085 in an export), so every message import takes exports as a line
 // import takes too: a backup always restores.
 const (
-	maxImportLine = 64 << 20
-	maxRecordText = 10 << 20
+	maxImportLine = 6*maxRecordText + 1<<20
+	maxRecordText = 16 << 20 // what the line limit was: older backups restore
 )
 
 // Imported times must lie between minImportTime and maxImportAhead from now.
