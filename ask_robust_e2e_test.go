@@ -262,8 +262,16 @@ func TestAskRefusedByOllamaLeavesNothing(t *testing.T) {
 	d := newDevice(t, srv.Host())
 	srv.Script(fakeollama.Reply{Status: 500, Error: "model requires more system memory"})
 	r := d.mneme("", "ask", "--json", "hello there")
-	if r.code != 1 || !strings.Contains(r.stderr, "model requires more system memory") || !strings.Contains(r.stderr, "nothing was stored") {
-		t.Fatalf("exit %d stderr %q", r.code, r.stderr)
+	var refused struct {
+		ConversationID string `json:"conversation_id"`
+		Error          string `json:"error"`
+	}
+	if r.code != 1 || !strings.Contains(r.stderr, "model requires more system memory") || !strings.Contains(r.stderr, "nothing was stored") ||
+		json.Unmarshal([]byte(r.stdout), &refused) != nil || refused.ConversationID != "" || !strings.Contains(refused.Error, "nothing was stored") {
+		t.Fatalf("exit %d stdout %q stderr %q", r.code, r.stdout, r.stderr)
+	}
+	if r := d.mneme("", "search", "hello"); !strings.Contains(r.stdout, "Nothing found") {
+		t.Fatalf("search finds the refused prompt:\n%s", r.stdout)
 	}
 	if list := d.conversations(); len(list) != 0 {
 		t.Fatalf("a refused ask left %+v", list)

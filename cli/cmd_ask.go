@@ -152,10 +152,19 @@ func (a *App) runAsk(ctx context.Context, args []string) (err error) {
 		// this ask began goes, so that a script's failed runs leave none.
 		// (A model too slow to load keeps the prompt, and says so.) The
 		// turn lock is still held.
-		if err := s.store.DeleteConversation(context.WithoutCancel(ctx), s.cfg.User, conv.ID); err == nil {
+		del := s.store.DeleteConversation
+		if ix != nil { // the index may hold the prompt's turn: it forgets it too
+			del = ix.DeleteConversation
+		}
+		if err := del(context.WithoutCancel(ctx), s.cfg.User, conv.ID); err == nil {
 			unlock()
 			p.Finish()
-			return fmt.Errorf("%w; nothing was stored", runErr)
+			err := fmt.Errorf("%w; nothing was stored", runErr)
+			if *asJSON && !p.Closed() {
+				_ = writeJSON(a.stdout, askResult{Result: agent.Result{ToolCalls: []agent.ToolActivity{}, MemoriesUsed: []agent.Memory{}},
+					Learned: []learnt{}, Error: sanitize.Line(err.Error())})
+			}
+			return err
 		}
 	}
 	unlock() // the turn is stored: the next in this conversation may go
