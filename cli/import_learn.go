@@ -17,10 +17,10 @@ import (
 // `mneme import --extract`: memory that builds itself, run over the turns
 // of the imported conversations, as if each had just been chatted. Turns
 // are learnt from oldest first, so that a later fact updates an earlier
-// one, one at a time (each sees the notes the ones before it left). A turn
-// read to the end is marked (local.extracted_turns): importing the same
-// export again learns nothing twice, and a run that failed (Ollama down)
-// or was stopped leaves the rest for the next.
+// one, one at a time (each sees the notes the ones before it left). The
+// turns an import stored wait in local.extract_pending until read to the
+// end: importing the same export again learns nothing twice, and a run
+// that failed (Ollama down) or was stopped leaves the rest for the next.
 
 // importedTurn is one turn to learn from.
 type importedTurn struct {
@@ -34,16 +34,23 @@ type importedTurn struct {
 // model, printing each change (and a counter on a terminal). Ctrl+C stops
 // it; what was learnt is kept.
 func (a *App) learnImported(ctx context.Context, s *session, ix *index.Index, probe ollamaState, st memory.ImportStats) error {
+	turns, err := newTurns(ctx, s.store, st)
+	if err != nil {
+		return err
+	}
+	ids := make([]string, len(turns))
+	for i, t := range turns {
+		ids[i] = t.id
+	}
+	if err := s.store.AddExtractPending(ctx, ids...); err != nil { // until each is learnt from
+		return err
+	}
 	if probe.Err != nil || probe.Model == "" {
 		why := "no chat model is installed"
 		if probe.Err != nil {
 			why = probe.Err.Error()
 		}
 		return exitError{code: 1, msg: "import: --extract: nothing was learnt: " + why + "; the conversations are imported, and `mneme import --extract` of the same file later learns from them"}
-	}
-	turns, err := newTurns(ctx, s.store, st)
-	if err != nil {
-		return err
 	}
 	if len(turns) == 0 {
 		fmt.Fprintln(a.stdout, "Nothing new to learn from.")
@@ -67,7 +74,7 @@ func (a *App) learnImported(ctx context.Context, s *session, ix *index.Index, pr
 			changes++
 		}
 		if err == nil {
-			if err := s.store.MarkExtracted(ctx, t.id); err != nil {
+			if err := s.store.DoneExtract(ctx, t.id); err != nil {
 				return err
 			}
 		} else {
@@ -86,8 +93,9 @@ func (a *App) learnImported(ctx context.Context, s *session, ix *index.Index, pr
 	return nil
 }
 
-// newTurns lists the turns of the import's conversations not learnt from
-// yet, with their question and answer, oldest first.
+// newTurns lists the turns of the import's conversations to learn from,
+// with their question and answer, oldest first: those that hold a message
+// the import stored, and those an earlier import --extract left.
 func newTurns(ctx context.Context, store *memory.Store, st memory.ImportStats) ([]importedTurn, error) {
 	var out []importedTurn
 	for _, ref := range st.Conversations {
@@ -99,11 +107,12 @@ func newTurns(ctx context.Context, store *memory.Store, st memory.ImportStats) (
 		for i, t := range turns {
 			ids[i] = t.ID
 		}
-		done, err := store.Extracted(ctx, ids)
+		pending, err := store.ExtractPending(ctx, ids)
 		if err != nil {
 			return nil, err
 		}
-		if len(done) == len(turns) {
+		first := st.FirstNew[ref.ConversationID]
+		if first == 0 && len(pending) == 0 {
 			continue
 		}
 		msgs, err := store.Messages(ctx, ref.UserID, ref.ConversationID)
@@ -111,7 +120,7 @@ func newTurns(ctx context.Context, store *memory.Store, st memory.ImportStats) (
 			return nil, err
 		}
 		for _, t := range turns {
-			if done[t.ID] {
+			if !pending[t.ID] && (first == 0 || t.LastSeq < first) {
 				continue
 			}
 			var prompt, answer []string

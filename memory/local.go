@@ -25,9 +25,8 @@ import (
 // keyword index holds (its hash); local.meta which keyword index the marks
 // describe; local.note_use how often and when this device last recalled
 // or found a note (written on every prompt, it would make two devices'
-// sync logs conflict over counters); local.extracted_turns which imported
-// turns `import --extract` learnt from (lost, the next one learns from
-// them again, and consolidation finds what it knows).
+// sync logs conflict over counters); local.extract_pending the imported
+// turns `import --extract` has yet to learn from (lost, they are not).
 var localSchema = []string{
 	`CREATE TABLE IF NOT EXISTS local.keyword_marks (
 		kind TEXT NOT NULL CHECK (kind IN ('turn','note','summary')),
@@ -49,37 +48,46 @@ var localSchema = []string{
 		id   TEXT PRIMARY KEY,
 		hash TEXT NOT NULL
 	) WITHOUT ROWID`,
-	// The imported turns `import --extract` learnt from: a run that
-	// failed or was stopped leaves the rest for the next one.
-	`CREATE TABLE IF NOT EXISTS local.extracted_turns (
+	// The turns an `import --extract` stored that wait to be learnt from:
+	// a run that failed or was stopped leaves them to the next one.
+	`CREATE TABLE IF NOT EXISTS local.extract_pending (
 		id TEXT PRIMARY KEY
 	) WITHOUT ROWID`,
 }
 
-// MarkExtracted records that `import --extract` learnt from the turns ids.
-func (s *Store) MarkExtracted(ctx context.Context, ids ...string) error {
+// AddExtractPending records that `import --extract` is to learn from the
+// turns ids.
+func (s *Store) AddExtractPending(ctx context.Context, ids ...string) error {
 	return s.writeLocal(ctx, func(tx Execer) error {
 		for _, id := range ids {
-			if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO local.extracted_turns(id) VALUES (?)`, id); err != nil {
-				return fmt.Errorf("mark extracted: %w", err)
+			if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO local.extract_pending(id) VALUES (?)`, id); err != nil {
+				return fmt.Errorf("extract pending: %w", err)
 			}
 		}
 		return nil
 	})
 }
 
-// Extracted says which of the turns ids `import --extract` learnt from.
-func (s *Store) Extracted(ctx context.Context, ids []string) (map[string]bool, error) {
-	done := map[string]bool{}
+// DoneExtract records that `import --extract` learnt from the turn id.
+func (s *Store) DoneExtract(ctx context.Context, id string) error {
+	return s.writeLocal(ctx, func(tx Execer) error {
+		_, err := tx.ExecContext(ctx, `DELETE FROM local.extract_pending WHERE id = ?`, id)
+		return err
+	})
+}
+
+// ExtractPending says which of the turns ids wait for `import --extract`.
+func (s *Store) ExtractPending(ctx context.Context, ids []string) (map[string]bool, error) {
+	pending := map[string]bool{}
 	for start := 0; start < len(ids); start += sqlq.MaxParams {
 		part := ids[start:min(start+sqlq.MaxParams, len(ids))]
-		got, err := s.idSet(ctx, `SELECT id FROM local.extracted_turns WHERE id IN (`+sqlq.Placeholders(len(part))+`)`, sqlq.Args(part)...)
+		got, err := s.idSet(ctx, `SELECT id FROM local.extract_pending WHERE id IN (`+sqlq.Placeholders(len(part))+`)`, sqlq.Args(part)...)
 		if err != nil {
-			return nil, fmt.Errorf("extracted turns: %w", err)
+			return nil, fmt.Errorf("extract pending: %w", err)
 		}
-		maps.Copy(done, got)
+		maps.Copy(pending, got)
 	}
-	return done, nil
+	return pending, nil
 }
 
 // LocalPath is the local state file of the database at path.

@@ -1,12 +1,16 @@
-// Package private keeps mneme's files owner-only: the database, its logs,
-// the index and backups hold a person's conversations.
+// Package private keeps mneme's files owner-only (the database, its logs,
+// the index and backups hold a person's conversations), and makes the
+// throwaway dirs of runs that keep nothing.
 package private
 
 import (
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/mneme-dev/mneme/internal/flock"
 )
 
 // Dir makes dir (and its parents) if needed, and makes it owner-only when
@@ -39,4 +43,54 @@ func Wide(dir string) []string {
 		return nil
 	})
 	return wide
+}
+
+// liveLock is the file a throwaway dir's user holds locked.
+const liveLock = "live.lock"
+
+// Throwaway makes a new owner-only temporary dir named prefix…, for a run
+// that keeps nothing (an incognito chat); remove closes it and removes
+// it. A lock in it says it is in use: a process killed outright (SIGKILL,
+// a crash) drops it, and the next Throwaway of the same prefix removes
+// what that run left, which must not stay on disk. Other users' dirs are
+// not readable, and are left alone.
+func Throwaway(prefix string) (dir string, remove func(), err error) {
+	sweep(prefix)
+	dir, err = os.MkdirTemp("", prefix) // mode 0700
+	if err != nil {
+		return "", nil, err
+	}
+	// The lock is taken before the file has its name: a sweep that sees
+	// the name sees it locked (one that ran first finds no lock file, and
+	// leaves the dir alone).
+	live, err := os.OpenFile(filepath.Join(dir, liveLock+".new"), os.O_CREATE|os.O_RDWR, 0o600)
+	if err == nil && !flock.Try(live, flock.Exclusive) {
+		live.Close()
+		err = errors.New("cannot lock it")
+	}
+	if err == nil {
+		if err = os.Rename(live.Name(), filepath.Join(dir, liveLock)); err != nil {
+			live.Close()
+		}
+	}
+	if err != nil {
+		os.RemoveAll(dir)
+		return "", nil, err
+	}
+	return dir, func() { live.Close(); os.RemoveAll(dir) }, nil
+}
+
+// sweep removes the throwaway dirs of prefix whose lock is free.
+func sweep(prefix string) {
+	dirs, _ := filepath.Glob(filepath.Join(os.TempDir(), prefix+"*"))
+	for _, dir := range dirs {
+		f, err := os.OpenFile(filepath.Join(dir, liveLock), os.O_RDWR, 0)
+		if err != nil {
+			continue // another user's, or one still being made
+		}
+		if flock.Try(f, flock.Exclusive) {
+			os.RemoveAll(dir)
+		}
+		f.Close()
+	}
 }
