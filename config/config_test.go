@@ -239,7 +239,7 @@ func TestOllamaRegistryConfig(t *testing.T) {
 func TestCheckNamesEveryBadSettingAndReadsItAsUnset(t *testing.T) {
 	dir := t.TempDir()
 	file := filepath.Join(dir, "config.toml")
-	if err := os.WriteFile(file, []byte("recall_limit = 99\nwindow_size = 12\ncompact_at = 7.0\n[sync]\ninterval = \"1s\"\n"), 0o600); err != nil {
+	if err := os.WriteFile(file, []byte("recall_limit = 99\nwindow_size = 12\ncompact_at = 7.0\nmax_steps = 6\n[sync]\ninterval = \"1s\"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	env := envMap(map[string]string{"HOME": dir, "MNEME_MAX_STEPS": "0x", "OLLAMA_HOST": "h:99999"})
@@ -260,8 +260,9 @@ func TestCheckNamesEveryBadSettingAndReadsItAsUnset(t *testing.T) {
 			t.Errorf("problem %d = %q, want one naming %q", i, got[i], w)
 		}
 	}
-	// Bad settings read as unset; good ones are kept.
-	if cfg.Ollama != defaultOllama || cfg.MaxSteps != agent.DefaultMaxSteps || cfg.RecallLimit != index.DefaultRecallLimit ||
+	// Bad settings read as unset (a bad environment variable: the file's
+	// value); good ones are kept.
+	if cfg.Ollama != defaultOllama || cfg.MaxSteps != 6 || cfg.RecallLimit != index.DefaultRecallLimit ||
 		cfg.CompactAt != agent.DefaultCompactAt || cfg.Sync.Every != syncer.DefaultSyncInterval || cfg.WindowSize != 12 {
 		t.Errorf("cfg = ollama %q, steps %d, recall %d, compact %g, sync %s, window %d", cfg.Ollama, cfg.MaxSteps, cfg.RecallLimit, cfg.CompactAt, cfg.Sync.Every, cfg.WindowSize)
 	}

@@ -98,9 +98,14 @@ type whole struct {
 
 // resolve reads the setting through the layers and checks it.
 func (w whole) resolve(l layers) {
+	file := *w.dst
 	if err := w.read(l); err != nil {
-		*w.dst = w.def
 		l.bad(err)
+		// Read as unset: the layer below it, else the default.
+		*w.dst = file
+		if file == 0 || file < w.lo || file > w.hi {
+			*w.dst = w.def
+		}
 	}
 }
 
