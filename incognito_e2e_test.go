@@ -101,14 +101,14 @@ func TestAskIncognitoUsageErrors(t *testing.T) {
 	}
 }
 
-// TestAskIncognitoInterrupted: Ctrl+C during an incognito answer ends
-// mneme within 2 s, says nothing was kept, and leaves nothing behind.
-func TestAskIncognitoInterrupted(t *testing.T) {
-	t.Parallel()
+// incognitoAskHeld starts `mneme ask --incognito` against a fake Ollama
+// that holds its answer after the first words, and returns once the
+// answer has begun.
+func incognitoAskHeld(t *testing.T) (*fakeollama.Server, *device, string, *exec.Cmd, *bytes.Buffer) {
+	t.Helper()
 	srv := fakeollama.New(t)
 	srv.Script(fakeollama.Reply{Content: fakeollama.SplitWords("Zephyrine is a fine name for"), Hold: true})
 	d, tmp := incognitoDevice(t, srv.Host())
-
 	cmd := exec.Command(mnemeBin, "ask", "--incognito", "name my cat Zephyrine")
 	cmd.Env = d.env()
 	var out, errb bytes.Buffer
@@ -122,6 +122,14 @@ func TestAskIncognitoInterrupted(t *testing.T) {
 		cmd.Process.Kill()
 		t.Fatalf("the answer never started; stderr: %s", errb.String())
 	}
+	return srv, d, tmp, cmd, &errb
+}
+
+// TestAskIncognitoInterrupted: Ctrl+C during an incognito answer ends
+// mneme within 2 s, says nothing was kept, and leaves nothing behind.
+func TestAskIncognitoInterrupted(t *testing.T) {
+	t.Parallel()
+	srv, d, tmp, cmd, errb := incognitoAskHeld(t)
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
 	start := time.Now()
@@ -149,20 +157,7 @@ func TestAskIncognitoInterrupted(t *testing.T) {
 // in use alone.
 func TestIncognitoKilledLeavesNothingForLong(t *testing.T) {
 	t.Parallel()
-	srv := fakeollama.New(t)
-	srv.Script(fakeollama.Reply{Content: fakeollama.SplitWords("Zephyrine is a fine name for"), Hold: true})
-	d, tmp := incognitoDevice(t, srv.Host())
-	cmd := exec.Command(mnemeBin, "ask", "--incognito", "name my cat Zephyrine")
-	cmd.Env = d.env()
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case <-srv.Started():
-	case <-time.After(30 * time.Second):
-		cmd.Process.Kill()
-		t.Fatal("the answer never started")
-	}
+	srv, d, tmp, cmd, _ := incognitoAskHeld(t)
 	cmd.Process.Kill()
 	cmd.Wait()
 	if entries, _ := os.ReadDir(tmp); len(entries) != 1 {

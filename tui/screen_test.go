@@ -711,19 +711,13 @@ func TestTurnsAnotherMnemeAddsAppear(t *testing.T) {
 // rm` in a shell while the chat shows that conversation: the chat says so
 // and begins a new one, instead of showing what is gone.
 func TestConversationDeletedElsewhereLeavesTheScreen(t *testing.T) {
-	ctx := context.Background()
-	store := openStore(t)
-	c := storeConversation(t, store, "Doomed", "a question about OKAPIS", "an answer")
-	cfg, _ := screenConfig(t, store)
-	cfg.ConversationID = c.ID
-	h := newHarness(t, cfg)
-	h.runUntilShown("a question about OKAPIS")
-	if err := store.DeleteConversation(ctx, testUser, c.ID); err != nil {
+	h := sharedChat(t, notSentRunner{})
+	if err := h.m.store.(*memory.Store).DeleteConversation(context.Background(), testUser, h.m.convID); err != nil {
 		t.Fatal(err)
 	}
 	h.send(storeChangedMsg{})
 	h.runUntilShown("The conversation open here was deleted in another mneme; this is a new one.")
-	if h.shows("OKAPIS") || h.m.convID != "" {
+	if h.shows("first question here") || h.m.convID != "" {
 		t.Fatalf("the deleted conversation is still shown (id %q):\n%s", h.m.convID, h.screen())
 	}
 }
