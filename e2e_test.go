@@ -355,6 +355,18 @@ func TestDoctor(t *testing.T) {
 	if r := d.mneme("", "search", "x"); r.code == 0 || !strings.Contains(r.stderr, "recall_limit = 99: invalid value") {
 		t.Errorf("search with bad settings: exit %d stderr %q", r.code, r.stderr)
 	}
+	// A data_dir that names no folder is a problem doctor stops at:
+	// checking the default one instead would make it.
+	writeFiles(t, filepath.Join(d.home, "config", "mneme"), map[string]string{"config.toml": "data_dir = \"rel/mem\"\n"})
+	d.extra = []string{"MNEME_DATA_DIR="}
+	if r := d.mneme("", "doctor"); r.code != 1 || !strings.Contains(r.stdout, `problem: config `) || !strings.Contains(r.stdout, `data_dir = "rel/mem"`) ||
+		strings.Contains(r.stdout, "database") {
+		t.Errorf("doctor with a relative data_dir: exit %d\n%s", r.code, r.stdout)
+	}
+	if _, err := os.Stat(filepath.Join(d.home, ".local", "share", "mneme")); !os.IsNotExist(err) {
+		t.Errorf("doctor made the default data dir: %v", err)
+	}
+	d.extra = nil
 	// A file that is not TOML is named, and none of its settings is used.
 	writeFiles(t, filepath.Join(d.home, "config", "mneme"), map[string]string{"config.toml": "model = [\n"})
 	d.extra = nil

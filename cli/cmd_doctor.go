@@ -35,6 +35,12 @@ func (a *App) runDoctor(ctx context.Context, args []string) error {
 	// Every bad setting is named, and the rest is checked with each of
 	// them unset: one run shows all there is to fix.
 	cfg, badSettings := config.Check(common, a.getenv)
+	for _, bad := range badSettings {
+		if errors.Is(bad, config.ErrDataDir) { // checking another data dir would make one
+			fmt.Fprintln(a.stdout, "problem:", sanitize.Text(bad.Error()))
+			return exitError{code: 1}
+		}
+	}
 	s, err := a.openConfig(ctx, cfg, memory.ReadOnlyIfNewer())
 	if err != nil {
 		return err

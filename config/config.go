@@ -175,7 +175,7 @@ func Check(flags Flags, getenv func(string) string) (Config, []error) {
 	if where := l.text("data-dir", flags.dataDir, envDataDir, "data_dir", &cfg.DataDir); cfg.DataDir != "" {
 		dir, err := dataDirPath(cfg.DataDir, getenv, strings.HasPrefix(string(where), "config "))
 		if err != nil {
-			l.bad(fmt.Errorf("%s: %w: %w", where, ErrConfigValue, err))
+			l.bad(fmt.Errorf("%s: %w: %w", where, ErrDataDir, err))
 		}
 		cfg.DataDir = dir
 	}
