@@ -402,7 +402,10 @@ func TestOneCommandsEmbedModelLeavesTheVectorsKept(t *testing.T) {
 	}
 	d.mustOK("", "search", "--embed-model", "other-embed", "kitten")
 	d.mustOK("", "memory", "add", "--embed-model", "other-embed", "The sofa is green")
-	d.mustOK("", "docs", "add", "--embed-model", "other-embed", writeFile(t, "sofa.md", "# Sofa\n\nThe sofa is green velvet."))
+	if r := d.mustOK("", "docs", "add", "--embed-model", "other-embed", writeFile(t, "sofa.md", "# Sofa\n\nThe sofa is green velvet.")); strings.Contains(r.stdout, "Search by meaning is ready") ||
+		!strings.Contains(r.stdout, "embedded later, with the embedding model you keep") {
+		t.Fatalf("docs add with a one-off model:\n%s", r.stdout)
+	}
 	for _, req := range srv.EmbedRequests() {
 		if req.Model == "other-embed:latest" || req.Model == "other-embed" {
 			if in, ok := req.Input.(string); !ok || in != "kitten" {
@@ -440,7 +443,7 @@ func TestUsageErrors(t *testing.T) {
 	}
 	// Stray words are usage errors too, and so is a bad setting, wherever
 	// it was written.
-	for _, args := range [][]string{{"version", "extra"}, {"search", "--batch", "-", "stray", "words"}, {"search", "--num-ctx", "3", "x"}} {
+	for _, args := range [][]string{{"version", "extra"}, {"search", "--batch", "-", "stray", "words"}, {"search", "--num-ctx", "3", "x"}, {"reindex", "extra"}, {"doctor", "extra"}} {
 		if r := d.mneme("", args...); r.code != 2 {
 			t.Errorf("mneme %q: exit %d, stderr %q", args, r.code, r.stderr)
 		}

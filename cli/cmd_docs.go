@@ -156,6 +156,12 @@ func (a *App) embedPassages(ctx context.Context, ix *index.Index, user string, s
 	if err != nil || len(pending) == 0 {
 		return err
 	}
+	if ix.QueriesOnly() {
+		if say {
+			fmt.Fprintln(a.stdout, "Words are searchable; the passages are embedded later, with the embedding model you keep (--embed-model is for this command's queries).")
+		}
+		return nil
+	}
 	if say {
 		fmt.Fprintf(a.stdout, "Words are searchable; embedding the passages with %s for search by meaning (Ctrl+C leaves the rest for later)…\n", sanitize.Line(model))
 	}

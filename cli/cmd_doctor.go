@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -29,17 +30,22 @@ func doctorCommand() command {
 func (a *App) runDoctor(ctx context.Context, args []string) error {
 	var common config.Flags
 	fs := a.newFlagSet("doctor", "mneme doctor", &common)
-	if _, err := parseArgs(fs, args); err != nil {
+	rest, err := parseArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	if err := noArgs("doctor", rest); err != nil {
 		return err
 	}
 	// Every bad setting is named, and the rest is checked with each of
 	// them unset: one run shows all there is to fix.
 	cfg, badSettings := config.Check(common, a.getenv)
-	for _, bad := range badSettings {
-		if errors.Is(bad, config.ErrDataDir) { // checking another data dir would make one
+	if slices.ContainsFunc(badSettings, func(err error) bool { return errors.Is(err, config.ErrDataDir) }) {
+		// Checking another data dir would make one: the problems, and no more.
+		for _, bad := range badSettings {
 			fmt.Fprintln(a.stdout, "problem:", sanitize.Text(bad.Error()))
-			return exitError{code: 1}
 		}
+		return exitError{code: 1}
 	}
 	s, err := a.openConfig(ctx, cfg, memory.ReadOnlyIfNewer())
 	if err != nil {
@@ -191,7 +197,7 @@ func searchRow(ctx context.Context, s *session, st ollamaState, row func(k, v st
 	}
 	search := text.Count(idx.Turns, "turn", "turns") + " indexed by keyword"
 	if !idx.KeywordOnly {
-		search += fmt.Sprintf("; %d waiting for embeddings", idx.Pending)
+		search += fmt.Sprintf("; %s waiting for embeddings", text.Thousands(idx.Pending))
 	}
 	if idx.EmbedError != "" {
 		search += "; embedding failed: " + idx.EmbedError

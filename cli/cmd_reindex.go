@@ -17,7 +17,11 @@ func reindexCommand() command {
 func (a *App) runReindex(ctx context.Context, args []string) error {
 	var common config.Flags
 	fs := a.newFlagSet("reindex", "mneme reindex", &common)
-	if _, err := parseArgs(fs, args); err != nil {
+	rest, err := parseArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	if err := noArgs("reindex", rest); err != nil {
 		return err
 	}
 	return a.withNoteIndex(ctx, common, false, func(s *session, ix *index.Index) error {

@@ -59,11 +59,11 @@ func (a *App) learnImported(ctx context.Context, s *session, ix *index.Index, pr
 	fmt.Fprintf(a.stdout, "Learning about you from %s with %s (Ctrl+C stops; what is learnt is kept)…\n",
 		text.Count(len(turns), "turn", "turns"), s.cfg.ExtractModelFor(probe.Model))
 	counter := progress.NewBar(a.stderr, len(turns), "turns")
-	changes, missed := 0, 0
+	changes, missed, done := 0, 0, 0
 	for i, t := range turns {
 		if ctx.Err() != nil {
 			counter.Clear()
-			fmt.Fprintf(a.stdout, "Stopped after %d of %s: %s kept.\n", i, text.Count(len(turns), "turn", "turns"), text.Count(changes, "change", "changes"))
+			fmt.Fprintf(a.stdout, "Stopped after %d of %s: %s kept.\n", done, text.Count(len(turns), "turn", "turns"), text.Count(changes, "change", "changes"))
 			return exitError{code: ExitInterrupted, msg: "import: --extract interrupted; the conversations are imported"}
 		}
 		counter.Show(i)
@@ -73,22 +73,28 @@ func (a *App) learnImported(ctx context.Context, s *session, ix *index.Index, pr
 			fmt.Fprintln(a.stdout, l.receipt())
 			changes++
 		}
-		if err == nil {
+		switch {
+		case err == nil:
 			if err := s.store.DoneExtract(ctx, t.id); err != nil {
 				return err
 			}
-		} else {
+			done++
+		case ctx.Err() == nil: // not the one Ctrl+C stopped
 			missed++
 		}
 	}
 	counter.Clear()
-	fmt.Fprintf(a.stdout, "Learnt from %s: %s.\n", text.Count(len(turns)-missed, "turn", "turns"), text.Count(changes, "change to your notes", "changes to your notes"))
-	if missed > 0 {
-		fmt.Fprintf(a.stderr, "mneme: import: --extract: the model failed on %s (see the log); `mneme import --extract` of the same file tries them again\n",
-			text.Count(missed, "turn", "turns"))
+	if ctx.Err() != nil { // stopped on the last turn
+		fmt.Fprintf(a.stdout, "Stopped after %d of %s: %s kept.\n", done, text.Count(len(turns), "turn", "turns"), text.Count(changes, "change", "changes"))
+		return exitError{code: ExitInterrupted, msg: "import: --extract interrupted; the conversations are imported"}
 	}
+	fmt.Fprintf(a.stdout, "Learnt from %s: %s.\n", text.Count(done, "turn", "turns"), text.Count(changes, "change to your notes", "changes to your notes"))
 	if s.cfg.ReviewFirst() && changes > 0 {
 		fmt.Fprintln(a.stdout, "They wait for your review: mneme memory pending.")
+	}
+	if missed > 0 {
+		return exitError{code: 1, msg: fmt.Sprintf("import: --extract: the model failed on %s (see the log); the next `mneme import --extract` tries them again",
+			text.Count(missed, "turn", "turns"))}
 	}
 	return nil
 }

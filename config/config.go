@@ -255,28 +255,33 @@ func Check(flags Flags, getenv func(string) string) (Config, []error) {
 // environment), and refused in the config file, where it would name
 // another memory in every folder mneme is run from ("" when refused).
 func dataDirPath(dir string, getenv func(string) string, inFile bool) (string, error) {
-	if filepath.Clean(strings.Replace(dir, "~", "/home", 1)) == "/home" {
+	home := getenv("HOME")
+	if home == "" {
+		home, _ = os.UserHomeDir()
+	}
+	var path string
+	switch {
+	case dir == "~" || strings.HasPrefix(dir, "~/"):
+		if home == "" {
+			return "", errors.New("no home folder to put for ~")
+		}
+		path = filepath.Join(home, strings.TrimPrefix(dir, "~"))
+	case filepath.IsAbs(dir):
+		path = filepath.Clean(dir)
+	case inFile:
+		return "", errors.New("want an absolute path, or one from ~/")
+	default:
+		var err error
+		if path, err = filepath.Abs(dir); err != nil {
+			return "", err
+		}
+	}
+	if home != "" && path == filepath.Clean(home) {
 		// The home folder itself: mneme would make it owner-only, and
 		// doctor would list every file in it.
 		return "", errors.New("want a folder of its own, such as ~/mneme, not the home folder")
 	}
-	if strings.HasPrefix(dir, "~/") {
-		home := getenv("HOME")
-		if home == "" {
-			home, _ = os.UserHomeDir()
-		}
-		if home == "" {
-			return "", errors.New("no home folder to put for ~")
-		}
-		return filepath.Join(home, strings.TrimPrefix(dir, "~")), nil
-	}
-	if filepath.IsAbs(dir) {
-		return filepath.Clean(dir), nil
-	}
-	if inFile {
-		return "", errors.New("want an absolute path, or one from ~/")
-	}
-	return filepath.Abs(dir)
+	return path, nil
 }
 
 // xdgDir returns $name, or ~/fallback when it is unset or relative.

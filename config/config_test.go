@@ -292,7 +292,7 @@ func TestDataDirTildeAndRelative(t *testing.T) {
 	if cfg, err := load(Flags{configFile: file}); err != nil || cfg.DataDir != filepath.Join(wd, "rel/mem") {
 		t.Fatalf("relative in the environment: %q, %v", cfg.DataDir, err)
 	}
-	for _, bare := range []string{"~", "~/", "~/."} {
+	for _, bare := range []string{"~", "~/", "~/.", home, home + "/"} {
 		if _, err := load(Flags{configFile: file, dataDir: bare}); err == nil || !strings.Contains(err.Error(), "not the home folder") {
 			t.Fatalf("%q as a flag: %v", bare, err)
 		}

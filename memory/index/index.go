@@ -459,6 +459,10 @@ func (ix *Index) catchUp(ctx context.Context) error {
 
 // embedStep embeds what is pending; a failure is recorded for Status and
 // the back-off, never returned: keyword search covers everything.
+// QueriesOnly says the embedding model is for this process's queries only
+// (IndexOptions.QueriesOnly): nothing is embedded under it.
+func (ix *Index) QueriesOnly() bool { return ix.queriesOnly }
+
 func (ix *Index) embedStep(ctx context.Context) {
 	if ix.queriesOnly {
 		return
