@@ -95,6 +95,15 @@ func TestWordHitShowsTheWordsItMatched(t *testing.T) {
 	}
 	// The words are matched as search matches them: "renewing" finds
 	// "renewal"'s turn by its stem, and "the", a stop word, shows nothing.
+	// A word after a French elision is found, and shown.
+	riviera := chat(t, s, "alice", "Riviera", "We drove along the Côte d'Azur in May", "Lovely.")
+	if err := ix.Drain(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	res = search(t, ix, "alice", "Azur")
+	if len(res) == 0 || res[0].ConversationID != riviera.ID || !strings.Contains(res[0].Snippet, "d'Azur") {
+		t.Fatalf("azur: %+v", res)
+	}
 	res = search(t, ix, "alice", "the renewing")
 	if len(res) == 0 || res[0].ConversationID != long.ID || !strings.Contains(res[0].Snippet, "Passport renewal") {
 		t.Fatalf("the renewing: %+v", res)

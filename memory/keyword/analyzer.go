@@ -17,7 +17,7 @@ import (
 // Steps: Unicode word tokenizer (letters and digits; apostrophes inside
 // words kept for the next step, hyphens split), lower case, possessives and
 // contractions removed ("anna's" -> "anna", "we're" -> "we", "n't"
-// words dropped), English stop words removed, irregular verb and noun forms
+// words dropped, French elisions dropped: "l'hôpital" -> "hôpital"), English stop words removed, irregular verb and noun forms
 // mapped to their lemma ("went" -> "go", "children" -> "child"), ordinal
 // suffixes removed ("8th" -> "8"), then the Snowball (Porter2) English stemmer.
 type analyzer struct {
@@ -65,7 +65,14 @@ func (a *analyzer) term(w string) (string, bool) {
 		return "", false
 	}
 	if i := strings.IndexByte(w, '\''); i >= 0 {
-		w = w[:i]
+		if elided(w[:i]) && i+1 < len(w) {
+			w = w[i+1:] // French "l'hôpital", "d'Azur": the word is after it
+			if j := strings.IndexByte(w, '\''); j >= 0 {
+				w = w[:j]
+			}
+		} else {
+			w = w[:i]
+		}
 	}
 	if w == "" || len(w) > maxTokenBytes || a.stop[w] {
 		return "", false
@@ -138,6 +145,16 @@ func snowball(w string) string {
 	env := snowballstem.NewEnv(w)
 	english.Stem(env)
 	return env.Current()
+}
+
+// elided reports whether p is a word French writes before an apostrophe
+// in place of a vowel ("l'", "d'", "qu'"): the word that counts comes after.
+func elided(p string) bool {
+	switch p {
+	case "l", "d", "j", "m", "n", "s", "t", "c", "qu":
+		return true
+	}
+	return false
 }
 
 // stopWords: the Snowball English list without contractions (handled in

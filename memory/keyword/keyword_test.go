@@ -368,6 +368,11 @@ func TestAnalyzer(t *testing.T) {
 	if want := "carolin kid go run 8 happi"; got != want {
 		t.Fatalf("got %q, want %q", got, want)
 	}
+	// French elisions: the word after the apostrophe is the one searched.
+	got = strings.Join(a.terms("l'hôpital près de la côte d’Azur, qu'il aime"), " ")
+	if want := "hôpital près de la côte azur il aim"; got != want {
+		t.Fatalf("French: got %q, want %q", got, want)
+	}
 }
 
 func must(t *testing.T, err error) {
