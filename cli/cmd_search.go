@@ -14,6 +14,7 @@ import (
 
 	"github.com/mneme-dev/mneme/config"
 	"github.com/mneme-dev/mneme/internal/sanitize"
+	"github.com/mneme-dev/mneme/internal/text"
 	"github.com/mneme-dev/mneme/memory/index"
 )
 
@@ -112,7 +113,8 @@ func printResults(w io.Writer, results []index.SearchResult, query string) {
 			title = "(untitled)"
 		}
 		fmt.Fprintf(w, "%2d. %.2f  %s · %s · turn %d · %s\n", i+1, r.Score, sanitize.Title(title), r.Time.Local().Format("2 Jan 2006"), r.Turn, r.MatchedBy)
-		fmt.Fprintf(w, "    %s\n", index.Snippet(sanitize.Text(r.Snippet), query, 100))
+		// The index puts the words that matched within the first 100.
+		fmt.Fprintf(w, "    %s\n", text.Cut(text.OneLine(sanitize.Text(r.Snippet)), 100))
 		fmt.Fprintf(w, "    mneme --resume %s --turn %d\n", sanitize.Line(r.ConversationID), r.Turn)
 	}
 }

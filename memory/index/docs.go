@@ -242,23 +242,24 @@ func (ix *Index) docResults(ctx context.Context, q DocQuery, list []*fused) ([]D
 		d, ok := docs[c.DocumentID]
 		return DocHit{
 			DocumentID: d.ID, Path: d.Path, Title: d.Title, Collection: d.Collection, Type: d.Type,
-			Chunk: c.Number, Heading: c.Heading, Page: c.Page, Passage: c.Text, Snippet: Snippet(c.Text, q.Text, 240),
+			Chunk: c.Number, Heading: c.Heading, Page: c.Page, Passage: c.Text, Snippet: ix.snippet(c.Text, q.Text, 240),
 			Score: ix.normalised(f.score), MatchedBy: f.matchedBy(), Distance: f.vectorDistance(),
 		}, ok
 	}), nil
 }
 
-// Snippet is about n bytes of s on one line, around the first word of
-// query it contains (its start when none is there).
-func Snippet(s, query string, n int) string {
-	s = text.OneLine(s)
-	return snippetAt(s, firstWordAt(s, query), n)
+// snippet is about n runes of s on one line, around the first word of it
+// that the keyword ranking matches with a word of query (its start when
+// none is there).
+func (ix *Index) snippet(s, query string, n int) string {
+	s = text.OneLine(head(s, maxSnippetScan))
+	return snippetAt(s, ix.kw.FirstMatch(s, query), n)
 }
 
 // snippetAt is about n runes of the one-line s around byte offset at
 // (its start when at is -1).
 func snippetAt(s string, at, n int) string {
-	lead := n / 3 // runes of context before the match
+	lead := n / 3 // runes of context before the match (snippetLead for a turn)
 	if at < 0 || utf8.RuneCountInString(s[:at]) < lead || utf8.RuneCountInString(s) <= n {
 		return text.Cut(s, n)
 	}
@@ -275,42 +276,6 @@ func snippetAt(s string, at, n int) string {
 		start += size
 	}
 	return "…" + text.Cut(strings.TrimSpace(s[start:]), n)
-}
-
-// firstWordAt is the byte offset in s of the first word of query (of 3
-// letters or more) that s holds, matched without case; -1 when none is
-// there. Offsets are those of s: lower-casing keeps them only where it
-// keeps lengths, so a match is looked for in s itself.
-func firstWordAt(s, query string) int {
-	lower := strings.ToLower(s)
-	index := func(w string) int { return strings.Index(lower, w) }
-	if len(lower) != len(s) {
-		index = func(w string) int { return indexFold(s, w) }
-	}
-	at := -1
-	for _, w := range strings.FieldsFunc(strings.ToLower(query), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
-		if utf8.RuneCountInString(w) < 3 {
-			continue
-		}
-		if i := index(w); i >= 0 && (at < 0 || i < at) {
-			at = i
-		}
-	}
-	return at
-}
-
-// indexFold is strings.Index without case, in s's own offsets (for the
-// rare text whose lower case has another length).
-func indexFold(s, sub string) int {
-	for i := range s {
-		if len(s)-i < len(sub) {
-			break
-		}
-		if strings.EqualFold(s[i:i+len(sub)], sub) {
-			return i
-		}
-	}
-	return -1
 }
 
 // Passage recall: a passage of the user's documents goes into a prompt

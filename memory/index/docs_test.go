@@ -147,18 +147,19 @@ func TestChunksWrittenByAnotherProcessAreIndexedByTheBackgroundWork(t *testing.T
 }
 
 func TestSnippetCentresOnTheQuery(t *testing.T) {
+	ix := openIndex(t, openTest(t), t.TempDir(), nil, "")
 	long := strings.Repeat("filler words here ", 40) + "the boiler manual says bleed it" + strings.Repeat(" more", 40)
-	got := Snippet(long, "Boiler?", 80)
+	got := ix.snippet(long, "Boilers?", 80) // matched as search matches: by stem
 	if !strings.HasPrefix(got, "…") || !strings.Contains(got, "boiler manual") {
 		t.Fatalf("snippet = %q", got)
 	}
-	if got := Snippet("short text", "absent", 80); got != "short text" {
+	if got := ix.snippet("short text", "absent", 80); got != "short text" {
 		t.Fatalf("snippet = %q", got)
 	}
 	// Cut where a character begins, with its lead counted in characters:
 	// "Рх" is D0 A0 D1 85, bytes a byte-wise space test took for spaces.
 	cyr := strings.Repeat("Рх ", 60) + "boiler " + strings.Repeat("Рх ", 60)
-	got = Snippet(cyr, "boiler", 80)
+	got = ix.snippet(cyr, "boiler", 80)
 	if !utf8.ValidString(got) || !strings.HasPrefix(got, "…Рх") || !strings.Contains(got, "boiler") || utf8.RuneCountInString(got) > 81 {
 		t.Fatalf("snippet of Cyrillic = %q", got)
 	}

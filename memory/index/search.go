@@ -307,7 +307,6 @@ func (ix *Index) matchSnippet(t memory.Turn, query string, byWords bool) string 
 	if !byWords {
 		return t.Snippet
 	}
-	shown := len(text.OneLine(t.Snippet))
 	answer := strings.TrimPrefix(t.Text, t.UserText) // the answer alone, when the question leads
 	for i, s := range []string{t.UserText, answer} {
 		line := text.OneLine(head(s, maxSnippetScan))
@@ -315,13 +314,17 @@ func (ix *Index) matchSnippet(t memory.Turn, query string, byWords bool) string 
 		switch {
 		case at < 0:
 			continue
-		case i == 0 && at < shown*2/3:
-			return t.Snippet // the word shows in the question's start
+		case i == 0 && utf8.RuneCountInString(line[:at]) < snippetLead:
+			return t.Snippet // the word shows near the question's start
 		}
 		return snippetAt(line, at, memory.SnippetRunes)
 	}
 	return t.Snippet
 }
+
+// snippetLead is the most a snippet shows before the word it matched: a
+// row that shows 100 runes of it (mneme search) shows the word.
+const snippetLead = memory.SnippetRunes / 3
 
 // maxSnippetScan bounds how much of a turn's text is read for the words a
 // snippet shows: a pasted file of megabytes would cost a search tens of
