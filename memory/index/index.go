@@ -464,9 +464,6 @@ func (ix *Index) catchUp(ctx context.Context) error {
 func (ix *Index) QueriesOnly() bool { return ix.queriesOnly }
 
 func (ix *Index) embedStep(ctx context.Context) {
-	if ix.queriesOnly {
-		return
-	}
 	if err := ix.embedPendingAll(ctx); err != nil {
 		if ctx.Err() != nil {
 			return // stopped, not failed: the rest waits for later
