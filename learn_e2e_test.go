@@ -1,10 +1,14 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
+	"os/exec"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -419,5 +423,60 @@ func TestImportExtractLearnsFromTheNewTurns(t *testing.T) {
 	}
 	if r = off.mustOK("", "import", "--extract", "importer/testdata/claude.json"); !strings.Contains(r.stdout, "Nothing new to learn from.") {
 		t.Fatalf("--extract a third time:\n%s", r.stdout)
+	}
+}
+
+// TestImportExtractTwoAtOnce: two `import --extract` of one export at once
+// learn from each turn once between them, and each says what the other
+// took.
+func TestImportExtractTwoAtOnce(t *testing.T) {
+	t.Parallel() // own data dir and fake Ollama
+	srv := fakeollama.New(t)
+	learn := extractReply(`[{"text":"Grows tomatoes.","confidence":0.9,"tags":["garden"],"kind":"fact"}]`)
+	held, release := make(chan struct{}), make(chan struct{})
+	var asked atomic.Bool
+	srv.SetDefault(func(req api.ChatRequest) fakeollama.Reply {
+		if isExtraction(req) && asked.CompareAndSwap(false, true) { // the first run's first turn waits for the second run
+			close(held)
+			<-release
+		}
+		return learn(req)
+	})
+	d := newDevice(t, srv.Host())
+	first := exec.Command(mnemeBin, "import", "--extract", "importer/testdata/chatgpt.json")
+	first.Env = d.env()
+	var out bytes.Buffer
+	first.Stdout, first.Stderr = &out, &out
+	if err := first.Start(); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-held:
+	case <-time.After(d.timeout):
+		first.Process.Kill()
+		t.Fatalf("the first run asked nothing: %s", out.String())
+	}
+	second := d.mustOK("", "import", "--extract", "importer/testdata/chatgpt.json")
+	close(release)
+	if err := first.Wait(); err != nil {
+		t.Fatalf("first run: %v\n%s", err, out.String())
+	}
+	seen := map[string]int{}
+	for _, r := range srv.Requests() {
+		if isExtraction(r) {
+			seen[r.Messages[1].Content]++
+		}
+	}
+	for turn, n := range seen {
+		if n != 1 {
+			t.Errorf("learnt %d times from %q", n, turn)
+		}
+	}
+	if len(seen) < 2 || !strings.Contains(second.stdout, "Another mneme learnt, or is learning, from the other 1 turn.") ||
+		!strings.Contains(out.String(), fmt.Sprintf("Another mneme learnt, or is learning, from the other %d turns.", len(seen)-1)) {
+		t.Fatalf("%d turns learnt from\nfirst run:\n%s\nsecond run:\n%s", len(seen), out.String(), second.stdout)
+	}
+	if notes := d.notes(); len(notes) != 1 {
+		t.Fatalf("notes %+v", notes)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/mneme-dev/mneme/agent"
 	"github.com/mneme-dev/mneme/internal/progress"
@@ -21,6 +22,11 @@ import (
 // turns an import stored wait in local.extract_pending until read to the
 // end: importing the same export again learns nothing twice, and a run
 // that failed (Ollama down) or was stopped leaves the rest for the next.
+
+// extractLease is how long a run's claim on a turn holds: longer than a
+// small model takes over one turn, short enough that a turn a killed run
+// claimed is learnt from by a run soon after.
+const extractLease = 10 * time.Minute
 
 // importedTurn is one turn to learn from.
 type importedTurn struct {
@@ -59,7 +65,7 @@ func (a *App) learnImported(ctx context.Context, s *session, ix *index.Index, pr
 	fmt.Fprintf(a.stdout, "Learning about you from %s with %s (Ctrl+C stops; what is learnt is kept)…\n",
 		text.Count(len(turns), "turn", "turns"), s.cfg.ExtractModelFor(probe.Model))
 	counter := progress.NewBar(a.stderr, len(turns), "turns")
-	changes, missed, done := 0, 0, 0
+	changes, missed, done, elsewhere := 0, 0, 0, 0
 	for i, t := range turns {
 		if ctx.Err() != nil {
 			counter.Clear()
@@ -67,19 +73,32 @@ func (a *App) learnImported(ctx context.Context, s *session, ix *index.Index, pr
 			return exitError{code: ExitInterrupted, msg: "import: --extract interrupted; the conversations are imported"}
 		}
 		counter.Show(i)
+		mine, err := s.store.ClaimExtract(ctx, t.id, extractLease)
+		if err != nil {
+			return err
+		}
+		if !mine { // another mneme learns from it, or has
+			elsewhere++
+			continue
+		}
 		learned, err := s.learnFrom(ctx, ix, probe.Model, t.req, t.res)
 		for _, l := range learned {
 			counter.Clear()
 			fmt.Fprintln(a.stdout, l.receipt())
 			changes++
 		}
-		switch {
-		case err == nil:
-			if err := s.store.DoneExtract(ctx, t.id); err != nil {
+		if err == nil {
+			err = s.store.DoneExtract(ctx, t.id)
+			if err != nil {
 				return err
 			}
 			done++
-		case ctx.Err() == nil: // not the one Ctrl+C stopped
+			continue
+		}
+		if err := s.store.ReleaseExtract(context.WithoutCancel(ctx), t.id); err != nil {
+			return err
+		}
+		if ctx.Err() == nil { // not the one Ctrl+C stopped
 			missed++
 		}
 	}
@@ -89,6 +108,9 @@ func (a *App) learnImported(ctx context.Context, s *session, ix *index.Index, pr
 		return exitError{code: ExitInterrupted, msg: "import: --extract interrupted; the conversations are imported"}
 	}
 	fmt.Fprintf(a.stdout, "Learnt from %s: %s.\n", text.Count(done, "turn", "turns"), text.Count(changes, "change to your notes", "changes to your notes"))
+	if elsewhere > 0 {
+		fmt.Fprintf(a.stdout, "Another mneme learnt, or is learning, from the other %s.\n", text.Count(elsewhere, "turn", "turns"))
+	}
 	if s.cfg.ReviewFirst() && changes > 0 {
 		fmt.Fprintln(a.stdout, "They wait for your review: mneme memory pending.")
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"strings"
+	"time"
 
 	"github.com/mneme-dev/mneme/memory/internal/sqlq"
 )
@@ -53,6 +54,13 @@ var localSchema = []string{
 	`CREATE TABLE IF NOT EXISTS local.extract_pending (
 		id TEXT PRIMARY KEY
 	) WITHOUT ROWID`,
+	// The pending turns a run is learning from, until when (Unix ms): two
+	// runs at once learn from each turn once, and a claim a killed run
+	// left runs out.
+	`CREATE TABLE IF NOT EXISTS local.extract_claims (
+		id    TEXT PRIMARY KEY,
+		until INTEGER NOT NULL
+	) WITHOUT ROWID`,
 }
 
 // AddExtractPending records that `import --extract` is to learn from the
@@ -68,11 +76,45 @@ func (s *Store) AddExtractPending(ctx context.Context, ids ...string) error {
 	})
 }
 
+// ClaimExtract claims the pending turn id for this run of `import
+// --extract` for lease: false when it is no longer pending (another run
+// learnt from it) or another run's claim on it has not run out.
+func (s *Store) ClaimExtract(ctx context.Context, id string, lease time.Duration) (bool, error) {
+	now := time.Now()
+	claimed := false
+	err := s.writeLocal(ctx, func(tx Execer) error {
+		res, err := tx.ExecContext(ctx, `INSERT INTO local.extract_claims(id, until)
+			SELECT id, ? FROM local.extract_pending WHERE id = ?
+			ON CONFLICT(id) DO UPDATE SET until = excluded.until WHERE extract_claims.until <= ?`,
+			now.Add(lease).UnixMilli(), id, now.UnixMilli())
+		if err != nil {
+			return fmt.Errorf("extract claim: %w", err)
+		}
+		n, err := res.RowsAffected()
+		claimed = n == 1
+		return err
+	})
+	return claimed, err
+}
+
+// ReleaseExtract gives back a claim on the turn id that the run could not
+// learn from, for the next run.
+func (s *Store) ReleaseExtract(ctx context.Context, id string) error {
+	return s.writeLocal(ctx, func(tx Execer) error {
+		_, err := tx.ExecContext(ctx, `DELETE FROM local.extract_claims WHERE id = ?`, id)
+		return err
+	})
+}
+
 // DoneExtract records that `import --extract` learnt from the turn id.
 func (s *Store) DoneExtract(ctx context.Context, id string) error {
 	return s.writeLocal(ctx, func(tx Execer) error {
-		_, err := tx.ExecContext(ctx, `DELETE FROM local.extract_pending WHERE id = ?`, id)
-		return err
+		for _, table := range []string{"local.extract_pending", "local.extract_claims"} {
+			if _, err := tx.ExecContext(ctx, `DELETE FROM `+table+` WHERE id = ?`, id); err != nil {
+				return err
+			}
+		}
+		return nil
 	})
 }
 
