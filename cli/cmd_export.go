@@ -6,10 +6,10 @@ import (
 	"io"
 
 	"github.com/mneme-dev/mneme/memory/docstore"
+	"github.com/mneme-dev/mneme/memory/mdexport"
 
 	"github.com/mneme-dev/mneme/config"
 	"github.com/mneme-dev/mneme/internal/fileatomic"
-	"github.com/mneme-dev/mneme/memory"
 )
 
 func exportCommand() command {
@@ -22,7 +22,7 @@ func (a *App) runExport(ctx context.Context, args []string) error {
 	var common config.Flags
 	fs := a.newFlagSet("export", "mneme export [--conversation ID] [--format jsonl|markdown] [-o FILE] | --all [-o FILE]", &common)
 	conv := fs.String("conversation", "", "export only this conversation (a prefix is enough)")
-	format := fs.String("format", string(memory.FormatJSONL), "jsonl (re-importable) or markdown")
+	format := fs.String("format", "jsonl", "jsonl (re-importable) or markdown")
 	outPath := fs.String("o", "", "write to FILE instead of stdout")
 	all := fs.Bool("all", false, "a full backup (JSON lines): conversations, messages, summaries, notes and documents; mneme import restores it")
 	rest, err := parseArgs(fs, args)
@@ -32,11 +32,10 @@ func (a *App) runExport(ctx context.Context, args []string) error {
 	if err := noArgs("export", rest); err != nil {
 		return err
 	}
-	f := memory.ExportFormat(*format)
-	if *all && (*conv != "" || f != memory.FormatJSONL) {
+	if *all && (*conv != "" || *format != "jsonl") {
 		return exitError{code: 2, msg: "export: --all is a full backup in JSON lines: it takes neither --conversation nor --format markdown"}
 	}
-	if f != memory.FormatJSONL && f != memory.FormatMarkdown {
+	if *format != "jsonl" && *format != "markdown" {
 		return exitError{code: 2, msg: fmt.Sprintf("export: --format must be jsonl or markdown, not %q", *format)}
 	}
 	switch *outPath {
@@ -72,12 +71,16 @@ func (a *App) runExport(ctx context.Context, args []string) error {
 		}
 		convID = c.ID
 	}
-	if *outPath == "" {
-		return s.store.Export(ctx, s.cfg.User, convID, f, a.stdout)
+	export := func(w io.Writer) error {
+		if *format == "markdown" {
+			return mdexport.Export(ctx, s.store, s.cfg.User, convID, w)
+		}
+		return s.store.Export(ctx, s.cfg.User, convID, w)
 	}
-	if err := fileatomic.Write(*outPath, 0o600, func(w io.Writer) error {
-		return s.store.Export(ctx, s.cfg.User, convID, f, w)
-	}); err != nil {
+	if *outPath == "" {
+		return export(a.stdout)
+	}
+	if err := fileatomic.Write(*outPath, 0o600, export); err != nil {
 		return fmt.Errorf("export: %w", err)
 	}
 	return nil

@@ -1,16 +1,14 @@
 package cli
 
 import (
-	"cmp"
 	"context"
 	"fmt"
-	"slices"
-	"strings"
 	"time"
 
 	"github.com/mneme-dev/mneme/agent"
 	"github.com/mneme-dev/mneme/internal/progress"
 	"github.com/mneme-dev/mneme/internal/text"
+	"github.com/mneme-dev/mneme/learn"
 	"github.com/mneme-dev/mneme/memory"
 	"github.com/mneme-dev/mneme/memory/index"
 )
@@ -28,25 +26,17 @@ import (
 // claimed is learnt from by a run soon after.
 const extractLease = 10 * time.Minute
 
-// importedTurn is one turn to learn from.
-type importedTurn struct {
-	id  string // memory.TurnID
-	req agent.Request
-	res agent.Result
-	at  int64 // its time, for the order
-}
-
 // learnImported learns from the new turns of an import with the chat
 // model, printing each change (and a counter on a terminal). Ctrl+C stops
 // it; what was learnt is kept.
 func (a *App) learnImported(ctx context.Context, s *session, ix *index.Index, probe ollamaState, st memory.ImportStats) error {
-	turns, err := newTurns(ctx, s.store, st)
+	turns, err := learn.ImportedTurns(ctx, s.store, st)
 	if err != nil {
 		return err
 	}
 	ids := make([]string, len(turns))
 	for i, t := range turns {
-		ids[i] = t.id
+		ids[i] = t.ID
 	}
 	if err := s.store.AddExtractPending(ctx, ids...); err != nil { // until each is learnt from
 		return err
@@ -73,7 +63,7 @@ func (a *App) learnImported(ctx context.Context, s *session, ix *index.Index, pr
 			return exitError{code: ExitInterrupted, msg: "import: --extract interrupted; the conversations are imported"}
 		}
 		counter.Show(i)
-		mine, err := s.store.ClaimExtract(ctx, t.id, extractLease)
+		mine, err := s.store.ClaimExtract(ctx, t.ID, extractLease)
 		if err != nil {
 			return err
 		}
@@ -81,21 +71,23 @@ func (a *App) learnImported(ctx context.Context, s *session, ix *index.Index, pr
 			elsewhere++
 			continue
 		}
-		learned, err := s.learnFrom(ctx, ix, probe.Model, t.req, t.res)
+		learned, err := s.learnFrom(ctx, ix, probe.Model,
+			agent.Request{UserID: t.UserID, ConversationID: t.ConversationID, Prompt: t.Prompt},
+			agent.Result{ConversationID: t.ConversationID, Turn: t.Number, Answer: t.Answer})
 		for _, l := range learned {
 			counter.Clear()
 			fmt.Fprintln(a.stdout, l.receipt())
 			changes++
 		}
 		if err == nil {
-			err = s.store.DoneExtract(ctx, t.id)
+			err = s.store.DoneExtract(ctx, t.ID)
 			if err != nil {
 				return err
 			}
 			done++
 			continue
 		}
-		if err := s.store.ReleaseExtract(context.WithoutCancel(ctx), t.id); err != nil {
+		if err := s.store.ReleaseExtract(context.WithoutCancel(ctx), t.ID); err != nil {
 			return err
 		}
 		if ctx.Err() == nil { // not the one Ctrl+C stopped
@@ -119,63 +111,4 @@ func (a *App) learnImported(ctx context.Context, s *session, ix *index.Index, pr
 			text.Count(missed, "turn", "turns"))}
 	}
 	return nil
-}
-
-// newTurns lists the turns of the import's conversations to learn from,
-// with their question and answer, oldest first: those that hold a message
-// the import stored, and those an earlier import --extract left.
-func newTurns(ctx context.Context, store *memory.Store, st memory.ImportStats) ([]importedTurn, error) {
-	var out []importedTurn
-	for _, ref := range st.Conversations {
-		turns, err := store.ConversationTurns(ctx, ref.ConversationID)
-		if err != nil {
-			return nil, err
-		}
-		ids := make([]string, len(turns))
-		for i, t := range turns {
-			ids[i] = t.ID
-		}
-		pending, err := store.ExtractPending(ctx, ids)
-		if err != nil {
-			return nil, err
-		}
-		first := st.FirstNew[ref.ConversationID]
-		if first == 0 && len(pending) == 0 {
-			continue
-		}
-		msgs, err := store.Messages(ctx, ref.UserID, ref.ConversationID)
-		if err != nil {
-			return nil, err
-		}
-		for _, t := range turns {
-			if !pending[t.ID] && (first == 0 || t.LastSeq < first) {
-				continue
-			}
-			var prompt, answer []string
-			for _, m := range msgs {
-				if m.Seq < t.FirstSeq || m.Seq > t.LastSeq || strings.TrimSpace(m.Content) == "" {
-					continue
-				}
-				switch m.Role {
-				case memory.RoleUser:
-					prompt = append(prompt, m.Content)
-				case memory.RoleAssistant:
-					answer = append(answer, m.Content)
-				}
-			}
-			if len(prompt) == 0 || len(answer) == 0 {
-				continue
-			}
-			out = append(out, importedTurn{
-				id:  t.ID,
-				req: agent.Request{UserID: ref.UserID, ConversationID: ref.ConversationID, Prompt: strings.Join(prompt, "\n\n")},
-				res: agent.Result{ConversationID: ref.ConversationID, Turn: t.Number, Answer: strings.Join(answer, "\n\n")},
-				at:  t.Time.UnixMilli(),
-			})
-		}
-	}
-	slices.SortStableFunc(out, func(a, b importedTurn) int {
-		return cmp.Or(cmp.Compare(a.at, b.at), strings.Compare(a.req.ConversationID, b.req.ConversationID), cmp.Compare(a.res.Turn, b.res.Turn))
-	})
-	return out, nil
 }

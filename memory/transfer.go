@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"cmp"
 	"context"
+	"crypto/sha256"
 	"database/sql"
 	"encoding/json"
 	"errors"
@@ -353,15 +354,29 @@ func (imp *importer) record(rec Record) (importMsg, error) {
 // another assistant's export when it has one; the one in the file when the
 // conversation kept its own id (a re-import of an export); else one derived
 // from the conversation and the message's position in the file (so too
-// for an id mneme could not print: short, or with escapes).
-func (c *importConv) messageID(m Message, key convKey, source string) string {
+// for an id mneme could not print: short, or with escapes), and then
+// placed is true.
+func (c *importConv) messageID(m Message, key convKey, source string) (id string, placed bool) {
 	if source != "" {
-		return uuid.NewSHA1(idSpace, []byte("message\x00"+c.id+"\x00source\x00"+source)).String()
+		return uuid.NewSHA1(idSpace, []byte("message\x00"+c.id+"\x00source\x00"+source)).String(), false
 	}
 	if m.ID != "" && (c.id == key.external || c.keepIDs) && schema.CheckID("id", m.ID) == nil {
-		return m.ID
+		return m.ID, false
 	}
-	return uuid.NewSHA1(idSpace, []byte(fmt.Sprintf("message\x00%s\x00%d", c.id, m.Seq))).String()
+	return uuid.NewSHA1(idSpace, []byte(fmt.Sprintf("message\x00%s\x00%d", c.id, m.Seq))).String(), true
+}
+
+// contentID is the id of a message without one of its own whose place
+// another message holds (a second file of the same conversation, such as
+// the next day of a journal): derived from its place, its text and, when
+// the line gave one, its time, so importing that file again finds it.
+func (c *importConv) contentID(m Message, timed bool) string {
+	at := ""
+	if timed {
+		at = m.Created.UTC().Format(time.RFC3339Nano)
+	}
+	h := sha256.Sum256([]byte(string(m.Role) + "\x00" + m.Content + "\x00" + at))
+	return uuid.NewSHA1(idSpace, fmt.Appendf(nil, "message\x00%s\x00%d\x00%x", c.id, m.Seq, h)).String()
 }
 
 // convTouch is what a batch did to one conversation.
@@ -402,8 +417,10 @@ func (imp *importer) write(ctx context.Context, batch []importMsg) (n, conflicts
 				}
 			}
 			m := im.msg
-			m.ID = c.messageID(m, im.key, im.source)
-			if m.Created.IsZero() { // a line without "time": the file's order, a millisecond apart
+			var placed bool
+			m.ID, placed = c.messageID(m, im.key, im.source)
+			timed := placed && !m.Created.IsZero() // its place and time tell it apart
+			if m.Created.IsZero() {                // a line without "time": the file's order, a millisecond apart
 				imp.clock = max(now, imp.clock+1)
 				m.Created = fromMS(imp.clock)
 			}
@@ -416,24 +433,41 @@ func (imp *importer) write(ctx context.Context, batch []importMsg) (n, conflicts
 			if m.Ref != "" {
 				ref = m.Ref
 			}
-			res, err := tx.ExecContext(ctx, `INSERT INTO messages
-				(id, conversation_id, user_id, seq, role, content, thinking, tool_calls, tool_call_id, tool_name, ref, created_at, status, model)
-				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO NOTHING`,
-				m.ID, c.id, im.key.user, c.nextSeq, string(m.Role), m.Content, m.Thinking, calls,
-				m.ToolCallID, m.ToolName, ref, m.Created.UnixMilli(), string(m.Status), m.Model)
-			if err != nil {
-				return fmt.Errorf("import message: %w", err)
+			insert := func() (bool, error) {
+				res, err := tx.ExecContext(ctx, `INSERT INTO messages
+					(id, conversation_id, user_id, seq, role, content, thinking, tool_calls, tool_call_id, tool_name, ref, created_at, status, model)
+					VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO NOTHING`,
+					m.ID, c.id, im.key.user, c.nextSeq, string(m.Role), m.Content, m.Thinking, calls,
+					m.ToolCallID, m.ToolName, ref, m.Created.UnixMilli(), string(m.Status), m.Model)
+				if err != nil {
+					return false, fmt.Errorf("import message: %w", err)
+				}
+				k, err := res.RowsAffected()
+				return k > 0, err
 			}
-			if k, _ := res.RowsAffected(); k > 0 {
+			inserted, err := insert()
+			if err != nil {
+				return err
+			}
+			same := false
+			if !inserted {
+				if same, err = sameMessage(ctx, tx, c.id, m, timed); err != nil {
+					return fmt.Errorf("import message: %w", err)
+				}
+			}
+			if !inserted && !same && placed { // another message holds its place
+				m.ID = c.contentID(m, timed)
+				if inserted, err = insert(); err != nil {
+					return err
+				}
+				same = !inserted // the text of this place was imported before
+			}
+			if inserted {
 				n++
 				c.firstNew = cmp.Or(c.firstNew, c.nextSeq)
 				c.nextSeq++
 				touched[c] = touched[c].add(m)
 			} else {
-				same, err := sameMessage(ctx, tx, c.id, m)
-				if err != nil {
-					return fmt.Errorf("import message: %w", err)
-				}
 				if !same {
 					conflicts++
 				}
@@ -479,18 +513,20 @@ func (imp *importer) write(ctx context.Context, batch []importMsg) (n, conflicts
 }
 
 // sameMessage tells whether the stored message with m's id is m: in the
-// same conversation, with the same role and content.
-func sameMessage(ctx context.Context, tx Execer, conversationID string, m Message) (bool, error) {
+// same conversation, with the same role and content, and with timed at
+// the same time.
+func sameMessage(ctx context.Context, tx Execer, conversationID string, m Message, timed bool) (bool, error) {
 	var role, content string
-	err := tx.QueryRowContext(ctx, `SELECT role, content FROM messages WHERE id = ? AND conversation_id = ?`,
-		m.ID, conversationID).Scan(&role, &content)
+	var at int64
+	err := tx.QueryRowContext(ctx, `SELECT role, content, created_at FROM messages WHERE id = ? AND conversation_id = ?`,
+		m.ID, conversationID).Scan(&role, &content, &at)
 	if errors.Is(err, sql.ErrNoRows) {
 		return false, nil
 	}
 	if err != nil {
 		return false, err
 	}
-	return role == string(m.Role) && content == m.Content, nil
+	return role == string(m.Role) && content == m.Content && (!timed || at == m.Created.UnixMilli()), nil
 }
 
 // ensureConversation finds or creates the conversation a file names: the
@@ -537,18 +573,10 @@ func (imp *importer) ensureConversation(ctx context.Context, tx Execer, key conv
 	return nil
 }
 
-// ExportFormat is an export file format.
-type ExportFormat string
-
-// Export formats.
-const (
-	FormatJSONL    ExportFormat = "jsonl"
-	FormatMarkdown ExportFormat = "markdown"
-)
-
-// Export writes the user's conversations (or one, when conversationID is
-// set) to w. JSON lines round-trip through Import.
-func (s *Store) Export(ctx context.Context, userID, conversationID string, format ExportFormat, w io.Writer) error {
+// EachExported calls fn with the user's conversations (or the one, when
+// conversationID is set), oldest first, each with its messages and its id
+// in an export: the name it was imported under, else its own.
+func (s *Store) EachExported(ctx context.Context, userID, conversationID string, fn func(c Conversation, fileID string, msgs []Message) error) error {
 	var convs []Conversation
 	if conversationID != "" {
 		c, err := s.Conversation(ctx, userID, conversationID)
@@ -566,8 +594,7 @@ func (s *Store) Export(ctx context.Context, userID, conversationID string, forma
 			convs = append(convs, list[i])
 		}
 	}
-	bw := bufio.NewWriter(w)
-	for i, c := range convs {
+	for _, c := range convs {
 		msgs, err := s.Messages(ctx, userID, c.ID)
 		if err != nil {
 			return fmt.Errorf("export: %w", err)
@@ -576,20 +603,22 @@ func (s *Store) Export(ctx context.Context, userID, conversationID string, forma
 		if err != nil {
 			return fmt.Errorf("export: %w", err)
 		}
-		switch format {
-		case FormatJSONL:
-			err = exportJSONL(bw, userID, cmp.Or(external, c.ID), c.Title, msgs)
-		case FormatMarkdown:
-			if i > 0 {
-				bw.WriteString("\n---\n\n")
-			}
-			err = exportMarkdown(bw, c, msgs)
-		default:
-			return fmt.Errorf("export: format %q: %w", format, ErrInvalid)
-		}
-		if err != nil {
+		if err := fn(c, cmp.Or(external, c.ID), msgs); err != nil {
 			return fmt.Errorf("export: %w", err)
 		}
+	}
+	return nil
+}
+
+// Export writes the user's conversations (or one, when conversationID is
+// set) to w as JSON lines, which Import reads back.
+func (s *Store) Export(ctx context.Context, userID, conversationID string, w io.Writer) error {
+	bw := bufio.NewWriter(w)
+	err := s.EachExported(ctx, userID, conversationID, func(c Conversation, fileID string, msgs []Message) error {
+		return exportJSONL(bw, userID, fileID, c.Title, msgs)
+	})
+	if err != nil {
+		return err
 	}
 	return bw.Flush()
 }
@@ -637,35 +666,4 @@ func exportLine(v any) ([]byte, error) {
 		return nil, err
 	}
 	return sanitize.JSON(b.Bytes()), nil
-}
-
-// exportMarkdown writes a conversation for people to read, often on a
-// terminal: text is cleaned (sanitize.Text) and the title is one line.
-func exportMarkdown(w *bufio.Writer, c Conversation, msgs []Message) error {
-	title := cmp.Or(sanitize.Title(c.Title), "Untitled conversation")
-	fmt.Fprintf(w, "# %s\n\n_%s · %d messages · %s_\n", title, c.Created.Format("2 January 2006 15:04"), len(msgs), c.ID)
-	for _, m := range msgs {
-		switch m.Role {
-		case RoleUser:
-			fmt.Fprintf(w, "\n## You\n\n%s\n", sanitize.Text(m.Content))
-		case RoleAssistant:
-			// An answer stopped before its first word is its mark alone.
-			var parts []string
-			if m.Content != "" {
-				parts = append(parts, sanitize.Text(m.Content))
-			}
-			for _, c := range m.ToolCalls {
-				parts = append(parts, fmt.Sprintf("> tool call: `%s`", sanitize.Line(ToolCallText(c))))
-			}
-			if m.Status == StatusInterrupted {
-				parts = append(parts, "_(interrupted)_")
-			}
-			fmt.Fprintf(w, "\n## Assistant\n\n%s\n", strings.Join(parts, "\n\n"))
-		case RoleTool:
-			fmt.Fprintf(w, "\n> tool result (%s):\n>\n> %s\n", sanitize.Line(m.ToolName), strings.ReplaceAll(strings.TrimSpace(sanitize.Text(m.Content)), "\n", "\n> "))
-		case RoleSystem:
-			fmt.Fprintf(w, "\n## System\n\n%s\n", sanitize.Text(m.Content))
-		}
-	}
-	return nil
 }

@@ -87,7 +87,7 @@ func TestImportReportsBadLinesAndKeepsTheRest(t *testing.T) {
 func exportRecords(t *testing.T, s *Store, user string) []Record {
 	t.Helper()
 	var buf bytes.Buffer
-	if err := s.Export(context.Background(), user, "", FormatJSONL, &buf); err != nil {
+	if err := s.Export(context.Background(), user, "", &buf); err != nil {
 		t.Fatal(err)
 	}
 	var out []Record
@@ -113,7 +113,7 @@ func TestExportRoundTrips(t *testing.T) {
 	a.AppendMessage(ctx, "alice", Message{ConversationID: c.ID, Role: RoleAssistant, Content: "partial", Thinking: "hmm", Status: StatusInterrupted})
 
 	var first bytes.Buffer
-	if err := a.Export(ctx, "alice", "", FormatJSONL, &first); err != nil {
+	if err := a.Export(ctx, "alice", "", &first); err != nil {
 		t.Fatal(err)
 	}
 	want := exportRecords(t, a, "alice")
@@ -141,25 +141,13 @@ func TestExportRoundTrips(t *testing.T) {
 	}
 }
 
-func TestExportMarkdownAndScope(t *testing.T) {
+func TestExportScope(t *testing.T) {
 	ctx := context.Background()
 	s := openTest(t)
 	importString(t, s, "alice", sampleImport)
 	convs, _ := s.ListConversations(ctx, "alice", ListOptions{})
 	var buf bytes.Buffer
-	if err := s.Export(ctx, "alice", convs[0].ID, FormatMarkdown, &buf); err != nil {
-		t.Fatal(err)
-	}
-	md := buf.String()
-	for _, want := range []string{"# Lisbon trip", "## You\n\nPlan a trip to Lisbon", "## Assistant\n\nDay 1: Alfama.", "memory_save content:likes trams"} {
-		if !strings.Contains(md, want) {
-			t.Errorf("markdown lacks %q:\n%s", want, md)
-		}
-	}
-	if strings.Contains(md, "bob") {
-		t.Fatal("alice's export contains bob's conversation")
-	}
-	if err := s.Export(ctx, "bob", convs[0].ID, FormatJSONL, &buf); err == nil {
+	if err := s.Export(ctx, "bob", convs[0].ID, &buf); err == nil {
 		t.Fatal("bob exported alice's conversation")
 	}
 }
@@ -259,7 +247,7 @@ func TestImportCountsIDsAlreadyStoredWithOtherContent(t *testing.T) {
 	s.AppendMessage(ctx, "alice", Message{ConversationID: c.ID, Role: RoleUser, Content: "original question"})
 	s.AppendMessage(ctx, "alice", Message{ConversationID: c.ID, Role: RoleAssistant, Content: "original answer"})
 	var buf bytes.Buffer
-	if err := s.Export(ctx, "alice", "", FormatJSONL, &buf); err != nil {
+	if err := s.Export(ctx, "alice", "", &buf); err != nil {
 		t.Fatal(err)
 	}
 	edited := strings.Replace(buf.String(), `"original answer"`, `"edited answer"`, 1)
@@ -270,11 +258,58 @@ func TestImportCountsIDsAlreadyStoredWithOtherContent(t *testing.T) {
 	if msgs, _ := s.Messages(ctx, "alice", c.ID); len(msgs) != 2 || msgs[1].Content != "original answer" {
 		t.Fatalf("stored %+v", msgs)
 	}
-	// A file re-imported with a line changed: same derived id, other content.
-	importWith(t, s, "alice", `{"conversation":"f","role":"user","content":"first version"}`+"\n", false)
-	st, _ = importWith(t, s, "alice", `{"conversation":"f","role":"user","content":"second version"}`+"\n", false)
-	if st.Conflicts != 1 || st.Unchanged != 0 || st.Imported != 0 {
-		t.Fatalf("changed file: stats %+v", st)
+}
+
+// TestImportAppendsASecondFileOfAConversation: lines without ids whose
+// places another file's lines hold (a journal imported a day at a time)
+// are added after them, each once however often their file is imported.
+func TestImportAppendsASecondFileOfAConversation(t *testing.T) {
+	ctx := context.Background()
+	s := openTest(t)
+	day1 := `{"conversation":"journal","role":"user","content":"good morning"}
+{"conversation":"journal","role":"user","content":"monday: kayaks"}
+`
+	day2 := `{"conversation":"journal","role":"user","content":"good morning"}
+{"conversation":"journal","role":"user","content":"tuesday: canoes"}
+`
+	importWith(t, s, "alice", day1, false)
+	for range 2 {
+		if st, bad := importWith(t, s, "alice", day2, false); len(bad) != 0 || st.Conflicts != 0 || st.Imported+st.Unchanged != 2 {
+			t.Fatalf("day 2: stats %+v bad %v", st, bad)
+		}
+	}
+	importWith(t, s, "alice", day1, false)
+	convs, err := s.ListConversations(ctx, "alice", ListOptions{})
+	if err != nil || len(convs) != 1 {
+		t.Fatalf("conversations %+v (%v)", convs, err)
+	}
+	msgs, _ := s.Messages(ctx, "alice", convs[0].ID)
+	var got []string
+	for _, m := range msgs {
+		got = append(got, m.Content)
+	}
+	// The same first line on both days is one message: its place and text.
+	if want := []string{"good morning", "monday: kayaks", "tuesday: canoes"}; !slices.Equal(got, want) {
+		t.Fatalf("journal holds %q, want %q", got, want)
+	}
+	// With times, the same words at the same place on another day are
+	// another message.
+	timed := func(day, text string) string {
+		return `{"conversation":"log","role":"user","content":"` + text + `","time":"2026-03-0` + day + `T08:00:00Z"}` + "\n"
+	}
+	importWith(t, s, "alice", timed("1", "good morning")+timed("1", "monday"), false)
+	for range 2 {
+		importWith(t, s, "alice", timed("2", "good morning")+timed("2", "tuesday"), false)
+	}
+	if convs, _ = s.ListConversations(ctx, "alice", ListOptions{}); len(convs) != 2 {
+		t.Fatalf("conversations %+v", convs)
+	}
+	for _, c := range convs {
+		if c.ID != msgs[0].ConversationID {
+			if all, _ := s.Messages(ctx, "alice", c.ID); len(all) != 4 {
+				t.Fatalf("the timed log holds %+v", all)
+			}
+		}
 	}
 }
 

@@ -1,20 +1,19 @@
 package tui
 
 import (
-	"context"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"strings"
 	"time"
 
+	"github.com/mneme-dev/mneme/memory/mdexport"
+
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/mneme-dev/mneme/internal/ollama"
 	"github.com/mneme-dev/mneme/internal/sanitize"
-	"github.com/mneme-dev/mneme/memory"
 	"github.com/mneme-dev/mneme/tui/panel"
 	"github.com/mneme-dev/mneme/tui/paths"
 	"github.com/mneme-dev/mneme/tui/picker"
@@ -102,11 +101,6 @@ func (t *transcript) lastAnswer() string {
 	return ""
 }
 
-// exporter writes a conversation out; *memory.Store has it.
-type exporter interface {
-	Export(ctx context.Context, userID, conversationID string, format memory.ExportFormat, w io.Writer) error
-}
-
 // exportedMsg reports an export.
 type exportedMsg struct {
 	path string
@@ -117,7 +111,7 @@ type exportedMsg struct {
 // mneme-<title>-<id>.md in the current directory. An existing file is
 // never overwritten.
 func (m *Model) slashExport(args string) tea.Cmd {
-	ex, ok := m.store.(exporter)
+	ex, ok := m.store.(mdexport.Source)
 	switch {
 	case !ok:
 		m.hint = "Exporting is not available here."
@@ -134,7 +128,7 @@ func (m *Model) slashExport(args string) tea.Cmd {
 		if err != nil {
 			return exportedMsg{path: abs, err: err}
 		}
-		err = ex.Export(ctx, user, id, memory.FormatMarkdown, f)
+		err = mdexport.Export(ctx, ex, user, id, f)
 		if cerr := f.Close(); err == nil {
 			err = cerr
 		}
