@@ -497,9 +497,13 @@ func (a *Agent) Compact(ctx context.Context, userID, conversationID string, emit
 		return res, fmt.Errorf("load summary: %w", err)
 	}
 	a.compactView(ctx, req, a.systemMessages(nil), v, true, &res, emit)
-	if !res.Compacted && res.Dropped == 0 {
+	switch {
+	case res.Compacted:
+	case res.Dropped == 0 && v.summary.ID != "":
+		emit(NoticeEvent{Text: "Nothing to compact: the conversation is already compacted up to its last turn."})
+	case res.Dropped == 0:
 		emit(NoticeEvent{Text: "Nothing to compact yet: the conversation is only its last turn."})
-	} else if !res.Compacted {
+	default:
 		res.Dropped = 0 // a forced compaction that failed leaves nothing out of anything
 	}
 	return res, nil

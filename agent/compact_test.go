@@ -461,6 +461,14 @@ func TestCompactNow(t *testing.T) {
 	if _, ok := events[len(events)-1].(DoneEvent); !ok {
 		t.Fatalf("last event %T", events[len(events)-1])
 	}
+	// Again at once: nothing is left to compact, and it says why.
+	events = nil
+	if res, err := h.agent.Compact(context.Background(), "alice", h.conv.ID, emit); err != nil || res.Compacted {
+		t.Fatalf("compact again: %+v %v", res, err)
+	}
+	if n := notices(events); len(n) != 1 || !strings.Contains(n[0], "already compacted up to its last turn") {
+		t.Fatalf("compact again: notices %q", n)
+	}
 	h.mustRun("question 4")
 	sent := withoutSystemPrompt(t, h.srv.LastRequest())
 	if len(sent) != 4 || !strings.HasPrefix(sent[0].Content, SummaryHeading) || sent[1].Content != "question 3" || sent[3].Content != "question 4" {

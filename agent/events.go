@@ -1,6 +1,10 @@
 package agent
 
-import "github.com/mneme-dev/mneme/tools"
+import (
+	"strings"
+
+	"github.com/mneme-dev/mneme/tools"
+)
 
 // Event is something that happened during a run. The concrete types below
 // are the only events; a consumer switches on them.
@@ -121,4 +125,10 @@ type Result struct {
 	Cut bool `json:"cut,omitempty"`
 	// estimated: ContextTokens is mneme's estimate, not Ollama's count.
 	estimated bool
+}
+
+// NoAnswer says the run ended as asked but the model's final reply was
+// empty: neither stopped, nor cut, nor out of steps, all of which say why.
+func (r Result) NoAnswer() bool {
+	return strings.TrimSpace(r.Answer) == "" && !r.Interrupted && !r.Cut && !r.StepLimitReached
 }

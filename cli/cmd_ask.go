@@ -215,7 +215,7 @@ func (a *App) runAsk(ctx context.Context, args []string) (err error) {
 			"no final answer: the step limit (%d model calls) was reached while the model kept calling tools; "+
 				"what it said is stored. Raise max_steps (MNEME_MAX_STEPS) or ask again", ag.MaxSteps())}
 	}
-	if strings.TrimSpace(res.Answer) == "" && !res.Cut { // a cut answer said why already
+	if res.NoAnswer() {
 		return exitError{code: 1, msg: "the model gave no answer (its reply was empty); ask again or try another model"}
 	}
 	if p.Closed() && !errors.Is(p.Err(), syscall.EPIPE) {

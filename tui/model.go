@@ -655,6 +655,9 @@ func (m *Model) applyEvent(ev agent.Event) {
 		m.transcript.entries[len(m.transcript.entries)-1].passing = ev.Passing
 	case agent.DoneEvent:
 		m.finishRun(ev.Result.Interrupted, nil)
+		if ev.Result.NoAnswer() {
+			m.transcript.addNoAnswer()
+		}
 	case agent.ErrorEvent:
 		m.finishRun(false, ev.Err)
 	}

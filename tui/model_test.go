@@ -661,3 +661,70 @@ func TestSlashModelPullRefusesANonName(t *testing.T) {
 		t.Fatalf("the model picker opened for it:\n%s", h.screen())
 	}
 }
+
+// TestEmptyReplySaysSo: a model that replies nothing leaves a line that
+// says so, live and when the conversation is opened again, not a blank.
+func TestEmptyReplySaysSo(t *testing.T) {
+	store := openStore(t)
+	h := newHarness(t, config(store, newFakeRunner(store), readyProbe))
+	h.runUntilShown("Ollama ready")
+	h.typeText("say nothing")
+	h.send(keyEnter)
+	h.runUntilShown("say nothing", "(no answer: the model's reply was empty")
+	h.runUntilIdle()
+	if n := strings.Count(h.screen(), "no answer"); n != 1 {
+		t.Fatalf("said %d times:\n%s", n, h.screen())
+	}
+	conv, _ := storedMessages(t, store)
+	cfg := config(store, newFakeRunner(store), readyProbe)
+	cfg.ConversationID = conv.ID
+	again := newHarness(t, cfg)
+	again.runUntilShown("say nothing", "(no answer: the model's reply was empty")
+}
+
+// TestToolCallsThatFailAlikeAreOneLine: a reply of many calls over the
+// limit shows one line for those that failed the same way, live and when
+// the conversation is opened again.
+func TestToolCallsThatFailAlikeAreOneLine(t *testing.T) {
+	store := openStore(t)
+	r := newFakeRunner(store, "Let me look.")
+	r.deltas2 = []string{"Done."}
+	for i := range 40 {
+		act := agent.ToolActivity{ID: fmt.Sprint("call", i), Name: "memory_search", Args: `{"query":"x"}`, Result: "no notes"}
+		if i >= 16 {
+			act.Result, act.Error = "", "not run: at most 16 tool calls are run per reply, and this reply made 40"
+		}
+		r.tools = append(r.tools, act)
+	}
+	h := newHarness(t, config(store, r, readyProbe))
+	h.runUntilShown("Ollama ready")
+	h.typeText("search a lot")
+	h.send(keyEnter)
+	h.runUntilShown("Done.", "and 23 more calls that failed the same way")
+	h.runUntilIdle()
+	if n := strings.Count(h.screen(), "at most 16 tool calls"); n != 1 {
+		t.Fatalf("the limit is said %d times:\n%s", n, h.screen())
+	}
+
+	// Stored as the agent stores them, and opened again.
+	ctx := context.Background()
+	conv, _ := storedMessages(t, store)
+	var calls []memory.ToolCall
+	for i := range 30 {
+		calls = append(calls, memory.ToolCall{ID: fmt.Sprint("c", i), Name: "memory_search", Arguments: []byte(`{"query":"y"}`)})
+	}
+	msgs := []memory.Message{{Role: memory.RoleUser, Content: "again"}, {Role: memory.RoleAssistant, ToolCalls: calls}}
+	for _, c := range calls {
+		msgs = append(msgs, memory.Message{Role: memory.RoleTool, ToolCallID: c.ID, ToolName: c.Name, Content: `{"error":"not run: over the limit"}`})
+	}
+	for _, m := range append(msgs, memory.Message{Role: memory.RoleAssistant, Content: "Over."}) {
+		m.ConversationID = conv.ID
+		if _, err := store.AppendMessage(ctx, testUser, m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg := config(store, newFakeRunner(store), readyProbe)
+	cfg.ConversationID = conv.ID
+	again := newHarness(t, cfg)
+	again.runUntilShown("Over.", "and 29 more calls that failed the same way")
+}

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"fmt"
 	"log/slog"
 	"slices"
 	"strings"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/mneme-dev/mneme/agent"
 	"github.com/mneme-dev/mneme/internal/sanitize"
+	"github.com/mneme-dev/mneme/internal/text"
 	"github.com/mneme-dev/mneme/memory"
 	"github.com/mneme-dev/mneme/tui/render"
 )
@@ -35,11 +37,13 @@ type entry struct {
 	thinking    string
 	tool        agent.ToolActivity
 	toolDone    bool
+	alike       int              // further tool calls after this one that failed the same way, folded into it
 	memories    []agent.Memory   // entryRecall
 	summary     memory.Summary   // entryCompaction
 	cites       []agent.Citation // entrySources
 	seq         int              // the stored message the entry shows (0: not from history)
 	interrupted bool
+	empty       bool // a final reply that was empty (agent.Result.NoAnswer)
 	elsewhere   bool // stored interrupted, but another mneme is still writing it
 	passing     bool // a notice of a wait (agent.NoticeEvent.Passing): gone when the run goes on
 	streaming   bool // the answer is still arriving
@@ -203,6 +207,11 @@ func (t *transcript) endLive(interrupted bool) bool {
 	return true
 }
 
+// addNoAnswer marks a run whose model replied nothing.
+func (t *transcript) addNoAnswer() {
+	t.entries = append(t.entries, entry{kind: entryAssistant, empty: true, turn: t.answered()})
+}
+
 // addInterrupted marks a run stopped before it wrote anything.
 func (t *transcript) addInterrupted() {
 	t.entries = append(t.entries, entry{kind: entryAssistant, interrupted: true, turn: t.answered()})
@@ -245,10 +254,27 @@ func (t *transcript) toolResult(act agent.ToolActivity) {
 		e := &t.entries[i]
 		if e.kind == entryTool && !e.toolDone && (e.tool.ID == act.ID || act.ID == "" && e.tool.Name == act.Name) {
 			e.tool, e.toolDone, e.viewWidth = act, true, 0
+			if i == len(t.entries)-1 {
+				t.entries = foldAlike(t.entries[:i], *e)
+			}
 			return
 		}
 	}
-	t.entries = append(t.entries, entry{kind: entryTool, tool: act, toolDone: true, turn: t.turns.Current()})
+	t.entries = foldAlike(t.entries, entry{kind: entryTool, tool: act, toolDone: true, turn: t.turns.Current()})
+}
+
+// foldAlike appends a finished tool call's entry, or counts it in the one
+// before when both failed the same way: a reply of 200 calls, 184 of them
+// over the limit, is one line for those, not 184.
+func foldAlike(entries []entry, e entry) []entry {
+	if n := len(entries); n > 0 && e.kind == entryTool && e.tool.Error != "" {
+		if prev := &entries[n-1]; prev.kind == entryTool && prev.toolDone && prev.tool.Error == e.tool.Error {
+			prev.alike++
+			prev.viewWidth = 0
+			return entries
+		}
+	}
+	return append(entries, e)
 }
 
 func (t *transcript) wheel(msg tea.MouseWheelMsg) {
@@ -290,7 +316,11 @@ func (t *transcript) render(e *entry, now time.Time) string {
 	case entryAssistant:
 		return t.renderAssistant(e, now)
 	case entryTool:
-		return render.ToolLine(t.st, e.tool, e.toolDone, w, t.details)
+		line := render.ToolLine(t.st, e.tool, e.toolDone, w, t.details)
+		if e.alike > 0 {
+			line += "\n" + t.st.Notice.Width(w).Render(fmt.Sprintf("  … and %s that failed the same way", text.Count(e.alike, "more call", "more calls")))
+		}
+		return line
 	case entryRecall:
 		return render.RecallLine(t.st, e.memories, w, t.details)
 	case entryNotice:
@@ -323,6 +353,8 @@ func (t *transcript) renderAssistant(e *entry, now time.Time) string {
 		parts = append(parts, t.st.Interrupted.Render("(still being written by another mneme…)"))
 	case e.interrupted:
 		parts = append(parts, t.st.Interrupted.Render("(interrupted)"))
+	case e.empty:
+		parts = append(parts, t.st.Interrupted.Render("(no answer: the model's reply was empty; ask again, or try another model with /model)"))
 	}
 	return strings.Join(parts, "\n")
 }
@@ -411,8 +443,11 @@ func entriesFromHistory(msgs []memory.Message) ([]entry, memory.TurnCounter) {
 				calls[c.ID] = c
 			}
 			interrupted := m.Status == memory.StatusInterrupted
-			if strings.TrimSpace(m.Content) != "" || strings.TrimSpace(m.Thinking) != "" || interrupted {
+			switch {
+			case strings.TrimSpace(m.Content) != "" || strings.TrimSpace(m.Thinking) != "" || interrupted:
 				out = append(out, entry{kind: entryAssistant, text: m.Content, thinking: m.Thinking, interrupted: interrupted})
+			case len(m.ToolCalls) == 0: // a final reply that was empty
+				out = append(out, entry{kind: entryAssistant, empty: true})
 			}
 			cites.answer(m.Content)
 		case memory.RoleTool:
@@ -424,7 +459,7 @@ func entriesFromHistory(msgs []memory.Message) ([]entry, memory.TurnCounter) {
 				}
 			}
 			act.Result, act.Error = agent.ToolOutcome(m.Content)
-			out = append(out, entry{kind: entryTool, tool: act, toolDone: true})
+			out = foldAlike(out, entry{kind: entryTool, tool: act, toolDone: true})
 			cites.add(agent.StoredCitations(act.Name, m.Content))
 		}
 		for i := first; i < len(out); i++ {
