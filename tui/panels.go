@@ -9,6 +9,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/mneme-dev/mneme/tui/keyhelp"
+	"github.com/mneme-dev/mneme/tui/keymap"
 	"github.com/mneme-dev/mneme/tui/notes"
 	"github.com/mneme-dev/mneme/tui/picker"
 	"github.com/mneme-dev/mneme/tui/search"
@@ -256,14 +257,14 @@ func helpRows(st *Styles, km KeyMap, hm help.Model, width int) []string {
 	hm.SetWidth(max(1, width))
 	hm.ShowAll = true
 	var rows []string
-	for i, sec := range km.sections() {
+	for i, sec := range km.Sections() {
 		if i > 0 {
 			rows = append(rows, "")
 		}
-		rows = append(rows, st.SidebarTitle.Render(sec.title))
-		rows = append(rows, keyhelp.KeyRows(hm, sec.keys.FullHelp(), width)...)
+		rows = append(rows, st.SidebarTitle.Render(sec.Title))
+		rows = append(rows, keyhelp.KeyRows(hm, sec.Keys.FullHelp(), width)...)
 		if i == 0 {
-			for _, l := range strings.Split(ansi.Wrap(helpMouse, max(minContentWidth, width), ""), "\n") {
+			for _, l := range strings.Split(ansi.Wrap(keymap.HelpMouse, max(minContentWidth, width), ""), "\n") {
 				rows = append(rows, st.CompleteHelp.Render(l))
 			}
 			rows = append(rows, "", st.SidebarTitle.Render("Slash commands (type / in the input; tab completes)"))
