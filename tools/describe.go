@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/mneme-dev/mneme/internal/sanitize"
 	"github.com/mneme-dev/mneme/internal/text"
 )
 
@@ -45,8 +46,9 @@ const quoteRunes = 60
 // Summary is the compact one-line wording of a tool call shared by the
 // chat screen and `mneme ask`, e.g. `saved note: "…"` or
 // `searched memory for "…" (3 hits)`; a tool that is not a memory tool
-// shows as `name(args) → result` or `name(args) ✗ error`. It is not
-// sanitised for a terminal, nor cut to a width.
+// shows as `name(args) → result` or `name(args) ✗ error`. Only the text
+// it quotes is sanitised (before it is cut); the whole is not sanitised for
+// a terminal, nor cut to a width.
 func (a Activity) Summary() string {
 	if !known(a.Name) {
 		// Another tool: its name and arguments, then what came back.
@@ -123,7 +125,9 @@ func known(name string) bool {
 	return false
 }
 
-func quote(s string) string { return `"` + text.Cut(text.OneLine(s), quoteRunes) + `"` }
+// quote is s in quotes on one line, cut: sanitised first, so that a cut
+// cannot land inside an escape sequence and take the rest with it.
+func quote(s string) string { return `"` + text.Cut(sanitize.Line(s), quoteRunes) + `"` }
 
 // shortID is the first 13 characters of an id: a UUIDv7 to the
 // millisecond, enough to tell notes apart (8 name the same 65 seconds).

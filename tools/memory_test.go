@@ -464,6 +464,9 @@ func TestSummaries(t *testing.T) {
 		{Activity{Name: "frob", Args: `{"a": 1}`, Result: "ok\nfine", Done: true}, `frob({"a": 1}) → ok fine`},
 		{Activity{Name: "frob", Args: `{}`, Error: `unknown tool "frob"`, Done: true}, `frob({}) ✗ unknown tool "frob"`},
 		{Activity{Name: MemorySaveName, Args: `{"content":"` + strings.Repeat("a", 100) + `"}`}, `saving note: "` + strings.Repeat("a", 59) + `…"`},
+		// An escape sequence long enough to reach the cut: sanitised first,
+		// it cannot swallow the end.
+		{Activity{Name: MemorySaveName, Args: `{"content":"saved \u001b]52;c;` + strings.Repeat("Z", 60) + `\u0007 end"}`}, `saving note: "saved end"`},
 	}
 	for _, c := range cases {
 		if got := c.a.Summary(); got != c.want {
