@@ -134,6 +134,15 @@ func TestEvalMemory(t *testing.T) {
 	if r := d.mneme("", "eval", "something"); r.code != 2 {
 		t.Errorf("eval something: %+v", r)
 	}
+	// A model that answers nothing the schema asks: exit 1, with the first
+	// reply that was dropped and why (eval writes no log to look in).
+	bad := fakeollama.New(t)
+	bad.SetDefault(func(api.ChatRequest) fakeollama.Reply { return fakeollama.Say("Sure! \x1b]0;t\x07Here you go") })
+	r = newDevice(t, bad.Host()).mneme("", "eval", "memory", "--model", fakeollama.DefaultChatModel)
+	if r.code != 1 || !strings.Contains(r.stderr, "The first: model reply is not the schema's JSON") || !strings.Contains(r.stderr, "Here you go") ||
+		strings.Contains(r.stderr, "see the log") || strings.ContainsAny(r.stderr, "\x1b\x07") {
+		t.Fatalf("malformed replies: %+v", r)
+	}
 }
 
 // TestEvalMemoryRealOllama: the evaluation runs end to end against a real

@@ -6,12 +6,15 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"strings"
+	"sync"
 
 	"github.com/ollama/ollama/api"
 
 	"github.com/mneme-dev/mneme/agent"
 	"github.com/mneme-dev/mneme/config"
 	"github.com/mneme-dev/mneme/internal/sanitize"
+	"github.com/mneme-dev/mneme/internal/text"
 	"github.com/mneme-dev/mneme/learn"
 	"github.com/mneme-dev/mneme/learn/eval"
 )
@@ -60,7 +63,8 @@ func (a *App) runEval(ctx context.Context, args []string) error {
 		return err
 	}
 	show, _ := client.Show(ctx, &api.ShowRequest{Model: name}) // nil when it fails
-	model := learn.Model{Name: name, Log: slog.New(slog.DiscardHandler),
+	first := &firstRecord{}
+	model := learn.Model{Name: name, Log: slog.New(first),
 		Options: map[string]any{"num_ctx": agent.ChooseContext(cfg.NumCtx, cfg.NumCtxMax, show).Tokens}}
 	fmt.Fprintf(a.stderr, "Evaluating memory with %s on %d dialogues (matcher: %s)\n", sanitize.Line(name), len(set.Dialogues), eval.MatcherName)
 	rep, err := eval.Run(ctx, client, model, set, eval.Options{Progress: func(done, total int, r eval.DialogueResult) {
@@ -76,7 +80,41 @@ func (a *App) runEval(ctx context.Context, args []string) error {
 	}
 	if err == nil && rep.Dialogues > 0 && rep.Failed == rep.Dialogues {
 		// Every reply was malformed: the figures above measure nothing.
-		return exitError{code: 1, msg: fmt.Sprintf("eval memory: the model answered all %d extractions with malformed output; the figures mean nothing (see the log)", rep.Failed)}
+		return exitError{code: 1, msg: fmt.Sprintf("eval memory: the model answered all %d extractions with malformed output; the figures mean nothing. The first: %s",
+			rep.Failed, text.Cut(sanitize.Line(first.String()), 300))}
 	}
 	return err
+}
+
+// firstRecord keeps the first thing learning logs (a reply dropped, and
+// why), for the message when every reply was malformed: eval writes no log
+// file, as it writes nothing to the data dir.
+type firstRecord struct {
+	mu   sync.Mutex
+	text string
+}
+
+func (f *firstRecord) Enabled(context.Context, slog.Level) bool { return true }
+func (f *firstRecord) WithAttrs([]slog.Attr) slog.Handler       { return f }
+func (f *firstRecord) WithGroup(string) slog.Handler            { return f }
+
+func (f *firstRecord) Handle(_ context.Context, r slog.Record) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.text == "" {
+		var b strings.Builder
+		b.WriteString(r.Message)
+		r.Attrs(func(a slog.Attr) bool {
+			fmt.Fprintf(&b, " %s=%q", a.Key, a.Value.String())
+			return true
+		})
+		f.text = b.String()
+	}
+	return nil
+}
+
+func (f *firstRecord) String() string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.text
 }
