@@ -23,6 +23,8 @@ const (
 	SkipNoMatch    = "no files match"
 	SkipDenied     = "permission denied"
 	SkipNotRegular = "not a regular file"
+	// SkipLinkOutside: a link, in a directory added, to a file outside it.
+	SkipLinkOutside = "a link to a file outside the folder: name it to add it"
 )
 
 // Expand turns command-line arguments (files, directories, globs like
@@ -116,7 +118,11 @@ func (e *expander) path(abs string, named bool) {
 	}
 	switch {
 	case info.IsDir():
-		e.walk(abs, parentRules(abs))
+		root := abs
+		if real, err := filepath.EvalSymlinks(abs); err == nil {
+			root = real
+		}
+		e.walk(root, abs, parentRules(abs))
 	case !info.Mode().IsRegular():
 		e.add(abs, SkipNotRegular)
 	case !named:
@@ -136,8 +142,10 @@ func (e *expander) path(abs string, named bool) {
 }
 
 // walk adds the files under dir, depth first in lexical order, with the
-// ignore rules from above it.
-func (e *expander) walk(dir string, rules []ignoreRule) {
+// ignore rules from above it. A link is followed only to a file inside
+// root, the real path of the directory named: a link in a notes folder to
+// ~/.ssh/id_ed25519 or /etc/passwd is not added unless named outright.
+func (e *expander) walk(root, dir string, rules []ignoreRule) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		e.add(dir, reason(err))
@@ -162,16 +170,26 @@ func (e *expander) walk(dir string, rules []ignoreRule) {
 			if info.IsDir() {
 				continue // a link to a directory: not followed, against loops
 			}
+			if real, err := filepath.EvalSymlinks(abs); err != nil || !within(root, real) {
+				e.out = append(e.out, Candidate{Path: abs, Skip: SkipLinkOutside})
+				continue
+			}
 		}
 		if ignored(rules, abs, isDir) {
 			continue
 		}
 		if isDir {
-			e.walk(abs, rules)
+			e.walk(root, abs, rules)
 			continue
 		}
 		e.path(abs, false)
 	}
+}
+
+// within reports whether path is root or under it.
+func within(root, path string) bool {
+	rel, err := filepath.Rel(root, path)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }
 
 // reason turns a file system error into a few words for a person.

@@ -140,6 +140,39 @@ func TestExpandSkipsSpecialFiles(t *testing.T) {
 	}
 }
 
+// TestExpandLeavesLinksOutOfTheFolder: a folder's link to a file outside it
+// (a secret elsewhere) is not added unless named outright; one to a file
+// inside it is, the folder named through a link too.
+func TestExpandLeavesLinksOutOfTheFolder(t *testing.T) {
+	outside := tree(t, map[string]string{"id_ed25519.md": "secret"})
+	root := tree(t, map[string]string{"notes/a.md": "a", "notes/sub/b.md": "b"})
+	notes := filepath.Join(root, "notes")
+	for link, target := range map[string]string{
+		"notes/key.md":      filepath.Join(outside, "id_ed25519.md"),
+		"notes/sub/also.md": filepath.Join(notes, "a.md"),
+		"via":               notes,
+	} {
+		if err := os.Symlink(target, filepath.Join(root, link)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := []Candidate{
+		{Path: filepath.Join(notes, "a.md")},
+		{Path: filepath.Join(notes, "key.md"), Skip: SkipLinkOutside},
+		{Path: filepath.Join(notes, "sub/also.md"), Skip: "a link to " + filepath.Join(notes, "a.md") + ", added once under that name"},
+		{Path: filepath.Join(notes, "sub/b.md")},
+	}
+	if got := Expand([]string{notes}); !reflect.DeepEqual(got, want) {
+		t.Errorf("Expand(folder) =\n%+v\nwant\n%+v", got, want)
+	}
+	if got := Expand([]string{filepath.Join(root, "via")}); len(got) != 4 || got[1].Skip != SkipLinkOutside || got[3].Skip != "" {
+		t.Errorf("Expand(a link to the folder) = %+v", got)
+	}
+	if got := Expand([]string{filepath.Join(notes, "key.md")}); len(got) != 1 || got[0].Skip != "" || got[0].Path != filepath.Join(outside, "id_ed25519.md") {
+		t.Errorf("Expand(the link named) = %+v", got)
+	}
+}
+
 // TestExpandGlobStar: "**" takes any number of directories, as a shell's
 // globstar does, and leaves hidden directories out.
 func TestExpandGlobStar(t *testing.T) {
