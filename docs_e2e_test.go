@@ -1,16 +1,22 @@
 package main
 
 import (
+	"bufio"
+	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/ollama/ollama/api"
 
+	"github.com/mneme-dev/mneme/cli"
 	"github.com/mneme-dev/mneme/internal/fakeollama"
 	"github.com/mneme-dev/mneme/internal/realollama"
 	"github.com/mneme-dev/mneme/internal/sanitize/hostile"
@@ -404,5 +410,54 @@ func TestHostileDocumentsNeverReachTheTerminal(t *testing.T) {
 	}
 	if hits := d.docHits("needle"); len(hits) == 0 || filepath.Base(hits[0].Path) != "long.txt" {
 		t.Errorf("the long line's last word: %+v", hits)
+	}
+}
+
+// TestDocsAddCtrlCSaysHowFarItGot: Ctrl+C in a large docs add ends it with
+// its counts and how far it got, within the grace a stopped command has;
+// the same command again adds the rest.
+func TestDocsAddCtrlCSaysHowFarItGot(t *testing.T) {
+	t.Parallel()
+	d := newDevice(t, "127.0.0.1:1") // keyword only
+	dir := t.TempDir()
+	files := map[string]string{}
+	const n = 2000
+	for i := range n {
+		files[fmt.Sprintf("n%04d.md", i)] = fmt.Sprintf("# Note %d\n\nThe heron number %d stood by the river.\n", i, i)
+	}
+	writeFiles(t, dir, files)
+	cmd := exec.Command(mnemeBin, "docs", "add", dir)
+	cmd.Env = d.env()
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	br := bufio.NewReader(stdout)
+	first, err := br.ReadString('\n') // one file is in
+	if err != nil || !strings.HasPrefix(first, "added ") {
+		cmd.Process.Kill()
+		t.Fatalf("first line %q (%v)", first, err)
+	}
+	cmd.Process.Signal(os.Interrupt)
+	rest, _ := io.ReadAll(br)
+	err = cmd.Wait()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != cli.ExitInterrupted {
+		t.Fatalf("docs add stopped: %v\n%s", err, stderr.String())
+	}
+	out := first + string(rest)
+	added := strings.Count(out, "\nadded ") + 1
+	summary := fmt.Sprintf("%d added, 0 updated, 0 unchanged, 0 skipped\n", added)
+	if !strings.Contains(out, summary) || !strings.Contains(stderr.String(), fmt.Sprintf("stopped after %d of 2,000 files; the same command again adds the rest", added)) {
+		t.Fatalf("stopped docs add: want %q\nstdout tail: %s\nstderr: %s", summary, out[max(0, len(out)-300):], stderr.String())
+	}
+	again := d.mustOK("", "docs", "add", dir).stdout
+	if !strings.Contains(again, fmt.Sprintf("%d added, 0 updated, %d unchanged, 0 skipped", n-added, added)) {
+		t.Fatalf("docs add again: %s", again[max(0, len(again)-300):])
 	}
 }

@@ -119,9 +119,9 @@ func (a *App) docsAdd(ctx context.Context, args []string) error {
 			bar.Show(i + 1)
 		}
 		bar.Clear()
-		if err := ix.IndexDocuments(context.WithoutCancel(ctx)); err != nil {
-			return err
-		}
+		// Said before the last keyword write: after Ctrl+C, that write may
+		// outlast the grace a stopped command has (what it leaves, the
+		// next command indexes).
 		if asJSON {
 			if err := writeJSON(a.stdout, results); err != nil {
 				return err
@@ -129,6 +129,12 @@ func (a *App) docsAdd(ctx context.Context, args []string) error {
 		} else {
 			fmt.Fprintf(a.stdout, "%d added, %d updated, %d unchanged, %d skipped\n",
 				counts[string(docstore.Added)], counts[string(docstore.Updated)], counts[string(docstore.Unchanged)]+counts[string(docstore.Moved)], counts["skipped"])
+		}
+		if ctx.Err() != nil {
+			fmt.Fprintf(a.stderr, "mneme: docs add: stopped after %d of %s; the same command again adds the rest\n", len(results), text.Count(len(found), "file", "files"))
+		}
+		if err := ix.IndexDocuments(context.WithoutCancel(ctx)); err != nil {
+			return err
 		}
 		if err := ctx.Err(); err != nil {
 			return err
