@@ -38,7 +38,8 @@ func (a *App) learnImported(ctx context.Context, s *session, ix *index.Index, pr
 	for i, t := range turns {
 		ids[i] = t.ID
 	}
-	if err := s.store.AddExtractPending(ctx, ids...); err != nil { // until each is learnt from
+	pending := learn.NewPending(s.store)
+	if err := pending.Add(ctx, ids...); err != nil { // until each is learnt from
 		return err
 	}
 	if probe.Err != nil || probe.Model == "" {
@@ -63,7 +64,7 @@ func (a *App) learnImported(ctx context.Context, s *session, ix *index.Index, pr
 			return exitError{code: ExitInterrupted, msg: "import: --extract interrupted; the conversations are imported"}
 		}
 		counter.Show(i)
-		mine, err := s.store.ClaimExtract(ctx, t.ID, extractLease)
+		mine, err := pending.Claim(ctx, t.ID, extractLease)
 		if err != nil {
 			return err
 		}
@@ -80,14 +81,14 @@ func (a *App) learnImported(ctx context.Context, s *session, ix *index.Index, pr
 			changes++
 		}
 		if err == nil {
-			err = s.store.DoneExtract(ctx, t.ID)
+			err = pending.Done(ctx, t.ID)
 			if err != nil {
 				return err
 			}
 			done++
 			continue
 		}
-		if err := s.store.ReleaseExtract(context.WithoutCancel(ctx), t.ID); err != nil {
+		if err := pending.Release(context.WithoutCancel(ctx), t.ID); err != nil {
 			return err
 		}
 		if ctx.Err() == nil { // not the one Ctrl+C stopped

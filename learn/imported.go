@@ -23,7 +23,7 @@ type StoredTurn struct {
 // ImportedTurns lists the turns of an import's conversations to learn
 // from (`mneme import --extract`), with their question and answer, oldest
 // first: those that hold a message the import stored, and those an earlier
-// run left pending (memory.Store.ExtractPending).
+// run left pending (Pending).
 func ImportedTurns(ctx context.Context, store *memory.Store, st memory.ImportStats) ([]StoredTurn, error) {
 	var out []StoredTurn
 	for _, ref := range st.Conversations {
@@ -35,7 +35,7 @@ func ImportedTurns(ctx context.Context, store *memory.Store, st memory.ImportSta
 		for i, t := range turns {
 			ids[i] = t.ID
 		}
-		pending, err := store.ExtractPending(ctx, ids)
+		pending, err := NewPending(store).Of(ctx, ids)
 		if err != nil {
 			return nil, err
 		}

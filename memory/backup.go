@@ -424,6 +424,16 @@ func (imp *importer) restoreNote(ctx context.Context, b schema.BackupNoteLine, s
 		}
 		if k, _ := res.RowsAffected(); k > 0 {
 			st.Notes++
+			return nil
+		}
+		// Kept as stored; said when the backup's text is another (a note
+		// edited since the backup was made).
+		var stored string
+		if err := tx.QueryRowContext(ctx, `SELECT content FROM notes WHERE id = ?`, b.ID).Scan(&stored); err != nil {
+			return err
+		}
+		if stored != content {
+			st.Conflicts++
 		}
 		return nil
 	})

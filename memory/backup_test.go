@@ -168,6 +168,18 @@ func TestBackupRoundTrip(t *testing.T) {
 			t.Fatalf("re-import changed the backup:\n%s", again)
 		}
 	}
+	// A note edited since the backup keeps its text, and the restore says
+	// one line was kept as stored.
+	trams := notes[slices.IndexFunc(notes, func(n Note) bool { return n.Content == "likes trams" })]
+	if _, err := dst.UpdateNote(ctx, "alice", trams.ID, "likes trams and funiculars"); err != nil {
+		t.Fatal(err)
+	}
+	if st, bad = importWith(t, dst, "alice", backup, false); len(bad) != 0 || st.Notes != 0 || st.Conflicts != 1 {
+		t.Fatalf("restore over an edited note: %+v, bad %v", st, bad)
+	}
+	if n, err := dst.Note(ctx, "alice", trams.ID); err != nil || n.Content != "likes trams and funiculars" {
+		t.Fatalf("the edited note after restore: %+v, %v", n, err)
+	}
 }
 
 func TestBackupCorruptLineIsReportedAndTheRestRestores(t *testing.T) {

@@ -4,9 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"maps"
 	"strings"
-	"time"
 
 	"github.com/mneme-dev/mneme/memory/internal/sqlq"
 )
@@ -61,75 +59,6 @@ var localSchema = []string{
 		id    TEXT PRIMARY KEY,
 		until INTEGER NOT NULL
 	) WITHOUT ROWID`,
-}
-
-// AddExtractPending records that `import --extract` is to learn from the
-// turns ids.
-func (s *Store) AddExtractPending(ctx context.Context, ids ...string) error {
-	return s.writeLocal(ctx, func(tx Execer) error {
-		for _, id := range ids {
-			if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO local.extract_pending(id) VALUES (?)`, id); err != nil {
-				return fmt.Errorf("extract pending: %w", err)
-			}
-		}
-		return nil
-	})
-}
-
-// ClaimExtract claims the pending turn id for this run of `import
-// --extract` for lease: false when it is no longer pending (another run
-// learnt from it) or another run's claim on it has not run out.
-func (s *Store) ClaimExtract(ctx context.Context, id string, lease time.Duration) (bool, error) {
-	now := time.Now()
-	claimed := false
-	err := s.writeLocal(ctx, func(tx Execer) error {
-		res, err := tx.ExecContext(ctx, `INSERT INTO local.extract_claims(id, until)
-			SELECT id, ? FROM local.extract_pending WHERE id = ?
-			ON CONFLICT(id) DO UPDATE SET until = excluded.until WHERE extract_claims.until <= ?`,
-			now.Add(lease).UnixMilli(), id, now.UnixMilli())
-		if err != nil {
-			return fmt.Errorf("extract claim: %w", err)
-		}
-		n, err := res.RowsAffected()
-		claimed = n == 1
-		return err
-	})
-	return claimed, err
-}
-
-// ReleaseExtract gives back a claim on the turn id that the run could not
-// learn from, for the next run.
-func (s *Store) ReleaseExtract(ctx context.Context, id string) error {
-	return s.writeLocal(ctx, func(tx Execer) error {
-		_, err := tx.ExecContext(ctx, `DELETE FROM local.extract_claims WHERE id = ?`, id)
-		return err
-	})
-}
-
-// DoneExtract records that `import --extract` learnt from the turn id.
-func (s *Store) DoneExtract(ctx context.Context, id string) error {
-	return s.writeLocal(ctx, func(tx Execer) error {
-		for _, table := range []string{"local.extract_pending", "local.extract_claims"} {
-			if _, err := tx.ExecContext(ctx, `DELETE FROM `+table+` WHERE id = ?`, id); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-}
-
-// ExtractPending says which of the turns ids wait for `import --extract`.
-func (s *Store) ExtractPending(ctx context.Context, ids []string) (map[string]bool, error) {
-	pending := map[string]bool{}
-	for start := 0; start < len(ids); start += sqlq.MaxParams {
-		part := ids[start:min(start+sqlq.MaxParams, len(ids))]
-		got, err := s.idSet(ctx, `SELECT id FROM local.extract_pending WHERE id IN (`+sqlq.Placeholders(len(part))+`)`, sqlq.Args(part)...)
-		if err != nil {
-			return nil, fmt.Errorf("extract pending: %w", err)
-		}
-		maps.Copy(pending, got)
-	}
-	return pending, nil
 }
 
 // LocalPath is the local state file of the database at path.

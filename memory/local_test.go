@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
-	"time"
 )
 
 // TestKeywordMarksAreLocalState: marking and unmarking keyword documents
@@ -45,44 +44,5 @@ func TestKeywordMarksAreLocalState(t *testing.T) {
 		if len(data) == 0 || bytes.HasPrefix(data, []byte("SQLite format")) {
 			t.Fatalf("local state %s: %d bytes, plain text", suf, len(data))
 		}
-	}
-}
-
-// TestExtractClaims: a pending turn is claimed by one run until its claim
-// runs out or is given back, and not at all once learnt from.
-func TestExtractClaims(t *testing.T) {
-	ctx := context.Background()
-	s := openTest(t)
-	claim := func(id string, lease time.Duration) bool {
-		t.Helper()
-		ok, err := s.ClaimExtract(ctx, id, lease)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return ok
-	}
-	if claim("t1", time.Hour) {
-		t.Fatal("claimed a turn that waits for nothing")
-	}
-	if err := s.AddExtractPending(ctx, "t1", "t2"); err != nil {
-		t.Fatal(err)
-	}
-	if !claim("t1", time.Hour) || claim("t1", time.Hour) {
-		t.Fatal("a pending turn is claimed once")
-	}
-	if err := s.ReleaseExtract(ctx, "t1"); err != nil {
-		t.Fatal(err)
-	}
-	if !claim("t1", time.Hour) {
-		t.Fatal("a claim given back is not claimed again")
-	}
-	if !claim("t2", -time.Second) || !claim("t2", time.Hour) {
-		t.Fatal("a claim that ran out is not claimed again")
-	}
-	if err := s.DoneExtract(ctx, "t2"); err != nil {
-		t.Fatal(err)
-	}
-	if pending, err := s.ExtractPending(ctx, []string{"t1", "t2"}); err != nil || len(pending) != 1 || !pending["t1"] || claim("t2", -time.Second) {
-		t.Fatalf("after t2 was learnt from: pending %v (%v)", pending, err)
 	}
 }

@@ -277,6 +277,12 @@ func (s *Store) writeLocal(ctx context.Context, fn func(tx Execer) error) error 
 	return s.transact(ctx, fn)
 }
 
+// WriteLocal is Write for tables of the local state only (local.*), which
+// a read-only store still keeps.
+func (s *Store) WriteLocal(ctx context.Context, fn func(tx Execer) error) error {
+	return s.writeLocal(ctx, fn)
+}
+
 func (s *Store) transact(ctx context.Context, fn func(tx Execer) error) error {
 	s.writeMu.Lock()
 	defer s.writeMu.Unlock()
