@@ -132,6 +132,9 @@ func (st *Store) restoreChunk(ctx context.Context, raw []byte, who func(string) 
 		if err != nil {
 			return errLine{err}
 		}
+		if l.Document == "" {
+			return errLine{errors.New(`a passage without "document"`)}
+		}
 		p := Piece{Heading: l.Heading, Page: l.Page, Text: l.Text}
 		return st.s.Write(ctx, func(tx memory.Execer) error {
 			var owner string

@@ -78,6 +78,7 @@ func TestBackupLinesRestoreAndRefuseHostileOnes(t *testing.T) {
 		// ids are printed and matched by prefix: short ones and escapes are refused
 		`{"type":"document","id":"d1","path":"/short","hash":"h","doc_type":"text","size":1,"added":"2026-01-01T00:00:00Z","updated":"2026-01-01T00:00:00Z"}`,
 		`{"type":"document","id":"\u001b]0;pwned\u0007abcdefgh","path":"/esc","hash":"h","doc_type":"text","size":1,"added":"2026-01-01T00:00:00Z","updated":"2026-01-01T00:00:00Z"}`,
+		`{"type":"doc_chunk","document_id":"` + d.ID + `","number":0,"text":"a field misnamed"}`,
 	}, "\n") + "\n"
 	var bad []string
 	_, err := dst.Import(ctx, "alice", strings.NewReader(buf.String()+hostile), memory.ImportOptions{More: dstDocs.Restorers(),
@@ -85,7 +86,7 @@ func TestBackupLinesRestoreAndRefuseHostileOnes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(bad) != 6 || !strings.Contains(bad[4], `"id" must be 8 to 64`) || strings.ContainsRune(bad[5], '\x1b') {
+	if len(bad) != 7 || !strings.Contains(bad[4], `"id" must be 8 to 64`) || strings.ContainsRune(bad[5], '\x1b') || !strings.HasSuffix(bad[6], `a passage without "document"`) {
 		t.Fatalf("bad lines: %q", bad)
 	}
 	got, err := dstDocs.Get(ctx, "alice", d.ID)
