@@ -99,7 +99,8 @@ func TestImportOfAnExportThatHoldsNothing(t *testing.T) {
 	t.Parallel()
 	d := newDevice(t, closedPort(t))
 	for _, c := range []struct{ name, body, want string }{
-		{"empty.json", "[]", "holds no conversations; nothing was imported"},
+		{"empty.json", "[]", "holds no conversations with a message to keep; nothing was imported"},
+		{"blank.json", `[{"id":"c1","title":"Blank","mapping":{"r":{"id":"r","children":[]}},"current_node":"r"}]`, "holds no conversations with a message to keep; nothing was imported"},
 		{"cut.json", `[{"title": "x", "mapping": {`, "the export is cut off or malformed"},
 	} {
 		r := d.mneme("", "import", "--from", "chatgpt", writeFile(t, c.name, c.body))

@@ -75,11 +75,11 @@ func (a *App) importExport(ctx context.Context, common config.Flags, path string
 	if err != nil && !errors.Is(err, importer.ErrBroken) && !errors.Is(err, importer.ErrNotArray) {
 		return err
 	}
-	if sum.Conversations == 0 && sum.Bad == 0 { // "[]", or broken before the first conversation
+	if sum.Conversations == 0 && sum.Bad == 0 { // "[]", empty ones, or broken before the first
 		if broken != nil {
 			return fmt.Errorf("import: %s: %w; nothing was imported", sanitize.Line(in.Name), broken)
 		}
-		return exitError{code: 1, msg: fmt.Sprintf("import: %s holds no conversations; nothing was imported", sanitize.Line(in.Name))}
+		return exitError{code: 1, msg: fmt.Sprintf("import: %s holds no conversations with a message to keep; nothing was imported", sanitize.Line(in.Name))}
 	}
 	if ierr := a.indexImported(ctx, s, follow, sum.Stats, extract, func() {
 		sum.Report(a.stdout, a.stderr, time.Since(start))

@@ -328,3 +328,24 @@ func TestNumericIDsAndTheWrongFormat(t *testing.T) {
 		t.Fatalf("a ChatGPT export read as Claude: %q", reports)
 	}
 }
+
+// TestOpenWebUIHistoryWithACycle: a history whose parents loop is reported
+// as a bad conversation, as ChatGPT's is; it added one message twice and
+// said the second was "already there".
+func TestOpenWebUIHistoryWithACycle(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "owui.json")
+	if err := os.WriteFile(path, []byte(`[{"id":"c1","title":"Loop","chat":{"history":{"currentId":"b","messages":{
+		"a":{"id":"a","parentId":"b","role":"user","content":"hello","timestamp":1700000000},
+		"b":{"id":"b","parentId":"a","role":"assistant","content":"hi","timestamp":1700000001}}}}},
+		{"id":"c2","title":"Fine","chat":{"history":{"currentId":"y","messages":{
+		"x":{"id":"x","role":"user","content":"ok?","timestamp":1700000000},
+		"y":{"id":"y","parentId":"x","role":"assistant","content":"ok.","timestamp":1700000001}}}}}]`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s := openStore(t)
+	sum, bad := importFileAs(t, s, path, OpenWebUI)
+	if len(bad) != 1 || !strings.Contains(bad[0], "the history has a cycle") || sum.Stats.Imported != 2 || sum.Stats.Unchanged != 0 {
+		t.Fatalf("summary %+v, bad %q", sum, bad)
+	}
+	equal(t, "the conversation after the loop", transcript(t, s)["Fine"], []string{"user: ok?", "assistant: ok."})
+}

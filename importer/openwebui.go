@@ -2,6 +2,7 @@ package importer
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -66,10 +67,13 @@ func parseOpenWebUI(raw json.RawMessage, sk *Skipped) (Conversation, error) {
 	hist := oc.Chat.History
 	if _, ok := hist.Messages[hist.CurrentID]; ok {
 		msgs = nil
-		for id := hist.CurrentID; id != "" && len(msgs) <= len(hist.Messages); id = hist.Messages[id].ParentID {
+		for id := hist.CurrentID; id != ""; id = hist.Messages[id].ParentID {
 			m, ok := hist.Messages[id]
 			if !ok {
 				break
+			}
+			if len(msgs) == len(hist.Messages) { // more than there are: a message seen again
+				return Conversation{}, errors.New("the history has a cycle")
 			}
 			m.ID = textID(first(string(m.ID), string(id)))
 			msgs = append(msgs, m)

@@ -34,7 +34,7 @@ type Options struct {
 // Summary is what a Run did.
 type Summary struct {
 	Format        Format
-	Conversations int // read from the export
+	Conversations int // read from the export, with a message to keep
 	Messages      int // read from the export (on the current branches)
 	Bad           int // conversations and messages left out as unreadable
 	Skipped       Skipped
@@ -67,7 +67,9 @@ func Run(ctx context.Context, st Store, user string, r *Reader, opts Options) (S
 			if err != nil {
 				return memory.ImportedMessage{}, err
 			}
-			sum.Conversations++
+			if len(c.Messages) > 0 { // one with none to keep is no conversation here
+				sum.Conversations++
+			}
 			sum.Messages += len(c.Messages)
 			if opts.Progress != nil {
 				opts.Progress(sum.Conversations, r.Fraction())
