@@ -4,7 +4,10 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"unicode"
 	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
 
 	"github.com/blevesearch/snowballstem"
 	"github.com/blevesearch/snowballstem/english"
@@ -17,7 +20,9 @@ import (
 // Steps: Unicode word tokenizer (letters and digits; apostrophes inside
 // words kept for the next step, hyphens split), lower case, possessives and
 // contractions removed ("anna's" -> "anna", "we're" -> "we", "n't"
-// words dropped, French elisions dropped: "l'hôpital" -> "hôpital"), English stop words removed, irregular verb and noun forms
+// words dropped, French elisions dropped: "l'hôpital" -> "hôpital"),
+// accents of Latin letters folded ("café" -> "cafe", "straße" -> "strasse";
+// other scripts as written), English stop words removed, irregular verb and noun forms
 // mapped to their lemma ("went" -> "go", "children" -> "child"), ordinal
 // suffixes removed ("8th" -> "8"), then the Snowball (Porter2) English stemmer.
 type analyzer struct {
@@ -74,6 +79,7 @@ func (a *analyzer) term(w string) (string, bool) {
 			w = w[:i]
 		}
 	}
+	w = fold(w)
 	if w == "" || len(w) > maxTokenBytes || a.stop[w] {
 		return "", false
 	}
@@ -145,6 +151,61 @@ func snowball(w string) string {
 	env := snowballstem.NewEnv(w)
 	english.Stem(env)
 	return env.Current()
+}
+
+// fold takes the accents off the Latin letters of w, so that "cafe" finds
+// "café" and "Malmo" finds "Malmö", as people type them without: marks are
+// dropped after a Latin letter only (in other scripts they make other
+// letters: Cyrillic й is not и), and the letters with no decomposition
+// that English keyboards lack are spelt out.
+func fold(w string) string {
+	ascii := true
+	for i := 0; i < len(w); i++ {
+		if w[i] >= utf8.RuneSelf {
+			ascii = false
+			break
+		}
+	}
+	if ascii {
+		return w
+	}
+	var b strings.Builder
+	latin := false
+	for _, r := range norm.NFD.String(w) {
+		switch {
+		case unicode.Is(unicode.Mn, r) && latin:
+			continue
+		case spelt(r) != "":
+			b.WriteString(spelt(r))
+		default:
+			b.WriteRune(r)
+		}
+		latin = unicode.Is(unicode.Latin, r)
+	}
+	return norm.NFC.String(b.String()) // the marks kept, on their letters again
+}
+
+// spelt is a Latin letter with no decomposition as spelt without it, or "".
+func spelt(r rune) string {
+	switch r {
+	case 'ß':
+		return "ss"
+	case 'æ':
+		return "ae"
+	case 'œ':
+		return "oe"
+	case 'ø':
+		return "o"
+	case 'ł':
+		return "l"
+	case 'đ', 'ð':
+		return "d"
+	case 'þ':
+		return "th"
+	case 'ı':
+		return "i"
+	}
+	return ""
 }
 
 // elided reports whether p is a word French writes before an apostrophe
