@@ -86,29 +86,35 @@ func (a *App) runEval(ctx context.Context, args []string) error {
 	return err
 }
 
-// firstRecord keeps the first thing learning logs (a reply dropped, and
-// why), for the message when every reply was malformed: eval writes no log
-// file, as it writes nothing to the data dir.
+// firstRecord keeps the first reply learning logged as malformed (a
+// record with the "reply"), else the first record at all, for the message
+// when every reply was malformed: eval writes no log file, as it writes
+// nothing to the data dir.
 type firstRecord struct {
-	mu   sync.Mutex
-	text string
+	mu           sync.Mutex
+	first, reply string
 }
 
 func (f *firstRecord) Enabled(context.Context, slog.Level) bool { return true }
-func (f *firstRecord) WithAttrs([]slog.Attr) slog.Handler       { return f }
-func (f *firstRecord) WithGroup(string) slog.Handler            { return f }
+func (f *firstRecord) WithAttrs([]slog.Attr) slog.Handler        { return f }
+func (f *firstRecord) WithGroup(string) slog.Handler             { return f }
 
 func (f *firstRecord) Handle(_ context.Context, r slog.Record) error {
+	var b strings.Builder
+	b.WriteString(r.Message)
+	withReply := false
+	r.Attrs(func(a slog.Attr) bool {
+		fmt.Fprintf(&b, " %s=%q", a.Key, a.Value.String())
+		withReply = withReply || a.Key == "reply"
+		return true
+	})
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if f.text == "" {
-		var b strings.Builder
-		b.WriteString(r.Message)
-		r.Attrs(func(a slog.Attr) bool {
-			fmt.Fprintf(&b, " %s=%q", a.Key, a.Value.String())
-			return true
-		})
-		f.text = b.String()
+	if f.first == "" {
+		f.first = b.String()
+	}
+	if withReply && f.reply == "" {
+		f.reply = b.String()
 	}
 	return nil
 }
@@ -116,5 +122,5 @@ func (f *firstRecord) Handle(_ context.Context, r slog.Record) error {
 func (f *firstRecord) String() string {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return f.text
+	return cmp.Or(f.reply, f.first)
 }

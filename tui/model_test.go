@@ -696,13 +696,16 @@ func TestToolCallsThatFailAlikeAreOneLine(t *testing.T) {
 		}
 		r.tools = append(r.tools, act)
 	}
+	// Another tool failing the same way is a line of its own.
+	r.tools = append(r.tools, agent.ToolActivity{ID: "other", Name: "file_search", Args: `{"query":"x"}`,
+		Error: "not run: at most 16 tool calls are run per reply, and this reply made 40"})
 	h := newHarness(t, config(store, r, readyProbe))
 	h.runUntilShown("Ollama ready")
 	h.typeText("search a lot")
 	h.send(keyEnter)
-	h.runUntilShown("Done.", "and 23 more calls that failed the same way")
+	h.runUntilShown("Done.", "and 23 more calls that failed the same way", "file_search failed")
 	h.runUntilIdle()
-	if n := strings.Count(h.screen(), "at most 16 tool calls"); n != 1 {
+	if n := strings.Count(h.screen(), "at most 16 tool calls"); n != 2 {
 		t.Fatalf("the limit is said %d times:\n%s", n, h.screen())
 	}
 
