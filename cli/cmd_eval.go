@@ -96,8 +96,8 @@ type firstRecord struct {
 }
 
 func (f *firstRecord) Enabled(context.Context, slog.Level) bool { return true }
-func (f *firstRecord) WithAttrs([]slog.Attr) slog.Handler        { return f }
-func (f *firstRecord) WithGroup(string) slog.Handler             { return f }
+func (f *firstRecord) WithAttrs([]slog.Attr) slog.Handler       { return f }
+func (f *firstRecord) WithGroup(string) slog.Handler            { return f }
 
 func (f *firstRecord) Handle(_ context.Context, r slog.Record) error {
 	var b strings.Builder
