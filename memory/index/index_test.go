@@ -3,6 +3,7 @@ package index
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -139,6 +140,30 @@ func TestHybridSearchFusesVectorAndKeyword(t *testing.T) {
 	}
 	if res := search(t, ix, "bob", "kitten sofa"); len(res) != 0 && strings.Contains(res[0].Snippet, "kitten") {
 		t.Fatalf("bob sees alice's turn: %+v", res)
+	}
+}
+
+// TestRareWordBeatsLookAlikes: a turn that holds the query's rare word
+// ("zebra1x29", an error code) comes first in hybrid search, though far
+// in meaning, above turns that only resemble it: found by meaning and by
+// the keyword ranking's related words, they came first, twenty of them.
+func TestRareWordBeatsLookAlikes(t *testing.T) {
+	s := openTest(t)
+	var exact memory.Conversation
+	for i := range 30 {
+		if i == 29 {
+			exact = chat(t, s, "alice", "Scripts", "script asks about zebra1x29 near the tram", "You said so.")
+			continue
+		}
+		chat(t, s, "alice", "Scripts", fmt.Sprintf("script asks about zebra1x%d", i), "You said so.")
+	}
+	ix := openIndex(t, s, t.TempDir(), &topicEmbedder{}, "topics")
+	if err := ix.Drain(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	res := search(t, ix, "alice", "zebra1x29")
+	if len(res) == 0 || res[0].ConversationID != exact.ID {
+		t.Fatalf("zebra1x29: %+v", res)
 	}
 }
 

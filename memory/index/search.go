@@ -144,18 +144,24 @@ func (ix *Index) Search(ctx context.Context, q SearchQuery) ([]SearchResult, err
 		ix.log.Warn("vector search unavailable", "err", vecErr)
 	}
 
-	kwIDs := make([]string, 0, len(kwHits))
-	related := map[string]bool{}
-	for _, h := range kwHits {
-		if !hidden[h.ConversationID] {
-			kwIDs = append(kwIDs, h.ID)
-			related[h.ID] = h.Related
-		}
-	}
 	shown := vecHits[:0:0]
 	for _, h := range vecHits {
 		if !hidden[h.conversationID] {
 			shown = append(shown, h)
+		}
+	}
+	kwIDs := make([]string, 0, len(kwHits))
+	related := map[string]bool{}
+	for _, h := range kwHits {
+		// Beside a ranking by meaning, the keyword ranking's related hits
+		// (pseudo-relevance feedback, its own stand-in for meaning) are
+		// left out: counted with the vectors they scored twice, and a turn
+		// that holds the query's rare word ("zebra1x99", an error code),
+		// not yet embedded or far in meaning, fell below twenty turns
+		// that only resemble it.
+		if !hidden[h.ConversationID] && !(h.Related && len(shown) > 0) {
+			kwIDs = append(kwIDs, h.ID)
+			related[h.ID] = h.Related
 		}
 	}
 	list := ix.fuse(kwIDs, shown, q.Limit)
