@@ -34,12 +34,17 @@ func (a *App) learnImported(ctx context.Context, s *session, ix *index.Index, pr
 	if err != nil {
 		return err
 	}
-	ids := make([]string, len(turns))
-	for i, t := range turns {
-		ids[i] = t.ID
+	// The turns this import stored wait until learnt from; those an
+	// earlier run left wait already (added again, one another run learnt
+	// from meanwhile would be learnt from twice).
+	var added []string
+	for _, t := range turns {
+		if t.New {
+			added = append(added, t.ID)
+		}
 	}
 	pending := learn.NewPending(s.store)
-	if err := pending.Add(ctx, ids...); err != nil { // until each is learnt from
+	if err := pending.Add(ctx, added...); err != nil {
 		return err
 	}
 	if probe.Err != nil || probe.Model == "" {
@@ -57,15 +62,21 @@ func (a *App) learnImported(ctx context.Context, s *session, ix *index.Index, pr
 		text.Count(len(turns), "turn", "turns"), s.cfg.ExtractModelFor(probe.Model))
 	counter := progress.NewBar(a.stderr, len(turns), "turns")
 	changes, missed, done, elsewhere := 0, 0, 0, 0
+	stopped := func() error {
+		counter.Clear()
+		fmt.Fprintf(a.stdout, "Stopped after %d of %s: %s kept.\n", done, text.Count(len(turns), "turn", "turns"), text.Count(changes, "change", "changes"))
+		return exitError{code: ExitInterrupted, msg: "import: --extract interrupted; the conversations are imported"}
+	}
 	for i, t := range turns {
 		if ctx.Err() != nil {
-			counter.Clear()
-			fmt.Fprintf(a.stdout, "Stopped after %d of %s: %s kept.\n", done, text.Count(len(turns), "turn", "turns"), text.Count(changes, "change", "changes"))
-			return exitError{code: ExitInterrupted, msg: "import: --extract interrupted; the conversations are imported"}
+			return stopped()
 		}
 		counter.Show(i)
 		mine, err := pending.Claim(ctx, t.ID, extractLease)
-		if err != nil {
+		switch {
+		case ctx.Err() != nil:
+			return stopped()
+		case err != nil:
 			return err
 		}
 		if !mine { // another mneme learns from it, or has
@@ -80,9 +91,8 @@ func (a *App) learnImported(ctx context.Context, s *session, ix *index.Index, pr
 			fmt.Fprintln(a.stdout, l.receipt())
 			changes++
 		}
-		if err == nil {
-			err = pending.Done(ctx, t.ID)
-			if err != nil {
+		if err == nil { // learnt: recorded even if Ctrl+C came meanwhile
+			if err := pending.Done(context.WithoutCancel(ctx), t.ID); err != nil {
 				return err
 			}
 			done++
@@ -97,8 +107,7 @@ func (a *App) learnImported(ctx context.Context, s *session, ix *index.Index, pr
 	}
 	counter.Clear()
 	if ctx.Err() != nil { // stopped on the last turn
-		fmt.Fprintf(a.stdout, "Stopped after %d of %s: %s kept.\n", done, text.Count(len(turns), "turn", "turns"), text.Count(changes, "change", "changes"))
-		return exitError{code: ExitInterrupted, msg: "import: --extract interrupted; the conversations are imported"}
+		return stopped()
 	}
 	fmt.Fprintf(a.stdout, "Learnt from %s: %s.\n", text.Count(done, "turn", "turns"), text.Count(changes, "change to your notes", "changes to your notes"))
 	if elsewhere > 0 {

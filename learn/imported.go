@@ -18,6 +18,7 @@ type StoredTurn struct {
 	Number                 int // the turn's number in its conversation
 	Prompt, Answer         string
 	At                     time.Time
+	New                    bool // it holds a message the import stored (else an earlier run left it)
 }
 
 // ImportedTurns lists the turns of an import's conversations to learn
@@ -69,6 +70,7 @@ func ImportedTurns(ctx context.Context, store *memory.Store, st memory.ImportSta
 			out = append(out, StoredTurn{
 				ID: t.ID, UserID: ref.UserID, ConversationID: ref.ConversationID, Number: t.Number,
 				Prompt: strings.Join(prompt, "\n\n"), Answer: strings.Join(answer, "\n\n"), At: t.Time,
+				New: first > 0 && t.LastSeq >= first,
 			})
 		}
 	}
