@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-	"strings"
-	"sync"
 
 	"github.com/ollama/ollama/api"
 
@@ -63,7 +61,7 @@ func (a *App) runEval(ctx context.Context, args []string) error {
 		return err
 	}
 	show, _ := client.Show(ctx, &api.ShowRequest{Model: name}) // nil when it fails
-	first := &firstRecord{}
+	first := &eval.FirstLog{}
 	model := learn.Model{Name: name, Log: slog.New(first),
 		Options: map[string]any{"num_ctx": agent.ChooseContext(cfg.NumCtx, cfg.NumCtxMax, show).Tokens}}
 	fmt.Fprintf(a.stderr, "Evaluating memory with %s on %d dialogues (matcher: %s)\n", sanitize.Line(name), len(set.Dialogues), eval.MatcherName)
@@ -84,43 +82,4 @@ func (a *App) runEval(ctx context.Context, args []string) error {
 			rep.Failed, text.Cut(sanitize.Line(first.String()), 300))}
 	}
 	return err
-}
-
-// firstRecord keeps the first reply learning logged as malformed (a
-// record with the "reply"), else the first record at all, for the message
-// when every reply was malformed: eval writes no log file, as it writes
-// nothing to the data dir.
-type firstRecord struct {
-	mu           sync.Mutex
-	first, reply string
-}
-
-func (f *firstRecord) Enabled(context.Context, slog.Level) bool { return true }
-func (f *firstRecord) WithAttrs([]slog.Attr) slog.Handler       { return f }
-func (f *firstRecord) WithGroup(string) slog.Handler            { return f }
-
-func (f *firstRecord) Handle(_ context.Context, r slog.Record) error {
-	var b strings.Builder
-	b.WriteString(r.Message)
-	withReply := false
-	r.Attrs(func(a slog.Attr) bool {
-		fmt.Fprintf(&b, " %s=%q", a.Key, a.Value.String())
-		withReply = withReply || a.Key == "reply"
-		return true
-	})
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.first == "" {
-		f.first = b.String()
-	}
-	if withReply && f.reply == "" {
-		f.reply = b.String()
-	}
-	return nil
-}
-
-func (f *firstRecord) String() string {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return cmp.Or(f.reply, f.first)
 }

@@ -410,6 +410,13 @@ func (imp *importer) write(ctx context.Context, batch []importMsg) (n, conflicts
 		owner := map[*importConv]string{}
 		for _, im := range batch {
 			c := im.conv
+			if _, seen := owner[c]; !seen && c.created {
+				// Another process (an import, a chat) may have added to it
+				// since the last batch: its next seq is read again.
+				if err := tx.QueryRowContext(ctx, `SELECT COALESCE(MAX(seq), 0) + 1 FROM messages WHERE conversation_id = ?`, c.id).Scan(&c.nextSeq); err != nil {
+					return err
+				}
+			}
 			owner[c] = im.key.user
 			if !c.created {
 				if err := imp.ensureConversation(ctx, tx, im.key, c, now); err != nil {

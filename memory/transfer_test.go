@@ -420,3 +420,42 @@ func TestImportTellsEachCommittedBatch(t *testing.T) {
 		t.Errorf("a second run of the same file named conversations in %d batches", batches)
 	}
 }
+
+// TestImportBesideAnotherWriter: another process adding to a conversation
+// between two batches of an import into it (a chat, a second import) does
+// not stop the import: each batch numbers its messages after what is there.
+func TestImportBesideAnotherWriter(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), DBFileName)
+	a, b := openAt(t, path), openAt(t, path)
+	var lines strings.Builder
+	for i := range importBatch + 500 {
+		fmt.Fprintf(&lines, `{"conversation":"log","role":"user","content":"entry %d"}`+"\n", i)
+	}
+	wrote := false
+	st, err := a.Import(ctx, "alice", strings.NewReader(lines.String()), ImportOptions{OnBatch: func(refs []ConversationRef) {
+		if !wrote {
+			wrote = true
+			if _, err := b.AppendMessage(ctx, "alice", Message{ConversationID: refs[0].ConversationID, Role: RoleUser, Content: "from the chat"}); err != nil {
+				t.Error(err)
+			}
+		}
+	}})
+	if err != nil || st.Imported != importBatch+500 {
+		t.Fatalf("import beside a writer: %+v, %v", st, err)
+	}
+	msgs, err := b.Messages(ctx, "alice", st.Conversations[0].ConversationID)
+	if err != nil || len(msgs) != importBatch+501 || msgs[importBatch].Content != "from the chat" {
+		t.Fatalf("%d messages (%v)", len(msgs), err)
+	}
+}
+
+func openAt(t *testing.T, path string) *Store {
+	t.Helper()
+	s, err := Open(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
