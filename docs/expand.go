@@ -95,12 +95,21 @@ func (e *expander) glob(arg, abs string) {
 		return
 	}
 	hidden := strings.HasPrefix(filepath.Base(arg), ".")
+	root := globRoot(abs)
 	n := 0
 	for _, m := range matches {
 		if strings.HasPrefix(filepath.Base(m), ".") && !hidden {
 			continue
 		}
 		n++
+		// A link the pattern matched is followed only to a file under the
+		// folder the pattern starts from, as in a folder added.
+		if fi, err := os.Lstat(m); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+			if real, err := filepath.EvalSymlinks(m); err != nil || !within(root, real) {
+				e.out = append(e.out, Candidate{Path: m, Skip: SkipLinkOutside})
+				continue
+			}
+		}
 		e.path(m, true)
 	}
 	if n == 0 {
@@ -184,6 +193,19 @@ func (e *expander) walk(root, dir string, rules []ignoreRule) {
 		}
 		e.path(abs, false)
 	}
+}
+
+// globRoot is the real path of the folder a pattern starts from: its
+// elements before the first with glob characters.
+func globRoot(pattern string) string {
+	dir := pattern
+	for hasMeta(dir) {
+		dir = filepath.Dir(dir)
+	}
+	if real, err := filepath.EvalSymlinks(dir); err == nil {
+		return real
+	}
+	return dir
 }
 
 // within reports whether path is root or under it.

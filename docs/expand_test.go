@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"testing"
 )
 
@@ -170,6 +171,22 @@ func TestExpandLeavesLinksOutOfTheFolder(t *testing.T) {
 	}
 	if got := Expand([]string{filepath.Join(notes, "key.md")}); len(got) != 1 || got[0].Skip != "" || got[0].Path != filepath.Join(outside, "id_ed25519.md") {
 		t.Errorf("Expand(the link named) = %+v", got)
+	}
+	// A pattern is not naming outright: its links stay in its folder.
+	for _, pattern := range []string{filepath.Join(notes, "*.md"), filepath.Join(notes, "**", "*.md")} {
+		got := Expand([]string{pattern})
+		var kept []string
+		for _, c := range got {
+			if c.Skip == "" {
+				kept = append(kept, c.Path)
+			}
+			if c.Path == filepath.Join(notes, "key.md") && c.Skip != SkipLinkOutside {
+				t.Errorf("Expand(%q): key.md %+v", pattern, c)
+			}
+		}
+		if len(kept) == 0 || slices.Contains(kept, filepath.Join(outside, "id_ed25519.md")) {
+			t.Errorf("Expand(%q) = %+v", pattern, got)
+		}
 	}
 }
 
