@@ -204,9 +204,11 @@ type convKey struct{ user, external string }
 
 type importConv struct {
 	id       string
-	ordinal  int // messages of this conversation seen in the file
-	nextSeq  int // 0 until loaded from the database
-	firstNew int // the seq of the first message this import stored (0: none)
+	ordinal  int      // messages of this conversation seen in the file
+	nextSeq  int      // 0 until loaded from the database
+	firstNew int      // the seq of the first message this import stored (0: none)
+	chain    [32]byte // the hash of the file's lines of it so far (contentID)
+	diverged bool     // a line of the file found its place held by another message
 	created  bool
 	newTitle string
 	// keepIDs: the conversation was restored from a backup, whose message
@@ -215,9 +217,10 @@ type importConv struct {
 }
 
 type importMsg struct {
-	key  convKey
-	conv *importConv
-	msg  Message
+	key   convKey
+	conv  *importConv
+	msg   Message
+	chain [32]byte // the file's lines of the conversation up to this one (contentID)
 	// source is the message's id in another assistant's export
 	// (ImportRecords); the stored id derives from it.
 	source string
@@ -343,7 +346,10 @@ func (imp *importer) record(rec Record) (importMsg, error) {
 		c.newTitle = rec.Title
 	}
 	c.ordinal++
-	return importMsg{key: key, conv: c, msg: Message{
+	// The file's lines of this conversation so far, this one included, in
+	// one hash: what contentID knows a line by.
+	c.chain = sha256.Sum256(fmt.Appendf(c.chain[:], "\x00%s\x00%s\x00%s", rec.Role, rec.Content, rec.Time))
+	return importMsg{key: key, conv: c, chain: c.chain, msg: Message{
 		ID: rec.ID, Role: rec.Role, Content: rec.Content, Thinking: rec.Thinking,
 		ToolCalls: rec.ToolCalls, ToolCallID: rec.ToolCallID, ToolName: rec.ToolName, Ref: rec.Ref,
 		Created: created, Status: cmp.Or(rec.Status, StatusComplete), Seq: c.ordinal, Model: strings.TrimSpace(rec.Model),
@@ -368,15 +374,12 @@ func (c *importConv) messageID(m Message, key convKey, source string) (id string
 
 // contentID is the id of a message without one of its own whose place
 // another message holds (a second file of the same conversation, such as
-// the next day of a journal): derived from its place, its text and, when
-// the line gave one, its time, so importing that file again finds it.
-func (c *importConv) contentID(m Message, timed bool) string {
-	at := ""
-	if timed {
-		at = m.Created.UTC().Format(time.RFC3339Nano)
-	}
-	h := sha256.Sum256([]byte(string(m.Role) + "\x00" + m.Content + "\x00" + at))
-	return uuid.NewSHA1(idSpace, fmt.Appendf(nil, "message\x00%s\x00%d\x00%x", c.id, m.Seq, h)).String()
+// the next day of a journal): derived from its place and chain, the hash
+// of its file's lines of the conversation up to it (roles, texts, times),
+// so that importing that file again finds it, and a line is taken for one
+// already there only after the same lines.
+func (c *importConv) contentID(m Message, chain [32]byte) string {
+	return uuid.NewSHA1(idSpace, fmt.Appendf(nil, "message\x00%s\x00%d\x00%x", c.id, m.Seq, chain)).String()
 }
 
 // convTouch is what a batch did to one conversation.
@@ -452,6 +455,9 @@ func (imp *importer) write(ctx context.Context, batch []importMsg) (n, conflicts
 				k, err := res.RowsAffected()
 				return k > 0, err
 			}
+			if placed && c.diverged {
+				m.ID = c.contentID(m, im.chain)
+			}
 			inserted, err := insert()
 			if err != nil {
 				return err
@@ -462,12 +468,15 @@ func (imp *importer) write(ctx context.Context, batch []importMsg) (n, conflicts
 					return fmt.Errorf("import message: %w", err)
 				}
 			}
-			if !inserted && !same && placed { // another message holds its place
-				m.ID = c.contentID(m, timed)
+			if !inserted && !same && placed && !c.diverged {
+				// Another message holds its place: from here the file goes
+				// its own way, each line known by the lines up to it.
+				c.diverged = true
+				m.ID = c.contentID(m, im.chain)
 				if inserted, err = insert(); err != nil {
 					return err
 				}
-				same = !inserted // the text of this place was imported before
+				same = !inserted // this file was imported before
 			}
 			if inserted {
 				n++

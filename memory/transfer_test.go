@@ -268,13 +268,15 @@ func TestImportAppendsASecondFileOfAConversation(t *testing.T) {
 	s := openTest(t)
 	day1 := `{"conversation":"journal","role":"user","content":"good morning"}
 {"conversation":"journal","role":"user","content":"monday: kayaks"}
+{"conversation":"journal","role":"assistant","content":"OK, noted."}
 `
 	day2 := `{"conversation":"journal","role":"user","content":"good morning"}
 {"conversation":"journal","role":"user","content":"tuesday: canoes"}
+{"conversation":"journal","role":"assistant","content":"OK, noted."}
 `
 	importWith(t, s, "alice", day1, false)
 	for range 2 {
-		if st, bad := importWith(t, s, "alice", day2, false); len(bad) != 0 || st.Conflicts != 0 || st.Imported+st.Unchanged != 2 {
+		if st, bad := importWith(t, s, "alice", day2, false); len(bad) != 0 || st.Conflicts != 0 || st.Imported+st.Unchanged != 3 {
 			t.Fatalf("day 2: stats %+v bad %v", st, bad)
 		}
 	}
@@ -288,8 +290,9 @@ func TestImportAppendsASecondFileOfAConversation(t *testing.T) {
 	for _, m := range msgs {
 		got = append(got, m.Content)
 	}
-	// The same first line on both days is one message: its place and text.
-	if want := []string{"good morning", "monday: kayaks", "tuesday: canoes"}; !slices.Equal(got, want) {
+	// The same first line on both days is one message (the same lines up
+	// to it at the same place); the same reply after other lines is not.
+	if want := []string{"good morning", "monday: kayaks", "OK, noted.", "tuesday: canoes", "OK, noted."}; !slices.Equal(got, want) {
 		t.Fatalf("journal holds %q, want %q", got, want)
 	}
 	// With times, the same words at the same place on another day are
