@@ -47,7 +47,8 @@ var localSchema = []string{
 		id   TEXT PRIMARY KEY,
 		hash TEXT NOT NULL
 	) WITHOUT ROWID`,
-	// The turns an `import --extract` stored that wait to be learnt from:
+	// The turns an `import --extract` stored that wait to be learnt from
+	// (read and written by learn.Pending, through WriteLocal):
 	// a run that failed or was stopped leaves them to the next one.
 	`CREATE TABLE IF NOT EXISTS local.extract_pending (
 		id TEXT PRIMARY KEY
