@@ -15,11 +15,7 @@ import (
 // runs out or is given back, and not at all once learnt from.
 func TestPendingClaims(t *testing.T) {
 	ctx := context.Background()
-	s, err := memory.Open(ctx, filepath.Join(t.TempDir(), memory.DBFileName))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := openStore(t)
 	p := NewPending(s)
 	claim := func(id string, lease time.Duration) bool {
 		t.Helper()
@@ -61,11 +57,7 @@ func TestPendingClaims(t *testing.T) {
 // would come back).
 func TestImportedTurnsNewAndLeft(t *testing.T) {
 	ctx := context.Background()
-	s, err := memory.Open(ctx, filepath.Join(t.TempDir(), memory.DBFileName))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := openStore(t)
 	file := `{"conversation":"c","role":"user","content":"I keep bees."}
 {"conversation":"c","role":"assistant","content":"Lovely."}
 {"conversation":"c","role":"user","content":"And two goats."}
@@ -99,4 +91,14 @@ func TestImportedTurnsNewAndLeft(t *testing.T) {
 	if err != nil || len(turns) != 1 || turns[0].New || turns[0].Prompt != "And two goats." {
 		t.Fatalf("again: %+v, %v", turns, err)
 	}
+}
+
+func openStore(t *testing.T) *memory.Store {
+	t.Helper()
+	s, err := memory.Open(context.Background(), filepath.Join(t.TempDir(), memory.DBFileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
 }
