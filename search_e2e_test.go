@@ -1,7 +1,9 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
+	"fmt"
 	"net"
 	"os"
 	"path/filepath"
@@ -10,6 +12,7 @@ import (
 
 	"github.com/mneme-dev/mneme/internal/fakeollama"
 	"github.com/mneme-dev/mneme/internal/realollama"
+	"github.com/mneme-dev/mneme/memory"
 	"github.com/mneme-dev/mneme/memory/index"
 )
 
@@ -214,5 +217,57 @@ func TestSearchWithRealOllamaEmbeddings(t *testing.T) {
 	}
 	if out := d.mustOK("", "doctor").stdout; !strings.Contains(out, "2 turns indexed by keyword; 0 waiting for embeddings") {
 		t.Fatalf("doctor:\n%s", out)
+	}
+}
+
+// TestSearchBesideAnImportDoesNotEmbedItsTurns: while another mneme
+// imports (it holds the bulk marker and embeds what it stores once done),
+// a search does not wait to embed the turns it stored (up to 3 s a search,
+// competing with it): it searches what is indexed and says the rest comes
+// later; an ask after its answer does not wait for them either.
+func TestSearchBesideAnImportDoesNotEmbedItsTurns(t *testing.T) {
+	srv := fakeollama.New(t)
+	d := newDevice(t, srv.Host())
+	d.mustOK("", "import", writeFile(t, "trip.jsonl", tripImport)) // indexed, embedded
+	ctx := context.Background()
+	data := filepath.Join(d.home, "data")
+	store, err := memory.Open(ctx, filepath.Join(data, memory.DBFileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	importer, err := index.OpenIndex(ctx, store, data, index.IndexOptions{}) // this process imports
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer importer.Close()
+	follow := importer.Follow(ctx)
+	defer follow.Stop()
+	c, err := store.CreateConversation(ctx, "tester", "Imported")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range []memory.Message{{Role: memory.RoleUser, Content: "The quokka enclosure needs shade"}, {Role: memory.RoleAssistant, Content: "Plant eucalyptus."}} {
+		m.ConversationID = c.ID
+		if _, err := store.AppendMessage(ctx, "tester", m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The import derived the turn (it waits to be embedded) but has not
+	// indexed it yet.
+	if _, _, err := store.SyncTurns(ctx, "tester", c.ID); err != nil {
+		t.Fatal(err)
+	}
+	before := len(srv.EmbedRequests())
+	r := d.mustOK("", "search", "Lisbon")
+	if !strings.Contains(r.stdout, "Lisbon") || !strings.Contains(r.stderr, "another mneme is importing") {
+		t.Fatalf("search beside an import: %+v", r)
+	}
+	// Nor does an ask wait to embed them after its answer.
+	d.mustOK("", "ask", "what about the trams?")
+	for _, req := range srv.EmbedRequests()[before:] {
+		if strings.Contains(fmt.Sprint(req.Input), "quokka") {
+			t.Fatalf("search or ask embedded the import's turn: %v", req.Input)
+		}
 	}
 }

@@ -301,7 +301,7 @@ func (a *App) indexTurn(ctx context.Context, s *session, ix *index.Index, ref me
 		s.log.Warn("index after ask", "err", err)
 		return
 	}
-	if interrupted {
+	if interrupted || ix.BehindBulk() { // another mneme's import embeds what it stored
 		return
 	}
 	ectx, cancel := context.WithTimeout(ctx, searchEmbedBudget)

@@ -176,6 +176,9 @@ func (a *App) readyIndex(ctx context.Context, s *session) (*index.Index, error) 
 	}
 	if st.Embed.Name != "" {
 		ix.SetEmbedding(s.client, index.EmbedModel{Name: st.Embed.Name, ContextLength: st.Embed.ContextLength})
+		if ix.BehindBulk() { // the import embeds its turns: a search does not wait for them
+			return ix, nil
+		}
 		ectx, cancel := context.WithTimeout(ctx, searchEmbedBudget)
 		err := ix.Drain(ectx)
 		cancel()
