@@ -138,6 +138,7 @@ func TestTUIChatCancelQuit(t *testing.T) {
 	term.typeText("hello from tmux")
 	term.keys("Enter")
 	term.waitText("You said: hello from tmux")
+	term.waitIdle() // the answer's words are on screen before its run ends
 
 	// A long answer that never finishes: Esc stops it, the partial stays.
 	long := fakeollama.Reply{Content: fakeollama.SplitWords("The first part of a very long answer"), Hold: true}

@@ -22,6 +22,7 @@ func TestTUIOllamaStopsMidAnswer(t *testing.T) {
 	term.typeText("hello")
 	term.keys("Enter")
 	term.waitText("You said: hello")
+	term.waitIdle() // the answer's words are on screen before its run ends
 
 	srv.Script(fakeollama.Reply{Content: fakeollama.SplitWords("The first part of a long answer"), Hold: true})
 	term.typeText("tell me everything")
