@@ -121,7 +121,7 @@ func (s *Store) open(ctx context.Context) error {
 			return fmt.Errorf("open store: %w", err)
 		}
 	}
-	base, err := openBase(s.path, replica)
+	base, err := openBase(ctx, s.path, replica)
 	if err != nil {
 		return fmt.Errorf("open store: %w", err)
 	}
@@ -208,11 +208,25 @@ func isReplica(path string) bool {
 }
 
 // openBase opens go-libsql's connector for path.
-func openBase(path string, replica bool) (driver.Connector, error) {
-	if replica {
-		return libsql.NewSyncedDatabaseConnector(path, offlineURL)
+func openBase(ctx context.Context, path string, replica bool) (driver.Connector, error) {
+	if !replica {
+		return dbconn.Open("file:" + path)
 	}
-	return dbconn.Open("file:" + path)
+	// Opening syncs (offline: nothing to do), which meets a lock held by
+	// another process's writer or sync with no busy timeout: wait for it,
+	// as a query would, instead of failing the command.
+	deadline := time.Now().Add(dbconn.BusyTimeoutMS * time.Millisecond)
+	for {
+		c, err := libsql.NewSyncedDatabaseConnector(path, offlineURL)
+		if err == nil || !strings.Contains(err.Error(), "database is locked") || time.Now().After(deadline) {
+			return c, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
 }
 
 // Path is the database file path.

@@ -120,7 +120,7 @@ func (s *Store) SwapDatabase(newPath, backupDir string) error {
 			return s.reopenBase(fmt.Errorf("swap database: %w", err))
 		}
 	}
-	base, err := openBase(s.path, true)
+	base, err := openBase(context.Background(), s.path, true) // under the exclusive lock: no one to wait for
 	if err != nil {
 		for _, suf := range replicaSuffixes {
 			os.Remove(s.path + suf)
@@ -141,7 +141,7 @@ func (s *Store) SwapDatabase(newPath, backupDir string) error {
 // holds the connector's Lock) and returns cause.
 func (s *Store) reopenBase(cause error) error {
 	replica := isReplica(s.path)
-	base, err := openBase(s.path, replica)
+	base, err := openBase(context.Background(), s.path, replica)
 	if err != nil {
 		return errors.Join(cause, fmt.Errorf("reopen: %w", err))
 	}

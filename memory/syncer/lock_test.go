@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mneme-dev/mneme/internal/syncserver"
+	"github.com/mneme-dev/mneme/memory"
 )
 
 // lockSignal is a log handler that reports each "database is locked"
@@ -173,4 +174,55 @@ func TestSyncLockedCancel(t *testing.T) {
 	if got := b.titles(); !slices.Equal(got, []string{"First", "Second"}) {
 		t.Fatalf("B lists %q", got)
 	}
+}
+
+// TestOpenReplicaWaitsForAWriter: opening a synced store while another
+// process writes to it waits for the writer, as every query does, instead
+// of failing with go-libsql's "failed to sync database: database is
+// locked" (a memory add lost beside a chat and a sync).
+func TestOpenReplicaWaitsForAWriter(t *testing.T) {
+	ctx := context.Background()
+	srv := syncserver.New(t)
+	a := newSyncDevice(t, "A", srv, "")
+	chat(t, a.store, "alice", "First", "a kitten named Pixel", "cute")
+	a.drain()
+	a.sync()
+	path := a.store.Path()
+	if !a.store.IsReplica() {
+		t.Fatal("not a replica after sync")
+	}
+	conn, err := a.store.DB().Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mode string
+	if err := conn.QueryRowContext(ctx, "PRAGMA main.locking_mode = EXCLUSIVE").Scan(&mode); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.ExecContext(ctx, "BEGIN EXCLUSIVE"); err != nil {
+		t.Fatal(err)
+	}
+	// While another process's sync inserting frames holds the file (an
+	// exclusive lock stands in for it), an open waits (here until its
+	// deadline) rather than failing at once.
+	short, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
+	_, err = memory.Open(short, path)
+	cancel()
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("open beside a writer: %v, want it to wait", err)
+	}
+	conn.ExecContext(ctx, "ROLLBACK")
+	// The exclusive lock goes with the next read in normal locking mode.
+	if err := conn.QueryRowContext(ctx, "PRAGMA main.locking_mode = NORMAL").Scan(&mode); err != nil {
+		t.Fatal(err)
+	}
+	if err := conn.QueryRowContext(ctx, "SELECT COUNT(*) FROM sqlite_master").Scan(new(int)); err != nil {
+		t.Fatal(err)
+	}
+	conn.Close()
+	s, err := memory.Open(ctx, path)
+	if err != nil {
+		t.Fatalf("open once the writer is done: %v", err)
+	}
+	s.Close()
 }
