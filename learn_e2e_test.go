@@ -1,13 +1,16 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -478,5 +481,55 @@ func TestImportExtractTwoAtOnce(t *testing.T) {
 	}
 	if notes := d.notes(); len(notes) != 1 {
 		t.Fatalf("notes %+v", notes)
+	}
+}
+
+// TestAskSaysWhenLearningIsSlowOrFails: after the answer, learning that
+// takes a while is said on stderr, and so is its failure; the answer was
+// printed and stored whatever happens, and ask exits 0.
+func TestAskSaysWhenLearningIsSlowOrFails(t *testing.T) {
+	t.Parallel() // own data dir and fake Ollama
+	srv := fakeollama.New(t)
+	release := make(chan struct{})
+	var once sync.Once
+	free := func() { once.Do(func() { close(release) }) }
+	t.Cleanup(free)
+	srv.SetDefault(func(req api.ChatRequest) fakeollama.Reply {
+		if isExtraction(req) {
+			<-release
+			return fakeollama.Reply{Status: 500, Error: "model runner crashed"}
+		}
+		return fakeollama.Say("Noted.")
+	})
+	d := newDevice(t, srv.Host()).learnOn()
+	cmd := exec.Command(mnemeBin, "ask", "I keep bees")
+	cmd.Env = d.env()
+	var stdout bytes.Buffer
+	cmd.Stdout = &stdout
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	br := bufio.NewReader(stderr)
+	for {
+		line, err := br.ReadString('\n')
+		if err != nil {
+			t.Fatalf("stderr ended before the learning notice: %v", err)
+		}
+		if strings.Contains(line, "learning about you from this turn… (Ctrl+C skips it; the answer is stored)") {
+			break
+		}
+	}
+	free()
+	rest, _ := io.ReadAll(br)
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("ask: %v\n%s", err, rest)
+	}
+	if !strings.Contains(stdout.String(), "Noted.") || !strings.Contains(string(rest), "learning from this turn failed (") ||
+		!strings.Contains(string(rest), "model runner crashed") {
+		t.Fatalf("stdout %q\nstderr after the notice %q", stdout.String(), rest)
 	}
 }

@@ -180,10 +180,7 @@ func (a *App) runAsk(ctx context.Context, args []string) (err error) {
 	// stored, within learnBudget; Ctrl+C still ends it at once.
 	learned := []learnt{}
 	if ix != nil && s.cfg.LearnOn() && learnable(res, runErr) && ctx.Err() == nil {
-		learned = append(learned, s.learnTurn(ctx, ix, st.Model, req, res)...)
-		for _, l := range learned {
-			fmt.Fprintln(a.stderr, l.receipt())
-		}
+		learned = append(learned, a.learnAfterAsk(ctx, s, ix, st.Model, req, res)...)
 	}
 	if ix != nil && ctx.Err() == nil {
 		s.applyRetention(ctx, ix)

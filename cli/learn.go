@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"strings"
 	"sync"
@@ -60,6 +61,43 @@ func learnable(res agent.Result, err error) bool {
 func (s *session) learnTurn(ctx context.Context, ix *index.Index, chatModel string, req agent.Request, res agent.Result) []learnt {
 	out, _ := s.learnFrom(ctx, ix, chatModel, req, res)
 	return out
+}
+
+// learnSlow is how long `mneme ask` learns from its turn before it says
+// that it is still at it.
+const learnSlow = 2 * time.Second
+
+// learnAfterAsk learns from ask's turn, printing each change on stderr; a
+// wait of more than learnSlow is said, and so is a failure (the answer is
+// stored either way).
+func (a *App) learnAfterAsk(ctx context.Context, s *session, ix *index.Index, chatModel string, req agent.Request, res agent.Result) []learnt {
+	type outcome struct {
+		learned []learnt
+		err     error
+	}
+	done := make(chan outcome, 1)
+	go func() {
+		l, err := s.learnFrom(ctx, ix, chatModel, req, res)
+		done <- outcome{l, err}
+	}()
+	var o outcome
+	select {
+	case o = <-done:
+	case <-time.After(learnSlow):
+		fmt.Fprintln(a.stderr, "mneme: learning about you from this turn… (Ctrl+C skips it; the answer is stored)")
+		o = <-done
+	}
+	for _, l := range o.learned {
+		fmt.Fprintln(a.stderr, l.receipt())
+	}
+	if o.err != nil && ctx.Err() == nil {
+		why := o.err.Error()
+		if errors.Is(o.err, context.DeadlineExceeded) {
+			why = fmt.Sprintf("the model took more than %s", learnBudget)
+		}
+		fmt.Fprintf(a.stderr, "mneme: learning from this turn failed (%s); the answer is stored\n", sanitize.Line(why))
+	}
+	return o.learned
 }
 
 // learnFrom is learnTurn, with whether the turn was read to the end: an
