@@ -54,15 +54,6 @@ func learnable(res agent.Result, err error) bool {
 	return err == nil && !res.Interrupted && !res.StepLimitReached && strings.TrimSpace(res.Answer) != "" && res.Turn > 0
 }
 
-// learnTurn learns from the turn req and res describe, answered by
-// chatModel: it extracts, consolidates, and returns what changed. Failures
-// and dropped candidates are logged, never shown: the turn is stored
-// whatever happens here.
-func (s *session) learnTurn(ctx context.Context, ix *index.Index, chatModel string, req agent.Request, res agent.Result) []learnt {
-	out, _ := s.learnFrom(ctx, ix, chatModel, req, res)
-	return out
-}
-
 // learnSlow is how long `mneme ask` learns from its turn before it says
 // that it is still at it.
 const learnSlow = 2 * time.Second
@@ -100,8 +91,10 @@ func (a *App) learnAfterAsk(ctx context.Context, s *session, ix *index.Index, ch
 	return o.learned
 }
 
-// learnFrom is learnTurn, with whether the turn was read to the end: an
-// error says the model failed or ran out of time on it.
+// learnFrom learns from the turn req and res describe, answered by
+// chatModel: it extracts, consolidates, and returns what changed, and an
+// error when the model failed or ran out of time on it (logged; the turn is
+// stored whatever happens here).
 func (s *session) learnFrom(ctx context.Context, ix *index.Index, chatModel string, req agent.Request, res agent.Result) ([]learnt, error) {
 	ctx, cancel := context.WithTimeout(ctx, learnBudget)
 	defer cancel()
@@ -193,7 +186,8 @@ func (b *backgroundLearner) after(model string, req agent.Request, res agent.Res
 		if b.ctx.Err() != nil {
 			return
 		}
-		for _, l := range b.s.learnTurn(b.ctx, b.ix, model, req, res) {
+		learned, _ := b.s.learnFrom(b.ctx, b.ix, model, req, res) // a failure is logged; the turn is stored
+		for _, l := range learned {
 			b.report(req.ConversationID, l)
 		}
 	}()
