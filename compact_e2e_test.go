@@ -314,3 +314,27 @@ func TestCompactionRealOllama(t *testing.T) {
 		t.Fatalf("export returned %d messages", n)
 	}
 }
+
+// TestAskCompactsWithoutATitleCall: when compaction in `mneme ask` finds
+// the topic changed, the answer does not wait for a new title (a title
+// call before the answer, seconds with a small model): ask makes no title
+// request at all.
+func TestAskCompactsWithoutATitleCall(t *testing.T) {
+	t.Parallel() // own data dir and fake Ollama
+	srv := fakeollama.New(t)
+	srv.SetDefault(ledgerSummariser(""))
+	d := newDevice(t, srv.Host())
+	d.extra = append(d.extra, "MNEME_WINDOW_SIZE=4")
+	d.askCompact("Let's talk about sourdough bread baking")
+	compacted := false
+	for i := 1; i <= 6; i++ {
+		out, _ := d.askCompact("--continue", fmt.Sprintf("question %d: what about item %d?", i, i))
+		compacted = compacted || *out.Compacted
+	}
+	if !compacted {
+		t.Fatal("never compacted")
+	}
+	if n := len(srv.GenerateRequests()); n != 0 {
+		t.Fatalf("ask made %d title requests", n)
+	}
+}
