@@ -57,17 +57,17 @@ func (f *LearnFlags) Register(fs *flag.FlagSet) {
 // defaults and checks the values.
 func (c *learnConfig) resolve(flags LearnFlags, l layers) {
 	where := l.text("", "", envMemoryReview, "memory_review", &c.MemoryReview)
-	if flags.noLearn {
-		c.MemoryReview, where = ReviewOff, "--no-learn"
-	}
 	l.modelName("", "", envExtractModel, "extract_model", &c.ExtractModel)
-	switch c.MemoryReview {
+	switch c.MemoryReview { // checked even under --no-learn: a bad setting is said wherever it is
 	case "":
 		c.MemoryReview = ReviewAuto
 	case ReviewAuto, ReviewInbox, ReviewOff:
 	default:
 		l.bad(fmt.Errorf("%s: %w: want %q, %q or %q", where, ErrConfigValue, ReviewAuto, ReviewInbox, ReviewOff))
 		c.MemoryReview = ReviewAuto
+	}
+	if flags.noLearn {
+		c.MemoryReview = ReviewOff
 	}
 	where = l.text("", "", envModelChanges, "model_changes", &c.ModelChanges)
 	switch c.ModelChanges {

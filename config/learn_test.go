@@ -47,13 +47,17 @@ func TestMemoryReviewIsCheckedTheSameEverywhere(t *testing.T) {
 		{file: `memory_review = "off"`, env: "auto", on: true},
 		{file: `memory_review = "auto"` + "\n" + `extract_model = "small"`, on: true, model: "small"},
 		{env: "auto", flags: LearnFlags{noLearn: true}},
-		// --no-learn wins over a bad value in the environment.
+		// --no-learn wins over the environment.
 		{env: "inbox", flags: LearnFlags{noLearn: true}},
 	} {
 		cfg, err := load(c.file, map[string]string{envMemoryReview: c.env}, c.flags)
 		if err != nil || cfg.LearnOn() != c.on || cfg.ExtractModelFor("chat") != first(c.model, "chat") {
 			t.Errorf("file %q env %q flags %+v: on %v model %q, %v; want on %v", c.file, c.env, c.flags, cfg.LearnOn(), cfg.ExtractModelFor("chat"), err, c.on)
 		}
+	}
+	// A bad value is said under --no-learn too, as every bad setting is.
+	if _, err := load(`memory_review = "bogus"`, map[string]string{}, LearnFlags{noLearn: true}); err == nil || !strings.Contains(err.Error(), `memory_review = "bogus"`) {
+		t.Errorf("a bad memory_review under --no-learn: %v", err)
 	}
 	cfg, err := load(`extract_model = "file"`, map[string]string{envExtractModel: "env"}, LearnFlags{})
 	if err != nil || cfg.ExtractModelFor("chat") != "env" {
