@@ -1,8 +1,12 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
+	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -10,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mneme-dev/mneme/cli"
 	"github.com/mneme-dev/mneme/internal/fakeollama"
 	"github.com/mneme-dev/mneme/internal/syncserver"
 	"github.com/mneme-dev/mneme/memory"
@@ -304,4 +309,51 @@ func TestTUIChatsWithSyncServerDown(t *testing.T) {
 		t.Fatalf("status after: %s", raw)
 	}
 	noSecret(t, d, raw, term.screen())
+}
+
+// TestSyncCtrlCBesideASilentServer: Ctrl+C while `mneme sync` waits on a
+// server that accepted the connection and says nothing ends it at once,
+// saying it was interrupted (exit 130), not that the server is unreachable.
+func TestSyncCtrlCBesideASilentServer(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	accepted := make(chan net.Conn, 16)
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			accepted <- c // held open, never answered
+		}
+	}()
+	d := newDevice(t, closedPort(t))
+	d.mustOK("", "memory", "add", "kept here whatever the server does")
+	d.extra = []string{"MNEME_SYNC_URL=http://" + l.Addr().String(), "TURSO_AUTH_TOKEN=" + e2eToken}
+	cmd := exec.Command(mnemeBin, "sync")
+	cmd.Env = d.env()
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case c := <-accepted:
+		defer c.Close()
+	case <-time.After(d.timeout):
+		cmd.Process.Kill()
+		t.Fatalf("sync never reached the server: %s", out.String())
+	}
+	cmd.Process.Signal(os.Interrupt)
+	err = cmd.Wait()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != cli.ExitInterrupted || !strings.Contains(out.String(), "sync interrupted") {
+		t.Fatalf("sync after Ctrl+C: %v\n%s", err, out.String())
+	}
+	if notes := d.noteTexts(); len(notes) != 1 {
+		t.Fatalf("notes after the interrupted sync: %q", notes)
+	}
 }

@@ -142,6 +142,9 @@ func (a *App) runSync(ctx context.Context, args []string) error {
 	}
 	rep, err := sy.SyncNow(ctx)
 	if err != nil {
+		if ctx.Err() != nil { // Ctrl+C, whatever the round was waiting on
+			return exitError{code: ExitInterrupted, msg: "sync interrupted; your memory is kept here and syncs next time"}
+		}
 		if errors.Is(err, syncer.ErrSyncOffline) {
 			return fmt.Errorf("cannot reach the sync server at %s; your memory is kept here and syncs when it is back", sy.URL())
 		}
