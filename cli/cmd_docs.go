@@ -7,9 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -361,47 +359,6 @@ func (a *App) docsShow(ctx context.Context, args []string) error {
 	})
 }
 
-// docsToRemove are the documents arg names: those added from it (a file,
-// or every file under a folder), else the document whose id it is or
-// begins (a prefix of at least memory.MinChangePrefix characters: a
-// shorter one names a moment, not a document).
-func (a *App) docsToRemove(ctx context.Context, ix *index.Index, user, arg string) ([]docstore.Document, error) {
-	path, err := filepath.Abs(arg)
-	if err == nil {
-		if real, err := filepath.EvalSymlinks(path); err == nil {
-			path = real // as docs add stored it: links resolved
-		}
-		if fi, err := os.Stat(path); err == nil && fi.IsDir() {
-			all, err := ix.Docs().List(ctx, user, "")
-			under := slices.DeleteFunc(all, func(d docstore.Document) bool { return !strings.HasPrefix(d.Path, path+string(filepath.Separator)) })
-			if err == nil && len(under) == 0 {
-				err = fmt.Errorf("no document was added from %s", sanitize.Line(path))
-			}
-			return under, err
-		}
-		if d, ok, err := ix.Docs().Lookup(ctx, user, path); err != nil || ok {
-			return []docstore.Document{d}, err
-		}
-		// A path as docs list shows it: one with control characters in its
-		// name is listed cleaned, and is named back that way.
-		all, err := ix.Docs().List(ctx, user, "")
-		if err != nil {
-			return nil, err
-		}
-		if shown := slices.DeleteFunc(all, func(d docstore.Document) bool { return sanitize.Line(d.Path) != path }); len(shown) > 0 {
-			return shown, nil
-		}
-	}
-	if strings.ContainsAny(arg, `/\.~`) { // a path, not an id
-		return nil, fmt.Errorf("no document was added from %s", sanitize.Line(arg))
-	}
-	d, err := ix.Docs().Get(ctx, user, arg)
-	if short := shortPrefix(arg); short != "" && (err != nil || d.ID != short) {
-		return nil, fmt.Errorf("%s: %w", short, memory.ErrShortPrefix)
-	}
-	return []docstore.Document{d}, err
-}
-
 func (a *App) docsRemove(ctx context.Context, args []string) error {
 	common, asJSON, rest, err := a.docsFlags("rm", "rm [--json] ID|PATH...", args)
 	if err != nil {
@@ -415,7 +372,7 @@ func (a *App) docsRemove(ctx context.Context, args []string) error {
 		var failed []string
 		code := 1
 		for _, id := range rest {
-			docs, err := a.docsToRemove(ctx, ix, s.cfg.User, id)
+			docs, err := ingest.Named(ctx, ix.Docs(), s.cfg.User, id)
 			if err != nil {
 				failed = append(failed, err.Error())
 				if errors.Is(err, memory.ErrShortPrefix) {
