@@ -15,6 +15,8 @@ import (
 	"os"
 	"os/user"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -154,7 +156,7 @@ func Check(flags Flags, getenv func(string) string) (Config, []error) {
 		cfg.ConfigFile = filepath.Join(xdgDir(getenv, "XDG_CONFIG_HOME", ".config"), "mneme", "config.toml")
 	}
 	l.file = cfg.ConfigFile
-	meta, err := toml.DecodeFile(cfg.ConfigFile, &cfg)
+	meta, err := decodeFile(cfg.ConfigFile, &cfg, l.bad)
 	switch {
 	case err == nil:
 		cfg.ConfigFileFound = true
@@ -370,4 +372,62 @@ func (c Config) RecallQuery() index.RecallQuery {
 		q.HalfLife = time.Duration(c.RecallHalfLifeDays) * 24 * time.Hour
 	}
 	return q
+}
+
+// lastKey finds the key BurntSushi/toml names in a decoding error ("toml:
+// line 3 (last key \"max_steps\"): incompatible types: ...").
+var lastKey = regexp.MustCompile(`\(last key "([^"]+)"\): (.*)$`)
+
+// decodeFile decodes the config file into cfg. A value of the wrong type
+// (max_steps = "eight") is one bad setting, said with bad and read as
+// unset, not a file left out whole; what is not TOML at all is the error.
+func decodeFile(path string, cfg *Config, bad func(error)) (toml.MetaData, error) {
+	base := *cfg
+	meta, err := toml.DecodeFile(path, cfg)
+	if err == nil || lastKey.FindStringSubmatch(err.Error()) == nil {
+		return meta, err
+	}
+	var raw map[string]any
+	if _, rerr := toml.DecodeFile(path, &raw); rerr != nil {
+		return meta, err
+	}
+	var found [][]string // key, why; said in the order of the keys (found in the map's)
+	defer func() {
+		slices.SortFunc(found, func(a, b []string) int { return strings.Compare(a[0], b[0]) })
+		for _, f := range found {
+			bad(fmt.Errorf("config %s: %s: %w: %s", path, f[0], ErrConfigValue, f[1]))
+		}
+	}()
+	for range 64 { // each round takes one bad key out
+		m := lastKey.FindStringSubmatch(err.Error())
+		if m == nil || !dropKey(raw, strings.Split(m[1], ".")) {
+			return meta, err
+		}
+		found = append(found, []string{m[1], strings.TrimPrefix(m[2], "incompatible types: ")})
+		var buf strings.Builder
+		if eerr := toml.NewEncoder(&buf).Encode(raw); eerr != nil {
+			return meta, err
+		}
+		*cfg = base
+		if meta, err = toml.Decode(buf.String(), cfg); err == nil || lastKey.FindStringSubmatch(err.Error()) == nil {
+			return meta, err
+		}
+	}
+	return meta, err
+}
+
+// dropKey deletes the key at path from a decoded TOML table.
+func dropKey(table map[string]any, path []string) bool {
+	for len(path) > 1 {
+		next, ok := table[path[0]].(map[string]any)
+		if !ok {
+			return false
+		}
+		table, path = next, path[1:]
+	}
+	if _, ok := table[path[0]]; !ok {
+		return false
+	}
+	delete(table, path[0])
+	return true
 }

@@ -271,6 +271,32 @@ func TestCheckNamesEveryBadSettingAndReadsItAsUnset(t *testing.T) {
 	}
 }
 
+// TestValueOfTheWrongTypeIsOneBadSetting: max_steps = "eight" is one bad
+// setting, named and read as unset; the rest of the file is read (it left
+// the whole file out).
+func TestValueOfTheWrongTypeIsOneBadSetting(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "config.toml")
+	if err := os.WriteFile(file, []byte("model = \"llama3.2\"\nmax_steps = \"eight\"\nwindow_size = 12\n[sync]\ninterval = 5\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg, problems := Check(Flags{configFile: file}, envMap(map[string]string{"HOME": dir}))
+	if len(problems) != 2 || !strings.Contains(problems[0].Error(), "max_steps") || !strings.Contains(problems[1].Error(), "sync.interval") ||
+		!errors.Is(problems[0], ErrConfigValue) || errors.Is(problems[0], ErrConfigFile) {
+		t.Fatalf("problems = %v", problems)
+	}
+	if !cfg.ConfigFileFound || cfg.Model != "llama3.2" || cfg.WindowSize != 12 || (cfg.MaxSteps != 0 && cfg.MaxSteps != agent.DefaultMaxSteps) {
+		t.Fatalf("cfg = found %v, model %q, window %d, steps %d", cfg.ConfigFileFound, cfg.Model, cfg.WindowSize, cfg.MaxSteps)
+	}
+	// What is not TOML at all is still the file left out.
+	if err := os.WriteFile(file, []byte("model = \"unterminated\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, problems := Check(Flags{configFile: file}, envMap(map[string]string{"HOME": dir})); len(problems) != 1 || !errors.Is(problems[0], ErrConfigFile) {
+		t.Fatalf("not TOML: %v", problems)
+	}
+}
+
 // data_dir: "~/" is the home folder wherever it is written; a relative
 // path is the working folder's when typed, and refused in the file (it
 // would be another memory in every folder).
