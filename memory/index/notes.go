@@ -262,9 +262,18 @@ func (ix *Index) Recall(ctx context.Context, q RecallQuery) ([]NoteResult, error
 	}
 	// Stable: equal scores keep the search's order, which is deterministic.
 	sort.SliceStable(eligible, func(i, j int) bool { return eligible[i].score > eligible[j].score })
+	// A text saved twice (two scripts, an add repeated) is recalled once:
+	// the copies took the model's few slots with the same words.
 	out := make([]NoteResult, 0, min(len(eligible), q.Limit))
-	for _, r := range eligible[:min(len(eligible), q.Limit)] {
-		out = append(out, r.NoteResult)
+	seen := map[string]bool{}
+	for _, r := range eligible {
+		if len(out) == q.Limit {
+			break
+		}
+		if !seen[r.Note.Hash] {
+			seen[r.Note.Hash] = true
+			out = append(out, r.NoteResult)
+		}
 	}
 	ix.touch(ctx, out)
 	return out, nil

@@ -172,6 +172,23 @@ func TestRecallKeepsRelevantNotes(t *testing.T) {
 	}
 }
 
+// TestRecallOnceATextSavedTwice: a text saved twice (two scripts, an add
+// repeated) is recalled once, and its copy's slot goes to the next note.
+func TestRecallOnceATextSavedTwice(t *testing.T) {
+	ctx := context.Background()
+	s := openTest(t)
+	ix := openIndex(t, s, t.TempDir(), &topicEmbedder{}, "topics")
+	for _, text := range []string{"My cat is called Tom", "My cat is called Tom", "I bake bread", "My car"} {
+		if _, err := ix.SaveNote(ctx, "alice", text, memory.NoteSource{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res, err := ix.Recall(ctx, RecallQuery{UserID: "alice", Text: "Tom the cat, and bread", Limit: 2})
+	if got := noteTexts(res); err != nil || strings.Count(got, "Tom") != 1 || !strings.Contains(got, "bread") {
+		t.Fatalf("recalled %q (%v)", got, err)
+	}
+}
+
 func TestNotesSurviveKeywordRebuildAndEmbeddingOutage(t *testing.T) {
 	ctx := context.Background()
 	s := openTest(t)
