@@ -357,3 +357,22 @@ func TestSyncCtrlCBesideASilentServer(t *testing.T) {
 		t.Fatalf("notes after the interrupted sync: %q", notes)
 	}
 }
+
+// TestSyncSaysItMerges: a sync that merges this device's rows with a fresh
+// copy of the server's (a first sync with local data, a conflict) says so
+// on stderr as it begins: it can take a while, and it was silent.
+func TestSyncSaysItMerges(t *testing.T) {
+	srv := syncserver.New(t)
+	srv.Token = e2eToken
+	d := newDevice(t, closedPort(t))
+	d.mustOK("", "memory", "add", "written before sync was set up")
+	d.extra = []string{"MNEME_SYNC_URL=" + srv.URL, "TURSO_AUTH_TOKEN=" + e2eToken}
+	r := d.mustOK("", "sync")
+	if !strings.Contains(r.stderr, "merging this device's memory with the server's copy…") || !strings.Contains(r.stdout, "synced with") {
+		t.Fatalf("first sync: %+v", r)
+	}
+	if r := d.mustOK("", "sync"); strings.Contains(r.stderr, "merging") {
+		t.Fatalf("a sync with nothing to merge says it merges: %+v", r)
+	}
+}
+

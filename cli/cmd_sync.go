@@ -32,7 +32,7 @@ func (s *session) syncer() *syncer.Syncer {
 	s.syncerMade = true
 	sy, err := syncer.NewSyncer(s.store, syncer.SyncConfig{
 		URL: s.cfg.Sync.URL, Token: s.cfg.Sync.Token, Interval: s.cfg.Sync.Every,
-		EncryptionKey: s.cfg.EncryptionKey != "", Log: s.log,
+		EncryptionKey: s.cfg.EncryptionKey != "", Log: s.log, OnMerge: s.onMerge,
 	})
 	if err != nil {
 		s.log.Warn("sync is off", "err", err)
@@ -125,6 +125,13 @@ func (a *App) runSync(ctx context.Context, args []string) error {
 		return err
 	}
 	defer s.Close()
+	s.onMerge = func(attempt, attempts int) {
+		if attempt == 1 {
+			fmt.Fprintln(a.stderr, "mneme: merging this device's memory with the server's copy…")
+			return
+		}
+		fmt.Fprintf(a.stderr, "mneme: the server changed during the merge; starting over (attempt %d of %d)…\n", attempt, attempts)
+	}
 	sy := s.syncer()
 	if *status {
 		return a.printSyncStatus(ctx, sy, *asJSON)

@@ -37,6 +37,9 @@ type session struct {
 	// syncerVal is made by syncer() (cmd_sync.go) when sync is set up.
 	syncerVal  *syncer.Syncer
 	syncerMade bool
+	// onMerge is given to the Syncer (SyncConfig.OnMerge): `mneme sync`
+	// says a merge is under way.
+	onMerge func(attempt, attempts int)
 	// progress reports long catch-ups of the search index on stderr; nil
 	// in the chat, which owns the screen.
 	progress *progress.Index

@@ -654,8 +654,9 @@ func (m *Model) applyEvent(ev agent.Event) {
 		m.transcript.addNotice(ev.Text)
 		m.transcript.entries[len(m.transcript.entries)-1].passing = ev.Passing
 	case agent.DoneEvent:
+		answering := m.run != nil && m.run.prompt != "" // not a /compact
 		m.finishRun(ev.Result.Interrupted, nil)
-		if ev.Result.NoAnswer() {
+		if answering && ev.Result.NoAnswer() {
 			m.transcript.addNoAnswer()
 		}
 	case agent.ErrorEvent:

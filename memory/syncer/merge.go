@@ -57,6 +57,9 @@ func (sy *Syncer) rebuild(ctx context.Context, adopt bool) (rep SyncReport, err 
 		return rep, err
 	}
 	for attempt := 1; ; attempt++ {
+		if sy.cfg.OnMerge != nil {
+			sy.cfg.OnMerge(attempt, mergeAttempts)
+		}
 		n, err := sy.rebuildOnce(ctx, adopt, work, filepath.Join(dir, memory.BackupDirName))
 		if err == nil {
 			rep.Reapplied = n

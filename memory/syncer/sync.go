@@ -68,6 +68,10 @@ type SyncConfig struct {
 	Log           *slog.Logger
 	// HTTPClient is used for the reachability probe (default: 10s timeout).
 	HTTPClient *http.Client
+	// OnMerge, when set, is told as each attempt at a merge with a fresh
+	// copy of the server's database begins (a first sync, a conflict):
+	// attempt of at most attempts. It can take a while on a large memory.
+	OnMerge func(attempt, attempts int)
 }
 
 // Syncer syncs a Store with a server. Its methods are safe for concurrent
