@@ -375,4 +375,3 @@ func TestSyncSaysItMerges(t *testing.T) {
 		t.Fatalf("a sync with nothing to merge says it merges: %+v", r)
 	}
 }
-
