@@ -400,10 +400,14 @@ func decodeFile(path string, cfg *Config, bad func(error)) (toml.MetaData, error
 	}()
 	for range 64 { // each round takes one bad key out
 		m := lastKey.FindStringSubmatch(err.Error())
-		if m == nil || !dropKey(raw, strings.Split(m[1], ".")) {
+		if m == nil {
 			return meta, err
 		}
-		found = append(found, []string{m[1], strings.TrimPrefix(m[2], "incompatible types: ")})
+		v, ok := dropKey(raw, strings.Split(m[1], "."))
+		if !ok {
+			return meta, err
+		}
+		found = append(found, []string{fmt.Sprintf("%s = %s", m[1], tomlValue(v)), wantType(m[2])})
 		var buf strings.Builder
 		if eerr := toml.NewEncoder(&buf).Encode(raw); eerr != nil {
 			return meta, err
@@ -416,18 +420,42 @@ func decodeFile(path string, cfg *Config, bad func(error)) (toml.MetaData, error
 	return meta, err
 }
 
-// dropKey deletes the key at path from a decoded TOML table.
-func dropKey(table map[string]any, path []string) bool {
+// dropKey deletes the key at path from a decoded TOML table and returns
+// its value.
+func dropKey(table map[string]any, path []string) (any, bool) {
 	for len(path) > 1 {
 		next, ok := table[path[0]].(map[string]any)
 		if !ok {
-			return false
+			return nil, false
 		}
 		table, path = next, path[1:]
 	}
-	if _, ok := table[path[0]]; !ok {
-		return false
-	}
+	v, ok := table[path[0]]
 	delete(table, path[0])
-	return true
+	return v, ok
+}
+
+// tomlValue is v as the file wrote it, more or less: strings quoted.
+func tomlValue(v any) string {
+	if s, ok := v.(string); ok {
+		return strconv.Quote(s)
+	}
+	return fmt.Sprint(v)
+}
+
+// wantType says what a setting takes, from BurntSushi/toml's "incompatible
+// types: TOML value has type string; destination has type integer".
+func wantType(msg string) string {
+	_, dst, _ := strings.Cut(msg, "destination has type ")
+	switch {
+	case strings.HasPrefix(dst, "int"), strings.HasPrefix(dst, "uint"):
+		return "want a whole number"
+	case strings.HasPrefix(dst, "float"):
+		return "want a number"
+	case strings.HasPrefix(dst, "string"):
+		return "want text in quotes"
+	case strings.HasPrefix(dst, "bool"):
+		return "want true or false"
+	}
+	return strings.TrimPrefix(msg, "incompatible types: ")
 }

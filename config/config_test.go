@@ -281,7 +281,8 @@ func TestValueOfTheWrongTypeIsOneBadSetting(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg, problems := Check(Flags{configFile: file}, envMap(map[string]string{"HOME": dir}))
-	if len(problems) != 2 || !strings.Contains(problems[0].Error(), "max_steps") || !strings.Contains(problems[1].Error(), "sync.interval") ||
+	if len(problems) != 2 || !strings.Contains(problems[0].Error(), `max_steps = "eight": invalid value: want a whole number`) ||
+		!strings.Contains(problems[1].Error(), "sync.interval = 5: invalid value: want text in quotes") ||
 		!errors.Is(problems[0], ErrConfigValue) || errors.Is(problems[0], ErrConfigFile) {
 		t.Fatalf("problems = %v", problems)
 	}
