@@ -237,6 +237,10 @@ func TestMemoryCommands(t *testing.T) {
 		t.Fatal("an added note was not embedded")
 	}
 	d.mustOK("", "memory", "add", "I bake sourdough bread on Sundays")
+	// The same text again is the note kept, said so, not a copy.
+	if r := d.mustOK("", "memory", "add", "My cat is called  Tom"); !strings.Contains(r.stdout, "Already noted: note "+added.ID) || len(d.notes()) != 2 {
+		t.Fatalf("add again: %s, notes %+v", r.stdout, d.notes())
+	}
 	if r := d.mustOK("", "memory", "list"); !strings.Contains(r.stdout, added.ID) || !strings.Contains(r.stdout, "sourdough") || !strings.Contains(r.stdout, "SAVED IN") {
 		t.Fatalf("list:\n%s", r.stdout)
 	}

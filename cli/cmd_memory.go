@@ -262,6 +262,18 @@ func (a *App) memoryAdd(ctx context.Context, args []string) error {
 		return noteError("add", err)
 	}
 	return a.changeNote(ctx, common, "add", "Saved", asJSON, true, func(ix *index.Index, user string) (memory.Note, error) {
+		// The same text again (a repeated add, two scripts) is the note
+		// kept: a copy would take recall's few slots with the same words.
+		clean, _ := memory.CheckNote(text)
+		notes, err := ix.ListNotes(ctx, user)
+		if err != nil {
+			return memory.Note{}, err
+		}
+		for _, n := range notes {
+			if slices.Equal(strings.Fields(n.Content), strings.Fields(clean)) && n.Status == memory.NoteActive {
+				return n, nil
+			}
+		}
 		return ix.SaveNote(ctx, user, text, memory.NoteSource{By: memory.SourceUser, Tags: tags})
 	})
 }
@@ -311,8 +323,11 @@ func (a *App) changeNote(ctx context.Context, common config.Flags, cmd, verb str
 	if err != nil {
 		return noteError(cmd, err)
 	}
-	if verb == "Updated" && n.Updated.Before(start) {
+	switch {
+	case verb == "Updated" && n.Updated.Before(start):
 		verb = "Unchanged (the same text):" // nothing written
+	case verb == "Saved" && n.Created.Before(start):
+		verb = "Already noted:" // the same text, kept before
 	}
 	if err := a.printNote(n, verb, asJSON); err != nil {
 		return err
