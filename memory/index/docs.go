@@ -99,8 +99,8 @@ func (ix *Index) indexDocKeywords(ctx context.Context) error {
 // current model: the background work does it, `docs add` too while it
 // waits. Without an embedding model it does nothing.
 func (ix *Index) EmbedDocuments(ctx context.Context) error {
-	return ix.embedBacklog(ctx, func(model string) ([]owned, error) {
-		list, err := ix.docs.ChunksNeedingEmbedding(ctx, model, embedBatch)
+	return ix.embedBacklog(ctx, func(model string, limit int) ([]owned, error) {
+		list, err := ix.docs.ChunksNeedingEmbedding(ctx, model, limit)
 		return chunkOwners(list), err
 	})
 }

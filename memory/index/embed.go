@@ -19,13 +19,16 @@ import (
 // embedBatch is how many turns are embedded per request.
 const embedBatch = 16
 
+// firstEmbedBatch is the size of a backlog's first batch (embedBacklog).
+const firstEmbedBatch = 2
+
 // embedPending embeds turns that have no vectors under the current model
 // for their current text, newest first, paging by id so that the table is
 // walked once.
 func (ix *Index) embedPending(ctx context.Context) error {
 	before := ""
-	return ix.embedBacklog(ctx, func(model string) ([]owned, error) {
-		turns, err := ix.store.TurnsNeedingEmbedding(ctx, model, before, embedBatch)
+	return ix.embedBacklog(ctx, func(model string, limit int) ([]owned, error) {
+		turns, err := ix.store.TurnsNeedingEmbedding(ctx, model, before, limit)
 		if err != nil || len(turns) == 0 {
 			return nil, err
 		}
@@ -38,17 +41,20 @@ func (ix *Index) embedPending(ctx context.Context) error {
 	})
 }
 
-// embedBacklog embeds, batch by batch, what next returns under the current
-// model, until it returns nothing or the model changes. Turns' and
-// chunks' vectors join the loaded ones; notes and summaries are searched
-// exactly from the database.
-func (ix *Index) embedBacklog(ctx context.Context, next func(model string) ([]owned, error)) error {
+// embedBacklog embeds, batch by batch, what next returns (at most limit
+// items) under the current model, until it returns nothing or the model
+// changes. Batches start small and double up to embedBatch, so that a
+// drain within a short budget (a search's, an ask's: 3 s) saves some
+// vectors even with a slow model, instead of losing one large request at
+// every run. Turns' and chunks' vectors join the loaded ones; notes and
+// summaries are searched exactly from the database.
+func (ix *Index) embedBacklog(ctx context.Context, next func(model string, limit int) ([]owned, error)) error {
 	em := ix.embedding()
 	if !em.enabled() || ix.queriesOnly { // QueriesOnly: the vectors kept are another model's
 		return nil
 	}
-	for ix.embedding().model == em.model {
-		items, err := next(em.model.Name)
+	for size := firstEmbedBatch; ix.embedding().model == em.model; size = min(2*size, embedBatch) {
+		items, err := next(em.model.Name, size)
 		if err != nil || len(items) == 0 {
 			return err
 		}
@@ -379,15 +385,15 @@ func (ix *Index) embedPendingAll(ctx context.Context) error {
 	if err := ix.embedPending(ctx); err != nil {
 		return err
 	}
-	err := ix.embedBacklog(ctx, func(model string) ([]owned, error) {
-		notes, err := ix.store.NotesNeedingEmbedding(ctx, model, embedBatch)
+	err := ix.embedBacklog(ctx, func(model string, limit int) ([]owned, error) {
+		notes, err := ix.store.NotesNeedingEmbedding(ctx, model, limit)
 		return noteOwners(notes), err
 	})
 	if err != nil {
 		return err
 	}
-	err = ix.embedBacklog(ctx, func(model string) ([]owned, error) {
-		list, err := ix.store.SummariesNeedingEmbedding(ctx, model, embedBatch)
+	err = ix.embedBacklog(ctx, func(model string, limit int) ([]owned, error) {
+		list, err := ix.store.SummariesNeedingEmbedding(ctx, model, limit)
 		return summaryOwners(list), err
 	})
 	if err != nil {

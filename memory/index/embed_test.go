@@ -2,6 +2,7 @@ package index
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -178,5 +179,41 @@ func TestStoredVectorsTooLongAreLeftOut(t *testing.T) {
 	res := search(t, ix, "alice", "kitten")
 	if len(res) == 0 || res[0].ConversationID != cats.ID {
 		t.Fatalf("search beside vectors of too many dimensions: %+v", res)
+	}
+}
+
+// smallBatchesOnly embeds at most two texts a request and fails on more,
+// as a slow model does within a search's few seconds.
+type smallBatchesOnly struct{ topicEmbedder }
+
+func (e *smallBatchesOnly) Embed(ctx context.Context, req *api.EmbedRequest) (*api.EmbedResponse, error) {
+	if in, ok := req.Input.([]string); ok && len(in) > 2 {
+		return nil, context.DeadlineExceeded
+	}
+	return e.topicEmbedder.Embed(ctx, req)
+}
+
+// TestBudgetedDrainMakesProgress: a drain that can only get small batches
+// through saves their vectors, newest turns first, so that each search or
+// ask within its budget moves the backlog on; it lost one large request
+// every time.
+func TestBudgetedDrainMakesProgress(t *testing.T) {
+	s := openTest(t)
+	var newest memory.Conversation
+	for i := range 10 {
+		newest = chat(t, s, "alice", "Pets", fmt.Sprintf("my kitten number %d", i), "cute")
+	}
+	ix := openIndex(t, s, t.TempDir(), &smallBatchesOnly{}, "topics")
+	ix.Drain(context.Background()) // fails on its third batch
+	st, err := ix.Status(context.Background())
+	if err != nil || st.Pending != 8 {
+		t.Fatalf("status after a drain of small batches: %+v, %v", st, err)
+	}
+	found := false
+	for _, r := range search(t, ix, "alice", "feline") {
+		found = found || r.ConversationID == newest.ID
+	}
+	if !found {
+		t.Fatal("the newest turn is not searchable by meaning")
 	}
 }
