@@ -31,7 +31,7 @@ var (
 	// ErrNoCompaction is returned by Compact when compaction is not configured.
 	ErrNoCompaction = errors.New("compaction is not configured")
 	// ErrEmptySummary means the model answered a summary or title request with nothing usable.
-	ErrEmptySummary = errors.New("the model wrote an empty summary")
+	ErrEmptySummary = errors.New("the model wrote no usable summary or title")
 	// ErrContextSize means a configured context (num_ctx, num_ctx_max) is out of bounds.
 	ErrContextSize = errors.New("context size out of bounds")
 )
