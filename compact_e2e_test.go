@@ -169,7 +169,7 @@ func TestAsk35TurnsWithAFailingSummariser(t *testing.T) {
 		}
 		if out.Dropped > 0 {
 			dropped++
-			if !strings.Contains(r.stderr, "Could not summarise") || !strings.Contains(r.stderr, "summariser crashed") {
+			if !strings.Contains(r.stderr, "mneme: could not summarise") || !strings.Contains(r.stderr, "summariser crashed") {
 				t.Fatalf("turn %d left messages out without a notice; stderr:\n%s", i, r.stderr)
 			}
 		}

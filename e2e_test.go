@@ -479,7 +479,7 @@ func TestAskRealOllama(t *testing.T) {
 	}
 	// The model's num_predict (48) ended the answer: Ollama's done_reason
 	// "length", said so that a cut answer is not taken for a whole one.
-	if !strings.Contains(r.stderr, "the model's length limit") {
+	if !strings.Contains(r.stderr, "mneme: the answer reached the model's length limit") {
 		t.Fatalf("no word of the model's length limit: %q", r.stderr)
 	}
 	list := d.conversations()

@@ -9,6 +9,8 @@ import (
 	"io"
 	"slices"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/mneme-dev/mneme/agent"
 	"github.com/mneme-dev/mneme/internal/sanitize"
@@ -88,7 +90,7 @@ func (p *Answer) Emit(ev agent.Event) {
 	case agent.RecallEvent:
 		fmt.Fprintf(p.errw, "↺ %s\n", text.Cut(text.OneLine(sanitize.Text(ev.Summary())), 200))
 	case agent.NoticeEvent:
-		fmt.Fprintf(p.errw, "mneme: %s\n", sanitize.Text(ev.Text))
+		fmt.Fprintf(p.errw, "mneme: %s\n", afterPrefix(sanitize.Text(ev.Text)))
 	case agent.CompactedEvent:
 		fmt.Fprintf(p.errw, "⋯ compacted: messages %d–%d are now a summary for the model (all stay saved)\n", ev.FirstSeq, ev.LastSeq)
 	}
@@ -154,4 +156,16 @@ func Place(page int, heading string) []string {
 		parts = append(parts, text.Cut(sanitize.Title(heading), 60))
 	}
 	return parts
+}
+
+// afterPrefix is a notice worded for the chat ("The answer reached…") as
+// it reads after "mneme: ": its first letter in lower case, unless it
+// begins a name or an acronym ("Ollama", "OK").
+func afterPrefix(s string) string {
+	r, n := utf8.DecodeRuneInString(s)
+	next, _ := utf8.DecodeRuneInString(s[n:])
+	if !unicode.IsUpper(r) || !unicode.IsLower(next) || strings.HasPrefix(s, "Ollama") {
+		return s
+	}
+	return string(unicode.ToLower(r)) + s[n:]
 }
