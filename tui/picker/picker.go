@@ -64,6 +64,7 @@ type ModelPicker struct {
 	id    int64
 
 	chat, embed string // the models in use
+	opened      bool   // just opened: the list lands on the chat model once listed
 
 	models  []ollama.ModelInfo
 	loading bool
@@ -168,7 +169,7 @@ func (p ModelPicker) InputFocused() bool { return p.naming }
 // Open shows the picker with the models in use and lists the installed
 // ones. A pull in progress goes on.
 func (p ModelPicker) Open(chat, embed string) (ModelPicker, tea.Cmd) {
-	p.chat, p.embed = chat, embed
+	p.chat, p.embed, p.opened = chat, embed, true
 	p.naming, p.hint, p.hintErr = false, "", false
 	p.name.Blur()
 	return p, p.listModels()
@@ -342,10 +343,13 @@ func (p ModelPicker) handleLoaded(msg modelsLoadedMsg) (ModelPicker, tea.Cmd) {
 	if p.list.Index() < len(p.models) {
 		cur = p.models[p.list.Index()].Name
 	}
+	if p.opened { // the model in use, not the first listed
+		cur, p.opened = p.chat, false
+	}
 	p.models = msg.models
 	p.list.Reset()
 	for i, m := range p.models {
-		if m.Name == cur {
+		if ollama.SameModel(m.Name, cur) {
 			p.list.Select(i)
 		}
 	}

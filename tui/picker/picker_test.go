@@ -69,6 +69,24 @@ func TestModelPickerListsAndChooses(t *testing.T) {
 	}
 }
 
+// TestModelPickerOpensOnTheModelInUse: the list lands on the chat model in
+// use, not on the first listed, each time the picker opens.
+func TestModelPickerOpensOnTheModelInUse(t *testing.T) {
+	mgr := paneltest.NewFakeModels(chatModel, tinyModel, embedModel)
+	c := newPicker(t, mgr, newTestClock(), "stories260k", "", 80, 24)
+	if got := c.M.models[c.M.list.Index()].Name; got != "stories260k:latest" {
+		t.Fatalf("opened on %q", got)
+	}
+	c.Send(paneltest.KeyUp)
+	var cmd tea.Cmd
+	c.M, cmd = c.M.Open("stories260k:latest", "")
+	c.Push(cmd)
+	c.RunAll()
+	if got := c.M.models[c.M.list.Index()].Name; got != "stories260k:latest" {
+		t.Fatalf("opened again on %q", got)
+	}
+}
+
 // startPull opens the name box (with the suggested default) and starts the
 // pull; it returns once the pull waits for progress.
 func startPull(t *testing.T, c *component[ModelPicker], want string) {
