@@ -432,7 +432,6 @@ func (a *Agent) compactView(ctx context.Context, req Request, sys []api.Message,
 	if covered < len(evicted) {
 		res.Dropped = len(evicted) - covered
 	}
-	a.retitleFromSummary(ctx, req, sum, kept)
 	return view{summary: sum, tail: kept}
 }
 

@@ -203,7 +203,7 @@ func (a *Agent) Retitle(ctx context.Context, userID, conversationID string) (boo
 	}
 	// The title state first: most conversations need no messages read.
 	if !a.needsTitle(ctx, Request{UserID: userID, ConversationID: conversationID}) {
-		return false, nil
+		return a.retitleAfterSummary(ctx, Request{UserID: userID, ConversationID: conversationID})
 	}
 	all, err := a.store.Messages(ctx, userID, conversationID)
 	if err != nil {
@@ -252,16 +252,38 @@ func (a *Agent) retitle(ctx context.Context, req Request, all []memory.Message) 
 	return a.setTitle(ctx, req, source, answer.Seq)
 }
 
-// retitleFromSummary titles the conversation again from a new summary
-// when the topic has clearly changed: no word of the title is in the
-// messages still sent verbatim.
-func (a *Agent) retitleFromSummary(ctx context.Context, req Request, sum memory.Summary, kept []memory.Message) {
-	if a.compact.titles == nil || a.compact.gen == nil {
-		return
+// retitleAfterSummary titles the conversation again from its latest
+// summary, when that is newer than the title and the topic has clearly
+// changed: no word of the title is in the messages after it. It runs with
+// Retitle, after an answer (the chat's), never before one: the answer
+// waited for the title call.
+func (a *Agent) retitleAfterSummary(ctx context.Context, req Request) (bool, error) {
+	if a.compact.summaries == nil || a.compact.gen == nil {
+		return false, nil
 	}
 	ts, err := a.compact.titles.ConversationTitle(ctx, req.UserID, req.ConversationID)
-	if err != nil || ts.Source == memory.TitleUser || !topicChanged(ts.Title, kept) {
-		return
+	if err != nil || ts.Source == memory.TitleUser {
+		return false, err
+	}
+	sum, err := a.compact.summaries.LatestSummary(ctx, req.UserID, req.ConversationID)
+	if errors.Is(err, memory.ErrNotFound) || (err == nil && sum.AtSeq <= ts.Seq) {
+		return false, nil // no summary, or the title came after it
+	}
+	if err != nil {
+		return false, fmt.Errorf("retitle: %w", err)
+	}
+	all, err := a.store.Messages(ctx, req.UserID, req.ConversationID)
+	if err != nil {
+		return false, fmt.Errorf("retitle: %w", err)
+	}
+	var kept []memory.Message
+	for _, m := range all {
+		if m.Seq > sum.LastSeq {
+			kept = append(kept, m)
+		}
+	}
+	if !topicChanged(ts.Title, kept) {
+		return false, nil
 	}
 	var recent strings.Builder
 	for _, m := range kept {
@@ -271,7 +293,7 @@ func (a *Agent) retitleFromSummary(ctx context.Context, req Request, sum memory.
 	}
 	source := "Summary of the earlier part: " + text.Prefix(sum.Text, titleSourceRunes) +
 		"\nLatest messages:\n" + text.Prefix(recent.String(), titleSourceRunes)
-	a.setTitle(ctx, req, source, sum.AtSeq)
+	return a.setTitle(ctx, req, source, sum.AtSeq), nil
 }
 
 // topicChanged reports whether none of the title's words (of three letters

@@ -517,12 +517,23 @@ func TestTitlesFromTheModel(t *testing.T) {
 		t.Fatalf("asked for a title again: %d requests", len(h.srv.GenerateRequests()))
 	}
 	// The topic moves on to bread: once the window is compacted and no
-	// title word is left in the recent messages, the title follows.
+	// title word is left in the recent messages, the title follows, when
+	// Retitle runs after an answer; no answer waits for a title call.
 	for i := 3; i <= 8; i++ {
 		h.mustRun(fmt.Sprintf("question %d: how do I feed a sourdough starter?", i))
+		if n := len(h.srv.GenerateRequests()); n != 1 {
+			t.Fatalf("run %d made a title request before its answer (%d)", i, n)
+		}
+	}
+	if changed, err := h.agent.Retitle(ctx, "alice", h.conv.ID); err != nil || !changed {
+		t.Fatalf("retitle after the topic changed: %v %v", changed, err)
 	}
 	if got := title(); got != "Sourdough baking" {
 		t.Fatalf("title after the topic changed = %q (%d title requests)", got, len(h.srv.GenerateRequests()))
+	}
+	// Once for that summary: asking again makes no request.
+	if changed, _ := h.agent.Retitle(ctx, "alice", h.conv.ID); changed || len(h.srv.GenerateRequests()) != 2 {
+		t.Fatalf("asked for a title again: %d requests", len(h.srv.GenerateRequests()))
 	}
 	// The user's title is never replaced.
 	if err := h.store.RenameConversation(ctx, "alice", h.conv.ID, "My notes"); err != nil {
@@ -531,6 +542,7 @@ func TestTitlesFromTheModel(t *testing.T) {
 	h.srv.SetGenerate(func(api.GenerateRequest) fakeollama.Reply { return fakeollama.Say(`{"title": "Something else"}`) })
 	for i := 9; i <= 16; i++ {
 		h.mustRun(fmt.Sprintf("question %d: tell me about violins", i))
+		h.agent.Retitle(ctx, "alice", h.conv.ID)
 	}
 	if got := title(); got != "My notes" {
 		t.Fatalf("title = %q, want the user's", got)

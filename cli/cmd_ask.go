@@ -142,9 +142,7 @@ func (a *App) runAsk(ctx context.Context, args []string) (err error) {
 		defer ix.Close()
 	}
 	p := printer.NewAnswer(a.stdout, a.stderr, *asJSON)
-	// No titles from ask, not even after compaction: the answer would wait
-	// for the title call (seconds with a small model on a laptop).
-	ag := s.newAgent(st.Model, ix, st.ToolsSupported(), agent.WithTitles(nil, nil))
+	ag := s.newAgent(st.Model, ix, st.ToolsSupported())
 	req := agent.Request{UserID: s.cfg.User, ConversationID: conv.ID, Prompt: prompt, PromptID: promptMsg.ID}
 	res, runErr := ag.Run(ctx, req, p.Emit)
 	if runErr != nil && created && ctx.Err() == nil && res.Answer == "" && len(res.ToolCalls) == 0 &&

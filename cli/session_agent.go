@@ -16,9 +16,8 @@ import (
 // newAgent builds the agent for a chat model from the session's config:
 // the memory tools over ix (sent only when toolsOK, that is when the model
 // supports tools) and, unless switched off, automatic recall from ix.
-// Without an index (nil) the agent chats without memory. extra options
-// come last, over the session's.
-func (s *session) newAgent(model string, ix *index.Index, toolsOK bool, extra ...agent.Option) *agent.Agent {
+// Without an index (nil) the agent chats without memory.
+func (s *session) newAgent(model string, ix *index.Index, toolsOK bool) *agent.Agent {
 	opts := []agent.Option{
 		agent.WithModel(model),
 		agent.WithHost(s.host),
@@ -42,7 +41,7 @@ func (s *session) newAgent(model string, ix *index.Index, toolsOK bool, extra ..
 		opts = append(opts, agent.WithSystemPrompt(s.cfg.SystemPrompt))
 	}
 	opts = append(opts, s.compactOptions()...)
-	return agent.New(s.client, s.store, append(opts, extra...)...)
+	return agent.New(s.client, s.store, opts...)
 }
 
 // compactOptions give an agent sliding-window compaction and model titles.
