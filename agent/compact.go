@@ -259,7 +259,6 @@ func (a *Agent) modelHistory(ctx context.Context, req Request, sys []api.Message
 	if a.compact == nil {
 		return append(sys, toAPI(all)...)
 	}
-	a.retitle(ctx, req, all)
 	if a.compact.summaries == nil {
 		return append(sys, toAPI(all)...)
 	}

@@ -663,6 +663,7 @@ func TestEveryRequestCarriesTheContext(t *testing.T) {
 	h.agent.compact.cfg.Show = h.client // the fake chat model: context_length 4096
 	for i := 1; i <= 4; i++ {
 		h.mustRun(fmt.Sprintf("question %d", i))
+		h.agent.Retitle(context.Background(), "alice", h.conv.ID) // as the chat does after each answer
 	}
 	summaries := 0
 	for i, req := range h.srv.Requests() {
