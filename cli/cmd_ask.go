@@ -172,7 +172,7 @@ func (a *App) runAsk(ctx context.Context, args []string) (err error) {
 	p.Sources(res)
 	// No title call here: ask exits once the answer is stored. The
 	// conversation keeps the title derived from its first prompt until the
-	// chat gives it the model's (see pendingTitles).
+	// chat gives it the model's (see titlePending).
 	if ix != nil {
 		a.indexTurn(ctx, s, ix, memory.ConversationRef{UserID: s.cfg.User, ConversationID: conv.ID})
 	}
