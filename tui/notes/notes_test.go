@@ -105,6 +105,15 @@ func TestMemoryBrowserListsNewestFirstWithProvenance(t *testing.T) {
 	}
 }
 
+// TestMemoryBrowserShowsTags: a note's tags show under it, as `memory
+// list` shows them.
+func TestMemoryBrowserShowsTags(t *testing.T) {
+	f := newMemoryFixture(t)
+	must[memory.Note](t)(f.ix.SaveNote(context.Background(), testUser, "Plays the cello.", memory.NoteSource{Tags: []string{"music", "hobby"}}))
+	c := newBrowser(t, f.ix, f.store, newTestClock(), 80, 24)
+	requireShows(t, c.M.View(), "Plays the cello.", "Added outside a conversation · #music #hobby")
+}
+
 func TestMemoryBrowserEditSavesToTheStore(t *testing.T) {
 	ctx := context.Background()
 	f := newMemoryFixture(t)

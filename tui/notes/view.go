@@ -216,15 +216,19 @@ func (b MemoryBrowser) noteRow(n memory.Note, selected bool, now time.Time) stri
 
 // provenance says where a note was saved.
 func (b MemoryBrowser) provenance(n memory.Note) string {
+	tags := ""
+	if len(n.Tags) > 0 { // as `memory list` shows them
+		tags = b.st.Dim.Render(" · #" + sanitize.Line(strings.Join(n.Tags, " #")))
+	}
 	if n.ConversationID == "" {
-		return b.st.Dim.Render("Added outside a conversation")
+		return b.st.Dim.Render("Added outside a conversation") + tags
 	}
 	title, ok := b.titles[n.ConversationID]
 	if !ok || title == "" {
 		title = "untitled"
 	}
 	return b.st.Dim.Render("From ") + b.st.Text.Render("“"+sanitize.Line(title)+"”") +
-		b.st.Dim.Render(fmt.Sprintf(", turn %d", n.TurnNumber))
+		b.st.Dim.Render(fmt.Sprintf(", turn %d", n.TurnNumber)) + tags
 }
 
 func (b MemoryBrowser) preview() string {
