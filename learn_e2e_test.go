@@ -533,3 +533,22 @@ func TestAskSaysWhenLearningIsSlowOrFails(t *testing.T) {
 		t.Fatalf("stdout %q\nstderr after the notice %q", stdout.String(), rest)
 	}
 }
+
+// TestAskIsQuietWhenTheModelLearnsNothing: an extraction reply that is not
+// the JSON asked for (a small model's) is the model learning nothing: the
+// log has it, stderr does not call it a failure at every ask.
+func TestAskIsQuietWhenTheModelLearnsNothing(t *testing.T) {
+	t.Parallel() // own data dir and fake Ollama
+	srv := fakeollama.New(t)
+	srv.SetDefault(func(req api.ChatRequest) fakeollama.Reply {
+		if isExtraction(req) {
+			return fakeollama.Say("# Sure! Here are the facts")
+		}
+		return fakeollama.Say("Noted.")
+	})
+	d := newDevice(t, srv.Host()).learnOn()
+	r := d.mustOK("", "ask", "I keep bees")
+	if countRequests(srv, isExtraction) == 0 || strings.Contains(r.stderr, "learning from this turn failed") {
+		t.Fatalf("stderr %q", r.stderr)
+	}
+}

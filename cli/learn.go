@@ -81,7 +81,9 @@ func (a *App) learnAfterAsk(ctx context.Context, s *session, ix *index.Index, ch
 	for _, l := range o.learned {
 		fmt.Fprintln(a.stderr, l.receipt())
 	}
-	if o.err != nil && ctx.Err() == nil {
+	// A reply that was not the JSON asked for (a small model's) is the
+	// model learning nothing, logged, not a failure said at every ask.
+	if o.err != nil && ctx.Err() == nil && !errors.Is(o.err, learn.ErrMalformed) {
 		why := o.err.Error()
 		if errors.Is(o.err, context.DeadlineExceeded) {
 			why = fmt.Sprintf("the model took more than %s", learnBudget)
