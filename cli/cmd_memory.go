@@ -262,17 +262,9 @@ func (a *App) memoryAdd(ctx context.Context, args []string) error {
 		return noteError("add", err)
 	}
 	return a.changeNote(ctx, common, "add", "Saved", asJSON, true, func(ix *index.Index, user string) (memory.Note, error) {
-		// The same text again (a repeated add, two scripts) is the note
-		// kept: a copy would take recall's few slots with the same words.
-		clean, _ := memory.CheckNote(text)
-		notes, err := ix.ListNotes(ctx, user)
-		if err != nil {
-			return memory.Note{}, err
-		}
-		for _, n := range notes {
-			if slices.Equal(strings.Fields(n.Content), strings.Fields(clean)) && n.Status == memory.NoteActive {
-				return n, nil
-			}
+		// The same text again (a repeated add, two scripts) is the note kept.
+		if n, ok, err := ix.KeptNote(ctx, user, text); err != nil || ok {
+			return n, err
 		}
 		return ix.SaveNote(ctx, user, text, memory.NoteSource{By: memory.SourceUser, Tags: tags})
 	})

@@ -73,6 +73,7 @@ func (a Activity) Summary() string {
 	var res struct {
 		NoteID  string            `json:"note_id"`
 		Content string            `json:"content"`
+		Status  NoteAction        `json:"status"`
 		Results []json.RawMessage `json:"results"`
 	}
 	if a.Done {
@@ -83,6 +84,9 @@ func (a Activity) Summary() string {
 	case MemorySaveName:
 		if !a.Done {
 			return "saving note: " + quote(args.Content)
+		}
+		if res.Status == NoteKept {
+			return "already noted: " + quote(res.Content)
 		}
 		return "saved note: " + quote(res.Content)
 	case MemorySearchName:

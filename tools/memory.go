@@ -55,6 +55,8 @@ var (
 // NoteSaver stores a note; *index.Index has it.
 type NoteSaver interface {
 	SaveNote(ctx context.Context, userID, content string, src memory.NoteSource) (memory.Note, error)
+	// KeptNote is the user's active note with this text, if any.
+	KeptNote(ctx context.Context, userID, content string) (memory.Note, bool, error)
 }
 
 // NoteUpdater replaces a note's text; *index.Index has it.
@@ -133,6 +135,11 @@ func MemorySave(ix NoteSaver) Tool {
 	return New(spec, func(ctx context.Context, s Session, a saveArgs) (any, error) {
 		if s.UserID == "" {
 			return nil, ErrNoUser
+		}
+		// The same text again is the note kept, said so: a copy would
+		// take recall's slots, and undoing the "save" would undo that note.
+		if n, ok, err := ix.KeptNote(ctx, s.UserID, a.Content); err != nil || ok {
+			return noteOut(n, NoteKept), err
 		}
 		n, err := ix.SaveNote(ctx, s.UserID, a.Content, memory.NoteSource{ConversationID: s.ConversationID, TurnNumber: s.TurnNumber, By: memory.SourceModel})
 		if err != nil {

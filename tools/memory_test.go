@@ -153,6 +153,31 @@ func TestMemoryLifecycle(t *testing.T) {
 	}
 }
 
+// TestMemorySaveOfAKeptText: saving a kept note's text again writes
+// nothing and says so: the same note, "already_saved", not a note written
+// (an undo of it would undo the kept note), and the receipt says so.
+func TestMemorySaveOfAKeptText(t *testing.T) {
+	e := newEnv(t, false)
+	var first, again NoteOut
+	e.mustCall(alice, MemorySaveName, `{"content": "The user's cat is called Tom."}`, &first)
+	res, err := e.reg.Execute(context.Background(), bob, Call{ID: "c0", Name: MemorySaveName, Args: json.RawMessage(`{"content": "The user's cat is called Tom."}`)})
+	if err != nil || len(res.Notes) != 1 || res.Notes[0].Action != NoteSaved {
+		t.Fatalf("another user's save: %+v %v", res, err)
+	}
+	res, err = e.reg.Execute(context.Background(), alice, Call{ID: "c1", Name: MemorySaveName, Args: json.RawMessage(`{"content": "The user's  cat is called Tom. "}`)})
+	if err != nil || json.Unmarshal([]byte(res.Content), &again) != nil {
+		t.Fatalf("save again: %+v %v", res, err)
+	}
+	act := Activity{Name: MemorySaveName, Result: res.Content, Done: true, Notes: res.Notes}
+	if again.NoteID != first.NoteID || again.Status != NoteKept || len(act.WrittenNotes()) != 0 ||
+		act.Summary() != `already noted: "The user's cat is called Tom."` {
+		t.Fatalf("save again: %+v, written %v, %q", again, act.WrittenNotes(), act.Summary())
+	}
+	if notes, _ := e.store.ListNotes(context.Background(), "alice"); len(notes) != 1 {
+		t.Fatalf("alice has %d notes", len(notes))
+	}
+}
+
 func TestToolsIsolateUsers(t *testing.T) {
 	e := newEnv(t, true)
 	var saved NoteOut

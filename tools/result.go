@@ -19,6 +19,7 @@ type NoteAction string
 // as their result's status.
 const (
 	NoteSaved   NoteAction = "saved"
+	NoteKept    NoteAction = "already_saved" // memory_save of a kept note's text: nothing written
 	NoteUpdated NoteAction = "updated"
 	NoteDeleted NoteAction = "deleted"
 )

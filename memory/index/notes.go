@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -72,6 +73,23 @@ func (ix *Index) RestoreNote(ctx context.Context, userID string, n memory.Note) 
 // alone serves a note browser: list, search, update, delete and restore.
 func (ix *Index) ListNotes(ctx context.Context, userID string) ([]memory.Note, error) {
 	return ix.store.ListNotes(ctx, userID)
+}
+
+// KeptNote is the user's active note whose text is content, white space
+// aside: saving it again would make a copy that takes recall's few slots
+// with the same words (`memory add`, the model's memory_save).
+func (ix *Index) KeptNote(ctx context.Context, userID, content string) (memory.Note, bool, error) {
+	notes, err := ix.store.ListNotes(ctx, userID)
+	if err != nil {
+		return memory.Note{}, false, err
+	}
+	want := strings.Fields(content)
+	for _, n := range notes {
+		if n.Status == memory.NoteActive && slices.Equal(strings.Fields(n.Content), want) {
+			return n, true, nil
+		}
+	}
+	return memory.Note{}, false, nil
 }
 
 // indexNote writes one note to the keyword index and embeds it.
