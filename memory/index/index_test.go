@@ -109,6 +109,16 @@ func TestWordHitShowsTheWordsItMatched(t *testing.T) {
 	if len(res) == 0 || res[0].ConversationID != long.ID || !strings.Contains(res[0].Snippet, "Passport renewal") {
 		t.Fatalf("the renewing: %+v", res)
 	}
+	// Text written without spaces is found by a part of it.
+	tokyo := chat(t, s, "alice", "旅行", "昨日は東京タワーに行きました", "いいですね。")
+	if err := ix.Drain(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{"東京", "タワー", "東京タワー"} {
+		if res = search(t, ix, "alice", q); len(res) == 0 || res[0].ConversationID != tokyo.ID || !strings.Contains(res[0].Snippet, "東京タワー") {
+			t.Fatalf("%s: %+v", q, res)
+		}
+	}
 }
 
 func TestHybridSearchFusesVectorAndKeyword(t *testing.T) {

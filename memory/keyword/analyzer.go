@@ -57,11 +57,58 @@ func newAnalyzer() *analyzer {
 func (a *analyzer) terms(text string) []string {
 	var out []string
 	for _, w := range words(text) {
-		if t, ok := a.term(w); ok {
-			out = append(out, t)
-		}
+		out = append(out, a.wordTerms(w)...)
 	}
 	return out
+}
+
+// wordTerms are the terms of one word as words splits text: its term, or,
+// for the scripts written without spaces between words (Chinese,
+// Japanese; Korean, whose words carry their particles), each pair of
+// neighbouring characters, as search engines index them: "東京タワー" is
+// 東京 京タ タワ ワー, so that 東京 and タワー find it (as one word, only
+// the whole run did).
+func (a *analyzer) wordTerms(w string) []string {
+	if strings.IndexFunc(w, unspaced) < 0 {
+		if t, ok := a.term(w); ok {
+			return []string{t}
+		}
+		return nil
+	}
+	var out []string
+	for len(w) > 0 {
+		i := strings.IndexFunc(w, unspaced)
+		if i < 0 {
+			i = len(w)
+		}
+		if i > 0 { // letters of another script before the run
+			if t, ok := a.term(w[:i]); ok {
+				out = append(out, t)
+			}
+			w = w[i:]
+			continue
+		}
+		end := strings.IndexFunc(w, func(r rune) bool { return !unspaced(r) })
+		if end < 0 {
+			end = len(w)
+		}
+		run := []rune(w[:end])
+		if len(run) == 1 {
+			out = append(out, string(run))
+		}
+		for j := 0; j+1 < len(run); j++ {
+			out = append(out, string(run[j:j+2]))
+		}
+		w = w[end:]
+	}
+	return out
+}
+
+// unspaced reports whether r belongs to a script written without spaces
+// between words (Han, Hiragana, Katakana with its prolonged sound mark,
+// Hangul).
+func unspaced(r rune) bool {
+	return r == 'ー' || r == '々' || unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul)
 }
 
 // term normalises one lower-cased word; ok is false for words that are not indexed.

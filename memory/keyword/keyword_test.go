@@ -381,7 +381,11 @@ func TestAnalyzer(t *testing.T) {
 		"Straße, Øresund": "strass oresund",
 		"São Paulo, Łódź": "sao paulo lodz",
 		"мой дом":         "мой дом",
-		"がっこう":            "がっこう",
+		"がっこう":            "がっ っこ こう",
+		"東京タワーに行きました":     "東京 京タ タワ ワー ーに に行 行き きま まし した",
+		"我爱北京":            "我爱 爱北 北京",
+		"学校에서 공부":         "学校 校에 에서 공부",
+		"iPhone的电池":       "iphon 的电 电池",
 		"naïve résumé":    "naiv resum",
 		"ÉCOLE NORMALE":   "ecol normal",
 	} {

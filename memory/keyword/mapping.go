@@ -11,7 +11,7 @@ import (
 
 // Version identifies the analyzer and mapping. Bump it whenever either
 // changes: Open then reports ErrStale for indexes built by another version.
-const Version = "keyword-5"
+const Version = "keyword-6"
 
 // Bleve field names.
 const (

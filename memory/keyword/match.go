@@ -19,9 +19,11 @@ func (ix *Index) FirstMatch(text, query string) int {
 	}
 	at := -1
 	eachWord(text, func(start int, w string) bool {
-		if t, ok := ix.an.term(w); ok && want[t] {
-			at = start
-			return false
+		for _, t := range ix.an.wordTerms(w) {
+			if want[t] {
+				at = start
+				return false
+			}
 		}
 		return true
 	})
