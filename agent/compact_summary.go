@@ -283,6 +283,12 @@ func (a *Agent) retitleAfterSummary(ctx context.Context, req Request) (bool, err
 		}
 	}
 	if !topicChanged(ts.Title, kept) {
+		// Checked against this summary: the next Retitle reads nothing
+		// until a newer one (it read the whole conversation after every
+		// answer).
+		if _, err := a.compact.titles.SetModelTitle(ctx, req.UserID, req.ConversationID, "", sum.AtSeq); err != nil {
+			return false, fmt.Errorf("retitle: %w", err)
+		}
 		return false, nil
 	}
 	var recent strings.Builder

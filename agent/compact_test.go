@@ -549,6 +549,27 @@ func TestTitlesFromTheModel(t *testing.T) {
 	}
 }
 
+// TestRetitleChecksASummaryOnce: a summary on the same topic as the title
+// is checked once: the title state records it, and later Retitles (one
+// after every answer in the chat) read nothing until a newer summary.
+func TestRetitleChecksASummaryOnce(t *testing.T) {
+	ctx := context.Background()
+	h := newCompactHarness(t, Compaction{ContextWindow: 8192, WindowSize: 4})
+	h.srv.SetGenerate(func(api.GenerateRequest) fakeollama.Reply { return fakeollama.Say(`{"title": "Lisbon trip"}`) })
+	for i := 1; i <= 5; i++ {
+		h.mustRun(fmt.Sprintf("question %d about the lisbon trip", i))
+		h.agent.Retitle(ctx, "alice", h.conv.ID)
+	}
+	sum, err := h.store.LatestSummary(ctx, "alice", h.conv.ID)
+	if err != nil {
+		t.Fatalf("no summary after 5 turns in a window of 4: %v", err)
+	}
+	ts, err := h.store.ConversationTitle(ctx, "alice", h.conv.ID)
+	if err != nil || ts.Title != "Lisbon trip" || ts.Seq != sum.AtSeq || len(h.srv.GenerateRequests()) != 1 {
+		t.Fatalf("title state %+v (%v), summary at %d, %d title requests", ts, err, sum.AtSeq, len(h.srv.GenerateRequests()))
+	}
+}
+
 // TestTitleFailureKeepsTheTitle: a model that does not answer with a JSON
 // title leaves the title derived from the prompt, and is asked once.
 func TestTitleFailureKeepsTheTitle(t *testing.T) {
