@@ -391,11 +391,12 @@ func decodeFile(path string, cfg *Config, bad func(error)) (toml.MetaData, error
 	if _, rerr := toml.DecodeFile(path, &raw); rerr != nil {
 		return meta, err
 	}
-	var found [][]string // key, why; said in the order of the keys (found in the map's)
+	type badValue struct{ setting, want string }
+	var found []badValue // said in the order of the keys (found in the map's)
 	defer func() {
-		slices.SortFunc(found, func(a, b []string) int { return strings.Compare(a[0], b[0]) })
+		slices.SortFunc(found, func(a, b badValue) int { return strings.Compare(a.setting, b.setting) })
 		for _, f := range found {
-			bad(fmt.Errorf("config %s: %s: %w: %s", path, f[0], ErrConfigValue, f[1]))
+			bad(fmt.Errorf("config %s: %s: %w: %s", path, f.setting, ErrConfigValue, f.want))
 		}
 	}()
 	for range 64 { // each round takes one bad key out
@@ -407,7 +408,7 @@ func decodeFile(path string, cfg *Config, bad func(error)) (toml.MetaData, error
 		if !ok {
 			return meta, err
 		}
-		found = append(found, []string{fmt.Sprintf("%s = %s", m[1], tomlValue(v)), wantType(m[2])})
+		found = append(found, badValue{fmt.Sprintf("%s = %s", m[1], tomlValue(v)), wantType(m[2])})
 		var buf strings.Builder
 		if eerr := toml.NewEncoder(&buf).Encode(raw); eerr != nil {
 			return meta, err

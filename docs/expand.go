@@ -104,11 +104,8 @@ func (e *expander) glob(arg, abs string) {
 		n++
 		// A link the pattern matched is followed only to a file under the
 		// folder the pattern starts from, as in a folder added.
-		if fi, err := os.Lstat(m); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
-			if real, err := filepath.EvalSymlinks(m); err != nil || !within(root, real) {
-				e.out = append(e.out, Candidate{Path: m, Skip: SkipLinkOutside})
-				continue
-			}
+		if fi, err := os.Lstat(m); err == nil && fi.Mode()&fs.ModeSymlink != 0 && e.linkOutside(root, m) {
+			continue
 		}
 		e.path(m, true)
 	}
@@ -179,8 +176,7 @@ func (e *expander) walk(root, dir string, rules []ignoreRule) {
 			if info.IsDir() {
 				continue // a link to a directory: not followed, against loops
 			}
-			if real, err := filepath.EvalSymlinks(abs); err != nil || !within(root, real) {
-				e.out = append(e.out, Candidate{Path: abs, Skip: SkipLinkOutside})
+			if e.linkOutside(root, abs) {
 				continue
 			}
 		}
@@ -208,8 +204,18 @@ func globRoot(pattern string) string {
 	return dir
 }
 
-// within reports whether path is root or under it.
-func within(root, path string) bool {
+// linkOutside reports whether the link at path leads outside root (or
+// nowhere), and lists it as skipped if so.
+func (e *expander) linkOutside(root, path string) bool {
+	if real, err := filepath.EvalSymlinks(path); err == nil && Within(root, real) {
+		return false
+	}
+	e.out = append(e.out, Candidate{Path: path, Skip: SkipLinkOutside})
+	return true
+}
+
+// Within reports whether path is root or under it.
+func Within(root, path string) bool {
 	rel, err := filepath.Rel(root, path)
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }

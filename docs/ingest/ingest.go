@@ -11,7 +11,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/mneme-dev/mneme/docs"
 	"github.com/mneme-dev/mneme/memory/docstore"
@@ -63,7 +62,7 @@ func (d Adder) Add(ctx context.Context, path string, index bool) Added {
 		out.Skipped = err.Error()
 		return out
 	}
-	if rel, err := filepath.Rel(d.DataDir, path); err == nil && rel != ".." && !strings.HasPrefix(rel, "../") {
+	if docs.Within(d.DataDir, path) {
 		return skip(ErrMnemeData)
 	}
 	data, err := readBounded(path, d.MaxBytes)
