@@ -373,6 +373,60 @@ func TestReviewInbox(t *testing.T) {
 	}
 }
 
+// TestReviewInboxReplacesWhatItContradicts: with memory_review = "inbox",
+// a learnt fact that contradicts a kept note waits as pending, naming the
+// note it would replace; approving it deletes that note, so the two are
+// never both recalled; rejecting one keeps the old note.
+func TestReviewInboxReplacesWhatItContradicts(t *testing.T) {
+	t.Parallel() // own data dir and fake Ollama
+	srv := fakeollama.New(t)
+	extract := extractReply(`[{"text":"Lives in Lisbon.","confidence":0.9,"tags":["home"],"kind":"fact"}]`)
+	srv.SetDefault(func(req api.ChatRequest) fakeollama.Reply {
+		if isDecision(req) { // Lisbon contradicts Berlin, the one kept note
+			return fakeollama.Reply{Content: []string{`{"event":"DELETE","id":1,"text":""}`}}
+		}
+		return extract(req)
+	})
+	d := newDevice(t, srv.Host())
+	d.extra = append(d.extra, "MNEME_MEMORY_REVIEW=inbox")
+	d.mustOK("", "memory", "add", "Lives in Berlin.")
+	berlin := d.notes()[0]
+
+	// Rejected: Berlin stays.
+	d.mustOK("", "ask", "I moved to Lisbon last month")
+	var pending []memory.Note
+	if err := json.Unmarshal([]byte(d.mustOK("", "memory", "pending", "--json").stdout), &pending); err != nil || len(pending) != 1 {
+		t.Fatalf("memory pending: %+v %v", pending, err)
+	}
+	if pending[0].Replaces != berlin.ID {
+		t.Fatalf("the pending note replaces %q, want the Berlin note %s", pending[0].Replaces, berlin.ID)
+	}
+	if r := d.mustOK("", "memory", "pending"); !strings.Contains(r.stdout, "would replace note "+berlin.ID+": Lives in Berlin.") {
+		t.Fatalf("memory pending does not say what the note would replace:\n%s", r.stdout)
+	}
+	d.mustOK("", "memory", "reject", pending[0].ID)
+	if notes := d.notes(); len(notes) != 1 || notes[0].ID != berlin.ID {
+		t.Fatalf("after a reject: %+v", notes)
+	}
+
+	// Approved: Lisbon takes Berlin's place, in the list and in search.
+	d.mustOK("", "ask", "I moved to Lisbon last month")
+	lisbon := d.notes()[0]
+	if lisbon.ID == berlin.ID {
+		lisbon = d.notes()[1]
+	}
+	r := d.mustOK("", "memory", "approve", lisbon.ID)
+	if !strings.Contains(r.stdout, "Approved note "+lisbon.ID) || !strings.Contains(r.stdout, "Replaced note "+berlin.ID+": Lives in Berlin.") {
+		t.Fatalf("memory approve:\n%s", r.stdout)
+	}
+	if notes := d.notes(); len(notes) != 1 || notes[0].ID != lisbon.ID || notes[0].Status != memory.NoteActive {
+		t.Fatalf("after the approval: %+v", notes)
+	}
+	if r := d.mustOK("", "memory", "search", "Berlin"); strings.Contains(r.stdout, berlin.ID) {
+		t.Fatalf("the replaced note is still found:\n%s", r.stdout)
+	}
+}
+
 // TestImportExtractLearnsFromTheNewTurns: `import --extract` learns from
 // each imported turn, oldest first, as after a chat; importing the same
 // export again learns nothing twice; without Ollama it says nothing was

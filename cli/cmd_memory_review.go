@@ -24,14 +24,16 @@ func (a *App) memoryPending(ctx context.Context, args []string) error {
 	if err := noArgs("memory pending", rest); err != nil {
 		return err
 	}
-	notes, err := a.userNotes(ctx, common, false)
+	notes, err := a.userNotes(ctx, common, true)
 	if err != nil {
 		return err
 	}
-	pending := []memory.Note{}
+	pending, kept := []memory.Note{}, map[string]memory.Note{}
 	for _, n := range notes {
 		if n.Status == memory.NotePending {
 			pending = append(pending, n)
+		} else {
+			kept[n.ID] = n
 		}
 	}
 	if asJSON {
@@ -44,6 +46,11 @@ func (a *App) memoryPending(ctx context.Context, args []string) error {
 	for _, n := range pending {
 		if err := a.printNote(n, "Pending", false); err != nil {
 			return err
+		}
+		if old, ok := kept[n.Replaces]; ok {
+			if err := a.printNote(old, "  would replace", false); err != nil {
+				return err
+			}
 		}
 	}
 	fmt.Fprintln(a.stdout, "Approve with `mneme memory approve ID…`, reject with `mneme memory reject ID…`.")
@@ -87,13 +94,18 @@ func (a *App) memoryReview(ctx context.Context, args []string, approve bool) err
 		// Every id is tried; those that fail are reported after.
 		var failed []error
 		for _, id := range rest {
-			n, err := reviewNote(ctx, s.store, ix, s.cfg.User, id, approve)
+			n, replaced, err := reviewNote(ctx, s.store, ix, s.cfg.User, id, approve)
 			if err != nil {
 				failed = append(failed, err)
 				continue
 			}
 			if err := a.printNote(n, verb, asJSON); err != nil {
 				return err
+			}
+			if replaced.ID != "" && !asJSON { // --json: the note's "replaces" names it
+				if err := a.printNote(replaced, "Replaced", false); err != nil {
+					return err
+				}
 			}
 		}
 		s.syncAfterChange(ctx, ix)
@@ -104,22 +116,33 @@ func (a *App) memoryReview(ctx context.Context, args []string, approve bool) err
 	})
 }
 
-// reviewNote approves or rejects one pending note.
-func reviewNote(ctx context.Context, store *memory.Store, ix *index.Index, user, id string, approve bool) (memory.Note, error) {
-	n, err := store.Note(ctx, user, id)
+// reviewNote approves or rejects one pending note; replaced is the kept
+// note an approval deleted (Note.Replaces), if any.
+func reviewNote(ctx context.Context, store *memory.Store, ix *index.Index, user, id string, approve bool) (n, replaced memory.Note, err error) {
+	n, err = store.Note(ctx, user, id)
 	if short := shortPrefix(id); short != "" && (err != nil || n.ID != short) {
-		return n, fmt.Errorf("note %q: %w", short, memory.ErrShortPrefix) // a moment, not a note
+		return n, replaced, fmt.Errorf("note %q: %w", short, memory.ErrShortPrefix) // a moment, not a note
 	}
 	if err != nil {
-		return n, err
+		return n, replaced, err
 	}
 	if n.Status != memory.NotePending {
-		return n, fmt.Errorf("note %s is %s, not pending%w", n.ID, n.Status, notPending)
+		return n, replaced, fmt.Errorf("note %s is %s, not pending%w", n.ID, n.Status, notPending)
 	}
-	if approve {
-		return store.SetNoteStatus(ctx, user, n.ID, memory.NoteActive)
+	if !approve {
+		n, err = ix.DeleteNote(ctx, user, n.ID)
+		return n, replaced, err
 	}
-	return ix.DeleteNote(ctx, user, n.ID)
+	if n.Replaces != "" {
+		replaced, _ = store.Note(ctx, user, n.Replaces) // gone already: nothing to say
+	}
+	if n, err = ix.SetNoteStatus(ctx, user, n.ID, memory.NoteActive); err != nil || replaced.ID == "" {
+		return n, memory.Note{}, err
+	}
+	if _, err := store.Note(ctx, user, replaced.ID); !errors.Is(err, memory.ErrNoteNotFound) {
+		replaced = memory.Note{} // kept (it was pending itself)
+	}
+	return n, replaced, nil
 }
 
 // notPending marks a review of a note that is not pending as a usage

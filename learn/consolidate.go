@@ -18,8 +18,10 @@ type Existing struct {
 type Notes interface {
 	// Similar returns the user's notes most like text, best first.
 	Similar(ctx context.Context, userID, text string, limit int) ([]Existing, error)
-	// Add keeps a new note learnt from a candidate and returns its id.
-	Add(ctx context.Context, userID string, c Candidate) (string, error)
+	// Add keeps a new note learnt from a candidate and returns its id;
+	// replaces names the kept note it would replace once the user approves
+	// it (review only), else "".
+	Add(ctx context.Context, userID string, c Candidate, replaces string) (string, error)
 	// Update replaces the text of note id.
 	Update(ctx context.Context, userID, id, text string) error
 	// Delete forgets note id.
@@ -129,7 +131,7 @@ func consolidateOne(ctx context.Context, c ChatClient, m Model, notes Notes, use
 		}
 	}
 	if len(similar) == 0 {
-		return add(ctx, notes, userID, cand)
+		return add(ctx, notes, userID, cand, "")
 	}
 	d, err := decide(ctx, c, m, cand, similar)
 	if err != nil {
@@ -140,17 +142,17 @@ func consolidateOne(ctx context.Context, c ChatClient, m Model, notes Notes, use
 	case review && d.Event == EventUpdate:
 		merged := cand
 		merged.Text = d.Text
-		ch, err := add(ctx, notes, userID, merged)
+		ch, err := add(ctx, notes, userID, merged, similar[d.ID-1].ID)
 		ch.Reason = "would update " + similar[d.ID-1].ID
 		return ch, err
 	case review && d.Event == EventDelete:
-		ch, err := add(ctx, notes, userID, cand)
+		ch, err := add(ctx, notes, userID, cand, similar[d.ID-1].ID)
 		ch.Reason = "contradicts " + similar[d.ID-1].ID
 		return ch, err
 	}
 	switch d.Event {
 	case EventAdd:
-		return add(ctx, notes, userID, cand)
+		return add(ctx, notes, userID, cand, "")
 	case EventUpdate:
 		e := similar[d.ID-1]
 		if err := notes.Update(ctx, userID, e.ID, d.Text); err != nil {
@@ -163,7 +165,7 @@ func consolidateOne(ctx context.Context, c ChatClient, m Model, notes Notes, use
 		if err := notes.Delete(ctx, userID, e.ID); err != nil {
 			return Change{}, fmt.Errorf("delete note: %w", err)
 		}
-		added, err := add(ctx, notes, userID, cand)
+		added, err := add(ctx, notes, userID, cand, "")
 		return Change{Event: EventDelete, NoteID: e.ID, Added: added.NoteID, Before: e.Text, After: cand.Text, Candidate: cand}, err
 	}
 	ch := Change{Event: EventNone, Candidate: cand, Reason: "the model found it kept"}
@@ -173,8 +175,8 @@ func consolidateOne(ctx context.Context, c ChatClient, m Model, notes Notes, use
 	return ch, nil
 }
 
-func add(ctx context.Context, notes Notes, userID string, cand Candidate) (Change, error) {
-	id, err := notes.Add(ctx, userID, cand)
+func add(ctx context.Context, notes Notes, userID string, cand Candidate, replaces string) (Change, error) {
+	id, err := notes.Add(ctx, userID, cand, replaces)
 	if err != nil {
 		return Change{}, fmt.Errorf("add note: %w", err)
 	}

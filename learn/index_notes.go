@@ -28,9 +28,9 @@ func (n IndexNotes) Similar(ctx context.Context, userID, text string, limit int)
 	return out, nil
 }
 
-func (n IndexNotes) Add(ctx context.Context, userID string, c Candidate) (string, error) {
+func (n IndexNotes) Add(ctx context.Context, userID string, c Candidate, replaces string) (string, error) {
 	src := n.Source
-	src.By, src.Confidence, src.Tags = memory.SourceExtracted, c.Confidence, c.Tags
+	src.By, src.Confidence, src.Tags, src.Replaces = memory.SourceExtracted, c.Confidence, c.Tags, replaces
 	note, err := n.Index.SaveNote(ctx, userID, c.Text, src)
 	return note.ID, err
 }

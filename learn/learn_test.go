@@ -72,15 +72,16 @@ func TestExtractMalformedReply(t *testing.T) {
 
 // notes is an in-memory Notes whose similarity is shared words.
 type notes struct {
-	byID  map[string]string
-	order []string
-	n     int
+	byID     map[string]string
+	replaces map[string]string // what a note for review would replace
+	order    []string
+	n        int
 }
 
 func newNotes(texts ...string) *notes {
-	ns := &notes{byID: map[string]string{}}
+	ns := &notes{byID: map[string]string{}, replaces: map[string]string{}}
 	for _, t := range texts {
-		ns.Add(context.Background(), "u", Candidate{Text: t})
+		ns.Add(context.Background(), "u", Candidate{Text: t}, "")
 	}
 	return ns
 }
@@ -95,10 +96,10 @@ func (ns *notes) Similar(_ context.Context, _ string, text string, limit int) ([
 	return out[:min(limit, len(out))], nil
 }
 
-func (ns *notes) Add(_ context.Context, _ string, c Candidate) (string, error) {
+func (ns *notes) Add(_ context.Context, _ string, c Candidate, replaces string) (string, error) {
 	ns.n++
 	id := fmt.Sprintf("n%d", ns.n)
-	ns.byID[id] = c.Text
+	ns.byID[id], ns.replaces[id] = c.Text, replaces
 	ns.order = append(ns.order, id)
 	return id, nil
 }
@@ -227,8 +228,8 @@ func TestConsolidateTwiceMakesNoDuplicates(t *testing.T) {
 }
 
 // TestConsolidateForReviewChangesNothingKept: for the review inbox, what
-// would update or delete a kept note is added as a new note instead; the
-// kept notes stay as they were.
+// would update or delete a kept note is added as a new note instead, which
+// names the kept note it would replace; the kept notes stay as they were.
 func TestConsolidateForReviewChangesNothingKept(t *testing.T) {
 	for name, c := range map[string]struct {
 		decision any
@@ -251,6 +252,9 @@ func TestConsolidateForReviewChangesNothingKept(t *testing.T) {
 			}
 			if want := []string{"Has a cat called Tom.", c.added}; !slices.Equal(ns.texts(), want) {
 				t.Fatalf("notes %q, want %q", ns.texts(), want)
+			}
+			if got := ns.replaces[changes[0].NoteID]; got != "n1" {
+				t.Fatalf("the note for review replaces %q, want the kept note n1", got)
 			}
 		})
 	}

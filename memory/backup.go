@@ -16,6 +16,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/mneme-dev/mneme/memory/internal/sqlq"
 	"github.com/mneme-dev/mneme/memory/schema"
 )
 
@@ -128,14 +129,14 @@ func (s *Store) exportNotes(ctx context.Context, userID string, put func(any) er
 			n := schema.BackupNoteLine{Type: schema.BackupNote, User: userID}
 			var created, updated int64
 			var tags string
-			err := r.Scan(&n.ID, &n.Content, &n.Conversation, &n.TurnNumber, &n.Source, &n.Confidence, &tags, &n.Status, &created, &updated)
+			err := r.Scan(&n.ID, &n.Content, &n.Conversation, &n.TurnNumber, &n.Source, &n.Confidence, &tags, &n.Status, &n.Replaces, &created, &updated)
 			if json.Unmarshal([]byte(tags), &n.Tags) != nil || n.Tags == nil {
 				n.Tags = []string{}
 			}
 			n.Created, n.Updated = backupTime(created), backupTime(updated)
 			return n, err
 		}, `SELECT n.id, n.content, COALESCE(c.external_id, n.conversation_id, ''), COALESCE(n.turn_number, 0),
-			n.source, n.confidence, n.tags, n.status, n.created_at, n.updated_at
+			n.source, n.confidence, n.tags, n.status, n.replaces, n.created_at, n.updated_at
 			FROM notes n LEFT JOIN conversations c ON c.id = n.conversation_id
 			WHERE n.user_id = ? AND n.deleted_at IS NULL AND n.id > ? ORDER BY n.id LIMIT ?`, userID, after, exportPage)
 		if err != nil {
@@ -277,7 +278,7 @@ func (imp *importer) restoreConversation(ctx context.Context, c schema.BackupCon
 		if _, err := tx.ExecContext(ctx, `INSERT INTO conversations
 			(id, user_id, title, created_at, updated_at, archived, external_id, title_source, title_seq)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
-			c.ID, user, cleanText(c.Title), created, updated, c.Archived, nullString(c.ExternalID), src, c.TitleSeq); err != nil {
+			c.ID, user, cleanText(c.Title), created, updated, c.Archived, sqlq.NullString(c.ExternalID), src, c.TitleSeq); err != nil {
 			return err
 		}
 		var err error
@@ -374,7 +375,8 @@ func (imp *importer) restoreNote(ctx context.Context, b schema.BackupNoteLine, s
 	if lerr != nil {
 		return lerr, nil
 	}
-	if err := cmp.Or(schema.CheckID("id", b.ID), schema.CheckOptionalID("conversation", b.Conversation)); err != nil {
+	if err := cmp.Or(schema.CheckID("id", b.ID), schema.CheckOptionalID("conversation", b.Conversation),
+		schema.CheckOptionalID("replaces", b.Replaces)); err != nil {
 		return err, nil
 	}
 	content, lerr := CheckNote(b.Content)
@@ -391,6 +393,9 @@ func (imp *importer) restoreNote(ctx context.Context, b schema.BackupNoteLine, s
 	status := cmp.Or(b.Status, NoteActive)
 	if status != NoteActive && status != NotePending && status != NoteArchived {
 		return fmt.Errorf(`"status" must be active, pending or archived, not %q`, b.Status), nil
+	}
+	if status != NotePending {
+		b.Replaces = "" // only a note for review replaces one
 	}
 	created, lerr := parseBackupTime("created", b.Created)
 	if lerr != nil {
@@ -415,10 +420,10 @@ func (imp *importer) restoreNote(ctx context.Context, b schema.BackupNoteLine, s
 			return err
 		}
 		res, err := tx.ExecContext(ctx, `INSERT INTO notes (id, user_id, content, conversation_id, turn_number,
-			created_at, updated_at, hash, source, confidence, tags, status) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+			created_at, updated_at, hash, source, confidence, tags, status, replaces) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 			ON CONFLICT(id) DO NOTHING`,
-			b.ID, user, content, nullString(conv), nullInt(conv != "", b.TurnNumber), created, updated,
-			noteHash(content), src.By, src.Confidence, encodeTags(src.Tags), status)
+			b.ID, user, content, sqlq.NullString(conv), sqlq.NullInt(conv != "", b.TurnNumber), created, updated,
+			noteHash(content), src.By, src.Confidence, encodeTags(src.Tags), status, b.Replaces)
 		if err != nil {
 			return err
 		}

@@ -329,3 +329,56 @@ func TestBackupOfMessagesThatGrowWhenEscapedRestores(t *testing.T) {
 		t.Fatalf("a message over the limit: %v", bad)
 	}
 }
+
+// TestApprovingANoteThatReplacesAnother: approving a pending note that
+// replaces a kept one deletes that one (recorded in its history), and the
+// relation survives a backup and its restore.
+func TestApprovingANoteThatReplacesAnother(t *testing.T) {
+	ctx := context.Background()
+	s := openTest(t)
+	berlin, err := s.SaveNote(ctx, "alice", "lives in Berlin", NoteSource{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lisbon, err := s.SaveNote(ctx, "alice", "lives in Lisbon", NoteSource{By: SourceExtracted, Confidence: 0.9, Pending: true, Replaces: berlin.ID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	backup := backupOf(t, s, "alice")
+	if !strings.Contains(backup, `"replaces":"`+berlin.ID+`"`) {
+		t.Fatalf("the backup lacks what the pending note replaces:\n%s", backup)
+	}
+	restored := openTest(t)
+	if _, bad := importWith(t, restored, "alice", backup, false); len(bad) != 0 {
+		t.Fatalf("restore: %v", bad)
+	}
+	for _, st := range []*Store{s, restored} {
+		n, err := st.SetNoteStatus(ctx, "alice", lisbon.ID, NoteActive)
+		if err != nil || n.Status != NoteActive || n.Replaces != berlin.ID {
+			t.Fatalf("approved = %+v, %v", n, err)
+		}
+		if _, err := st.Note(ctx, "alice", berlin.ID); !errors.Is(err, ErrNoteNotFound) {
+			t.Fatalf("the replaced note after the approval: %v", err)
+		}
+		var op string
+		if err := st.db.QueryRowContext(ctx, `SELECT op FROM note_changes WHERE note_id = ? ORDER BY at DESC, id DESC LIMIT 1`, berlin.ID).Scan(&op); err != nil || op != ChangeDelete {
+			t.Fatalf("the replaced note's last change = %q, %v", op, err)
+		}
+	}
+
+	// A note that is itself waiting for review is not deleted.
+	first, err := s.SaveNote(ctx, "alice", "works at a bakery", NoteSource{Pending: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, err := s.SaveNote(ctx, "alice", "works at a cafe", NoteSource{Pending: true, Replaces: first.ID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.SetNoteStatus(ctx, "alice", second.ID, NoteActive); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := s.Note(ctx, "alice", first.ID); err != nil || n.Status != NotePending {
+		t.Fatalf("the pending note it named = %+v, %v", n, err)
+	}
+}

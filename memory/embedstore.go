@@ -87,12 +87,6 @@ type StoredVector struct {
 	Vector  []float32
 }
 
-// Vectors calls fn with every vector of the user under model.
-func (s *Store) Vectors(ctx context.Context, userID, model string, fn func(StoredVector) error) error {
-	_, err := s.VectorsSince(ctx, userID, model, 0, fn)
-	return err
-}
-
 // VectorsSince calls fn with the user's vectors under model stored after
 // the row mark after (0: all of them), and returns the mark of the newest
 // one, for the next call: a process follows the vectors others store.

@@ -85,7 +85,7 @@ func (s *Store) recordChange(ctx context.Context, tx Execer, c noteChange, fallb
 	a := changeAttrOf(ctx, fallbackBy)
 	_, err := tx.ExecContext(ctx, `INSERT INTO note_changes (id, note_id, user_id, op, changed_by, at,
 		before_text, after_text, before_status, after_status, undoes) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		NewID(), c.NoteID, c.UserID, c.Op, a.by, s.nowMS(), c.BeforeText, c.AfterText, c.BeforeStatus, c.AfterStatus, nullString(a.undoes))
+		NewID(), c.NoteID, c.UserID, c.Op, a.by, s.nowMS(), c.BeforeText, c.AfterText, c.BeforeStatus, c.AfterStatus, sqlq.NullString(a.undoes))
 	return err
 }
 
@@ -141,7 +141,7 @@ func (imp *importer) restoreChange(ctx context.Context, b schema.BackupChangeLin
 		_, err := tx.ExecContext(ctx, `INSERT INTO note_changes (id, note_id, user_id, op, changed_by, at,
 			before_text, after_text, before_status, after_status, undoes) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 			ON CONFLICT(id) DO NOTHING`,
-			b.ID, b.Note, user, b.Op, cmp.Or(b.By, ByUser), at, b.BeforeText, b.AfterText, b.BeforeStatus, b.AfterStatus, nullString(b.Undoes))
+			b.ID, b.Note, user, b.Op, cmp.Or(b.By, ByUser), at, b.BeforeText, b.AfterText, b.BeforeStatus, b.AfterStatus, sqlq.NullString(b.Undoes))
 		return err
 	})
 	if err != nil {

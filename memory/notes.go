@@ -40,9 +40,12 @@ type Note struct {
 	Confidence float64  `json:"confidence"`
 	Tags       []string `json:"tags"`
 	// Status is NoteActive, NotePending or NoteArchived.
-	Status  string    `json:"status"`
-	Created time.Time `json:"created"`
-	Updated time.Time `json:"updated"`
+	Status string `json:"status"`
+	// Replaces is the kept note a pending note would replace when approved
+	// (a refinement or a contradiction learnt for review), or "".
+	Replaces string    `json:"replaces,omitempty"`
+	Created  time.Time `json:"created"`
+	Updated  time.Time `json:"updated"`
 	// AccessCount and LastAccessed say how often, and when last, this
 	// device recalled the note into a prompt or returned it from
 	// memory_search (local state, not synced).
@@ -86,8 +89,9 @@ type NoteSource struct {
 	// Tags are cleaned by CheckTags.
 	Tags []string
 	// Pending saves the note for the user's review (NotePending): never
-	// recalled until approved.
-	Pending bool
+	// recalled until approved. Replaces is the kept note it would replace.
+	Pending  bool
+	Replaces string
 }
 
 // Limits on a note's tags.
@@ -175,7 +179,7 @@ func noteHash(content string) string {
 }
 
 const noteColumns = `n.id, n.user_id, n.content, COALESCE(n.conversation_id, ''), COALESCE(n.turn_number, 0),
-	n.created_at, n.updated_at, n.hash, n.source, n.confidence, n.tags, n.status,
+	n.created_at, n.updated_at, n.hash, n.source, n.confidence, n.tags, n.status, n.replaces,
 	COALESCE((SELECT u.count FROM local.note_use u WHERE u.id = n.id), 0),
 	COALESCE((SELECT u.last_at FROM local.note_use u WHERE u.id = n.id), 0)`
 
@@ -185,7 +189,7 @@ func scanNote(row interface{ Scan(...any) error }) (Note, error) {
 	var tags string
 	var accessed int64
 	if err := row.Scan(&n.ID, &n.UserID, &n.Content, &n.ConversationID, &n.TurnNumber, &created, &updated, &n.Hash,
-		&n.Source, &n.Confidence, &tags, &n.Status, &n.AccessCount, &accessed); err != nil {
+		&n.Source, &n.Confidence, &tags, &n.Status, &n.Replaces, &n.AccessCount, &accessed); err != nil {
 		return Note{}, err
 	}
 	n.Created, n.Updated = fromMS(created), fromMS(updated)
@@ -227,16 +231,16 @@ func (s *Store) SaveNote(ctx context.Context, userID, content string, src NoteSo
 	}
 	n.Status = NoteActive
 	if src.Pending {
-		n.Status = NotePending
+		n.Status, n.Replaces = NotePending, src.Replaces
 	}
 	err = s.write(ctx, func(tx Execer) error {
 		if err := ensureUser(ctx, tx, userID, now); err != nil {
 			return err
 		}
 		_, err := tx.ExecContext(ctx, `INSERT INTO notes (id, user_id, content, conversation_id, turn_number, created_at, updated_at, hash,
-			source, confidence, tags, status) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			n.ID, userID, n.Content, nullString(n.ConversationID), nullInt(n.ConversationID != "", n.TurnNumber), now, now, n.Hash,
-			n.Source, n.Confidence, encodeTags(n.Tags), n.Status)
+			source, confidence, tags, status, replaces) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			n.ID, userID, n.Content, sqlq.NullString(n.ConversationID), sqlq.NullInt(n.ConversationID != "", n.TurnNumber), now, now, n.Hash,
+			n.Source, n.Confidence, encodeTags(n.Tags), n.Status, n.Replaces)
 		if err != nil {
 			return err
 		}
@@ -247,20 +251,6 @@ func (s *Store) SaveNote(ctx context.Context, userID, content string, src NoteSo
 		return Note{}, fmt.Errorf("save note: %w", err)
 	}
 	return n, nil
-}
-
-func nullString(s string) any {
-	if s == "" {
-		return nil
-	}
-	return s
-}
-
-func nullInt(valid bool, v int) any {
-	if !valid {
-		return nil
-	}
-	return v
 }
 
 // Note returns the user's live note with the given id, or with a unique id
@@ -369,27 +359,37 @@ func (s *Store) DeleteNote(ctx context.Context, userID, id string) (Note, error)
 	if err != nil {
 		return Note{}, err
 	}
-	now := s.nowMS()
 	err = s.write(ctx, func(tx Execer) error {
-		// Tags stay with the tombstone for undo; ForgetHistory clears them.
-		res, err := tx.ExecContext(ctx, `UPDATE notes SET content = '', hash = '', updated_at = ?, deleted_at = ?
-			WHERE id = ? AND user_id = ? AND deleted_at IS NULL`, now, now, n.ID, userID)
-		if err != nil {
-			return err
+		deleted, err := s.tombstone(ctx, tx, n)
+		if err == nil && !deleted {
+			err = fmt.Errorf("%w: %q", ErrNoteNotFound, id)
 		}
-		if k, _ := res.RowsAffected(); k == 0 {
-			return fmt.Errorf("%w: %q", ErrNoteNotFound, id)
-		}
-		if _, err = tx.ExecContext(ctx, `DELETE FROM embeddings WHERE owner_id = ?`, n.ID); err != nil {
-			return err
-		}
-		return s.recordChange(ctx, tx, noteChange{NoteID: n.ID, UserID: userID, Op: ChangeDelete,
-			BeforeText: n.Content, BeforeStatus: n.Status}, ByUser)
+		return err
 	})
 	if err != nil {
 		return Note{}, fmt.Errorf("delete note: %w", err)
 	}
 	return n, nil
+}
+
+// tombstone deletes the live note n in tx, its vectors and content with
+// it, and records the change; deleted is false when n was no longer live.
+func (s *Store) tombstone(ctx context.Context, tx Execer, n Note) (deleted bool, err error) {
+	now := s.nowMS()
+	// Tags stay with the tombstone for undo; ForgetHistory clears them.
+	res, err := tx.ExecContext(ctx, `UPDATE notes SET content = '', hash = '', updated_at = ?, deleted_at = ?
+		WHERE id = ? AND user_id = ? AND deleted_at IS NULL`, now, now, n.ID, n.UserID)
+	if err != nil {
+		return false, err
+	}
+	if k, _ := res.RowsAffected(); k == 0 {
+		return false, nil
+	}
+	if _, err = tx.ExecContext(ctx, `DELETE FROM embeddings WHERE owner_id = ?`, n.ID); err != nil {
+		return false, err
+	}
+	return true, s.recordChange(ctx, tx, noteChange{NoteID: n.ID, UserID: n.UserID, Op: ChangeDelete,
+		BeforeText: n.Content, BeforeStatus: n.Status}, ByUser)
 }
 
 // NotesByID returns the user's live notes with the given ids.

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/mneme-dev/mneme/memory/internal/sqlq"
 )
 
 // RestoreNote undoes DeleteNote: the note n (as DeleteNote returned it)
@@ -49,7 +51,7 @@ func (s *Store) RestoreNote(ctx context.Context, userID string, n Note) (Note, e
 			}
 			_, err := tx.ExecContext(ctx, `INSERT INTO notes (id, user_id, content, conversation_id, turn_number, created_at, updated_at, hash,
 				source, confidence, tags) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-				n.ID, userID, content, nullString(n.ConversationID), nullInt(n.ConversationID != "", n.TurnNumber), created, now, hash,
+				n.ID, userID, content, sqlq.NullString(n.ConversationID), sqlq.NullInt(n.ConversationID != "", n.TurnNumber), created, now, hash,
 				src.By, src.Confidence, encodeTags(src.Tags))
 			if err != nil {
 				return err

@@ -2,6 +2,7 @@ package memory
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 )
@@ -104,7 +105,8 @@ func (s *Store) ListArchivedNotes(ctx context.Context, userID string) ([]Note, e
 }
 
 // SetNoteStatus sets the status of the user's note (id or unique prefix
-// of 8+ characters) and returns it.
+// of 8+ characters) and returns it. Approving a pending note that replaces
+// a kept one (Note.Replaces) deletes that one in the same transaction.
 func (s *Store) SetNoteStatus(ctx context.Context, userID, id, status string) (Note, error) {
 	switch status {
 	case NoteActive, NotePending, NoteArchived:
@@ -115,6 +117,14 @@ func (s *Store) SetNoteStatus(ctx context.Context, userID, id, status string) (N
 	if err != nil || n.Status == status {
 		return n, err // the same status: nothing written, no history
 	}
+	var replaced Note
+	if n.Status == NotePending && status == NoteActive && n.Replaces != "" {
+		if replaced, err = s.Note(ctx, userID, n.Replaces); errors.Is(err, ErrNoteNotFound) || replaced.Status == NotePending {
+			replaced, err = Note{}, nil // gone already, or not kept
+		} else if err != nil {
+			return Note{}, fmt.Errorf("note status: %w", err)
+		}
+	}
 	err = s.write(ctx, func(tx Execer) error {
 		res, err := tx.ExecContext(ctx, `UPDATE notes SET status = ?, updated_at = ? WHERE id = ? AND user_id = ? AND deleted_at IS NULL`,
 			status, s.nowMS(), n.ID, userID)
@@ -123,6 +133,11 @@ func (s *Store) SetNoteStatus(ctx context.Context, userID, id, status string) (N
 		}
 		if k, _ := res.RowsAffected(); k == 0 {
 			return nil
+		}
+		if replaced.ID != "" {
+			if _, err := s.tombstone(ctx, tx, replaced); err != nil {
+				return err
+			}
 		}
 		return s.recordChange(ctx, tx, noteChange{NoteID: n.ID, UserID: userID, Op: ChangeStatus,
 			BeforeText: n.Content, AfterText: n.Content, BeforeStatus: n.Status, AfterStatus: status}, ByUser)

@@ -254,7 +254,7 @@ func (n *memNotes) Similar(_ context.Context, _, text string, limit int) ([]lear
 	return out, nil
 }
 
-func (n *memNotes) Add(_ context.Context, _ string, c learn.Candidate) (string, error) {
+func (n *memNotes) Add(_ context.Context, _ string, c learn.Candidate, _ string) (string, error) {
 	n.next++
 	id := "n" + strconv.Itoa(n.next)
 	n.notes = append(n.notes, learn.Existing{ID: id, Text: c.Text})

@@ -2,6 +2,7 @@ package index
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/mneme-dev/mneme/internal/text"
@@ -82,9 +83,17 @@ func (ix *Index) NoteHistory(ctx context.Context, userID, id string) ([]history.
 }
 
 // SetNoteStatus sets a note's status (memory.Store.SetNoteStatus); the
-// memory browser approves pending notes with it.
+// memory browser and `memory approve` approve pending notes with it. The
+// kept note an approved one replaces leaves search with it.
 func (ix *Index) SetNoteStatus(ctx context.Context, userID, id, status string) (memory.Note, error) {
-	return ix.store.SetNoteStatus(ctx, userID, id, status)
+	n, err := ix.store.SetNoteStatus(ctx, userID, id, status)
+	if err != nil || n.Replaces == "" || n.Status != memory.NoteActive {
+		return n, err
+	}
+	if _, err := ix.store.Note(ctx, userID, n.Replaces); errors.Is(err, memory.ErrNoteNotFound) {
+		ix.forgetNoteKeywords(ctx, n.Replaces)
+	}
+	return n, nil
 }
 
 // short is the part of an id a message names it by.

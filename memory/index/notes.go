@@ -51,11 +51,17 @@ func (ix *Index) DeleteNote(ctx context.Context, userID, id string) (memory.Note
 	if err != nil {
 		return memory.Note{}, err
 	}
-	if err := ix.removeNoteKeywords(ctx, []string{n.ID}); err != nil {
-		ix.log.Warn("note left in the keyword index for now", "note", n.ID, "err", err)
+	ix.forgetNoteKeywords(ctx, n.ID)
+	return n, nil
+}
+
+// forgetNoteKeywords takes a deleted note out of the keyword index; when
+// that fails, the maintenance loop takes it out later.
+func (ix *Index) forgetNoteKeywords(ctx context.Context, id string) {
+	if err := ix.removeNoteKeywords(ctx, []string{id}); err != nil {
+		ix.log.Warn("note left in the keyword index for now", "note", id, "err", err)
 		ix.Notify()
 	}
-	return n, nil
 }
 
 // RestoreNote undoes DeleteNote like Store.RestoreNote and indexes the

@@ -76,10 +76,12 @@ type BackupNoteLine struct {
 	Confidence   float64  `json:"confidence"`
 	Tags         []string `json:"tags"`
 	// Status is active, pending or archived ("" in backups from before
-	// notes had one: active).
-	Status  string `json:"status,omitempty"`
-	Created string `json:"created"`
-	Updated string `json:"updated"`
+	// notes had one: active); Replaces is the note a pending one would
+	// replace when approved.
+	Status   string `json:"status,omitempty"`
+	Replaces string `json:"replaces,omitempty"`
+	Created  string `json:"created"`
+	Updated  string `json:"updated"`
 }
 
 // BackupChangeLine is one change of a note's history.

@@ -233,6 +233,13 @@ var Migrations = []Migration{
 		// user's own messages, older rows, exports that do not say).
 		`ALTER TABLE messages ADD COLUMN model TEXT NOT NULL DEFAULT ''`,
 	}},
+	{Version: 11, Statements: []string{
+		// The kept note a pending note would replace ('' for none): learning
+		// for review (memory_review = "inbox") proposes a refinement or a
+		// contradiction of a kept note as a new pending note, and approving
+		// it deletes the note it replaces.
+		`ALTER TABLE notes ADD COLUMN replaces TEXT NOT NULL DEFAULT ''`,
+	}},
 }
 
 // SyncLog is the table of the sync log (memory/synclog.go): which rows

@@ -428,6 +428,10 @@ func (b *MemoryBrowser) handleWritten(msg noteWrittenMsg) {
 		}
 		b.setHint(fmt.Sprintf("%s “%s”. Press u to undo.", verb, short(msg.note)), false)
 	case opApprove:
+		if old, ok := b.replaced(msg.note); ok {
+			b.setHint(fmt.Sprintf("Approved “%s”: it replaces “%s”.", short(msg.note), short(old)), false)
+			break
+		}
 		b.setHint(fmt.Sprintf("Approved “%s”: it is recalled from now on.", short(msg.note)), false)
 	case opUndo:
 		if i := slices.Index(b.deleted, msg.note.ID); i >= 0 && msg.change.Op == memory.ChangeDelete {
@@ -444,6 +448,14 @@ func (b *MemoryBrowser) handleWritten(msg noteWrittenMsg) {
 			b.setHint("Undone.", false)
 		}
 	}
+}
+
+// replaced is the listed kept note that approving n deletes (Note.Replaces).
+func (b MemoryBrowser) replaced(n memory.Note) (memory.Note, bool) {
+	if i := b.index(n.Replaces); n.Replaces != "" && i >= 0 && b.items[i].Status != memory.NotePending {
+		return b.items[i], true
+	}
+	return memory.Note{}, false
 }
 
 func opName(op noteOp) string {

@@ -292,6 +292,27 @@ func TestMemoryBrowserReviewsPendingNotes(t *testing.T) {
 	}
 }
 
+// A pending note that would replace a kept one says so in its view, and
+// approving it takes the kept note out of the list.
+func TestMemoryBrowserApprovesAReplacement(t *testing.T) {
+	ctx := context.Background()
+	f := newMemoryFixture(t)
+	p := must[memory.Note](t)(f.ix.SaveNote(ctx, testUser, "Prefers black coffee now.",
+		memory.NoteSource{By: memory.SourceExtracted, Confidence: 0.8, Pending: true, Replaces: f.tea.ID}))
+	c := newBrowser(t, f.ix, f.store, newTestClock(), 80, 24)
+	selectNote(t, c, p.ID)
+	c.Send(keyEnter)
+	requireShows(t, c.M.View(), "Approving it replaces “Prefers green tea to coffee.”")
+	c.Send(keyRune('a'))
+	c.RunAll()
+	requireShows(t, c.M.View(), "Approved “Prefers black coffee now.”: it replaces “Prefers green tea to coffee.")
+	for _, n := range c.M.Notes() {
+		if n.ID == f.tea.ID {
+			t.Fatalf("the replaced note is still listed: %+v", c.M.Notes())
+		}
+	}
+}
+
 func TestMemoryBrowserSearch(t *testing.T) {
 	f := newMemoryFixture(t)
 	clock := newTestClock()

@@ -38,8 +38,17 @@ func (b MemoryBrowser) listRows() int {
 }
 
 // textRows is how many rows of a note memView shows: all but a title,
-// two rules, the provenance, the hint and the help.
-func (b MemoryBrowser) textRows() int { return max(1, b.height-6) }
+// two rules, the provenance, the hint and the help (and, for a pending
+// note that would replace a kept one, the line that says so).
+func (b MemoryBrowser) textRows() int {
+	fixed := 6
+	if n, ok := b.selected(); ok && n.Status == memory.NotePending {
+		if _, ok := b.replaced(n); ok {
+			fixed++
+		}
+	}
+	return max(1, b.height-fixed)
+}
 
 // editRows is the height of the inline editor: all but a title, a rule,
 // the hint and the help.
@@ -291,6 +300,10 @@ func (b MemoryBrowser) noteView() ([]string, []key.Binding) {
 		text = append(text, b.st.Text.Render("  "+lines[i]))
 	}
 	rows = append(rows, panel.Block(text, b.width, max(0, textH)), b.rule(), "  "+b.provenance(n))
+	if old, ok := b.replaced(n); ok && n.Status == memory.NotePending {
+		rows = append(rows, "  "+b.st.Hint.Render("Approving it replaces ")+
+			b.st.Text.Render("“"+ansi.Truncate(sanitize.Line(old.Content), max(1, b.width-30), "…")+"”"))
+	}
 	keys := b.keys
 	var help []key.Binding
 	if n.Status == memory.NotePending {

@@ -81,3 +81,19 @@ func Strings(rows *sql.Rows, err error) ([]string, error) {
 	}
 	return out, rows.Err()
 }
+
+// NullString is s as a query argument, NULL when it is empty.
+func NullString(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
+// NullInt is v as a query argument, NULL when it is not valid.
+func NullInt(valid bool, v int) any {
+	if !valid {
+		return nil
+	}
+	return v
+}
