@@ -374,8 +374,13 @@ func (b *MemoryBrowser) handleLoaded(msg notesLoadedMsg) {
 	for id, t := range msg.titles {
 		b.titles[id] = t
 	}
-	// Keep the selected note selected when it is still listed.
+	// Keep the selected note selected when it is still listed, unless the
+	// search changed: then its best match is (d and enter act on the row
+	// the eye goes to).
 	cur, _ := b.selected()
+	if msg.query != b.query {
+		cur = memory.Note{}
+	}
 	b.items, b.query = msg.notes, msg.query
 	if msg.all {
 		b.total = len(msg.notes)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -310,6 +311,31 @@ func TestMemoryBrowserApprovesAReplacement(t *testing.T) {
 		if n.ID == f.tea.ID {
 			t.Fatalf("the replaced note is still listed: %+v", c.M.Notes())
 		}
+	}
+}
+
+// A new search selects its best match, even when the note selected
+// before is among the results: d and enter act on the row at the top.
+func TestMemoryBrowserSearchSelectsTheBestMatch(t *testing.T) {
+	ctx := context.Background()
+	f := newMemoryFixture(t)
+	for _, text := range []string{"Grows tomatoes in the garden.", "Waters the garden every day.", "The garden has a pond."} {
+		must[memory.Note](t)(f.ix.SaveNote(ctx, testUser, text, memory.NoteSource{}))
+	}
+	c := newBrowser(t, f.ix, f.store, newTestClock(), 80, 24)
+	if n, ok := c.M.selected(); !ok || n.Content != "The garden has a pond." {
+		t.Fatalf("selected at first: %+v", n)
+	}
+	c.Send(keyRune('/'))
+	c.TypeText("garden tomatoes")
+	c.RunAll()
+	notes := c.M.Notes()
+	if len(notes) < 2 || notes[0].Content != "Grows tomatoes in the garden." ||
+		!slices.ContainsFunc(notes, func(n memory.Note) bool { return n.Content == "The garden has a pond." }) {
+		t.Fatalf("search listed %+v", notes)
+	}
+	if n, ok := c.M.selected(); !ok || n.ID != notes[0].ID {
+		t.Fatalf("selected after the search: %q, want the best match %q", n.Content, notes[0].Content)
 	}
 }
 
