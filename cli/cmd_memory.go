@@ -345,7 +345,8 @@ func (a *App) memorySearch(ctx context.Context, args []string) error {
 		return exitError{code: 2, msg: fmt.Sprintf("memory search: --limit must be 1-%d", index.MaxSearchLimit)}
 	}
 	return a.withIndex(ctx, common, func(s *session, ix *index.Index) error {
-		results, err := ix.SearchNotes(ctx, index.NoteQuery{UserID: s.cfg.User, Text: query, Limit: *limit})
+		results, err := ix.SearchNotes(ctx, index.NoteQuery{UserID: s.cfg.User, Text: query, Limit: *limit,
+			MinSimilarity: s.cfg.RecallQuery().MinSimilarity})
 		if err != nil {
 			return err
 		}

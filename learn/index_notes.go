@@ -17,7 +17,8 @@ type IndexNotes struct {
 }
 
 func (n IndexNotes) Similar(ctx context.Context, userID, text string, limit int) ([]Existing, error) {
-	hits, err := n.Index.SearchNotes(ctx, index.NoteQuery{UserID: userID, Text: text, Limit: limit})
+	hits, err := n.Index.SearchNotes(ctx, index.NoteQuery{UserID: userID, Text: text, Limit: limit,
+		Statuses: index.NotAside, MinSimilarity: index.DefaultRecallSimilarity}) // an archived note is no longer kept
 	if err != nil {
 		return nil, err
 	}

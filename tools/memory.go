@@ -260,7 +260,8 @@ func MemorySearch(notes NoteSearcher, turns TurnSearcher) Tool {
 		}
 		k := orDefault(a.TopK, DefaultTopK)
 		out := MemorySearchOut{Results: []MemoryHit{}, Query: a.Query}
-		found, err := notes.SearchNotes(ctx, index.NoteQuery{UserID: s.UserID, Text: a.Query, Limit: k, Touch: true})
+		found, err := notes.SearchNotes(ctx, index.NoteQuery{UserID: s.UserID, Text: a.Query, Limit: k, Touch: true,
+			Statuses: index.InUse, MinSimilarity: index.DefaultRecallSimilarity})
 		if err != nil {
 			return nil, err
 		}

@@ -124,7 +124,21 @@ type NoteQuery struct {
 	// Touch counts the notes returned as used (the memory_search tool):
 	// their access count rises and their last access is now.
 	Touch bool
+	// Statuses keeps only notes of these statuses (nil: every live note):
+	// the model's search reads the notes in use, learning those in use or
+	// waiting for review.
+	Statuses []string
+	// MinSimilarity leaves out a note found only by meaning that is less
+	// similar than this (cosine, 0-1): notes are few, and every one of
+	// them is some distance from any query.
+	MinSimilarity float64
 }
+
+// Which notes a search reads (NoteQuery.Statuses).
+var (
+	InUse    = []string{memory.NoteActive}
+	NotAside = []string{memory.NoteActive, memory.NotePending}
+)
 
 // NoteResult is one note that matches a query.
 type NoteResult struct {
@@ -153,23 +167,32 @@ func (ix *Index) SearchNotes(ctx context.Context, q NoteQuery) ([]NoteResult, er
 	if err != nil {
 		return nil, fmt.Errorf("search notes: %w", err)
 	}
-	kwIDs := make([]string, len(kwHits))
-	for i, h := range kwHits {
-		kwIDs[i] = h.ID
-	}
 	vecHits, err := ix.noteVectorSearch(ctx, q.UserID, q.Text)
 	if err != nil {
 		ix.log.Warn("vector search of notes unavailable", "err", err)
 	}
-	list := ix.fuse(kwIDs, vecHits, q.Limit)
-	ids := fusedIDs(list)
-	notes, err := ix.store.NotesByID(ctx, q.UserID, ids)
+	kwIDs := make([]string, 0, len(kwHits))
+	related := map[string]bool{}
+	for _, h := range kwHits {
+		if !(h.Related && len(vecHits) > 0) { // as in Search: feedback is no second ranking by meaning
+			kwIDs = append(kwIDs, h.ID)
+			related[h.ID] = h.Related
+		}
+	}
+	list := ix.fuse(kwIDs, vecHits, candidates) // cut after the filters below
+	for _, f := range list {
+		f.related = related[f.id]
+	}
+	notes, err := ix.store.NotesByID(ctx, q.UserID, fusedIDs(list))
 	if err != nil {
 		return nil, err
 	}
 	out := hydrate(list, notes, func(f *fused, n memory.Note) (NoteResult, bool) {
-		return NoteResult{Note: n, Score: ix.normalised(f.score), MatchedBy: f.matchedBy(), Distance: f.vectorDistance()}, true
+		r := NoteResult{Note: n, Score: ix.normalised(f.score), MatchedBy: f.matchedBy(), Distance: f.vectorDistance()}
+		weak := r.MatchedBy == MatchVector && 1-f.distance < q.MinSimilarity
+		return r, !weak && (q.Statuses == nil || slices.Contains(q.Statuses, n.Status))
 	})
+	out = out[:min(len(out), q.Limit)]
 	if q.Touch {
 		ix.touch(ctx, out)
 	}
@@ -266,7 +289,8 @@ func (ix *Index) Recall(ctx context.Context, q RecallQuery) ([]NoteResult, error
 	if q.HalfLife <= 0 {
 		q.HalfLife = DefaultRecallHalfLife
 	}
-	res, err := ix.SearchNotes(ctx, NoteQuery{UserID: q.UserID, Text: q.Text, Limit: MaxSearchLimit})
+	res, err := ix.SearchNotes(ctx, NoteQuery{UserID: q.UserID, Text: q.Text, Limit: MaxSearchLimit,
+		Statuses: InUse, MinSimilarity: q.MinSimilarity}) // pending review, or archived: never recalled
 	if err != nil {
 		return nil, err
 	}
@@ -277,10 +301,7 @@ func (ix *Index) Recall(ctx context.Context, q RecallQuery) ([]NoteResult, error
 	}
 	var eligible []ranked
 	for _, r := range res {
-		if r.Status != memory.NoteActive {
-			continue // pending review, or archived: never recalled
-		}
-		if r.MatchedBy != MatchVector || (r.Distance != nil && 1-*r.Distance >= q.MinSimilarity) {
+		if r.MatchedBy != MatchRelated { // it shares words with the text, or its meaning is close
 			eligible = append(eligible, ranked{r, RecallScore(r.Score, r.Note, now, q.HalfLife)})
 		}
 	}

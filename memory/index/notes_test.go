@@ -318,3 +318,66 @@ func TestRecallScore(t *testing.T) {
 		t.Errorf("used 3 times: %v", got)
 	}
 }
+
+// TestNoteSearchLeavesOutWhatIsNoMatch: a note that shares no word with the
+// query (found only through the words of the best hit) is marked related
+// and never recalled; by meaning, a note less similar than the floor is no
+// match; and a search reads only the statuses asked for.
+func TestNoteSearchLeavesOutWhatIsNoMatch(t *testing.T) {
+	ctx := context.Background()
+	s := openTest(t)
+	words := openIndex(t, s, t.TempDir(), nil, "")
+	for _, text := range []string{"Is allergic to peanuts and likes spicy food", "Likes jazz"} {
+		if _, err := words.SaveNote(ctx, "alice", text, memory.NoteSource{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, r := range searchNotes(t, words, "alice", "which snacks contain peanuts?") {
+		if r.Content == "Likes jazz" && r.MatchedBy != MatchRelated {
+			t.Fatalf("a note without the query's words matched by %s", r.MatchedBy)
+		}
+	}
+	res, err := words.Recall(ctx, RecallQuery{UserID: "alice", Text: "which snacks contain peanuts?"})
+	if got := noteTexts(res); err != nil || got != "Is allergic to peanuts and likes spicy food" {
+		t.Fatalf("recalled %q (%v)", got, err)
+	}
+
+	s = openTest(t)
+	ix := openIndex(t, s, t.TempDir(), &topicEmbedder{}, "topics")
+	notes := map[string]memory.Note{}
+	for _, text := range []string{"My cat is called Tom", "My kitten sleeps a lot", "My car needs new tyres"} {
+		n, err := ix.SaveNote(ctx, "alice", text, memory.NoteSource{Pending: text == "My kitten sleeps a lot"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		notes[text] = n
+	}
+	if _, err := ix.SetNoteStatus(ctx, "alice", notes["My car needs new tyres"].ID, memory.NoteArchived); err != nil {
+		t.Fatal(err)
+	}
+	find := func(text string, statuses []string) string {
+		t.Helper()
+		res, err := ix.SearchNotes(ctx, NoteQuery{UserID: "alice", Text: text, Statuses: statuses, MinSimilarity: DefaultRecallSimilarity})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return noteTexts(res)
+	}
+	if got := find("weather in Lisbon", nil); got != "" {
+		t.Fatalf("an unrelated query found %q", got)
+	}
+	for _, c := range []struct {
+		statuses []string
+		want     string
+	}{
+		{InUse, "My cat is called Tom"},
+		{NotAside, "My cat is called Tom | My kitten sleeps a lot"},
+	} {
+		if got := find("my cat and my car", c.statuses); got != c.want {
+			t.Fatalf("statuses %v found %q, want %q", c.statuses, got, c.want)
+		}
+	}
+	if got := find("my car", nil); !strings.Contains(got, "tyres") {
+		t.Fatalf("every status: %q", got)
+	}
+}

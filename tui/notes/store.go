@@ -33,7 +33,8 @@ func (b *MemoryBrowser) load() tea.Cmd {
 			msg.notes, msg.err = store.ListNotes(ctx, userID)
 		} else {
 			var res []index.NoteResult
-			res, msg.err = store.SearchNotes(ctx, index.NoteQuery{UserID: userID, Text: query, Limit: index.MaxSearchLimit})
+			res, msg.err = store.SearchNotes(ctx, index.NoteQuery{UserID: userID, Text: query, Limit: index.MaxSearchLimit,
+				Statuses: index.NotAside, MinSimilarity: index.DefaultRecallSimilarity}) // as listed: archived notes aside
 			for _, r := range res {
 				msg.notes = append(msg.notes, r.Note)
 			}
