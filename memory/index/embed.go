@@ -2,6 +2,7 @@ package index
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -21,6 +22,31 @@ const embedBatch = 16
 
 // firstEmbedBatch is the size of a backlog's first batch (embedBacklog).
 const firstEmbedBatch = 2
+
+// embedSlice is how long a background embedding round runs before it lets
+// Run follow writes again (Run comes back for the rest at once): a backlog
+// of thousands of turns (an import stopped before embedding, a new
+// embedding model) took minutes, during which the chat saw no write of
+// another process, nor search its own last turns.
+const embedSlice = 2 * time.Second
+
+// errSliceOver stops a background embedding round between batches.
+var errSliceOver = errors.New("embedding slice over")
+
+type sliceKey struct{}
+
+// withSlice bounds the embedding done with ctx to about d (between batches).
+func withSlice(ctx context.Context, d time.Duration) context.Context {
+	return context.WithValue(ctx, sliceKey{}, time.Now().Add(d))
+}
+
+// sliceOver reports whether the slice of ctx, if it has one, is over:
+// its time is up, or this process asked for its own writes to be indexed
+// (Notify: the chat's new turn is searched for at once).
+func (ix *Index) sliceOver(ctx context.Context) bool {
+	end, ok := ctx.Value(sliceKey{}).(time.Time)
+	return ok && (!time.Now().Before(end) || len(ix.wake) > 0)
+}
 
 // embedPending embeds turns that have no vectors under the current model
 // for their current text, newest first, paging by id so that the table is
@@ -70,6 +96,9 @@ func (ix *Index) embedBacklog(ctx context.Context, next func(model string, limit
 		}
 		for _, set := range sets {
 			ix.addVectors(set) // in memory for turns and document chunks
+		}
+		if ix.sliceOver(ctx) {
+			return errSliceOver
 		}
 	}
 	return nil
@@ -434,25 +463,25 @@ const (
 	embedBusyRetry = 5 * time.Second
 )
 
-// backgroundEmbed embeds what is pending unless another process is doing
-// it (then it reports false and embeds nothing). Without an embedding
-// model there is nothing to do. Foreground work (Drain) does not ask: a
-// command waits for its own turns.
-func (ix *Index) backgroundEmbed(ctx context.Context) bool {
+// backgroundEmbed embeds what is pending for about embedSlice unless
+// another process is doing it (then busy, and nothing embedded); more says
+// that the slice ended first. Without an embedding model there is nothing
+// to do. Foreground work (Drain) does not ask: a command waits for its own
+// turns.
+func (ix *Index) backgroundEmbed(ctx context.Context) (busy, more bool) {
 	if !ix.embedding().enabled() {
-		return true
+		return false, false
 	}
+	ctx = withSlice(ctx, embedSlice)
 	f, err := os.OpenFile(ix.embedLock, os.O_CREATE|os.O_RDWR, 0o600)
 	if err != nil {
 		ix.log.Warn("embed lock", "err", err)
-		ix.embedStep(ctx)
-		return true
+		return false, ix.embedStep(ctx)
 	}
 	defer f.Close()
 	if !flock.Try(f, flock.Exclusive) {
-		return false
+		return true, false
 	}
 	defer flock.Unlock(f)
-	ix.embedStep(ctx)
-	return true
+	return false, ix.embedStep(ctx)
 }

@@ -80,7 +80,7 @@ func TestOneProcessEmbedsInTheBackground(t *testing.T) {
 	if !flock.Try(other, flock.Exclusive) {
 		t.Fatal("the lock is taken")
 	}
-	if ix.backgroundEmbed(ctx) {
+	if busy, _ := ix.backgroundEmbed(ctx); !busy {
 		t.Fatal("embedded while another process holds the lock")
 	}
 	emb.Mu.Lock()
@@ -90,7 +90,7 @@ func TestOneProcessEmbedsInTheBackground(t *testing.T) {
 		t.Fatalf("%d texts sent to the model while another process embeds", n)
 	}
 	flock.Unlock(other)
-	if !ix.backgroundEmbed(ctx) {
+	if busy, _ := ix.backgroundEmbed(ctx); busy {
 		t.Fatal("did not embed once the lock was free")
 	}
 	if n := rowsOf(t, s, `SELECT COUNT(*) FROM embeddings WHERE kind = 'turn'`); n == 0 {

@@ -319,9 +319,12 @@ func (ix *Index) Run(ctx context.Context) {
 			default:
 			}
 		}
-		busy := !ix.backgroundEmbed(ctx)
+		busy, more := ix.backgroundEmbed(ctx)
 		var retry <-chan time.Time
 		switch {
+		case more: // the rest after a look at what changed meanwhile
+			backoff = 0
+			retry = time.After(0)
 		case ix.EmbedError() != nil:
 			backoff = min(max(2*backoff, 5*time.Second), 5*time.Minute)
 			retry = time.After(backoff)
@@ -348,15 +351,16 @@ func (ix *Index) wait(ctx context.Context, poll, retry <-chan time.Time, mark *s
 		case <-ctx.Done():
 			return false, false
 		case <-ix.wake:
-			return false, true
 		case <-retry:
-			return false, true
 		case <-poll:
-			if m := ix.store.ChangeMark(); m != *mark {
-				*mark = m
-				return true, true
+			if m := ix.store.ChangeMark(); m == *mark {
+				continue
 			}
 		}
+		// Woken, or back for more: another process may have written too.
+		m := ix.store.ChangeMark()
+		changed, *mark = m != *mark, m
+		return changed, true
 	}
 }
 
@@ -457,22 +461,28 @@ func (ix *Index) catchUp(ctx context.Context) error {
 	return nil
 }
 
-// embedStep embeds what is pending; a failure is recorded for Status and
-// the back-off, never returned: keyword search covers everything.
 // QueriesOnly says the embedding model is for this process's queries only
 // (IndexOptions.QueriesOnly): nothing is embedded under it.
 func (ix *Index) QueriesOnly() bool { return ix.queriesOnly }
 
-func (ix *Index) embedStep(ctx context.Context) {
-	if err := ix.embedPendingAll(ctx); err != nil {
-		if ctx.Err() != nil {
-			return // stopped, not failed: the rest waits for later
-		}
+// embedStep embeds what is pending, and reports whether ctx's slice ended
+// first (more to do); a failure is recorded for Status and the back-off,
+// never returned: keyword search covers everything.
+func (ix *Index) embedStep(ctx context.Context) (more bool) {
+	err := ix.embedPendingAll(ctx)
+	switch {
+	case errors.Is(err, errSliceOver):
+		ix.setEmbedErr(nil)
+		return true
+	case err != nil && ctx.Err() != nil:
+		return false // stopped, not failed: the rest waits for later
+	case err != nil:
 		ix.setEmbedErr(err)
 		ix.log.Warn("embedding paused", "model", ix.EmbedModelName(), "err", err)
-		return
+		return false
 	}
 	ix.setEmbedErr(nil)
+	return false
 }
 
 func (ix *Index) syncTurns(ctx context.Context) error { return ix.syncTurnsUpTo(ctx, 0) }

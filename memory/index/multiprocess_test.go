@@ -2,10 +2,12 @@ package index
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
 	"github.com/mneme-dev/mneme/memory"
+	"github.com/ollama/ollama/api"
 )
 
 // Two stores and indexes on one data dir stand for two mneme processes
@@ -54,5 +56,61 @@ func TestAProcessFindsWhatAnotherWrote(t *testing.T) {
 		if len(res) > 0 && res[0].ConversationID == trip.ID && res[0].MatchedBy == MatchVector && len(notes) == 1 {
 			return
 		}
+	}
+}
+
+// gatedEmbedder embeds one request per value sent on gate, and says on
+// called when a request arrives: a slow model the test paces.
+type gatedEmbedder struct {
+	inner  EmbedClient
+	gate   chan struct{}
+	called chan struct{}
+}
+
+func (g *gatedEmbedder) Embed(ctx context.Context, req *api.EmbedRequest) (*api.EmbedResponse, error) {
+	select {
+	case g.called <- struct{}{}:
+	default:
+	}
+	select {
+	case <-g.gate:
+		return g.inner.Embed(ctx, req)
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// TestABacklogLeavesRoomForNewTurns: while the chat's index embeds a long
+// backlog with a slow model (an import stopped before embedding, a new
+// embedding model), the chat's own new turn is searchable after the batch
+// in flight, not after the whole backlog.
+func TestABacklogLeavesRoomForNewTurns(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	dir := t.TempDir()
+	s := openStoreIn(t, dir)
+	for i := range 20 {
+		chat(t, s, "alice", fmt.Sprintf("Old %d", i), fmt.Sprintf("an old question %d about bread", i), "an old answer")
+	}
+	emb := &gatedEmbedder{inner: &topicEmbedder{}, gate: make(chan struct{}), called: make(chan struct{}, 1)}
+	ix := openIndex(t, s, dir, emb, "topics")
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		ix.Run(ctx)
+	}()
+	defer func() { cancel(); <-done }()
+
+	<-emb.called // the backlog is being embedded
+	c := chat(t, s, "alice", "New", "we talked about zanzibar today", "Indeed.")
+	ix.Notify(memory.ConversationRef{UserID: "alice", ConversationID: c.ID})
+	emb.gate <- struct{}{} // the batch in flight ends; the next would wait
+	select {
+	case <-ix.Changes():
+	case <-time.After(10 * time.Second):
+		t.Fatal("the index announced nothing while the backlog waited on the model")
+	}
+	close(emb.gate) // the model is quick again: the query is embedded too
+	if res := search(t, ix, "alice", "zanzibar"); len(res) == 0 || res[0].ConversationID != c.ID {
+		t.Fatalf("the new turn is not searchable during the backlog: %+v", res)
 	}
 }
