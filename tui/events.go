@@ -97,14 +97,11 @@ func waitForLearnt(ctx context.Context, ch <-chan Learnt) tea.Cmd {
 // handleLearnt shows a receipt under the answer of its conversation; one
 // that comes while an answer streams waits for its end.
 func (m *Model) handleLearnt(msg learntMsg) tea.Cmd {
-	if msg.learnt.NoteID != "" {
-		m.touched = append(m.touched, msg.learnt.NoteID)
-	}
 	if msg.learnt.ConversationID == m.convID {
 		m.receipts = append(m.receipts, msg.learnt.Text)
 		m.showReceipts()
 	}
-	return tea.Batch(m.memoryStatusNow(), waitForLearnt(m.life.ctx, m.cfg.Learnt))
+	return tea.Batch(m.touchNote(msg.learnt.NoteID), m.memoryStatusNow(), waitForLearnt(m.life.ctx, m.cfg.Learnt))
 }
 
 // showReceipts adds the waiting receipts to the transcript unless a run is on.

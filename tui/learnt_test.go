@@ -77,7 +77,7 @@ func TestSlashUndoTakesBackTheLastNote(t *testing.T) {
 		t.Fatalf("the hint lost its end:\n%s", h.screen())
 	}
 	h.send(learntMsg{Learnt{ConversationID: "c", Text: "✎ remembered: Has a cat called Tom.", NoteID: n.ID}})
-	h.runUntilIdle()
+	h.runUntil("the learnt change recorded", func() bool { return len(h.m.touched) == 1 })
 	h.typeText("/undo")
 	h.send(keyEnter)
 	h.runUntilShown("Undid the create by extracted: forgot “Has a cat called Tom.”")
@@ -102,7 +102,7 @@ func TestCtrlZUndoesLeavingTheInput(t *testing.T) {
 	h := newHarness(t, cfg)
 	h.runUntilShown("Ollama ready")
 	h.send(learntMsg{Learnt{ConversationID: "c", Text: "✎ remembered: Has a cat called Tom.", NoteID: n.ID}})
-	h.runUntilIdle()
+	h.runUntil("the learnt change recorded", func() bool { return len(h.m.touched) == 1 })
 	h.typeText("half a thought")
 	h.send(tea.KeyPressMsg{Code: 'z', Mod: tea.ModCtrl})
 	h.runUntilShown("Undid the create by extracted")
@@ -140,6 +140,38 @@ func TestCtrlZUndoesAnEditInTheMemoryBrowser(t *testing.T) {
 	h.runUntilShown("Undid")
 	if got, _ := store.Note(ctx, testUser, n.ID); got.Content != "Has a cat called Tom." {
 		t.Fatalf("ctrl+z left %q", got.Content)
+	}
+}
+
+// TestCtrlZNeverReachesAChangeTheChatDidNotMake: an edit made in the
+// memory browser and undone there leaves ctrl+z nothing to take back; it
+// does not go on to the note's creation, made outside this chat.
+func TestCtrlZNeverReachesAChangeTheChatDidNotMake(t *testing.T) {
+	ctx := context.Background()
+	store := openStore(t)
+	cfg, ix := screenConfig(t, store)
+	n, err := ix.SaveNote(ctx, testUser, "Tess lives in Lisbon.", memory.NoteSource{}) // `mneme memory add`
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := newHarness(t, cfg)
+	h.runUntilShown("Ollama ready")
+	h.send(tea.KeyPressMsg{Code: 'o', Mod: tea.ModCtrl})
+	h.runUntilShown("Tess lives in Lisbon.")
+	h.send(keyEnter)
+	h.send(tea.KeyPressMsg{Code: 'e', Text: "e"})
+	h.typeText(" EDIT2")
+	h.send(keyCtrlS)
+	h.runUntilShown("Saved.")
+	h.send(tea.KeyPressMsg{Code: 'u', Text: "u"})
+	h.runUntilShown("Undid the user's edit")
+	h.send(keyEsc)
+	h.send(keyEsc)
+	h.runUntil("the browser closed", func() bool { return h.m.top() == nil })
+	h.send(tea.KeyPressMsg{Code: 'z', Mod: tea.ModCtrl})
+	h.runUntilShown("Nothing to undo.")
+	if got, err := store.Note(ctx, testUser, n.ID); err != nil || got.Content != "Tess lives in Lisbon." {
+		t.Fatalf("ctrl+z reached a change this chat did not make: %+v, %v", got, err)
 	}
 }
 

@@ -77,7 +77,6 @@ func (m *Model) noteWritten(act agent.ToolActivity) {
 	ids := act.WrittenNotes()
 	for _, id := range ids {
 		m.fresh[id] = true
-		m.touched = append(m.touched, id)
 	}
 	if len(ids) > 0 {
 		m.memory.SetFresh(m.fresh)

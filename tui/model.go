@@ -102,10 +102,10 @@ type Model struct {
 	// resend is a prompt whose conversation was deleted by another process
 	// before it was stored: it goes again, into a new conversation.
 	resend string
-	// touched are the notes this chat learnt, the model changed or the
-	// user changed in its memory browser, most recent last: ctrl+z and
-	// /undo take back their changes, and no other.
-	touched []string
+	// touched are the changes this chat learnt, the model made or the
+	// user made in its memory browser, most recent last: ctrl+z and
+	// /undo take them back, and no other.
+	touched []touch
 	// receipts are what was learnt from a turn, waiting for a streaming
 	// answer to end (events.go).
 	receipts []string
@@ -361,6 +361,8 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		cmd = m.sidebar.Reload()
 	case othersTickMsg:
 		cmd = m.followOthers()
+	case touchedMsg:
+		m.touched = append(m.touched, msg.touch)
 	case undoneMsg:
 		cmd = m.handleUndone(msg)
 	case learntMsg:

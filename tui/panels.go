@@ -148,10 +148,9 @@ func (m *Model) routeOwned(msg tea.Msg) (cmd tea.Cmd, handled bool) {
 		_, cmd = p.Update(msg)
 		if n, ok := p.(notesPanel); ok {
 			if changed, wrote := n.WroteNote(msg); wrote {
-				cmd = tea.Batch(cmd, m.memoryStatusNow()) // a note deleted, restored or edited: count it now
-				if changed != "" {
-					m.touched = append(m.touched, changed) // ctrl+z takes it back
-				}
+				// A note deleted, restored or edited: count it now, and
+				// ctrl+z takes the change back.
+				cmd = tea.Batch(cmd, m.memoryStatusNow(), m.touchNote(changed))
 			}
 		}
 		return cmd, true

@@ -15,12 +15,18 @@ func (m *Model) handleEvents(msg runEventsMsg) tea.Cmd {
 	if m.run == nil || msg.id != m.run.id {
 		return nil // a run that already ended
 	}
+	var touches []tea.Cmd
 	for _, ev := range msg.events {
 		m.applyEvent(ev)
+		if r, ok := ev.(agent.ToolResultEvent); ok {
+			for _, id := range r.Call.WrittenNotes() {
+				touches = append(touches, m.touchNote(id)) // ctrl+z takes it back
+			}
+		}
 	}
-	var offline tea.Cmd
+	offline := tea.Batch(touches...)
 	if m.probed && !m.probe.Reachable {
-		offline = m.scheduleReprobe() // the run found Ollama gone
+		offline = tea.Batch(offline, m.scheduleReprobe()) // the run found Ollama gone
 	}
 	if m.run != nil && msg.closed {
 		// The runner returned without a final event.

@@ -12,11 +12,38 @@ import (
 	"github.com/mneme-dev/mneme/memory/history"
 )
 
-// undoneMsg is the result of /undo.
+// undoneMsg is the result of /undo; skipped says its change had been
+// undone already (in the memory browser, by mneme memory undo).
 type undoneMsg struct {
-	change history.Change
-	note   memory.Note
-	err    error
+	change  history.Change
+	note    memory.Note
+	err     error
+	skipped bool
+}
+
+// touch is a change this chat made to a note: learnt, made by the model,
+// or made in the memory browser. ctrl+z takes back exactly that change,
+// never an older one of the same note (the note's creation, from the
+// command line, months ago).
+type touch struct{ note, change string }
+
+// touchedMsg says which change a write of this chat's made (touchNote).
+type touchedMsg struct{ touch }
+
+// touchNote finds the change this chat just made to note id: the newest
+// of its history, read at once after the write.
+func (m *Model) touchNote(id string) tea.Cmd {
+	if m.cfg.Notes == nil || id == "" {
+		return nil
+	}
+	notes, user, ctx := m.cfg.Notes, m.cfg.UserID, m.life.ctx
+	return func() tea.Msg {
+		hist, err := notes.NoteHistory(ctx, user, id)
+		if err != nil || len(hist) == 0 {
+			return nil // nothing recorded: nothing ctrl+z could take back
+		}
+		return touchedMsg{touch{note: id, change: hist[0].ID}}
+	}
 }
 
 // slashUndo undoes the last change to a note this chat learnt or the model
@@ -38,18 +65,20 @@ func (m *Model) undoLast() tea.Cmd {
 		m.hint = "Nothing learnt or changed in this chat to undo (older changes: the memory browser, or mneme memory undo)."
 		return nil
 	}
-	id := m.touched[len(m.touched)-1]
+	t := m.touched[len(m.touched)-1]
 	m.touched = m.touched[:len(m.touched)-1]
 	notes, user, ctx := m.cfg.Notes, m.cfg.UserID, m.life.ctx
 	return func() tea.Msg {
-		c, n, err := notes.Undo(ctx, user, "", id)
-		return undoneMsg{change: c, note: n, err: err}
+		c, n, err := notes.Undo(ctx, user, t.change, t.note)
+		return undoneMsg{change: c, note: n, err: err, skipped: err != nil && c.UndoneBy != ""}
 	}
 }
 
 func (m *Model) handleUndone(msg undoneMsg) tea.Cmd {
 	switch {
-	case errors.Is(msg.err, history.ErrNothingToUndo):
+	case msg.skipped && len(m.touched) > 0:
+		return m.undoLast() // undone elsewhere: the chat's change before it
+	case msg.skipped, errors.Is(msg.err, history.ErrNothingToUndo):
 		m.hint = "Nothing to undo."
 	case msg.err != nil:
 		m.hint = "Undo failed: " + sanitize.Line(msg.err.Error())
