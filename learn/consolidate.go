@@ -3,6 +3,7 @@ package learn
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"unicode"
@@ -22,8 +23,9 @@ type Notes interface {
 	// replaces names the kept note it would replace once the user approves
 	// it (review only), else "".
 	Add(ctx context.Context, userID string, c Candidate, replaces string) (string, error)
-	// Update replaces the text of note id.
-	Update(ctx context.Context, userID, id, text string) error
+	// Update replaces the text of note id when it is still before
+	// (else ErrChanged: an edit made while the model decided stays).
+	Update(ctx context.Context, userID, id, before, text string) error
 	// Delete forgets note id.
 	Delete(ctx context.Context, userID, id string) error
 }
@@ -155,7 +157,9 @@ func consolidateOne(ctx context.Context, c ChatClient, m Model, notes Notes, use
 		return add(ctx, notes, userID, cand, "")
 	case EventUpdate:
 		e := similar[d.ID-1]
-		if err := notes.Update(ctx, userID, e.ID, d.Text); err != nil {
+		if err := notes.Update(ctx, userID, e.ID, e.Text, d.Text); errors.Is(err, ErrChanged) {
+			return Change{Event: EventNone, NoteID: e.ID, Candidate: cand, Reason: "the note changed while the model decided"}, nil
+		} else if err != nil {
 			return Change{}, fmt.Errorf("update note: %w", err)
 		}
 		return Change{Event: EventUpdate, NoteID: e.ID, Before: e.Text, After: d.Text, Candidate: cand}, nil

@@ -2,6 +2,8 @@ package learn
 
 import (
 	"context"
+	"errors"
+	"fmt"
 
 	"github.com/mneme-dev/mneme/memory"
 	"github.com/mneme-dev/mneme/memory/index"
@@ -36,8 +38,11 @@ func (n IndexNotes) Add(ctx context.Context, userID string, c Candidate, replace
 	return note.ID, err
 }
 
-func (n IndexNotes) Update(ctx context.Context, userID, id, text string) error {
-	_, err := n.Index.UpdateNote(memory.ChangedBy(ctx, memory.ByExtracted), userID, id, text)
+func (n IndexNotes) Update(ctx context.Context, userID, id, before, text string) error {
+	_, err := n.Index.UpdateNoteFrom(memory.ChangedBy(ctx, memory.ByExtracted), userID, id, before, text)
+	if errors.Is(err, index.ErrNoteChanged) {
+		return fmt.Errorf("%w: %w", ErrChanged, err)
+	}
 	return err
 }
 

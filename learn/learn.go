@@ -21,6 +21,9 @@ import (
 var (
 	// ErrMalformed means the model's reply did not follow the schema.
 	ErrMalformed = errors.New("malformed reply")
+	// ErrChanged is Notes.Update's answer for a note whose text is no
+	// longer the one the decision read (edited meanwhile).
+	ErrChanged = errors.New("the note changed meanwhile")
 )
 
 // ChatClient is the Ollama call learn needs; *api.Client has it.

@@ -104,7 +104,10 @@ func (ns *notes) Add(_ context.Context, _ string, c Candidate, replaces string) 
 	return id, nil
 }
 
-func (ns *notes) Update(_ context.Context, _, id, text string) error {
+func (ns *notes) Update(_ context.Context, _, id, before, text string) error {
+	if ns.byID[id] != before {
+		return ErrChanged
+	}
 	ns.byID[id] = text
 	return nil
 }
@@ -224,6 +227,26 @@ func TestConsolidateTwiceMakesNoDuplicates(t *testing.T) {
 	}
 	if n := len(srv.Requests()); n != 0 {
 		t.Fatalf("%d model calls for facts with nothing similar or already kept", n)
+	}
+}
+
+// TestConsolidateKeepsAnEditMadeWhileTheModelDecided: the user edits a
+// note while the model decides to merge a memory into it: the edit stays,
+// and the memory changes nothing.
+func TestConsolidateKeepsAnEditMadeWhileTheModelDecided(t *testing.T) {
+	ns := newNotes("Has a cat called Tom.")
+	srv := fakeollama.New(t)
+	srv.SetDefault(func(api.ChatRequest) fakeollama.Reply {
+		ns.byID["n1"] = "Has a cat called Tom, who is 12." // another mneme, meanwhile
+		return jsonReply(map[string]any{"event": "UPDATE", "id": 1, "text": "Has a Maine Coon cat called Tom."})
+	})
+	changes, err := Consolidate(context.Background(), client(t, srv), Model{Name: fakeollama.DefaultChatModel}, ns, "u",
+		[]Candidate{{Text: "Tom is a Maine Coon cat.", Confidence: 0.9}})
+	if err != nil || len(changes) != 1 || changes[0].Event != EventNone {
+		t.Fatalf("changes %+v, %v", changes, err)
+	}
+	if got := ns.texts(); !slices.Equal(got, []string{"Has a cat called Tom, who is 12."}) {
+		t.Fatalf("notes %q: the edit was overwritten", got)
 	}
 }
 

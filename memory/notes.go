@@ -328,16 +328,18 @@ func (s *Store) UpdateNote(ctx context.Context, userID, id, content string) (Not
 		return n, err // the same text: nothing written, no history
 	}
 	now := s.nowMS()
-	before := n.Content
+	before, beforeHash := n.Content, n.Hash
 	n.Content, n.Hash, n.Updated = content, noteHash(content), fromMS(now)
 	err = s.write(ctx, func(tx Execer) error {
+		// Only over the text read: a change made meanwhile (another mneme)
+		// is not overwritten unseen, nor recorded with the wrong before.
 		res, err := tx.ExecContext(ctx, `UPDATE notes SET content = ?, hash = ?, updated_at = ?
-			WHERE id = ? AND user_id = ? AND deleted_at IS NULL`, n.Content, n.Hash, now, n.ID, userID)
+			WHERE id = ? AND user_id = ? AND deleted_at IS NULL AND hash = ?`, n.Content, n.Hash, now, n.ID, userID, beforeHash)
 		if err != nil {
 			return err
 		}
 		if k, _ := res.RowsAffected(); k == 0 {
-			return fmt.Errorf("%w: %q", ErrNoteNotFound, id) // deleted meanwhile
+			return fmt.Errorf("%w: %q (changed or deleted meanwhile)", ErrNoteNotFound, id)
 		}
 		if _, err = tx.ExecContext(ctx, `DELETE FROM embeddings WHERE owner_id = ?`, n.ID); err != nil {
 			return err

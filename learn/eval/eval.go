@@ -261,7 +261,7 @@ func (n *memNotes) Add(_ context.Context, _ string, c learn.Candidate, _ string)
 	return id, nil
 }
 
-func (n *memNotes) Update(_ context.Context, _, id, text string) error {
+func (n *memNotes) Update(_ context.Context, _, id, _, text string) error {
 	for i := range n.notes {
 		if n.notes[i].ID == id {
 			n.notes[i].Text = text

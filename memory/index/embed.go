@@ -2,7 +2,6 @@ package index
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -29,9 +28,6 @@ const firstEmbedBatch = 2
 // embedding model) took minutes, during which the chat saw no write of
 // another process, nor search its own last turns.
 const embedSlice = 2 * time.Second
-
-// errSliceOver stops a background embedding round between batches.
-var errSliceOver = errors.New("embedding slice over")
 
 type sliceKey struct{}
 

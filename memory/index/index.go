@@ -587,5 +587,3 @@ func (ix *Index) Status(ctx context.Context) (IndexStatus, error) {
 	}
 	return st, nil
 }
-
-var errNoEmbeddings = errors.New("embedding model returned no vectors")

@@ -6,8 +6,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mneme-dev/mneme/memory"
 	"github.com/ollama/ollama/api"
+
+	"github.com/mneme-dev/mneme/memory"
 )
 
 // Two stores and indexes on one data dir stand for two mneme processes

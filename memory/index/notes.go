@@ -44,6 +44,20 @@ func (ix *Index) UpdateNote(ctx context.Context, userID, id, content string) (me
 	return n, nil
 }
 
+// UpdateNoteFrom is UpdateNote of a note whose text is still before: a
+// change decided on an older text (learning asks a model for seconds)
+// does not overwrite an edit made meanwhile (ErrNoteChanged).
+func (ix *Index) UpdateNoteFrom(ctx context.Context, userID, id, before, content string) (memory.Note, error) {
+	cur, err := ix.store.Note(ctx, userID, id)
+	if err != nil {
+		return memory.Note{}, err
+	}
+	if cur.Content != before {
+		return memory.Note{}, fmt.Errorf("note %s: %w", cur.ID, ErrNoteChanged)
+	}
+	return ix.UpdateNote(ctx, userID, cur.ID, content)
+}
+
 // DeleteNote deletes the user's note with its vectors and keyword entry,
 // and returns it as it was.
 func (ix *Index) DeleteNote(ctx context.Context, userID, id string) (memory.Note, error) {

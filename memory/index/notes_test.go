@@ -381,3 +381,27 @@ func TestNoteSearchLeavesOutWhatIsNoMatch(t *testing.T) {
 		t.Fatalf("every status: %q", got)
 	}
 }
+
+// TestUpdateNoteFromKeepsAnEditMadeMeanwhile: a change decided on a text
+// the note no longer has is refused, and the note keeps the newer text.
+func TestUpdateNoteFromKeepsAnEditMadeMeanwhile(t *testing.T) {
+	ctx := context.Background()
+	s := openTest(t)
+	ix := openIndex(t, s, t.TempDir(), nil, "")
+	n, err := ix.SaveNote(ctx, "alice", "Has a cat called Tom", memory.NoteSource{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ix.UpdateNote(ctx, "alice", n.ID, "Has a cat called Tom, who is 12"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ix.UpdateNoteFrom(ctx, "alice", n.ID, "Has a cat called Tom", "Has a Maine Coon called Tom"); !errors.Is(err, ErrNoteChanged) {
+		t.Fatalf("an update over a stale text: %v", err)
+	}
+	if got, err := s.Note(ctx, "alice", n.ID); err != nil || got.Content != "Has a cat called Tom, who is 12" {
+		t.Fatalf("the note after a stale update: %q, %v", got.Content, err)
+	}
+	if got, err := ix.UpdateNoteFrom(ctx, "alice", n.ID, "Has a cat called Tom, who is 12", "Has a Maine Coon called Tom, 12"); err != nil || got.Content != "Has a Maine Coon called Tom, 12" {
+		t.Fatalf("an update over the current text: %+v, %v", got, err)
+	}
+}
