@@ -106,9 +106,13 @@ func (st *Store) ResetMarks(ctx context.Context) error {
 const notEmbedded = `NOT EXISTS (SELECT 1 FROM embeddings e WHERE e.owner_id = c.id AND e.model = ? AND e.hash = c.hash AND e.chunk = 0)`
 
 // ChunksNeedingEmbedding returns chunks (of every user) with no vectors
-// for their current text under model.
-func (st *Store) ChunksNeedingEmbedding(ctx context.Context, model string, limit int) ([]Chunk, error) {
-	list, err := st.chunks(ctx, `SELECT `+chunkColumns+` FROM doc_chunks c WHERE `+notEmbedded+` LIMIT ?`, model, limit)
+// for their current text under model, in id order after the id after (""
+// from the start): a backlog is walked once, where reading it from the
+// start for each batch passed over every chunk embedded so far (a 50 MB
+// file took minutes).
+func (st *Store) ChunksNeedingEmbedding(ctx context.Context, model, after string, limit int) ([]Chunk, error) {
+	list, err := st.chunks(ctx, `SELECT `+chunkColumns+` FROM doc_chunks c WHERE c.id > ? AND `+notEmbedded+` ORDER BY c.id LIMIT ?`,
+		after, model, limit)
 	if err != nil {
 		return nil, fmt.Errorf("chunks to embed: %w", err)
 	}

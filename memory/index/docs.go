@@ -99,8 +99,12 @@ func (ix *Index) indexDocKeywords(ctx context.Context) error {
 // current model: the background work does it, `docs add` too while it
 // waits. Without an embedding model it does nothing.
 func (ix *Index) EmbedDocuments(ctx context.Context) error {
+	after := ""
 	return ix.embedBacklog(ctx, func(model string, limit int) ([]owned, error) {
-		list, err := ix.docs.ChunksNeedingEmbedding(ctx, model, limit)
+		list, err := ix.docs.ChunksNeedingEmbedding(ctx, model, after, limit)
+		if len(list) > 0 {
+			after = list[len(list)-1].ID
+		}
 		return chunkOwners(list), err
 	})
 }

@@ -55,7 +55,7 @@ func BenchmarkSearchDocs(b *testing.B) {
 	// Vectors for every chunk, as if an embedding model had run.
 	tv := newTopicVectors()
 	for {
-		list, err := ix.Docs().ChunksNeedingEmbedding(ctx, benchEmbedModel, 1000)
+		list, err := ix.Docs().ChunksNeedingEmbedding(ctx, benchEmbedModel, "", 1000)
 		if err != nil {
 			b.Fatal(err)
 		}
