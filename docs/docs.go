@@ -15,6 +15,7 @@ import (
 	"bytes"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -72,6 +73,13 @@ var extensions = map[string]Type{
 	".csv":  CSV, ".tsv": CSV,
 }
 
+// codeExtensions are source code and configuration, read as plain text (a
+// project folder is what people add most). Not .env: it holds secrets.
+var codeExtensions = strings.Fields(`.go .py .js .mjs .cjs .ts .tsx .jsx .rs .java .kt .kts .scala .c .h .cc .cpp
+	.hpp .cs .swift .m .rb .php .pl .lua .r .jl .hs .ml .ex .exs .erl .clj .dart .zig .nim .sql .sh .bash .zsh .fish
+	.ps1 .bat .vue .svelte .css .scss .sass .less .json .jsonl .yaml .yml .toml .ini .cfg .conf .xml .proto .graphql
+	.tf .tex .bib .diff .patch .gradle .cmake .mk .dockerfile`)
+
 // TypeOf returns the format Parse gives a file of this name by its
 // extension, and false when the extension is not one Parse reads. A name
 // without an extension is Text (Parse then checks that the bytes are
@@ -81,8 +89,10 @@ func TypeOf(name string) (Type, bool) {
 	if ext == "" {
 		return Text, true
 	}
-	t, ok := extensions[ext]
-	return t, ok
+	if t, ok := extensions[ext]; ok {
+		return t, true
+	}
+	return Text, slices.Contains(codeExtensions, ext)
 }
 
 // Parse reads a file's bytes (already read, at most the size limit) and

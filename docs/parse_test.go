@@ -85,6 +85,28 @@ func TestParseTextDetectsBinaryAndUTF16(t *testing.T) {
 	}
 }
 
+// TestParseSourceCodeAsText: source code and configuration files are read
+// as plain text, each line as written.
+func TestParseSourceCodeAsText(t *testing.T) {
+	for name, src := range map[string]string{
+		"fib.go":      "package fib\n\n// Fib returns the nth Fibonacci number.\nfunc Fib(n int) int { return n }\n",
+		"deploy.yaml": "replicas: 3\nimage: zanzibar:1.2\n",
+		"tool.PY":     "def main():\n    print('hi')\n",
+	} {
+		p, err := Parse(name, []byte(src))
+		if err != nil || p.Type != Text || len(p.Sections) == 0 {
+			t.Fatalf("%s: %+v, %v", name, p, err)
+		}
+		var all []string
+		for _, s := range p.Sections {
+			all = append(all, s.Text)
+		}
+		if got := strings.Join(all, "\n"); !strings.Contains(got, strings.Split(src, "\n")[0]) {
+			t.Errorf("%s read as %q", name, got)
+		}
+	}
+}
+
 func TestParseErrors(t *testing.T) {
 	for _, c := range []struct {
 		name string
@@ -94,6 +116,7 @@ func TestParseErrors(t *testing.T) {
 	}{
 		{"photo.png", "\x89PNG", ErrUnsupported, "unsupported type .png"},
 		{"setup.EXE", "MZ", ErrUnsupported, "unsupported type .exe"},
+		{".env", "API_KEY=secret", ErrUnsupported, "unsupported type .env"}, // secrets stay out
 		{"blank.md", "\n  \n\t\n", ErrEmpty, "no text found"},
 		{"blank.html", "<html><script>x()</script></html>", ErrEmpty, "no text found"},
 		{"doc.docx", "not a zip", ErrMalformed, "malformed DOCX: not a zip file"},
