@@ -224,14 +224,14 @@ func (s *session) changeQuestion(ctx context.Context, user, tool, id, content st
 
 // chatAttach is the chat's /attach over ix: the path (~/ already
 // expanded by the chat) is added as `mneme docs add` adds it
-// (session.attachDocument, docs_add.go).
+// (ingest.Adder.Attach).
 func (a *App) chatAttach(s *session, ix *index.Index) func(ctx context.Context, path string) (tui.AttachResult, error) {
 	return func(ctx context.Context, path string) (tui.AttachResult, error) {
-		at, err := s.attachDocument(ctx, ix, path)
+		at, err := s.docAdder(ix, "").Attach(ctx, path)
 		if err != nil {
 			return tui.AttachResult{}, err
 		}
-		return tui.AttachResult{Title: at.doc.Title, Path: at.doc.Path, Passages: at.doc.Chunks, Outcome: string(at.outcome),
-			Documents: at.documents, Unchanged: at.unchanged, Skipped: at.skipped}, nil
+		return tui.AttachResult{Title: at.Doc.Title, Path: at.Doc.Path, Passages: at.Doc.Chunks, Outcome: string(at.Outcome),
+			Documents: at.Documents, Unchanged: at.Unchanged, Skipped: at.Skipped}, nil
 	}
 }

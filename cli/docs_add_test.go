@@ -41,12 +41,12 @@ func TestAttachTakesWhatDocsAddTakes(t *testing.T) {
 	}
 	defer ix.Close()
 
-	at, err := s.attachDocument(ctx, ix, files)
-	if err != nil || at.outcome != docstore.Added || at.doc.Title != "2 documents" || at.doc.Chunks != 2 || at.documents != 2 || at.skipped != 1 {
+	at, err := s.docAdder(ix, "").Attach(ctx, files)
+	if err != nil || at.Outcome != docstore.Added || at.Doc.Title != "2 documents" || at.Doc.Chunks != 2 || at.Documents != 2 || at.Skipped != 1 {
 		t.Fatalf("a directory: %+v %v", at, err)
 	}
-	at, err = s.attachDocument(ctx, ix, filepath.Join(files, "*.md"))
-	if err != nil || at.outcome != docstore.Unchanged || at.doc.Title != "A" || at.documents != 1 {
+	at, err = s.docAdder(ix, "").Attach(ctx, filepath.Join(files, "*.md"))
+	if err != nil || at.Outcome != docstore.Unchanged || at.Doc.Title != "A" || at.Documents != 1 {
 		t.Fatalf("a glob of one unchanged file: %+v %v", at, err)
 	}
 	for path, want := range map[string]string{
@@ -55,7 +55,7 @@ func TestAttachTakesWhatDocsAddTakes(t *testing.T) {
 		filepath.Join(files, "*.pdf"):      "no files match",
 		filepath.Join(dir, "mneme.db"):     "mneme's own data",
 	} {
-		if _, err := s.attachDocument(ctx, ix, path); err == nil || err.Error() != want {
+		if _, err := s.docAdder(ix, "").Attach(ctx, path); err == nil || err.Error() != want {
 			t.Errorf("%s: %v, want %q", filepath.Base(path), err, want)
 		}
 	}
