@@ -214,6 +214,52 @@ func TestDocsAddFindChangeRemove(t *testing.T) {
 // Passages left without vectors (embedding failed, or Ctrl+C stopped it)
 // are embedded by the next docs add, even of the same unchanged file: it
 // does not just say "unchanged" and leave them pending for good.
+// TestDocsAddAgainDropsFilesGoneFromTheFolder: a folder added again
+// removes the documents whose files were deleted from it, so their text is
+// no longer found; a file named outright, or a folder not there, removes
+// nothing.
+func TestDocsAddAgainDropsFilesGoneFromTheFolder(t *testing.T) {
+	t.Parallel() // own data dir, no Ollama
+	d := newDevice(t, "127.0.0.1:1")
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"runbook.md": "# Runbook\n\nDeploy zanzibar with the blue script.\n",
+		"keep.txt":   "The jicama goes in the salad.\n",
+	})
+	d.mustOK("", "docs", "add", dir)
+	if err := os.Remove(filepath.Join(dir, "runbook.md")); err != nil {
+		t.Fatal(err)
+	}
+	if r := d.mustOK("", "docs", "add", filepath.Join(dir, "keep.txt")); strings.Contains(r.stdout, "removed") {
+		t.Fatalf("adding one file removed others:\n%s", r.stdout)
+	}
+	if hits := d.docHits("zanzibar"); len(hits) != 1 {
+		t.Fatalf("before the folder is added again: %+v", hits)
+	}
+	r := d.mustOK("", "docs", "add", dir)
+	for _, want := range []string{"removed    " + filepath.Join(dir, "runbook.md") + ": no longer in the folder", "0 added, 0 updated, 1 unchanged, 0 skipped, 1 removed"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Fatalf("docs add lacks %q:\n%s", want, r.stdout)
+		}
+	}
+	if hits := d.docHits("zanzibar"); len(hits) != 0 {
+		t.Fatalf("a deleted file's text is still found: %+v", hits)
+	}
+	if hits := d.docHits("jicama"); len(hits) != 1 {
+		t.Fatalf("the file still in the folder: %+v", hits)
+	}
+	// The folder gone (an unmounted disk): nothing is removed.
+	if err := os.Rename(dir, dir+".away"); err != nil {
+		t.Fatal(err)
+	}
+	if r := d.mneme("", "docs", "add", dir); r.code != 1 || strings.Contains(r.stdout, "removed") {
+		t.Fatalf("adding a folder that is not there: %+v", r)
+	}
+	if hits := d.docHits("jicama"); len(hits) != 1 {
+		t.Fatalf("a folder not there dropped its documents: %+v", hits)
+	}
+}
+
 func TestDocsAddAgainFinishesPendingEmbeddings(t *testing.T) {
 	t.Parallel()
 	srv := fakeollama.New(t)

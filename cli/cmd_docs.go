@@ -117,6 +117,14 @@ func (a *App) docsAdd(ctx context.Context, args []string) error {
 			bar.Show(i + 1)
 		}
 		bar.Clear()
+		if ctx.Err() == nil {
+			gone, err := a.dropGone(ctx, s, ix, rest, !asJSON)
+			if err != nil {
+				return err
+			}
+			results = append(results, gone...)
+			counts[string(docstore.Removed)] = len(gone)
+		}
 		// Said before the last keyword write: after Ctrl+C, that write may
 		// outlast the grace a stopped command has (what it leaves, the
 		// next command indexes).
@@ -125,8 +133,12 @@ func (a *App) docsAdd(ctx context.Context, args []string) error {
 				return err
 			}
 		} else {
-			fmt.Fprintf(a.stdout, "%d added, %d updated, %d unchanged, %d skipped\n",
-				counts[string(docstore.Added)], counts[string(docstore.Updated)], counts[string(docstore.Unchanged)]+counts[string(docstore.Moved)], counts["skipped"])
+			removed := ""
+			if n := counts[string(docstore.Removed)]; n > 0 {
+				removed = fmt.Sprintf(", %d removed", n)
+			}
+			fmt.Fprintf(a.stdout, "%d added, %d updated, %d unchanged, %d skipped%s\n",
+				counts[string(docstore.Added)], counts[string(docstore.Updated)], counts[string(docstore.Unchanged)]+counts[string(docstore.Moved)], counts["skipped"], removed)
 		}
 		if ctx.Err() != nil {
 			fmt.Fprintf(a.stderr, "mneme: docs add: stopped after %d of %s; the same command again adds the rest\n", len(results), text.Count(len(found), "file", "files"))
@@ -145,6 +157,29 @@ func (a *App) docsAdd(ctx context.Context, args []string) error {
 		}
 		return nil
 	})
+}
+
+// dropGone removes the documents whose files are gone from the folders
+// added again (ingest.Gone), saying so when say.
+func (a *App) dropGone(ctx context.Context, s *session, ix *index.Index, paths []string, say bool) ([]ingest.Added, error) {
+	gone, err := ingest.Gone(ctx, ix.Docs(), s.cfg.User, paths)
+	if err != nil || len(gone) == 0 {
+		return nil, err
+	}
+	ids := make([]string, len(gone))
+	out := make([]ingest.Added, len(gone))
+	for i, d := range gone {
+		ids[i], out[i] = d.ID, ingest.Added{Path: d.Path, Outcome: docstore.Removed, Doc: d}
+	}
+	if err := ix.RemoveDocuments(ctx, s.cfg.User, ids); err != nil {
+		return nil, err
+	}
+	if say {
+		for _, r := range out {
+			printAdded(a.stdout, r)
+		}
+	}
+	return out, nil
 }
 
 // embedPassages embeds the user's passages still waiting for it (what
@@ -192,6 +227,8 @@ func printAdded(w io.Writer, r ingest.Added) {
 		fmt.Fprintf(w, "skipped    %s: %s\n", path, sanitize.Line(r.Skipped))
 	case r.Outcome == docstore.Unchanged:
 		fmt.Fprintf(w, "unchanged  %s\n", path)
+	case r.Outcome == docstore.Removed:
+		fmt.Fprintf(w, "removed    %s: no longer in the folder\n", path)
 	case r.Outcome == docstore.Moved:
 		fmt.Fprintf(w, "moved      %s → collection %q\n", path, sanitize.Line(r.Doc.Collection))
 	default:

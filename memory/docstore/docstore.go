@@ -76,7 +76,8 @@ const (
 	Added     Outcome = "added"
 	Updated   Outcome = "updated"
 	Unchanged Outcome = "unchanged"
-	Moved     Outcome = "moved" // to another collection, its text unchanged
+	Moved     Outcome = "moved"   // to another collection, its text unchanged
+	Removed   Outcome = "removed" // its file is gone from the folder added again
 )
 
 // Store reads and writes documents in a memory.Store.
