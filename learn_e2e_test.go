@@ -404,7 +404,11 @@ func TestReviewInboxReplacesWhatItContradicts(t *testing.T) {
 	if r := d.mustOK("", "memory", "pending"); !strings.Contains(r.stdout, "would replace note "+berlin.ID+": Lives in Berlin.") {
 		t.Fatalf("memory pending does not say what the note would replace:\n%s", r.stdout)
 	}
-	d.mustOK("", "memory", "reject", pending[0].ID)
+	var rejected []memory.Note // --json: one array, whatever the number of ids
+	if err := json.Unmarshal([]byte(d.mustOK("", "memory", "reject", "--json", pending[0].ID).stdout), &rejected); err != nil ||
+		len(rejected) != 1 || rejected[0].ID != pending[0].ID {
+		t.Fatalf("memory reject --json: %+v %v", rejected, err)
+	}
 	if notes := d.notes(); len(notes) != 1 || notes[0].ID != berlin.ID {
 		t.Fatalf("after a reject: %+v", notes)
 	}

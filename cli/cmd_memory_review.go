@@ -91,21 +91,31 @@ func (a *App) memoryReview(ctx context.Context, args []string, approve bool) err
 				fmt.Fprintln(a.stdout, "Nothing to review.")
 			}
 		}
-		// Every id is tried; those that fail are reported after.
+		// Every id is tried; those that fail are reported after. --json
+		// prints one array of the notes reviewed.
 		var failed []error
+		reviewed := []memory.Note{}
 		for _, id := range rest {
 			n, replaced, err := reviewNote(ctx, s.store, ix, s.cfg.User, id, approve)
 			if err != nil {
 				failed = append(failed, err)
 				continue
 			}
-			if err := a.printNote(n, verb, asJSON); err != nil {
+			if reviewed = append(reviewed, n); asJSON {
+				continue // the note's "replaces" names what it replaced
+			}
+			if err := a.printNote(n, verb, false); err != nil {
 				return err
 			}
-			if replaced.ID != "" && !asJSON { // --json: the note's "replaces" names it
+			if replaced.ID != "" {
 				if err := a.printNote(replaced, "Replaced", false); err != nil {
 					return err
 				}
+			}
+		}
+		if asJSON {
+			if err := writeJSON(a.stdout, reviewed); err != nil {
+				return err
 			}
 		}
 		s.syncAfterChange(ctx, ix)
