@@ -54,18 +54,28 @@ func (m Model) confirmLine() string {
 	if m.confirm == nil {
 		return ""
 	}
+	if !m.bareYesNo() {
+		return m.confirm.Question + " Allow? alt+y yes · alt+n no"
+	}
 	return m.confirm.Question + " Allow? y yes · n no"
 }
 
-// confirmKey answers the waiting question with y or n; other keys go on.
+// bareYesNo reports whether a plain y or n answers the question: only
+// while nothing is being typed, in the input or in a panel, so that the y
+// of "my cat…", typed as the question comes, is not taken for a yes.
+func (m Model) bareYesNo() bool { return m.input.Value() == "" && m.top() == nil }
+
+// confirmKey answers the waiting question with y or n (alt+y, alt+n at
+// any time); other keys go on.
 func (m *Model) confirmKey(msg tea.KeyPressMsg) (tea.Cmd, bool) {
 	if m.confirm == nil {
 		return nil, false
 	}
-	switch msg.String() {
-	case "y", "Y":
+	bare := m.bareYesNo()
+	switch k := msg.String(); {
+	case k == "alt+y" || bare && (k == "y" || k == "Y"):
 		return m.answerConfirm(true), true
-	case "n", "N":
+	case k == "alt+n" || bare && (k == "n" || k == "N"):
 		return m.answerConfirm(false), true
 	}
 	return nil, false

@@ -2,6 +2,8 @@ package tui
 
 import (
 	"testing"
+
+	tea "charm.land/bubbletea/v2"
 )
 
 // TestConfirmModelChange: a change of the model's that waits for the user
@@ -37,5 +39,28 @@ func TestConfirmModelChange(t *testing.T) {
 		if v := h.m.input.Value(); v != "" {
 			t.Fatalf("the answer went to the input too: %q", v)
 		}
+	}
+}
+
+// TestConfirmLeavesWhatYouTypeAlone: while something is typed, y and n go
+// to the input ("my cat" does not say yes); alt+y answers.
+func TestConfirmLeavesWhatYouTypeAlone(t *testing.T) {
+	store := openStore(t)
+	h := newHarness(t, config(store, newFakeRunner(store, "ok"), readyProbe))
+	h.runUntilShown("Ollama ready")
+	h.typeText("m")
+	reply := make(chan bool, 1)
+	h.send(confirmMsg{ConfirmRequest{Question: "The model wants to delete “Has a cat called Tom”.", Reply: reply, Done: make(chan struct{})}})
+	h.typeText("y cat is grey")
+	if v := h.m.input.Value(); v != "my cat is grey" || len(reply) > 0 {
+		t.Fatalf("typing answered the question: input %q, %d answers", v, len(reply))
+	}
+	if !h.shows("Allow? alt+y yes · alt+n no") {
+		t.Fatalf("the question does not say how to answer while typing:\n%s", h.screen())
+	}
+	h.send(tea.KeyPressMsg{Code: 'y', Mod: tea.ModAlt})
+	h.runUntil("the answer", func() bool { return len(reply) > 0 })
+	if !<-reply || h.m.input.Value() != "my cat is grey" {
+		t.Fatalf("alt+y: input %q", h.m.input.Value())
 	}
 }
