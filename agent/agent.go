@@ -297,6 +297,7 @@ func (a *Agent) stream(ctx context.Context, msgs []api.Message, withTools bool, 
 	// (printing, saving) does not count: only Ollama's silence does.
 	sctx, cut := context.WithCancelCause(ctx)
 	defer cut(nil)
+	live.onGone(func() { cut(ErrDeletedMidAnswer) }) // nowhere to keep it: stop paying for it
 	var chunks atomic.Int64
 	watchdog := time.AfterFunc(a.firstToken, func() {
 		if chunks.Load() == 0 {
@@ -353,6 +354,8 @@ func (a *Agent) stream(ctx context.Context, msgs []api.Message, withTools bool, 
 		err = ctx.Err()
 	case err != nil && errors.As(context.Cause(sctx), &stalled):
 		err = stalled
+	case err != nil && errors.Is(context.Cause(sctx), ErrDeletedMidAnswer):
+		err = ErrDeletedMidAnswer
 	}
 	return out, err
 }

@@ -22,6 +22,9 @@ var (
 	// ErrConversationGone means the conversation was deleted (by another
 	// process) before the prompt could be stored: nothing was written.
 	ErrConversationGone = errors.New("the conversation was deleted")
+	// ErrDeletedMidAnswer means another process deleted the conversation
+	// while its answer streamed: the answer stopped there, not kept.
+	ErrDeletedMidAnswer = errors.New("the conversation was deleted in another mneme while the answer was written; the answer stopped and was not kept")
 	// ErrNotSent means the prompt was not stored: the run was stopped
 	// first (while another mneme answered in the conversation), or Ollama
 	// was not running (with ErrOllamaUnreachable). Nothing was written.

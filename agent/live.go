@@ -42,6 +42,8 @@ type liveAnswer struct {
 	writeMu sync.Mutex // one write at a time, the final one last
 	stored  memory.Message
 	gone    bool // the message or its conversation was deleted meanwhile: stop saving
+	// stopStream ends the model's stream when gone (set by stream).
+	stopStream func()
 
 	kick chan struct{}
 	stop chan struct{}
@@ -106,9 +108,21 @@ func (l *liveAnswer) save() {
 		if errors.Is(err, memory.ErrNotFound) {
 			l.mu.Lock()
 			l.gone = true
+			stop := l.stopStream
 			l.mu.Unlock()
+			if stop != nil {
+				stop()
+			}
 		}
 	}
+}
+
+// onGone sets what a save that finds the conversation deleted calls (the
+// stream's cancel): the model's answer has nowhere to go.
+func (l *liveAnswer) onGone(fn func()) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.stopStream = fn
 }
 
 // write inserts the message the first time and rewrites it afterwards.

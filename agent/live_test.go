@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -173,8 +174,8 @@ func TestConversationDeletedMidAnswerStaysDeleted(t *testing.T) {
 		t.Fatal(err)
 	}
 	close(gate)
-	if err := <-done; !errors.Is(err, memory.ErrNotFound) {
-		t.Fatalf("err = %v, want ErrNotFound", err)
+	if err := <-done; !errors.Is(err, ErrDeletedMidAnswer) {
+		t.Fatalf("err = %v, want ErrDeletedMidAnswer", err)
 	}
 	if msgs := h.messages(); len(msgs) != 0 {
 		t.Fatalf("the deleted conversation has messages again: %+v", msgs)
@@ -238,4 +239,36 @@ func hasNotice(events []Event, text string) bool {
 		}
 	}
 	return false
+}
+
+// TestAnswerStopsWhenItsConversationIsDeleted: another mneme deletes the
+// conversation while its answer streams: within a save the answer stops
+// (the model is no longer paid for), and the run says why.
+func TestAnswerStopsWhenItsConversationIsDeleted(t *testing.T) {
+	h := newHarness(t, nil)
+	gate := make(chan struct{})
+	words := make([]string, 200)
+	for i := range words {
+		words[i] = fmt.Sprintf(" w%d", i)
+	}
+	h.srv.Script(fakeollama.Reply{Content: words, Gate: gate})
+	done := make(chan error, 1)
+	go func() {
+		_, _, err := h.run(context.Background(), "story")
+		done <- err
+	}()
+	h.waitStored("the first chunk", func(m []memory.Message) bool { return len(m) == 2 })
+	if err := h.store.DeleteConversation(context.Background(), "alice", h.conv.ID); err != nil {
+		t.Fatal(err)
+	}
+	gate <- struct{}{} // one more word: the next save finds the conversation gone
+	select {
+	case err := <-done:
+		if !errors.Is(err, ErrDeletedMidAnswer) {
+			t.Fatalf("err = %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the answer went on streaming into a deleted conversation")
+	}
+	<-h.srv.Cancelled() // the connection to Ollama was closed
 }

@@ -168,12 +168,18 @@ func (a *Agent) chatRound(ctx context.Context, st *runState, withTools bool) ([]
 		st.answers = append(st.answers, text)
 		st.res.Answer = strings.Join(st.answers, "\n\n")
 	}
+	if errors.Is(streamErr, ErrDeletedMidAnswer) {
+		live.finish(out, nil, memory.StatusInterrupted) // stops the saves; there is nothing to save into
+		return nil, streamErr
+	}
 	if streamErr != nil {
 		interrupted := ctx.Err() != nil
 		// Even with no text yet, the answer is stored (empty, marked
 		// interrupted), so that the turn reads the same live, after a
 		// reload and in exports: never two prompts in a row.
-		if _, err := live.finish(out, nil, memory.StatusInterrupted); err != nil {
+		if _, err := live.finish(out, nil, memory.StatusInterrupted); errors.Is(err, memory.ErrNotFound) {
+			return nil, ErrDeletedMidAnswer
+		} else if err != nil {
 			return nil, fmt.Errorf("store partial answer: %w", err)
 		}
 		if interrupted {
@@ -188,7 +194,9 @@ func (a *Agent) chatRound(ctx context.Context, st *runState, withTools bool) ([]
 		status = memory.StatusInterrupted
 	}
 	assistant, err := live.finish(out, calls, status)
-	if err != nil {
+	if errors.Is(err, memory.ErrNotFound) {
+		return nil, ErrDeletedMidAnswer // deleted after the last save
+	} else if err != nil {
 		return nil, fmt.Errorf("store answer: %w", err)
 	}
 	if out.cut {

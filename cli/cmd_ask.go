@@ -195,7 +195,7 @@ func (a *App) runAsk(ctx context.Context, args []string) (err error) {
 			p.Fail(err)
 		}
 	}
-	if errors.Is(runErr, memory.ErrNotFound) {
+	if errors.Is(runErr, memory.ErrNotFound) || errors.Is(runErr, agent.ErrDeletedMidAnswer) {
 		return exitError{code: 1, msg: "the conversation was deleted in another mneme while this answer was written; it was not kept"}
 	}
 	if runErr != nil {
