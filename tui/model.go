@@ -510,7 +510,11 @@ func (m *Model) send() tea.Cmd {
 func (m *Model) startRun() tea.Cmd {
 	// What this screen writes now follows; an answer of another mneme's
 	// still being written is redrawn after this one (reconcileAfterRun).
-	m.others = othersTail{stale: m.others.active && m.others.live && m.others.moving}
+	o := m.others
+	m.others = othersTail{stale: o.active && o.live && o.moving}
+	if o.active && o.live {
+		m.others.last = o.last // what a half-written answer looked like: reconcileAfterRun compares
+	}
 	prompt := m.pending
 	m.pending = ""
 	if m.input.Value() == prompt {

@@ -867,6 +867,35 @@ func TestTurnAddedWhileAnsweringAppearsAfter(t *testing.T) {
 	h.runUntilShown("eta begins and ends")
 }
 
+// TestHalfWrittenAnswerFinishedDuringThisRunIsRedrawn: a conversation
+// opened while another mneme writes its answer, and a prompt sent at once
+// (it waits its turn): the other's answer, finished meanwhile, is drawn as
+// stored after this run, not left cut and "interrupted".
+func TestHalfWrittenAnswerFinishedDuringThisRunIsRedrawn(t *testing.T) {
+	ctx := context.Background()
+	store := openStore(t)
+	c := storeConversation(t, store, "Shared", "question ALPHA")
+	other, err := store.AppendMessage(ctx, testUser, memory.Message{ConversationID: c.ID, Role: memory.RoleAssistant,
+		Content: "alpha first words", Status: memory.StatusInterrupted})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := newFakeRunner(store, "my own answer")
+	r.gate = make(chan struct{}, 1)
+	cfg, _ := screenConfig(t, store)
+	cfg.NewRunner, cfg.ConversationID = func(string) Runner { return r }, c.ID
+	h := newHarness(t, cfg)
+	h.runUntilShown("alpha first words")
+	h.sendText("my question")
+	h.runUntil("the answer to start", func() bool { return h.m.run != nil })
+	other.Content, other.Status = "alpha first words and the rest", memory.StatusComplete
+	if err := store.UpdateMessage(ctx, testUser, other); err != nil {
+		t.Fatal(err)
+	}
+	r.gate <- struct{}{}
+	h.runUntilShown("my own answer", "alpha first words and the rest")
+}
+
 // stoppedChat opens a chat on a conversation whose answer to question was
 // stopped after answer (stored interrupted).
 func stoppedChat(t *testing.T, question, answer string) (*harness, *memory.Store, memory.Conversation) {

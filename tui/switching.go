@@ -478,7 +478,11 @@ func (m *Model) reconcileAfterRun(msg titleMsg) {
 	}
 	unsent := m.unsent
 	m.unsent = false
-	if stored == shown && !m.others.stale || stored < shown && !unsent {
+	// A half-written answer of another's shown when this run began, and
+	// since finished or grown (its writer ended while this run waited its
+	// turn), is drawn as stored too: it was left cut, "interrupted".
+	stale := m.others.stale || m.others.last != "" && !strings.HasPrefix(fingerprint(msg.msgs), m.others.last)
+	if stored == shown && !stale || stored < shown && !unsent {
 		return // fewer stored than shown only when a prompt was not sent
 	}
 	// What this screen said of its own run (a cut answer, a failure) is
