@@ -397,3 +397,25 @@ func TestStatusOfflineSaysKeywordOnly(t *testing.T) {
 		}
 	}
 }
+
+// TestSlashCommandsBeforeTheFirstMessage: a command that needs a stored
+// conversation says why it cannot run yet, and leaves the input empty for
+// the next one.
+func TestSlashCommandsBeforeTheFirstMessage(t *testing.T) {
+	store := openStore(t)
+	cfg, _ := screenConfig(t, store)
+	h := newHarness(t, cfg)
+	h.runUntilShown("Ollama ready")
+	for cmd, want := range map[string]string{
+		"/export":     "Nothing to export yet",
+		"/compact":    "Nothing to compact yet",
+		"/rename Foo": "Nothing to rename yet",
+		"/archive":    "Nothing to archive yet",
+	} {
+		h.typeText(cmd)
+		h.send(keyEnter)
+		if !h.shows(want) || h.m.input.Value() != "" {
+			t.Fatalf("%s: input %q, hint %q, screen:\n%s", cmd, h.m.input.Value(), h.m.hint, h.screen())
+		}
+	}
+}

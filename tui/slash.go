@@ -117,6 +117,7 @@ func (m *Model) slashCompact(string) tea.Cmd {
 	c, ok := m.runner.(Compactor)
 	switch {
 	case m.convID == "":
+		m.input.Reset() // said, and done with: the next command starts afresh
 		m.hint = "Nothing to compact yet: the conversation has not started."
 		return nil
 	case !m.ready():

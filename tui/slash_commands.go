@@ -117,6 +117,7 @@ func (m *Model) slashExport(args string) tea.Cmd {
 		m.hint = "Exporting is not available here."
 		return nil
 	case m.convID == "":
+		m.input.Reset() // said, and done with: the next command starts afresh
 		m.hint = "Nothing to export yet: the conversation has not started."
 		return nil
 	}

@@ -250,6 +250,7 @@ func (m *Model) renameCurrent(title string) tea.Cmd {
 	case m.cfg.Conversations == nil || m.incognito():
 		m.hint = "Renaming is not available here."
 	case m.convID == "":
+		m.input.Reset() // said, and done with: the next command starts afresh
 		m.hint = "Nothing to rename yet: the conversation has not started."
 	case title == "":
 		m.hint = "Usage: /rename TITLE"
@@ -267,6 +268,7 @@ func (m *Model) archiveCurrent() tea.Cmd {
 	case m.cfg.Conversations == nil || m.incognito():
 		m.hint = "Archiving is not available here."
 	case m.convID == "":
+		m.input.Reset() // said, and done with: the next command starts afresh
 		m.hint = "Nothing to archive yet: the conversation has not started."
 	default:
 		m.input.Reset()
