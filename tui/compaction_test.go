@@ -194,10 +194,9 @@ func TestSlashCompactForcesCompaction(t *testing.T) {
 	h.runUntilShown("Ollama ready")
 	h.sendText("/compact")
 	h.runUntilShown("Nothing to compact yet")
-	if got := h.m.input.Value(); got != "/compact" {
-		t.Fatalf("a refused command lost the input: %q", got)
+	if got := h.m.input.Value(); got != "" { // the first message comes next, not "/compact" again
+		t.Fatalf("a command refused before the first message stayed in the input: %q", got)
 	}
-	h.m.input.Reset()
 	h.sendText("one")
 	h.runUntilShown("Answer to one")
 	h.runUntilIdle()
@@ -417,5 +416,24 @@ func TestSlashCommandsBeforeTheFirstMessage(t *testing.T) {
 		if !h.shows(want) || h.m.input.Value() != "" {
 			t.Fatalf("%s: input %q, hint %q, screen:\n%s", cmd, h.m.input.Value(), h.m.hint, h.screen())
 		}
+	}
+}
+
+// TestANewConversationSaysWhatMnemeDoes: an empty new conversation is not a
+// blank screen: it says what mneme keeps and which keys open the rest, and
+// the first message takes its place.
+func TestANewConversationSaysWhatMnemeDoes(t *testing.T) {
+	store := openStore(t)
+	h := newHarness(t, config(store, newFakeRunner(store, "Hello there."), readyProbe))
+	h.runUntilShown("Ollama ready")
+	for _, want := range []string{"remembers what you tell it", "ctrl+f search past chats", "ctrl+o what it remembers", "f1 keys"} {
+		if !h.shows(want) {
+			t.Fatalf("the empty conversation lacks %q:\n%s", want, h.screen())
+		}
+	}
+	h.sendText("hi")
+	h.runUntilShown("Hello there.")
+	if h.shows("remembers what you tell it") {
+		t.Fatalf("the welcome stayed after the first message:\n%s", h.screen())
 	}
 }

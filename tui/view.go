@@ -110,6 +110,9 @@ func (m Model) bodyView() (string, *tea.Cursor) {
 func (m Model) mainView() (string, *tea.Cursor) {
 	w := m.mainWidth()
 	rows := []string{m.transcript.view()}
+	if m.convID == "" && len(m.transcript.entries) == 0 && !m.loading && !m.incognito() {
+		rows[0] = m.welcomeView(w)
+	}
 	if a := m.alertView(); a != "" {
 		rows = append(rows, a)
 	}
@@ -219,4 +222,20 @@ func (m Model) statusView() string {
 		s.Title = "untitled"
 	}
 	return statusline.Render(m.st, m.width, s)
+}
+
+// welcomeView is what an empty new conversation shows, at the foot of the
+// transcript's space: what mneme does and the keys that open the rest, so
+// that a first run is not a blank screen.
+func (m Model) welcomeView(w int) string {
+	k := m.keys
+	lines := []string{
+		"mneme keeps every conversation, and remembers what you tell it.",
+		"Ask anything below.",
+		"",
+		fmt.Sprintf("%s search past chats · %s what it remembers · %s conversations · %s keys",
+			k.Search.Help().Key, k.Memory.Help().Key, k.Sidebar.Help().Key, k.Help.Help().Key),
+	}
+	body := m.st.Thinking.Width(w).Render("  " + strings.Join(lines, "\n  "))
+	return lipgloss.PlaceVertical(m.transcript.height, lipgloss.Bottom, body)
 }
