@@ -41,9 +41,9 @@ func (r indexingRunner) Run(ctx context.Context, req agent.Request, emit func(ag
 // behind, a receipt is dropped (the notes are kept; the log says so).
 func (s *session) learntReceipts(ctx context.Context, ix *index.Index) (*backgroundLearner, <-chan tui.Learnt) {
 	ch := make(chan tui.Learnt, 16)
-	return s.newBackgroundLearner(ctx, ix, func(conversationID string, l learnt) {
+	return s.newBackgroundLearner(ctx, ix, func(conversationID string, turn int, l learnt) {
 		select {
-		case ch <- tui.Learnt{ConversationID: conversationID, Text: l.chatReceipt(), NoteID: l.NoteID}:
+		case ch <- tui.Learnt{ConversationID: conversationID, Turn: turn, Text: l.chatReceipt(), NoteID: l.NoteID}:
 		default:
 			s.log.Info("learnt-note receipt dropped: the screen is behind", "note", l.NoteID)
 		}

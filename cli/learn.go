@@ -167,10 +167,10 @@ type backgroundLearner struct {
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 	one    sync.Mutex
-	report func(conversationID string, l learnt)
+	report func(conversationID string, turn int, l learnt)
 }
 
-func (s *session) newBackgroundLearner(ctx context.Context, ix *index.Index, report func(string, learnt)) *backgroundLearner {
+func (s *session) newBackgroundLearner(ctx context.Context, ix *index.Index, report func(string, int, learnt)) *backgroundLearner {
 	ctx, cancel := context.WithCancel(ctx)
 	return &backgroundLearner{s: s, ix: ix, ctx: ctx, cancel: cancel, report: report}
 }
@@ -190,7 +190,7 @@ func (b *backgroundLearner) after(model string, req agent.Request, res agent.Res
 		}
 		learned, _ := b.s.learnFrom(b.ctx, b.ix, model, req, res) // a failure is logged; the turn is stored
 		for _, l := range learned {
-			b.report(req.ConversationID, l)
+			b.report(req.ConversationID, res.Turn, l)
 		}
 	}()
 }

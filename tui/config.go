@@ -165,6 +165,9 @@ const IncognitoNotice = "Incognito: nothing of this chat is kept, learnt or sync
 // Text is the one-line receipt ("✎ remembered: …"), already sanitised.
 type Learnt struct {
 	ConversationID, Text string
+	// Turn is the turn learnt from: ctrl+z takes back what one turn taught
+	// at once (a fact that replaced another: both).
+	Turn int
 	// NoteID is the note learnt, changed or forgotten: ctrl+z and /undo
 	// take back the changes of this chat's notes only.
 	NoteID string

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"fmt"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -101,7 +102,8 @@ func (m *Model) handleLearnt(msg learntMsg) tea.Cmd {
 		m.receipts = append(m.receipts, msg.learnt.Text)
 		m.showReceipts()
 	}
-	return tea.Batch(m.touchNote(msg.learnt.NoteID), m.memoryStatusNow(), waitForLearnt(m.life.ctx, m.cfg.Learnt))
+	group := fmt.Sprintf("learnt %s#%d", msg.learnt.ConversationID, msg.learnt.Turn) // what one turn taught
+	return tea.Batch(m.touchNote(msg.learnt.NoteID, group), m.memoryStatusNow(), waitForLearnt(m.life.ctx, m.cfg.Learnt))
 }
 
 // showReceipts adds the waiting receipts to the transcript unless a run is on.

@@ -203,3 +203,39 @@ func TestPromptIntoADeletedConversationStartsANewOne(t *testing.T) {
 		t.Fatalf("the new conversation holds %+v, %v", msgs, err)
 	}
 }
+
+// TestCtrlZTakesBackWhatOneTurnTaught: a fact learnt in place of another
+// ("forgot Lisbon", "remembered Porto") goes back whole with one ctrl+z,
+// so the user is not left with neither.
+func TestCtrlZTakesBackWhatOneTurnTaught(t *testing.T) {
+	ctx := memory.ChangedBy(context.Background(), memory.ByExtracted)
+	store := openStore(t)
+	cfg, ix := screenConfig(t, store)
+	lisbon, err := ix.SaveNote(ctx, testUser, "Lives in Lisbon.", memory.NoteSource{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := newHarness(t, cfg)
+	h.runUntilShown("Ollama ready")
+	if _, err := ix.DeleteNote(ctx, testUser, lisbon.ID); err != nil {
+		t.Fatal(err)
+	}
+	porto, err := ix.SaveNote(ctx, testUser, "Lives in Porto.", memory.NoteSource{By: memory.SourceExtracted, Confidence: 0.9})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range []Learnt{{ConversationID: "c", Turn: 3, Text: "✎ forgot: Lives in Lisbon.", NoteID: lisbon.ID},
+		{ConversationID: "c", Turn: 3, Text: "✎ remembered: Lives in Porto.", NoteID: porto.ID}} {
+		h.send(learntMsg{l})
+		n := len(h.m.touched)
+		h.runUntil("the learnt change recorded", func() bool { return len(h.m.touched) == n+1 })
+	}
+	h.send(tea.KeyPressMsg{Code: 'z', Mod: tea.ModCtrl})
+	h.runUntilShown("forgot “Lives in Porto.”; restored “Lives in")
+	if _, err := store.Note(context.Background(), testUser, porto.ID); err == nil {
+		t.Fatal("Porto is still kept")
+	}
+	if n, err := store.Note(context.Background(), testUser, lisbon.ID); err != nil || n.Content != "Lives in Lisbon." {
+		t.Fatalf("Lisbon after the undo: %+v, %v", n, err)
+	}
+}

@@ -106,6 +106,8 @@ type Model struct {
 	// user made in its memory browser, most recent last: ctrl+z and
 	// /undo take them back, and no other.
 	touched []touch
+	// undoSaid is what an undo of a group said so far (handleUndone).
+	undoSaid string
 	// receipts are what was learnt from a turn, waiting for a streaming
 	// answer to end (events.go).
 	receipts []string

@@ -20,7 +20,7 @@ func (m *Model) handleEvents(msg runEventsMsg) tea.Cmd {
 		m.applyEvent(ev)
 		if r, ok := ev.(agent.ToolResultEvent); ok {
 			for _, id := range r.Call.WrittenNotes() {
-				touches = append(touches, m.touchNote(id)) // ctrl+z takes it back
+				touches = append(touches, m.touchNote(id, "")) // ctrl+z takes it back
 			}
 		}
 	}

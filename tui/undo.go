@@ -19,20 +19,23 @@ type undoneMsg struct {
 	note    memory.Note
 	err     error
 	skipped bool
+	group   string // of the change undone (touch.group)
 }
 
 // touch is a change this chat made to a note: learnt, made by the model,
 // or made in the memory browser. ctrl+z takes back exactly that change,
 // never an older one of the same note (the note's creation, from the
-// command line, months ago).
-type touch struct{ note, change string }
+// command line, months ago), with the others of its group: what one turn
+// taught ("forgot Lisbon", "remembered Porto") goes back whole.
+type touch struct{ note, change, group string }
 
 // touchedMsg says which change a write of this chat's made (touchNote).
 type touchedMsg struct{ touch }
 
 // touchNote finds the change this chat just made to note id: the newest
-// of its history, read at once after the write.
-func (m *Model) touchNote(id string) tea.Cmd {
+// of its history, read at once after the write. group ties it to the
+// changes made with it ("": none).
+func (m *Model) touchNote(id, group string) tea.Cmd {
 	if m.cfg.Notes == nil || id == "" {
 		return nil
 	}
@@ -42,7 +45,7 @@ func (m *Model) touchNote(id string) tea.Cmd {
 		if err != nil || len(hist) == 0 {
 			return nil // nothing recorded: nothing ctrl+z could take back
 		}
-		return touchedMsg{touch{note: id, change: hist[0].ID}}
+		return touchedMsg{touch{note: id, change: hist[0].ID, group: group}}
 	}
 }
 
@@ -70,14 +73,25 @@ func (m *Model) undoLast() tea.Cmd {
 	notes, user, ctx := m.cfg.Notes, m.cfg.UserID, m.life.ctx
 	return func() tea.Msg {
 		c, n, err := notes.Undo(ctx, user, t.change, t.note)
-		return undoneMsg{change: c, note: n, err: err, skipped: err != nil && c.UndoneBy != ""}
+		return undoneMsg{change: c, note: n, err: err, skipped: err != nil && c.UndoneBy != "", group: t.group}
 	}
 }
 
+// groupGoesOn reports whether the newest change left belongs with the one
+// just undone (group): it goes back too.
+func (m *Model) groupGoesOn(group string) bool {
+	return group != "" && len(m.touched) > 0 && m.touched[len(m.touched)-1].group == group
+}
+
 func (m *Model) handleUndone(msg undoneMsg) tea.Cmd {
+	said := m.undoSaid
+	m.undoSaid = ""
 	switch {
-	case msg.skipped && len(m.touched) > 0:
+	case msg.skipped && len(m.touched) > 0 && (said == "" || m.groupGoesOn(msg.group)):
+		m.undoSaid = said
 		return m.undoLast() // undone elsewhere: the chat's change before it
+	case msg.skipped && said != "", errors.Is(msg.err, history.ErrNothingToUndo) && said != "":
+		m.hint = said + "."
 	case msg.skipped, errors.Is(msg.err, history.ErrNothingToUndo):
 		m.hint = "Nothing to undo."
 	case msg.err != nil:
@@ -88,7 +102,17 @@ func (m *Model) handleUndone(msg undoneMsg) tea.Cmd {
 		if verb == "" {
 			verb = "restored"
 		}
-		m.hint = fmt.Sprintf("Undid the %s by %s: %s “%s”.", msg.change.Op, msg.change.By, verb, what)
+		done := fmt.Sprintf("%s “%s”", verb, what)
+		if said == "" {
+			said = fmt.Sprintf("Undid the %s by %s: %s", msg.change.Op, msg.change.By, done)
+		} else {
+			said += "; " + done
+		}
+		if m.groupGoesOn(msg.group) {
+			m.undoSaid = said
+			return m.undoLast()
+		}
+		m.hint = said + "."
 	}
 	return m.memoryStatusNow()
 }

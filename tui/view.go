@@ -236,6 +236,6 @@ func (m Model) welcomeView(w int) string {
 		fmt.Sprintf("%s search past chats · %s what it remembers · %s conversations · %s keys",
 			k.Search.Help().Key, k.Memory.Help().Key, k.Sidebar.Help().Key, k.Help.Help().Key),
 	}
-	body := m.st.Thinking.Width(w).Render("  " + strings.Join(lines, "\n  "))
+	body := m.st.Notice.Width(w).Render(strings.Join(lines, "\n"))
 	return lipgloss.PlaceVertical(m.transcript.height, lipgloss.Bottom, body)
 }
