@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"fmt"
 	"log/slog"
 	"strings"
 	"testing"
@@ -94,5 +95,46 @@ func TestStreamingHidesAFenceBeingTyped(t *testing.T) {
 	tr.refresh(now, false)
 	if got := plain(tr.view()); strings.Contains(got, "`") || !strings.Contains(got, "echo hi") {
 		t.Fatalf("the code being written does not show as code:\n%s", got)
+	}
+}
+
+// TestResizeKeepsAReaderWhereTheyWere: scrolled up while an answer streams,
+// a resize (tmux zoom, a split) keeps the reader near the same line and
+// does not start following the stream.
+func TestResizeKeepsAReaderWhereTheyWere(t *testing.T) {
+	st := styles.New(true)
+	tr := newTranscript(&st, slog.Default())
+	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	tr.setSize(60, 10, now)
+	tr.addUser("a long one")
+	var b strings.Builder
+	for i := range 300 {
+		fmt.Fprintf(&b, "Line %d of a long answer that wraps at narrow widths, and goes on a little longer than sixty columns.\n\n", i)
+	}
+	tr.appendContent(b.String())
+	now = now.Add(liveRenderInterval)
+	tr.refresh(now, true)
+	for range 40 {
+		tr.pageUp() // to about the middle
+	}
+	top := func() int {
+		var n int
+		for _, l := range strings.Split(plain(tr.view()), "\n") {
+			if _, err := fmt.Sscanf(strings.TrimSpace(l), "Line %d", &n); err == nil {
+				return n
+			}
+		}
+		t.Fatalf("no line in view:\n%s", plain(tr.view()))
+		return 0
+	}
+	before := top()
+	if tr.follow || before > 250 {
+		t.Fatalf("not scrolled up: line %d, follow %v", before, tr.follow)
+	}
+	tr.setSize(140, 40, now)
+	tr.appendContent("More words.\n")
+	tr.refresh(now.Add(liveRenderInterval), false)
+	if after := top(); tr.follow || after < before-20 || after > before+20 {
+		t.Fatalf("after the resize: line %d (was %d), follow %v", after, before, tr.follow)
 	}
 }

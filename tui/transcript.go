@@ -103,15 +103,27 @@ func (t *transcript) setSize(width, height int, now time.Time) {
 	if width == t.width && height == t.height {
 		return
 	}
+	// A reader scrolled up stays where they were: a row inside an entry
+	// is kept at the same share of it at the new width, and a resize never
+	// starts following the stream (tmux zoom, a split pane).
+	follow := t.follow
 	if width != t.width {
+		oldLen := 0
+		if t.pos.entry < len(t.entries) && t.width > 0 {
+			oldLen = t.blockLen(t.pos.entry)
+		}
 		t.width = width
 		for i := range t.entries {
 			t.entries[i].clearLive()
 		}
 		t.lastLive = time.Time{}
+		if oldLen > 0 {
+			t.pos.row = t.pos.row * t.blockLen(t.pos.entry) / oldLen
+		}
 	}
 	t.height = height
 	t.refresh(now, false)
+	t.follow = t.follow && follow
 }
 
 // load replaces the transcript with stored messages.
