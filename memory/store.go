@@ -360,7 +360,7 @@ func fromMS(ms int64) time.Time { return time.UnixMilli(ms) }
 type rowScanner interface{ Scan(...any) error }
 
 // queryRows runs q and scans every row with scan.
-func queryRows[T any](ctx context.Context, db *sql.DB, scan func(rowScanner) (T, error), q string, args ...any) ([]T, error) {
+func queryRows[T any](ctx context.Context, db Execer, scan func(rowScanner) (T, error), q string, args ...any) ([]T, error) {
 	rows, err := db.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, err

@@ -14,12 +14,15 @@ import (
 // those that changed. It returns the changed turns and the ids of turns
 // that no longer exist.
 func (s *Store) SyncTurns(ctx context.Context, userID, conversationID string) (changed []Turn, removed []string, err error) {
-	msgs, err := s.turnMessages(ctx, userID, conversationID)
-	if err != nil {
-		return nil, nil, err
-	}
-	turns := BuildTurns(userID, conversationID, msgs)
 	err = s.write(ctx, func(tx Execer) error {
+		// Read in the write: a reading made before could be older than a
+		// turn another process stored meanwhile (an answer it finished),
+		// which this write would then put back cut.
+		msgs, err := s.turnMessages(ctx, tx, userID, conversationID)
+		if err != nil {
+			return err
+		}
+		turns := BuildTurns(userID, conversationID, msgs)
 		old := map[string]string{}
 		rows, err := tx.QueryContext(ctx, `SELECT id, hash FROM turns WHERE conversation_id = ? AND +user_id = ?`, conversationID, userID)
 		if err != nil {
@@ -308,8 +311,8 @@ func (s *Store) SetMeta(ctx context.Context, key, value string) error {
 // turnMessages are a conversation's messages with what turns are made of
 // (BuildTurns), in order: the other columns would cost SyncTurns as much
 // again to read.
-func (s *Store) turnMessages(ctx context.Context, userID, conversationID string) ([]Message, error) {
-	return queryRows(ctx, s.db, func(r rowScanner) (m Message, err error) {
+func (s *Store) turnMessages(ctx context.Context, q Execer, userID, conversationID string) ([]Message, error) {
+	return queryRows(ctx, q, func(r rowScanner) (m Message, err error) {
 		var calls, ref sql.NullString
 		var created int64
 		if err := r.Scan(&m.Seq, &m.Role, &m.Content, &calls, &ref, &created); err != nil {
