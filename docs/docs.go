@@ -154,6 +154,13 @@ func finish(p Parsed, name string) (Parsed, error) {
 		hasText = hasText || s.Text != ""
 		kept = append(kept, s)
 	}
+	if !hasText && len(kept) > 0 && p.Type != PDF {
+		// Headings alone (a README that is one title line): their words
+		// are the document's text, so that it is found.
+		for i := range kept {
+			kept[i].Text, hasText = kept[i].Heading, true
+		}
+	}
 	if !hasText {
 		if p.Type == PDF {
 			return Parsed{}, fmt.Errorf("%w (a scanned PDF?)", ErrEmpty)

@@ -107,6 +107,15 @@ func TestParseSourceCodeAsText(t *testing.T) {
 	}
 }
 
+// TestParseMarkdownOfHeadingsAlone: a file that is only a heading (a README
+// of one title line) is read, its words the text, not dropped as empty.
+func TestParseMarkdownOfHeadingsAlone(t *testing.T) {
+	p, err := Parse("README.md", []byte("# Project readme about the marmalade service\n"))
+	if err != nil || len(p.Sections) != 1 || !strings.Contains(p.Sections[0].Text, "marmalade") {
+		t.Fatalf("%+v, %v", p, err)
+	}
+}
+
 func TestParseErrors(t *testing.T) {
 	for _, c := range []struct {
 		name string
