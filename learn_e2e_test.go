@@ -419,6 +419,9 @@ func TestReviewInboxReplacesWhatItContradicts(t *testing.T) {
 	if lisbon.ID == berlin.ID {
 		lisbon = d.notes()[1]
 	}
+	if r := d.mneme("", "memory", "unarchive", lisbon.ID); r.code != 2 || !strings.Contains(r.stderr, "waits for your review") {
+		t.Fatalf("unarchive of a pending note (it would skip the review): %+v", r)
+	}
 	r := d.mustOK("", "memory", "approve", lisbon.ID)
 	if !strings.Contains(r.stdout, "Approved note "+lisbon.ID) || !strings.Contains(r.stdout, "Replaced note "+berlin.ID+": Lives in Berlin.") {
 		t.Fatalf("memory approve:\n%s", r.stdout)

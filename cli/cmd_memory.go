@@ -236,6 +236,9 @@ func (a *App) memoryArchive(ctx context.Context, args []string, archive bool) er
 		return err
 	}
 	defer s.Close()
+	if cur, err := s.store.Note(ctx, s.cfg.User, rest[0]); err == nil && cur.Status == memory.NotePending {
+		return exitError{code: 2, msg: fmt.Sprintf("memory %s: note %s waits for your review: mneme memory approve or reject it", cmd, sanitize.Line(cur.ID))}
+	}
 	start := time.Now().Truncate(time.Millisecond)
 	n, err := s.store.SetNoteStatus(ctx, s.cfg.User, rest[0], status)
 	if err != nil {

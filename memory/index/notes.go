@@ -97,19 +97,30 @@ func (ix *Index) ListNotes(ctx context.Context, userID string) ([]memory.Note, e
 
 // KeptNote is the user's active note whose text is content, white space
 // aside: saving it again would make a copy that takes recall's few slots
-// with the same words (`memory add`, the model's memory_save).
+// with the same words (`memory add`, the model's memory_save). A note of
+// that text waiting for review is approved and kept: saying it is the
+// review (approved later, it would have been a second copy).
 func (ix *Index) KeptNote(ctx context.Context, userID, content string) (memory.Note, bool, error) {
 	notes, err := ix.store.ListNotes(ctx, userID)
 	if err != nil {
 		return memory.Note{}, false, err
 	}
 	want := strings.Fields(content)
-	for _, n := range notes {
-		if n.Status == memory.NoteActive && slices.Equal(strings.Fields(n.Content), want) {
+	var pending *memory.Note
+	for i, n := range notes {
+		switch {
+		case !slices.Equal(strings.Fields(n.Content), want):
+		case n.Status == memory.NoteActive:
 			return n, true, nil
+		case n.Status == memory.NotePending && pending == nil:
+			pending = &notes[i]
 		}
 	}
-	return memory.Note{}, false, nil
+	if pending == nil {
+		return memory.Note{}, false, nil
+	}
+	n, err := ix.SetNoteStatus(ctx, userID, pending.ID, memory.NoteActive)
+	return n, err == nil, err
 }
 
 // indexNote writes one note to the keyword index and embeds it.

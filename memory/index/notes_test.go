@@ -405,3 +405,22 @@ func TestUpdateNoteFromKeepsAnEditMadeMeanwhile(t *testing.T) {
 		t.Fatalf("an update over the current text: %+v, %v", got, err)
 	}
 }
+
+// TestKeptNoteApprovesOneWaitingForReview: the text of a note waiting for
+// review, saved by the user, is that note approved, not a second copy.
+func TestKeptNoteApprovesOneWaitingForReview(t *testing.T) {
+	ctx := context.Background()
+	s := openTest(t)
+	ix := openIndex(t, s, t.TempDir(), nil, "")
+	p, err := ix.SaveNote(ctx, "alice", "Lives in Porto", memory.NoteSource{By: memory.SourceExtracted, Confidence: 0.8, Pending: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, ok, err := ix.KeptNote(ctx, "alice", "Lives  in Porto")
+	if err != nil || !ok || n.ID != p.ID || n.Status != memory.NoteActive {
+		t.Fatalf("kept note = %+v, %v, %v", n, ok, err)
+	}
+	if all, err := s.ListNotes(ctx, "alice"); err != nil || len(all) != 1 {
+		t.Fatalf("notes = %+v, %v", all, err)
+	}
+}
