@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -9,13 +8,13 @@ import (
 	"os"
 	"runtime/debug"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/mneme-dev/mneme/config"
 	"github.com/mneme-dev/mneme/importer"
 	"github.com/mneme-dev/mneme/internal/progress"
 	"github.com/mneme-dev/mneme/internal/sanitize"
+	"github.com/mneme-dev/mneme/internal/stdin"
 	"github.com/mneme-dev/mneme/internal/text"
 	"github.com/mneme-dev/mneme/memory"
 	"github.com/mneme-dev/mneme/memory/docstore"
@@ -67,7 +66,7 @@ func (a *App) runImport(ctx context.Context, args []string) error {
 	}
 	var in io.Reader = export.Reader()
 	total := -1 // lines in the file; unknown for stdin
-	read := &countingReader{}
+	read := &progress.Counter{}
 	var size int64 // the file's, for the progress bar; unknown for stdin
 	if rest[0] != "-" {
 		export.Close()
@@ -76,7 +75,7 @@ func (a *App) runImport(ctx context.Context, args []string) error {
 			return fmt.Errorf("import: %w", err)
 		}
 		defer f.Close()
-		if total, err = countLines(f); err != nil {
+		if total, err = progress.CountLines(f); err != nil {
 			return fmt.Errorf("import: %w", err)
 		}
 		if fi, err := f.Stat(); err == nil {
@@ -84,7 +83,7 @@ func (a *App) runImport(ctx context.Context, args []string) error {
 		}
 		in = f
 	}
-	read.r = in
+	read.R = in
 	s, err := a.open(ctx, common)
 	if err != nil {
 		return err
@@ -110,7 +109,7 @@ func (a *App) runImport(ctx context.Context, args []string) error {
 	}
 	defer follow.close()
 	prog := progress.NewImport(a.stderr)
-	st, err := s.store.Import(ctx, s.cfg.User, cancelableReader(ctx, read), memory.ImportOptions{AllUsers: *allUsers, More: docs.Restorers(), OnBad: func(e memory.LineError) {
+	st, err := s.store.Import(ctx, s.cfg.User, stdin.Cancelable(ctx, read), memory.ImportOptions{AllUsers: *allUsers, More: docs.Restorers(), OnBad: func(e memory.LineError) {
 		if errors.Is(e, memory.ErrOtherUser) {
 			others++
 		}
@@ -119,7 +118,7 @@ func (a *App) runImport(ctx context.Context, args []string) error {
 	}, OnBatch: func(refs []memory.ConversationRef) {
 		follow.Batch(refs)
 		if size > 0 {
-			prog.Report(-1, float64(read.n.Load())/float64(size))
+			prog.Report(-1, float64(read.N.Load())/float64(size))
 		}
 	}})
 	prog.End()
@@ -189,53 +188,4 @@ func importInterrupted(st memory.ImportStats, totalLines int) string {
 	}
 	b.WriteString("; run the same command again to resume: messages already imported are skipped")
 	return b.String()
-}
-
-// countLines counts the lines of f (blank ones too: the count is an
-// estimate of the messages in it) and rewinds it.
-func countLines(f *os.File) (int, error) {
-	n, last := 0, byte('\n')
-	buf := make([]byte, 256<<10)
-	for {
-		k, err := f.Read(buf)
-		if k > 0 {
-			n += bytes.Count(buf[:k], []byte{'\n'})
-			last = buf[k-1]
-		}
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return 0, err
-		}
-	}
-	if last != '\n' {
-		n++ // a last line without a newline
-	}
-	_, err := f.Seek(0, io.SeekStart)
-	return n, err
-}
-
-// countingReader counts the bytes read through it.
-type countingReader struct {
-	r io.Reader
-	n atomic.Int64
-}
-
-func (c *countingReader) Read(p []byte) (int, error) {
-	k, err := c.r.Read(p)
-	c.n.Add(int64(k))
-	return k, err
-}
-
-// cancelableReader reads r until ctx ends; then reads fail with ctx's
-// error at once, even while r blocks (stdin waiting for more input).
-func cancelableReader(ctx context.Context, r io.Reader) io.Reader {
-	pr, pw := io.Pipe()
-	go func() {
-		_, err := io.Copy(pw, r)
-		pw.CloseWithError(err)
-	}()
-	context.AfterFunc(ctx, func() { pr.CloseWithError(ctx.Err()) })
-	return pr
 }
