@@ -142,9 +142,10 @@ func (c *chosenModels) apply(cfg config.Config) config.Config {
 	return cfg
 }
 
-// saver saves a choice to the config file at path and uses it from now on.
-func (c *chosenModels) saver(path string) func(chat, embed string) error {
-	return func(chat, embed string) error {
+// saver saves a choice to the config file at path and uses it from now on;
+// the note says what wins over it at the next start (config.ModelsOverridden).
+func (c *chosenModels) saver(path string, overridden func(chat, embed string) string) func(chat, embed string) (string, error) {
+	return func(chat, embed string) (string, error) {
 		c.mu.Lock()
 		if chat != "" {
 			c.chat = chat
@@ -153,7 +154,7 @@ func (c *chosenModels) saver(path string) func(chat, embed string) error {
 			c.embed = embed
 		}
 		c.mu.Unlock()
-		return config.SaveModels(path, chat, embed)
+		return overridden(chat, embed), config.SaveModels(path, chat, embed)
 	}
 }
 

@@ -191,13 +191,15 @@ func (a *App) runChat(ctx context.Context, args []string) error {
 		Docs:          docLibrary{ix},
 		Attach:        a.chatAttach(s, ix),
 		Models:        ollama.Models{Client: s.client},
-		SaveModels:    chosen.saver(s.cfg.ConfigFile),
-		MemoryStatus:  memoryStatus(s.store, ix),
-		Changes:       ix.Changes(),
-		Learnt:        learntCh,
-		Confirms:      confirms,
-		FirstRun:      !s.cfg.ConfigFileFound,
-		Editor:        cmp.Or(a.getenv("VISUAL"), a.getenv("EDITOR")),
+		SaveModels: chosen.saver(s.cfg.ConfigFile, func(chat, embed string) string {
+			return config.ModelsOverridden(common, a.getenv, chat, embed)
+		}),
+		MemoryStatus: memoryStatus(s.store, ix),
+		Changes:      ix.Changes(),
+		Learnt:       learntCh,
+		Confirms:     confirms,
+		FirstRun:     !s.cfg.ConfigFileFound,
+		Editor:       cmp.Or(a.getenv("VISUAL"), a.getenv("EDITOR")),
 
 		StartIncognito: startIncognito,
 	}))

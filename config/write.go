@@ -199,3 +199,23 @@ func removeTOMLTable(doc, name string) string {
 func tomlString(s string) string {
 	return `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(s) + `"`
 }
+
+// ModelsOverridden says what will win over the models SaveModels writes
+// when mneme starts again, "" when nothing: the flags and the environment
+// come before the config file ("MNEME_MODEL=qwen2.5 in the environment").
+func ModelsOverridden(flags Flags, getenv func(string) string, chat, embed string) string {
+	var over []string
+	switch {
+	case chat != "" && flags.Model != "":
+		over = append(over, "--model "+flags.Model+" on the command line")
+	case chat != "" && getenv(envModel) != "":
+		over = append(over, envModel+"="+getenv(envModel)+" in the environment")
+	}
+	switch {
+	case embed != "" && flags.embedModel != "":
+		over = append(over, "--embed-model "+flags.embedModel+" on the command line")
+	case embed != "" && getenv(envEmbed) != "":
+		over = append(over, envEmbed+"="+getenv(envEmbed)+" in the environment")
+	}
+	return strings.Join(over, " and ")
+}

@@ -117,3 +117,20 @@ interval = "5m"
 		t.Fatal("a name with a newline was written")
 	}
 }
+
+// TestModelsOverriddenNamesWhatWinsAtTheNextStart: a model chosen in the
+// chat is saved, but a flag or the environment wins at the next start:
+// the chat says which.
+func TestModelsOverriddenNamesWhatWinsAtTheNextStart(t *testing.T) {
+	env := map[string]string{"MNEME_MODEL": "nosuch-model"}
+	getenv := func(k string) string { return env[k] }
+	if got := ModelsOverridden(Flags{}, getenv, "llama3.2", ""); got != "MNEME_MODEL=nosuch-model in the environment" {
+		t.Fatalf("chat model: %q", got)
+	}
+	if got := ModelsOverridden(Flags{Model: "qwen2.5"}, getenv, "llama3.2", ""); got != "--model qwen2.5 on the command line" {
+		t.Fatalf("the flag first: %q", got)
+	}
+	if got := ModelsOverridden(Flags{}, getenv, "", "nomic-embed-text"); got != "" {
+		t.Fatalf("an embedding model the environment does not set: %q", got)
+	}
+}

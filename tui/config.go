@@ -121,9 +121,11 @@ type Config struct {
 	// unavailable).
 	Models picker.ModelManager
 	// SaveModels saves the models chosen in the picker to the config file
-	// (only those keys) and makes the next probe use them. It runs in a
-	// command. Nil: the choice lasts for this session only.
-	SaveModels func(chat, embed string) error
+	// (only those keys) and makes the next probe use them; overridden says
+	// what wins over them at the next start ("MNEME_MODEL=… in the
+	// environment"; "": nothing). It runs in a command. Nil: the choice
+	// lasts for this session only.
+	SaveModels func(chat, embed string) (overridden string, err error)
 	// MemoryStatus reports the state of search and the notes for the status
 	// line; it is polled in a command (nil: the status line leaves it out).
 	MemoryStatus func(ctx context.Context, userID string) (MemoryStatus, error)

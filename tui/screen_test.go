@@ -470,7 +470,7 @@ func TestFirstRunOffersAnEmbeddingModel(t *testing.T) {
 	cfg.Models = paneltest.NewFakeModels(ollama.ModelInfo{Name: testModel, Capabilities: []string{"completion", "tools"}})
 	cfg.FirstRun = true
 	var saved []string
-	cfg.SaveModels = func(chat, embed string) error { saved = append(saved, chat+"|"+embed); return nil }
+	cfg.SaveModels = func(chat, embed string) (string, error) { saved = append(saved, chat+"|"+embed); return "", nil }
 	h := newHarness(t, cfg)
 	h.runUntil("the picker", func() bool { return h.m.top() == Panel(h.m.models) })
 	h.runUntilShown("Models", "✓ chat")
@@ -486,6 +486,25 @@ func TestFirstRunOffersAnEmbeddingModel(t *testing.T) {
 	h2.runUntil("commands done", func() bool { return len(h2.queue) == 0 })
 	if h2.m.top() != nil {
 		t.Fatal("models were offered with a chat model installed")
+	}
+}
+
+// TestAChosenModelSaysWhatWinsAtTheNextStart: a model chosen in the
+// picker is saved, and the chat says when the environment will win over
+// it at the next start instead of letting it come back unexplained.
+func TestAChosenModelSaysWhatWinsAtTheNextStart(t *testing.T) {
+	store := openStore(t)
+	cfg, _ := screenConfig(t, store)
+	cfg.Models = paneltest.NewFakeModels(ollama.ModelInfo{Name: testModel, Capabilities: []string{"completion", "tools"}})
+	cfg.FirstRun = true
+	cfg.SaveModels = func(chat, embed string) (string, error) { return "MNEME_MODEL=nosuch-model in the environment", nil }
+	h := newHarness(t, cfg)
+	h.runUntil("the picker", func() bool { return h.m.top() == Panel(h.m.models) })
+	h.runUntilShown("Models", "✓ chat")
+	h.send(keyEnter)
+	h.runUntil("saved", func() bool { return strings.Contains(h.m.hint, "saved") })
+	if !strings.Contains(h.m.hint, "at the next start MNEME_MODEL=nosuch-model in the environment wins over it") {
+		t.Fatalf("hint %q", h.m.hint)
 	}
 }
 

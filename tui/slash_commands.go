@@ -200,8 +200,8 @@ func (m *Model) handleComposed(msg composedMsg) {
 
 // modelsSavedMsg reports that the chosen models were saved.
 type modelsSavedMsg struct {
-	chat, embed string
-	err         error
+	chat, embed, overridden string
+	err                     error
 }
 
 // chooseModels saves the models chosen in the picker, then probes Ollama
@@ -209,11 +209,12 @@ type modelsSavedMsg struct {
 func (m *Model) chooseModels(msg picker.ModelChosenMsg) tea.Cmd {
 	save := m.cfg.SaveModels
 	return func() tea.Msg {
+		var over string
 		var err error
 		if save != nil {
-			err = save(msg.Chat, msg.Embed)
+			over, err = save(msg.Chat, msg.Embed)
 		}
-		return modelsSavedMsg{chat: msg.Chat, embed: msg.Embed, err: err}
+		return modelsSavedMsg{chat: msg.Chat, embed: msg.Embed, overridden: over, err: err}
 	}
 }
 
@@ -224,6 +225,8 @@ func (m *Model) handleModelsSaved(msg modelsSavedMsg) tea.Cmd {
 		m.hint = "Could not save the models to the config file: " + msg.err.Error()
 	case m.cfg.SaveModels == nil:
 		m.hint = "Models chosen for this session."
+	case msg.overridden != "":
+		m.hint = "Models saved to the config file; at the next start " + sanitize.Line(msg.overridden) + " wins over it (unset it to keep this choice)."
 	default:
 		m.hint = "Models saved to the config file."
 	}
