@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/mneme-dev/mneme/internal/sanitize"
+	"github.com/mneme-dev/mneme/internal/text"
 	"github.com/mneme-dev/mneme/memory"
 )
 
@@ -42,7 +43,7 @@ func Export(ctx context.Context, src Source, userID, conversationID string, w io
 // text is cleaned (sanitize.Text) and the title is one line.
 func write(w *bufio.Writer, c memory.Conversation, msgs []memory.Message) error {
 	title := cmp.Or(sanitize.Title(c.Title), "Untitled conversation")
-	fmt.Fprintf(w, "# %s\n\n_%s · %d messages · %s_\n", title, c.Created.Format("2 January 2006 15:04"), len(msgs), c.ID)
+	fmt.Fprintf(w, "# %s\n\n_%s · %s · %s_\n", title, c.Created.Format("2 January 2006 15:04"), text.Count(len(msgs), "message", "messages"), c.ID)
 	for _, m := range msgs {
 		switch m.Role {
 		case memory.RoleUser:
