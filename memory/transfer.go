@@ -316,7 +316,7 @@ func (imp *importer) record(rec Record) (importMsg, error) {
 		// conversation the latest (the one -c resumes) for ever.
 		latest := imp.s.now().Add(maxImportAhead)
 		if t.Before(minImportTime) || t.After(latest) {
-			return importMsg{}, fmt.Errorf(`"time" %s is out of range: it must be from 1970 to %s: %w`,
+			return importMsg{}, fmt.Errorf(`"time" %s must be from 1970 to %s: %w`,
 				rec.Time, latest.UTC().Format(time.RFC3339), ErrTimeOutOfRange)
 		}
 		created = t
