@@ -248,6 +248,13 @@ func TestDocsAddAgainDropsFilesGoneFromTheFolder(t *testing.T) {
 	if hits := d.docHits("jicama"); len(hits) != 1 {
 		t.Fatalf("the file still in the folder: %+v", hits)
 	}
+	// A document is shown by the path it was added from, as docs rm names it.
+	if r := d.mustOK("", "docs", "show", filepath.Join(dir, "keep.txt")); !strings.Contains(r.stdout, "jicama") {
+		t.Fatalf("docs show PATH:\n%s", r.stdout)
+	}
+	if r := d.mneme("", "docs", "rm", "--json", "zzzzzzzz"); r.code != 1 || strings.TrimSpace(r.stdout) != "[]" {
+		t.Fatalf("docs rm --json of nothing: %+v", r)
+	}
 	// The folder gone (an unmounted disk): nothing is removed.
 	if err := os.Rename(dir, dir+".away"); err != nil {
 		t.Fatal(err)

@@ -350,7 +350,7 @@ func (a *App) docsSearch(ctx context.Context, args []string) error {
 
 func (a *App) docsShow(ctx context.Context, args []string) error {
 	chunk := -1 // the whole document
-	common, asJSON, rest, err := a.docsFlags("show", "show [--json] [--chunk N] ID", args, func(fs *flag.FlagSet) {
+	common, asJSON, rest, err := a.docsFlags("show", "show [--json] [--chunk N] ID|PATH", args, func(fs *flag.FlagSet) {
 		fs.Func("chunk", "show only this passage (its number from docs search)", func(v string) error {
 			n, err := strconv.Atoi(v)
 			if err != nil || n < 0 {
@@ -364,13 +364,17 @@ func (a *App) docsShow(ctx context.Context, args []string) error {
 		return err
 	}
 	if len(rest) != 1 {
-		return exitError{code: 2, msg: "docs show: give one document id"}
+		return exitError{code: 2, msg: "docs show: give one document id or path"}
 	}
 	return a.withNoteIndex(ctx, common, false, func(s *session, ix *index.Index) error {
-		d, err := ix.Docs().Get(ctx, s.cfg.User, rest[0])
+		named, err := ingest.Named(ctx, ix.Docs(), s.cfg.User, rest[0]) // as docs rm names them
+		if err == nil && len(named) != 1 {
+			err = fmt.Errorf("%s names %d documents: give one", sanitize.Line(rest[0]), len(named))
+		}
 		if err != nil {
 			return fmt.Errorf("docs show: %w", err)
 		}
+		d := named[0]
 		chunks, err := ix.Docs().Chunks(ctx, s.cfg.User, d.ID)
 		if err != nil {
 			return err
@@ -405,7 +409,7 @@ func (a *App) docsRemove(ctx context.Context, args []string) error {
 		return exitError{code: 2, msg: "docs rm: give the ids of the documents to remove"}
 	}
 	return a.withNoteIndex(ctx, common, false, func(s *session, ix *index.Index) error {
-		var removed []docstore.Document
+		removed := []docstore.Document{} // --json: [] when none
 		var failed []string
 		code := 1
 		for _, id := range rest {
