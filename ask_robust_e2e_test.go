@@ -164,7 +164,7 @@ func TestAskIntoClosedPipeStoresTheWholeAnswer(t *testing.T) {
 	if len(recs) != 2 || recs[1].Content != strings.Join(chunks, "") || recs[1].Status == memory.StatusInterrupted {
 		t.Fatalf("export %+v", recs)
 	}
-	if !strings.Contains(d.mustOK("", "ask", "-h").stderr, "141") {
+	if !strings.Contains(d.mustOK("", "ask", "-h").stdout, "141") {
 		t.Fatal("ask -h does not document exit code 141")
 	}
 }

@@ -534,14 +534,18 @@ func TestHelpListsTheCommands(t *testing.T) {
 		t.Fatalf("the --turn flag's help reads wrong:\n%s", out)
 	}
 	// A subcommand's usage names its own command, lists its own flags in
-	// full, and the common ones (the chat's) on one line.
+	// full, and the common ones (the chat's) on one line; asked for, it
+	// goes to stdout (`mneme import -h | less`), after a bad flag to stderr.
 	for _, group := range []string{"docs", "memory"} {
-		if r := d.mneme("", group, "rm", "--help"); !strings.HasPrefix(r.stderr, "Usage: mneme "+group+" rm ") {
-			t.Errorf("%s rm --help: %q", group, r.stderr)
+		if r := d.mneme("", group, "rm", "--help"); !strings.HasPrefix(r.stdout, "Usage: mneme "+group+" rm ") || r.code != 0 {
+			t.Errorf("%s rm --help: %+v", group, r)
 		}
 	}
-	if r := d.mneme("", "export", "--help"); !strings.Contains(r.stderr, "-format string") || strings.Contains(r.stderr, "num-ctx value") ||
-		!strings.Contains(r.stderr, "Common flags: -config -data-dir") {
-		t.Errorf("export --help:\n%s", r.stderr)
+	if r := d.mneme("", "export", "--help"); !strings.Contains(r.stdout, "-format string") || strings.Contains(r.stdout, "num-ctx value") ||
+		!strings.Contains(r.stdout, "Common flags: -config -data-dir") {
+		t.Errorf("export --help:\n%s", r.stdout)
+	}
+	if r := d.mneme("", "export", "--no-such-flag"); r.code != 2 || !strings.Contains(r.stderr, "Usage: mneme export") || r.stdout != "" {
+		t.Errorf("export with a bad flag: %+v", r)
 	}
 }

@@ -195,26 +195,42 @@ func (a *App) newFlagSet(name, usage string, common *config.Flags) *flag.FlagSet
 		// The command's own flags in full; the ones every command takes
 		// (the data dir, the user, Ollama, the models) named on one line.
 		own, n := flag.NewFlagSet(name, flag.ContinueOnError), 0
-		own.SetOutput(a.stderr)
 		fs.VisitAll(func(f *flag.Flag) {
 			if !slices.Contains(shared, f.Name) {
 				own.Var(f.Value, f.Name, f.Usage)
 				own.Lookup(f.Name).DefValue, n = f.DefValue, n+1 // not the value parsed so far
 			}
 		})
-		fmt.Fprintf(a.stderr, "Usage: %s\n", usage)
+		w := a.usageOut(fs)
+		own.SetOutput(w)
+		fmt.Fprintf(w, "Usage: %s\n", usage)
 		if n > 0 {
-			fmt.Fprint(a.stderr, "\nFlags:\n")
+			fmt.Fprint(w, "\nFlags:\n")
 			own.PrintDefaults()
 		}
-		fmt.Fprintf(a.stderr, "\nCommon flags: -%s (mneme --help describes them)\n", strings.Join(shared, " -"))
+		fmt.Fprintf(w, "\nCommon flags: -%s (mneme --help describes them)\n", strings.Join(shared, " -"))
 	}
 	return fs
 }
 
 // parseArgs parses flags that may come before or after positional arguments.
 // "--" ends flag parsing.
-func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
+// helpOut marks the output of a flag set whose usage was asked for.
+type helpOut struct{ io.Writer }
+
+// usageOut is where fs's usage goes: stdout when asked for (-h, --help,
+// as `git … -h | less` expects), else stderr, after a bad flag.
+func (a *App) usageOut(fs *flag.FlagSet) io.Writer {
+	if h, ok := fs.Output().(helpOut); ok {
+		return h.Writer
+	}
+	return a.stderr
+}
+
+func (a *App) parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
+	if helpAsked(args) {
+		fs.SetOutput(helpOut{a.stdout}) // asked for, the usage goes to stdout (a.usageOut)
+	}
 	var positional []string
 	for {
 		if err := fs.Parse(args); err != nil {

@@ -42,7 +42,7 @@ func TestParseArgsInterspersed(t *testing.T) {
 	a := newApp(nil, nil, &strings.Builder{}, envMap(nil))
 	fs := a.newFlagSet("ask", "", &common)
 	asJSON := fs.Bool("json", false, "")
-	rest, err := parseArgs(fs, []string{"hello", "--json", "world", "--", "--not-a-flag"})
+	rest, err := a.parseArgs(fs, []string{"hello", "--json", "world", "--", "--not-a-flag"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -61,7 +61,7 @@ func (a *App) runAsk(ctx context.Context, args []string) (err error) {
 	usage := fs.Usage
 	fs.Usage = func() {
 		usage()
-		fmt.Fprint(a.stderr, askExitCodes)
+		fmt.Fprint(a.usageOut(fs), askExitCodes)
 	}
 	var cont bool
 	fs.BoolVar(&cont, "continue", false, "continue the latest conversation")
@@ -70,7 +70,7 @@ func (a *App) runAsk(ctx context.Context, args []string) (err error) {
 	asJSON := fs.Bool("json", false, "print {conversation_id, turn, answer, tool_calls, model, context_tokens, memories_used, compacted, learned…} as JSON at the end instead of streaming text")
 	incognito := fs.Bool("incognito", false, "keep nothing of this prompt and answer: no conversation, search entry, note, learning or sync (and no recall of your notes)")
 	noStdin := fs.Bool("no-stdin", false, "do not read stdin (as ssh -n): for a loop that reads its own lines from it")
-	rest, err := parseArgs(fs, args)
+	rest, err := a.parseArgs(fs, args)
 	if err != nil {
 		return err
 	}

@@ -58,7 +58,7 @@ func (a *App) runChat(ctx context.Context, args []string) error {
 		fmt.Fprint(w, "\nFlags of the chat:\n")
 		fs.PrintDefaults()
 	}
-	rest, err := parseArgs(fs, args)
+	rest, err := a.parseArgs(fs, args)
 	if err != nil {
 		return err
 	}

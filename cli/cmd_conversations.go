@@ -28,7 +28,7 @@ func (a *App) runConversations(ctx context.Context, args []string) error {
 	asJSON := fs.Bool("json", false, "print JSON")
 	archived := fs.Bool("archived", false, "include archived conversations")
 	find := fs.String("find", "", "find the conversation a description is about, by its summaries, turns and title")
-	rest, err := parseArgs(fs, args)
+	rest, err := a.parseArgs(fs, args)
 	if err != nil {
 		return err
 	}

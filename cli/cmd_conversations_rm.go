@@ -22,7 +22,7 @@ func (a *App) conversationsRemove(ctx context.Context, args []string) error {
 	fs := a.newFlagSet("conversations rm", "mneme conversations rm [--forget-notes] [--json] ID", &common)
 	asJSON := fs.Bool("json", false, "print JSON")
 	forget := fs.Bool("forget-notes", false, "also forget the notes learnt or saved in the conversation")
-	rest, err := parseArgs(fs, args)
+	rest, err := a.parseArgs(fs, args)
 	if err != nil {
 		return err
 	}

@@ -30,7 +30,7 @@ func doctorCommand() command {
 func (a *App) runDoctor(ctx context.Context, args []string) error {
 	var common config.Flags
 	fs := a.newFlagSet("doctor", "mneme doctor", &common)
-	rest, err := parseArgs(fs, args)
+	rest, err := a.parseArgs(fs, args)
 	if err != nil {
 		return err
 	}

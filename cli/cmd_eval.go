@@ -31,7 +31,7 @@ func (a *App) runEval(ctx context.Context, args []string) error {
 	var common config.Flags
 	fs := a.newFlagSet("eval memory", "mneme eval memory [--model M] [--json]", &common)
 	asJSON := fs.Bool("json", false, "print the report as JSON")
-	rest, err := parseArgs(fs, args[1:])
+	rest, err := a.parseArgs(fs, args[1:])
 	if err != nil {
 		return err
 	}

@@ -25,7 +25,7 @@ func (a *App) runExport(ctx context.Context, args []string) error {
 	format := fs.String("format", "jsonl", "jsonl (re-importable) or markdown")
 	outPath := fs.String("o", "", "write to FILE instead of stdout")
 	all := fs.Bool("all", false, "a full backup (JSON lines): conversations, messages, summaries, notes and documents; mneme import restores it")
-	rest, err := parseArgs(fs, args)
+	rest, err := a.parseArgs(fs, args)
 	if err != nil {
 		return err
 	}

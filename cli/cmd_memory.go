@@ -118,7 +118,7 @@ func (a *App) groupFlags(group, name, usage string, args []string, extra ...func
 	for _, r := range extra {
 		r(fs)
 	}
-	rest, err := parseArgs(fs, args)
+	rest, err := a.parseArgs(fs, args)
 	return common, *asJSON, rest, err
 }
 
@@ -336,7 +336,7 @@ func (a *App) memorySearch(ctx context.Context, args []string) error {
 	fs := a.newFlagSet("memory search", "mneme memory search [--json] [--limit N] QUERY...", &common)
 	asJSON := fs.Bool("json", false, "print JSON")
 	limit := fs.Int("limit", index.DefaultSearchLimit, fmt.Sprintf("results to show (1-%d)", index.MaxSearchLimit))
-	rest, err := parseArgs(fs, args)
+	rest, err := a.parseArgs(fs, args)
 	if err != nil {
 		return err
 	}

@@ -17,7 +17,7 @@ func reindexCommand() command {
 func (a *App) runReindex(ctx context.Context, args []string) error {
 	var common config.Flags
 	fs := a.newFlagSet("reindex", "mneme reindex", &common)
-	rest, err := parseArgs(fs, args)
+	rest, err := a.parseArgs(fs, args)
 	if err != nil {
 		return err
 	}

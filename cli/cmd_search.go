@@ -39,7 +39,7 @@ func (a *App) runSearch(ctx context.Context, args []string) error {
 	until := fs.String("until", "", "only turns before this date (YYYY-MM-DD or RFC 3339)")
 	batch := fs.String("batch", "", `read JSON lines {"id","query","user"?,"limit"?} from FILE ("-" for stdin) and write {"id","results"} lines`)
 	allUsers := fs.Bool("all-users", false, `with --batch: let lines with "user" search other users' turns (an evaluation set)`)
-	rest, err := parseArgs(fs, args)
+	rest, err := a.parseArgs(fs, args)
 	if err != nil {
 		return err
 	}

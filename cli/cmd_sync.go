@@ -113,7 +113,7 @@ func (a *App) runSync(ctx context.Context, args []string) error {
 	fs := a.newFlagSet("sync", "mneme sync [--status] [--json] | mneme sync init URL", &common)
 	status := fs.Bool("status", false, "show the state of sync without syncing")
 	asJSON := fs.Bool("json", false, "print JSON")
-	rest, err := parseArgs(fs, args)
+	rest, err := a.parseArgs(fs, args)
 	if err != nil {
 		return err
 	}
@@ -245,7 +245,7 @@ func (a *App) runSyncInit(ctx context.Context, args []string) error {
 	var common config.Flags
 	fs := a.newFlagSet("sync init", "mneme sync init [--interval 5m] URL   (token on stdin or in MNEME_SYNC_TOKEN / TURSO_AUTH_TOKEN)", &common)
 	interval := fs.String("interval", "", "how often a running mneme syncs (default 5m; \"off\" for never)")
-	rest, err := parseArgs(fs, args)
+	rest, err := a.parseArgs(fs, args)
 	if err != nil {
 		return err
 	}

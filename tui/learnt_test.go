@@ -77,7 +77,7 @@ func TestSlashUndoTakesBackTheLastNote(t *testing.T) {
 		t.Fatalf("the hint lost its end:\n%s", h.screen())
 	}
 	h.send(learntMsg{Learnt{ConversationID: "c", Text: "✎ remembered: Has a cat called Tom.", NoteID: n.ID}})
-	h.runUntil("the learnt change recorded", func() bool { return len(h.m.touched) == 1 })
+	h.runUntil("the learnt change recorded", func() bool { return h.m.undo.Len() == 1 })
 	h.typeText("/undo")
 	h.send(keyEnter)
 	h.runUntilShown("Undid the create by extracted: forgot “Has a cat called Tom.”")
@@ -102,7 +102,7 @@ func TestCtrlZUndoesLeavingTheInput(t *testing.T) {
 	h := newHarness(t, cfg)
 	h.runUntilShown("Ollama ready")
 	h.send(learntMsg{Learnt{ConversationID: "c", Text: "✎ remembered: Has a cat called Tom.", NoteID: n.ID}})
-	h.runUntil("the learnt change recorded", func() bool { return len(h.m.touched) == 1 })
+	h.runUntil("the learnt change recorded", func() bool { return h.m.undo.Len() == 1 })
 	h.typeText("half a thought")
 	h.send(tea.KeyPressMsg{Code: 'z', Mod: tea.ModCtrl})
 	h.runUntilShown("Undid the create by extracted")
@@ -227,8 +227,8 @@ func TestCtrlZTakesBackWhatOneTurnTaught(t *testing.T) {
 	for _, l := range []Learnt{{ConversationID: "c", Turn: 3, Text: "✎ forgot: Lives in Lisbon.", NoteID: lisbon.ID},
 		{ConversationID: "c", Turn: 3, Text: "✎ remembered: Lives in Porto.", NoteID: porto.ID}} {
 		h.send(learntMsg{l})
-		n := len(h.m.touched)
-		h.runUntil("the learnt change recorded", func() bool { return len(h.m.touched) == n+1 })
+		n := h.m.undo.Len()
+		h.runUntil("the learnt change recorded", func() bool { return h.m.undo.Len() == n+1 })
 	}
 	h.send(tea.KeyPressMsg{Code: 'z', Mod: tea.ModCtrl})
 	h.runUntilShown("forgot “Lives in Porto.”; restored “Lives in")

@@ -24,6 +24,7 @@ import (
 	"github.com/mneme-dev/mneme/tui/sidebar"
 	"github.com/mneme-dev/mneme/tui/statusline"
 	"github.com/mneme-dev/mneme/tui/styles"
+	"github.com/mneme-dev/mneme/tui/undo"
 )
 
 // phase is where the model is in sending a prompt.
@@ -102,12 +103,10 @@ type Model struct {
 	// resend is a prompt whose conversation was deleted by another process
 	// before it was stored: it goes again, into a new conversation.
 	resend string
-	// touched are the changes this chat learnt, the model made or the
-	// user made in its memory browser, most recent last: ctrl+z and
-	// /undo take them back, and no other.
-	touched []touch
-	// undoSaid is what an undo of a group said so far (handleUndone).
-	undoSaid string
+	// undo holds the changes this chat learnt, the model made or the
+	// user made in its memory browser: ctrl+z and /undo take them back,
+	// and no other (tui/undo).
+	undo *undo.Stack
 	// receipts are what was learnt from a turn, waiting for a streaming
 	// answer to end (events.go).
 	receipts []string
@@ -210,6 +209,7 @@ func newModel(ctx context.Context, cfg Config) Model {
 	return Model{
 		cfg:        cfg,
 		cache:      newConvCache(),
+		undo:       &undo.Stack{},
 		editor:     editor,
 		sidebar:    sidebar.New(life.ctx, &st, keys.SidebarKeys, cfg.Conversations, cfg.UserID, time.Now),
 		search:     newSearchPanel(life.ctx, &st, cfg, keys),
@@ -363,9 +363,9 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		cmd = m.sidebar.Reload()
 	case othersTickMsg:
 		cmd = m.followOthers()
-	case touchedMsg:
-		m.touched = append(m.touched, msg.touch)
-	case undoneMsg:
+	case undo.RecordedMsg:
+		m.undo.Push(msg.Change)
+	case undo.DoneMsg:
 		cmd = m.handleUndone(msg)
 	case learntMsg:
 		cmd = m.handleLearnt(msg)

@@ -1,0 +1,125 @@
+// Package undo is the chat's ctrl+z: the changes this chat made to notes
+// (learnt from its turns, made by the model, made in its memory browser),
+// newest last, each taken back exactly, through the notes' history.
+//
+// A change is known by its id, read right after the write, never by its
+// note: ctrl+z never reaches an older change of the same note (its
+// creation, from the command line, months ago). Changes of one group go
+// back together: what one turn taught ("forgot Lisbon", "remembered
+// Porto") is undone whole. A change undone meanwhile elsewhere (the memory
+// browser, `mneme memory undo`) is passed over.
+package undo
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/mneme-dev/mneme/internal/sanitize"
+	"github.com/mneme-dev/mneme/internal/text"
+	"github.com/mneme-dev/mneme/memory"
+	"github.com/mneme-dev/mneme/memory/history"
+)
+
+// Notes reads a note's history and undoes a change; *index.Index has it.
+type Notes interface {
+	NoteHistory(ctx context.Context, userID, id string) ([]history.Change, error)
+	Undo(ctx context.Context, userID, ref, noteID string) (history.Change, memory.Note, error)
+}
+
+// Change is a change this chat made: its note, its id, and its group
+// ("": alone).
+type Change struct{ Note, ID, Group string }
+
+// RecordedMsg says which change a write of the chat's made (Record).
+type RecordedMsg struct{ Change }
+
+// DoneMsg is the result of one undo.
+type DoneMsg struct {
+	change  history.Change
+	note    memory.Note
+	err     error
+	skipped bool // undone already, elsewhere
+	group   string
+}
+
+// Record finds the change just made to note id (the newest of its
+// history, read at once after the write), in a command; nil without notes.
+func Record(ctx context.Context, notes Notes, userID, id, group string) tea.Cmd {
+	if notes == nil || id == "" {
+		return nil
+	}
+	return func() tea.Msg {
+		hist, err := notes.NoteHistory(ctx, userID, id)
+		if err != nil || len(hist) == 0 {
+			return nil // nothing recorded: nothing ctrl+z could take back
+		}
+		return RecordedMsg{Change{Note: id, ID: hist[0].ID, Group: group}}
+	}
+}
+
+// Stack is the chat's changes, newest last.
+type Stack struct {
+	changes []Change
+	said    string // what an undo of a group said so far
+}
+
+// Push adds a change the chat made.
+func (s *Stack) Push(c Change) { s.changes = append(s.changes, c) }
+
+// Len is how many changes are left to undo.
+func (s *Stack) Len() int { return len(s.changes) }
+
+// Next takes the newest change off and undoes it in a command.
+func (s *Stack) Next(ctx context.Context, notes Notes, userID string) tea.Cmd {
+	if len(s.changes) == 0 {
+		return nil
+	}
+	c := s.changes[len(s.changes)-1]
+	s.changes = s.changes[:len(s.changes)-1]
+	return func() tea.Msg {
+		ch, n, err := notes.Undo(ctx, userID, c.ID, c.Note)
+		return DoneMsg{change: ch, note: n, err: err, skipped: err != nil && ch.UndoneBy != "", group: c.Group}
+	}
+}
+
+// goesOn reports whether the newest change left belongs with group.
+func (s *Stack) goesOn(group string) bool {
+	return group != "" && len(s.changes) > 0 && s.changes[len(s.changes)-1].Group == group
+}
+
+// Done takes an undo's result: the next undo when it goes on (the rest of
+// a group, or the change before one undone elsewhere), else the line to
+// show ("Undid the create by extracted: forgot “…”; restored “…”.").
+func (s *Stack) Done(ctx context.Context, notes Notes, userID string, msg DoneMsg) (hint string, next tea.Cmd) {
+	said := s.said
+	s.said = ""
+	switch {
+	case msg.skipped && len(s.changes) > 0 && (said == "" || s.goesOn(msg.group)):
+		s.said = said
+		return "", s.Next(ctx, notes, userID)
+	case (msg.skipped || errors.Is(msg.err, history.ErrNothingToUndo)) && said != "":
+		return said + ".", nil
+	case msg.skipped, errors.Is(msg.err, history.ErrNothingToUndo):
+		return "Nothing to undo.", nil
+	case msg.err != nil:
+		return "Undo failed: " + sanitize.Line(msg.err.Error()), nil
+	}
+	verb := map[string]string{memory.ChangeCreate: "forgot", memory.ChangeRestore: "forgot"}[msg.change.Op]
+	if verb == "" {
+		verb = "restored"
+	}
+	done := fmt.Sprintf("%s “%s”", verb, text.Cut(sanitize.Line(msg.note.Content), 60))
+	if said == "" {
+		said = fmt.Sprintf("Undid the %s by %s: %s", msg.change.Op, msg.change.By, done)
+	} else {
+		said += "; " + done
+	}
+	if s.goesOn(msg.group) {
+		s.said = said
+		return "", s.Next(ctx, notes, userID)
+	}
+	return said + ".", nil
+}
