@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/mneme-dev/mneme/internal/text"
 	"github.com/mneme-dev/mneme/memory"
@@ -68,6 +69,9 @@ func (ix *Index) Undo(ctx context.Context, userID, ref, noteID string) (history.
 			return c, memory.Note{}, changed()
 		}
 		n, err = ix.store.SetNoteStatus(uctx, userID, c.NoteID, c.BeforeStatus)
+		if err == nil && c.BeforeStatus == memory.NotePending && cur.Replaces != "" {
+			err = ix.undoReplaced(ctx, userID, cur.Replaces, c.At)
+		}
 	default:
 		return c, memory.Note{}, memory.Invalid("change %s (%s) cannot be undone", short(c.ID), c.Op)
 	}
@@ -75,6 +79,22 @@ func (ix *Index) Undo(ctx context.Context, userID, ref, noteID string) (history.
 		return c, memory.Note{}, fmt.Errorf("undo: %w", err)
 	}
 	return c, n, nil
+}
+
+// undoReplaced brings back the note an approval (at) deleted because the
+// approved note replaced it: undoing the approval undoes the whole review.
+// A note changed since, or deleted otherwise, is left as it is.
+func (ix *Index) undoReplaced(ctx context.Context, userID, id string, at time.Time) error {
+	hist, err := history.Of(ctx, ix.store, userID, id)
+	if err != nil || len(hist) == 0 {
+		return nil // gone for good: nothing to bring back
+	}
+	last := hist[0]
+	if last.Op != memory.ChangeDelete || last.UndoneBy != "" || last.At.Sub(at).Abs() > time.Second {
+		return nil
+	}
+	_, _, err = ix.Undo(ctx, userID, last.ID, id)
+	return err
 }
 
 // NoteHistory lists a note's changes, newest first (history.Of).

@@ -424,3 +424,35 @@ func TestKeptNoteApprovesOneWaitingForReview(t *testing.T) {
 		t.Fatalf("notes = %+v, %v", all, err)
 	}
 }
+
+// TestUndoingAnApprovalBringsBackWhatItReplaced: undoing the approval of a
+// note that replaced another undoes the whole review: the note waits again
+// and the one it replaced is back.
+func TestUndoingAnApprovalBringsBackWhatItReplaced(t *testing.T) {
+	ctx := context.Background()
+	s := openTest(t)
+	ix := openIndex(t, s, t.TempDir(), nil, "")
+	berlin, err := ix.SaveNote(ctx, "alice", "Lives in Berlin", memory.NoteSource{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lisbon, err := ix.SaveNote(ctx, "alice", "Lives in Lisbon", memory.NoteSource{Pending: true, Replaces: berlin.ID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ix.SetNoteStatus(ctx, "alice", lisbon.ID, memory.NoteActive); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Note(ctx, "alice", berlin.ID); !errors.Is(err, memory.ErrNoteNotFound) {
+		t.Fatalf("the approval kept the replaced note: %v", err)
+	}
+	if _, n, err := ix.Undo(ctx, "alice", "", lisbon.ID); err != nil || n.Status != memory.NotePending {
+		t.Fatalf("undo of the approval: %+v, %v", n, err)
+	}
+	if n, err := s.Note(ctx, "alice", berlin.ID); err != nil || n.Content != "Lives in Berlin" || n.Status != memory.NoteActive {
+		t.Fatalf("the replaced note after the undo: %+v, %v", n, err)
+	}
+	if got := noteTexts(searchNotes(t, ix, "alice", "Berlin")); !strings.HasPrefix(got, "Lives in Berlin") {
+		t.Fatalf("search after the undo: %q", got)
+	}
+}
