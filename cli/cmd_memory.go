@@ -265,8 +265,12 @@ func (a *App) memoryAdd(ctx context.Context, args []string) error {
 		return noteError("add", err)
 	}
 	return a.changeNote(ctx, common, "add", "Saved", asJSON, true, func(ix *index.Index, user string) (memory.Note, error) {
-		// The same text again (a repeated add, two scripts) is the note kept.
+		// The same text again (a repeated add, two scripts) is the note
+		// kept; the text of a note waiting for review approves it.
 		if n, ok, err := ix.KeptNote(ctx, user, text); err != nil || ok {
+			return n, err
+		}
+		if n, ok, err := ix.ApprovePending(ctx, user, text); err != nil || ok {
 			return n, err
 		}
 		return ix.SaveNote(ctx, user, text, memory.NoteSource{By: memory.SourceUser, Tags: tags})

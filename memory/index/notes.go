@@ -97,30 +97,38 @@ func (ix *Index) ListNotes(ctx context.Context, userID string) ([]memory.Note, e
 
 // KeptNote is the user's active note whose text is content, white space
 // aside: saving it again would make a copy that takes recall's few slots
-// with the same words (`memory add`, the model's memory_save). A note of
-// that text waiting for review is approved and kept: saying it is the
-// review (approved later, it would have been a second copy).
+// with the same words (`memory add`, the model's memory_save).
 func (ix *Index) KeptNote(ctx context.Context, userID, content string) (memory.Note, bool, error) {
+	return ix.noteWithText(ctx, userID, content, memory.NoteActive)
+}
+
+// ApprovePending approves the user's note waiting for review whose text
+// is content, if there is one: the user saying it is the review (approved
+// later, it would have been a second copy). The model's memory_save does
+// not: its changes wait for the user.
+func (ix *Index) ApprovePending(ctx context.Context, userID, content string) (memory.Note, bool, error) {
+	n, ok, err := ix.noteWithText(ctx, userID, content, memory.NotePending)
+	if err != nil || !ok {
+		return n, false, err
+	}
+	n, err = ix.SetNoteStatus(ctx, userID, n.ID, memory.NoteActive)
+	return n, err == nil, err
+}
+
+// noteWithText is the user's note of status whose text is content, white
+// space aside.
+func (ix *Index) noteWithText(ctx context.Context, userID, content, status string) (memory.Note, bool, error) {
 	notes, err := ix.store.ListNotes(ctx, userID)
 	if err != nil {
 		return memory.Note{}, false, err
 	}
 	want := strings.Fields(content)
-	var pending *memory.Note
-	for i, n := range notes {
-		switch {
-		case !slices.Equal(strings.Fields(n.Content), want):
-		case n.Status == memory.NoteActive:
+	for _, n := range notes {
+		if n.Status == status && slices.Equal(strings.Fields(n.Content), want) {
 			return n, true, nil
-		case n.Status == memory.NotePending && pending == nil:
-			pending = &notes[i]
 		}
 	}
-	if pending == nil {
-		return memory.Note{}, false, nil
-	}
-	n, err := ix.SetNoteStatus(ctx, userID, pending.ID, memory.NoteActive)
-	return n, err == nil, err
+	return memory.Note{}, false, nil
 }
 
 // indexNote writes one note to the keyword index and embeds it.

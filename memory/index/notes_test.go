@@ -406,9 +406,10 @@ func TestUpdateNoteFromKeepsAnEditMadeMeanwhile(t *testing.T) {
 	}
 }
 
-// TestKeptNoteApprovesOneWaitingForReview: the text of a note waiting for
-// review, saved by the user, is that note approved, not a second copy.
-func TestKeptNoteApprovesOneWaitingForReview(t *testing.T) {
+// TestApprovePendingByItsText: the text of a note waiting for review,
+// saved by the user, is that note approved, not a second copy; it is not
+// a kept note (the model's memory_save does not approve it).
+func TestApprovePendingByItsText(t *testing.T) {
 	ctx := context.Background()
 	s := openTest(t)
 	ix := openIndex(t, s, t.TempDir(), nil, "")
@@ -416,9 +417,12 @@ func TestKeptNoteApprovesOneWaitingForReview(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	n, ok, err := ix.KeptNote(ctx, "alice", "Lives  in Porto")
+	if _, ok, err := ix.KeptNote(ctx, "alice", "Lives in Porto"); err != nil || ok {
+		t.Fatalf("a note waiting for review taken for a kept one (the model's memory_save would approve it): %v, %v", ok, err)
+	}
+	n, ok, err := ix.ApprovePending(ctx, "alice", "Lives  in Porto")
 	if err != nil || !ok || n.ID != p.ID || n.Status != memory.NoteActive {
-		t.Fatalf("kept note = %+v, %v, %v", n, ok, err)
+		t.Fatalf("approved note = %+v, %v, %v", n, ok, err)
 	}
 	if all, err := s.ListNotes(ctx, "alice"); err != nil || len(all) != 1 {
 		t.Fatalf("notes = %+v, %v", all, err)
