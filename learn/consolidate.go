@@ -26,8 +26,9 @@ type Notes interface {
 	// Update replaces the text of note id when it is still before
 	// (else ErrChanged: an edit made while the model decided stays).
 	Update(ctx context.Context, userID, id, before, text string) error
-	// Delete forgets note id.
-	Delete(ctx context.Context, userID, id string) error
+	// Delete forgets note id when its text is still before (else
+	// ErrChanged, as Update).
+	Delete(ctx context.Context, userID, id, before string) error
 }
 
 // Event is what consolidation did with one candidate, as mem0 names it.
@@ -166,7 +167,9 @@ func consolidateOne(ctx context.Context, c ChatClient, m Model, notes Notes, use
 	case EventDelete:
 		// The kept note is no longer true; the new fact takes its place.
 		e := similar[d.ID-1]
-		if err := notes.Delete(ctx, userID, e.ID); err != nil {
+		if err := notes.Delete(ctx, userID, e.ID, e.Text); errors.Is(err, ErrChanged) {
+			return Change{Event: EventNone, NoteID: e.ID, Candidate: cand, Reason: "the note changed while the model decided"}, nil
+		} else if err != nil {
 			return Change{}, fmt.Errorf("delete note: %w", err)
 		}
 		added, err := add(ctx, notes, userID, cand, "")

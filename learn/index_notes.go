@@ -46,7 +46,10 @@ func (n IndexNotes) Update(ctx context.Context, userID, id, before, text string)
 	return err
 }
 
-func (n IndexNotes) Delete(ctx context.Context, userID, id string) error {
-	_, err := n.Index.DeleteNote(memory.ChangedBy(ctx, memory.ByExtracted), userID, id)
+func (n IndexNotes) Delete(ctx context.Context, userID, id, before string) error {
+	_, err := n.Index.DeleteNoteFrom(memory.ChangedBy(ctx, memory.ByExtracted), userID, id, before)
+	if errors.Is(err, index.ErrNoteChanged) {
+		return fmt.Errorf("%w: %w", ErrChanged, err)
+	}
 	return err
 }

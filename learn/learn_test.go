@@ -112,7 +112,10 @@ func (ns *notes) Update(_ context.Context, _, id, before, text string) error {
 	return nil
 }
 
-func (ns *notes) Delete(_ context.Context, _, id string) error {
+func (ns *notes) Delete(_ context.Context, _, id, before string) error {
+	if ns.byID[id] != before {
+		return ErrChanged
+	}
 	delete(ns.byID, id)
 	ns.order = slices.DeleteFunc(ns.order, func(s string) bool { return s == id })
 	return nil
@@ -247,6 +250,25 @@ func TestConsolidateKeepsAnEditMadeWhileTheModelDecided(t *testing.T) {
 	}
 	if got := ns.texts(); !slices.Equal(got, []string{"Has a cat called Tom, who is 12."}) {
 		t.Fatalf("notes %q: the edit was overwritten", got)
+	}
+}
+
+// TestConsolidateKeepsANoteEditedBeforeItsDelete: a note the model finds
+// contradicted, edited meanwhile, stays, and the memory changes nothing.
+func TestConsolidateKeepsANoteEditedBeforeItsDelete(t *testing.T) {
+	ns := newNotes("Lives in Berlin.")
+	srv := fakeollama.New(t)
+	srv.SetDefault(func(api.ChatRequest) fakeollama.Reply {
+		ns.byID["n1"] = "Lives in Berlin, works in Lisbon." // another mneme, meanwhile
+		return jsonReply(map[string]any{"event": "DELETE", "id": 1, "text": ""})
+	})
+	changes, err := Consolidate(context.Background(), client(t, srv), Model{Name: fakeollama.DefaultChatModel}, ns, "u",
+		[]Candidate{{Text: "Lives in Lisbon.", Confidence: 0.9}})
+	if err != nil || len(changes) != 1 || changes[0].Event != EventNone {
+		t.Fatalf("changes %+v, %v", changes, err)
+	}
+	if got := ns.texts(); !slices.Equal(got, []string{"Lives in Berlin, works in Lisbon."}) {
+		t.Fatalf("notes %q: the edited note was deleted", got)
 	}
 }
 

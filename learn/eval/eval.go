@@ -271,7 +271,7 @@ func (n *memNotes) Update(_ context.Context, _, id, _, text string) error {
 	return fmt.Errorf("note %s not found", id)
 }
 
-func (n *memNotes) Delete(_ context.Context, _, id string) error {
+func (n *memNotes) Delete(_ context.Context, _, id, _ string) error {
 	i := slices.IndexFunc(n.notes, func(e learn.Existing) bool { return e.ID == id })
 	if i < 0 {
 		return fmt.Errorf("note %s not found", id)

@@ -58,6 +58,20 @@ func (ix *Index) UpdateNoteFrom(ctx context.Context, userID, id, before, content
 	return ix.UpdateNote(ctx, userID, cur.ID, content)
 }
 
+// DeleteNoteFrom is DeleteNote of a note whose text is still before (as
+// UpdateNoteFrom): a note edited while learning decided it was no longer
+// true stays (ErrNoteChanged).
+func (ix *Index) DeleteNoteFrom(ctx context.Context, userID, id, before string) (memory.Note, error) {
+	cur, err := ix.store.Note(ctx, userID, id)
+	if err != nil {
+		return memory.Note{}, err
+	}
+	if cur.Content != before {
+		return memory.Note{}, fmt.Errorf("note %s: %w", cur.ID, ErrNoteChanged)
+	}
+	return ix.DeleteNote(ctx, userID, cur.ID)
+}
+
 // DeleteNote deletes the user's note with its vectors and keyword entry,
 // and returns it as it was.
 func (ix *Index) DeleteNote(ctx context.Context, userID, id string) (memory.Note, error) {
