@@ -375,3 +375,26 @@ func TestSyncSaysItMerges(t *testing.T) {
 		t.Fatalf("a sync with nothing to merge says it merges: %+v", r)
 	}
 }
+
+// TestSyncedDocsAddLeavesAnotherDevicesDocuments: with sync set up, a
+// folder added again names a document whose file is not in the folder
+// here, and leaves it: it may be another device's, added from the same
+// path there.
+func TestSyncedDocsAddLeavesAnotherDevicesDocuments(t *testing.T) {
+	srv := syncserver.New(t)
+	srv.Token = e2eToken
+	d := syncDevice(t, fakeollama.New(t), srv)
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"plan.md": "# Plan\n\nThe zanzibar launch is in May.\n"})
+	d.mustOK("", "docs", "add", dir)
+	if err := os.Remove(filepath.Join(dir, "plan.md")); err != nil {
+		t.Fatal(err)
+	}
+	r := d.mneme("", "docs", "add", dir)
+	if strings.Contains(r.stdout, "removed") || !strings.Contains(r.stderr, "plan.md is no longer in the folder here; another device may still have it") {
+		t.Fatalf("synced docs add of a folder missing a file: %+v", r)
+	}
+	if hits := d.docHits("zanzibar"); len(hits) != 1 {
+		t.Fatalf("the synced document was removed: %+v", hits)
+	}
+}

@@ -166,6 +166,14 @@ func (a *App) dropGone(ctx context.Context, s *session, ix *index.Index, paths [
 	if err != nil || len(gone) == 0 {
 		return nil, err
 	}
+	if s.cfg.Sync.URL != "" || s.store.IsReplica() {
+		// Synced, a document may be another device's, added from the same
+		// path there: said, not removed.
+		for _, d := range gone {
+			fmt.Fprintf(a.stderr, "mneme: docs add: %s is no longer in the folder here; another device may still have it (mneme docs rm PATH removes it)\n", sanitize.Line(d.Path))
+		}
+		return nil, nil
+	}
 	ids := make([]string, len(gone))
 	out := make([]ingest.Added, len(gone))
 	for i, d := range gone {
