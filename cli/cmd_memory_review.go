@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"slices"
 
 	"github.com/mneme-dev/mneme/memory"
 	"github.com/mneme-dev/mneme/memory/index"
@@ -82,7 +83,7 @@ func (a *App) memoryReview(ctx context.Context, args []string, approve bool) err
 			if err != nil {
 				return err
 			}
-			for _, n := range notes {
+			for _, n := range slices.Backward(notes) { // oldest first: a later proposal replaces an earlier one
 				if n.Status == memory.NotePending {
 					rest = append(rest, n.ID)
 				}

@@ -119,8 +119,10 @@ func (s *Store) SetNoteStatus(ctx context.Context, userID, id, status string) (N
 	}
 	var replaced Note
 	if n.Status == NotePending && status == NoteActive && n.Replaces != "" {
-		if replaced, err = s.Note(ctx, userID, n.Replaces); errors.Is(err, ErrNoteNotFound) || replaced.Status == NotePending {
-			replaced, err = Note{}, nil // gone already, or not kept
+		// A replaced note waiting for review itself (an older proposal this
+		// one merges) goes too: approved later, it would come back.
+		if replaced, err = s.Note(ctx, userID, n.Replaces); errors.Is(err, ErrNoteNotFound) {
+			replaced, err = Note{}, nil // gone already
 		} else if err != nil {
 			return Note{}, fmt.Errorf("note status: %w", err)
 		}
