@@ -431,6 +431,14 @@ func TestANewConversationSaysWhatMnemeDoes(t *testing.T) {
 			t.Fatalf("the empty conversation lacks %q:\n%s", want, h.screen())
 		}
 	}
+	// Where it does not fit (a small split), it is left out: the input and
+	// the status line stay on screen.
+	small := newHarness(t, config(store, newFakeRunner(store, "ok"), readyProbe))
+	small.send(tea.WindowSizeMsg{Width: 30, Height: 8})
+	small.runUntilShown("Ollama")
+	if rows := strings.Count(small.screen(), "\n") + 1; rows > 8 || small.shows("remembers what") {
+		t.Fatalf("at 30×8 the screen has %d rows:\n%s", rows, small.screen())
+	}
 	h.sendText("hi")
 	h.runUntilShown("Hello there.")
 	if h.shows("remembers what you tell it") {

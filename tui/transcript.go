@@ -103,10 +103,9 @@ func (t *transcript) setSize(width, height int, now time.Time) {
 	if width == t.width && height == t.height {
 		return
 	}
-	// A reader scrolled up stays where they were: a row inside an entry
-	// is kept at the same share of it at the new width, and a resize never
-	// starts following the stream (tmux zoom, a split pane).
-	follow := t.follow
+	// A reader scrolled up stays where they were (tmux zoom, a split pane):
+	// a row inside an entry is kept at the same share of it at the new
+	// width. Only a page that comes to show the last row follows again.
 	if width != t.width {
 		oldLen := 0
 		if t.pos.entry < len(t.entries) && t.width > 0 {
@@ -123,7 +122,6 @@ func (t *transcript) setSize(width, height int, now time.Time) {
 	}
 	t.height = height
 	t.refresh(now, false)
-	t.follow = t.follow && follow
 }
 
 // load replaces the transcript with stored messages.

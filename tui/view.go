@@ -237,5 +237,8 @@ func (m Model) welcomeView(w int) string {
 			k.Search.Help().Key, k.Memory.Help().Key, k.Sidebar.Help().Key, k.Help.Help().Key),
 	}
 	body := m.st.Notice.Width(w).Render(strings.Join(lines, "\n"))
+	if lipgloss.Height(body) > m.transcript.height {
+		return m.transcript.view() // a small split: the input and status lines come first
+	}
 	return lipgloss.PlaceVertical(m.transcript.height, lipgloss.Bottom, body)
 }
