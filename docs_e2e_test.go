@@ -209,11 +209,6 @@ func TestDocsAddFindChangeRemove(t *testing.T) {
 	}
 }
 
-// TestAskFileSearchCitesTheFile: the model calls file_search, and its
-// tool result carries the passage and a citation naming the file.
-// Passages left without vectors (embedding failed, or Ctrl+C stopped it)
-// are embedded by the next docs add, even of the same unchanged file: it
-// does not just say "unchanged" and leave them pending for good.
 // TestDocsAddAgainDropsFilesGoneFromTheFolder: a folder added again
 // removes the documents whose files were deleted from it, so their text is
 // no longer found; a file named outright, or a folder not there, removes
@@ -267,6 +262,10 @@ func TestDocsAddAgainDropsFilesGoneFromTheFolder(t *testing.T) {
 	}
 }
 
+// TestDocsAddAgainFinishesPendingEmbeddings: passages left without
+// vectors (embedding failed, or Ctrl+C stopped it) are embedded by the
+// next docs add, even of the same unchanged file: it does not just say
+// "unchanged" and leave them pending for good.
 func TestDocsAddAgainFinishesPendingEmbeddings(t *testing.T) {
 	t.Parallel()
 	srv := fakeollama.New(t)
@@ -290,6 +289,8 @@ func TestDocsAddAgainFinishesPendingEmbeddings(t *testing.T) {
 	}
 }
 
+// TestAskFileSearchCitesTheFile: the model calls file_search, and its
+// tool result carries the passage and a citation naming the file.
 func TestAskFileSearchCitesTheFile(t *testing.T) {
 	t.Parallel()
 	srv := fakeollama.New(t)
