@@ -236,7 +236,7 @@ func TestMemoryCommands(t *testing.T) {
 	if len(srv.EmbedRequests()) == 0 {
 		t.Fatal("an added note was not embedded")
 	}
-	d.mustOK("", "memory", "add", "I bake sourdough bread on Sundays")
+	d.mustOK("I bake sourdough bread on Sundays\n", "memory", "add") // piped, as a script writes it
 	// The same text again is the note kept, said so, not a copy.
 	if r := d.mustOK("", "memory", "add", "My cat is called  Tom"); !strings.Contains(r.stdout, "Already noted: note "+added.ID) || len(d.notes()) != 2 {
 		t.Fatalf("add again: %s, notes %+v", r.stdout, d.notes())

@@ -12,6 +12,7 @@ import (
 
 	"github.com/mneme-dev/mneme/config"
 	"github.com/mneme-dev/mneme/internal/sanitize"
+	"github.com/mneme-dev/mneme/internal/stdin"
 	"github.com/mneme-dev/mneme/internal/text"
 	"github.com/mneme-dev/mneme/memory"
 	"github.com/mneme-dev/mneme/memory/index"
@@ -258,8 +259,13 @@ func (a *App) memoryAdd(ctx context.Context, args []string) error {
 		return err
 	}
 	text := strings.Join(rest, " ")
+	if len(rest) == 0 && stdin.Piped(a.stdin) { // echo TEXT | mneme memory add
+		if text, err = stdin.Read(ctx, a.stdin, 4*memory.MaxNoteRunes, func() {}); err != nil {
+			return noteError("add", err)
+		}
+	}
 	if strings.TrimSpace(text) == "" {
-		return exitError{code: 2, msg: "memory add: nothing to save: give the note's text"}
+		return exitError{code: 2, msg: "memory add: nothing to save: give the note's text, or pipe it"}
 	}
 	if _, err := memory.CheckTags(tags); err != nil {
 		return noteError("add", err)
