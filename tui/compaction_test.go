@@ -410,6 +410,7 @@ func TestSlashCommandsBeforeTheFirstMessage(t *testing.T) {
 		"/compact":    "Nothing to compact yet",
 		"/rename Foo": "Nothing to rename yet",
 		"/archive":    "Nothing to archive yet",
+		"/copy":       "There is no answer to copy yet",
 	} {
 		h.typeText(cmd)
 		h.send(keyEnter)
@@ -443,5 +444,21 @@ func TestANewConversationSaysWhatMnemeDoes(t *testing.T) {
 	h.runUntilShown("Hello there.")
 	if h.shows("remembers what you tell it") {
 		t.Fatalf("the welcome stayed after the first message:\n%s", h.screen())
+	}
+}
+
+// TestTypingWhileTheFirstMessageIsSentStaysAsTheNextDraft: what is typed
+// after Enter while the new conversation is being created stays in the
+// input as the next draft, without the prompt sent before it.
+func TestTypingWhileTheFirstMessageIsSentStaysAsTheNextDraft(t *testing.T) {
+	store := openStore(t)
+	h := newHarness(t, config(store, newFakeRunner(store, "Hello there."), readyProbe))
+	h.runUntilShown("Ollama ready")
+	h.typeText("hello number 5")
+	h.send(keyEnter)
+	h.typeText("ab") // before the conversation is created
+	h.runUntilShown("Hello there.")
+	if got := h.m.input.Value(); got != "ab" {
+		t.Fatalf("the input after the first message: %q, want the draft typed since", got)
 	}
 }

@@ -519,8 +519,13 @@ func (m *Model) startRun() tea.Cmd {
 	}
 	prompt := m.pending
 	m.pending = ""
-	if m.input.Value() == prompt {
+	// What was typed after Enter while the conversation was being created
+	// stays, as the next draft; the prompt sent leaves the input.
+	if v := m.input.Value(); v == prompt {
 		m.input.Reset()
+	} else if rest, ok := strings.CutPrefix(v, prompt); ok && prompt != "" {
+		m.input.Reset()
+		m.input.Paste(rest)
 	}
 	m.transcript.addUser(prompt)
 	m.transcript.refresh(m.now(), true)

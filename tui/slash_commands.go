@@ -82,11 +82,11 @@ func (m *Model) openHelp() {
 // works over SSH and in tmux (with set-clipboard on).
 func (m *Model) slashCopy(string) tea.Cmd {
 	text := m.transcript.lastAnswer()
+	m.input.Reset()
 	if strings.TrimSpace(text) == "" {
 		m.hint = "There is no answer to copy yet."
 		return nil
 	}
-	m.input.Reset()
 	m.hint = fmt.Sprintf("Copied the last answer (%d characters) to the clipboard.", len([]rune(text)))
 	return tea.SetClipboard(text)
 }
