@@ -371,6 +371,17 @@ func TestReviewInbox(t *testing.T) {
 	if r := d.mneme("", "memory", "approve", "--all", cat.ID); r.code != 2 {
 		t.Fatalf("approve --all with an id: %+v", r)
 	}
+
+	// Adding a pending note's text yourself approves it.
+	for _, n := range d.notes() {
+		if strings.Contains(n.Content, "van") {
+			d.mustOK("", "memory", "rm", n.ID)
+		}
+	}
+	d.mustOK("", "ask", "I have a cat called Tom and a red van")
+	if r := d.mustOK("", "memory", "add", "Drives a red van."); !strings.Contains(r.stdout, "Approved (it waited for your review): note") {
+		t.Fatalf("memory add of a pending note's text:\n%s", r.stdout)
+	}
 }
 
 // TestReviewInboxReplacesWhatItContradicts: with memory_review = "inbox",

@@ -416,3 +416,22 @@ func TestArchivedNotesAreKeptButNotRecalled(t *testing.T) {
 		t.Fatalf("after unarchive: %+v", got)
 	}
 }
+
+// TestMemorySearchMarksRelatedNotes: without an embedding model, a note
+// found only through the words of the best match is marked as related in
+// the text output, as --json says.
+func TestMemorySearchMarksRelatedNotes(t *testing.T) {
+	t.Parallel() // own data dir, no Ollama
+	d := newDevice(t, "127.0.0.1:1")
+	d.mustOK("", "memory", "add", "Is allergic to peanuts and likes spicy food")
+	d.mustOK("", "memory", "add", "Likes jazz")
+	r := d.mustOK("", "memory", "search", "peanuts")
+	for _, line := range strings.Split(r.stdout, "\n") {
+		if strings.Contains(line, "peanuts") && strings.Contains(line, "(related") {
+			t.Fatalf("the note holding the word is marked related:\n%s", r.stdout)
+		}
+	}
+	if strings.Contains(r.stdout, "Likes jazz") && !strings.Contains(r.stdout, "(related: it shares no word with the query)") {
+		t.Fatalf("a feedback hit is not marked:\n%s", r.stdout)
+	}
+}

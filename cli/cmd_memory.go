@@ -331,6 +331,8 @@ func (a *App) changeNote(ctx context.Context, common config.Flags, cmd, verb str
 	switch {
 	case verb == "Updated" && n.Updated.Before(start):
 		verb = "Unchanged (the same text):" // nothing written
+	case verb == "Saved" && n.Created.Before(start) && !n.Updated.Before(start):
+		verb = "Approved (it waited for your review):" // the text of a pending note
 	case verb == "Saved" && n.Created.Before(start):
 		verb = "Already noted:" // the same text, kept before
 	}
@@ -378,6 +380,9 @@ func (a *App) memorySearch(ctx context.Context, args []string) error {
 			case memory.NoteActive, "":
 			default:
 				id += " (" + r.Status + ")"
+			}
+			if r.MatchedBy == index.MatchRelated {
+				id += " (related: it shares no word with the query)"
 			}
 			fmt.Fprintf(a.stdout, "%2d. %.2f  %s\n    %s\n", i+1, r.Score, text.Cut(text.OneLine(sanitize.Text(r.Content)), 100), id)
 		}
