@@ -415,6 +415,26 @@ func TestTimeoutAndPanicAreErrors(t *testing.T) {
 	}
 }
 
+// TestAWriteThatLandsPastItsTimeoutIsReported: a writing tool whose write
+// commits after its timeout (the database busy with another mneme) is
+// answered with its result, not a timeout: the note exists, and the chat
+// must know it (ctrl+z) and the model must not be told it failed.
+func TestAWriteThatLandsPastItsTimeoutIsReported(t *testing.T) {
+	timedOut, release := make(chan struct{}), make(chan struct{})
+	late := New(Spec{Name: "late", Tier: SideEffecting, Timeout: 20 * time.Millisecond}, func(ctx context.Context, _ Session, _ waitArgs) (any, error) {
+		<-ctx.Done() // past the timeout, the write still goes on
+		close(timedOut)
+		<-release
+		return map[string]string{"status": "saved"}, nil
+	})
+	reg := NewRegistry(nil, late)
+	go func() { <-timedOut; close(release) }()
+	res, err := reg.Execute(context.Background(), alice, Call{Name: "late"})
+	if err != nil || !strings.Contains(res.Content, "saved") {
+		t.Fatalf("a write that landed late: %+v, %v", res, err)
+	}
+}
+
 func TestDefinitions(t *testing.T) {
 	e := newEnv(t, false)
 	defs := e.reg.Definitions()

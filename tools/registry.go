@@ -134,6 +134,7 @@ func (r *Registry) Execute(ctx context.Context, s Session, c Call) (Result, erro
 	if timeout <= 0 {
 		timeout = DefaultTimeout
 	}
+	run := ctx // the run's: Ctrl+C ends every wait below at once
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 
@@ -159,12 +160,31 @@ func (r *Registry) Execute(ctx context.Context, s Session, c Call) (Result, erro
 		}
 		return o.res, o.err
 	case <-ctx.Done():
-		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			return Result{}, fmt.Errorf("%s: %w after %s", c.Name, ErrTimeout, timeout)
+		if run.Err() != nil {
+			return Result{}, run.Err() // stopped: at once
 		}
-		return Result{}, ctx.Err()
+		// A write past its timeout may still commit (a database busy with
+		// another mneme): its outcome is awaited a little longer, so that
+		// the answer does not say a note failed that was then saved, out of
+		// ctrl+z's reach.
+		if t.Tier() != ReadOnly {
+			select {
+			case o := <-done:
+				if o.err == nil {
+					return o.res, nil
+				}
+			case <-time.After(writeGrace):
+			case <-run.Done():
+				return Result{}, run.Err()
+			}
+		}
+		return Result{}, fmt.Errorf("%s: %w after %s", c.Name, ErrTimeout, timeout)
 	}
 }
+
+// writeGrace is how long a writing tool's outcome is awaited past its
+// timeout: longer than the store's busy timeout (10 s).
+const writeGrace = 12 * time.Second
 
 // names lists the registered tools, by name.
 func (r *Registry) names() string {
