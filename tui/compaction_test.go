@@ -462,3 +462,28 @@ func TestTypingWhileTheFirstMessageIsSentStaysAsTheNextDraft(t *testing.T) {
 		t.Fatalf("the input after the first message: %q, want the draft typed since", got)
 	}
 }
+
+// TestAPromptSentWhileAnAnswerStreamsIsQueued: Enter while an answer
+// streams queues the prompt, which is sent when the answer ends; edited
+// meanwhile, it stays a draft.
+func TestAPromptSentWhileAnAnswerStreamsIsQueued(t *testing.T) {
+	store := openStore(t)
+	r := newFakeRunner(store, "First answer.")
+	r.gate = make(chan struct{}, 1)
+	h := newHarness(t, config(store, r, readyProbe))
+	h.runUntilShown("Ollama ready")
+	h.sendText("first question")
+	h.runUntil("the answer to start", func() bool { return h.m.run != nil })
+	h.sendText("second question")
+	if !h.shows("Queued: it is sent when this answer ends") {
+		t.Fatalf("no queue:\n%s", h.screen())
+	}
+	r.gate <- struct{}{}
+	h.runUntil("the queued prompt sent", func() bool { return h.m.run != nil && h.m.input.Value() == "" })
+	r.gate <- struct{}{}
+	h.runUntilIdle()
+	msgs, err := store.Messages(context.Background(), testUser, h.m.convID)
+	if err != nil || len(msgs) != 4 || msgs[2].Content != "second question" {
+		t.Fatalf("stored %+v, %v", msgs, err)
+	}
+}

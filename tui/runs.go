@@ -50,7 +50,13 @@ func (m *Model) handleEvents(msg runEventsMsg) tea.Cmd {
 			return tea.Batch(notes, offline, deleteEmptyConversationCmd(m.life.ctx, m.store, m.cfg.Conversations, m.userID, id, m.log))
 		}
 		m.others.counting = true // until the title says how many messages are stored
-		return tea.Batch(m.titleAfterRun(), notes, offline)
+		cmds := []tea.Cmd{m.titleAfterRun(), notes, offline}
+		if q := m.queued; q != "" && m.input.Value() == q {
+			m.queued, m.pending = "", q
+			cmds = append(cmds, m.send())
+		}
+		m.queued = ""
+		return tea.Batch(cmds...)
 	}
 	return tea.Batch(waitForEvents(m.run.id, m.run.events), offline)
 }

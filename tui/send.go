@@ -1,0 +1,83 @@
+package tui
+
+import (
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+)
+
+// submit sends the input, after probing Ollama again if it was not ready.
+func (m *Model) submit() tea.Cmd {
+	text := m.input.Value()
+	if cmd, ok := m.runSlash(text); ok {
+		return cmd
+	}
+	text = m.input.Value() // runSlash turns "//x" into "/x"
+	switch {
+	case strings.TrimSpace(text) == "":
+		return nil
+	case m.loading:
+		m.hint = hintLoading
+		return nil
+	case m.phase != phaseIdle && m.run != nil && !m.run.cancelled:
+		// Sent when this answer ends, as typed then (edited meanwhile,
+		// it stays a draft).
+		m.queued = text
+		m.hint = "Queued: it is sent when this answer ends (Esc stops the answer; editing it keeps it here)."
+		return nil
+	case m.phase != phaseIdle:
+		m.hint = hintBusy
+		return nil
+	}
+	m.pending = text
+	if m.ready() {
+		return m.send()
+	}
+	m.setPhase(phaseProbing)
+	if m.probing {
+		return m.startSpinner() // the probe in flight will answer
+	}
+	m.probing = true
+	return tea.Batch(probeCmd(m.life.ctx, m.probeFn), m.startSpinner())
+}
+
+func (m *Model) ready() bool { return m.probe.Ready() && m.runner != nil }
+
+// send creates the conversation if there is none yet, then runs the prompt.
+func (m *Model) send() tea.Cmd {
+	if m.convID == "" {
+		m.setPhase(phaseCreating)
+		return tea.Batch(createConversationCmd(m.life.ctx, m.store, m.userID, m.pending), m.startSpinner())
+	}
+	return m.startRun()
+}
+
+// startRun shows the prompt, clears the input and starts the run.
+func (m *Model) startRun() tea.Cmd {
+	// What this screen writes now follows; an answer of another mneme's
+	// still being written is redrawn after this one (reconcileAfterRun).
+	o := m.others
+	m.others = othersTail{stale: o.active && o.live && o.moving}
+	if o.active && o.live {
+		m.others.last = o.last // what a half-written answer looked like: reconcileAfterRun compares
+	}
+	prompt := m.pending
+	m.pending = ""
+	// What was typed after Enter while the conversation was being created
+	// stays, as the next draft; the prompt sent leaves the input.
+	if v := m.input.Value(); v == prompt {
+		m.input.Reset()
+	} else if rest, ok := strings.CutPrefix(v, prompt); ok && prompt != "" {
+		m.input.Reset()
+		m.input.Paste(rest)
+	}
+	m.transcript.addUser(prompt)
+	m.transcript.refresh(m.now(), true)
+	m.fresh = map[string]bool{} // notes written in this answer are marked anew
+	return m.startJob(m.runner, m.convID, prompt)
+}
+
+func (m *Model) setPhase(p phase) {
+	m.phase = p
+	m.keys.Cancel.SetEnabled(p != phaseIdle)
+}
