@@ -66,6 +66,11 @@ type Import struct {
 	mu   sync.Mutex
 	last time.Time
 	open bool
+	// held is the last reading not drawn (within 100 ms of the one
+	// before): End draws it, so the bar ends where the import did.
+	held  bool
+	conv  int
+	share float64
 	// Total is how many conversations the export holds (-1 or 0: unknown,
 	// as for stdin; the bar then shows the share of the file read).
 	Total int
@@ -82,10 +87,21 @@ func (p *Import) OnTerminal() bool { return p.tty }
 func (p *Import) Report(conversations int, fraction float64) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if !p.tty || time.Since(p.last) < 100*time.Millisecond {
+	if !p.tty {
+		return
+	}
+	p.conv, p.share, p.held = conversations, fraction, true
+	if time.Since(p.last) < 100*time.Millisecond {
 		return
 	}
 	p.last = time.Now()
+	p.draw()
+}
+
+// draw writes the held reading over the line.
+func (p *Import) draw() {
+	p.held = false
+	conversations, fraction := p.conv, p.share
 	switch {
 	case conversations < 0: // a file of messages (mneme's JSON lines)
 		fmt.Fprintf(p.w, "\r\x1b[Kmneme: import: [%s] %d%% of the file", bar(fraction), int(fraction*100))
@@ -105,6 +121,9 @@ func (p *Import) Report(conversations int, fraction float64) {
 func (p *Import) End() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if p.open && p.held {
+		p.draw()
+	}
 	if p.open {
 		fmt.Fprintln(p.w)
 		p.open = false
