@@ -19,25 +19,7 @@ func parseMarkdown(s string) Parsed {
 		p.Sections = append(p.Sections, Section{Heading: heading, Text: cur.String()})
 		cur.Reset()
 	}
-	var fence string // the opening fence while inside a fenced code block
-	for line := range strings.Lines(body) {
-		if fence != "" {
-			if closesFence(line, fence) {
-				fence = ""
-			}
-			cur.WriteString(line)
-			continue
-		}
-		if f := openingFence(line); f != "" {
-			fence = f
-			cur.WriteString(line)
-			continue
-		}
-		level, title, ok := atxHeading(line)
-		if !ok {
-			cur.WriteString(line)
-			continue
-		}
+	setHeading := func(level int, title string) {
 		flush()
 		if level == 1 && p.Title == "" {
 			p.Title = title
@@ -50,6 +32,42 @@ func parseMarkdown(s string) Parsed {
 		}
 		path[level-1] = title
 		heading = joinPath(path)
+	}
+	var fence string // the opening fence while inside a fenced code block
+	prev := ""       // the last line of a paragraph, which an underline makes a heading
+	for line := range strings.Lines(body) {
+		if fence != "" {
+			if closesFence(line, fence) {
+				fence = ""
+			}
+			cur.WriteString(line)
+			continue
+		}
+		if f := openingFence(line); f != "" {
+			fence, prev = f, ""
+			cur.WriteString(line)
+			continue
+		}
+		if level, ok := setextUnderline(line); ok && prev != "" {
+			// "Title\n=====" (level 1) or "Title\n-----" (level 2).
+			before := strings.TrimSuffix(cur.String(), prev)
+			cur.Reset()
+			cur.WriteString(before)
+			setHeading(level, strings.TrimSpace(prev))
+			prev = ""
+			continue
+		}
+		level, title, ok := atxHeading(line)
+		if !ok {
+			cur.WriteString(line)
+			prev = ""
+			if plainLine(line) {
+				prev = line
+			}
+			continue
+		}
+		setHeading(level, title)
+		prev = ""
 	}
 	flush()
 	if p.Title == "" {
@@ -159,4 +177,36 @@ func closesFence(line, fence string) bool {
 		return false
 	}
 	return true
+}
+
+// setextUnderline reports whether line underlines the paragraph line
+// above it as a heading: "===" (level 1) or "---" (level 2), indented by
+// at most three spaces.
+func setextUnderline(line string) (level int, ok bool) {
+	t := strings.TrimRight(line, " \t\n")
+	if len(t)-len(strings.TrimLeft(t, " ")) > 3 {
+		return 0, false
+	}
+	t = strings.TrimLeft(t, " ")
+	switch {
+	case t == "":
+		return 0, false
+	case strings.Trim(t, "=") == "":
+		return 1, true
+	case strings.Trim(t, "-") == "":
+		return 2, true
+	}
+	return 0, false
+}
+
+// plainLine reports whether line is a paragraph's text: not blank, not a
+// list item, quote or table row (under which "---" is a rule, not a
+// heading's underline).
+func plainLine(line string) bool {
+	t := strings.TrimSpace(line)
+	if t == "" || strings.ContainsAny(t[:1], "-*+>|") {
+		return false
+	}
+	digits := strings.TrimLeft(t, "0123456789")
+	return len(digits) == len(t) || !(strings.HasPrefix(digits, ". ") || strings.HasPrefix(digits, ") "))
 }

@@ -116,6 +116,29 @@ func TestParseMarkdownOfHeadingsAlone(t *testing.T) {
 	}
 }
 
+// TestParseMarkdownSetextHeadings: "Title\n=====" and "Part\n-----" are
+// headings (the title and a section), and "---" under a list item is a rule.
+func TestParseMarkdownSetextHeadings(t *testing.T) {
+	src := "Project readme\n==============\n\nIntro words.\n\nInstall\n-------\n\nRun make.\n\n- an item\n---\nafter the rule\n"
+	p, err := Parse("c.md", []byte(src))
+	if err != nil || p.Title != "Project readme" {
+		t.Fatalf("%+v, %v", p, err)
+	}
+	var heads []string
+	for _, s := range p.Sections {
+		heads = append(heads, s.Heading)
+		if strings.Contains(s.Text, "======") || strings.Contains(s.Text, "Install\n") {
+			t.Errorf("an underline or its heading stayed in the text: %q", s.Text)
+		}
+	}
+	if want := "Project readme|Project readme › Install"; strings.Join(heads, "|") != want {
+		t.Fatalf("headings %q, want %q", heads, want)
+	}
+	if last := p.Sections[len(p.Sections)-1].Text; !strings.Contains(last, "- an item") || !strings.Contains(last, "after the rule") {
+		t.Fatalf("the list and the rule: %q", last)
+	}
+}
+
 func TestParseErrors(t *testing.T) {
 	for _, c := range []struct {
 		name string
