@@ -196,6 +196,7 @@ func (a *App) runChat(ctx context.Context, args []string) error {
 		}),
 		MemoryStatus: memoryStatus(s.store, ix),
 		Changes:      ix.Changes(),
+		Answering:    turnlock.New(s.cfg.DataDir).Held,
 		Learnt:       learntCh,
 		Confirms:     confirms,
 		FirstRun:     !s.cfg.ConfigFileFound,

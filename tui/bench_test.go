@@ -59,7 +59,7 @@ func openLong(tb testing.TB, cfg Config) Model {
 	m.tick = func(time.Duration, func(time.Time) tea.Msg) tea.Cmd { return nil }
 	next, _ := m.Update(tea.WindowSizeMsg{Width: 100, Height: 30})
 	m = next.(Model)
-	msg := loadHistoryCmd(context.Background(), m.store, m.userID, m.resumeID)()
+	msg := loadHistoryCmd(context.Background(), m.store, m.userID, m.resumeID, nil)()
 	next, _ = m.Update(msg)
 	m = next.(Model)
 	if m.loading || len(m.transcript.entries) != longMessages {

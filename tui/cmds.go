@@ -30,7 +30,7 @@ func probeCmd(ctx context.Context, probe func(context.Context) Probe) tea.Cmd {
 }
 
 // loadHistoryCmd resolves the conversation to resume and loads its messages.
-func loadHistoryCmd(ctx context.Context, store Store, userID, idOrPrefix string) tea.Cmd {
+func loadHistoryCmd(ctx context.Context, store Store, userID, idOrPrefix string, answering func(string) bool) tea.Cmd {
 	return func() tea.Msg {
 		conv, err := store.Conversation(ctx, userID, idOrPrefix)
 		if err != nil {
@@ -40,7 +40,8 @@ func loadHistoryCmd(ctx context.Context, store Store, userID, idOrPrefix string)
 		if err != nil {
 			return historyMsg{want: idOrPrefix, conv: conv, err: fmt.Errorf("cannot load conversation %q: %w", conv.ID, err)}
 		}
-		return historyMsg{want: idOrPrefix, conv: conv, msgs: msgs, sums: loadSummaries(ctx, store, userID, conv.ID)}
+		busy := answering != nil && answering(conv.ID)
+		return historyMsg{want: idOrPrefix, conv: conv, msgs: msgs, sums: loadSummaries(ctx, store, userID, conv.ID), answering: busy}
 	}
 }
 

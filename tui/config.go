@@ -135,6 +135,11 @@ type Config struct {
 	// are read again (nil: they are read only after this screen's own
 	// changes).
 	Changes <-chan struct{}
+	// Answering reports whether another mneme is answering in a
+	// conversation now (its turn lock), read when one is opened: its
+	// half-written answer is drawn as being written, not as interrupted.
+	// Nil: not known.
+	Answering func(convID string) bool
 	// Learnt receives what was learnt from a finished turn in the
 	// background; the chat shows it under the answer (nil: nothing is).
 	Learnt <-chan Learnt

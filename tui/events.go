@@ -29,6 +29,8 @@ type (
 		msgs []memory.Message
 		sums []memory.Summary // where the history was compacted
 		err  error
+		// answering: another mneme answers in it now (Config.Answering).
+		answering bool
 	}
 
 	// conversationMsg carries a conversation created for the first send.

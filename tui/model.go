@@ -250,7 +250,7 @@ func (m Model) Init() tea.Cmd {
 		cmds = append(cmds, func() tea.Msg { return syncTickMsg{} }) // the first reading starts the chain
 	}
 	if m.loading {
-		cmds = append(cmds, loadHistoryCmd(m.life.ctx, m.store, m.userID, m.resumeID))
+		cmds = append(cmds, loadHistoryCmd(m.life.ctx, m.store, m.userID, m.resumeID, m.cfg.Answering))
 	}
 	cmds = append(cmds, tea.RequestBackgroundColor, m.memoryStatusCmd(true), waitForChanges(m.life.ctx, m.cfg.Changes),
 		waitForLearnt(m.life.ctx, m.cfg.Learnt), waitForConfirm(m.life.ctx, m.cfg.Confirms))
@@ -533,6 +533,9 @@ func (m *Model) handleHistory(msg historyMsg) (cmd tea.Cmd) {
 	m.transcript.markCompactions(msg.sums)
 	m.others = othersTail{}
 	m.followHalfWritten(msg.msgs)
+	if msg.answering {
+		m.drawnAsWriting(msg.msgs)
+	}
 	switch {
 	case m.resumeTurn > 0:
 		cmd = m.landOnTurn(m.resumeTurn)

@@ -1177,3 +1177,26 @@ func TestPromptThatCouldNotBeStoredStaysWithItsError(t *testing.T) {
 		t.Fatalf("the failed prompt or its error went:\n%s", h.screen())
 	}
 }
+
+// TestAnAnswerBeingWrittenElsewhereIsDrawnSo: a conversation opened while
+// another mneme answers in it (its turn lock held) draws the half-written
+// answer as being written, not as interrupted; when nobody answers, the
+// same answer reads as interrupted.
+func TestAnAnswerBeingWrittenElsewhereIsDrawnSo(t *testing.T) {
+	for _, answering := range []bool{true, false} {
+		store := openStore(t)
+		c := storeConversation(t, store, "Shared", "question ALPHA")
+		if _, err := store.AppendMessage(context.Background(), testUser, memory.Message{ConversationID: c.ID, Role: memory.RoleAssistant,
+			Content: "alpha first words", Status: memory.StatusInterrupted}); err != nil {
+			t.Fatal(err)
+		}
+		cfg, _ := screenConfig(t, store)
+		cfg.ConversationID = c.ID
+		cfg.Answering = func(id string) bool { return answering && id == c.ID }
+		h := newHarness(t, cfg)
+		h.runUntilShown("alpha first words")
+		if writing := h.shows("still being written by another mneme"); writing != answering || h.shows("(interrupted)") == answering {
+			t.Fatalf("answering %v:\n%s", answering, h.screen())
+		}
+	}
+}

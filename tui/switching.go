@@ -125,7 +125,7 @@ func (m *Model) openConversation(id, title string, turn int) tea.Cmd {
 	m.stash()
 	m.sidebar.SetCurrent(id)
 	m.convID, m.resumeID, m.resumeTurn = id, id, turn
-	load := loadHistoryCmd(m.life.ctx, m.store, m.userID, id)
+	load := loadHistoryCmd(m.life.ctx, m.store, m.userID, id, m.cfg.Answering)
 	if cc, ok := m.cache.Take(id); ok {
 		m.title, m.archived, m.msgCount, m.contextPct = cc.title, cc.archived, cc.msgCount, cc.context
 		m.transcript.entries, m.transcript.turns = cc.entries, cc.turns
@@ -187,6 +187,24 @@ func halfWritten(m memory.Message) bool { return m.Status == memory.StatusInterr
 func (m *Model) followHalfWritten(msgs []memory.Message) {
 	if slices.ContainsFunc(msgs, halfWritten) {
 		m.others = othersTail{active: true, live: true, last: fingerprint(msgs)}
+	}
+}
+
+// drawnAsWriting draws the last half-written answer of a conversation just
+// opened as being written, when another mneme answers in it now (its turn
+// lock), and remembers it as read: the next readings follow it.
+func (m *Model) drawnAsWriting(msgs []memory.Message) {
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if x := msgs[i]; x.Role == memory.RoleAssistant && halfWritten(x) {
+			m.others.halfID, m.others.halfText, m.others.moving = x.ID, x.Content+"\x00"+x.Thinking, true
+			break
+		}
+	}
+	for i := len(m.transcript.entries) - 1; i >= 0; i-- {
+		if e := &m.transcript.entries[i]; e.kind == entryAssistant && e.interrupted {
+			e.interrupted, e.elsewhere, e.viewWidth = false, true, 0
+			return
+		}
 	}
 }
 

@@ -81,6 +81,21 @@ func (l Locks) Forget(convID string) {
 	}
 }
 
+// Held reports whether a process holds the conversation's lock now:
+// another mneme is answering in it.
+func (l Locks) Held(convID string) bool {
+	f, err := os.OpenFile(l.path(convID), os.O_RDWR, 0)
+	if err != nil {
+		return false // none: no turn under way
+	}
+	defer f.Close()
+	if flock.Try(f, flock.Exclusive) {
+		flock.Unlock(f)
+		return false
+	}
+	return true
+}
+
 // path is the conversation's lock file.
 func (l Locks) path(convID string) string {
 	sum := sha256.Sum256([]byte(convID)) // an id from elsewhere never names a path

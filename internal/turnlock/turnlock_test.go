@@ -105,3 +105,23 @@ func TestForgetRemovesOnlyLeftLocks(t *testing.T) {
 		t.Fatalf("files left: %v", entries)
 	}
 }
+
+// TestHeldSaysWhetherATurnIsUnderWay: a lock held is held; one released,
+// one a killed process left (a file, no lock), or none, is not.
+func TestHeldSaysWhetherATurnIsUnderWay(t *testing.T) {
+	locks := New(t.TempDir())
+	unlock, err := locks.Lock(context.Background(), "c1", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !locks.Held("c1") || locks.Held("c2") {
+		t.Fatalf("held: c1 %v, c2 %v", locks.Held("c1"), locks.Held("c2"))
+	}
+	if err := os.WriteFile(locks.path("left"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	unlock()
+	if locks.Held("c1") || locks.Held("left") {
+		t.Fatal("a released or left lock counts as held")
+	}
+}
