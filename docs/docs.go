@@ -80,6 +80,16 @@ var codeExtensions = strings.Fields(`.go .py .js .mjs .cjs .ts .tsx .jsx .rs .ja
 	.ps1 .bat .vue .svelte .css .scss .sass .less .json .jsonl .yaml .yml .toml .ini .cfg .conf .xml .proto .graphql
 	.tf .tex .bib .diff .patch .gradle .cmake .mk .dockerfile`)
 
+// unsupported is why a file of this name is not read: its type, or, for a
+// .env file, that it holds secrets.
+func unsupported(name string) error {
+	ext := strings.ToLower(filepath.Ext(name))
+	if ext == ".env" {
+		return fmt.Errorf("%w %s: it holds secrets (API keys, passwords), so it is never added", ErrUnsupported, ext)
+	}
+	return fmt.Errorf("%w %s", ErrUnsupported, ext)
+}
+
 // TypeOf returns the format Parse gives a file of this name by its
 // extension, and false when the extension is not one Parse reads. A name
 // without an extension is Text (Parse then checks that the bytes are
@@ -102,7 +112,7 @@ func TypeOf(name string) (Type, bool) {
 func Parse(name string, data []byte) (Parsed, error) {
 	t, ok := TypeOf(name)
 	if !ok {
-		return Parsed{}, fmt.Errorf("%w %s", ErrUnsupported, strings.ToLower(filepath.Ext(name)))
+		return Parsed{}, unsupported(name)
 	}
 	var p Parsed
 	var err error

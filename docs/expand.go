@@ -133,7 +133,7 @@ func (e *expander) path(abs string, named bool) {
 		e.add(abs, SkipNotRegular)
 	case !named:
 		if _, ok := TypeOf(abs); !ok {
-			e.add(abs, "unsupported type "+strings.ToLower(filepath.Ext(abs)))
+			e.add(abs, unsupported(abs).Error())
 			return
 		}
 		fallthrough

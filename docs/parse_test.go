@@ -148,7 +148,7 @@ func TestParseErrors(t *testing.T) {
 	}{
 		{"photo.png", "\x89PNG", ErrUnsupported, "unsupported type .png"},
 		{"setup.EXE", "MZ", ErrUnsupported, "unsupported type .exe"},
-		{".env", "API_KEY=secret", ErrUnsupported, "unsupported type .env"}, // secrets stay out
+		{".env", "API_KEY=secret", ErrUnsupported, "unsupported type .env: it holds secrets (API keys, passwords), so it is never added"},
 		{"blank.md", "\n  \n\t\n", ErrEmpty, "no text found"},
 		{"blank.html", "<html><script>x()</script></html>", ErrEmpty, "no text found"},
 		{"doc.docx", "not a zip", ErrMalformed, "malformed DOCX: not a zip file"},
