@@ -48,28 +48,32 @@ func (ix *Index) UpdateNote(ctx context.Context, userID, id, content string) (me
 // change decided on an older text (learning asks a model for seconds)
 // does not overwrite an edit made meanwhile (ErrNoteChanged).
 func (ix *Index) UpdateNoteFrom(ctx context.Context, userID, id, before, content string) (memory.Note, error) {
-	cur, err := ix.store.Note(ctx, userID, id)
+	id, err := ix.stillReads(ctx, userID, id, before)
 	if err != nil {
 		return memory.Note{}, err
 	}
-	if cur.Content != before {
-		return memory.Note{}, fmt.Errorf("note %s: %w", cur.ID, ErrNoteChanged)
-	}
-	return ix.UpdateNote(ctx, userID, cur.ID, content)
+	return ix.UpdateNote(ctx, userID, id, content)
 }
 
 // DeleteNoteFrom is DeleteNote of a note whose text is still before (as
 // UpdateNoteFrom): a note edited while learning decided it was no longer
 // true stays (ErrNoteChanged).
 func (ix *Index) DeleteNoteFrom(ctx context.Context, userID, id, before string) (memory.Note, error) {
-	cur, err := ix.store.Note(ctx, userID, id)
+	id, err := ix.stillReads(ctx, userID, id, before)
 	if err != nil {
 		return memory.Note{}, err
 	}
-	if cur.Content != before {
-		return memory.Note{}, fmt.Errorf("note %s: %w", cur.ID, ErrNoteChanged)
+	return ix.DeleteNote(ctx, userID, id)
+}
+
+// stillReads returns the full id of the user's note id when its text is
+// still before, else ErrNoteChanged.
+func (ix *Index) stillReads(ctx context.Context, userID, id, before string) (string, error) {
+	cur, err := ix.store.Note(ctx, userID, id)
+	if err == nil && cur.Content != before {
+		err = fmt.Errorf("note %s: %w", cur.ID, ErrNoteChanged)
 	}
-	return ix.DeleteNote(ctx, userID, cur.ID)
+	return cur.ID, err
 }
 
 // DeleteNote deletes the user's note with its vectors and keyword entry,
