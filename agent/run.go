@@ -239,7 +239,7 @@ func (a *Agent) executeToolCalls(ctx context.Context, st *runState, calls []pend
 			if err != nil {
 				act.Error = err.Error()
 			} else {
-				act.Notes, act.Citations = out.Notes, out.Citations
+				act.Notes, act.Citations, act.Mark = out.Notes, out.Citations, out.Mark
 			}
 		}
 		if err := a.answerToolCall(ctx, st, c.call, act); err != nil {

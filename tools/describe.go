@@ -3,6 +3,7 @@ package tools
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/mneme-dev/mneme/internal/sanitize"
@@ -19,21 +20,30 @@ type Activity struct {
 	Result string `json:"result,omitempty"` // the tool's JSON result
 	Error  string `json:"error,omitempty"`
 	Done   bool   `json:"-"`
-	// Notes are the notes the call changed (Result.Notes).
+	// Notes are the notes the call changed (Result.Notes), Mark tells
+	// their changes (Result.Mark).
 	Notes []NoteRef `json:"-"`
+	Mark  string    `json:"-"`
 	// Citations are the passages the call gave (Result.Citations).
 	Citations []Citation `json:"-"`
 }
 
 // WrittenNotes are the ids of the notes a successful call saved or
 // updated (not deleted).
-func (a Activity) WrittenNotes() []string {
+func (a Activity) WrittenNotes() []string { return a.notesDone(NoteSaved, NoteUpdated) }
+
+// ChangedNotes are the ids of the notes a successful call saved, updated
+// or deleted: what ctrl+z takes back.
+func (a Activity) ChangedNotes() []string { return a.notesDone(NoteSaved, NoteUpdated, NoteDeleted) }
+
+// notesDone are the ids of the notes a successful call changed so.
+func (a Activity) notesDone(actions ...NoteAction) []string {
 	if a.Error != "" {
 		return nil
 	}
 	var ids []string
 	for _, n := range a.Notes {
-		if n.ID != "" && (n.Action == NoteSaved || n.Action == NoteUpdated) {
+		if n.ID != "" && slices.Contains(actions, n.Action) {
 			ids = append(ids, n.ID)
 		}
 	}

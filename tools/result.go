@@ -10,6 +10,11 @@ type Result struct {
 	Notes []NoteRef
 	// Citations are the document passages the call gave (file_search).
 	Citations []Citation
+	// Mark is an id made just after the call's writes (memory.NewID: ids
+	// made later in this process sort after it): each note's change made by
+	// the call is that note's newest change older than Mark. ctrl+z reads
+	// it so; a later call's change of the same note is never taken for it.
+	Mark string
 }
 
 // NoteAction says what a tool call did to a note.

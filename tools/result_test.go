@@ -44,6 +44,17 @@ func TestResultsNameTheNotesTheyChange(t *testing.T) {
 	if err == nil || len(again.Notes) != 0 {
 		t.Fatalf("deleting a deleted note: notes %+v, err %v", again.Notes, err)
 	}
+	// Each call's mark tells its change from the later calls' changes of
+	// the same note (what ctrl+z takes back): the newest change before it.
+	hist, err := e.ix.NoteHistory(context.Background(), alice.UserID, id)
+	if err != nil || len(hist) != 3 {
+		t.Fatalf("history %+v: %v", hist, err)
+	}
+	for i, res := range []Result{saved, updated, deleted} {
+		if c := hist[2-i]; !(c.ID < res.Mark) || (i < 2 && !(res.Mark < hist[1-i].ID)) {
+			t.Errorf("call %d: mark %s does not fall after its change %s (%s) and before the next", i, res.Mark, c.ID, c.Op)
+		}
+	}
 }
 
 // TestWrittenNotes: the notes a screen marks as written in this answer

@@ -12,6 +12,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/ollama/ollama/api"
+
+	"github.com/mneme-dev/mneme/memory"
 )
 
 // ParamType is the JSON type of a tool argument.
@@ -100,7 +102,7 @@ func (t *typedTool[A]) Run(ctx context.Context, s Session, raw json.RawMessage) 
 	}
 	res := Result{Content: string(b)}
 	if c, ok := out.(noteChanger); ok {
-		res.Notes = c.changedNotes()
+		res.Notes, res.Mark = c.changedNotes(), memory.NewID()
 	}
 	if c, ok := out.(citer); ok {
 		res.Citations = c.cited()

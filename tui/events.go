@@ -105,7 +105,7 @@ func (m *Model) handleLearnt(msg learntMsg) tea.Cmd {
 		m.showReceipts()
 	}
 	group := fmt.Sprintf("learnt %s#%d", msg.learnt.ConversationID, msg.learnt.Turn) // what one turn taught
-	return tea.Batch(m.touchNote(msg.learnt.NoteID, group), m.memoryStatusNow(), waitForLearnt(m.life.ctx, m.cfg.Learnt))
+	return tea.Batch(m.touchNotes(group, "", msg.learnt.NoteID), m.memoryStatusNow(), waitForLearnt(m.life.ctx, m.cfg.Learnt))
 }
 
 // showReceipts adds the waiting receipts to the transcript unless a run is on.

@@ -7,6 +7,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/mneme-dev/mneme/agent"
 	"github.com/mneme-dev/mneme/memory"
 )
 
@@ -237,5 +238,63 @@ func TestCtrlZTakesBackWhatOneTurnTaught(t *testing.T) {
 	}
 	if n, err := store.Note(context.Background(), testUser, lisbon.ID); err != nil || n.Content != "Lives in Lisbon." {
 		t.Fatalf("Lisbon after the undo: %+v, %v", n, err)
+	}
+}
+
+// TestCtrlZTakesBackTheModelsChangesInOrder: a note the model saved and
+// then changed in one reply goes back change by change (first its old
+// text, then the note), and a note the model deleted comes back.
+func TestCtrlZTakesBackTheModelsChangesInOrder(t *testing.T) {
+	ctx := memory.ChangedBy(context.Background(), memory.ByModel)
+	store := openStore(t)
+	cfg, ix := screenConfig(t, store)
+	lisbon, err := ix.SaveNote(context.Background(), testUser, "Lives in Lisbon.", memory.NoteSource{}) // `mneme memory add`
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The reply's three calls, written as the tools write them: each
+	// result's mark is made just after its write.
+	cat, err := ix.SaveNote(ctx, testUser, "Has a cat.", memory.NoteSource{By: memory.SourceModel})
+	if err != nil {
+		t.Fatal(err)
+	}
+	saved := memory.NewID()
+	if _, err := ix.UpdateNote(ctx, testUser, cat.ID, "Has a grey cat."); err != nil {
+		t.Fatal(err)
+	}
+	updated := memory.NewID()
+	if _, err := ix.DeleteNote(ctx, testUser, lisbon.ID); err != nil {
+		t.Fatal(err)
+	}
+	deleted := memory.NewID()
+	r := newFakeRunner(store, "Noted.")
+	r.tools = []agent.ToolActivity{
+		{ID: "1", Name: "memory_save", Done: true, Mark: saved, Notes: []agent.NoteRef{{ID: cat.ID, Action: agent.NoteSaved}}},
+		{ID: "2", Name: "memory_update", Done: true, Mark: updated, Notes: []agent.NoteRef{{ID: cat.ID, Action: agent.NoteUpdated}}},
+		{ID: "3", Name: "memory_delete", Done: true, Mark: deleted, Notes: []agent.NoteRef{{ID: lisbon.ID, Action: agent.NoteDeleted}}},
+	}
+	cfg.NewRunner = func(string) Runner { return r }
+	h := newHarness(t, cfg)
+	h.runUntilShown("Ollama ready")
+	h.typeText("I have a grey cat and moved away from Lisbon")
+	h.send(keyEnter)
+	h.runUntilIdle()
+	h.runUntil("the model's changes recorded", func() bool { return h.m.undo.Len() == 3 })
+
+	ctrlZ := tea.KeyPressMsg{Code: 'z', Mod: tea.ModCtrl}
+	h.send(ctrlZ)
+	h.runUntilShown("Undid the delete by model: restored “Lives in Lisbon.”")
+	if n, err := store.Note(context.Background(), testUser, lisbon.ID); err != nil || n.Content != "Lives in Lisbon." {
+		t.Fatalf("the deleted note after ctrl+z: %+v, %v", n, err)
+	}
+	h.send(ctrlZ)
+	h.runUntilShown("Undid the update by model: restored “Has a cat.”")
+	if n, err := store.Note(context.Background(), testUser, cat.ID); err != nil || n.Content != "Has a cat." {
+		t.Fatalf("the changed note after ctrl+z: %+v, %v", n, err)
+	}
+	h.send(ctrlZ)
+	h.runUntilShown("Undid the create by model: forgot “Has a cat.”")
+	if _, err := store.Note(context.Background(), testUser, cat.ID); err == nil {
+		t.Fatal("the saved note is still kept")
 	}
 }

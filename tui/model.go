@@ -366,7 +366,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case othersTickMsg:
 		cmd = m.followOthers()
 	case undo.RecordedMsg:
-		m.undo.Push(msg.Change)
+		m.undo.Push(msg.Changes...)
 	case undo.DoneMsg:
 		cmd = m.handleUndone(msg)
 	case learntMsg:

@@ -150,7 +150,7 @@ func (m *Model) routeOwned(msg tea.Msg) (cmd tea.Cmd, handled bool) {
 			if changed, wrote := n.WroteNote(msg); wrote {
 				// A note deleted, restored or edited: count it now, and
 				// ctrl+z takes the change back.
-				cmd = tea.Batch(cmd, m.memoryStatusNow(), m.touchNote(changed, ""))
+				cmd = tea.Batch(cmd, m.memoryStatusNow(), m.touchNotes("", "", changed))
 			}
 		}
 		return cmd, true

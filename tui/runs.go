@@ -19,9 +19,7 @@ func (m *Model) handleEvents(msg runEventsMsg) tea.Cmd {
 	for _, ev := range msg.events {
 		m.applyEvent(ev)
 		if r, ok := ev.(agent.ToolResultEvent); ok {
-			for _, id := range r.Call.WrittenNotes() {
-				touches = append(touches, m.touchNote(id, "")) // ctrl+z takes it back
-			}
+			touches = append(touches, m.touchNotes("", r.Call.Mark, r.Call.ChangedNotes()...)) // ctrl+z takes them back
 		}
 	}
 	offline := tea.Batch(touches...)

@@ -6,13 +6,13 @@ import (
 	"github.com/mneme-dev/mneme/tui/undo"
 )
 
-// touchNote records the change this chat just made to note id for ctrl+z
-// (tui/undo); group ties it to the changes made with it ("": none).
-func (m *Model) touchNote(id, group string) tea.Cmd {
+// touchNotes records the changes this chat just made to notes ids for
+// ctrl+z (undo.Record: group, mark).
+func (m *Model) touchNotes(group, mark string, ids ...string) tea.Cmd {
 	if m.cfg.Notes == nil {
 		return nil
 	}
-	return undo.Record(m.life.ctx, m.cfg.Notes, m.cfg.UserID, id, group)
+	return undo.Record(m.life.ctx, m.cfg.Notes, m.cfg.UserID, group, mark, ids...)
 }
 
 // slashUndo undoes the last change to a note this chat learnt or the model

@@ -14,6 +14,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -33,8 +34,32 @@ type Notes interface {
 // ("": alone).
 type Change struct{ Note, ID, Group string }
 
-// RecordedMsg says which change a write of the chat's made (Record).
-type RecordedMsg struct{ Change }
+// RecordedMsg says which changes writes of the chat's made (Record).
+type RecordedMsg struct{ Changes []Change }
+
+// Record finds the changes the chat's writes just made to notes ids, in a
+// command; group ties them together ("": none). A note's change is its
+// newest older than mark (a change id made just after the write, as
+// tools.Result.Mark), or, when mark is "", its newest (read at once after
+// the write). Nil without notes or ids.
+func Record(ctx context.Context, notes Notes, userID, group, mark string, ids ...string) tea.Cmd {
+	if notes == nil || len(ids) == 0 {
+		return nil
+	}
+	return func() tea.Msg {
+		var out []Change
+		for _, id := range ids {
+			hist, err := notes.NoteHistory(ctx, userID, id)
+			if err != nil {
+				continue // nothing recorded: nothing ctrl+z could take back
+			}
+			if i := slices.IndexFunc(hist, func(c history.Change) bool { return mark == "" || c.ID < mark }); i >= 0 {
+				out = append(out, Change{Note: id, ID: hist[i].ID, Group: group})
+			}
+		}
+		return RecordedMsg{out}
+	}
+}
 
 // DoneMsg is the result of one undo.
 type DoneMsg struct {
@@ -45,29 +70,27 @@ type DoneMsg struct {
 	group   string
 }
 
-// Record finds the change just made to note id (the newest of its
-// history, read at once after the write), in a command; nil without notes.
-func Record(ctx context.Context, notes Notes, userID, id, group string) tea.Cmd {
-	if notes == nil || id == "" {
-		return nil
-	}
-	return func() tea.Msg {
-		hist, err := notes.NoteHistory(ctx, userID, id)
-		if err != nil || len(hist) == 0 {
-			return nil // nothing recorded: nothing ctrl+z could take back
-		}
-		return RecordedMsg{Change{Note: id, ID: hist[0].ID, Group: group}}
-	}
-}
-
 // Stack is the chat's changes, newest last.
 type Stack struct {
 	changes []Change
 	said    string // what an undo of a group said so far
 }
 
-// Push adds a change the chat made.
-func (s *Stack) Push(c Change) { s.changes = append(s.changes, c) }
+// Push adds changes the chat made. The stack keeps them in the order they
+// were made (change ids sort by time), whatever order their records come
+// back in, and each once.
+func (s *Stack) Push(cs ...Change) {
+	for _, c := range cs {
+		if slices.ContainsFunc(s.changes, func(o Change) bool { return o.ID == c.ID }) {
+			continue
+		}
+		i := len(s.changes)
+		for i > 0 && s.changes[i-1].ID > c.ID {
+			i--
+		}
+		s.changes = slices.Insert(s.changes, i, c)
+	}
+}
 
 // Len is how many changes are left to undo.
 func (s *Stack) Len() int { return len(s.changes) }
