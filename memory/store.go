@@ -14,7 +14,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/mneme-dev/mneme/internal/flock"
 	"github.com/mneme-dev/mneme/memory/internal/dbconn"
 	"github.com/mneme-dev/mneme/memory/internal/dbfiles"
 	"github.com/mneme-dev/mneme/memory/internal/sqlq"
@@ -90,7 +89,7 @@ func Open(ctx context.Context, path string, opts ...Option) (*Store, error) {
 	}
 	// Wait a while for a merge in another process (it holds the lock exclusive).
 	lctx, cancel := context.WithTimeout(ctx, openLockWait)
-	lock, err := dbfiles.OpenLock(lctx, path+".lock", flock.Shared)
+	lock, err := openLock(lctx, path)
 	if err != nil && lctx.Err() != nil {
 		err = fmt.Errorf("database is being merged by another mneme process: %w", ErrBusy)
 	}
@@ -99,10 +98,6 @@ func Open(ctx context.Context, path string, opts ...Option) (*Store, error) {
 		return nil, fmt.Errorf("open store: %w", err)
 	}
 	s.lock = lock
-	if err := recoverSwap(path); err != nil {
-		lock.Close()
-		return nil, fmt.Errorf("open store: %w", err)
-	}
 	if err := s.open(ctx); err != nil {
 		lock.Close()
 		return nil, err

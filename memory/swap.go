@@ -5,9 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/mneme-dev/mneme/internal/flock"
@@ -47,11 +45,6 @@ func (s *Store) LockSync(ctx context.Context) (io.Closer, error) {
 	return l, err
 }
 
-// replicaSuffixes are the files of a replica: the database, its WAL (which
-// holds every change since the generation began), the WAL index and the
-// sync metadata.
-var replicaSuffixes = []string{"", "-wal", "-shm", "-info"}
-
 // drainWait bounds how long a swap waits for readers to finish.
 const drainWait = 10 * time.Second
 
@@ -84,56 +77,21 @@ func (s *Store) SwapDatabase(newPath, backupDir string) error {
 	dbconn.CloseBase(c.Base())
 	old.Wait()
 	dbfiles.WaitClosed(dbfiles.IDs(newPath))
-	if err := os.RemoveAll(backupDir); err != nil {
+	// A swap stopped half-way (here, or by a crash: recoverSwap) is rolled
+	// back: never a mix of old and new files.
+	w, err := dbfiles.Replace(s.path, newPath, backupDir)
+	if err != nil {
 		return s.reopenBase(fmt.Errorf("swap database: %w", err))
-	}
-	if err := os.MkdirAll(backupDir, 0o700); err != nil {
-		return s.reopenBase(fmt.Errorf("swap database: %w", err))
-	}
-	// Until the marker is gone the move is incomplete: a crash in between
-	// is rolled back when the store is next opened (recoverSwap).
-	marker := filepath.Join(backupDir, swapMarker)
-	if err := writeSynced(marker, "1"); err != nil {
-		return s.reopenBase(fmt.Errorf("swap database: %w", err))
-	}
-	backup := filepath.Join(backupDir, filepath.Base(s.path))
-	for _, suf := range replicaSuffixes {
-		if err := renameIfExists(s.path+suf, backup+suf); err != nil {
-			return s.reopenBase(fmt.Errorf("swap database: %w", err))
-		}
-	}
-	// Phase 2: every old file is in the backup; new ones move in.
-	if err := writeSynced(marker, "2"); err != nil {
-		return s.reopenBase(fmt.Errorf("swap database: %w", err))
-	}
-	for _, suf := range replicaSuffixes {
-		if suf == "-shm" {
-			os.Remove(newPath + suf) // rebuilt from the WAL on open
-			continue
-		}
-		if err := renameIfExists(newPath+suf, s.path+suf); err != nil {
-			// Put the old files back.
-			for _, suf := range replicaSuffixes {
-				os.Remove(s.path + suf)
-				renameIfExists(backup+suf, s.path+suf)
-			}
-			return s.reopenBase(fmt.Errorf("swap database: %w", err))
-		}
 	}
 	base, err := openBase(context.Background(), s.path, true) // under the exclusive lock: no one to wait for
 	if err != nil {
-		for _, suf := range replicaSuffixes {
-			os.Remove(s.path + suf)
-			renameIfExists(backup+suf, s.path+suf)
-		}
-		os.Remove(marker)
-		return s.reopenBase(fmt.Errorf("swap database: open new replica: %w", err))
-	}
-	if err := os.Remove(marker); err != nil {
-		return fmt.Errorf("swap database: %w", err)
+		return s.reopenBase(errors.Join(fmt.Errorf("swap database: open new replica: %w", err), w.Undo()))
 	}
 	c.SetBase(base)
 	s.replica.Store(true)
+	if err := w.Done(); err != nil {
+		return fmt.Errorf("swap database: %w", err)
+	}
 	return nil
 }
 
@@ -150,12 +108,43 @@ func (s *Store) reopenBase(cause error) error {
 	return cause
 }
 
+// openLock takes the store's lock ("<db>.lock") shared, waiting until ctx
+// ends. A swap a crash stopped (its marker left) is first rolled back under
+// the lock exclusive: two processes opening at once after the crash never
+// both do, and one that waited for it opens what the other put back.
+func openLock(ctx context.Context, path string) (*dbfiles.Lock, error) {
+	backupDir := filepath.Join(filepath.Dir(path), BackupDirName)
+	for {
+		if !dbfiles.Interrupted(backupDir) {
+			l, err := dbfiles.OpenLock(ctx, path+".lock", flock.Shared)
+			if err != nil || !dbfiles.Interrupted(backupDir) {
+				return l, err
+			}
+			l.Close() // a swap stopped while this waited for the lock
+		}
+		l, ok, err := dbfiles.TryLock(path+".lock", flock.Exclusive)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			if err := dbfiles.Recover(path, backupDir); err != nil {
+				l.Close()
+				return nil, err
+			}
+			l.Shared()
+			return l, nil
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(flock.Poll):
+		}
+	}
+}
+
 // BackupDirName is the directory beside the database where SwapDatabase
 // callers keep the replaced files.
 const BackupDirName = "sync-backup"
-
-// swapMarker is in the backup directory while a swap moves files.
-const swapMarker = "SWAPPING"
 
 // WaitClosed waits until this process has no descriptor open on the
 // database files at path (go-libsql closes them in the background).
@@ -172,56 +161,5 @@ func (s *Store) CloseAndWait() error {
 	ids := dbfiles.IDs(s.path)
 	err := s.Close()
 	dbfiles.WaitClosed(ids)
-	return err
-}
-
-// recoverSwap rolls back a swap that a crash interrupted, putting the
-// backed-up files back. (The merged copy was pushed before the swap
-// began; the next sync merges again, idempotently.) The marker says how
-// far the swap got: "1" while old files move to the backup (what is in
-// place is old), "2" once they all have (what is in place is new).
-func recoverSwap(path string) error {
-	backupDir := filepath.Join(filepath.Dir(path), BackupDirName)
-	marker := filepath.Join(backupDir, swapMarker)
-	phase, err := os.ReadFile(marker)
-	if err != nil {
-		return nil
-	}
-	backup := filepath.Join(backupDir, filepath.Base(path))
-	for _, suf := range replicaSuffixes {
-		if strings.TrimSpace(string(phase)) == "2" {
-			if err := os.Remove(path + suf); err != nil && !errors.Is(err, os.ErrNotExist) {
-				return fmt.Errorf("roll back an interrupted sync merge: %w", err)
-			}
-		}
-		if err := renameIfExists(backup+suf, path+suf); err != nil {
-			return fmt.Errorf("roll back an interrupted sync merge: %w", err)
-		}
-	}
-	return os.Remove(marker)
-}
-
-// writeSynced writes a small file and flushes it to disk.
-func writeSynced(path, content string) error {
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
-	if err != nil {
-		return err
-	}
-	if _, err := f.WriteString(content); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
-}
-
-func renameIfExists(from, to string) error {
-	err := os.Rename(from, to)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil
-	}
 	return err
 }

@@ -37,6 +37,20 @@ func OpenLock(ctx context.Context, path string, mode int) (*Lock, error) {
 	return l, nil
 }
 
+// TryLock opens path and takes it in mode if no other process stops it
+// (ok false: the lock is not held).
+func TryLock(path string, mode int) (l *Lock, ok bool, err error) {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		return nil, false, fmt.Errorf("lock: %w", err)
+	}
+	if !flock.Try(f, mode) {
+		f.Close()
+		return nil, false, nil
+	}
+	return &Lock{f: f}, true, nil
+}
+
 // TryExclusive turns the shared lock exclusive if no other process holds
 // it. On failure the lock is shared again. Callers serialise attempts
 // across processes with the sync lock, so two upgrades never race.

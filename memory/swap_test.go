@@ -1,0 +1,61 @@
+package memory
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+)
+
+// TestOpensAfterACrashedSwapKeepTheDatabase: after a crash while a sync
+// swap moved the new files in, several mneme processes starting at once (a
+// chat and a script's `mneme ask`) roll the swap back once between them:
+// every one opens the old database whole, none deletes what another put
+// back.
+func TestOpensAfterACrashedSwapKeepTheDatabase(t *testing.T) {
+	ctx := context.Background()
+	for round := range 8 {
+		dir := t.TempDir()
+		path := filepath.Join(dir, DBFileName)
+		s, err := Open(ctx, path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.SaveNote(ctx, "alice", "Keep me.", NoteSource{}); err != nil {
+			t.Fatal(err)
+		}
+		s.CloseAndWait()
+		// The crash: every old file in the backup, a new one half moved in.
+		backupDir := filepath.Join(dir, BackupDirName)
+		os.MkdirAll(backupDir, 0o700)
+		backup := filepath.Join(backupDir, DBFileName)
+		for _, suf := range []string{"", "-wal", "-shm"} {
+			os.Rename(path+suf, backup+suf)
+		}
+		os.WriteFile(path, []byte("half a merge"), 0o600)
+		os.WriteFile(filepath.Join(backupDir, "SWAPPING"), []byte("2"), 0o600)
+
+		var wg sync.WaitGroup
+		notes := make([]int, 3)
+		errs := make([]error, 3)
+		for i := range notes {
+			wg.Go(func() {
+				s, err := Open(ctx, path)
+				if err != nil {
+					errs[i] = err
+					return
+				}
+				defer s.Close()
+				list, err := s.ListNotes(ctx, "alice")
+				notes[i], errs[i] = len(list), err
+			})
+		}
+		wg.Wait()
+		for i := range notes {
+			if errs[i] != nil || notes[i] != 1 {
+				t.Fatalf("round %d, process %d: %d notes, %v", round, i, notes[i], errs[i])
+			}
+		}
+	}
+}
