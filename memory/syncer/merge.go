@@ -340,7 +340,10 @@ func applyRows(ctx context.Context, src tableReader, dst *memory.Store, keys map
 				}
 			}
 		}
-		return copyDerived(ctx, src, tx, touchedConvs, owners, keys == nil)
+		if err := copyDerived(ctx, src, tx, touchedConvs, owners, keys == nil); err != nil {
+			return err
+		}
+		return dropOrphanVectors(ctx, tx)
 	})
 	return applied, touchedConvs, err
 }
@@ -560,6 +563,23 @@ func copyDerived(ctx context.Context, src tableReader, tx memory.Execer, convs m
 		if err := copyTable("embeddings", embCols, ` WHERE owner_id IN (`+sqlq.Placeholders(len(part))+`)`, sqlq.Args(part), ""); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// dropOrphanVectors deletes the vectors whose turn, note, summary or
+// document passage the merge deleted. They hold the text they were made
+// from, and nothing else would remove them: a conversation deleted on
+// this device while another wrote would keep its words in the merged copy,
+// on every device and on the server.
+func dropOrphanVectors(ctx context.Context, tx memory.Execer) error {
+	_, err := tx.ExecContext(ctx, `DELETE FROM embeddings WHERE
+		(kind = 'turn' AND owner_id NOT IN (SELECT id FROM turns))
+		OR (kind = 'summary' AND owner_id NOT IN (SELECT id FROM summaries))
+		OR (kind = 'note' AND owner_id NOT IN (SELECT id FROM notes WHERE deleted_at IS NULL))
+		OR (kind = 'chunk' AND owner_id NOT IN (SELECT id FROM doc_chunks))`)
+	if err != nil {
+		return fmt.Errorf("drop the vectors of deleted rows: %w", err)
 	}
 	return nil
 }

@@ -605,9 +605,20 @@ func TestSyncConversationDeletes(t *testing.T) {
 		t.Fatal("B still finds the deleted conversation")
 	}
 
-	// Deleted on A while B writes elsewhere: the merge on A keeps the delete.
+	// Deleted on A while B writes elsewhere: the merge on A keeps the delete,
+	// and the vectors made of the deleted words go with it.
+	note, err := a.ix.SaveNote(ctx, "alice", "My car is a red Fiat.", memory.NoteSource{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.drain()
+	a.sync()
+	b.sync()
 	srv.Down()
 	if err := a.ix.DeleteConversation(ctx, "alice", y.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.ix.DeleteNote(ctx, "alice", note.ID); err != nil {
 		t.Fatal(err)
 	}
 	chat(t, b.store, "alice", "New on B", "sourdough bread", "bake it")
@@ -624,6 +635,11 @@ func TestSyncConversationDeletes(t *testing.T) {
 		}
 		if hasTitle(d.searchTurns("engine"), "Also doomed") {
 			t.Errorf("%s still finds the conversation deleted on A", d.name)
+		}
+		var vectors int
+		if err := d.store.DB().QueryRowContext(ctx, `SELECT COUNT(*) FROM embeddings
+			WHERE text LIKE '%engine of my car%' OR text LIKE '%red Fiat%'`).Scan(&vectors); err != nil || vectors > 0 {
+			t.Errorf("%s keeps the words deleted on A in %d vectors (%v)", d.name, vectors, err)
 		}
 	}
 }
