@@ -50,6 +50,8 @@ type fingerprints struct {
 	// docs sums up the document chunks: any chunk added, changed or
 	// removed changes it (Index.Refresh then brings them up to date).
 	docs string
+	// documents are the documents' hashes by id, to count what arrived.
+	documents map[string]string
 }
 
 // summaryPrint is a fingerprint of one summary.
@@ -128,6 +130,9 @@ func takeFingerprints(ctx context.Context, s Store) (*fingerprints, error) {
 		if fp.docs, err = chunksDigest(ctx, s); err != nil {
 			return nil, err
 		}
+		if fp.documents, err = documentHashes(ctx, s); err != nil {
+			return nil, err
+		}
 	}
 	return fp, nil
 }
@@ -150,6 +155,24 @@ func chunksDigest(ctx context.Context, s storeFiles) (string, error) {
 	return hex.EncodeToString(h.Sum(nil)), rows.Err()
 }
 
+// documentHashes are the documents' content hashes by id.
+func documentHashes(ctx context.Context, s storeFiles) (map[string]string, error) {
+	rows, err := s.DB().QueryContext(ctx, `SELECT id, hash FROM documents`)
+	if err != nil {
+		return nil, fmt.Errorf("sync fingerprints: %w", err)
+	}
+	defer rows.Close()
+	out := map[string]string{}
+	for rows.Next() {
+		var id, hash string
+		if err := rows.Scan(&id, &hash); err != nil {
+			return nil, fmt.Errorf("sync fingerprints: %w", err)
+		}
+		out[id] = hash
+	}
+	return out, rows.Err()
+}
+
 func tableExists(ctx context.Context, s storeFiles, name string) (bool, error) {
 	var n int
 	err := s.DB().QueryRowContext(ctx, `SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = ?`, name).Scan(&n)
@@ -163,6 +186,8 @@ type Changes struct {
 	Notes         int `json:"notes"`
 	NotesDeleted  int `json:"notes_deleted"`
 	Summaries     int `json:"summaries"`
+	// Documents counts documents added, changed or removed.
+	Documents int `json:"documents"`
 }
 
 // Empty reports whether nothing arrived.
@@ -189,6 +214,9 @@ func (c Changes) String() string {
 	}
 	if c.Summaries > 0 {
 		parts = append(parts, plural(c.Summaries, "summary", "summaries"))
+	}
+	if c.Documents > 0 {
+		parts = append(parts, plural(c.Documents, "changed document", "changed documents"))
 	}
 	return strings.Join(parts, ", ")
 }
@@ -223,6 +251,16 @@ func diffFingerprints(pre, post *fingerprints) Changes {
 	for id, p := range post.summaries {
 		if pre.summaries[id] != p {
 			c.Summaries++
+		}
+	}
+	for id, h := range post.documents {
+		if pre.documents[id] != h {
+			c.Documents++
+		}
+	}
+	for id := range pre.documents {
+		if _, ok := post.documents[id]; !ok {
+			c.Documents++
 		}
 	}
 	return c
