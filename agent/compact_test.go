@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"path/filepath"
@@ -741,6 +742,51 @@ func TestToolDefinitionsCountTowardsTheWindow(t *testing.T) {
 		res, _ := h.mustRun("question 2")
 		if res.Compacted != c.want {
 			t.Errorf("%s: compacted = %v at window %d (definitions %d tokens)", name, res.Compacted, window, defs)
+		}
+	}
+}
+
+// TestImportedTitlesAreKept: a conversation imported with the title its
+// export gave (ChatGPT's, Claude's) keeps it: the model does not retitle
+// it. One imported without a title is titled as any other.
+func TestImportedTitlesAreKept(t *testing.T) {
+	ctx := context.Background()
+	h := newCompactHarness(t, Compaction{ContextWindow: 8192, WindowSize: 6})
+	h.srv.SetGenerate(func(api.GenerateRequest) fakeollama.Reply { return fakeollama.Say(`{"title": "A calm title"}`) })
+	lines := []memory.ImportedMessage{
+		{Record: memory.Record{Conversation: "gpt-1", Title: "My trip to Lisbon", Role: memory.RoleUser, Content: "plan a trip"}, SourceID: "1"},
+		{Record: memory.Record{Conversation: "gpt-1", Title: "My trip to Lisbon", Role: memory.RoleAssistant, Content: "Sure."}, SourceID: "2"},
+		{Record: memory.Record{Conversation: "gpt-2", Role: memory.RoleUser, Content: "how do I bake bread"}, SourceID: "1"},
+		{Record: memory.Record{Conversation: "gpt-2", Role: memory.RoleAssistant, Content: "With flour."}, SourceID: "2"},
+	}
+	next := 0
+	if _, err := h.store.ImportMessages(ctx, "alice", func() (memory.ImportedMessage, error) {
+		if next == len(lines) {
+			return memory.ImportedMessage{}, io.EOF
+		}
+		next++
+		return lines[next-1], nil
+	}, memory.MessageImportOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	list, err := h.store.ListConversations(ctx, "alice", memory.ListOptions{})
+	if err != nil || len(list) != 3 { // with the harness's empty one
+		t.Fatalf("imported %+v: %v", list, err)
+	}
+	for _, c := range list {
+		if c.ID == h.conv.ID {
+			continue
+		}
+		if _, err := h.agent.Retitle(ctx, "alice", c.ID); err != nil {
+			t.Fatal(err)
+		}
+		got, err := h.store.Conversation(ctx, "alice", c.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := map[string]string{"My trip to Lisbon": "My trip to Lisbon", "how do I bake bread": "A calm title"}[c.Title]
+		if got.Title != want {
+			t.Errorf("imported as %q, titled %q after Retitle; want %q", c.Title, got.Title, want)
 		}
 	}
 }

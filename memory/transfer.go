@@ -497,19 +497,27 @@ func (imp *importer) write(ctx context.Context, batch []importMsg) (n, conflicts
 				touched[c] = t
 			}
 		}
-		// One update per conversation and batch: its time span and title.
+		// One update per conversation and batch: its time span and title. A
+		// title the export gives (the user's name for it there, or that
+		// app's) is kept like one the user set: the model never retitles it.
+		// A backup's conversation line says where its title came from.
 		for c, t := range touched {
 			if t.inserted {
 				added = append(added, ConversationRef{UserID: owner[c], ConversationID: c.id})
 			}
 			title := cleanText(c.newTitle)
 			c.newTitle = ""
+			given := title
+			if c.keepIDs {
+				given = ""
+			}
 			if _, err := tx.ExecContext(ctx, `UPDATE conversations SET
 				updated_at = CASE WHEN ? THEN MAX(updated_at, ?) ELSE updated_at END,
 				created_at = CASE WHEN ? THEN MIN(created_at, ?) ELSE created_at END,
-				title = CASE WHEN ? != '' THEN ? WHEN title = '' THEN ? ELSE title END
+				title = CASE WHEN ? != '' THEN ? WHEN title = '' THEN ? ELSE title END,
+				title_source = CASE WHEN ? != '' THEN 'user' ELSE title_source END
 				WHERE id = ?`,
-				t.inserted, t.last, t.inserted, t.first, title, title, DeriveTitle(t.firstUser), c.id); err != nil {
+				t.inserted, t.last, t.inserted, t.first, title, title, DeriveTitle(t.firstUser), given, c.id); err != nil {
 				return err
 			}
 		}
