@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/mneme-dev/mneme/internal/sanitize"
 	"github.com/mneme-dev/mneme/internal/text"
 	"github.com/mneme-dev/mneme/memory"
 	"github.com/mneme-dev/mneme/memory/index"
@@ -78,10 +79,10 @@ func (a *App) embedImported(ctx context.Context, ix *index.Index, probe ollamaSt
 		return err
 	}
 	if idx.Pending == 0 { // nothing new (an import again), or all embedded before
-		fmt.Fprintf(a.stdout, "Keyword search and search by meaning (%s) are ready.\n", ix.EmbedModelName())
+		fmt.Fprintf(a.stdout, "Keyword search and search by meaning (%s) are ready.\n", sanitize.Line(ix.EmbedModelName()))
 		return nil
 	}
-	fmt.Fprintf(a.stdout, "Keyword search is ready; embedding with %s (Ctrl+C to leave the rest for later)…\n", ix.EmbedModelName())
+	fmt.Fprintf(a.stdout, "Keyword search is ready; embedding with %s (Ctrl+C to leave the rest for later)…\n", sanitize.Line(ix.EmbedModelName()))
 	if err := ix.Drain(ctx); err != nil {
 		return err
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/mneme-dev/mneme/agent"
 	"github.com/mneme-dev/mneme/internal/progress"
+	"github.com/mneme-dev/mneme/internal/sanitize"
 	"github.com/mneme-dev/mneme/internal/text"
 	"github.com/mneme-dev/mneme/learn"
 	"github.com/mneme-dev/mneme/memory"
@@ -59,7 +60,7 @@ func (a *App) learnImported(ctx context.Context, s *session, ix *index.Index, pr
 		return nil
 	}
 	fmt.Fprintf(a.stdout, "Learning about you from %s with %s (Ctrl+C stops; what is learnt is kept)…\n",
-		text.Count(len(turns), "turn", "turns"), s.cfg.ExtractModelFor(probe.Model))
+		text.Count(len(turns), "turn", "turns"), sanitize.Line(s.cfg.ExtractModelFor(probe.Model)))
 	counter := progress.NewBar(a.stderr, len(turns), "turns")
 	changes, missed, done, elsewhere := 0, 0, 0, 0
 	stopped := func() error {

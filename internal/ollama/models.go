@@ -78,7 +78,7 @@ func List(ctx context.Context, c Lister) ([]ModelInfo, error) {
 		return nil, fmt.Errorf("list models: %w", err)
 	}
 	out := make([]ModelInfo, 0, len(list.Models))
-	for _, m := range list.Models {
+	for _, m := range named(list.Models) {
 		info, err := Describe(ctx, c, ModelInfo{Name: m.Name, Size: m.Size})
 		if err != nil && ctx.Err() != nil {
 			return nil, fmt.Errorf("list models: %w", ctx.Err())
@@ -86,6 +86,19 @@ func List(ctx context.Context, c Lister) ([]ModelInfo, error) {
 		out = append(out, info)
 	}
 	return out, nil
+}
+
+// named are the models in list whose name a model can have: a name with
+// escapes or spaces (a hostile or broken server's) is left out, so that it
+// is never printed, chosen or sent back.
+func named(list []api.ListModelResponse) []api.ListModelResponse {
+	out := list[:0:0]
+	for _, m := range list {
+		if ValidName(m.Name) {
+			out = append(out, m)
+		}
+	}
+	return out
 }
 
 // Describe adds what /api/show says of m: its capabilities and context

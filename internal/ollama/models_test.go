@@ -176,3 +176,28 @@ func TestValidName(t *testing.T) {
 		}
 	}
 }
+
+// TestHostileModelNamesAreLeftOut: a server that lists a model named with
+// escape sequences (to rewrite the terminal's title, colour what follows)
+// gets it neither listed, nor chosen, nor printed: only names a model can
+// have come through.
+func TestHostileModelNamesAreLeftOut(t *testing.T) {
+	hostile := "nomic\x1b]0;PWNED\a\x1b[31m-embed"
+	srv := fakeollama.New(t, fakeollama.WithModels(
+		fakeollama.Model{Name: hostile, Capabilities: []string{"embedding"}},
+		fakeollama.Model{Name: "llama3.2", Capabilities: []string{"completion", "tools"}},
+	))
+	c := fakeClient(t, srv)
+	models, err := ollama.Models{Client: c}.List(context.Background())
+	if err != nil || len(models) != 1 || models[0].Name != "llama3.2:latest" {
+		t.Fatalf("listed %+v: %v", models, err)
+	}
+	for _, st := range []ollama.State{
+		ollama.Probe(context.Background(), c, srv.URL, "", "", func(err error) error { return err }),
+		ollama.ProbeEmbedding(context.Background(), c, srv.URL, "", func(err error) error { return err }),
+	} {
+		if len(st.Models) != 1 || st.Embed.Name == hostile {
+			t.Errorf("probe: models %+v, embedding model %q", st.Models, st.Embed.Name)
+		}
+	}
+}

@@ -82,7 +82,7 @@ func ProbeEmbedding(ctx context.Context, c Lister, host, embedModel string, expl
 	}
 	st.Reachable = true
 	found := false
-	for _, m := range list.Models {
+	for _, m := range named(list.Models) {
 		info := ModelInfo{Name: m.Name, Size: m.Size}
 		if wanted := embedModel == "" || SameModel(m.Name, embedModel); wanted && !found {
 			info, _ = Describe(ctx, c, info) // without it: listed, not described
