@@ -398,3 +398,23 @@ func TestSyncedDocsAddLeavesAnotherDevicesDocuments(t *testing.T) {
 		t.Fatalf("the synced document was removed: %+v", hits)
 	}
 }
+
+// TestSyncInitCtrlCAtTheTokenPromptKeepsEcho: Ctrl+C at `sync init`'s
+// hidden token prompt leaves the terminal as it was: what is typed next
+// is shown (echo stayed off).
+func TestSyncInitCtrlCAtTheTokenPromptKeepsEcho(t *testing.T) {
+	d := newDevice(t, closedPort(t))
+	stty := filepath.Join(t.TempDir(), "stty")
+	script := mnemeBin + " sync init http://127.0.0.1:9; stty -a > " + stty + "; echo SHELL-GOES-ON; exec sleep 600"
+	term := openTerminal(t, 100, 20, terminalCommand(d.env(), "/bin/bash", "-c", script)...)
+	term.waitText("input hidden")
+	term.keys("C-c")
+	term.waitText("SHELL-GOES-ON")
+	b, err := os.ReadFile(stty)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !regexp.MustCompile(`(^|\s)echo(\s|$)`).Match(b) {
+		t.Fatalf("echo is off after Ctrl+C at the token prompt:\n%s", b)
+	}
+}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/mneme-dev/mneme/config"
 	"github.com/mneme-dev/mneme/internal/sanitize"
+	"github.com/mneme-dev/mneme/internal/shutdown"
 	"github.com/mneme-dev/mneme/memory/index"
 	"github.com/mneme-dev/mneme/memory/syncer"
 )
@@ -295,7 +296,12 @@ func (a *App) readToken() (string, error) {
 			return strings.TrimSpace(t), nil
 		}
 		fmt.Fprint(a.stderr, "Token (from `turso db tokens create DB`; input hidden, empty for none): ")
-		b, err := term.ReadPassword(int(f.Fd()))
+		fd := int(f.Fd())
+		if st, err := term.GetState(fd); err == nil {
+			// Ctrl+C ends the process before ReadPassword could turn echo back on.
+			defer shutdown.OnExit(func() { term.Restore(fd, st) })()
+		}
+		b, err := term.ReadPassword(fd)
 		fmt.Fprintln(a.stderr)
 		if err != nil {
 			return "", fmt.Errorf("read token: %w", err)
