@@ -227,7 +227,7 @@ const (
 func (sy *Syncer) syncFiles(ctx context.Context, path string) error {
 	wait := lockBackoff
 	for attempt := 1; ; attempt++ {
-		err := sy.syncFilesOnce(path)
+		err := sy.syncFilesOnce(ctx, path)
 		if err == nil || !isLocked(err) {
 			return err
 		}
@@ -250,17 +250,31 @@ func (sy *Syncer) syncFiles(ctx context.Context, path string) error {
 
 // syncFilesOnce runs one go-libsql sync on the replica at path: it opens a
 // synced connector (which bootstraps a missing replica from the server and
-// then pushes or pulls) and closes it.
-func (sy *Syncer) syncFilesOnce(path string) error {
+// then pushes or pulls) and closes it. It talks to the server through a
+// relay: a transfer the server cut or left silent, or ctx ending, ends the
+// call with an error (go-libsql alone would wait for ever, or take a
+// download cut half-way for one that was complete).
+func (sy *Syncer) syncFilesOnce(ctx context.Context, path string) error {
 	var opts []libsql.Option
 	if sy.cfg.Token != "" {
 		opts = append(opts, libsql.WithAuthToken(sy.cfg.Token))
 	}
-	c, err := libsql.NewSyncedDatabaseConnector(path, sy.url, opts...)
+	r, err := startRelay(ctx, sy.url, sy.http.Transport, sy.cfg.StallTimeout)
 	if err != nil {
 		return err
 	}
-	return c.Close()
+	c, err := libsql.NewSyncedDatabaseConnector(path, r.url, opts...)
+	if err == nil {
+		err = c.Close()
+	}
+	cut := r.Close()
+	switch {
+	case ctx.Err() != nil:
+		return ctx.Err()
+	case cut != nil:
+		return fmt.Errorf("%w: %s stopped answering during the sync (%s)", ErrSyncOffline, sy.display, sy.cleanError(cut))
+	}
+	return err
 }
 
 // isLocked reports whether go-libsql's sync failed on a lock another

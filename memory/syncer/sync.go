@@ -66,8 +66,12 @@ type SyncConfig struct {
 	// sync refuses (ErrEncryptedReplica). Only its presence is used.
 	EncryptionKey bool
 	Log           *slog.Logger
-	// HTTPClient is used for the reachability probe (default: 10s timeout).
+	// HTTPClient is used for the reachability probe (default: 5s timeout);
+	// its Transport also carries go-libsql's transfers.
 	HTTPClient *http.Client
+	// StallTimeout is how long a transfer may go without a byte before the
+	// server counts as gone (0: 30s).
+	StallTimeout time.Duration
 	// OnMerge, when set, is told as each attempt at a merge with a fresh
 	// copy of the server's database begins (a first sync, a conflict):
 	// attempt of at most attempts. It can take a while on a large memory.
@@ -110,6 +114,9 @@ func NewSyncer(store Store, cfg SyncConfig) (*Syncer, error) {
 	}
 	if cfg.Debounce <= 0 {
 		cfg.Debounce = defaultDebounce
+	}
+	if cfg.StallTimeout <= 0 {
+		cfg.StallTimeout = defaultStallTimeout
 	}
 	sy := &Syncer{store: store, cfg: cfg, url: u, display: display, log: cfg.Log, http: cfg.HTTPClient,
 		kick: make(chan struct{}, 1)}

@@ -1,0 +1,105 @@
+package syncer
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/mneme-dev/mneme/internal/syncserver"
+)
+
+// flakyServer stands in front of a sync server and spoils its answers to
+// pulls (GET /sync/…) as told: "stall" answers nothing, "cut" sends half
+// of the frames and drops the connection, "drop" drops it at once (the
+// server went away).
+type flakyServer struct {
+	*httptest.Server
+	mode    atomic.Value // string
+	release chan struct{}
+}
+
+func newFlakyServer(t *testing.T, srv *syncserver.Server) *flakyServer {
+	u, err := url.Parse(srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := &flakyServer{release: make(chan struct{})}
+	f.mode.Store("")
+	proxy := httputil.NewSingleHostReverseProxy(u)
+	f.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodGet || !strings.HasPrefix(r.URL.Path, "/sync/") {
+			proxy.ServeHTTP(w, r)
+			return
+		}
+		switch f.mode.Load() {
+		case "stall":
+			<-f.release
+			panic(http.ErrAbortHandler)
+		case "drop":
+			panic(http.ErrAbortHandler)
+		case "cut":
+			rec := httptest.NewRecorder()
+			proxy.ServeHTTP(rec, r)
+			body := rec.Body.Bytes()
+			w.Header().Set("Content-Length", "90000000")
+			w.WriteHeader(rec.Code)
+			w.Write(body[:len(body)/2])
+			panic(http.ErrAbortHandler)
+		}
+		proxy.ServeHTTP(w, r)
+	}))
+	t.Cleanup(func() {
+		close(f.release)
+		f.Close()
+	})
+	return f
+}
+
+// TestSyncThatTheServerCutsOrLeavesSilentFails: a pull the server stops
+// answering half-way, cuts, or drops, ends the round with "offline" (go-libsql
+// alone waited for ever, or took the half it got for all there was and
+// called the device synced); the next round, with the server well,
+// brings everything.
+func TestSyncThatTheServerCutsOrLeavesSilentFails(t *testing.T) {
+	for _, mode := range []string{"stall", "cut", "drop"} {
+		t.Run(mode, func(t *testing.T) {
+			ctx := context.Background()
+			srv := syncserver.New(t)
+			a := newSyncDevice(t, "A", srv, "")
+			b := newSyncDevice(t, "B", srv, "")
+			b.sync()
+			for i := range 40 {
+				chat(t, a.store, "alice", "Chat "+string(rune('A'+i%26)), strings.Repeat("a long question about gardens ", 40), "an answer")
+			}
+			a.sync()
+			flaky := newFlakyServer(t, srv)
+			sy, err := NewSyncer(b.store, SyncConfig{URL: flaky.URL, StallTimeout: 300 * time.Millisecond})
+			if err != nil {
+				t.Fatal(err)
+			}
+			flaky.mode.Store(mode)
+			start := time.Now()
+			if _, err := sy.SyncNow(ctx); !errors.Is(err, ErrSyncOffline) {
+				t.Fatalf("a %s pull: %v", mode, err)
+			}
+			t.Logf("the %s pull failed after %s", mode, time.Since(start).Round(time.Millisecond))
+			if st := sy.Status(ctx); st.State == SyncSynced {
+				t.Fatalf("status after a %s pull: %+v", mode, st)
+			}
+			flaky.mode.Store("")
+			if _, err := sy.SyncNow(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if got := b.titles(); len(got) != 40 {
+				t.Fatalf("B has %d conversations after the server came back", len(got))
+			}
+		})
+	}
+}
