@@ -6,7 +6,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -112,7 +111,7 @@ func (a *App) docsAdd(ctx context.Context, args []string) error {
 			}
 			if !asJSON {
 				bar.Clear()
-				printAdded(a.stdout, r)
+				fmt.Fprintln(a.stdout, r)
 			}
 			bar.Show(i + 1)
 		}
@@ -184,7 +183,7 @@ func (a *App) dropGone(ctx context.Context, s *session, ix *index.Index, paths [
 	}
 	if say {
 		for _, r := range out {
-			printAdded(a.stdout, r)
+			fmt.Fprintln(a.stdout, r)
 		}
 	}
 	return out, nil
@@ -226,22 +225,6 @@ func (a *App) embedPassages(ctx context.Context, ix *index.Index, user string, s
 		fmt.Fprintln(a.stdout, "Search by meaning is ready.")
 	}
 	return nil
-}
-
-func printAdded(w io.Writer, r ingest.Added) {
-	path := sanitize.Line(r.Path)
-	switch {
-	case r.Skipped != "":
-		fmt.Fprintf(w, "skipped    %s: %s\n", path, sanitize.Line(r.Skipped))
-	case r.Outcome == docstore.Unchanged:
-		fmt.Fprintf(w, "unchanged  %s\n", path)
-	case r.Outcome == docstore.Removed:
-		fmt.Fprintf(w, "removed    %s: no longer in the folder\n", path)
-	case r.Outcome == docstore.Moved:
-		fmt.Fprintf(w, "moved      %s → collection %q\n", path, sanitize.Line(r.Doc.Collection))
-	default:
-		fmt.Fprintf(w, "%-10s %s · %s\n", r.Outcome, path, text.Count(r.Doc.Chunks, "passage", "passages"))
-	}
 }
 
 // docListing is one row of `docs list --json`.

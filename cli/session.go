@@ -92,7 +92,10 @@ func (a *App) openConfig(ctx context.Context, cfg config.Config, extra ...memory
 	// write to the log file, never over the chat screen or a command's output.
 	s.prevLog = log.Writer()
 	log.SetOutput(s.logFile)
-	s.store, err = memory.Open(ctx, filepath.Join(cfg.DataDir, memory.DBFileName), append(storeOptions(cfg), extra...)...)
+	waiting := memory.WithLockWait(func() {
+		fmt.Fprintln(a.stderr, "mneme: waiting for another mneme that is merging this database with the sync server…")
+	})
+	s.store, err = memory.Open(ctx, filepath.Join(cfg.DataDir, memory.DBFileName), append(storeOptions(cfg), append(extra, waiting)...)...)
 	if err != nil {
 		log.SetOutput(s.prevLog)
 		s.logFile.Close()

@@ -39,6 +39,8 @@ type Store struct {
 
 	conn *dbconn.Connector
 	key  string // encryption key at rest ("" for none); never logged
+	// onWait is told when Open waits for another process (WithLockWait).
+	onWait func()
 	// readIfNewer opens a database of a newer schema read-only instead of
 	// refusing it (ReadOnlyIfNewer).
 	readIfNewer bool
@@ -65,6 +67,13 @@ func WithClock(now func() time.Time) Option { return func(s *Store) { s.now = no
 // key. A sync replica cannot be encrypted: see ErrEncryptedReplica.
 func WithEncryptionKey(key string) Option { return func(s *Store) { s.key = key } }
 
+// WithLockWait makes Open call said once if it has to wait for another
+// process (a sync merge replacing the files), so that the user is told at
+// once why nothing happens.
+func WithLockWait(said func()) Option {
+	return func(s *Store) { s.onWait = sync.OnceFunc(said) }
+}
+
 // ReadOnlyIfNewer opens a database written by a newer mneme (one with a
 // migration this build does not know) read-only, for the commands that
 // only read, instead of failing with ErrSchemaTooNew: every write then
@@ -89,7 +98,7 @@ func Open(ctx context.Context, path string, opts ...Option) (*Store, error) {
 	}
 	// Wait a while for a merge in another process (it holds the lock exclusive).
 	lctx, cancel := context.WithTimeout(ctx, openLockWait)
-	lock, err := openLock(lctx, path)
+	lock, err := openLock(lctx, path, s.onWait)
 	if err != nil && lctx.Err() != nil {
 		err = fmt.Errorf("database is being merged by another mneme process: %w", ErrBusy)
 	}

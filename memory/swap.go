@@ -38,7 +38,7 @@ func (s *Store) HoldWrites(fn func() error) error {
 // waiting until ctx ends, so that two processes never sync the same
 // replica at once. Close releases it.
 func (s *Store) LockSync(ctx context.Context) (io.Closer, error) {
-	l, err := dbfiles.OpenLock(ctx, s.path+".sync-lock", flock.Exclusive)
+	l, err := dbfiles.OpenLock(ctx, s.path+".sync-lock", flock.Exclusive, nil)
 	if err != nil && ctx.Err() != nil {
 		return nil, ErrBusy
 	}
@@ -109,14 +109,16 @@ func (s *Store) reopenBase(cause error) error {
 }
 
 // openLock takes the store's lock ("<db>.lock") shared, waiting until ctx
-// ends. A swap a crash stopped (its marker left) is first rolled back under
-// the lock exclusive: two processes opening at once after the crash never
-// both do, and one that waited for it opens what the other put back.
-func openLock(ctx context.Context, path string) (*dbfiles.Lock, error) {
+// ends; waiting (when not nil) is called while it waits for another
+// process (a merge holds the lock exclusive). A swap a crash stopped (its
+// marker left) is first rolled back under the lock exclusive: two
+// processes opening at once after the crash never both do, and one that
+// waited for it opens what the other put back.
+func openLock(ctx context.Context, path string, waiting func()) (*dbfiles.Lock, error) {
 	backupDir := filepath.Join(filepath.Dir(path), BackupDirName)
 	for {
 		if !dbfiles.Interrupted(backupDir) {
-			l, err := dbfiles.OpenLock(ctx, path+".lock", flock.Shared)
+			l, err := dbfiles.OpenLock(ctx, path+".lock", flock.Shared, waiting)
 			if err != nil || !dbfiles.Interrupted(backupDir) {
 				return l, err
 			}
@@ -133,6 +135,9 @@ func openLock(ctx context.Context, path string) (*dbfiles.Lock, error) {
 			}
 			l.Shared()
 			return l, nil
+		}
+		if waiting != nil {
+			waiting()
 		}
 		select {
 		case <-ctx.Done():

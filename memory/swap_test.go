@@ -59,3 +59,36 @@ func TestOpensAfterACrashedSwapKeepTheDatabase(t *testing.T) {
 		}
 	}
 }
+
+// TestOpenSaysItWaitsForAMerge: a process opening the store while another
+// holds it for a merge is told at once (WithLockWait), once, and opens
+// when the merge ends.
+func TestOpenSaysItWaitsForAMerge(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), DBFileName)
+	merging, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer merging.Close()
+	if !merging.TryExclusive() {
+		t.Fatal("no exclusive hold with no other process")
+	}
+	told := make(chan struct{}, 4)
+	opened := make(chan error, 1)
+	go func() {
+		s, err := Open(ctx, path, WithLockWait(func() { told <- struct{}{} }))
+		if err == nil {
+			s.Close()
+		}
+		opened <- err
+	}()
+	<-told
+	merging.EndExclusive()
+	if err := <-opened; err != nil {
+		t.Fatal(err)
+	}
+	if len(told) != 0 {
+		t.Fatalf("told %d more times", len(told))
+	}
+}

@@ -13,6 +13,8 @@ import (
 	"path/filepath"
 
 	"github.com/mneme-dev/mneme/docs"
+	"github.com/mneme-dev/mneme/internal/sanitize"
+	"github.com/mneme-dev/mneme/internal/text"
 	"github.com/mneme-dev/mneme/memory/docstore"
 )
 
@@ -25,6 +27,22 @@ type Added struct {
 	Outcome docstore.Outcome  `json:"outcome,omitempty"` // added, updated, unchanged
 	Skipped string            `json:"skipped,omitempty"` // why it was not added
 	Doc     docstore.Document `json:"-"`
+}
+
+// String is the line `mneme docs add` prints of it, sanitised.
+func (r Added) String() string {
+	path := sanitize.Line(r.Path)
+	switch {
+	case r.Skipped != "":
+		return fmt.Sprintf("skipped    %s: %s", path, sanitize.Line(r.Skipped))
+	case r.Outcome == docstore.Unchanged:
+		return "unchanged  " + path
+	case r.Outcome == docstore.Removed:
+		return "removed    " + path + ": no longer in the folder"
+	case r.Outcome == docstore.Moved:
+		return fmt.Sprintf("moved      %s → collection %q", path, sanitize.Line(r.Doc.Collection))
+	}
+	return fmt.Sprintf("%-10s %s · %s", r.Outcome, path, text.Count(r.Doc.Chunks, "passage", "passages"))
 }
 
 // Library is where documents are kept; *index.Index is one, and with

@@ -1,6 +1,11 @@
 package syncer
 
-import "errors"
+import (
+	"errors"
+	"fmt"
+
+	"github.com/mneme-dev/mneme/memory"
+)
 
 var (
 	// ErrSyncOffline is returned when the sync server cannot be reached.
@@ -10,4 +15,7 @@ var (
 	// ErrSyncLocked is returned when go-libsql's sync kept finding the
 	// database locked by another connection, after every retry.
 	ErrSyncLocked = errors.New("the database stayed locked during sync")
+	// errOthersOpen says a merge cannot swap its files in: another process
+	// has the database open.
+	errOthersOpen = fmt.Errorf("%w: another mneme on this device has the database open; the merge runs once it is the only one", memory.ErrBusy)
 )

@@ -45,10 +45,6 @@ const mergeDirName = "sync-merge"
 func (sy *Syncer) rebuild(ctx context.Context, adopt bool) (rep SyncReport, err error) {
 	rep.Merged, rep.Conflict = true, !adopt
 	store := sy.store
-	if !store.TryExclusive() {
-		return rep, fmt.Errorf("%w: another mneme on this device has the database open; the merge runs once it is the only one", memory.ErrBusy)
-	}
-	defer store.EndExclusive()
 	dir := filepath.Dir(store.Path())
 	work := filepath.Join(dir, mergeDirName)
 	defer os.RemoveAll(work)
@@ -129,7 +125,13 @@ func (sy *Syncer) rebuildOnce(ctx context.Context, adopt bool, work, backup stri
 			}
 		}
 	}
-	// Last pass with writes held, then the swap.
+	// Last pass with writes held, then the swap: it needs the files to
+	// itself, but only now. The download above, however long, leaves other
+	// commands free to open the database.
+	if !store.TryExclusive() {
+		return total, errOthersOpen
+	}
+	defer store.EndExclusive()
 	err := store.HoldWrites(func() error {
 		n, err := sy.mergeInto(ctx, newPath, adopt, done)
 		if err != nil {

@@ -23,14 +23,15 @@ type Lock struct {
 }
 
 // OpenLock opens path and takes it in mode (flock.Shared or
-// flock.Exclusive), waiting until ctx ends.
-func OpenLock(ctx context.Context, path string, mode int) (*Lock, error) {
+// flock.Exclusive), waiting until ctx ends; waiting (when not nil) is
+// called while it waits.
+func OpenLock(ctx context.Context, path string, mode int, waiting func()) (*Lock, error) {
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("lock: %w", err)
 	}
 	l := &Lock{f: f}
-	if err := flock.Acquire(ctx, f, mode, nil); err != nil {
+	if err := flock.Acquire(ctx, f, mode, waiting); err != nil {
 		f.Close()
 		return nil, err
 	}
