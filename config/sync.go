@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mneme-dev/mneme/memory"
 	"github.com/mneme-dev/mneme/memory/syncer"
 )
 
@@ -67,6 +68,14 @@ func (c *syncConfig) resolve(l layers) {
 			l.bad(fmt.Errorf("%s: %w", where, err))
 			c.Sync.URL = ""
 		}
+	}
+	if c.Sync.URL != "" && c.EncryptionKey != "" {
+		// Refused as any bad setting, by every command: nothing would sync.
+		key := "config " + l.file + ": encryption_key" // named, never quoted
+		if l.getenv(envEncryptionKey) != "" {
+			key = envEncryptionKey
+		}
+		l.bad(fmt.Errorf("%s with %s: %w", where, key, memory.ErrEncryptedReplica))
 	}
 }
 

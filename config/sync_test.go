@@ -1,6 +1,7 @@
 package config
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 
+	"github.com/mneme-dev/mneme/memory"
 	"github.com/mneme-dev/mneme/memory/syncer"
 )
 
@@ -37,10 +39,18 @@ func TestSyncConfigPrecedence(t *testing.T) {
 		t.Fatalf("TURSO_*: %+v", cfg.Sync)
 	}
 	env["MNEME_SYNC_URL"], env["MNEME_SYNC_TOKEN"], env["MNEME_SYNC_INTERVAL"] = "https://mneme-db.example", "mneme-token", "off"
-	env["MNEME_ENCRYPTION_KEY"] = "k"
-	if cfg = load(); cfg.Sync.URL != "https://mneme-db.example" || cfg.Sync.Token != "mneme-token" || cfg.Sync.Every >= 0 || cfg.EncryptionKey != "k" {
+	if cfg = load(); cfg.Sync.URL != "https://mneme-db.example" || cfg.Sync.Token != "mneme-token" || cfg.Sync.Every >= 0 {
 		t.Fatalf("MNEME_*: %+v", cfg.Sync)
 	}
+	// Sync with encryption at rest is a bad setting, for every command: it
+	// names both sources, never the key.
+	env["MNEME_ENCRYPTION_KEY"] = "secret-key-value"
+	_, err := Load(Flags{configFile: path}, envMap(env))
+	if !errors.Is(err, memory.ErrEncryptedReplica) || !errors.Is(err, ErrConfigValue) ||
+		!strings.Contains(err.Error(), "MNEME_SYNC_URL with MNEME_ENCRYPTION_KEY") || strings.Contains(err.Error(), "secret-key-value") {
+		t.Fatalf("sync with an encryption key: %v", err)
+	}
+	delete(env, "MNEME_ENCRYPTION_KEY")
 	delete(env, "MNEME_SYNC_INTERVAL")
 	delete(env, "MNEME_SYNC_URL")
 	delete(env, "TURSO_DATABASE_URL")
