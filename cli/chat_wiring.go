@@ -236,3 +236,16 @@ func (a *App) chatAttach(s *session, ix *index.Index) func(ctx context.Context, 
 			Documents: at.Documents, Unchanged: at.Unchanged, Skipped: at.Skipped}, nil
 	}
 }
+
+// byMatch is the index for searches a person reads (the chat's overlay):
+// a turn found only by meaning must be as close to the query as recall
+// asks (recall_threshold), or it is no match.
+type byMatch struct {
+	ix  *index.Index
+	min float64
+}
+
+func (b byMatch) Search(ctx context.Context, q index.SearchQuery) ([]index.SearchResult, error) {
+	q.MinSimilarity = b.min
+	return b.ix.Search(ctx, q)
+}

@@ -186,7 +186,7 @@ func (a *App) runChat(ctx context.Context, args []string) error {
 		Log:           s.log,
 		Dark:          true, // until the terminal reports its background
 		Conversations: conversationManager{Store: s.store, Index: ix, turns: turnlock.New(s.cfg.DataDir)},
-		Search:        ix,
+		Search:        byMatch{ix, s.cfg.RecallQuery().MinSimilarity},
 		Notes:         ix,
 		Docs:          docLibrary{ix},
 		Attach:        a.chatAttach(s, ix),

@@ -72,7 +72,7 @@ func (a *App) runSearch(ctx context.Context, args []string) error {
 		return err
 	}
 	defer s.Close()
-	q.UserID = s.cfg.User
+	q.UserID, q.MinSimilarity = s.cfg.User, s.cfg.RecallQuery().MinSimilarity
 	if *conv != "" {
 		c, err := s.store.Conversation(ctx, s.cfg.User, *conv)
 		if err != nil {

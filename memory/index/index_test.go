@@ -153,6 +153,44 @@ func TestHybridSearchFusesVectorAndKeyword(t *testing.T) {
 	}
 }
 
+// TestSearchByMeaningNeedsAMatch: with MinSimilarity, a turn found only
+// by meaning must be that close to the query: a query of a topic no turn
+// has finds nothing (a vector ranking orders every turn, and "???" listed
+// them all); one of a turn's topic still finds it; a keyword hit stays.
+func TestSearchByMeaningNeedsAMatch(t *testing.T) {
+	s := openTest(t)
+	cats, cars := seed(t, s)
+	ix := openIndex(t, s, t.TempDir(), &topicEmbedder{}, "topics")
+	if err := ix.Drain(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	find := func(text string, min float64) []SearchResult {
+		t.Helper()
+		res, err := ix.Search(context.Background(), SearchQuery{UserID: "alice", Text: text, MinSimilarity: min})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	if res := find("alfama", 0); len(res) == 0 {
+		t.Fatal("without a floor, the vector ranking finds nothing")
+	}
+	if res := find("alfama", 0.5); len(res) != 0 {
+		t.Fatalf("a query of a topic no turn has finds %+v", res)
+	}
+	if res := find("feline", 0.5); len(res) == 0 || res[0].ConversationID != cats.ID || res[0].MatchedBy != MatchVector {
+		t.Fatalf("a query of the cat topic finds %+v", res)
+	}
+	for _, r := range find("feline", 0.5) {
+		if r.ConversationID == cars.ID {
+			t.Fatalf("the car turn, of another topic, matches %q: %+v", "feline", r)
+		}
+	}
+	if res := find("rattling", 0.5); len(res) == 0 || res[0].ConversationID != cars.ID {
+		t.Fatalf("a keyword hit is gone: %+v", res)
+	}
+}
+
 // TestRareWordBeatsLookAlikes: a turn that holds the query's rare word
 // ("zebra1x29", an error code) comes first in hybrid search, though far
 // in meaning, above turns that only resemble it: found by meaning and by

@@ -50,6 +50,12 @@ type SearchQuery struct {
 	ConversationID  string
 	Since, Until    time.Time
 	IncludeArchived bool
+	// MinSimilarity leaves out a turn found only by meaning that is less
+	// similar to the query than this (cosine, 0-1; 0: none): a vector
+	// ranking orders every turn, and its tail is no match for a person
+	// asking "when did we talk about …" ("???" found twenty turns). The
+	// model's search_chat_history reads the whole ranking, scores shown.
+	MinSimilarity float64
 }
 
 // MatchKind says which ranking found a result.
@@ -145,8 +151,13 @@ func (ix *Index) Search(ctx context.Context, q SearchQuery) ([]SearchResult, err
 	}
 
 	shown := vecHits[:0:0]
+	byMeaning := false // a ranking by meaning was made (beside which related hits go)
 	for _, h := range vecHits {
-		if !hidden[h.conversationID] {
+		if hidden[h.conversationID] {
+			continue
+		}
+		byMeaning = true
+		if q.MinSimilarity <= 0 || h.similarity >= q.MinSimilarity {
 			shown = append(shown, h)
 		}
 	}
@@ -159,7 +170,7 @@ func (ix *Index) Search(ctx context.Context, q SearchQuery) ([]SearchResult, err
 		// that holds the query's rare word ("zebra1x99", an error code),
 		// not yet embedded or far in meaning, fell below twenty turns
 		// that only resemble it.
-		if !hidden[h.ConversationID] && !(h.Related && len(shown) > 0) {
+		if !hidden[h.ConversationID] && !(h.Related && byMeaning) {
 			kwIDs = append(kwIDs, h.ID)
 			related[h.ID] = h.Related
 		}
