@@ -46,6 +46,19 @@ type Answer struct {
 	// para: a tool call ended the text of a model call; the next text
 	// starts a new paragraph, as in the stored answer.
 	para bool
+	// failed is the last call printed when it failed (its name and error),
+	// alike how many calls after it failed the same way, not printed: a
+	// reply of 200 calls, 184 over the limit, is one line for those.
+	failed [2]string
+	alike  int
+}
+
+// flushAlike says how many calls failed as the last one printed.
+func (p *Answer) flushAlike() {
+	if p.alike > 0 {
+		fmt.Fprintf(p.errw, "⚙ … and %s that failed the same way\n", text.Count(p.alike, "more call", "more calls"))
+	}
+	p.alike = 0
 }
 
 // write prints to stdout until it fails.
@@ -65,6 +78,17 @@ func (p *Answer) Fail(err error) {
 
 // Emit prints an event of the run as it comes.
 func (p *Answer) Emit(ev agent.Event) {
+	switch ev := ev.(type) {
+	case agent.ToolCallEvent:
+		return // said with its result
+	case agent.ToolResultEvent:
+		if ev.Call.Error != "" && p.failed == [2]string{ev.Call.Name, ev.Call.Error} {
+			p.alike++
+			return
+		}
+	}
+	p.flushAlike()
+	p.failed = [2]string{}
 	switch ev := ev.(type) {
 	case agent.ContentDelta:
 		if p.quiet {
@@ -87,6 +111,9 @@ func (p *Answer) Emit(ev agent.Event) {
 		p.para = true
 		// One line per call, worded as in the chat screen.
 		fmt.Fprintf(p.errw, "⚙ %s\n", text.Cut(text.OneLine(sanitize.Text(ev.Call.Summary())), 200))
+		if ev.Call.Error != "" {
+			p.failed = [2]string{ev.Call.Name, ev.Call.Error}
+		}
 	case agent.RecallEvent:
 		fmt.Fprintf(p.errw, "↺ %s\n", text.Cut(text.OneLine(sanitize.Text(ev.Summary())), 200))
 	case agent.NoticeEvent:
@@ -98,6 +125,7 @@ func (p *Answer) Emit(ev agent.Event) {
 
 // Finish ends streamed text with a newline.
 func (p *Answer) Finish() {
+	p.flushAlike()
 	if p.wrote && p.lastByte != '\n' {
 		p.write("\n")
 	}
