@@ -206,13 +206,6 @@ func (m Model) choiceView() string {
 	return m.choice.View(m.st, m.mainWidth(), m.now())
 }
 
-func (m Model) choiceHeight() int {
-	if m.choice == nil {
-		return 0
-	}
-	return m.choice.Height()
-}
-
 // loadSummaries reads the conversation's summaries when the store can.
 func loadSummaries(ctx context.Context, store Store, userID, conversationID string) []memory.Summary {
 	sl, ok := store.(summaryLister)

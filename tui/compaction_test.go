@@ -464,8 +464,10 @@ func TestTypingWhileTheFirstMessageIsSentStaysAsTheNextDraft(t *testing.T) {
 }
 
 // TestAPromptSentWhileAnAnswerStreamsIsQueued: Enter while an answer
-// streams queues the prompt, which is sent when the answer ends; edited
-// meanwhile, it stays a draft.
+// streams takes the prompt out of the input, shows it queued above it, and
+// sends it when the answer ends; what is typed next is a new draft, not
+// glued to it ("queued onequeued two" was sent). A second Enter joins the
+// queue as one message; ↑ in the empty input takes it back to edit.
 func TestAPromptSentWhileAnAnswerStreamsIsQueued(t *testing.T) {
 	store := openStore(t)
 	r := newFakeRunner(store, "First answer.")
@@ -475,15 +477,25 @@ func TestAPromptSentWhileAnAnswerStreamsIsQueued(t *testing.T) {
 	h.sendText("first question")
 	h.runUntil("the answer to start", func() bool { return h.m.run != nil })
 	h.sendText("second question")
-	if !h.shows("Queued: it is sent when this answer ends") {
-		t.Fatalf("no queue:\n%s", h.screen())
+	if !h.shows("⏵ queued: second question") || h.m.input.Value() != "" {
+		t.Fatalf("not queued, input %q:\n%s", h.m.input.Value(), h.screen())
 	}
+	h.sendText("third")
+	h.send(tea.KeyPressMsg{Code: tea.KeyUp})
+	if h.m.input.Value() != "second question\n\nthird" || h.shows("⏵ queued") {
+		t.Fatalf("↑ took back %q:\n%s", h.m.input.Value(), h.screen())
+	}
+	h.send(keyEnter)
+	h.typeText("a draft for later")
 	r.gate <- struct{}{}
-	h.runUntil("the queued prompt sent", func() bool { return h.m.run != nil && h.m.input.Value() == "" })
+	h.runUntil("the queued prompt sent", func() bool { return h.m.run != nil && h.m.queued == "" })
 	r.gate <- struct{}{}
 	h.runUntilIdle()
 	msgs, err := store.Messages(context.Background(), testUser, h.m.convID)
-	if err != nil || len(msgs) != 4 || msgs[2].Content != "second question" {
+	if err != nil || len(msgs) != 4 || msgs[2].Content != "second question\n\nthird" {
 		t.Fatalf("stored %+v, %v", msgs, err)
+	}
+	if got := h.m.input.Value(); got != "a draft for later" {
+		t.Fatalf("the draft typed meanwhile became %q", got)
 	}
 }

@@ -242,10 +242,3 @@ func (m Model) completionView() string {
 	}
 	return strings.Join(rows, "\n")
 }
-
-func (m Model) completionHeight() int {
-	if v := m.completionView(); v != "" {
-		return strings.Count(v, "\n") + 1
-	}
-	return 0
-}

@@ -3,12 +3,18 @@ package tui
 import "strings"
 
 // recallPrompt puts an earlier prompt of the conversation in the input, as
-// a shell's history does: ↑ in an empty input takes the last one, and
+// a shell's history does (a queued prompt comes back first): ↑ in an empty
+// input takes the last one, and
 // again the one before; ↓ goes back towards the newest, then to an empty
 // input. It reports whether the key was taken (a draft, or a recalled
 // prompt since edited, keeps ↑/↓ for moving in the text).
 func (m *Model) recallPrompt(older bool) bool {
 	text := m.input.Value()
+	if q := m.queued; older && text == "" && q != "" { // a queued prompt first: back to edit
+		m.queued, m.hint = "", "Taken back from the queue."
+		m.input.Paste(q)
+		return true
+	}
 	if text != "" && text != m.recalled {
 		return false
 	}

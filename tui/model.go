@@ -102,8 +102,8 @@ type Model struct {
 	// resend is a prompt whose conversation was deleted by another process
 	// before it was stored: it goes again, into a new conversation.
 	resend string
-	// queued is a prompt submitted while an answer streamed: sent when it
-	// ends, if the input still holds it (runs.go).
+	// queued is what was submitted while an answer streamed, shown above
+	// the input: sent when it ends (runs.go), or taken back by ↑.
 	queued string
 	// undo holds the changes this chat learnt, the model made or the
 	// user made in its memory browser: ctrl+z and /undo take them back,

@@ -49,11 +49,10 @@ func (m *Model) handleEvents(msg runEventsMsg) tea.Cmd {
 		}
 		m.others.counting = true // until the title says how many messages are stored
 		cmds := []tea.Cmd{m.titleAfterRun(), notes, offline}
-		if q := m.queued; q != "" && m.input.Value() == q {
+		if q := m.queued; q != "" {
 			m.queued, m.pending = "", q
 			cmds = append(cmds, m.send())
 		}
-		m.queued = ""
 		return tea.Batch(cmds...)
 	}
 	return tea.Batch(waitForEvents(m.run.id, m.run.events), offline)

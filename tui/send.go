@@ -20,10 +20,14 @@ func (m *Model) submit() tea.Cmd {
 		m.hint = hintLoading
 		return nil
 	case m.phase != phaseIdle && m.run != nil && !m.run.cancelled:
-		// Sent when this answer ends, as typed then (edited meanwhile,
-		// it stays a draft).
+		// Out of the input, sent when this answer ends; a second joins the
+		// first, as one message (what is typed next is a new draft).
+		if m.queued != "" {
+			text = m.queued + "\n\n" + text
+		}
 		m.queued = text
-		m.hint = "Queued: it is sent when this answer ends (Esc stops the answer; editing it keeps it here)."
+		m.input.Reset()
+		m.hint = "Queued: sent when this answer ends (↑ takes it back to edit; Esc stops the answer)."
 		return nil
 	case m.phase != phaseIdle:
 		m.hint = hintBusy

@@ -3,6 +3,7 @@ package tui
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"charm.land/bubbles/v2/key"
@@ -12,7 +13,9 @@ import (
 
 	"github.com/mneme-dev/mneme/internal/ollama"
 	"github.com/mneme-dev/mneme/internal/sanitize"
+	"github.com/mneme-dev/mneme/internal/text"
 	"github.com/mneme-dev/mneme/tui/keyhelp"
+	"github.com/mneme-dev/mneme/tui/panel"
 	"github.com/mneme-dev/mneme/tui/sidebar"
 	"github.com/mneme-dev/mneme/tui/statusline"
 )
@@ -35,16 +38,9 @@ func (m *Model) layout() {
 	}
 	m.input.SetSize(w, m.height/4)
 	fixed := m.input.Height() + 1 // the rule
-	if a := m.alertView(); a != "" {
-		fixed += lipgloss.Height(a)
+	if rows := m.aboveInput(w); len(rows) > 0 {
+		fixed += lipgloss.Height(strings.Join(rows, "\n"))
 	}
-	if h := m.hintView(); h != "" {
-		fixed += lipgloss.Height(h)
-	}
-	if m.confirm != nil {
-		fixed++
-	}
-	fixed += m.choiceHeight() + m.completionHeight()
 	m.transcript.setSize(w, body-fixed, m.now())
 }
 
@@ -113,22 +109,7 @@ func (m Model) mainView() (string, *tea.Cursor) {
 	if m.convID == "" && len(m.transcript.entries) == 0 && !m.loading && !m.incognito() {
 		rows[0] = m.welcomeView(w)
 	}
-	if a := m.alertView(); a != "" {
-		rows = append(rows, a)
-	}
-	if q := m.confirmLine(); q != "" {
-		rows = append(rows, m.st.Error.Render(ansi.Truncate(sanitize.Line(q), w, "…")))
-	}
-	if h := m.hintView(); h != "" {
-		rows = append(rows, h)
-	}
-	if c := m.choiceView(); c != "" {
-		rows = append(rows, c)
-	}
-	if c := m.completionView(); c != "" {
-		rows = append(rows, c)
-	}
-	rows = append(rows, m.st.Rule.Render(strings.Repeat("─", w)))
+	rows = append(append(rows, m.aboveInput(w)...), m.st.Rule.Render(strings.Repeat("─", w)))
 	inputTop := lipgloss.Height(strings.Join(rows, "\n"))
 	rows = append(rows, m.input.View())
 	c := m.input.Cursor()
@@ -138,6 +119,20 @@ func (m Model) mainView() (string, *tea.Cursor) {
 	return strings.Join(rows, "\n"), c
 }
 
+// aboveInput are the rows between the transcript and the input's rule,
+// those shown: the Ollama alert, a model's question, a hint, the /switch
+// choices, the slash command completion and a queued prompt.
+func (m Model) aboveInput(w int) []string {
+	rows := []string{m.alertView(), "", m.hintView(), m.choiceView(), m.completionView(), ""}
+	if q := m.confirmLine(); q != "" {
+		rows[1] = m.st.Error.Render(ansi.Truncate(sanitize.Line(q), w, "…"))
+	}
+	if m.queued != "" {
+		rows[5] = m.st.Hint.Render(ansi.Truncate("⏵ queued: "+text.OneLine(sanitize.Line(m.queued)), w, "…"))
+	}
+	return slices.DeleteFunc(rows, func(r string) bool { return r == "" })
+}
+
 // hintView is the hint, wrapped to the chat's width rather than losing its
 // end (a reason, a command to run), in at most maxAlertRows rows.
 func (m Model) hintView() string {
@@ -145,18 +140,7 @@ func (m Model) hintView() string {
 		return ""
 	}
 	w := m.mainWidth()
-	return m.st.Hint.Render(capRows(ansi.Wrap(sanitize.Line(m.hint), max(1, w), ""), maxAlertRows, w))
-}
-
-// capRows keeps the first rows of text, the last of them marked "…" when
-// some were left out.
-func capRows(text string, rows, w int) string {
-	lines := strings.Split(text, "\n")
-	if len(lines) > rows {
-		lines = lines[:rows]
-		lines[rows-1] = ansi.Truncate(lines[rows-1], w-1, "") + "…"
-	}
-	return strings.Join(lines, "\n")
+	return m.st.Hint.Render(panel.CapRows(ansi.Wrap(sanitize.Line(m.hint), max(1, w), ""), maxAlertRows, w))
 }
 
 // helpLineView is the short key help for what has the keys.
@@ -180,7 +164,7 @@ func (m Model) alertView() string {
 		return ""
 	}
 	w := m.mainWidth()
-	return capRows(m.st.Alert.Width(w).Render("✗ "+sanitize.Text(m.alert)), maxAlertRows, w)
+	return panel.CapRows(m.st.Alert.Width(w).Render("✗ "+sanitize.Text(m.alert)), maxAlertRows, w)
 }
 
 func (m Model) statusView() string {

@@ -345,3 +345,14 @@ func DisplayTitle(t string) string {
 	}
 	return t
 }
+
+// CapRows keeps the first rows of text, the last of them marked "…" when
+// some were left out.
+func CapRows(text string, rows, w int) string {
+	lines := strings.Split(text, "\n")
+	if len(lines) > rows {
+		lines = lines[:rows]
+		lines[rows-1] = ansi.Truncate(lines[rows-1], w-1, "") + "…"
+	}
+	return strings.Join(lines, "\n")
+}
