@@ -161,9 +161,13 @@ func (n Note) HasTag(tag string) bool {
 }
 
 // CheckNote cleans a note's text the way the store writes it and checks
-// its length: 1-2000 characters once surrounding space is trimmed.
+// its length: 1-2000 characters once surrounding space is trimmed. A note
+// is plain text: escape sequences, control characters and bidi controls
+// go (sanitize.Text), so that what is recalled into prompts and synced is
+// what the user reviewed (the screen showed "red evil" of a stored
+// "\x1b[31mred\x1b[0m \u202eevil").
 func CheckNote(content string) (string, error) {
-	content = strings.TrimSpace(cleanText(content))
+	content = strings.TrimSpace(sanitize.Text(cleanText(content)))
 	switch n := utf8.RuneCountInString(content); {
 	case n == 0:
 		return "", Invalid("note is empty")

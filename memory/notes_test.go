@@ -30,6 +30,18 @@ func TestNoteTextIsChecked(t *testing.T) {
 	if err != nil || got.Content != "bad \uFFFD byte and \uFFFD nul" || got.TurnNumber != 0 {
 		t.Fatalf("stored %+v %v", got, err)
 	}
+	// Plain text: what a terminal would act on goes, saved or edited; an
+	// only-escapes note is empty.
+	n, err = s.SaveNote(ctx, "alice", "\x1b[31mred\x1b[0m \u202eevil\x1b]52;c;aGk=\a here", NoteSource{})
+	if err != nil || n.Content != "red evil here" {
+		t.Fatalf("saved %q: %v", n.Content, err)
+	}
+	if n, err = s.UpdateNote(ctx, "alice", n.ID, "blue\x1b[2J \u2066still\u2069"); err != nil || n.Content != "blue still" {
+		t.Fatalf("updated %q: %v", n.Content, err)
+	}
+	if _, err := s.SaveNote(ctx, "alice", "\x1b[2J\x1b[H", NoteSource{}); !errors.Is(err, ErrInvalid) {
+		t.Fatalf("an only-escapes note: %v", err)
+	}
 }
 
 func TestNoteIDPrefix(t *testing.T) {
