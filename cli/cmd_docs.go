@@ -139,8 +139,11 @@ func (a *App) docsAdd(ctx context.Context, args []string) error {
 			fmt.Fprintf(a.stdout, "%d added, %d updated, %d unchanged, %d skipped%s\n",
 				counts[string(docstore.Added)], counts[string(docstore.Updated)], counts[string(docstore.Unchanged)]+counts[string(docstore.Moved)], counts["skipped"], removed)
 		}
-		if ctx.Err() != nil {
+		switch {
+		case ctx.Err() != nil && len(results) < len(found):
 			fmt.Fprintf(a.stderr, "mneme: docs add: stopped after %d of %s; the same command again adds the rest\n", len(results), text.Count(len(found), "file", "files"))
+		case ctx.Err() != nil:
+			fmt.Fprintln(a.stderr, "mneme: docs add: stopped: every file is stored, and found by its words; search by meaning catches up when mneme next runs")
 		}
 		if err := ix.IndexDocuments(context.WithoutCancel(ctx)); err != nil {
 			return err
