@@ -124,10 +124,9 @@ func TestAskedTurnsAreFoundByVectorAndKeyword(t *testing.T) {
 	if len(srv.EmbedRequests()) == 0 {
 		t.Fatal("finished turns were not embedded")
 	}
-	// The fake's word-hash vectors rate the sourdough turn 0.43 alike to
-	// "sourdough bread", the others 0: a person's search lists a turn found
-	// by meaning from recall_threshold on (0.5 by default, for real models).
-	writeFiles(t, filepath.Join(d.home, "config", "mneme"), map[string]string{"config.toml": "recall_threshold = 0.3\n"})
+	// The fake's word-hash vectors rate the other turns 0 alike to
+	// "sourdough bread": a person's search lists a turn found only by
+	// meaning from recall_threshold on (0.5), no longer every turn.
 	var res []index.SearchResult
 	r := d.mustOK("", "search", "--json", "sourdough bread")
 	if err := json.Unmarshal([]byte(r.stdout), &res); err != nil {

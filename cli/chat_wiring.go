@@ -10,6 +10,7 @@ import (
 	"github.com/mneme-dev/mneme/internal/sanitize"
 	"github.com/mneme-dev/mneme/internal/text"
 	"github.com/mneme-dev/mneme/internal/turnlock"
+	"github.com/mneme-dev/mneme/learn"
 	"github.com/mneme-dev/mneme/memory"
 	"github.com/mneme-dev/mneme/memory/index"
 	"github.com/mneme-dev/mneme/tools"
@@ -41,9 +42,9 @@ func (r indexingRunner) Run(ctx context.Context, req agent.Request, emit func(ag
 // behind, a receipt is dropped (the notes are kept; the log says so).
 func (s *session) learntReceipts(ctx context.Context, ix *index.Index) (*backgroundLearner, <-chan tui.Learnt) {
 	ch := make(chan tui.Learnt, 16)
-	return s.newBackgroundLearner(ctx, ix, func(conversationID string, turn int, l learnt) {
+	return s.newBackgroundLearner(ctx, ix, func(conversationID string, turn int, l learn.Learnt) {
 		select {
-		case ch <- tui.Learnt{ConversationID: conversationID, Turn: turn, Text: l.chatReceipt(), NoteID: l.NoteID}:
+		case ch <- tui.Learnt{ConversationID: conversationID, Turn: turn, Text: l.ChatReceipt(), NoteID: l.NoteID}:
 		default:
 			s.log.Info("learnt-note receipt dropped: the screen is behind", "note", l.NoteID)
 		}

@@ -14,6 +14,7 @@ import (
 	"github.com/mneme-dev/mneme/internal/sanitize"
 	"github.com/mneme-dev/mneme/internal/stdin"
 	"github.com/mneme-dev/mneme/internal/turnlock"
+	"github.com/mneme-dev/mneme/learn"
 	"github.com/mneme-dev/mneme/memory"
 	"github.com/mneme-dev/mneme/memory/index"
 )
@@ -162,7 +163,7 @@ func (a *App) runAsk(ctx context.Context, args []string) (err error) {
 			err := fmt.Errorf("%w; nothing was stored", runErr)
 			if *asJSON && !p.Closed() {
 				_ = writeJSON(a.stdout, askResult{Result: agent.Result{ToolCalls: []agent.ToolActivity{}, MemoriesUsed: []agent.Memory{}},
-					Learned: []learnt{}, Error: sanitize.Line(err.Error())})
+					Learned: []learn.Learnt{}, Error: sanitize.Line(err.Error())})
 			}
 			return err
 		}
@@ -178,7 +179,7 @@ func (a *App) runAsk(ctx context.Context, args []string) (err error) {
 	}
 	// Learning from the turn comes after the answer is printed and
 	// stored, within learnBudget; Ctrl+C still ends it at once.
-	learned := []learnt{}
+	learned := []learn.Learnt{}
 	if ix != nil && s.cfg.LearnOn() && learnable(res, runErr) && ctx.Err() == nil {
 		learned = append(learned, a.learnAfterAsk(ctx, s, ix, st.Model, req, res)...)
 	}
@@ -232,7 +233,7 @@ func (a *App) runAsk(ctx context.Context, args []string) (err error) {
 // askResult is what `ask --json` prints: the run and what was learnt from it.
 type askResult struct {
 	agent.Result
-	Learned []learnt `json:"learned"`
+	Learned []learn.Learnt `json:"learned"`
 	// Incognito: nothing of this run was kept (its conversation_id names
 	// nothing afterwards).
 	Incognito bool `json:"incognito,omitempty"`

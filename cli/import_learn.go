@@ -89,7 +89,7 @@ func (a *App) learnImported(ctx context.Context, s *session, ix *index.Index, pr
 			agent.Result{ConversationID: t.ConversationID, Turn: t.Number, Answer: t.Answer})
 		for _, l := range learned {
 			counter.Clear()
-			fmt.Fprintln(a.stdout, l.receipt())
+			fmt.Fprintln(a.stdout, l.Receipt())
 			changes++
 		}
 		if err == nil { // learnt: recorded even if Ctrl+C came meanwhile

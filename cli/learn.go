@@ -13,7 +13,6 @@ import (
 
 	"github.com/mneme-dev/mneme/agent"
 	"github.com/mneme-dev/mneme/internal/sanitize"
-	"github.com/mneme-dev/mneme/internal/text"
 	"github.com/mneme-dev/mneme/learn"
 	"github.com/mneme-dev/mneme/memory"
 	"github.com/mneme-dev/mneme/memory/index"
@@ -27,24 +26,6 @@ import (
 // learnBudget bounds learning from one turn: `mneme ask` waits for it
 // before exiting, the chat runs it in the background.
 const learnBudget = 30 * time.Second
-
-// learnt is one change learning made to the notes, as `ask --json` lists it.
-type learnt struct {
-	Event  learn.Event `json:"event"`
-	NoteID string      `json:"note_id"`
-	Text   string      `json:"text"`
-	// Pending: the note waits for the user's review (memory_review = "inbox").
-	Pending bool `json:"pending,omitempty"`
-}
-
-// receipt is the line that tells the user about it.
-func (l learnt) receipt() string {
-	verb := map[learn.Event]string{learn.EventAdd: "remembered", learn.EventUpdate: "updated", learn.EventDelete: "forgot"}[l.Event]
-	if l.Pending {
-		verb = "to review (mneme memory pending)"
-	}
-	return "✎ " + verb + ": " + text.Cut(sanitize.Line(l.Text), 120)
-}
 
 // learnable reports whether a run's turn may be learnt from: it completed
 // with an answer (not interrupted, not failed, not cut by the step limit).
@@ -61,9 +42,9 @@ const learnSlow = 2 * time.Second
 // learnAfterAsk learns from ask's turn, printing each change on stderr; a
 // wait of more than learnSlow is said, and so is a failure (the answer is
 // stored either way).
-func (a *App) learnAfterAsk(ctx context.Context, s *session, ix *index.Index, chatModel string, req agent.Request, res agent.Result) []learnt {
+func (a *App) learnAfterAsk(ctx context.Context, s *session, ix *index.Index, chatModel string, req agent.Request, res agent.Result) []learn.Learnt {
 	type outcome struct {
-		learned []learnt
+		learned []learn.Learnt
 		err     error
 	}
 	done := make(chan outcome, 1)
@@ -79,7 +60,7 @@ func (a *App) learnAfterAsk(ctx context.Context, s *session, ix *index.Index, ch
 		o = <-done
 	}
 	for _, l := range o.learned {
-		fmt.Fprintln(a.stderr, l.receipt())
+		fmt.Fprintln(a.stderr, l.Receipt())
 	}
 	// A reply that was not the JSON asked for (a small model's) is the
 	// model learning nothing, logged, not a failure said at every ask.
@@ -97,7 +78,7 @@ func (a *App) learnAfterAsk(ctx context.Context, s *session, ix *index.Index, ch
 // chatModel: it extracts, consolidates, and returns what changed, and an
 // error when the model failed or ran out of time on it (logged; the turn is
 // stored whatever happens here).
-func (s *session) learnFrom(ctx context.Context, ix *index.Index, chatModel string, req agent.Request, res agent.Result) ([]learnt, error) {
+func (s *session) learnFrom(ctx context.Context, ix *index.Index, chatModel string, req agent.Request, res agent.Result) ([]learn.Learnt, error) {
 	ctx, cancel := context.WithTimeout(ctx, learnBudget)
 	defer cancel()
 	start := time.Now()
@@ -117,19 +98,9 @@ func (s *session) learnFrom(ctx context.Context, ix *index.Index, chatModel stri
 	if cerr != nil {
 		s.logLearn("consolidation stopped", cerr, req, model.Name)
 	}
-	var out []learnt
+	out := learn.Learnts(changes, s.cfg.ReviewFirst())
 	for _, c := range changes {
-		switch c.Event {
-		case learn.EventAdd:
-			out = append(out, learnt{Event: c.Event, NoteID: c.NoteID, Text: c.After, Pending: s.cfg.ReviewFirst()})
-		case learn.EventUpdate:
-			out = append(out, learnt{Event: c.Event, NoteID: c.NoteID, Text: c.After})
-		case learn.EventDelete:
-			out = append(out, learnt{Event: c.Event, NoteID: c.NoteID, Text: c.Before})
-			if c.Added != "" {
-				out = append(out, learnt{Event: learn.EventAdd, NoteID: c.Added, Text: c.After})
-			}
-		default:
+		if c.Event == learn.EventNone {
 			s.log.Debug("learnt nothing new", "candidate", c.Candidate.Text, "note", c.NoteID, "why", c.Reason)
 		}
 	}
@@ -167,10 +138,10 @@ type backgroundLearner struct {
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 	one    sync.Mutex
-	report func(conversationID string, turn int, l learnt)
+	report func(conversationID string, turn int, l learn.Learnt)
 }
 
-func (s *session) newBackgroundLearner(ctx context.Context, ix *index.Index, report func(string, int, learnt)) *backgroundLearner {
+func (s *session) newBackgroundLearner(ctx context.Context, ix *index.Index, report func(string, int, learn.Learnt)) *backgroundLearner {
 	ctx, cancel := context.WithCancel(ctx)
 	return &backgroundLearner{s: s, ix: ix, ctx: ctx, cancel: cancel, report: report}
 }
@@ -199,13 +170,4 @@ func (b *backgroundLearner) after(model string, req agent.Request, res agent.Res
 func (b *backgroundLearner) stop() {
 	b.cancel()
 	b.wg.Wait()
-}
-
-// chatReceipt is the receipt under an answer in the chat, which says how
-// to take it back.
-func (l learnt) chatReceipt() string {
-	if l.Pending {
-		return l.receipt()
-	}
-	return l.receipt() + " · ctrl+z undo"
 }

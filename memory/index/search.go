@@ -3,6 +3,7 @@ package index
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -151,16 +152,12 @@ func (ix *Index) Search(ctx context.Context, q SearchQuery) ([]SearchResult, err
 	}
 
 	shown := vecHits[:0:0]
-	byMeaning := false // a ranking by meaning was made (beside which related hits go)
 	for _, h := range vecHits {
-		if hidden[h.conversationID] {
-			continue
-		}
-		byMeaning = true
-		if q.MinSimilarity <= 0 || h.similarity >= q.MinSimilarity {
+		if !hidden[h.conversationID] {
 			shown = append(shown, h)
 		}
 	}
+	byMeaning := len(shown) > 0 // beside a ranking by meaning, related hits go (below)
 	kwIDs := make([]string, 0, len(kwHits))
 	related := map[string]bool{}
 	for _, h := range kwHits {
@@ -174,6 +171,12 @@ func (ix *Index) Search(ctx context.Context, q SearchQuery) ([]SearchResult, err
 			kwIDs = append(kwIDs, h.ID)
 			related[h.ID] = h.Related
 		}
+	}
+	if q.MinSimilarity > 0 { // found only by meaning, and not close enough: no match
+		shown = slices.DeleteFunc(shown, func(h vectorHit) bool {
+			_, byWords := related[h.id]
+			return h.similarity < q.MinSimilarity && !byWords
+		})
 	}
 	list := ix.fuse(kwIDs, shown, q.Limit)
 	for _, f := range list {

@@ -103,3 +103,19 @@ func TestSyncThatTheServerCutsOrLeavesSilentFails(t *testing.T) {
 		})
 	}
 }
+
+// TestSyncStoppedIsInterruptedNotAnError: a round stopped by its context
+// (Ctrl+C) leaves the state "interrupted", not "error" with "context
+// canceled", nor "offline".
+func TestSyncStoppedIsInterruptedNotAnError(t *testing.T) {
+	srv := syncserver.New(t)
+	a := newSyncDevice(t, "A", srv, "")
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := a.sy.SyncNow(ctx); !errors.Is(err, context.Canceled) {
+		t.Fatalf("a stopped sync: %v", err)
+	}
+	if st := a.sy.Status(context.Background()); st.State != SyncInterrupted || strings.Contains(st.LastError, "context canceled") {
+		t.Fatalf("status after a stopped sync: %+v", st)
+	}
+}

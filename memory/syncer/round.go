@@ -306,6 +306,9 @@ func (sy *Syncer) probe(ctx context.Context) error {
 		req.Header.Set("Authorization", "Bearer "+sy.cfg.Token)
 	}
 	resp, err := sy.http.Do(req)
+	if err != nil && ctx.Err() == context.Canceled {
+		return ctx.Err() // stopped, not offline
+	}
 	if err != nil {
 		return fmt.Errorf("%w: %s", ErrSyncOffline, sy.display)
 	}
@@ -360,6 +363,10 @@ func (sy *Syncer) finish(ctx context.Context, start time.Time, rep SyncReport, e
 	case errors.Is(err, ErrSyncOffline):
 		sy.state.State = SyncOffline
 		sy.state.LastError = sy.redact(err.Error())
+	case errors.Is(err, context.Canceled):
+		// Stopped (Ctrl+C, the chat closing): not a failure of sync's.
+		sy.state.State = SyncInterrupted
+		sy.state.LastError = "stopped before the end (Ctrl+C); the next sync does it again"
 	default:
 		sy.state.State = SyncError
 		sy.state.LastError = sy.redact(err.Error())
@@ -376,6 +383,8 @@ func (sy *Syncer) finish(ctx context.Context, start time.Time, rep SyncReport, e
 		sy.log.Info("sync: done", "url", sy.display, "summary", rep.String(), "pending", sy.pending, "took", rep.Duration.Round(time.Millisecond))
 	case errors.Is(err, ErrSyncOffline):
 		sy.log.Info("sync: offline", "url", sy.display)
+	case errors.Is(err, context.Canceled):
+		sy.log.Info("sync: interrupted", "url", sy.display)
 	default:
 		sy.log.Warn("sync: failed", "url", sy.display, "err", sy.redact(err.Error()))
 	}

@@ -17,6 +17,9 @@ const (
 	SyncOffline = "offline" // the server could not be reached
 	SyncError   = "error"   // the last round failed (see LastError)
 	SyncRunning = "syncing" // a round is in progress
+	// SyncInterrupted: the last round was stopped (Ctrl+C, the chat
+	// closing) before its end; the next one does it again.
+	SyncInterrupted = "interrupted"
 )
 
 // Rounds is what a device knows of its sync rounds: it keeps it in its
@@ -48,7 +51,7 @@ func (st SyncStatus) Label() string {
 	switch st.State {
 	case SyncPending:
 		return fmt.Sprintf("pending %d", st.Pending)
-	case SyncSynced, SyncOffline, SyncError, SyncRunning:
+	case SyncSynced, SyncOffline, SyncError, SyncRunning, SyncInterrupted:
 		return st.State
 	case SyncNever:
 		if st.Pending > 0 {
