@@ -6,12 +6,14 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/mneme-dev/mneme/internal/fakeollama"
 	"github.com/mneme-dev/mneme/internal/sanitize"
 	"github.com/mneme-dev/mneme/internal/sanitize/hostile"
+	"github.com/mneme-dev/mneme/memory"
 )
 
 // TestHostileTextNeverReachesTheTerminal feeds the same hostile payloads
@@ -81,7 +83,20 @@ func TestHostileTextNeverReachesTheTerminal(t *testing.T) {
 	batch := d.mustOK(`{"id":1,"query":"hostile answer","limit":50}`+"\n", "search", "--batch", "-").stdout
 	addJSON("search --batch", batch)
 	add("memory list", d.mustOK("", "memory", "list").stdout)
-	addJSON("memory list --json", d.mustOK("", "memory", "list", "--json").stdout)
+	// A note is plain text: stored cleaned (memory.CheckNote), so its JSON
+	// holds what the sanitiser shows, escaped.
+	notesJSON := d.mustOK("", "memory", "list", "--json").stdout
+	outs = append(outs, output{name: "memory list --json", text: notesJSON, safe: true})
+	var notes []memory.Note
+	if err := json.Unmarshal([]byte(notesJSON), &notes); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range hostile.Payloads {
+		want := strings.TrimSpace(sanitize.Text("hostile note " + p.Raw))
+		if !slices.ContainsFunc(notes, func(n memory.Note) bool { return n.Content == want }) {
+			t.Errorf("%s: no note stored as %q", p.Name, want)
+		}
+	}
 	add("export markdown", d.mustOK("", "export", "--format", "markdown").stdout)
 	add("doctor", d.mustOK("", "doctor").stdout)
 

@@ -92,11 +92,16 @@ func (a *App) docsAdd(ctx context.Context, args []string) error {
 				break
 			}
 			r := ingest.Added{Path: c.Path, Skipped: c.Skip}
+			var err error
 			if c.Skip == "" {
-				r = adder.Add(ctx, c.Path, false)
+				r, err = adder.Add(ctx, c.Path, false)
 			}
-			if ctx.Err() != nil && r.Skipped != "" {
+			if ctx.Err() != nil && (r.Skipped != "" || err != nil) {
 				break // stopped while adding it: not stored, not skipped
+			}
+			if err != nil { // the store failed: so would every file after it
+				bar.Clear()
+				return fmt.Errorf("docs add %s: %w (%d of %s stored before it)", sanitize.Line(c.Path), err, i, text.Count(len(found), "file", "files"))
 			}
 			results = append(results, r)
 			if (i+1)%docsIndexEvery == 0 {

@@ -30,7 +30,10 @@ func (adder Adder) Attach(ctx context.Context, path string) (Attachment, error) 
 	for _, c := range docs.Expand([]string{path}) {
 		r := Added{Path: c.Path, Skipped: c.Skip}
 		if c.Skip == "" {
-			r = adder.Add(ctx, c.Path, true)
+			var err error
+			if r, err = adder.Add(ctx, c.Path, true); err != nil {
+				return Attachment{}, err
+			}
 		}
 		if r.Skipped != "" {
 			skipped = append(skipped, r.Skipped)

@@ -73,12 +73,14 @@ var (
 
 // Add stores one file; with index, its keyword entries at once, else with
 // the next index.IndexDocuments. Without a collection, a file already added
-// keeps its own.
-func (d Adder) Add(ctx context.Context, path string, index bool) Added {
+// keeps its own. A file that is no document (unreadable, binary, too
+// large…) is Skipped; the error is the store's (locked, full, read-only):
+// no file after it could be stored either.
+func (d Adder) Add(ctx context.Context, path string, index bool) (Added, error) {
 	out := Added{Path: path}
-	skip := func(err error) Added {
+	skip := func(err error) (Added, error) {
 		out.Skipped = err.Error()
-		return out
+		return out, nil
 	}
 	if docs.Within(d.DataDir, path) {
 		return skip(ErrMnemeData)
@@ -92,13 +94,13 @@ func (d Adder) Add(ctx context.Context, path string, index bool) Added {
 	old, ok, err := d.Library.Docs().Lookup(ctx, d.UserID, path)
 	switch {
 	case err != nil:
-		return skip(err)
+		return out, err
 	case ok && collection == "":
 		collection = old.Collection // moved only by naming a collection
 	}
 	if ok && old.Hash == hash && old.Collection == collection {
 		out.Outcome, out.Doc = docstore.Unchanged, old
-		return out
+		return out, nil
 	}
 	n := docstore.New{UserID: d.UserID, Collection: collection, Path: path, Size: int64(len(data)), Hash: hash}
 	if !ok || old.Hash != hash { // an unchanged file only moves: no need to read it again
@@ -119,10 +121,7 @@ func (d Adder) Add(ctx context.Context, path string, index bool) Added {
 		put = d.Library.AddDocument
 	}
 	out.Doc, out.Outcome, err = put(ctx, n)
-	if err != nil {
-		return skip(err)
-	}
-	return out
+	return out, err
 }
 
 // readBounded reads a file of at most limit bytes.
