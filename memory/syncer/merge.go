@@ -44,6 +44,8 @@ const mergeDirName = "sync-merge"
 // first sync); otherwise only rows not pushed yet (a conflict).
 func (sy *Syncer) rebuild(ctx context.Context, adopt bool) (rep SyncReport, err error) {
 	rep.Merged, rep.Conflict = true, !adopt
+	sy.notMerged = 0
+	defer func() { rep.NotMerged = sy.notMerged }()
 	store := sy.store
 	dir := filepath.Dir(store.Path())
 	work := filepath.Join(dir, mergeDirName)
@@ -310,15 +312,17 @@ func applyRows(ctx context.Context, src tableReader, dst *memory.Store, keys map
 			found := map[string]bool{}
 			for _, r := range rows {
 				found[r.id] = true
-				if skip, err := docs.ready(ctx, tx, t.Name, cols, r); skip || err != nil {
-					if err != nil {
-						sy.log.Warn("sync: merge: row not copied", "table", t.Name, "id", r.id, "err", sy.cleanError(err))
-					}
+				skip, err := docs.ready(ctx, tx, t.Name, cols, r)
+				if skip {
 					continue
 				}
-				ok, err := applyRow(ctx, tx, t.Name, cols, r)
+				ok := false
+				if err == nil {
+					ok, err = applyRow(ctx, tx, t.Name, cols, r)
+				}
 				if err != nil {
 					sy.log.Warn("sync: merge: row not copied", "table", t.Name, "id", r.id, "err", sy.cleanError(err))
+					sy.notMerged++
 					continue
 				}
 				if ok {

@@ -119,3 +119,16 @@ func TestSyncStoppedIsInterruptedNotAnError(t *testing.T) {
 		t.Fatalf("status after a stopped sync: %+v", st)
 	}
 }
+
+// TestSyncReportSaysRowsNotMerged: rows a merge could not copy are said in
+// the round's line (and so in `sync --status` and doctor), not only logged:
+// the copy that holds them is wiped by the next merge.
+func TestSyncReportSaysRowsNotMerged(t *testing.T) {
+	rep := SyncReport{Merged: true, Conflict: true, Reapplied: 4, NotMerged: 2}
+	if s := rep.String(); !strings.Contains(s, "2 rows of this device could not be merged") || !strings.Contains(s, "sync-backup/") {
+		t.Fatalf("report: %s", s)
+	}
+	if s := (SyncReport{Merged: true, Conflict: true, Reapplied: 4}).String(); strings.Contains(s, "could not") {
+		t.Fatalf("report of a clean merge: %s", s)
+	}
+}

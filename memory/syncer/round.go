@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mneme-dev/mneme/internal/text"
 	"github.com/mneme-dev/mneme/memory"
 	libsql "github.com/tursodatabase/go-libsql"
 )
@@ -24,9 +25,13 @@ type SyncReport struct {
 	Received Changes `json:"received"`
 	// Merged is set when the round rebuilt the replica from the server: a
 	// conflict (both sides wrote while apart) or a plain database's first sync.
-	Merged    bool          `json:"merged,omitempty"`
-	Conflict  bool          `json:"conflict,omitempty"`
-	Reapplied int           `json:"reapplied,omitempty"`
+	Merged    bool `json:"merged,omitempty"`
+	Conflict  bool `json:"conflict,omitempty"`
+	Reapplied int  `json:"reapplied,omitempty"`
+	// NotMerged counts rows of this device a merge could not copy (the
+	// log says which and why; the database before the merge stays in
+	// sync-backup/ until the next one).
+	NotMerged int           `json:"not_merged,omitempty"`
 	Duration  time.Duration `json:"duration_ns"`
 }
 
@@ -47,6 +52,10 @@ func (r SyncReport) String() string {
 	}
 	if s := r.Received.String(); s != "" {
 		parts = append(parts, "received "+s)
+	}
+	if r.NotMerged > 0 {
+		parts = append(parts, fmt.Sprintf("%s of this device could not be merged (mneme.log says which; the database before the merge is in sync-backup/ until the next one)",
+			text.Count(r.NotMerged, "row", "rows")))
 	}
 	if len(parts) == 0 {
 		return "already up to date"

@@ -91,6 +91,9 @@ type Syncer struct {
 	secrets []string // redacted from every message
 
 	roundMu sync.Mutex
+	// notMerged counts the rows of this device the round's merge could not
+	// copy (under roundMu).
+	notMerged int
 	ix      atomic.Pointer[Index]
 	kick    chan struct{}
 
