@@ -241,11 +241,9 @@ func parseDate(s string) (time.Time, error) {
 	if s == "" {
 		return time.Time{}, nil
 	}
-	t, err := time.ParseInLocation("2006-01-02", s, time.Local)
+	t, err := text.ParseDate(s, time.Now())
 	if err != nil {
-		if t, err = time.Parse(time.RFC3339, s); err != nil {
-			return time.Time{}, fmt.Errorf("%q is not YYYY-MM-DD or RFC 3339", s)
-		}
+		return time.Time{}, err
 	}
 	if t.Before(firstSearchDate) || !t.Before(lastSearchDate) {
 		return time.Time{}, fmt.Errorf("%q is out of range: want a date from %s to %s", s,

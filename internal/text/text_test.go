@@ -1,6 +1,7 @@
 package text
 
 import (
+	"errors"
 	"testing"
 	"time"
 	"unicode/utf8"
@@ -86,6 +87,35 @@ func TestBytes(t *testing.T) {
 	for n, want := range map[int64]string{812: "812 B", 14_300: "14 KB", 3_200_000: "3.2 MB", 2_000_000_000: "2.0 GB"} {
 		if got := Bytes(n); got != want {
 			t.Errorf("Bytes(%d) = %q, want %q", n, got, want)
+		}
+	}
+}
+
+// TestParseDate: --since and --until read dates as people type them,
+// relative ones from today's midnight (as git does); anything else is an
+// error that says what to give.
+func TestParseDate(t *testing.T) {
+	now := time.Date(2026, 11, 24, 15, 30, 0, 0, time.UTC)
+	for in, want := range map[string]string{
+		"2026-03-01":           "2026-03-01T00:00:00Z",
+		"2026-03-01T10:00:00Z": "2026-03-01T10:00:00Z",
+		"today":                "2026-11-24T00:00:00Z",
+		" Yesterday ":          "2026-11-23T00:00:00Z",
+		"3 days ago":           "2026-11-21T00:00:00Z",
+		"a week ago":           "2026-11-17T00:00:00Z",
+		"2 weeks ago":          "2026-11-10T00:00:00Z",
+		"1 month ago":          "2026-10-24T00:00:00Z",
+		"2 years ago":          "2024-11-24T00:00:00Z",
+		"last week":            "2026-11-17T00:00:00Z",
+	} {
+		got, err := ParseDate(in, now)
+		if err != nil || got.Format(time.RFC3339) != want {
+			t.Errorf("ParseDate(%q) = %s, %v; want %s", in, got.Format(time.RFC3339), err, want)
+		}
+	}
+	for _, in := range []string{"", "last fortnight", "3 fortnights ago", "-2 days ago", "2026-13-01", "soon"} {
+		if _, err := ParseDate(in, now); !errors.Is(err, ErrDate) {
+			t.Errorf("ParseDate(%q): %v", in, err)
 		}
 	}
 }
