@@ -332,10 +332,8 @@ func (b *Browser) clearSearch() {
 // edit passes a key or a paste to the search box; a changed search runs
 // after the debounce.
 func (b Browser) edit(msg tea.Msg) (Browser, tea.Cmd) {
-	before := b.filter.Value()
-	var cmd tea.Cmd
-	b.filter, cmd = b.filter.Update(msg)
-	if b.filter.Value() == before {
+	cmd, changed := panel.Edit(&b.filter, msg)
+	if !changed {
 		return b, cmd
 	}
 	b.seq++

@@ -659,10 +659,8 @@ func (b *MemoryBrowser) pageRows() int { return b.textRows() }
 // editFilter passes a key or paste to the search box; a changed search is
 // run after the debounce (an emptied one lists everything at once).
 func (b MemoryBrowser) editFilter(msg tea.Msg) (MemoryBrowser, tea.Cmd) {
-	before := b.filter.Value()
-	var cmd tea.Cmd
-	b.filter, cmd = b.filter.Update(msg)
-	if b.filter.Value() == before {
+	cmd, changed := panel.Edit(&b.filter, msg)
+	if !changed {
 		return b, cmd
 	}
 	b.seq++

@@ -356,3 +356,12 @@ func CapRows(text string, rows, w int) string {
 	}
 	return strings.Join(lines, "\n")
 }
+
+// Edit passes a key or a paste to a search or filter box and reports
+// whether its text changed (what a panel then searches or narrows).
+func Edit(in *textinput.Model, msg tea.Msg) (tea.Cmd, bool) {
+	before := in.Value()
+	var cmd tea.Cmd
+	*in, cmd = in.Update(msg)
+	return cmd, in.Value() != before
+}

@@ -227,10 +227,8 @@ func (s SearchOverlay) handleKey(msg tea.KeyPressMsg) (SearchOverlay, tea.Cmd) {
 // edit passes a key or a paste to the search box; a changed query is
 // searched after the debounce.
 func (s SearchOverlay) edit(msg tea.Msg) (SearchOverlay, tea.Cmd) {
-	before := s.input.Value()
-	var cmd tea.Cmd
-	s.input, cmd = s.input.Update(msg)
-	if s.input.Value() == before {
+	cmd, changed := panel.Edit(&s.input, msg)
+	if !changed {
 		return s, cmd
 	}
 	s.stop()

@@ -365,10 +365,8 @@ func (s Model) handleKey(msg tea.KeyPressMsg) (Model, tea.Cmd) {
 
 // edit passes typing to the filter and narrows the list.
 func (s Model) edit(msg tea.Msg) (Model, tea.Cmd) {
-	before := s.filter.Value()
-	var cmd tea.Cmd
-	s.filter, cmd = s.filter.Update(msg)
-	if s.filter.Value() != before {
+	cmd, changed := panel.Edit(&s.filter, msg)
+	if changed {
 		s.apply("")
 		s.list.Reset()
 	}
