@@ -76,15 +76,16 @@ func (s *Store) CreateConversation(ctx context.Context, userID, title string) (C
 	return c, nil
 }
 
-// Conversation returns the user's conversation with the given id, or with a
-// unique id prefix of at least four characters.
+// Conversation returns the user's conversation with the given id, the id
+// it had in the export it was imported from, or a unique id prefix of at
+// least four characters.
 func (s *Store) Conversation(ctx context.Context, userID, id string) (Conversation, error) {
 	id = strings.TrimSpace(id)
 	if userID == "" {
 		return Conversation{}, ErrNoUser
 	}
-	c, err := scanConversation(s.db.QueryRowContext(ctx,
-		`SELECT `+convColumns+` FROM conversations c WHERE c.user_id = ? AND c.id = ?`, userID, id))
+	c, err := scanConversation(s.db.QueryRowContext(ctx, `SELECT `+convColumns+` FROM conversations c
+		WHERE c.user_id = ? AND (c.id = ? OR c.external_id = ?) ORDER BY c.id = ? DESC LIMIT 1`, userID, id, id, id))
 	if err == nil {
 		return c, nil
 	}

@@ -462,3 +462,25 @@ func openAt(t *testing.T, path string) *Store {
 	t.Cleanup(func() { s.Close() })
 	return s
 }
+
+// TestAnImportedConversationIsFoundByItsExportID: a script that imported an
+// export names a conversation by the id the export gave it (`mneme search
+// --conversation gen-0005`), as well as by mneme's own; another user's is
+// not found.
+func TestAnImportedConversationIsFoundByItsExportID(t *testing.T) {
+	ctx := context.Background()
+	s := openTest(t)
+	importWith(t, s, "alice", `{"conversation":"gen-0005","role":"user","content":"kayaks"}
+{"conversation":"gen-0005","role":"assistant","content":"OK."}
+`, false)
+	c, err := s.Conversation(ctx, "alice", "gen-0005")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again, err := s.Conversation(ctx, "alice", c.ID); err != nil || again.ID != c.ID {
+		t.Fatalf("by its own id: %+v, %v", again, err)
+	}
+	if _, err := s.Conversation(ctx, "bob", "gen-0005"); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("bob finds alice's conversation: %v", err)
+	}
+}
