@@ -94,8 +94,8 @@ type Syncer struct {
 	// notMerged counts the rows of this device the round's merge could not
 	// copy (under roundMu).
 	notMerged int
-	ix      atomic.Pointer[Index]
-	kick    chan struct{}
+	ix        atomic.Pointer[Index]
+	kick      chan struct{}
 
 	mu        sync.Mutex
 	state     syncStateFile
