@@ -2,6 +2,7 @@ package memory
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"time"
@@ -104,6 +105,23 @@ func (s *Store) ListArchivedNotes(ctx context.Context, userID string) ([]Note, e
 	return notes, nil
 }
 
+// successor is the kept note that took the place of the one pending note
+// n would replace: another proposal to replace it, approved first. n
+// replaces that one in turn (two proposals for one fact, both approved, the
+// later wins), or nothing when there is none.
+func (s *Store) successor(ctx context.Context, n Note) (Note, error) {
+	var id string
+	err := s.db.QueryRowContext(ctx, `SELECT id FROM notes WHERE user_id = ? AND replaces = ? AND id != ?
+		AND status = ? AND deleted_at IS NULL ORDER BY updated_at DESC LIMIT 1`, n.UserID, n.Replaces, n.ID, NoteActive).Scan(&id)
+	if errors.Is(err, sql.ErrNoRows) {
+		return Note{}, nil
+	}
+	if err != nil {
+		return Note{}, err
+	}
+	return s.Note(ctx, n.UserID, id)
+}
+
 // SetNoteStatus sets the status of the user's note (id or unique prefix
 // of 8+ characters) and returns it. Approving a pending note that replaces
 // a kept one (Note.Replaces) deletes that one in the same transaction.
@@ -122,8 +140,9 @@ func (s *Store) SetNoteStatus(ctx context.Context, userID, id, status string) (N
 		// A replaced note waiting for review itself (an older proposal this
 		// one merges) goes too: approved later, it would come back.
 		if replaced, err = s.Note(ctx, userID, n.Replaces); errors.Is(err, ErrNoteNotFound) {
-			replaced, err = Note{}, nil // gone already
-		} else if err != nil {
+			replaced, err = s.successor(ctx, n) // gone already: replaced by another proposal
+		}
+		if err != nil {
 			return Note{}, fmt.Errorf("note status: %w", err)
 		}
 	}
@@ -138,6 +157,11 @@ func (s *Store) SetNoteStatus(ctx context.Context, userID, id, status string) (N
 		}
 		if replaced.ID != "" {
 			if _, err := s.tombstone(ctx, tx, replaced); err != nil {
+				return err
+			}
+		}
+		if replaced.ID != "" && replaced.ID != n.Replaces { // what it replaces now, for undo
+			if _, err := tx.ExecContext(ctx, `UPDATE notes SET replaces = ? WHERE id = ?`, replaced.ID, n.ID); err != nil {
 				return err
 			}
 		}

@@ -460,3 +460,53 @@ func TestUndoingAnApprovalBringsBackWhatItReplaced(t *testing.T) {
 		t.Fatalf("search after the undo: %q", got)
 	}
 }
+
+// TestTwoProposalsForOneFactLeaveOne: two pending notes learnt to replace
+// the same kept one ("Lives in Porto", then "Lives in Munich", both for
+// "Lives in Lisbon"), both approved: the later approval replaces the first
+// (both stayed, contradicting each other); undoing it brings the first back.
+func TestTwoProposalsForOneFactLeaveOne(t *testing.T) {
+	ctx := context.Background()
+	s := openTest(t)
+	ix := openIndex(t, s, t.TempDir(), nil, "")
+	lisbon, err := ix.SaveNote(ctx, "alice", "Lives in Lisbon", memory.NoteSource{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var proposals []memory.Note
+	for _, text := range []string{"Lives in Porto", "Lives in Munich"} {
+		n, err := ix.SaveNote(ctx, "alice", text, memory.NoteSource{Pending: true, Replaces: lisbon.ID})
+		if err != nil {
+			t.Fatal(err)
+		}
+		proposals = append(proposals, n)
+	}
+	for _, n := range proposals {
+		if _, err := ix.SetNoteStatus(ctx, "alice", n.ID, memory.NoteActive); err != nil {
+			t.Fatal(err)
+		}
+	}
+	active := func() []string {
+		t.Helper()
+		list, err := s.ListNotes(ctx, "alice")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, n := range list {
+			if n.Status == memory.NoteActive {
+				out = append(out, n.Content)
+			}
+		}
+		return out
+	}
+	if got := active(); len(got) != 1 || got[0] != "Lives in Munich" {
+		t.Fatalf("kept after both approvals: %q", got)
+	}
+	if _, _, err := ix.Undo(ctx, "alice", "", proposals[1].ID); err != nil {
+		t.Fatal(err)
+	}
+	if got := active(); len(got) != 1 || got[0] != "Lives in Porto" {
+		t.Fatalf("kept after undoing the second approval: %q", got)
+	}
+}
