@@ -131,4 +131,9 @@ func TestSyncReportSaysRowsNotMerged(t *testing.T) {
 	if s := (SyncReport{Merged: true, Conflict: true, Reapplied: 4}).String(); strings.Contains(s, "could not") {
 		t.Fatalf("report of a clean merge: %s", s)
 	}
+	// A device that wrote nothing is not told both devices wrote.
+	rep = SyncReport{Merged: true, Conflict: true, Received: Changes{Conversations: 1, Messages: 2}}
+	if s := rep.String(); strings.Contains(s, "both devices wrote") || !strings.Contains(s, "no local change was waiting") {
+		t.Fatalf("report of a rebuild with nothing to re-apply: %s", s)
+	}
 }

@@ -43,6 +43,9 @@ func (r SyncReport) String() string {
 		// Nothing arrived from another device: the server was ahead with
 		// this device's own changes (a push whose answer was lost).
 		parts = append(parts, fmt.Sprintf("the server already had this device's last push (its answer was lost): rebuilt from the server and re-applied %d local changes", r.Reapplied))
+	case r.Conflict && r.Reapplied == 0:
+		// Nothing of this device's to re-apply: it did not write meanwhile.
+		parts = append(parts, "this copy no longer followed the server's (a sync cut before its end): rebuilt from the server; no local change was waiting")
 	case r.Conflict:
 		parts = append(parts, fmt.Sprintf("both devices wrote while apart: rebuilt from the server and re-applied %d local changes", r.Reapplied))
 	case r.Merged:
