@@ -92,7 +92,7 @@ func TestSyncDocumentChangedOnBothDevices(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	put(a, "/home/alice/plan.txt", "version one")
+	put(a, "/home/alice/plan.txt", "version one", "its second passage", "its third") // B's, older, has fewer: its log deletes #1, #2
 	a.sync()
 	b.sync()
 	srv.Down()

@@ -44,9 +44,14 @@ const mergeDirName = "sync-merge"
 // first sync); otherwise only rows not pushed yet (a conflict).
 func (sy *Syncer) rebuild(ctx context.Context, adopt bool) (rep SyncReport, err error) {
 	rep.Merged, rep.Conflict = true, !adopt
-	sy.notMerged = 0
 	defer func() { rep.NotMerged = sy.notMerged }()
 	store := sy.store
+	// The swap at the end needs the files to itself: with another mneme
+	// open, fail now rather than after a download.
+	if !store.TryExclusive() {
+		return rep, errOthersOpen
+	}
+	store.EndExclusive()
 	dir := filepath.Dir(store.Path())
 	work := filepath.Join(dir, mergeDirName)
 	defer os.RemoveAll(work)
@@ -97,6 +102,7 @@ func (sy *Syncer) rebuild(ctx context.Context, adopt bool) (rep SyncReport, err 
 // meanwhile and the caller starts over.
 func (sy *Syncer) rebuildOnce(ctx context.Context, adopt bool, work, backup string) (int, error) {
 	store := sy.store
+	sy.notMerged = 0 // counted anew when the server moved and the merge starts over
 	newPath := filepath.Join(work, filepath.Base(store.Path()))
 	memory.WaitClosed(newPath) // a previous attempt's files
 	if err := os.RemoveAll(work); err != nil {
@@ -338,9 +344,10 @@ func applyRows(ctx context.Context, src tableReader, dst *memory.Store, keys map
 					owners = append(owners, r.id)
 				}
 			}
-			// Named but gone here: deleted on this device.
+			// Named but gone here: deleted on this device (unless a passage
+			// of a document whose newer version the merged copy keeps).
 			for _, id := range ids {
-				if found[id] {
+				if found[id] || docs.keeps(ctx, tx, t.Name, id) {
 					continue
 				}
 				res, err := tx.ExecContext(ctx, `DELETE FROM `+sqlq.Ident(t.Name)+` WHERE id = ?`, id)
@@ -420,6 +427,18 @@ func (d docMerge) ready(ctx context.Context, tx memory.Execer, table string, col
 		}
 	}
 	return false, nil
+}
+
+// keeps reports whether id, a row of table this device deleted, is a
+// passage of a document the merged copy keeps in its newer version: its
+// ids are the older version's too, and go only with that version.
+func (d docMerge) keeps(ctx context.Context, tx memory.Execer, table, id string) bool {
+	if table != "doc_chunks" || len(d.older) == 0 {
+		return false
+	}
+	var doc string
+	err := tx.QueryRowContext(ctx, `SELECT document_id FROM doc_chunks WHERE id = ?`, id).Scan(&doc)
+	return err == nil && d.older[doc]
 }
 
 // row is one row read for copying.

@@ -127,6 +127,7 @@ func (r *relay) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 			if _, werr := w.Write(buf[:n]); werr != nil {
 				return // go-libsql hung up: its call says why
 			}
+			watch.Reset(r.stall) // a slow reader on this side is not the server's silence
 		}
 		if errors.Is(err, io.EOF) {
 			return

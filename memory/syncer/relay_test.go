@@ -74,20 +74,25 @@ func TestSyncThatTheServerCutsOrLeavesSilentFails(t *testing.T) {
 			srv := syncserver.New(t)
 			a := newSyncDevice(t, "A", srv, "")
 			b := newSyncDevice(t, "B", srv, "")
-			b.sync()
+			chat(t, a.store, "alice", "Warm-up", "a first question", "a first answer")
+			a.sync()
+			for !b.sync().Received.Empty() { // joined, and up to date: the next round is a plain pull
+			}
 			for i := range 40 {
 				chat(t, a.store, "alice", "Chat "+string(rune('A'+i%26)), strings.Repeat("a long question about gardens ", 40), "an answer")
 			}
 			a.sync()
 			flaky := newFlakyServer(t, srv)
-			sy, err := NewSyncer(b.store, SyncConfig{URL: flaky.URL, StallTimeout: 300 * time.Millisecond})
+			merges := 0
+			sy, err := NewSyncer(b.store, SyncConfig{URL: flaky.URL, StallTimeout: 300 * time.Millisecond,
+				OnMerge: func(int, int) { merges++ }})
 			if err != nil {
 				t.Fatal(err)
 			}
 			flaky.mode.Store(mode)
 			start := time.Now()
-			if _, err := sy.SyncNow(ctx); !errors.Is(err, ErrSyncOffline) {
-				t.Fatalf("a %s pull: %v", mode, err)
+			if _, err := sy.SyncNow(ctx); !errors.Is(err, ErrSyncOffline) || merges != 0 {
+				t.Fatalf("a %s pull: %v (%d merges)", mode, err, merges)
 			}
 			t.Logf("the %s pull failed after %s", mode, time.Since(start).Round(time.Millisecond))
 			if st := sy.Status(ctx); st.State == SyncSynced {
@@ -97,7 +102,7 @@ func TestSyncThatTheServerCutsOrLeavesSilentFails(t *testing.T) {
 			if _, err := sy.SyncNow(ctx); err != nil {
 				t.Fatal(err)
 			}
-			if got := b.titles(); len(got) != 40 {
+			if got := b.titles(); len(got) != 41 {
 				t.Fatalf("B has %d conversations after the server came back", len(got))
 			}
 		})
@@ -117,6 +122,16 @@ func TestSyncStoppedIsInterruptedNotAnError(t *testing.T) {
 	}
 	if st := a.sy.Status(context.Background()); st.State != SyncInterrupted || strings.Contains(st.LastError, "context canceled") {
 		t.Fatalf("status after a stopped sync: %+v", st)
+	}
+	// Out of the time a command gives it (AfterChange's bound): the same,
+	// not "error", which would shorten the next commands' waits.
+	ctx, cancel = context.WithDeadline(context.Background(), time.Now())
+	defer cancel()
+	if _, err := a.sy.SyncNow(ctx); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("a sync out of time: %v", err)
+	}
+	if st := a.sy.Status(context.Background()); st.State != SyncInterrupted || strings.Contains(st.LastError, "deadline") {
+		t.Fatalf("status after a sync out of time: %+v", st)
 	}
 }
 

@@ -158,7 +158,7 @@ func (sy *Syncer) exchange(ctx context.Context, watermark int64) (pre, post *fin
 	before, _ = readReplicaInfo(sy.store.Path())
 	if err = sy.syncFiles(ctx, sy.store.Path()); err != nil {
 		switch {
-		case errors.Is(err, ErrSyncLocked) || ctx.Err() != nil:
+		case errors.Is(err, ErrSyncLocked) || errors.Is(err, ErrSyncOffline) || ctx.Err() != nil:
 			err = fmt.Errorf("sync: %w", err)
 		case !isConflict(err):
 			err = fmt.Errorf("sync: %s", sy.cleanError(err))
@@ -234,8 +234,8 @@ const (
 // its busy_timeout, and SQLite has no process-wide default. So where every
 // connection of the store waits up to busyTimeoutMS for a lock, this one
 // fails at once with "database is locked"; the retry stands in for the
-// busy handler it lacks. A go-libsql call in progress cannot be
-// interrupted; the waits between attempts can.
+// busy handler it lacks. ctx ends a call's transfer (syncFilesOnce's
+// relay) and the waits between attempts.
 func (sy *Syncer) syncFiles(ctx context.Context, path string) error {
 	wait := lockBackoff
 	for attempt := 1; ; attempt++ {
@@ -307,8 +307,8 @@ func isConflict(err error) bool { return err != nil && strings.Contains(err.Erro
 // probe checks that the server answers and accepts the token. go-libsql
 // treats an unreachable server as "nothing to sync", so this is how a
 // round knows it is offline.
-func (sy *Syncer) probe(ctx context.Context) error {
-	ctx, cancel := context.WithTimeout(ctx, probeTimeout)
+func (sy *Syncer) probe(parent context.Context) error {
+	ctx, cancel := context.WithTimeout(parent, probeTimeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, sy.url+"/info", nil)
 	if err != nil {
@@ -318,8 +318,8 @@ func (sy *Syncer) probe(ctx context.Context) error {
 		req.Header.Set("Authorization", "Bearer "+sy.cfg.Token)
 	}
 	resp, err := sy.http.Do(req)
-	if err != nil && ctx.Err() == context.Canceled {
-		return ctx.Err() // stopped, not offline
+	if err != nil && parent.Err() != nil {
+		return parent.Err() // stopped or out of time, not offline
 	}
 	if err != nil {
 		return fmt.Errorf("%w: %s", ErrSyncOffline, sy.display)
@@ -375,10 +375,11 @@ func (sy *Syncer) finish(ctx context.Context, start time.Time, rep SyncReport, e
 	case errors.Is(err, ErrSyncOffline):
 		sy.state.State = SyncOffline
 		sy.state.LastError = sy.redact(err.Error())
-	case errors.Is(err, context.Canceled):
-		// Stopped (Ctrl+C, the chat closing): not a failure of sync's.
+	case errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded):
+		// Stopped (Ctrl+C, the chat closing) or out of the time a command
+		// gives it: not a failure of sync's.
 		sy.state.State = SyncInterrupted
-		sy.state.LastError = "stopped before the end (Ctrl+C); the next sync does it again"
+		sy.state.LastError = "stopped before the end (Ctrl+C, or out of time); the next sync does it again"
 	default:
 		sy.state.State = SyncError
 		sy.state.LastError = sy.redact(err.Error())
@@ -395,8 +396,8 @@ func (sy *Syncer) finish(ctx context.Context, start time.Time, rep SyncReport, e
 		sy.log.Info("sync: done", "url", sy.display, "summary", rep.String(), "pending", sy.pending, "took", rep.Duration.Round(time.Millisecond))
 	case errors.Is(err, ErrSyncOffline):
 		sy.log.Info("sync: offline", "url", sy.display)
-	case errors.Is(err, context.Canceled):
-		sy.log.Info("sync: interrupted", "url", sy.display)
+	case errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded):
+		sy.log.Info("sync: interrupted", "url", sy.display, "err", err)
 	default:
 		sy.log.Warn("sync: failed", "url", sy.display, "err", sy.redact(err.Error()))
 	}

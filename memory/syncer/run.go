@@ -178,7 +178,8 @@ func (sy *Syncer) Final(ctx context.Context) error {
 	case err := <-done:
 		return err
 	case <-ctx.Done():
-		// go-libsql's sync cannot be cancelled: leave it to the exit.
+		// The round's transfer ends with ctx (the relay cuts it); its
+		// local work may outlast it: leave that to the exit.
 		sy.log.Info("sync: exit without waiting for the last sync", "pending", pending)
 		return ctx.Err()
 	}
