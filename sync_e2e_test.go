@@ -400,21 +400,29 @@ func TestSyncedDocsAddLeavesAnotherDevicesDocuments(t *testing.T) {
 }
 
 // TestSyncInitCtrlCAtTheTokenPromptKeepsEcho: Ctrl+C at `sync init`'s
-// hidden token prompt leaves the terminal as it was: what is typed next
-// is shown (echo stayed off).
+// hidden token prompt ends it at once: the terminal is as it was (echo
+// stayed off), the config keeps its token, and what is typed next is not
+// taken for a token (it was, for 1.5 s, and written to the config).
 func TestSyncInitCtrlCAtTheTokenPromptKeepsEcho(t *testing.T) {
 	d := newDevice(t, closedPort(t))
+	writeFiles(t, filepath.Join(d.home, "config", "mneme"), map[string]string{"config.toml": "[sync]\nurl = \"http://127.0.0.1:9\"\ntoken = \"GOOD-TOKEN\"\n"})
 	stty := filepath.Join(t.TempDir(), "stty")
-	script := mnemeBin + " sync init http://127.0.0.1:9; stty -a > " + stty + "; echo SHELL-GOES-ON; exec sleep 600"
+	script := mnemeBin + " sync init http://127.0.0.1:9; echo exit=$?; stty -a > " + stty + "; echo SHELL-GOES-ON; exec sleep 600"
 	term := openTerminal(t, 100, 20, terminalCommand(d.env(), "/bin/bash", "-c", script)...)
 	term.waitText("input hidden")
 	term.keys("C-c")
-	term.waitText("SHELL-GOES-ON")
+	term.typeText("ls")
+	term.keys("Enter")
+	screen := term.waitText("SHELL-GOES-ON")
 	b, err := os.ReadFile(stty)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !regexp.MustCompile(`(^|\s)echo(\s|$)`).Match(b) {
 		t.Fatalf("echo is off after Ctrl+C at the token prompt:\n%s", b)
+	}
+	cfg, err := os.ReadFile(filepath.Join(d.home, "config", "mneme", "config.toml"))
+	if err != nil || !strings.Contains(string(cfg), "GOOD-TOKEN") || !strings.Contains(screen, "exit=130") {
+		t.Fatalf("after Ctrl+C at the prompt, config:\n%s\nscreen:\n%s", cfg, screen)
 	}
 }

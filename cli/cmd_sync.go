@@ -265,7 +265,7 @@ func (a *App) runSyncInit(ctx context.Context, args []string) error {
 			return exitError{code: 2, msg: err.Error()}
 		}
 	}
-	token, err := a.readToken()
+	token, err := a.readToken(ctx)
 	if err != nil {
 		return err
 	}
@@ -290,23 +290,41 @@ func (a *App) runSyncInit(ctx context.Context, args []string) error {
 
 // readToken takes the token from piped stdin, the environment, or a prompt
 // without echo on a terminal ("" when there is none).
-func (a *App) readToken() (string, error) {
+func (a *App) readToken(ctx context.Context) (string, error) {
 	if f, ok := a.stdin.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 		if t := config.TokenFromEnv(a.getenv); t != "" {
 			return strings.TrimSpace(t), nil
 		}
 		fmt.Fprint(a.stderr, "Token (from `turso db tokens create DB`; input hidden, empty for none): ")
 		fd := int(f.Fd())
+		restore := func() {}
 		if st, err := term.GetState(fd); err == nil {
-			// Ctrl+C ends the process before ReadPassword could turn echo back on.
-			defer shutdown.OnExit(func() { term.Restore(fd, st) })()
+			// Ctrl+C ends the read before ReadPassword could turn echo back on.
+			restore = func() { term.Restore(fd, st) }
+			defer shutdown.OnExit(restore)()
 		}
-		b, err := term.ReadPassword(fd)
-		fmt.Fprintln(a.stderr)
-		if err != nil {
-			return "", fmt.Errorf("read token: %w", err)
+		type read struct {
+			b   []byte
+			err error
 		}
-		return strings.TrimSpace(string(b)), nil
+		got := make(chan read, 1)
+		go func() {
+			b, err := term.ReadPassword(fd)
+			got <- read{b, err}
+		}()
+		select {
+		case r := <-got:
+			fmt.Fprintln(a.stderr)
+			if r.err != nil {
+				return "", fmt.Errorf("read token: %w", r.err)
+			}
+			return strings.TrimSpace(string(r.b)), nil
+		case <-ctx.Done():
+			// Ctrl+C ends the prompt: what is typed next is not a token.
+			restore()
+			fmt.Fprintln(a.stderr)
+			return "", ctx.Err()
+		}
 	}
 	if a.stdinPiped() {
 		line, err := bufio.NewReader(io.LimitReader(a.stdin, 64<<10)).ReadString('\n')
