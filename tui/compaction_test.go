@@ -499,3 +499,39 @@ func TestAPromptSentWhileAnAnswerStreamsIsQueued(t *testing.T) {
 		t.Fatalf("the draft typed meanwhile became %q", got)
 	}
 }
+
+// TestStoppingAnAnswerKeepsTheQueuedPrompt: Esc on an answer with a prompt
+// queued stops: the queued prompt comes back to the input, before what was
+// typed meanwhile, and is not sent (it began at once, as if Esc had meant
+// "next"). Sent when the answer ends, a queued prompt leaves the draft
+// typed meanwhile whole, even one that begins with the same words.
+func TestStoppingAnAnswerKeepsTheQueuedPrompt(t *testing.T) {
+	store := openStore(t)
+	r := newFakeRunner(store, "First answer.")
+	r.gate = make(chan struct{}, 1)
+	h := newHarness(t, config(store, r, readyProbe))
+	h.runUntilShown("Ollama ready")
+	h.sendText("first question")
+	h.runUntil("the answer to start", func() bool { return h.m.run != nil })
+	h.sendText("thanks")
+	h.typeText("a draft")
+	h.send(keyEsc)
+	h.runUntil("the answer stopped", func() bool { return h.m.run == nil })
+	h.runUntilIdle()
+	if got := h.m.input.Value(); got != "thanks\n\na draft" || h.m.queued != "" || len(r.runs()) != 1 {
+		t.Fatalf("after Esc: input %q, queued %q, runs %q", got, h.m.queued, r.runs())
+	}
+
+	h.m.input.Reset()
+	h.sendText("second question")
+	h.runUntil("the answer to start", func() bool { return h.m.run != nil })
+	h.sendText("thanks")
+	h.typeText("thanks again, one more thing")
+	r.gate <- struct{}{}
+	h.runUntil("the queued prompt sent", func() bool { return h.m.run != nil && h.m.queued == "" })
+	if got := h.m.input.Value(); got != "thanks again, one more thing" {
+		t.Fatalf("the draft became %q", got)
+	}
+	r.gate <- struct{}{}
+	h.runUntilIdle()
+}

@@ -105,6 +105,8 @@ type Model struct {
 	// queued is what was submitted while an answer streamed, shown above
 	// the input: sent when it ends (runs.go), or taken back by ↑.
 	queued string
+	// pendingQueued: the prompt pending was queued, not the input's.
+	pendingQueued bool
 	// undo holds the changes this chat learnt, the model made or the
 	// user made in its memory browser: ctrl+z and /undo take them back,
 	// and no other (tui/undo).

@@ -50,7 +50,7 @@ func (m *Model) handleEvents(msg runEventsMsg) tea.Cmd {
 		m.others.counting = true // until the title says how many messages are stored
 		cmds := []tea.Cmd{m.titleAfterRun(), notes, offline}
 		if q := m.queued; q != "" {
-			m.queued, m.pending = "", q
+			m.queued, m.pending, m.pendingQueued = "", q, true
 			cmds = append(cmds, m.send())
 		}
 		return tea.Batch(cmds...)
@@ -79,7 +79,8 @@ func (m *Model) finishRun(interrupted bool, err error) {
 		if strings.HasPrefix(p, "/") {
 			p = "/" + p // a message, not a command
 		}
-		if draft := m.input.Value(); draft != "" { // typed meanwhile: kept after it
+		m.unqueue()
+		if draft := m.input.Value(); draft != "" { // queued or typed meanwhile: kept after it
 			p += "\n\n" + draft
 		}
 		m.input.Reset()
@@ -109,11 +110,29 @@ func (m *Model) finishRun(interrupted bool, err error) {
 	if m.hint == hintStopping {
 		m.hint = ""
 	}
+	if interrupted || err != nil {
+		m.unqueue() // stopping means stop: a queued prompt is not sent on its own
+	}
 	m.run.cancel()
 	m.run = nil
 	m.confirm = nil // a question of the run is moot now
 	m.setPhase(phaseIdle)
 	m.showReceipts()
+}
+
+// unqueue puts a queued prompt back in the input, before what is typed
+// there: an answer stopped or failed, it is not sent on its own.
+func (m *Model) unqueue() {
+	if m.queued == "" {
+		return
+	}
+	text := m.queued
+	if draft := m.input.Value(); draft != "" {
+		text += "\n\n" + draft
+	}
+	m.queued = ""
+	m.input.Reset()
+	m.input.Paste(text)
 }
 
 // noteRunError makes the next send probe Ollama again when the run failed

@@ -65,13 +65,13 @@ func (m *Model) startRun() tea.Cmd {
 	if o.active && o.live {
 		m.others.last = o.last // what a half-written answer looked like: reconcileAfterRun compares
 	}
-	prompt := m.pending
-	m.pending = ""
+	prompt, queued := m.pending, m.pendingQueued
+	m.pending, m.pendingQueued = "", false
 	// What was typed after Enter while the conversation was being created
-	// stays, as the next draft; the prompt sent leaves the input.
-	if v := m.input.Value(); v == prompt {
-		m.input.Reset()
-	} else if rest, ok := strings.CutPrefix(v, prompt); ok && prompt != "" {
+	// stays, as the next draft; the prompt sent leaves the input (a queued
+	// one left it already: the input is a draft of its own).
+	v := m.input.Value()
+	if rest, ok := strings.CutPrefix(v, prompt); ok && prompt != "" && !queued {
 		m.input.Reset()
 		m.input.Paste(rest)
 	}
