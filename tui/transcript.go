@@ -274,11 +274,11 @@ func (t *transcript) toolResult(act agent.ToolActivity) {
 }
 
 // foldAlike appends a finished tool call's entry, or counts it in the one
-// before when both called the same tool and failed the same way: a reply
-// of 200 calls, 184 of them over the limit, is one line for those, not 184.
+// before when both failed the same way (whatever tool they called): a
+// reply of 200 calls, 184 of them over the limit, is one line for those.
 func foldAlike(entries []entry, e entry) []entry {
 	if n := len(entries); n > 0 && e.kind == entryTool && e.tool.Error != "" {
-		if prev := &entries[n-1]; prev.kind == entryTool && prev.toolDone && prev.tool.Name == e.tool.Name && prev.tool.Error == e.tool.Error {
+		if prev := &entries[n-1]; prev.kind == entryTool && prev.toolDone && prev.tool.Error == e.tool.Error {
 			prev.alike++
 			prev.viewWidth = 0
 			return entries

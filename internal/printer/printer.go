@@ -46,10 +46,11 @@ type Answer struct {
 	// para: a tool call ended the text of a model call; the next text
 	// starts a new paragraph, as in the stored answer.
 	para bool
-	// failed is the last call printed when it failed (its name and error),
-	// alike how many calls after it failed the same way, not printed: a
-	// reply of 200 calls, 184 over the limit, is one line for those.
-	failed [2]string
+	// failed is the error of the last call printed, alike how many calls
+	// after it failed the same way (whatever tool they called), not
+	// printed: a reply of 200 calls, 184 over the limit, is one line for
+	// those.
+	failed string
 	alike  int
 }
 
@@ -82,13 +83,13 @@ func (p *Answer) Emit(ev agent.Event) {
 	case agent.ToolCallEvent:
 		return // said with its result
 	case agent.ToolResultEvent:
-		if ev.Call.Error != "" && p.failed == [2]string{ev.Call.Name, ev.Call.Error} {
+		if ev.Call.Error != "" && p.failed == ev.Call.Error {
 			p.alike++
 			return
 		}
 	}
 	p.flushAlike()
-	p.failed = [2]string{}
+	p.failed = ""
 	switch ev := ev.(type) {
 	case agent.ContentDelta:
 		if p.quiet {
@@ -111,9 +112,7 @@ func (p *Answer) Emit(ev agent.Event) {
 		p.para = true
 		// One line per call, worded as in the chat screen.
 		fmt.Fprintf(p.errw, "⚙ %s\n", text.Cut(text.OneLine(sanitize.Text(ev.Call.Summary())), 200))
-		if ev.Call.Error != "" {
-			p.failed = [2]string{ev.Call.Name, ev.Call.Error}
-		}
+		p.failed = ev.Call.Error
 	case agent.RecallEvent:
 		fmt.Fprintf(p.errw, "↺ %s\n", text.Cut(text.OneLine(sanitize.Text(ev.Summary())), 200))
 	case agent.NoticeEvent:

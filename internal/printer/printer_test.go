@@ -10,8 +10,8 @@ import (
 
 // TestAskFoldsCallsThatFailedAlike: `mneme ask` prints a run of tool calls
 // that failed the same way as one line and a count, as the chat does (a
-// reply of 200 calls printed 184 identical lines); a call that failed
-// otherwise, or text between, ends the run.
+// reply of 200 calls printed 184 identical lines), whatever tool they
+// called; a call that failed otherwise, or text between, ends the run.
 func TestAskFoldsCallsThatFailedAlike(t *testing.T) {
 	var out, errw bytes.Buffer
 	p := NewAnswer(&out, &errw, false)
@@ -24,13 +24,14 @@ func TestAskFoldsCallsThatFailedAlike(t *testing.T) {
 	for range 5 {
 		call("memory_search", "not run: at most 16 tool calls are run per reply")
 	}
-	call("memory_save", "not run: at most 16 tool calls are run per reply")
+	call("memory_save", "not run: at most 16 tool calls are run per reply") // another tool, the same failure
+	call("tool_7", `unknown tool "tool_7"`)
 	p.Emit(agent.ContentDelta{Text: "Done."})
 	call("memory_save", "not run: at most 16 tool calls are run per reply")
 	call("memory_save", "not run: at most 16 tool calls are run per reply")
 	p.Finish()
 	lines := strings.Split(strings.TrimSpace(errw.String()), "\n")
-	want := []string{"searched memory", "memory_search failed", "… and 4 more calls that failed the same way", "memory_save failed",
+	want := []string{"searched memory", "memory_search failed", "… and 5 more calls that failed the same way", `unknown tool "tool_7"`,
 		"memory_save failed", "… and 1 more call that failed the same way"}
 	if len(lines) != len(want) {
 		t.Fatalf("stderr:\n%s", errw.String())
