@@ -167,7 +167,12 @@ func (n Note) HasTag(tag string) bool {
 // what the user reviewed (the screen showed "red evil" of a stored
 // "\x1b[31mred\x1b[0m \u202eevil").
 func CheckNote(content string) (string, error) {
-	content = strings.TrimSpace(sanitize.Text(cleanText(content)))
+	content = strings.TrimSpace(strings.Map(func(r rune) rune {
+		if r >= 0xE0000 && r <= 0xE007F {
+			return -1 // Unicode tags: invisible, yet read by models ("ASCII smuggling")
+		}
+		return r
+	}, sanitize.Text(cleanText(content))))
 	switch n := utf8.RuneCountInString(content); {
 	case n == 0:
 		return "", Invalid("note is empty")

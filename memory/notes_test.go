@@ -32,7 +32,7 @@ func TestNoteTextIsChecked(t *testing.T) {
 	}
 	// Plain text: what a terminal would act on goes, saved or edited; an
 	// only-escapes note is empty.
-	n, err = s.SaveNote(ctx, "alice", "\x1b[31mred\x1b[0m \u202eevil\x1b]52;c;aGk=\a here", NoteSource{})
+	n, err = s.SaveNote(ctx, "alice", "\x1b[31mred\x1b[0m \u202eevil\x1b]52;c;aGk=\a here\U000E0049\U000E0047", NoteSource{})
 	if err != nil || n.Content != "red evil here" {
 		t.Fatalf("saved %q: %v", n.Content, err)
 	}

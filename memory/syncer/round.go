@@ -158,7 +158,8 @@ func (sy *Syncer) exchange(ctx context.Context, watermark int64) (pre, post *fin
 	before, _ = readReplicaInfo(sy.store.Path())
 	if err = sy.syncFiles(ctx, sy.store.Path()); err != nil {
 		switch {
-		case errors.Is(err, ErrSyncLocked) || errors.Is(err, ErrSyncOffline) || ctx.Err() != nil:
+		case errors.Is(err, ErrSyncOffline):
+		case errors.Is(err, ErrSyncLocked) || ctx.Err() != nil:
 			err = fmt.Errorf("sync: %w", err)
 		case !isConflict(err):
 			err = fmt.Errorf("sync: %s", sy.cleanError(err))
@@ -379,7 +380,11 @@ func (sy *Syncer) finish(ctx context.Context, start time.Time, rep SyncReport, e
 		// Stopped (Ctrl+C, the chat closing) or out of the time a command
 		// gives it: not a failure of sync's.
 		sy.state.State = SyncInterrupted
-		sy.state.LastError = "stopped before the end (Ctrl+C, or out of time); the next sync does it again"
+		sy.state.LastError = "stopped before the end (interrupted, or out of time); the next sync does it again"
+	case errors.Is(err, memory.ErrBusy):
+		// A merge waits for the other mnemes on this device to close.
+		sy.state.State = SyncPending
+		sy.state.LastError = sy.redact(err.Error())
 	default:
 		sy.state.State = SyncError
 		sy.state.LastError = sy.redact(err.Error())
