@@ -48,8 +48,12 @@ func (a *App) runDoctor(ctx context.Context, args []string) error {
 		return exitError{code: 1}
 	}
 	s, err := a.openConfig(ctx, cfg, memory.ReadOnlyIfNewer())
-	if err != nil {
-		return err
+	if err != nil { // a key that does not open it, a lock held…: said with the settings' problems
+		for _, bad := range badSettings {
+			fmt.Fprintln(a.stdout, "problem:", sanitize.Text(bad.Error()))
+		}
+		fmt.Fprintln(a.stdout, "problem: database:", sanitize.Text(err.Error()))
+		return exitError{code: 1}
 	}
 	defer s.Close()
 	readOnly := s.store.ReadOnlyReason()
