@@ -172,13 +172,11 @@ func (ix *Index) Search(ctx context.Context, q SearchQuery) ([]SearchResult, err
 			related[h.ID] = h.Related
 		}
 	}
+	list := ix.fuse(kwIDs, shown, candidates) // cut after the floor below, ranks as fused
 	if q.MinSimilarity > 0 { // found only by meaning, and not close enough: no match
-		shown = slices.DeleteFunc(shown, func(h vectorHit) bool {
-			_, byWords := related[h.id]
-			return h.similarity < q.MinSimilarity && !byWords
-		})
+		list = slices.DeleteFunc(list, func(f *fused) bool { return !f.keyword && 1-f.distance < q.MinSimilarity })
 	}
-	list := ix.fuse(kwIDs, shown, q.Limit)
+	list = list[:min(len(list), q.Limit)]
 	for _, f := range list {
 		f.related = related[f.id]
 	}
