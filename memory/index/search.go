@@ -173,7 +173,7 @@ func (ix *Index) Search(ctx context.Context, q SearchQuery) ([]SearchResult, err
 		}
 	}
 	list := ix.fuse(kwIDs, shown, candidates) // cut after the floor below, ranks as fused
-	if q.MinSimilarity > 0 { // found only by meaning, and not close enough: no match
+	if q.MinSimilarity > 0 {                  // found only by meaning, and not close enough: no match
 		list = slices.DeleteFunc(list, func(f *fused) bool { return !f.keyword && 1-f.distance < q.MinSimilarity })
 	}
 	list = list[:min(len(list), q.Limit)]
