@@ -172,8 +172,10 @@ func (ix *Index) Search(ctx context.Context, q SearchQuery) ([]SearchResult, err
 			related[h.ID] = h.Related
 		}
 	}
-	list := ix.fuse(kwIDs, shown, candidates) // cut after the floor below, ranks as fused
-	if q.MinSimilarity > 0 {                  // found only by meaning, and not close enough: no match
+	// Cut after the floor below, so that the ranks fused stay as they were.
+	list := ix.fuse(kwIDs, shown, candidates)
+	if q.MinSimilarity > 0 {
+		// Found only by meaning, and not close enough: no match.
 		list = slices.DeleteFunc(list, func(f *fused) bool { return !f.keyword && 1-f.distance < q.MinSimilarity })
 	}
 	list = list[:min(len(list), q.Limit)]
