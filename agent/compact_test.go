@@ -748,7 +748,8 @@ func TestToolDefinitionsCountTowardsTheWindow(t *testing.T) {
 
 // TestImportedTitlesAreKept: a conversation imported with the title its
 // export gave (ChatGPT's, Claude's) keeps it: the model does not retitle
-// it. One imported without a title is titled as any other.
+// it. One imported with an app's placeholder ("New Chat", Open WebUI's) is
+// titled as any other.
 func TestImportedTitlesAreKept(t *testing.T) {
 	ctx := context.Background()
 	h := newCompactHarness(t, Compaction{ContextWindow: 8192, WindowSize: 6})
@@ -756,7 +757,7 @@ func TestImportedTitlesAreKept(t *testing.T) {
 	lines := []memory.ImportedMessage{
 		{Record: memory.Record{Conversation: "gpt-1", Title: "My trip to Lisbon", Role: memory.RoleUser, Content: "plan a trip"}, SourceID: "1"},
 		{Record: memory.Record{Conversation: "gpt-1", Title: "My trip to Lisbon", Role: memory.RoleAssistant, Content: "Sure."}, SourceID: "2"},
-		{Record: memory.Record{Conversation: "gpt-2", Role: memory.RoleUser, Content: "how do I bake bread"}, SourceID: "1"},
+		{Record: memory.Record{Conversation: "gpt-2", Title: "New Chat", Role: memory.RoleUser, Content: "how do I bake bread"}, SourceID: "1"},
 		{Record: memory.Record{Conversation: "gpt-2", Role: memory.RoleAssistant, Content: "With flour."}, SourceID: "2"},
 	}
 	next := 0
@@ -784,7 +785,7 @@ func TestImportedTitlesAreKept(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := map[string]string{"My trip to Lisbon": "My trip to Lisbon", "how do I bake bread": "A calm title"}[c.Title]
+		want := map[string]string{"My trip to Lisbon": "My trip to Lisbon", "New Chat": "A calm title"}[c.Title]
 		if got.Title != want {
 			t.Errorf("imported as %q, titled %q after Retitle; want %q", c.Title, got.Title, want)
 		}

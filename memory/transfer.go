@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
@@ -508,8 +509,8 @@ func (imp *importer) write(ctx context.Context, batch []importMsg) (n, conflicts
 			title := cleanText(c.newTitle)
 			c.newTitle = ""
 			given := title
-			if c.keepIDs {
-				given = ""
+			if c.keepIDs || slices.Contains([]string{"new chat", "untitled", "new conversation"}, strings.ToLower(title)) {
+				given = "" // a backup's line says; an app's placeholder is no title
 			}
 			if _, err := tx.ExecContext(ctx, `UPDATE conversations SET
 				updated_at = CASE WHEN ? THEN MAX(updated_at, ?) ELSE updated_at END,
