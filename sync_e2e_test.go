@@ -202,7 +202,7 @@ func TestSyncBothWriteWhileServerDown(t *testing.T) {
 		}
 	}
 	b.mustOK("", "memory", "edit", gardenID, "Alice likes sourdough with seeds")
-	if r := a.mneme("", "sync"); r.code == 0 || !strings.Contains(r.stderr, "cannot reach the sync server") {
+	if r := a.mneme("", "sync"); r.code == 0 || !strings.Contains(r.stderr, "did not answer, or stopped answering") {
 		t.Fatalf("sync while down: %+v", r)
 	}
 	st, raw := a.syncStatus()
@@ -409,10 +409,8 @@ func TestSyncInitCtrlCAtTheTokenPromptKeepsEcho(t *testing.T) {
 	stty := filepath.Join(t.TempDir(), "stty")
 	script := mnemeBin + " sync init http://127.0.0.1:9; echo exit=$?; stty -a > " + stty + "; echo SHELL-GOES-ON; exec sleep 600"
 	term := openTerminal(t, 100, 20, terminalCommand(d.env(), "/bin/bash", "-c", script)...)
-	term.waitText("input hidden")
-	term.keys("C-c")
-	term.typeText("ls")
-	term.keys("Enter")
+	term.waitText("empty keeps the one set")
+	term.keys("C-c", "ls", "Enter") // one burst: the line typed on is no token either
 	screen := term.waitText("SHELL-GOES-ON")
 	b, err := os.ReadFile(stty)
 	if err != nil {
@@ -424,5 +422,10 @@ func TestSyncInitCtrlCAtTheTokenPromptKeepsEcho(t *testing.T) {
 	cfg, err := os.ReadFile(filepath.Join(d.home, "config", "mneme", "config.toml"))
 	if err != nil || !strings.Contains(string(cfg), "GOOD-TOKEN") || !strings.Contains(screen, "exit=130") {
 		t.Fatalf("after Ctrl+C at the prompt, config:\n%s\nscreen:\n%s", cfg, screen)
+	}
+	// No token given (to change the URL): the one set stays.
+	d.mustOK("\n", "sync", "init", "http://127.0.0.1:8")
+	if cfg, err := os.ReadFile(filepath.Join(d.home, "config", "mneme", "config.toml")); err != nil || !strings.Contains(string(cfg), "GOOD-TOKEN") {
+		t.Fatalf("sync init without a token dropped the one set:\n%s", cfg)
 	}
 }

@@ -60,6 +60,9 @@ func (a *App) runSearch(ctx context.Context, args []string) error {
 	if q.Since, err = parseDate(*since); err != nil {
 		return exitError{code: 2, msg: "search: --since: " + err.Error()}
 	}
+	if strings.EqualFold(strings.TrimSpace(*until), "today") {
+		*until = "now" // until today means up to now, today included
+	}
 	if q.Until, err = parseDate(*until); err != nil {
 		return exitError{code: 2, msg: "search: --until: " + err.Error()}
 	}

@@ -154,7 +154,7 @@ func (a *App) runSync(ctx context.Context, args []string) error {
 			return exitError{code: ExitInterrupted, msg: "sync interrupted; your memory is kept here and syncs next time"}
 		}
 		if errors.Is(err, syncer.ErrSyncOffline) {
-			return fmt.Errorf("cannot reach the sync server at %s; your memory is kept here and syncs when it is back", sy.URL())
+			return fmt.Errorf("the sync server at %s did not answer, or stopped answering; your memory is kept here and syncs when it is back", sy.URL())
 		}
 		return fmt.Errorf("sync with %s failed: %w", sy.URL(), err)
 	}
@@ -265,13 +265,19 @@ func (a *App) runSyncInit(ctx context.Context, args []string) error {
 			return exitError{code: 2, msg: err.Error()}
 		}
 	}
-	token, err := a.readToken(ctx)
-	if err != nil {
-		return err
-	}
 	cfg, err := config.Load(common, a.getenv)
 	if err != nil {
 		return err
+	}
+	token, err := a.readToken(ctx, cfg.Sync.Token != "")
+	if err == nil {
+		err = ctx.Err() // Ctrl+C with the line typed after it in one burst: nothing is written
+	}
+	if err != nil {
+		return err
+	}
+	if token == "" {
+		token = cfg.Sync.Token // empty keeps the token set (re-run to change the URL)
 	}
 	if err := config.WriteSync(cfg.ConfigFile, raw, token, *interval); err != nil {
 		return fmt.Errorf("sync init: %w", err)
@@ -290,12 +296,13 @@ func (a *App) runSyncInit(ctx context.Context, args []string) error {
 
 // readToken takes the token from piped stdin, the environment, or a prompt
 // without echo on a terminal ("" when there is none).
-func (a *App) readToken(ctx context.Context) (string, error) {
+func (a *App) readToken(ctx context.Context, set bool) (string, error) {
 	if f, ok := a.stdin.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 		if t := config.TokenFromEnv(a.getenv); t != "" {
 			return strings.TrimSpace(t), nil
 		}
-		fmt.Fprint(a.stderr, "Token (from `turso db tokens create DB`; input hidden, empty for none): ")
+		fmt.Fprintf(a.stderr, "Token (from `turso db tokens create DB`; input hidden, %s): ",
+			map[bool]string{false: "empty for none", true: "empty keeps the one set"}[set])
 		fd := int(f.Fd())
 		restore := func() {}
 		if st, err := term.GetState(fd); err == nil {

@@ -12,13 +12,15 @@ import (
 var ErrDate = errors.New(`not a date: give YYYY-MM-DD, RFC 3339, "today", "yesterday", "N days ago" (weeks, months, years) or "last week"`)
 
 // ParseDate reads a date as a person types it (--since, --until):
-// YYYY-MM-DD (midnight, local time), RFC 3339, "today", "yesterday", or "N
+// YYYY-MM-DD (midnight, local time), RFC 3339, "now", "today", "yesterday", or "N
 // days ago" (also weeks, months, years; "a week ago", "last week"), counted from
 // today's midnight as git reads them.
 func ParseDate(s string, now time.Time) (time.Time, error) {
 	s = strings.ToLower(strings.TrimSpace(s))
 	midnight := time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, now.Location())
 	switch s {
+	case "now":
+		return now, nil
 	case "today":
 		return midnight, nil
 	case "yesterday":

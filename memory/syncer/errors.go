@@ -17,5 +17,5 @@ var (
 	ErrSyncLocked = errors.New("the database stayed locked during sync")
 	// errOthersOpen says a merge cannot swap its files in: another process
 	// has the database open.
-	errOthersOpen = fmt.Errorf("%w: another mneme on this device has the database open; the merge runs once it is the only one", memory.ErrBusy)
+	errOthersOpen = fmt.Errorf("%w; the merge runs once it is the only mneme open on this device", memory.ErrBusy)
 )

@@ -45,7 +45,7 @@ func (r SyncReport) String() string {
 		parts = append(parts, fmt.Sprintf("the server already had this device's last push (its answer was lost): rebuilt from the server and re-applied %d local changes", r.Reapplied))
 	case r.Conflict && r.Reapplied == 0:
 		// Nothing of this device's to re-apply: it did not write meanwhile.
-		parts = append(parts, "this copy no longer followed the server's (a sync cut before its end): rebuilt from the server; no local change was waiting")
+		parts = append(parts, "the server's copy had moved on from this one (another device joined or rebuilt it): rebuilt from the server; no local change was waiting")
 	case r.Conflict:
 		parts = append(parts, fmt.Sprintf("both devices wrote while apart: rebuilt from the server and re-applied %d local changes", r.Reapplied))
 	case r.Merged:
@@ -286,6 +286,10 @@ func (sy *Syncer) syncFilesOnce(ctx context.Context, path string) error {
 		return ctx.Err()
 	case cut != nil:
 		return fmt.Errorf("%w: %s stopped answering during the sync (%s)", ErrSyncOffline, sy.display, sy.cleanError(cut))
+	case err != nil && strings.Contains(err.Error(), "invalid length of frames"):
+		// A pull whose answer the server cut where its length was not
+		// given (the relay saw it end): frames came in part.
+		return fmt.Errorf("%w: %s cut its answer during the sync", ErrSyncOffline, sy.display)
 	}
 	return err
 }
