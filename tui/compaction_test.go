@@ -463,12 +463,10 @@ func TestTypingWhileTheFirstMessageIsSentStaysAsTheNextDraft(t *testing.T) {
 	}
 }
 
-// TestAPromptSentWhileAnAnswerStreamsIsQueued: Enter while an answer
-// streams takes the prompt out of the input, shows it queued above it, and
-// sends it when the answer ends; what is typed next is a new draft, not
-// glued to it ("queued onequeued two" was sent). A second Enter joins the
-// queue as one message; ↑ in the empty input takes it back to edit.
-func TestAPromptSentWhileAnAnswerStreamsIsQueued(t *testing.T) {
+// streaming is a chat whose first answer streams, held by its runner's
+// gate.
+func streaming(t *testing.T) (*harness, *fakeRunner, *memory.Store) {
+	t.Helper()
 	store := openStore(t)
 	r := newFakeRunner(store, "First answer.")
 	r.gate = make(chan struct{}, 1)
@@ -476,6 +474,16 @@ func TestAPromptSentWhileAnAnswerStreamsIsQueued(t *testing.T) {
 	h.runUntilShown("Ollama ready")
 	h.sendText("first question")
 	h.runUntil("the answer to start", func() bool { return h.m.run != nil })
+	return h, r, store
+}
+
+// TestAPromptSentWhileAnAnswerStreamsIsQueued: Enter while an answer
+// streams takes the prompt out of the input, shows it queued above it, and
+// sends it when the answer ends; what is typed next is a new draft, not
+// glued to it ("queued onequeued two" was sent). A second Enter joins the
+// queue as one message; ↑ in the empty input takes it back to edit.
+func TestAPromptSentWhileAnAnswerStreamsIsQueued(t *testing.T) {
+	h, r, store := streaming(t)
 	h.sendText("second question")
 	if !h.shows("⏵ queued: second question") || h.m.input.Value() != "" {
 		t.Fatalf("not queued, input %q:\n%s", h.m.input.Value(), h.screen())
@@ -506,13 +514,7 @@ func TestAPromptSentWhileAnAnswerStreamsIsQueued(t *testing.T) {
 // "next"). Sent when the answer ends, a queued prompt leaves the draft
 // typed meanwhile whole, even one that begins with the same words.
 func TestStoppingAnAnswerKeepsTheQueuedPrompt(t *testing.T) {
-	store := openStore(t)
-	r := newFakeRunner(store, "First answer.")
-	r.gate = make(chan struct{}, 1)
-	h := newHarness(t, config(store, r, readyProbe))
-	h.runUntilShown("Ollama ready")
-	h.sendText("first question")
-	h.runUntil("the answer to start", func() bool { return h.m.run != nil })
+	h, r, _ := streaming(t)
 	h.sendText("thanks")
 	h.typeText("a draft")
 	h.send(keyEsc)
