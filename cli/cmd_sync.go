@@ -14,7 +14,7 @@ import (
 
 	"github.com/mneme-dev/mneme/config"
 	"github.com/mneme-dev/mneme/internal/sanitize"
-	"github.com/mneme-dev/mneme/internal/shutdown"
+	"github.com/mneme-dev/mneme/internal/stdin"
 	"github.com/mneme-dev/mneme/memory/index"
 	"github.com/mneme-dev/mneme/memory/syncer"
 )
@@ -303,35 +303,15 @@ func (a *App) readToken(ctx context.Context, set bool) (string, error) {
 		}
 		fmt.Fprintf(a.stderr, "Token (from `turso db tokens create DB`; input hidden, %s): ",
 			map[bool]string{false: "empty for none", true: "empty keeps the one set"}[set])
-		fd := int(f.Fd())
-		restore := func() {}
-		if st, err := term.GetState(fd); err == nil {
-			// Ctrl+C ends the read before ReadPassword could turn echo back on.
-			restore = func() { term.Restore(fd, st) }
-			defer shutdown.OnExit(restore)()
+		t, err := stdin.PromptSecret(ctx, int(f.Fd()))
+		fmt.Fprintln(a.stderr)
+		switch {
+		case errors.Is(err, stdin.ErrInterrupted):
+			return "", exitError{code: ExitInterrupted, msg: "sync init: interrupted; nothing was written"}
+		case err != nil:
+			return "", fmt.Errorf("read token: %w", err)
 		}
-		type read struct {
-			b   []byte
-			err error
-		}
-		got := make(chan read, 1)
-		go func() {
-			b, err := term.ReadPassword(fd)
-			got <- read{b, err}
-		}()
-		select {
-		case r := <-got:
-			fmt.Fprintln(a.stderr)
-			if r.err != nil {
-				return "", fmt.Errorf("read token: %w", r.err)
-			}
-			return strings.TrimSpace(string(r.b)), nil
-		case <-ctx.Done():
-			// Ctrl+C ends the prompt: what is typed next is not a token.
-			restore()
-			fmt.Fprintln(a.stderr)
-			return "", ctx.Err()
-		}
+		return strings.TrimSpace(t), nil
 	}
 	if a.stdinPiped() {
 		line, err := bufio.NewReader(io.LimitReader(a.stdin, 64<<10)).ReadString('\n')
