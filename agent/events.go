@@ -132,3 +132,7 @@ type Result struct {
 func (r Result) NoAnswer() bool {
 	return strings.TrimSpace(r.Answer) == "" && !r.Interrupted && !r.Cut && !r.StepLimitReached
 }
+
+// Alike is the line that counts n tool calls folded into the one before,
+// which they failed like (ToolActivity.FailedLike).
+func Alike(n int) string { return tools.Alike(n) }

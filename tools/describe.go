@@ -50,6 +50,16 @@ func (a Activity) notesDone(actions ...NoteAction) []string {
 	return ids
 }
 
+// FailedLike reports whether a failed the same way as b, whatever tool
+// each called: a screen shows such calls one after another as one line
+// and a count (Alike), not one line each.
+func (a Activity) FailedLike(b Activity) bool { return a.Error != "" && a.Error == b.Error }
+
+// Alike is the line that counts n calls folded into the one before (FailedLike).
+func Alike(n int) string {
+	return fmt.Sprintf("… and %s that failed the same way", text.Count(n, "more call", "more calls"))
+}
+
 // quoteRunes bounds the text quoted in a summary.
 const quoteRunes = 60
 

@@ -4,9 +4,8 @@ import "strings"
 
 // recallPrompt puts an earlier prompt of the conversation in the input, as
 // a shell's history does (a queued prompt comes back first): ↑ in an empty
-// input takes the last one, and
-// again the one before; ↓ goes back towards the newest, then to an empty
-// input. It reports whether the key was taken (a draft, or a recalled
+// input takes the last one, and again the one before; ↓ goes back towards
+// the newest, then to an empty input. It reports whether the key was taken (a draft, or a recalled
 // prompt since edited, keeps ↑/↓ for moving in the text).
 func (m *Model) recallPrompt(older bool) bool {
 	text := m.input.Value()

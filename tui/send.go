@@ -70,8 +70,7 @@ func (m *Model) startRun() tea.Cmd {
 	// What was typed after Enter while the conversation was being created
 	// stays, as the next draft; the prompt sent leaves the input (a queued
 	// one left it already: the input is a draft of its own).
-	v := m.input.Value()
-	if rest, ok := strings.CutPrefix(v, prompt); ok && prompt != "" && !queued {
+	if rest, ok := strings.CutPrefix(m.input.Value(), prompt); ok && prompt != "" && !queued {
 		m.input.Reset()
 		m.input.Paste(rest)
 	}

@@ -1,7 +1,6 @@
 package tui
 
 import (
-	"fmt"
 	"log/slog"
 	"slices"
 	"strings"
@@ -11,7 +10,6 @@ import (
 
 	"github.com/mneme-dev/mneme/agent"
 	"github.com/mneme-dev/mneme/internal/sanitize"
-	"github.com/mneme-dev/mneme/internal/text"
 	"github.com/mneme-dev/mneme/memory"
 	"github.com/mneme-dev/mneme/tui/render"
 )
@@ -278,7 +276,7 @@ func (t *transcript) toolResult(act agent.ToolActivity) {
 // reply of 200 calls, 184 of them over the limit, is one line for those.
 func foldAlike(entries []entry, e entry) []entry {
 	if n := len(entries); n > 0 && e.kind == entryTool && e.tool.Error != "" {
-		if prev := &entries[n-1]; prev.kind == entryTool && prev.toolDone && prev.tool.Error == e.tool.Error {
+		if prev := &entries[n-1]; prev.kind == entryTool && prev.toolDone && e.tool.FailedLike(prev.tool) {
 			prev.alike++
 			prev.viewWidth = 0
 			return entries
@@ -328,7 +326,7 @@ func (t *transcript) render(e *entry, now time.Time) string {
 	case entryTool:
 		line := render.ToolLine(t.st, e.tool, e.toolDone, w, t.details)
 		if e.alike > 0 {
-			line += "\n" + t.st.Notice.Width(w).Render(fmt.Sprintf("  … and %s that failed the same way", text.Count(e.alike, "more call", "more calls")))
+			line += "\n" + t.st.Notice.Width(w).Render("  "+agent.Alike(e.alike))
 		}
 		return line
 	case entryRecall:

@@ -46,18 +46,17 @@ type Answer struct {
 	// para: a tool call ended the text of a model call; the next text
 	// starts a new paragraph, as in the stored answer.
 	para bool
-	// failed is the error of the last call printed, alike how many calls
-	// after it failed the same way (whatever tool they called), not
-	// printed: a reply of 200 calls, 184 over the limit, is one line for
-	// those.
-	failed string
-	alike  int
+	// last is the last call printed, alike how many calls after it failed
+	// like it (tools.Activity.FailedLike), not printed: a reply of 200
+	// calls, 184 over the limit, is one line for those.
+	last  tools.Activity
+	alike int
 }
 
 // flushAlike says how many calls failed as the last one printed.
 func (p *Answer) flushAlike() {
 	if p.alike > 0 {
-		fmt.Fprintf(p.errw, "⚙ … and %s that failed the same way\n", text.Count(p.alike, "more call", "more calls"))
+		fmt.Fprintln(p.errw, "⚙ "+tools.Alike(p.alike))
 	}
 	p.alike = 0
 }
@@ -83,13 +82,13 @@ func (p *Answer) Emit(ev agent.Event) {
 	case agent.ToolCallEvent:
 		return // said with its result
 	case agent.ToolResultEvent:
-		if ev.Call.Error != "" && p.failed == ev.Call.Error {
+		if ev.Call.FailedLike(p.last) {
 			p.alike++
 			return
 		}
 	}
 	p.flushAlike()
-	p.failed = ""
+	p.last = tools.Activity{}
 	switch ev := ev.(type) {
 	case agent.ContentDelta:
 		if p.quiet {
@@ -112,7 +111,7 @@ func (p *Answer) Emit(ev agent.Event) {
 		p.para = true
 		// One line per call, worded as in the chat screen.
 		fmt.Fprintf(p.errw, "⚙ %s\n", text.Cut(text.OneLine(sanitize.Text(ev.Call.Summary())), 200))
-		p.failed = ev.Call.Error
+		p.last = ev.Call
 	case agent.RecallEvent:
 		fmt.Fprintf(p.errw, "↺ %s\n", text.Cut(text.OneLine(sanitize.Text(ev.Summary())), 200))
 	case agent.NoticeEvent:

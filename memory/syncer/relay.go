@@ -123,11 +123,11 @@ func (r *relay) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	for {
 		n, err := resp.Body.Read(buf)
 		if n > 0 {
-			watch.Reset(r.stall)
+			watch.Stop() // a slow reader on this side is not the server's silence
 			if _, werr := w.Write(buf[:n]); werr != nil {
 				return // go-libsql hung up: its call says why
 			}
-			watch.Reset(r.stall) // a slow reader on this side is not the server's silence
+			watch.Reset(r.stall)
 		}
 		if errors.Is(err, io.EOF) {
 			return
@@ -156,9 +156,6 @@ type movingReader struct {
 }
 
 func (m movingReader) Read(p []byte) (int, error) {
-	if m.r == nil {
-		return 0, io.EOF
-	}
 	n, err := m.r.Read(p)
 	if n > 0 {
 		m.watch.Reset(m.stall)

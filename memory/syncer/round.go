@@ -158,7 +158,7 @@ func (sy *Syncer) exchange(ctx context.Context, watermark int64) (pre, post *fin
 	before, _ = readReplicaInfo(sy.store.Path())
 	if err = sy.syncFiles(ctx, sy.store.Path()); err != nil {
 		switch {
-		case errors.Is(err, ErrSyncOffline):
+		case errors.Is(err, ErrSyncOffline): // it says which server, and how
 		case errors.Is(err, ErrSyncLocked) || ctx.Err() != nil:
 			err = fmt.Errorf("sync: %w", err)
 		case !isConflict(err):
