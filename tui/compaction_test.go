@@ -506,6 +506,9 @@ func TestAPromptSentWhileAnAnswerStreamsIsQueued(t *testing.T) {
 	if got := h.m.input.Value(); got != "a draft for later" {
 		t.Fatalf("the draft typed meanwhile became %q", got)
 	}
+	if h.shows("Queued:") {
+		t.Fatalf("the queue's hint outlived it:\n%s", h.screen())
+	}
 }
 
 // TestStoppingAnAnswerKeepsTheQueuedPrompt: Esc on an answer with a prompt

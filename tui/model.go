@@ -49,6 +49,7 @@ const (
 	hintNotSentOffline = "Not sent: Ollama is not running. Your message is back below."
 	hintStopping       = "Stopping…"
 	hintBusy           = "An answer is still being written: wait for it, or press Esc to stop it."
+	hintQueued         = "Queued: sent when this answer ends (↑ takes it back to edit; Esc stops the answer)."
 	hintLoading        = "Still loading the conversation…"
 	hintNoAnswer       = "The run ended without an answer."
 )

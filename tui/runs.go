@@ -107,8 +107,8 @@ func (m *Model) finishRun(interrupted bool, err error) {
 		}
 		m.transcript.addSources(m.run.cites)
 	}
-	if m.hint == hintStopping {
-		m.hint = ""
+	if m.hint == hintStopping || m.hint == hintQueued {
+		m.hint = "" // said, and over
 	}
 	if interrupted || err != nil {
 		m.unqueue() // stopping means stop: a queued prompt is not sent on its own

@@ -27,7 +27,7 @@ func (m *Model) submit() tea.Cmd {
 		}
 		m.queued = text
 		m.input.Reset()
-		m.hint = "Queued: sent when this answer ends (↑ takes it back to edit; Esc stops the answer)."
+		m.hint = hintQueued
 		return nil
 	case m.phase != phaseIdle:
 		m.hint = hintBusy
