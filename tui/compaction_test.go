@@ -506,9 +506,6 @@ func TestAPromptSentWhileAnAnswerStreamsIsQueued(t *testing.T) {
 	if got := h.m.input.Value(); got != "a draft for later" {
 		t.Fatalf("the draft typed meanwhile became %q", got)
 	}
-	if h.shows("Queued:") {
-		t.Fatalf("the queue's hint outlived it:\n%s", h.screen())
-	}
 }
 
 // TestStoppingAnAnswerKeepsTheQueuedPrompt: Esc on an answer with a prompt
@@ -539,4 +536,21 @@ func TestStoppingAnAnswerKeepsTheQueuedPrompt(t *testing.T) {
 	}
 	r.gate <- struct{}{}
 	h.runUntilIdle()
+}
+
+// TestTheQueuesHintGoesWithIt: the hint that says a prompt is queued goes
+// when the answer it waited for ends (it stayed under the next answer).
+func TestTheQueuesHintGoesWithIt(t *testing.T) {
+	h, r, _ := streaming(t)
+	h.sendText("later")
+	if !h.shows("Queued:") {
+		t.Fatalf("no queue hint:\n%s", h.screen())
+	}
+	r.gate <- struct{}{}
+	h.runUntil("the queued prompt sent", func() bool { return h.m.run != nil && h.m.queued == "" })
+	r.gate <- struct{}{}
+	h.runUntilIdle()
+	if h.shows("Queued:") {
+		t.Fatalf("the queue's hint outlived it:\n%s", h.screen())
+	}
 }
