@@ -26,26 +26,50 @@ func ReadSecret(fd int) (string, error) {
 		return "", err
 	}
 	defer term.Restore(fd, st)
-	var line []byte
+	return readLine(fdReader(fd))
+}
+
+// fdReader reads a raw terminal a byte at a time.
+type fdReader int
+
+func (fd fdReader) ReadByte() (byte, error) {
 	b := make([]byte, 1)
 	for {
-		n, err := syscall.Read(fd, b)
-		if errors.Is(err, syscall.EINTR) {
+		n, err := syscall.Read(int(fd), b)
+		switch {
+		case errors.Is(err, syscall.EINTR):
 			continue
+		case err != nil:
+			return 0, err
+		case n == 0:
+			return 0, io.EOF
 		}
+		return b[0], nil
+	}
+}
+
+// readLine edits a line of raw keys (see ReadSecret). A key that sends an
+// escape sequence (an arrow, Home, F1) is passed over whole: only its
+// first byte is a control character, and the rest ("[A") was taken into
+// the secret.
+func readLine(r io.ByteReader) (string, error) {
+	var line []byte
+	for {
+		c, err := r.ReadByte()
 		if err != nil {
 			return "", err
 		}
-		if n == 0 {
-			return "", io.EOF
-		}
-		switch c := b[0]; {
+		switch {
 		case c == 0x03: // Ctrl+C
 			return "", ErrInterrupted
 		case c == '\r' || c == '\n':
 			return string(line), nil
 		case c == 0x04 && len(line) == 0: // Ctrl+D
 			return "", io.EOF
+		case c == 0x1b:
+			if err := skipEscape(r); err != nil {
+				return "", err
+			}
 		case c == 0x7f || c == 0x08: // Backspace
 			_, size := utf8.DecodeLastRune(line)
 			line = line[:len(line)-size]
@@ -53,6 +77,28 @@ func ReadSecret(fd int) (string, error) {
 			line = line[:0]
 		case c >= 0x20:
 			line = append(line, c)
+		}
+	}
+}
+
+// skipEscape reads the rest of an escape sequence whose ESC was read:
+// CSI (ESC [ parameters, intermediates, a final byte), SS3 (ESC O and a
+// byte), or ESC and one byte (Alt+key).
+func skipEscape(r io.ByteReader) error {
+	c, err := r.ReadByte()
+	if err != nil || c == 'O' {
+		if err == nil {
+			_, err = r.ReadByte()
+		}
+		return err
+	}
+	if c != '[' {
+		return nil
+	}
+	for {
+		c, err := r.ReadByte()
+		if err != nil || (c >= 0x40 && c <= 0x7e) {
+			return err
 		}
 	}
 }
