@@ -11,15 +11,22 @@ import (
 	"time"
 )
 
-// defaultStallTimeout is how long a transfer may go without a byte either
-// way before the server counts as gone (SyncConfig.StallTimeout).
+// defaultStallTimeout is how long a transfer may go without moving
+// minProgress bytes either way before the server counts as gone
+// (SyncConfig.StallTimeout).
 const defaultStallTimeout = 30 * time.Second
+
+// minProgress is what a transfer must move in each stall timeout: a server
+// that trickles a few bytes at a time is as good as silent (as curl's
+// --speed-limit). 4 KiB in 30 s is far below any real link.
+const minProgress = 4 << 10
 
 // relay stands between go-libsql and the sync server for one sync call.
 // go-libsql's HTTP client (in the native library) has no timeout, cannot be
 // cancelled, and takes a server that went away in the middle of a transfer
 // for one with nothing to send. Through the relay, on loopback, a server
-// silent for its stall timeout or the round's context ending cuts the transfer
+// silent (or all but silent) for its stall timeout or the round's context
+// ending cuts the transfer
 // (go-libsql's connection closes and its call returns), and the call learns
 // what failed on the way.
 type relay struct {
@@ -38,7 +45,7 @@ type relay struct {
 
 // startRelay serves a relay to upstream ("https://host") on a loopback
 // port until Close; transport carries its requests (nil: the default), and
-// a transfer silent for stall is cut.
+// a transfer that moves less than minProgress bytes in stall is cut.
 func startRelay(ctx context.Context, upstream string, transport http.RoundTripper, stall time.Duration) (*relay, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -94,9 +101,9 @@ func (r *relay) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	}
 	ctx, cancel := context.WithCancelCause(r.ctx)
 	defer cancel(nil)
-	watch := time.AfterFunc(r.stall, func() { cancel(errStalled) })
-	defer watch.Stop()
-	out, err := http.NewRequestWithContext(ctx, req.Method, r.upstream+req.URL.RequestURI(), movingReader{req.Body, watch, r.stall})
+	watch := newPace(r.stall, func() { cancel(errStalled) })
+	defer watch.stop()
+	out, err := http.NewRequestWithContext(ctx, req.Method, r.upstream+req.URL.RequestURI(), movingReader{req.Body, watch})
 	if err != nil {
 		r.fail(err)
 		http.Error(w, err.Error(), http.StatusBadGateway)
@@ -123,11 +130,11 @@ func (r *relay) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	for {
 		n, err := resp.Body.Read(buf)
 		if n > 0 {
-			watch.Stop() // a slow reader on this side is not the server's silence
+			watch.pause() // a slow reader on this side is not the server's silence
 			if _, werr := w.Write(buf[:n]); werr != nil {
 				return // go-libsql hung up: its call says why
 			}
-			watch.Reset(r.stall)
+			watch.resume(n)
 		}
 		if errors.Is(err, io.EOF) {
 			return
@@ -148,17 +155,78 @@ func cause(ctx context.Context, err error) error {
 	return err
 }
 
-// movingReader resets a stall watch at every read that moves bytes.
+// pace cuts a transfer (calls cut) when a stall period passes in which
+// it moved less than minProgress bytes; each period that moves them starts
+// the next. Time while paused does not count.
+type pace struct {
+	mu     sync.Mutex
+	timer  *time.Timer
+	stall  time.Duration
+	end    time.Time     // the running period's end
+	left   time.Duration // of the period, while paused
+	paused bool
+	moved  int
+}
+
+func newPace(stall time.Duration, cut func()) *pace {
+	return &pace{timer: time.AfterFunc(stall, cut), stall: stall, end: time.Now().Add(stall)}
+}
+
+// add counts n bytes moved.
+func (p *pace) add(n int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.count(n)
+}
+
+func (p *pace) count(n int) {
+	p.moved += n
+	if p.moved < minProgress {
+		return
+	}
+	p.moved = 0
+	if p.paused {
+		p.left = p.stall
+		return
+	}
+	if p.timer.Stop() { // else it has cut the transfer already
+		p.end = time.Now().Add(p.stall)
+		p.timer.Reset(p.stall)
+	}
+}
+
+// pause stops the clock of the running period.
+func (p *pace) pause() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if !p.paused && p.timer.Stop() {
+		p.paused, p.left = true, time.Until(p.end)
+	}
+}
+
+// resume starts the clock again where pause stopped it, counting n bytes.
+func (p *pace) resume(n int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.paused {
+		p.paused, p.end = false, time.Now().Add(p.left)
+		p.timer.Reset(p.left)
+	}
+	p.count(n)
+}
+
+func (p *pace) stop() { p.timer.Stop() }
+
+// movingReader counts the bytes a request's body moves.
 type movingReader struct {
-	r     io.Reader
-	watch *time.Timer
-	stall time.Duration
+	r    io.Reader
+	pace *pace
 }
 
 func (m movingReader) Read(p []byte) (int, error) {
 	n, err := m.r.Read(p)
 	if n > 0 {
-		m.watch.Reset(m.stall)
+		m.pace.add(n)
 	}
 	return n, err
 }

@@ -18,7 +18,7 @@ import (
 // flakyServer stands in front of a sync server and spoils its answers to
 // pulls (GET /sync/…) as told: "stall" answers nothing, "cut" sends half
 // of the frames and drops the connection, "drop" drops it at once (the
-// server went away).
+// server went away), "trickle" sends them 10 bytes every 20 ms.
 type flakyServer struct {
 	*httptest.Server
 	mode    atomic.Value // string
@@ -52,6 +52,24 @@ func newFlakyServer(t *testing.T, srv *syncserver.Server) *flakyServer {
 			w.WriteHeader(rec.Code)
 			w.Write(body[:len(body)/2])
 			panic(http.ErrAbortHandler)
+		case "trickle":
+			rec := httptest.NewRecorder()
+			proxy.ServeHTTP(rec, r)
+			w.WriteHeader(rec.Code)
+			tick := time.NewTicker(20 * time.Millisecond) // the server's pace, not a wait for an event
+			defer tick.Stop()
+			for body := rec.Body.Bytes(); len(body) > 0; body = body[min(10, len(body)):] {
+				w.Write(body[:min(10, len(body))])
+				w.(http.Flusher).Flush()
+				select {
+				case <-tick.C:
+				case <-r.Context().Done():
+					return
+				case <-f.release:
+					return
+				}
+			}
+			return
 		}
 		proxy.ServeHTTP(w, r)
 	}))
@@ -63,12 +81,13 @@ func newFlakyServer(t *testing.T, srv *syncserver.Server) *flakyServer {
 }
 
 // TestSyncThatTheServerCutsOrLeavesSilentFails: a pull the server stops
-// answering half-way, cuts, or drops, ends the round with "offline" (go-libsql
-// alone waited for ever, or took the half it got for all there was and
-// called the device synced); the next round, with the server well,
-// brings everything.
+// answering half-way, cuts, drops, or trickles (a few bytes now and then,
+// never quite silent), ends the round with "offline" (go-libsql alone
+// waited for ever, or took the half it got for all there was and called
+// the device synced); the next round, with the server well, brings
+// everything.
 func TestSyncThatTheServerCutsOrLeavesSilentFails(t *testing.T) {
-	for _, mode := range []string{"stall", "cut", "drop"} {
+	for _, mode := range []string{"stall", "cut", "drop", "trickle"} {
 		t.Run(mode, func(t *testing.T) {
 			ctx := context.Background()
 			srv := syncserver.New(t)

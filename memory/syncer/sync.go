@@ -69,8 +69,8 @@ type SyncConfig struct {
 	// HTTPClient is used for the reachability probe (default: 5s timeout);
 	// its Transport also carries go-libsql's transfers.
 	HTTPClient *http.Client
-	// StallTimeout is how long a transfer may go without a byte before the
-	// server counts as gone (0: 30s).
+	// StallTimeout is how long a transfer may go without moving 4 KiB
+	// (minProgress) before the server counts as gone (0: 30s).
 	StallTimeout time.Duration
 	// OnMerge, when set, is told as each attempt at a merge with a fresh
 	// copy of the server's database begins (a first sync, a conflict):
