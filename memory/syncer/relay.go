@@ -2,6 +2,8 @@ package syncer
 
 import (
 	"context"
+	"crypto/rand"
+	"crypto/subtle"
 	"errors"
 	"io"
 	"log"
@@ -29,8 +31,14 @@ const minProgress = 4 << 10
 // ending cuts the transfer
 // (go-libsql's connection closes and its call returns), and the call learns
 // what failed on the way.
+//
+// go-libsql authenticates to the relay with a key of its own, which
+// the relay swaps for the server's token: another local user's requests to
+// the port are refused, and cannot cut a sync in flight.
 type relay struct {
+	key      string
 	upstream string
+	token    string
 	client   *http.Client
 	stall    time.Duration
 	ctx      context.Context
@@ -44,14 +52,16 @@ type relay struct {
 }
 
 // startRelay serves a relay to upstream ("https://host") on a loopback
-// port until Close; transport carries its requests (nil: the default), and
-// a transfer that moves less than minProgress bytes in stall is cut.
-func startRelay(ctx context.Context, upstream string, transport http.RoundTripper, stall time.Duration) (*relay, error) {
+// port until Close; requests carry token to it (none when empty), transport
+// carries them (nil: the default), and a transfer that moves less than
+// minProgress bytes in stall is cut.
+func startRelay(ctx context.Context, upstream, token string, transport http.RoundTripper, stall time.Duration) (*relay, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, err
 	}
-	r := &relay{upstream: upstream, client: &http.Client{Transport: transport}, stall: stall, url: "http://" + ln.Addr().String(), done: make(chan struct{})}
+	r := &relay{key: rand.Text(), upstream: upstream, token: token, client: &http.Client{Transport: transport},
+		stall: stall, url: "http://" + ln.Addr().String(), done: make(chan struct{})}
 	r.ctx, r.cancel = context.WithCancel(ctx)
 	r.srv = &http.Server{Handler: r, ReadHeaderTimeout: stall, ErrorLog: discardLog}
 	go func() {
@@ -96,6 +106,10 @@ var errStalled = errors.New("nothing came or went for too long")
 // ServeHTTP passes one request of go-libsql's to the server and its answer
 // back, as long as bytes keep moving.
 func (r *relay) ServeHTTP(w http.ResponseWriter, req *http.Request) {
+	if subtle.ConstantTimeCompare([]byte(req.Header.Get("Authorization")), []byte("Bearer "+r.key)) != 1 {
+		http.Error(w, "not this sync's relay", http.StatusForbidden)
+		return
+	}
 	if r.failed() {
 		panic(http.ErrAbortHandler) // no retry: the call ends, and says why
 	}
@@ -111,6 +125,10 @@ func (r *relay) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	}
 	out.Header = req.Header.Clone()
 	out.Header.Del("Connection")
+	out.Header.Del("Authorization")
+	if r.token != "" {
+		out.Header.Set("Authorization", "Bearer "+r.token)
+	}
 	out.ContentLength = req.ContentLength
 	if req.ContentLength == 0 {
 		out.Body = http.NoBody

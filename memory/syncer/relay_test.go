@@ -171,3 +171,46 @@ func TestSyncReportSaysRowsNotMerged(t *testing.T) {
 		t.Fatalf("report of a rebuild with nothing to re-apply: %s", s)
 	}
 }
+
+// TestRelayServesOnlyItsSync: the relay's loopback port refuses a request
+// without the key go-libsql was given (another local user's), which
+// neither reaches the server nor cuts the sync in flight; go-libsql's
+// requests reach the server with the sync token, never the relay's key.
+func TestRelayServesOnlyItsSync(t *testing.T) {
+	var got atomic.Value // the Authorization header the server saw last
+	upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got.Store(r.Header.Get("Authorization"))
+		w.Write([]byte("frames"))
+	}))
+	defer upstream.Close()
+	r, err := startRelay(context.Background(), upstream.URL, "SYNC-TOKEN", nil, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ask := func(auth string) int {
+		req, err := http.NewRequest(http.MethodGet, r.url+"/sync/1/2", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if auth != "" {
+			req.Header.Set("Authorization", auth)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	for _, auth := range []string{"", "Bearer SYNC-TOKEN", "Bearer " + r.key + "x"} {
+		if code := ask(auth); code != http.StatusForbidden || got.Load() != nil {
+			t.Fatalf("a request with Authorization %q: HTTP %d, the server saw %v", auth, code, got.Load())
+		}
+	}
+	if code := ask("Bearer " + r.key); code != http.StatusOK || got.Load() != "Bearer SYNC-TOKEN" {
+		t.Fatalf("go-libsql's request: HTTP %d, the server saw Authorization %v", code, got.Load())
+	}
+	if err := r.Close(); err != nil {
+		t.Fatalf("the refused requests cut the sync: %v", err)
+	}
+}

@@ -268,15 +268,11 @@ func (sy *Syncer) syncFiles(ctx context.Context, path string) error {
 // call with an error (go-libsql alone would wait for ever, or take a
 // download cut half-way for one that was complete).
 func (sy *Syncer) syncFilesOnce(ctx context.Context, path string) error {
-	var opts []libsql.Option
-	if sy.cfg.Token != "" {
-		opts = append(opts, libsql.WithAuthToken(sy.cfg.Token))
-	}
-	r, err := startRelay(ctx, sy.url, sy.http.Transport, sy.cfg.StallTimeout)
+	r, err := startRelay(ctx, sy.url, sy.cfg.Token, sy.http.Transport, sy.cfg.StallTimeout)
 	if err != nil {
 		return err
 	}
-	c, err := libsql.NewSyncedDatabaseConnector(path, r.url, opts...)
+	c, err := libsql.NewSyncedDatabaseConnector(path, r.url, libsql.WithAuthToken(r.key))
 	if err == nil {
 		err = c.Close()
 	}
