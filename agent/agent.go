@@ -266,6 +266,7 @@ func (a *Agent) systemMessages(memories []Memory, attached ...string) []api.Mess
 type streamOut struct {
 	content, thinking        strings.Builder
 	calls                    []api.ToolCall
+	dropped                  int // calls past maxCallsKept: neither stored nor answered
 	done                     bool
 	promptTokens, evalTokens int
 	// cut: the answer stopped at a length limit, mneme's max_answer_tokens
@@ -311,7 +312,7 @@ func (a *Agent) stream(ctx context.Context, msgs []api.Message, withTools bool, 
 		watchdog.Stop()
 		chunks.Add(1)
 		defer watchdog.Reset(a.idle)
-		if r.Message.Thinking != "" || r.Message.Content != "" {
+		if r.Message.Thinking != "" || r.Message.Content != "" || len(r.Message.ToolCalls) > 0 {
 			if n := chunks.Load(); n > int64(a.maxAnswer) {
 				cut(errAnswerCapped)
 				return errAnswerCapped
@@ -326,7 +327,13 @@ func (a *Agent) stream(ctx context.Context, msgs []api.Message, withTools bool, 
 			out.content.WriteString(t)
 			emit(ContentDelta{Text: t})
 		}
-		out.calls = append(out.calls, r.Message.ToolCalls...)
+		for _, c := range r.Message.ToolCalls {
+			if len(out.calls) < maxCallsKept {
+				out.calls = append(out.calls, c)
+			} else {
+				out.dropped++
+			}
+		}
 		if r.Done {
 			out.done, out.cut = true, r.DoneReason == "length"
 			out.promptTokens, out.evalTokens = r.PromptEvalCount, r.EvalCount

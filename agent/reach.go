@@ -14,6 +14,10 @@ const (
 	// MaxToolCallsPerReply bounds the tool calls run for one model reply;
 	// the calls past it are answered with an error result and not run.
 	MaxToolCallsPerReply = 16
+	// maxCallsKept bounds the calls of one reply that are stored and
+	// answered (those past MaxToolCallsPerReply with an error result);
+	// the calls past it are left out, and the model told how many.
+	maxCallsKept = 256
 	// MaxStepsLimit is the largest step limit (max_steps) accepted.
 	MaxStepsLimit = 50
 	// maxArgsBytes bounds a call's arguments: larger ones are not run, and

@@ -6,6 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -181,5 +184,64 @@ func TestExplainSaysStuckFromMissing(t *testing.T) {
 		if !errors.Is(got, ErrOllamaUnreachable) || !strings.Contains(got.Error(), c.want) || strings.Contains(got.Error(), c.not) {
 			t.Errorf("ExplainError(%v) = %v, want one saying %q", c.err, got, c.want)
 		}
+	}
+}
+
+// callStream serves a first reply streamed as n chunks of one tool call
+// each, with no text, then "Done." to every later request.
+func callStream(t *testing.T, n int) *api.Client {
+	var requests atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/api/chat" {
+			return
+		}
+		w.Header().Set("Content-Type", "application/x-ndjson")
+		if requests.Add(1) > 1 {
+			fmt.Fprintln(w, `{"message":{"role":"assistant","content":"Done."},"done":true,"done_reason":"stop"}`)
+			return
+		}
+		for i := range n {
+			fmt.Fprintf(w, `{"message":{"role":"assistant","content":"","tool_calls":[{"function":{"name":"tally","arguments":{"n":%d}}}]},"done":false}`+"\n", i)
+		}
+		fmt.Fprintln(w, `{"message":{"role":"assistant","content":""},"done":true,"done_reason":"stop"}`)
+	}))
+	t.Cleanup(srv.Close)
+	u, err := url.Parse(srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return api.NewClient(u, srv.Client())
+}
+
+// TestAReplyOfThousandsOfCallsIsBounded: a reply streamed as 3,000 chunks
+// of one tool call each stores and answers at most 256 of them (16 run,
+// the rest refused), and the model reads how many it made and that the
+// rest were dropped; before, every call was kept and answered with its
+// own write (8.5 s after Ctrl+C). Tool calls count toward
+// max_answer_tokens like text: at 100 the reply is cut there.
+func TestAReplyOfThousandsOfCallsIsBounded(t *testing.T) {
+	var runs atomic.Int64
+	h := newHarness(t, nil)
+	h.agent = New(callStream(t, 3000), h.store, WithModel("m"), WithTools(tools.NewRegistry(nil, counter{&runs})))
+	res, _, err := h.run(context.Background(), "count a lot")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if runs.Load() != MaxToolCallsPerReply || len(res.ToolCalls) != maxCallsKept || res.Answer != "Done." {
+		t.Fatalf("ran %d, %d activities, answer %q", runs.Load(), len(res.ToolCalls), res.Answer)
+	}
+	last := res.ToolCalls[len(res.ToolCalls)-1]
+	if !strings.Contains(last.Error, "this reply made 3000 (the last 2744 were dropped unanswered)") {
+		t.Fatalf("the model reads: %q", last.Error)
+	}
+
+	h = newHarness(t, nil)
+	h.agent = New(callStream(t, 5000), h.store, WithModel("m"), WithMaxAnswerTokens(100), WithTools(tools.NewRegistry(nil, counter{&runs})))
+	res, _, err = h.run(context.Background(), "count a lot")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Cut || len(res.ToolCalls) > 100 {
+		t.Fatalf("with max_answer_tokens 100: cut %v, %d activities", res.Cut, len(res.ToolCalls))
 	}
 }

@@ -22,6 +22,7 @@ type runState struct {
 	msgs    []api.Message // the next request's messages
 	answers []string      // the text of each model call so far
 	res     *Result       // Run's result, filled in as the run goes
+	dropped int           // calls of the last reply left out (maxCallsKept)
 }
 
 // pendingCall is a tool call of the model's reply, as stored, with the
@@ -204,6 +205,10 @@ func (a *Agent) chatRound(ctx context.Context, st *runState, withTools bool) ([]
 		st.emit(NoticeEvent{Text: a.cutNotice(out)})
 	}
 	st.msgs = append(st.msgs, toAPI([]memory.Message{assistant})...)
+	st.dropped = out.dropped
+	if out.dropped > 0 {
+		a.log.Warn("tool calls left out", "conversation", st.req.ConversationID, "kept", len(calls), "dropped", out.dropped)
+	}
 	pending := make([]pendingCall, len(calls))
 	for i, c := range calls {
 		pending[i] = pendingCall{call: c, refused: refused[i]}
@@ -249,9 +254,11 @@ func (a *Agent) executeToolCalls(ctx context.Context, st *runState, calls []pend
 	if len(run) == len(calls) {
 		return nil
 	}
-	return a.skipToolCalls(ctx, st, calls[len(run):], fmt.Sprintf(
-		"not run: at most %d tool calls are run per reply, and this reply made %d; make the calls that matter first",
-		MaxToolCallsPerReply, len(calls)))
+	reason := fmt.Sprintf("not run: at most %d tool calls are run per reply, and this reply made %d", MaxToolCallsPerReply, len(calls)+st.dropped)
+	if st.dropped > 0 {
+		reason += fmt.Sprintf(" (the last %d were dropped unanswered)", st.dropped)
+	}
+	return a.skipToolCalls(ctx, st, calls[len(run):], reason+"; make the calls that matter first")
 }
 
 // skipToolCalls answers calls that are not run with reason as their error
