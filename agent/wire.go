@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -38,12 +39,18 @@ func (t toleratingTransport) RoundTrip(r *http.Request) (*http.Response, error) 
 	return resp, nil
 }
 
+// maxFixedLine bounds the line lineFixer reads whole: the Ollama client
+// refuses a longer one (its scanner's 8 MB), so it passes on unfixed, in
+// pieces, rather than be gathered whole from a server that never ends it.
+const maxFixedLine = 8 << 20
+
 // lineFixer passes a body on line by line, fixing each line's tool calls.
 type lineFixer struct {
 	body    io.ReadCloser
 	r       *bufio.Reader
 	pending []byte
 	err     error
+	passing bool // in a line longer than maxFixedLine
 }
 
 func (f *lineFixer) Read(p []byte) (int, error) {
@@ -51,13 +58,31 @@ func (f *lineFixer) Read(p []byte) (int, error) {
 		if f.err != nil {
 			return 0, f.err
 		}
-		var line []byte
-		line, f.err = f.r.ReadBytes('\n')
-		f.pending = fixToolArguments(line)
+		f.pending, f.err = f.next()
 	}
 	n := copy(p, f.pending)
 	f.pending = f.pending[n:]
 	return n, nil
+}
+
+// next returns the next line, fixed, or the next piece of an overlong one.
+func (f *lineFixer) next() ([]byte, error) {
+	var line []byte
+	for {
+		chunk, err := f.r.ReadSlice('\n')
+		line = append(line, chunk...)
+		switch {
+		case errors.Is(err, bufio.ErrBufferFull) && (f.passing || len(line) >= maxFixedLine):
+			f.passing = true
+			return line, nil
+		case errors.Is(err, bufio.ErrBufferFull):
+			continue
+		case f.passing:
+			f.passing = false
+			return line, err
+		}
+		return fixToolArguments(line), err
+	}
 }
 
 func (f *lineFixer) Close() error { return f.body.Close() }
