@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mneme-dev/mneme/internal/sanitize"
 	"github.com/mneme-dev/mneme/internal/text"
 )
 
@@ -133,14 +134,16 @@ func rememberBlock(mems []Memory) string {
 
 // Summary is the one-line wording of a recall shown to the user (the
 // "context receipt"), e.g. `recalled 2 notes: "…", "…"` or
-// `recalled 1 note: "…" · passage from manual.md › Reset`.
+// `recalled 1 note: "…" · passage from manual.md › Reset`. Each text is
+// sanitised before it is cut: an escape sequence cut open would take the
+// rest of the line with it.
 func (e RecallEvent) Summary() string {
 	var quoted, sources []string
 	for _, m := range e.Memories {
 		if m.Passage() {
-			sources = append(sources, text.Cut(text.OneLine(m.Source), 60))
+			sources = append(sources, text.Cut(sanitize.Line(m.Source), 60))
 		} else {
-			quoted = append(quoted, `"`+text.Cut(text.OneLine(m.Text), 40)+`"`)
+			quoted = append(quoted, `"`+text.Cut(sanitize.Line(m.Text), 40)+`"`)
 		}
 	}
 	var parts []string

@@ -11,6 +11,7 @@ import (
 	"github.com/ollama/ollama/api"
 
 	"github.com/mneme-dev/mneme/internal/fakeollama"
+	"github.com/mneme-dev/mneme/internal/sanitize"
 	"github.com/mneme-dev/mneme/tools"
 )
 
@@ -242,5 +243,19 @@ func TestRecalledPassagesAreFencedApartFromNotes(t *testing.T) {
 	got := RecallEvent{Memories: []Memory{{NoteID: "n1", Text: "cat is Tom"}, {Source: "manual.md · Reset", Text: "x"}}}.Summary()
 	if got != `recalled 1 note: "cat is Tom" · passage from manual.md · Reset` {
 		t.Errorf("summary = %q", got)
+	}
+}
+
+// TestRecallReceiptKeepsEveryNoteWhateverTheirText: a note whose escape
+// sequence is longer than the receipt's 40 characters does not take the
+// notes after it off the line once the line is sanitised for the screen
+// (it was cut open, and swallowed "Allergic to penicillin").
+func TestRecallReceiptKeepsEveryNoteWhateverTheirText(t *testing.T) {
+	ev := RecallEvent{Memories: []Memory{
+		{NoteID: "1", Text: "\x1b]8;;https://example.com/" + strings.Repeat("a", 40) + "\x07Prefers tea"},
+		{NoteID: "2", Text: "Allergic to penicillin"},
+	}}
+	if shown := sanitize.Line(ev.Summary()); !strings.Contains(shown, `"Prefers tea", "Allergic to penicillin"`) {
+		t.Fatalf("the receipt shows %q", shown)
 	}
 }

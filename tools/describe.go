@@ -67,19 +67,20 @@ const quoteRunes = 60
 // chat screen and `mneme ask`, e.g. `saved note: "…"` or
 // `searched memory for "…" (3 hits)`; a tool that is not a memory tool
 // shows as `name(args) → result` or `name(args) ✗ error`. Only the text
-// it quotes is sanitised (before it is cut); the whole is not sanitised for
-// a terminal, nor cut to a width.
+// it quotes, and each part of another tool's line, is sanitised (before
+// it is cut: an escape sequence cut open, or left open by the model, would
+// take the rest of the line with it); the whole is not cut to a width.
 func (a Activity) Summary() string {
 	if !known(a.Name) {
 		// Another tool: its name and arguments, then what came back.
-		call := fmt.Sprintf("%s(%s)", text.OneLine(a.Name), text.OneLine(a.Args))
+		call := fmt.Sprintf("%s(%s)", sanitize.Line(a.Name), sanitize.Line(a.Args))
 		switch {
 		case !a.Done:
 			return call
 		case a.Error != "":
-			return call + " ✗ " + text.OneLine(a.Error)
+			return call + " ✗ " + sanitize.Line(a.Error)
 		}
-		return call + " → " + text.OneLine(a.Result)
+		return call + " → " + sanitize.Line(a.Result)
 	}
 	if a.Done && a.Error != "" {
 		return fmt.Sprintf("%s failed: %s", a.Name, text.OneLine(a.Error))
