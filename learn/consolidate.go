@@ -84,8 +84,9 @@ var decideFormat = json.RawMessage(`{"type":"object","properties":{"event":{"typ
 // that repeats a kept note (or an earlier candidate) word for word, or
 // nearly, changes nothing and costs no model call; one that resembles no
 // kept note is added without a call. Otherwise the model decides. A
-// malformed decision changes nothing (logged). The changes made are
-// returned, NONE included, even when an error stops the run.
+// candidate whose decision is malformed is added (logged): a garbled
+// answer must not lose the fact. The changes made are returned, NONE
+// included, even when an error (Ollama unreachable, ctx done) stops the run.
 func Consolidate(ctx context.Context, c ChatClient, m Model, notes Notes, userID string, cands []Candidate) ([]Change, error) {
 	return consolidate(ctx, c, m, notes, userID, cands, false)
 }
@@ -137,9 +138,16 @@ func consolidateOne(ctx context.Context, c ChatClient, m Model, notes Notes, use
 		return add(ctx, notes, userID, cand, "")
 	}
 	d, err := decide(ctx, c, m, cand, similar)
-	if err != nil {
-		logger(m).Info("consolidation decision dropped", "err", err, "candidate", cand.Text)
-		return Change{Event: EventNone, Candidate: cand, Reason: err.Error()}, nil
+	switch {
+	case errors.Is(err, ErrMalformed):
+		// The fact is kept as a note of its own, to be seen and undone,
+		// rather than lost for an answer the model garbled.
+		logger(m).Info("consolidation decision unreadable; adding the memory", "err", err, "candidate", cand.Text)
+		ch, err := add(ctx, notes, userID, cand, "")
+		ch.Reason = "the model's decision was unreadable"
+		return ch, err
+	case err != nil:
+		return Change{}, fmt.Errorf("consolidation decision: %w", err)
 	}
 	switch {
 	case review && d.Event == EventUpdate:

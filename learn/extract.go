@@ -89,9 +89,10 @@ func validCandidate(c Candidate) (Candidate, string) {
 		return c, "no text"
 	case n > MaxTextRunes:
 		return c, fmt.Sprintf("text of %d characters", n)
-	case c.Confidence < 0 || c.Confidence > 1:
-		return c, fmt.Sprintf("confidence %v outside 0-1", c.Confidence)
 	}
+	// A confidence out of range (1.5, a percentage) is the model's wording,
+	// not a reason to lose the fact.
+	c.Confidence = min(max(c.Confidence, 0), 1)
 	if !slices.Contains(kinds, c.Kind) {
 		c.Kind = KindOther
 	}

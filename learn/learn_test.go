@@ -46,6 +46,7 @@ func TestExtractSendsTheTurnAndKeepsValidMemories(t *testing.T) {
 	}
 	want := []Candidate{
 		{Text: "Has a cat called Tom.", Confidence: 0.9, Tags: []string{"pets", "cat-names"}, Kind: KindFact},
+		{Text: "Is sure of everything.", Confidence: 1, Kind: KindFact}, // out of range: kept, at 1
 		{Text: "Plans a trip to Lisbon in May.", Confidence: 0.7, Tags: []string{"travel"}, Kind: KindOther},
 	}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
@@ -169,15 +170,17 @@ func TestConsolidate(t *testing.T) {
 			decision: map[string]any{"event": "NONE", "id": 1, "text": ""},
 			want:     EventNone, after: []string{"Is vegetarian."},
 		},
-		"a decision naming no kept note changes nothing": {
+		// A garbled decision loses no fact: it is kept beside the others,
+		// to be seen and undone (it was dropped, and never tried again).
+		"a decision naming no kept note adds the fact": {
 			kept: []string{"Is vegetarian."}, cand: "Is vegan now.",
 			decision: map[string]any{"event": "UPDATE", "id": 7, "text": "Is vegan."},
-			want:     EventNone, after: []string{"Is vegetarian."},
+			want:     EventAdd, after: []string{"Is vegetarian.", "Is vegan now."},
 		},
-		"a decision that is not JSON changes nothing": {
+		"a decision that is not JSON adds the fact": {
 			kept: []string{"Is vegetarian."}, cand: "Is vegan now.",
 			decision: "not json",
-			want:     EventNone, after: []string{"Is vegetarian."},
+			want:     EventAdd, after: []string{"Is vegetarian.", "Is vegan now."},
 		},
 	}
 	for name, c := range cases {
@@ -302,5 +305,21 @@ func TestConsolidateForReviewChangesNothingKept(t *testing.T) {
 				t.Fatalf("the note for review replaces %q, want the kept note n1", got)
 			}
 		})
+	}
+}
+
+// TestConsolidateStopsWhenTheModelFails: a decision Ollama could not make
+// (an error, not a garbled answer) stops consolidation with the error, so
+// that the turn counts as not learnt and is tried again; nothing changes.
+func TestConsolidateStopsWhenTheModelFails(t *testing.T) {
+	srv := fakeollama.New(t)
+	srv.SetDefault(func(api.ChatRequest) fakeollama.Reply {
+		return fakeollama.Reply{Status: http.StatusInternalServerError, Error: "model runner crashed"}
+	})
+	ns := newNotes("Is vegetarian.")
+	changes, err := Consolidate(context.Background(), client(t, srv), Model{Name: fakeollama.DefaultChatModel}, ns, "u",
+		[]Candidate{{Text: "Is vegan now.", Confidence: 0.8, Kind: KindFact}})
+	if err == nil || errors.Is(err, ErrMalformed) || len(changes) != 0 || !slices.Equal(ns.texts(), []string{"Is vegetarian."}) {
+		t.Fatalf("changes %+v, err %v, notes %q", changes, err, ns.texts())
 	}
 }
