@@ -331,6 +331,18 @@ func TestDoctor(t *testing.T) {
 			t.Errorf("doctor output lacks %q:\n%s", want, r.stdout)
 		}
 	}
+	// An extract_model that is not installed learns nothing: a problem
+	// (learning failed in the log only, and doctor said "all good").
+	d.extra = []string{"MNEME_MEMORY_REVIEW=auto"}
+	if r := d.mustOK("", "doctor"); !strings.Contains(r.stdout, "from each turn, with fake-chat:latest (the chat model); new notes are kept at once") {
+		t.Errorf("doctor with learning on:\n%s", r.stdout)
+	}
+	d.extra = []string{"MNEME_MEMORY_REVIEW=auto", "MNEME_EXTRACT_MODEL=nosuch"}
+	if r := d.mneme("", "doctor"); r.code != 1 || !strings.Contains(r.stdout, "with nosuch (extract_model)") ||
+		!strings.Contains(r.stdout, `problem: extract_model "nosuch" is not installed: nothing is learnt from your turns until you run `+"`ollama pull nosuch`") {
+		t.Errorf("doctor with extract_model not installed: exit %d\n%s", r.code, r.stdout)
+	}
+	d.extra = nil
 	down := newDevice(t, "127.0.0.1:1")
 	if r := down.mneme("", "doctor"); r.code == 0 || !strings.Contains(r.stdout, "NOT reachable") || !strings.Contains(r.stdout, "ollama serve") {
 		t.Fatalf("doctor with Ollama down: exit %d\n%s", r.code, r.stdout)

@@ -19,7 +19,6 @@ import (
 	"github.com/mneme-dev/mneme/internal/sanitize"
 	"github.com/mneme-dev/mneme/internal/text"
 	"github.com/mneme-dev/mneme/memory"
-	"github.com/mneme-dev/mneme/memory/syncer"
 )
 
 func doctorCommand() command {
@@ -137,6 +136,7 @@ func (a *App) runDoctor(ctx context.Context, args []string) error {
 	default:
 		row("embedding", "unknown while Ollama is unreachable: search is keyword-only")
 	}
+	row("learning", cfg.LearningLine(st.Model))
 	row("sync", syncRow(ctx, s))
 	if readOnly != nil {
 		// The index is kept in step with the database by writing to it.
@@ -153,6 +153,9 @@ func (a *App) runDoctor(ctx context.Context, args []string) error {
 	}
 	if cfg.EmbedModel != "" && st.Reachable && st.Embed.Name == "" { // the one set is not installed
 		problems = append(problems, errors.New(st.EmbedNote))
+	}
+	if m := cfg.ExtractModel; cfg.LearnOn() && m != "" && st.Reachable && !ollama.Installed(st.Models, m) {
+		problems = append(problems, fmt.Errorf("extract_model %q is not installed: nothing is learnt from your turns until you run `ollama pull %s`, or unset extract_model", m, m))
 	}
 	if len(problems) > 0 {
 		fmt.Fprintln(a.stdout)
@@ -172,17 +175,7 @@ func syncRow(ctx context.Context, s *session) string {
 	if sy == nil {
 		return "off (`mneme sync init URL` shares this memory with your other devices)"
 	}
-	st := sy.Status(ctx)
-	line := fmt.Sprintf("%s: %s", st.URL, st.Label())
-	if st.LastSuccess != nil {
-		line += "; last synced " + text.RelativeDate(time.Now(), *st.LastSuccess)
-	} else {
-		line += "; never synced yet"
-	}
-	if st.LastError != "" && st.State != syncer.SyncSynced {
-		line += "; last error: " + st.LastError
-	}
-	return line
+	return sy.Status(ctx).Line(time.Now())
 }
 
 // searchRow brings the search index up to date and describes it.

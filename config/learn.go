@@ -92,6 +92,26 @@ func (c learnConfig) LearnOn() bool {
 // ReviewFirst reports whether learnt notes wait for the user's approval.
 func (c learnConfig) ReviewFirst() bool { return c.MemoryReview == ReviewInbox }
 
+// LearningLine says for doctor how turns answered by chatModel are learnt
+// from: by which model, and whether what is learnt waits for review.
+func (c learnConfig) LearningLine(chatModel string) string {
+	if !c.LearnOn() {
+		return `off (memory_review = "off")`
+	}
+	line := "from each turn, with " + c.ExtractModel + " (extract_model)"
+	switch {
+	case c.ExtractModel != "":
+	case chatModel != "":
+		line = "from each turn, with " + chatModel + " (the chat model)"
+	default:
+		line = "from each turn, with the chat model"
+	}
+	if c.ReviewFirst() {
+		return line + "; new notes wait for your review (memory_review = \"inbox\")"
+	}
+	return line + "; new notes are kept at once"
+}
+
 // ExtractModelFor is the model that learns from turns answered by chatModel.
 func (c learnConfig) ExtractModelFor(chatModel string) string {
 	return first(c.ExtractModel, chatModel)

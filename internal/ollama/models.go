@@ -123,6 +123,11 @@ var modelName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*(:[0-9]+)?(/[A-Za
 // "qwen2.5:7b", "hf.co/org/model:Q4_K_M").
 func ValidName(s string) bool { return len(s) <= 350 && modelName.MatchString(s) }
 
+// Installed reports whether the model name is among models (SameModel).
+func Installed(models []ModelInfo, name string) bool {
+	return slices.ContainsFunc(models, func(m ModelInfo) bool { return SameModel(m.Name, name) })
+}
+
 // SameModel compares names the way Ollama does: "x" is "x:latest", and
 // case and surrounding space do not count. A registry host's port
 // ("host:5000/x") is not a tag.

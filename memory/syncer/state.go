@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/mneme-dev/mneme/internal/text"
 )
 
 // Sync states, as the status bar and `mneme sync --status` name them.
@@ -43,6 +45,21 @@ type SyncStatus struct {
 	// Pending counts rows written here that the server does not have yet.
 	Pending int  `json:"pending"`
 	Replica bool `json:"replica"`
+}
+
+// Line is one line for doctor: the server, the state, when the last sync
+// succeeded, and the last error unless the state is synced.
+func (st SyncStatus) Line(now time.Time) string {
+	line := fmt.Sprintf("%s: %s", st.URL, st.Label())
+	if st.LastSuccess != nil {
+		line += "; last synced " + text.RelativeDate(now, *st.LastSuccess)
+	} else {
+		line += "; never synced yet"
+	}
+	if st.LastError != "" && st.State != SyncSynced {
+		line += "; last error: " + st.LastError
+	}
+	return line
 }
 
 // Label is the short form for a status bar: synced, pending N, offline,
