@@ -183,7 +183,7 @@ func Open(name string, force Format) (*Input, error) {
 		f.Close()
 		return openZip(name, force)
 	}
-	in := &Input{Format: force, Name: name, Size: st.Size(), r: br, close: f.Close}
+	in := &Input{Format: force, Name: name, Size: st.Size() - skipBOM(br), r: br, close: f.Close}
 	if in.Format == "" {
 		if in.Format, err = Detect(br); err != nil {
 			f.Close()
@@ -196,6 +196,7 @@ func Open(name string, force Format) (*Input, error) {
 // OpenReader is Open for a stream (stdin), which cannot be a zip.
 func OpenReader(r io.Reader, force Format) (*Input, error) {
 	br := bufio.NewReaderSize(r, peekSize)
+	skipBOM(br)
 	in := &Input{Format: force, Name: "stdin", Size: -1, r: br}
 	if in.Format == "" {
 		var err error
@@ -204,6 +205,23 @@ func OpenReader(r io.Reader, force Format) (*Input, error) {
 		}
 	}
 	return in, nil
+}
+
+var bom = []byte{0xEF, 0xBB, 0xBF}
+
+// skipBOM reads past a UTF-8 byte order mark at the start of br (some
+// editors and Windows tools write one), which no JSON decoder takes,
+// whatever the format; it returns the bytes skipped. Only a first byte of
+// the mark waits for more, so a stdin being typed is not waited on.
+func skipBOM(br *bufio.Reader) int64 {
+	if b, _ := br.Peek(1); len(b) == 0 || b[0] != bom[0] {
+		return 0
+	}
+	if b, _ := br.Peek(len(bom)); !bytes.Equal(b, bom) {
+		return 0
+	}
+	n, _ := br.Discard(len(bom))
+	return int64(n)
 }
 
 // openZip opens the conversations.json of an export zip (ChatGPT's and
@@ -232,7 +250,7 @@ func openZip(name string, force Format) (*Input, error) {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	br := bufio.NewReaderSize(rc, peekSize)
-	in := &Input{Format: force, Name: name + "!" + best.Name, Size: int64(best.UncompressedSize64), r: br,
+	in := &Input{Format: force, Name: name + "!" + best.Name, Size: int64(best.UncompressedSize64) - skipBOM(br), r: br,
 		close: func() error { rc.Close(); return zr.Close() }}
 	if in.Format == "" {
 		if in.Format, err = Detect(br); err != nil {

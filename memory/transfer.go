@@ -126,6 +126,9 @@ func (s *Store) Import(ctx context.Context, user string, r io.Reader, opts Impor
 	br := bufio.NewReaderSize(r, 1<<20)
 	for line := 1; ; line++ {
 		raw, err := readLine(br)
+		if line == 1 {
+			raw = bytes.TrimPrefix(raw, []byte("\xEF\xBB\xBF")) // a UTF-8 byte order mark
+		}
 		if errors.Is(err, io.EOF) && len(raw) == 0 {
 			break
 		}

@@ -484,3 +484,18 @@ func TestAnImportedConversationIsFoundByItsExportID(t *testing.T) {
 		t.Fatalf("bob finds alice's conversation: %v", err)
 	}
 }
+
+// A mneme export saved with a UTF-8 byte order mark imports every line: the
+// first one is not skipped as bad.
+func TestImportSkipsAByteOrderMark(t *testing.T) {
+	s := openTest(t)
+	st, bad := importString(t, s, "alice", "\xEF\xBB\xBF"+`{"conversation":"trip","role":"user","content":"Which tram goes to Belem?"}`+"\n"+
+		`{"conversation":"trip","role":"assistant","content":"Tram 15."}`+"\n")
+	if len(bad) != 0 || st.Imported != 2 {
+		t.Fatalf("stats %+v, bad lines %v", st, bad)
+	}
+	convs, _ := s.ListConversations(context.Background(), "alice", ListOptions{})
+	if len(convs) != 1 || convs[0].MessageCount != 2 {
+		t.Fatalf("conversations %+v", convs)
+	}
+}
