@@ -2,9 +2,7 @@ package memory
 
 import (
 	"context"
-	"database/sql"
 	"errors"
-	"fmt"
 	"io"
 	"strings"
 )
@@ -17,8 +15,9 @@ type ImportedMessage struct {
 	// conversation. The stored id derives from it, so importing the same
 	// export again, or a newer one, stores each message once.
 	SourceID string
-	// Archived archives the conversation when this import creates it (a
-	// conversation already here keeps the state the user gave it).
+	// Archived archives the conversation when this import creates it, in
+	// the transaction that creates it (a conversation already here keeps
+	// the state the user gave it).
 	Archived bool
 }
 
@@ -38,8 +37,6 @@ func (s *Store) ImportMessages(ctx context.Context, user string, next func() (Im
 	var st ImportStats
 	onBad := opts.OnBad
 	imp := &importer{s: s, convs: map[convKey]*importConv{}, user: strings.TrimSpace(user), onBatch: opts.OnBatch}
-	archive := map[string]bool{} // external ids of new conversations to archive
-	seen := map[string]bool{}
 	for {
 		if err := ctx.Err(); err != nil {
 			return st, err
@@ -68,14 +65,7 @@ func (s *Store) ImportMessages(ctx context.Context, user string, next func() (Im
 			continue
 		}
 		im.source = m.SourceID
-		if m.Archived && !seen[m.Conversation] {
-			seen[m.Conversation] = true
-			known, err := s.hasExternal(ctx, imp.user, m.Conversation)
-			if err != nil {
-				return st, err
-			}
-			archive[m.Conversation] = !known
-		}
+		im.conv.archived = m.Archived
 		if err := imp.queue(ctx, im, &st); err != nil {
 			return st, err
 		}
@@ -84,23 +74,5 @@ func (s *Store) ImportMessages(ctx context.Context, user string, next func() (Im
 		return st, err
 	}
 	st.Conversations, st.FirstNew = imp.touched()
-	for k, c := range imp.convs {
-		if c.id != "" && archive[k.external] {
-			if err := s.SetArchived(ctx, k.user, c.id, true); err != nil {
-				return st, fmt.Errorf("import: %w", err)
-			}
-		}
-	}
 	return st, nil
-}
-
-// hasExternal tells whether user has a conversation imported under the
-// external id ext.
-func (s *Store) hasExternal(ctx context.Context, user, ext string) (bool, error) {
-	var one int
-	err := s.db.QueryRowContext(ctx, `SELECT 1 FROM conversations WHERE user_id = ? AND external_id = ?`, user, ext).Scan(&one)
-	if errors.Is(err, sql.ErrNoRows) {
-		return false, nil
-	}
-	return err == nil, err
 }

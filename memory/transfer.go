@@ -215,6 +215,7 @@ type importConv struct {
 	diverged bool     // a line of the file found its place held by another message
 	created  bool
 	newTitle string
+	archived bool // created archived (ImportedMessage.Archived)
 	// keepIDs: the conversation was restored from a backup, whose message
 	// lines carry the ids to keep.
 	keepIDs bool
@@ -582,8 +583,8 @@ func (imp *importer) ensureConversation(ctx context.Context, tx Execer, key conv
 		if errors.Is(err, sql.ErrNoRows) && id == derived {
 			c.id = id
 			ext := any(key.external)
-			if _, err := tx.ExecContext(ctx, `INSERT INTO conversations(id, user_id, title, created_at, updated_at, external_id)
-				VALUES (?, ?, '', ?, 0, ?)`, c.id, key.user, now, ext); err != nil {
+			if _, err := tx.ExecContext(ctx, `INSERT INTO conversations(id, user_id, title, created_at, updated_at, external_id, archived)
+				VALUES (?, ?, '', ?, 0, ?, CASE WHEN ? THEN 1 ELSE 0 END)`, c.id, key.user, now, ext, c.archived); err != nil {
 				return fmt.Errorf("import conversation: %w", err)
 			}
 		}
