@@ -94,8 +94,9 @@ func parseClaude(raw json.RawMessage, sk *Skipped) (Conversation, error) {
 }
 
 // claudeBranch is the messages on the branch ending at
-// current_leaf_message_uuid when the export has the tree; else all of them,
-// in their order.
+// current_leaf_message_uuid when the export has the tree, each once (a
+// parent chain that loops stops at the message it comes back to); else all
+// of them, in their order.
 func claudeBranch(cc claudeConversation, sk *Skipped) []claudeMessage {
 	if cc.CurrentLeaf == "" {
 		return cc.ChatMessages
@@ -109,7 +110,9 @@ func claudeBranch(cc claudeConversation, sk *Skipped) []claudeMessage {
 		return cc.ChatMessages
 	}
 	var path []claudeMessage
-	for ok && len(path) <= len(cc.ChatMessages) {
+	seen := make(map[int]bool, len(cc.ChatMessages))
+	for ok && !seen[i] { // a parent seen already: the chain loops, and ends here
+		seen[i] = true
 		path = append(path, cc.ChatMessages[i])
 		i, ok = byID[cc.ChatMessages[i].Parent]
 	}
