@@ -501,6 +501,40 @@ func TestImportExtractLearnsFromTheNewTurns(t *testing.T) {
 	}
 }
 
+// TestImportExtractStoppedWhileEmbeddingLearnsNextTime: Ctrl+C while an
+// `import --extract` embeds (before it learns) leaves the imported turns
+// waiting: the same command again learns from them (it found nothing new
+// to learn from, and never did).
+func TestImportExtractStoppedWhileEmbeddingLearnsNextTime(t *testing.T) {
+	t.Parallel() // own data dir and fake Ollama
+	srv := fakeollama.New(t)
+	srv.SetDefault(extractReply(`[{"text":"Grows tomatoes.","confidence":0.9,"tags":["garden"],"kind":"fact"}]`))
+	srv.HoldEmbeds(true)
+	d := newDevice(t, srv.Host())
+	cmd, stderr := d.start(nil, "import", "--extract", "importer/testdata/chatgpt.json")
+	select {
+	case <-srv.Held():
+	case <-time.After(30 * time.Second):
+		cmd.Process.Kill()
+		t.Fatalf("the import never embedded\nstderr: %s", stderr.String())
+	}
+	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	waitExit(t, cmd, 2*time.Second, stderr)
+	if n := countRequests(srv, isExtraction); n != 0 || len(d.notes()) != 0 {
+		t.Fatalf("learnt before the embedding ended: %d extractions, notes %+v", n, d.notes())
+	}
+	srv.HoldEmbeds(false)
+	r := d.mustOK("", "import", "--extract", "importer/testdata/chatgpt.json")
+	if !strings.Contains(r.stdout, "Learning about you from ") || countRequests(srv, isExtraction) == 0 {
+		t.Fatalf("the same import again:\n%s", r.stdout)
+	}
+	if notes := d.notes(); len(notes) != 1 || notes[0].Content != "Grows tomatoes." {
+		t.Fatalf("notes %+v", notes)
+	}
+}
+
 // TestImportExtractTwoAtOnce: two `import --extract` of one export at once
 // learn from each turn once between them, and each says what the other
 // took.

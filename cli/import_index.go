@@ -6,6 +6,7 @@ import (
 
 	"github.com/mneme-dev/mneme/internal/sanitize"
 	"github.com/mneme-dev/mneme/internal/text"
+	"github.com/mneme-dev/mneme/learn"
 	"github.com/mneme-dev/mneme/memory"
 	"github.com/mneme-dev/mneme/memory/index"
 )
@@ -58,13 +59,20 @@ func (a *App) indexImported(ctx context.Context, s *session, f *importIndex, st 
 	}
 	report()
 	defer s.syncAfterChange(ctx, ix)
+	var turns []learn.StoredTurn
+	if extract { // waiting before the embedding, which Ctrl+C may stop
+		var err error
+		if turns, err = markImported(context.WithoutCancel(ctx), s, st); err != nil {
+			return err
+		}
+	}
 	if err := a.embedImported(ctx, ix, probe); err != nil {
 		return err
 	}
 	if !extract {
 		return nil
 	}
-	return a.learnImported(ctx, s, ix, probe, st)
+	return a.learnImported(ctx, s, ix, probe, turns)
 }
 
 // embedImported embeds the imported turns while the command waits

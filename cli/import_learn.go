@@ -27,27 +27,31 @@ import (
 // claimed is learnt from by a run soon after.
 const extractLease = 10 * time.Minute
 
-// learnImported learns from the new turns of an import with the chat
-// model, printing each change (and a counter on a terminal). Ctrl+C stops
-// it; what was learnt is kept.
-func (a *App) learnImported(ctx context.Context, s *session, ix *index.Index, probe ollamaState, st memory.ImportStats) error {
+// markImported returns the turns an import stored, and those an earlier
+// run left, to learn from, and records the new ones as waiting until
+// learnt from: a run stopped before it learns (in the embedding) leaves
+// them for the next.
+func markImported(ctx context.Context, s *session, st memory.ImportStats) ([]learn.StoredTurn, error) {
 	turns, err := learn.ImportedTurns(ctx, s.store, st)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	// The turns this import stored wait until learnt from; those an
-	// earlier run left wait already (added again, one another run learnt
-	// from meanwhile would be learnt from twice).
+	// Those an earlier run left wait already (added again, one another
+	// run learnt from meanwhile would be learnt from twice).
 	var added []string
 	for _, t := range turns {
 		if t.New {
 			added = append(added, t.ID)
 		}
 	}
+	return turns, learn.NewPending(s.store).Add(ctx, added...)
+}
+
+// learnImported learns from the turns markImported found with the chat
+// model, printing each change (and a counter on a terminal). Ctrl+C stops
+// it; what was learnt is kept.
+func (a *App) learnImported(ctx context.Context, s *session, ix *index.Index, probe ollamaState, turns []learn.StoredTurn) error {
 	pending := learn.NewPending(s.store)
-	if err := pending.Add(ctx, added...); err != nil {
-		return err
-	}
 	if probe.Err != nil || probe.Model == "" {
 		why := "no chat model is installed"
 		if probe.Err != nil {

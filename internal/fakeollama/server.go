@@ -78,6 +78,7 @@ type Server struct {
 	embedFail     *failure
 	cancellations int
 	frozen        bool
+	holdEmbeds    bool      // /api/embed alone is frozen (HoldEmbeds)
 	gen           generator // POST /api/generate (generate.go)
 }
 
@@ -231,7 +232,7 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("POST /api/pull", s.handlePull)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.mu.Lock()
-		frozen := s.frozen
+		frozen := s.frozen || (s.holdEmbeds && r.URL.Path == "/api/embed")
 		s.mu.Unlock()
 		if !frozen {
 			mux.ServeHTTP(w, r)
@@ -257,8 +258,16 @@ func (s *Server) Freeze() {
 	s.frozen = true
 }
 
-// Held receives the path of each request held because of Freeze, once it
-// is held. Buffered like Started.
+// HoldEmbeds makes /api/embed alone answer nothing, as Freeze does, until
+// HoldEmbeds(false): an embedding that takes its time while the rest works.
+func (s *Server) HoldEmbeds(hold bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.holdEmbeds = hold
+}
+
+// Held receives the path of each request held because of Freeze or
+// HoldEmbeds, once it is held. Buffered like Started.
 func (s *Server) Held() <-chan string { return s.held }
 
 // writeJSON writes v as a single JSON response with the given status.
