@@ -108,7 +108,7 @@ func TypeOf(name string) (Type, bool) {
 // Parse reads a file's bytes (already read, at most the size limit) and
 // returns its text. name is the file name (for the extension and the
 // fallback title). The errors wrap ErrUnsupported, ErrBinary,
-// ErrEncrypted, ErrEmpty or ErrMalformed.
+// ErrEncrypted, ErrEmpty, ErrMalformed or ErrOversized.
 func Parse(name string, data []byte) (Parsed, error) {
 	t, ok := TypeOf(name)
 	if !ok {

@@ -20,4 +20,8 @@ var (
 	ErrEmpty = errors.New("no text found")
 	// ErrMalformed: a broken PDF, DOCX or zip file.
 	ErrMalformed = errors.New("malformed")
+	// ErrOversized: a document that unpacks to far more than its file
+	// (a hostile one), e.g. a PDF whose pages all show one small stream
+	// that unpacks to megabytes.
+	ErrOversized = errors.New("too large to read")
 )

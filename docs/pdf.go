@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"strings"
 
@@ -17,11 +18,56 @@ import (
 // so pageText interprets the content streams itself.
 
 // PDF reading limits, against hostile files: how many page tree nodes are
-// visited and how deep the tree may be.
+// visited and how deep the tree may be, and how many content streams one
+// page may join (each an open decompressor of some 40 KB). The budget of a
+// whole file, its pages' content and fonts' ToUnicode maps unpacked and
+// the text they give, is the floor or that many times the file's size: a
+// few kilobytes of Flate unpack to megabytes, and pages may all name one
+// such stream.
 const (
-	maxPDFNodes = 100_000
-	maxPDFDepth = 64
+	maxPDFNodes    = 100_000
+	maxPDFDepth    = 64
+	maxPDFContents = 1000
+	minPDFUnpacked = 32 << 20
+	pdfUnpackedPer = 32
+	minPDFText     = 16 << 20
+	pdfTextPer     = 8
 )
+
+// pdfBudget is what one PDF may still unpack and give as text, and its
+// limits, for the error.
+type pdfBudget struct {
+	unpacked, text       int
+	maxUnpacked, maxText int
+}
+
+func newPDFBudget(size int) *pdfBudget {
+	b := &pdfBudget{
+		maxUnpacked: max(minPDFUnpacked, pdfUnpackedPer*size),
+		maxText:     max(minPDFText, pdfTextPer*size),
+	}
+	b.unpacked, b.text = b.maxUnpacked, b.maxText
+	return b
+}
+
+// unpack reads the streams (lazily made, as each is a decompressor) to
+// their end, charging the bytes they unpack to, and fails with
+// ErrOversized once they pass the budget. A stream that cannot be read is
+// not the budget's concern: the caller's reading of it fails.
+func (b *pdfBudget) unpack(n int, stream func(i int) pdf.Value) error {
+	for i := 0; i < n; i++ {
+		read, _ := io.Copy(io.Discard, io.LimitReader(stream(i).Reader(), int64(b.unpacked)+1))
+		b.unpacked -= int(read)
+		if b.unpacked < 0 {
+			return fmt.Errorf("PDF %w: over %d MB of page content", ErrOversized, b.maxUnpacked>>20)
+		}
+	}
+	return nil
+}
+
+// pdfTextFull is panicked out of pdf.Interpret's callback when a page's
+// text passes the budget, and recovered in pageText.
+type pdfTextFull struct{}
 
 // parsePDF returns the text layer of a PDF, one section per page. A PDF
 // that needs a password fails with ErrEncrypted (one encrypted with only
@@ -49,15 +95,30 @@ func parsePDF(data []byte) (p Parsed, err error) {
 	if len(pages) == 0 {
 		return Parsed{}, fmt.Errorf("%w PDF: no pages", ErrMalformed)
 	}
+	budget := newPDFBudget(len(data))
+	encoders := map[string]pdf.TextEncoding{}
+	read := map[string]bool{}
 	failed := 0
 	for i, page := range pages {
-		text, ok := pageText(page)
+		// A page object the tree names again is read once (its String
+		// keeps references unresolved, so only the same object, or a
+		// copy of it, matches): a hostile tree names one thousands of
+		// times.
+		key := page.V.String()
+		if read[key] {
+			continue
+		}
+		read[key] = true
+		text, ok, err := pageText(page, budget, encoders)
+		if err != nil {
+			return Parsed{}, err
+		}
 		if !ok {
 			failed++
 		}
 		p.Sections = append(p.Sections, Section{Page: i + 1, Text: text})
 	}
-	if failed == len(pages) {
+	if failed == len(p.Sections) {
 		return Parsed{}, fmt.Errorf("%w PDF: no page could be read", ErrMalformed)
 	}
 	return p, nil
@@ -92,21 +153,46 @@ func pdfPages(root pdf.Value) []pdf.Page {
 // pageText returns the text a page shows, in content stream order: a new
 // line where the text moves down or up, a space where it moves along the
 // line or a TJ array leaves a word-sized gap. ok is false when the page's
-// content could not be read.
-func pageText(page pdf.Page) (text string, ok bool) {
+// content could not be read; err wraps ErrOversized when it passes the
+// budget. encoders holds the fonts' encoders already made, by font dict.
+func pageText(page pdf.Page, budget *pdfBudget, encoders map[string]pdf.TextEncoding) (text string, ok bool, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			text, ok = "", false
+			if _, over := r.(pdfTextFull); over {
+				err = fmt.Errorf("PDF %w: over %d MB of text", ErrOversized, budget.maxText>>20)
+			}
 		}
 	}()
 	contents := page.V.Key("Contents")
 	if contents.IsNull() {
-		return "", true
+		return "", true, nil
 	}
 	fonts := map[string]pdf.TextEncoding{}
 	for _, name := range page.Fonts() {
 		f := page.Font(name)
+		key := f.V.String()
+		if enc, ok := encoders[key]; ok {
+			fonts[name] = enc
+			continue
+		}
+		if tu := f.V.Key("ToUnicode"); tu.Kind() == pdf.Stream {
+			if err := budget.unpack(1, func(int) pdf.Value { return tu }); err != nil {
+				return "", false, err
+			}
+		}
 		fonts[name] = f.Encoder()
+		encoders[key] = fonts[name]
+	}
+	n, stream := 1, func(int) pdf.Value { return contents }
+	if contents.Kind() == pdf.Array {
+		n, stream = contents.Len(), contents.Index
+	}
+	if n > maxPDFContents {
+		return "", false, fmt.Errorf("PDF %w: a page of over %d content streams", ErrOversized, maxPDFContents)
+	}
+	if err := budget.unpack(n, stream); err != nil {
+		return "", false, err
 	}
 	var b strings.Builder
 	var enc pdf.TextEncoding
@@ -134,6 +220,9 @@ func pageText(page pdf.Page) (text string, ok bool) {
 			}
 		}
 		newline, space = false, false
+		if b.Len()+len(s) > budget.text {
+			panic(pdfTextFull{})
+		}
 		b.WriteString(s)
 		shown, shownY = true, y
 	}
@@ -192,5 +281,6 @@ func pageText(page pdf.Page) (text string, ok bool) {
 			}
 		}
 	})
-	return b.String(), true
+	budget.text -= b.Len()
+	return b.String(), true, nil
 }

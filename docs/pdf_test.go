@@ -2,6 +2,7 @@ package docs
 
 import (
 	"bytes"
+	"compress/zlib"
 	"errors"
 	"fmt"
 	"strings"
@@ -82,6 +83,99 @@ func TestParsePDFMalformed(t *testing.T) {
 		_, err := Parse("broken.pdf", c.data)
 		if !errors.Is(err, ErrMalformed) || err.Error() != c.want {
 			t.Errorf("%s: err = %v, want %q", c.name, err, c.want)
+		}
+	}
+}
+
+// hostilePDF builds a small PDF whose page objects all show one Flate
+// stream that unpacks to content repeated to about size bytes. pages is
+// how many page objects there are (each its own, not a copy), with /Contents contents
+// ("4 0 R" names the stream); kids lists them, by index, in the page tree.
+func hostilePDF(content string, size, pages int, contents string, kids []int) []byte {
+	var z bytes.Buffer
+	w := zlib.NewWriter(&z)
+	for n := 0; n < size; n += len(content) {
+		w.Write([]byte(content))
+	}
+	w.Close()
+	var b bytes.Buffer
+	var offsets []int
+	obj := func(body string) {
+		offsets = append(offsets, b.Len())
+		fmt.Fprintf(&b, "%d 0 obj\n%s\nendobj\n", len(offsets), body)
+	}
+	b.WriteString("%PDF-1.4\n")
+	obj("<< /Type /Catalog /Pages 2 0 R >>")
+	var refs []string
+	for _, k := range kids {
+		refs = append(refs, fmt.Sprintf("%d 0 R", 5+k))
+	}
+	obj(fmt.Sprintf("<< /Type /Pages /Kids [%s] /Count %d >>", strings.Join(refs, " "), len(kids)))
+	obj("<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>")
+	obj(fmt.Sprintf("<< /Length %d /Filter /FlateDecode >>\nstream\n%s\nendstream", z.Len(), z.String()))
+	for i := 0; i < pages; i++ {
+		obj(fmt.Sprintf("<< /Type /Page /Parent 2 0 R /StructParents %d /Resources << /Font << /F1 3 0 R >> >> /Contents %s >>", i, contents))
+	}
+	xref := b.Len()
+	fmt.Fprintf(&b, "xref\n0 %d\n0000000000 65535 f \n", len(offsets)+1)
+	for _, off := range offsets {
+		fmt.Fprintf(&b, "%010d 00000 n \n", off)
+	}
+	fmt.Fprintf(&b, "trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n", len(offsets)+1, xref)
+	return b.Bytes()
+}
+
+func TestParsePDFPageNamedAgainIsReadOnce(t *testing.T) {
+	// Two page objects, the first named 500 times: 340 KB of text each
+	// time from a file of a few KB.
+	kids := []int{0}
+	for range 499 {
+		kids = append(kids, 0)
+	}
+	kids = append(kids, 1)
+	data := hostilePDF("BT /F1 12 Tf (hello world) Tj ET ", 1<<20, 2, "4 0 R", kids)
+	p, err := Parse("evil.pdf", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Sections) != 2 || p.Sections[0].Page != 1 || p.Sections[1].Page != 501 {
+		t.Fatalf("%d sections, want pages 1 and 501 (the first page once, the second in its place)", len(p.Sections))
+	}
+	if n := len(p.Sections[0].Text); n > 1<<20 || p.Sections[1].Text != p.Sections[0].Text {
+		t.Errorf("page texts of %d and %d bytes, want one page's text each", n, len(p.Sections[1].Text))
+	}
+}
+
+// pageIndexes is 0, 1, …, n-1: each page object named once.
+func pageIndexes(n int) []int {
+	kids := make([]int, n)
+	for i := range kids {
+		kids[i] = i
+	}
+	return kids
+}
+
+func TestParsePDFOversized(t *testing.T) {
+	show := "(hello world) Tj "
+	thousand := strings.TrimSpace(strings.Repeat("4 0 R ", maxPDFContents+1))
+	for _, c := range []struct {
+		name, want string
+		data       []byte
+	}{
+		// 40 pages draw one stream that unpacks to 1 MiB of blanks: 40
+		// MiB of content from 7 KB, past the 32 MiB floor.
+		{"content", "PDF too large to read: over 32 MB of page content",
+			hostilePDF(strings.Repeat(" ", 64), 1<<20, 40, "4 0 R", pageIndexes(40))},
+		// 30 pages show 1 MiB of "hello world": 19 MB of text, past the
+		// 16 MiB floor.
+		{"text", "PDF too large to read: over 16 MB of text",
+			hostilePDF(show, 1<<20, 30, "4 0 R", pageIndexes(30))},
+		{"streams", "PDF too large to read: a page of over 1000 content streams",
+			hostilePDF(show, 100, 1, "["+thousand+"]", []int{0})},
+	} {
+		_, err := Parse("evil.pdf", c.data)
+		if !errors.Is(err, ErrOversized) || err.Error() != c.want {
+			t.Errorf("%s (%d KB): err = %v, want %q", c.name, len(c.data)>>10, err, c.want)
 		}
 	}
 }
