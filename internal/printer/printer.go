@@ -146,12 +146,23 @@ func citedSources(res agent.Result) []tools.Citation {
 	return out
 }
 
-// Sources lists the answer's cited sources under it: what [n] is.
+// Sources lists the answer's cited sources under it: what [n] is, then
+// the passages recalled into the prompt that it did not cite, each once.
 func (p *Answer) Sources(res agent.Result) {
 	cited := citedSources(res)
+	type passage struct {
+		doc   string
+		chunk int
+	}
+	listed := map[passage]bool{}
+	for _, c := range cited {
+		listed[passage{c.DocumentID, c.Chunk}] = true
+	}
 	for _, m := range res.MemoriesUsed {
-		if m.Citation != nil { // recalled into the prompt: a source too, not cited by number
-			cited = append(cited, *m.Citation)
+		// Recalled into the prompt: a source too, not cited by number.
+		if c := m.Citation; c != nil && !listed[passage{c.DocumentID, c.Chunk}] {
+			listed[passage{c.DocumentID, c.Chunk}] = true
+			cited = append(cited, *c)
 		}
 	}
 	if p.quiet || len(cited) == 0 {

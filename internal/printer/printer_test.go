@@ -45,3 +45,24 @@ func TestAskFoldsCallsThatFailedAlike(t *testing.T) {
 		t.Errorf("stdout %q", out.String())
 	}
 }
+
+// TestSourcesListAPassageOnce: a passage recalled into the prompt and
+// cited by the answer as [1] is listed once, as [1] (it was listed twice,
+// the second time as recalled).
+func TestSourcesListAPassageOnce(t *testing.T) {
+	lease := agent.Citation{N: 1, DocumentID: "d1", Chunk: 3, Title: "Lease agreement", Path: "/home/u/lease.docx"}
+	recalled := lease
+	recalled.N = 0
+	other := agent.Citation{DocumentID: "d2", Chunk: 1, Title: "Boiler manual", Path: "/home/u/boiler.pdf"}
+	res := agent.Result{
+		Answer:       "The notice period is two months [1].",
+		ToolCalls:    []agent.ToolActivity{{Name: "file_search", Done: true, Citations: []agent.Citation{lease}}},
+		MemoriesUsed: []agent.Memory{{Citation: &recalled}, {Citation: &other}},
+	}
+	var out, errw bytes.Buffer
+	NewAnswer(&out, &errw, false).Sources(res)
+	if strings.Count(out.String(), "Lease agreement") != 1 || !strings.Contains(out.String(), "[1] Lease agreement") ||
+		!strings.Contains(out.String(), "↺ Boiler manual") {
+		t.Fatalf("sources:\n%s", out.String())
+	}
+}
