@@ -133,20 +133,30 @@ func (ix *Index) ApprovePending(ctx context.Context, userID, content string) (me
 	return n, err == nil, err
 }
 
-// noteWithText is the user's note of status whose text is content, white
-// space aside.
+// noteWithText is the user's note of status whose text is content, case,
+// white space and the punctuation around words aside ("Has a cat called
+// Tom." is "has a CAT called tom!!"; "Uses C#" is not "Uses C").
 func (ix *Index) noteWithText(ctx context.Context, userID, content, status string) (memory.Note, bool, error) {
 	notes, err := ix.store.ListNotes(ctx, userID)
 	if err != nil {
 		return memory.Note{}, false, err
 	}
-	want := strings.Fields(content)
+	want := sameWords(content)
 	for _, n := range notes {
-		if n.Status == status && slices.Equal(strings.Fields(n.Content), want) {
+		if n.Status == status && slices.Equal(sameWords(n.Content), want) {
 			return n, true, nil
 		}
 	}
 	return memory.Note{}, false, nil
+}
+
+// sameWords are the words of s as noteWithText compares them.
+func sameWords(s string) []string {
+	words := strings.Fields(strings.ToLower(s))
+	for i, w := range words {
+		words[i] = strings.Trim(w, `.,;:!?"'()[]`)
+	}
+	return slices.DeleteFunc(words, func(w string) bool { return w == "" })
 }
 
 // indexNote writes one note to the keyword index and embeds it.

@@ -510,3 +510,26 @@ func TestTwoProposalsForOneFactLeaveOne(t *testing.T) {
 		t.Fatalf("kept after undoing the second approval: %q", got)
 	}
 }
+
+// TestKeptNoteReadsPastCaseAndPunctuation: saving a note again with other
+// case or punctuation finds the note kept (`memory add "has a CAT called
+// tom!!"` made a third copy of "Has a cat called Tom."); other words, or
+// the same letters with other symbols, are another note.
+func TestKeptNoteReadsPastCaseAndPunctuation(t *testing.T) {
+	ctx := context.Background()
+	s := openTest(t)
+	ix := openIndex(t, s, t.TempDir(), nil, "")
+	for _, text := range []string{"Has a cat called Tom.", "Uses C#"} {
+		if _, err := ix.SaveNote(ctx, "alice", text, memory.NoteSource{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for text, want := range map[string]bool{
+		"Has a cat called Tom": true, "has a CAT called tom!!": true, `"Has a cat called Tom."`: true,
+		"Has a cat called Tim.": false, "Tom has a cat called": false, "Uses C": false, "uses c#.": true,
+	} {
+		if _, ok, err := ix.KeptNote(ctx, "alice", text); err != nil || ok != want {
+			t.Errorf("KeptNote(%q) = %v, %v; want %v", text, ok, err, want)
+		}
+	}
+}
