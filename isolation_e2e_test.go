@@ -1,9 +1,17 @@
 package main
 
 import (
+	"bufio"
 	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/mneme-dev/mneme/cli"
 )
 
 // asUser runs the device's commands as user until the test ends.
@@ -90,6 +98,50 @@ func TestSearchBatchReadsOnlyYourOwnTurns(t *testing.T) {
 	answers = batchAnswers(t, r.stdout)
 	if !strings.Contains(r.stderr, "warning") || len(answers) != 1 || len(answers[0].Results) == 0 || answers[0].Results[0].Refs[0] != "D1:1" {
 		t.Fatalf("--all-users: %s\nstderr %s", r.stdout, r.stderr)
+	}
+}
+
+// TestSearchBatchStopsAtCtrlC: Ctrl+C ends `search --batch` with exit
+// 130 and no answer made of the stop: the lines still to come were each
+// answered `"error":"… context canceled"`, thousands of them.
+func TestSearchBatchStopsAtCtrlC(t *testing.T) {
+	d := newDevice(t, closedPort(t))
+	d.mustOK("", "import", writeFile(t, "trip.jsonl", tripImport))
+	cmd := exec.Command(mnemeBin, "search", "--batch", "-")
+	cmd.Env = d.env()
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr lockedBuffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	fmt.Fprintln(in, `{"id":1,"query":"Lisbon trip"}`)
+	first, err := bufio.NewReader(out).ReadString('\n') // answered: the batch runs, and waits for more
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	var more strings.Builder
+	for i := range 500 {
+		fmt.Fprintf(&more, `{"id":%d,"query":"Lisbon trip"}`+"\n", i+2)
+	}
+	go func() { // lines still to come; a batch that stopped reads none of them
+		io.WriteString(in, more.String())
+		in.Close()
+	}()
+	rest, _ := io.ReadAll(out)
+	if code := waitExit(t, cmd, 2*time.Second, &stderr); code != cli.ExitInterrupted || strings.Contains(first+string(rest), "canceled") ||
+		strings.Contains(stderr.String(), "canceled") {
+		t.Fatalf("exit %d; stdout %d bytes after the first answer: %.300s\nstderr %.300s", code, len(rest), rest, stderr.String())
 	}
 }
 

@@ -139,8 +139,8 @@ type batchAnswer struct {
 const maxBatchLine = 4 << 20
 
 // searchBatch answers one JSON line per query line; a bad line gets an
-// answer with an error and its line number, and does not stop the batch.
-// A line naming another user is such an error unless allUsers is set.
+// answer with an error and its line number, and does not stop the batch;
+// Ctrl+C does, with no answer for the line it stopped. A line naming another user is such an error unless allUsers is set.
 func (a *App) searchBatch(ctx context.Context, ix *index.Index, path string, base index.SearchQuery, allUsers bool) error {
 	var in io.Reader = a.stdin
 	if path != "-" {
@@ -166,11 +166,19 @@ func (a *App) searchBatch(ctx context.Context, ix *index.Index, path string, bas
 			continue
 		}
 		ans := a.batchAnswer(ctx, ix, n, raw, tooLong, base, allUsers)
+		if err := ctx.Err(); err != nil { // stopped: no more answers, and none made of the stop
+			return err
+		}
 		if ans.Error != "" {
 			fmt.Fprintln(a.stderr, "mneme: search --batch:", sanitize.Line(ans.Error))
 		}
 		if err := writeJSONLine(bw, ans); err != nil {
 			return err
+		}
+		if br.Buffered() == 0 { // no line waiting: a reader of the answers gets this one now
+			if err := bw.Flush(); err != nil {
+				return err
+			}
 		}
 	}
 }
