@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ollama/ollama/api"
 
@@ -320,6 +321,43 @@ func TestMemoryAddWorksWithOllamaDown(t *testing.T) {
 	d.mustOK("", "memory", "add", "My cat is called Tom")
 	if r := d.mustOK("", "memory", "search", "cat"); !strings.Contains(r.stdout, "My cat is called Tom") {
 		t.Fatalf("keyword search of a note saved offline:\n%s", r.stdout)
+	}
+}
+
+// TestMemoryAddBesideAHungOllamaKeepsTheNote: `memory add` and `memory
+// edit` write the note before they ask Ollama for its embedding: Ctrl+C
+// while an Ollama that never answers is asked keeps the change (it was
+// lost, after seconds of silence).
+func TestMemoryAddBesideAHungOllamaKeepsTheNote(t *testing.T) {
+	t.Parallel() // own data dir and fake Ollama
+	srv := fakeollama.New(t)
+	d := newDevice(t, srv.Host())
+	kept := d.mustOK("", "memory", "add", "--json", "My cat is called Tom")
+	var n memory.Note
+	if err := json.Unmarshal([]byte(kept.stdout), &n); err != nil {
+		t.Fatal(err)
+	}
+	srv.Freeze()
+	for _, args := range [][]string{{"memory", "add", "Lives in Lisbon"}, {"memory", "edit", n.ID, "My cat is called Rex"}} {
+		cmd, stderr := d.start(nil, args...)
+		select {
+		case <-srv.Held(): // asked, and no answer comes
+		case <-time.After(30 * time.Second):
+			cmd.Process.Kill()
+			t.Fatalf("%v never asked Ollama\nstderr: %s", args, stderr.String())
+		}
+		if err := cmd.Process.Signal(os.Interrupt); err != nil {
+			t.Fatal(err)
+		}
+		waitExit(t, cmd, 2*time.Second, stderr)
+	}
+	var texts []string
+	for _, n := range d.notes() {
+		texts = append(texts, n.Content)
+	}
+	slices.Sort(texts)
+	if !slices.Equal(texts, []string{"Lives in Lisbon", "My cat is called Rex"}) {
+		t.Fatalf("notes after Ctrl+C beside a hung Ollama: %q", texts)
 	}
 }
 

@@ -318,7 +318,9 @@ func (a *App) changeNote(ctx context.Context, common config.Flags, cmd, verb str
 		return err
 	}
 	defer s.Close()
-	ix, err := a.noteIndex(ctx, s, embed)
+	// The change comes first, then the embedding: an Ollama that does not
+	// answer held the change back for seconds, and Ctrl+C meanwhile lost it.
+	ix, err := a.noteIndex(ctx, s, false)
 	if err != nil {
 		return err
 	}
@@ -328,6 +330,7 @@ func (a *App) changeNote(ctx context.Context, common config.Flags, cmd, verb str
 	if err != nil {
 		return noteError(cmd, err)
 	}
+
 	switch {
 	case verb == "Updated" && n.Updated.Before(start):
 		verb = "Unchanged (the same text):" // nothing written
@@ -339,8 +342,22 @@ func (a *App) changeNote(ctx context.Context, common config.Flags, cmd, verb str
 	if err := a.printNote(n, verb, asJSON); err != nil {
 		return err
 	}
+	if embed && !n.Updated.Before(start) { // before the sync, which sends the vector with the note
+		a.embedNote(ctx, s, ix, n)
+	}
 	s.syncAfterChange(ctx, ix)
 	return nil
+}
+
+// embedNote embeds a note just written, once the command has said so;
+// Ctrl+C or a silent Ollama leaves it to the next run with the model.
+func (a *App) embedNote(ctx context.Context, s *session, ix *index.Index, n memory.Note) {
+	st := probeEmbedding(ctx, s.client, s.host, s.cfg)
+	if st.Embed.Name == "" || ctx.Err() != nil {
+		return
+	}
+	ix.SetEmbedding(s.client, index.EmbedModel{Name: st.Embed.Name, ContextLength: st.Embed.ContextLength})
+	ix.EmbedNote(ctx, n)
 }
 
 func (a *App) memorySearch(ctx context.Context, args []string) error {

@@ -159,14 +159,12 @@ func sameWords(s string) []string {
 	return slices.DeleteFunc(words, func(w string) bool { return w == "" })
 }
 
-// indexNote writes one note to the keyword index and embeds it.
-func (ix *Index) indexNote(ctx context.Context, n memory.Note) {
-	if err := ix.upsertNoteKeywords(ctx, []memory.Note{n}); err != nil {
-		ix.log.Warn("note not in the keyword index yet", "note", n.ID, "err", err)
-		ix.Notify()
-	}
+// EmbedNote embeds note n now, when the index has an embedding model (in
+// at most noteEmbedBudget); else, or when Ollama fails, the next run with
+// the model embeds it.
+func (ix *Index) EmbedNote(ctx context.Context, n memory.Note) {
 	em := ix.embedding()
-	if !em.enabled() || ix.queriesOnly { // the next run with the model kept embeds it
+	if !em.enabled() || ix.queriesOnly {
 		return
 	}
 	ectx, cancel := context.WithTimeout(ctx, noteEmbedBudget)
@@ -175,6 +173,15 @@ func (ix *Index) indexNote(ctx context.Context, n memory.Note) {
 		ix.log.Info("note not embedded yet", "note", n.ID, "err", err)
 		ix.Notify()
 	}
+}
+
+// indexNote writes one note to the keyword index and embeds it.
+func (ix *Index) indexNote(ctx context.Context, n memory.Note) {
+	if err := ix.upsertNoteKeywords(ctx, []memory.Note{n}); err != nil {
+		ix.log.Warn("note not in the keyword index yet", "note", n.ID, "err", err)
+		ix.Notify()
+	}
+	ix.EmbedNote(ctx, n)
 }
 
 // NoteQuery is a search over one user's notes.
