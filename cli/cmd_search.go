@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"github.com/mneme-dev/mneme/config"
+	"github.com/mneme-dev/mneme/internal/printer"
 	"github.com/mneme-dev/mneme/internal/sanitize"
-	"github.com/mneme-dev/mneme/internal/text"
 	"github.com/mneme-dev/mneme/memory/index"
 )
 
@@ -57,13 +57,13 @@ func (a *App) runSearch(ctx context.Context, args []string) error {
 		return exitError{code: 2, msg: fmt.Sprintf("search: --limit must be 1-%d", index.MaxSearchLimit)}
 	}
 	q := index.SearchQuery{Text: query, Limit: *limit, IncludeArchived: *archived}
-	if q.Since, err = parseDate(*since); err != nil {
+	if q.Since, err = index.ParseSearchDate(*since, time.Now()); err != nil {
 		return exitError{code: 2, msg: "search: --since: " + err.Error()}
 	}
 	if strings.EqualFold(strings.TrimSpace(*until), "today") {
 		*until = "now" // until today means up to now, today included
 	}
-	if q.Until, err = parseDate(*until); err != nil {
+	if q.Until, err = index.ParseSearchDate(*until, time.Now()); err != nil {
 		return exitError{code: 2, msg: "search: --until: " + err.Error()}
 	}
 	if !q.Since.IsZero() && !q.Until.IsZero() && !q.Since.Before(q.Until) {
@@ -101,25 +101,8 @@ func (a *App) runSearch(ctx context.Context, args []string) error {
 	if *asJSON {
 		return writeJSON(a.stdout, results)
 	}
-	printResults(a.stdout, results, query)
+	printer.SearchResults(a.stdout, results, query)
 	return nil
-}
-
-func printResults(w io.Writer, results []index.SearchResult, query string) {
-	if len(results) == 0 {
-		fmt.Fprintf(w, "Nothing found for %q.\n", query)
-		return
-	}
-	for i, r := range results {
-		title := r.Title
-		if title == "" {
-			title = "(untitled)"
-		}
-		fmt.Fprintf(w, "%2d. %.2f  %s · %s · turn %d · %s\n", i+1, r.Score, sanitize.Title(title), r.Time.Local().Format("2 Jan 2006"), r.Turn, r.MatchedBy)
-		// The index puts the words that matched within the first 100.
-		fmt.Fprintf(w, "    %s\n", text.Cut(text.OneLine(sanitize.Text(r.Snippet)), 100))
-		fmt.Fprintf(w, "    mneme --resume %s --turn %d\n", sanitize.Line(r.ConversationID), r.Turn)
-	}
 }
 
 type batchLine struct {
@@ -239,26 +222,4 @@ func readBatchLine(br *bufio.Reader) (line []byte, tooLong bool, err error) {
 			return line, tooLong, err
 		}
 	}
-}
-
-// The dates search can filter on: the search index holds times as
-// nanoseconds since 1970 in an int64, which reach from 1677 to 2262.
-var (
-	firstSearchDate = time.Date(1678, 1, 1, 0, 0, 0, 0, time.UTC)
-	lastSearchDate  = time.Date(2262, 1, 1, 0, 0, 0, 0, time.UTC)
-)
-
-func parseDate(s string) (time.Time, error) {
-	if s == "" {
-		return time.Time{}, nil
-	}
-	t, err := text.ParseDate(s, time.Now())
-	if err != nil {
-		return time.Time{}, err
-	}
-	if t.Before(firstSearchDate) || !t.Before(lastSearchDate) {
-		return time.Time{}, fmt.Errorf("%q is out of range: want a date from %s to %s", s,
-			firstSearchDate.Format("2006-01-02"), lastSearchDate.AddDate(0, 0, -1).Format("2006-01-02"))
-	}
-	return t, nil
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/mneme-dev/mneme/agent"
 	"github.com/mneme-dev/mneme/internal/sanitize"
 	"github.com/mneme-dev/mneme/internal/text"
+	"github.com/mneme-dev/mneme/memory/index"
 	"github.com/mneme-dev/mneme/tools"
 )
 
@@ -205,4 +206,23 @@ func afterPrefix(s string) string {
 		return s
 	}
 	return string(unicode.ToLower(r)) + s[n:]
+}
+
+// SearchResults prints `mneme search`'s results for query, or says
+// nothing was found.
+func SearchResults(w io.Writer, results []index.SearchResult, query string) {
+	if len(results) == 0 {
+		fmt.Fprintf(w, "Nothing found for %q.\n", query)
+		return
+	}
+	for i, r := range results {
+		title := r.Title
+		if title == "" {
+			title = "(untitled)"
+		}
+		fmt.Fprintf(w, "%2d. %.2f  %s · %s · turn %d · %s\n", i+1, r.Score, sanitize.Title(title), r.Time.Local().Format("2 Jan 2006"), r.Turn, r.MatchedBy)
+		// The index puts the words that matched within the first 100.
+		fmt.Fprintf(w, "    %s\n", text.Cut(text.OneLine(sanitize.Text(r.Snippet)), 100))
+		fmt.Fprintf(w, "    mneme --resume %s --turn %d\n", sanitize.Line(r.ConversationID), r.Turn)
+	}
 }

@@ -447,3 +447,28 @@ func (ix *Index) rescore(ctx context.Context, userID, model string, qv []float32
 	})
 	return hits, nil
 }
+
+// The dates search can filter on: the search index holds times as
+// nanoseconds since 1970 in an int64, which reach from 1677 to 2262.
+var (
+	firstSearchDate = time.Date(1678, 1, 1, 0, 0, 0, 0, time.UTC)
+	lastSearchDate  = time.Date(2262, 1, 1, 0, 0, 0, 0, time.UTC)
+)
+
+// ParseSearchDate reads a date a search filters on (text.ParseDate, as of
+// now): "" is none; one the index cannot hold is an error that says which
+// dates it can.
+func ParseSearchDate(s string, now time.Time) (time.Time, error) {
+	if s == "" {
+		return time.Time{}, nil
+	}
+	t, err := text.ParseDate(s, now)
+	if err != nil {
+		return time.Time{}, err
+	}
+	if t.Before(firstSearchDate) || !t.Before(lastSearchDate) {
+		return time.Time{}, fmt.Errorf("%q is out of range: want a date from %s to %s", s,
+			firstSearchDate.Format("2006-01-02"), lastSearchDate.AddDate(0, 0, -1).Format("2006-01-02"))
+	}
+	return t, nil
+}
