@@ -99,6 +99,37 @@ func TestTUISourcesOpenThePassage(t *testing.T) {
 	}
 }
 
+// TestTUIAttachReadsTheFileToAModelWithoutTools: with a model that
+// cannot search, /attach then a question that names nothing in the file
+// sends the file's text in the prompt (the model was told of the file
+// only, and never saw it).
+func TestTUIAttachReadsTheFileToAModelWithoutTools(t *testing.T) {
+	srv := fakeollama.New(t, fakeollama.WithModels(fakeollama.Model{Name: "plain", Capabilities: []string{"completion"}},
+		fakeollama.Model{Name: fakeollama.DefaultEmbedModel, Capabilities: []string{"embedding"}}))
+	d := newDevice(t, srv.Host())
+	d.extra = []string{"MNEME_MODEL=plain"}
+	if err := os.WriteFile(filepath.Join(d.home, "garden.txt"), []byte("The gate code is 4711.\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	term := startTerminal(t, 100, 30, d.env())
+	term.waitText("plain")
+	term.typeText("/attach ~/garden.txt")
+	term.keys("Enter")
+	term.waitText("📎 added garden.txt · ")
+	term.typeText("What does it say?")
+	term.keys("Enter")
+	term.waitText("What does it say?")
+	term.waitIdle()
+	req := srv.LastRequest()
+	if len(req.Messages) == 0 || !strings.Contains(req.Messages[0].Content, "The gate code is 4711.") || len(req.Tools) != 0 {
+		t.Fatalf("the model was not given the attached file: %+v", req.Messages)
+	}
+	term.keys("C-c")
+	if code := term.exitStatus(); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+}
+
 // TestTUIAttachThenCite: /attach FILE adds it with a receipt, the next
 // request tells the model, its file_search finds the file, and the source
 // opens the passage.
@@ -118,13 +149,15 @@ func TestTUIAttachThenCite(t *testing.T) {
 
 	var told bool
 	for _, req := range srv.Requests() {
+		// Named, and its passage read into the prompt: a model that does
+		// not call file_search sees it too.
 		if len(req.Messages) > 0 && strings.Contains(req.Messages[0].Content, "The user attached these documents") &&
-			strings.Contains(req.Messages[0].Content, "boiler.md") {
+			strings.Contains(req.Messages[0].Content, "boiler.md") && strings.Contains(req.Messages[0].Content, boilerPassage) {
 			told = true
 		}
 	}
 	if !told {
-		t.Fatal("no request told the model about the attached document")
+		t.Fatal("no request told the model about the attached document, with its passage")
 	}
 	term.keys("C-c")
 	if code := term.exitStatus(); code != 0 {

@@ -96,6 +96,7 @@ type Agent struct {
 	log      *slog.Logger
 	now      func() time.Time
 	recaller Recaller
+	attached AttachedRecaller
 	compact  *compactor // nil: no compaction or titles
 	// firstToken and idle bound the wait for Ollama's first chunk and
 	// between chunks.
@@ -130,6 +131,11 @@ func WithTools(t ToolRunner) Option { return func(a *Agent) { a.tools = t } }
 // WithRecaller puts the saved notes relevant to each prompt into the
 // system prompt (automatic recall).
 func WithRecaller(r Recaller) Option { return func(a *Agent) { a.recaller = r } }
+
+// WithAttachedPassages puts the passages of the documents a run's request
+// attached (Request.AttachedDocs) that suit its prompt into its system
+// prompt, whether or not automatic recall is on.
+func WithAttachedPassages(r AttachedRecaller) Option { return func(a *Agent) { a.attached = r } }
 
 // WithToolsSupported says whether the model supports tools, as /api/show
 // reports it. With false, tools are never sent and the first run tells the
@@ -218,14 +224,19 @@ type Request struct {
 	// (their titles or paths): the system prompt of this run tells the
 	// model they are there to search with file_search.
 	Attached []string
+	// AttachedDocs are the ids of those documents: their passages that
+	// suit the prompt go into this run's system prompt (WithAttachedPassages),
+	// for a model that does not search them itself.
+	AttachedDocs []string
 }
 
 // maxAttachedNamed bounds the attached documents named in the system prompt.
 const maxAttachedNamed = 10
 
 // attachedLine is the system prompt's line about the documents the user
-// attached ("" when none).
-func attachedLine(names []string) string {
+// attached ("" when none); with search, the model is told to search them
+// (without, the passages that suit the prompt follow, WithAttachedPassages).
+func attachedLine(names []string, search bool) string {
 	var clean []string
 	for _, n := range names {
 		if n = strings.Join(strings.Fields(n), " "); n != "" {
@@ -240,6 +251,9 @@ func attachedLine(names []string) string {
 		more = fmt.Sprintf(" and %d more", len(clean)-maxAttachedNamed)
 		clean = clean[:maxAttachedNamed]
 	}
+	if !search {
+		return "The user attached these documents: " + strings.Join(clean, ", ") + more + "."
+	}
 	return "The user attached these documents; search them with " + tools.FileSearchName + " and cite the passages you use as [1], [2]: " +
 		strings.Join(clean, ", ") + more + "."
 }
@@ -251,7 +265,7 @@ func (a *Agent) systemMessages(memories []Memory, attached ...string) []api.Mess
 	if a.system != "" {
 		parts = append(parts, a.system+"\nToday is "+a.now().Format("Monday, 2 January 2006")+".")
 	}
-	if l := attachedLine(attached); l != "" {
+	if l := attachedLine(attached, a.tools != nil && a.toolsSupported()); l != "" {
 		parts = append(parts, l)
 	}
 	if len(memories) > 0 {

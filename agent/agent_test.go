@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -471,7 +472,8 @@ func TestFailureBeforeFirstWordMarksTheTurnInterrupted(t *testing.T) {
 // prompt are named in that run's system prompt, with the tool to search
 // them; the next run does not repeat them.
 func TestAttachedDocumentsAreNamedForOneRun(t *testing.T) {
-	h := newHarness(t, nil)
+	var runs atomic.Int64
+	h := newHarness(t, nil, WithTools(tools.NewRegistry(nil, counter{&runs})))
 	h.srv.Script(fakeollama.Say("I will look."), fakeollama.Say("Hello."))
 	req := Request{UserID: "alice", ConversationID: h.conv.ID, Prompt: "what does the manual say?",
 		Attached: []string{"Boiler manual", "/home/alice/notes.md"}}
@@ -488,5 +490,52 @@ func TestAttachedDocumentsAreNamedForOneRun(t *testing.T) {
 	}
 	if sys := h.srv.LastRequest().Messages[0].Content; strings.Contains(sys, "attached") {
 		t.Fatalf("the next run names the documents again:\n%s", sys)
+	}
+}
+
+// passagesOf is an AttachedRecaller with one passage per document.
+type passagesOf map[string]string
+
+func (p passagesOf) RecallAttached(_ context.Context, _, _ string, ids []string) ([]Memory, error) {
+	var out []Memory
+	for _, id := range ids {
+		out = append(out, Memory{Text: p[id], Source: id + ".txt", Citation: &Citation{DocumentID: id, Path: "/docs/" + id + ".txt"}})
+	}
+	return out, nil
+}
+
+// TestAttachedDocumentsAreReadIntoTheRun: the passages of the documents
+// attached before a prompt go into that run's system prompt, fenced, and
+// are shown as recalled, for a model without tools too (the model was
+// told to search them with a tool it did not have, and never saw them);
+// the next run does not carry them.
+func TestAttachedDocumentsAreReadIntoTheRun(t *testing.T) {
+	h := newHarness(t, nil)
+	h.agent = New(h.agent.client, h.store, WithModel(fakeollama.DefaultChatModel), WithToolsSupported(false),
+		WithAttachedPassages(passagesOf{"garden": "The gate code is 4711."}))
+	h.srv.Script(fakeollama.Say("It is 4711."), fakeollama.Say("Hello."))
+	var recalled []RecallEvent
+	req := Request{UserID: "alice", ConversationID: h.conv.ID, Prompt: "what is the code in the file?",
+		Attached: []string{"garden (/docs/garden.txt)"}, AttachedDocs: []string{"garden"}}
+	if _, err := h.agent.Run(context.Background(), req, func(e Event) {
+		if r, ok := e.(RecallEvent); ok {
+			recalled = append(recalled, r)
+		}
+	}); err != nil {
+		t.Fatal(err)
+	}
+	sys := h.srv.LastRequest().Messages[0].Content
+	if !strings.Contains(sys, "The user attached these documents: \"garden (/docs/garden.txt)\".") ||
+		!strings.Contains(sys, "<document_passages>\n- [garden.txt] The gate code is 4711.\n</document_passages>") || strings.Contains(sys, "file_search") {
+		t.Fatalf("system prompt:\n%s", sys)
+	}
+	if len(recalled) != 1 || !strings.Contains(recalled[0].Summary(), "garden.txt") {
+		t.Fatalf("recall events %+v", recalled)
+	}
+	if _, _, err := h.run(context.Background(), "thanks"); err != nil {
+		t.Fatal(err)
+	}
+	if sys := h.srv.LastRequest().Messages[0].Content; strings.Contains(sys, "4711") {
+		t.Fatalf("the next run carries the passages again:\n%s", sys)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -15,6 +16,13 @@ import (
 // answers text.
 type Recaller interface {
 	Recall(ctx context.Context, userID, text string) ([]Memory, error)
+}
+
+// AttachedRecaller finds the passages of documents just attached that a
+// prompt should carry: the user attached them to be read, so some always
+// come, the most relevant first.
+type AttachedRecaller interface {
+	RecallAttached(ctx context.Context, userID, text string, docIDs []string) ([]Memory, error)
 }
 
 // Memory is a saved note, or a passage of the user's documents, put in
@@ -42,20 +50,39 @@ const recallTimeout = 5 * time.Second
 // the question, instead of making every search term of a megabyte.
 const recallQueryRunes = 2000
 
-// recall asks the recaller for the notes relevant to the prompt. A failure
-// is logged and costs only the memories.
+// recall asks the recaller for the notes relevant to the prompt, and for
+// the passages of the documents just attached. A failure is logged and
+// costs only the memories.
 func (a *Agent) recall(ctx context.Context, req Request) []Memory {
-	if a.recaller == nil {
-		return nil
-	}
 	ctx, cancel := context.WithTimeout(ctx, recallTimeout)
 	defer cancel()
-	mems, err := a.recaller.Recall(ctx, req.UserID, text.Prefix(req.Prompt, recallQueryRunes))
+	prompt := text.Prefix(req.Prompt, recallQueryRunes)
+	var mems []Memory
+	if a.recaller != nil {
+		var err error
+		if mems, err = a.recaller.Recall(ctx, req.UserID, prompt); err != nil {
+			a.log.Warn("recall failed; answering without memories", "conversation", req.ConversationID, "err", err)
+			mems = nil
+		}
+	}
+	if a.attached == nil || len(req.AttachedDocs) == 0 {
+		return mems
+	}
+	passages, err := a.attached.RecallAttached(ctx, req.UserID, prompt, req.AttachedDocs)
 	if err != nil {
-		a.log.Warn("recall failed; answering without memories", "conversation", req.ConversationID, "err", err)
-		return nil
+		a.log.Warn("attached documents not read into the prompt", "conversation", req.ConversationID, "err", err)
+	}
+	for _, p := range passages {
+		if !slices.ContainsFunc(mems, p.samePassage) {
+			mems = append(mems, p)
+		}
 	}
 	return mems
+}
+
+// samePassage reports whether m and o are one passage of one document.
+func (m Memory) samePassage(o Memory) bool {
+	return m.Citation != nil && o.Citation != nil && m.Citation.DocumentID == o.Citation.DocumentID && m.Citation.Chunk == o.Citation.Chunk
 }
 
 // rememberHeading starts the block of remembered notes in the system prompt.

@@ -234,7 +234,7 @@ func (a *App) chatAttach(s *session, ix *index.Index) func(ctx context.Context, 
 			return tui.AttachResult{}, err
 		}
 		return tui.AttachResult{Title: at.Doc.Title, Path: at.Doc.Path, Passages: at.Doc.Chunks, Outcome: string(at.Outcome),
-			Documents: at.Documents, Unchanged: at.Unchanged, Skipped: at.Skipped}, nil
+			Documents: at.Documents, Unchanged: at.Unchanged, Skipped: at.Skipped, IDs: at.IDs}, nil
 	}
 }
 

@@ -29,7 +29,8 @@ func (s *session) newAgent(model string, ix *index.Index, toolsOK bool) *agent.A
 		agent.WithMaxAnswerTokens(s.cfg.MaxAnswerTokens),
 	}
 	if ix != nil {
-		opts = append(opts, agent.WithTools(tools.NewRegistry(s.log, tools.MemoryTools(ix)...).WithGate(s.changeGate())))
+		opts = append(opts, agent.WithTools(tools.NewRegistry(s.log, tools.MemoryTools(ix)...).WithGate(s.changeGate())),
+			agent.WithAttachedPassages(attachedPassages{ix}))
 	}
 	if ix != nil && s.cfg.RecallOn() {
 		opts = append(opts, agent.WithRecaller(noteRecaller{ix: ix, q: s.cfg.RecallQuery(), passages: s.cfg.DocRecallOn(), log: s.log}))
@@ -88,13 +89,32 @@ func (r noteRecaller) Recall(ctx context.Context, userID, text string) ([]agent.
 			r.log.Warn("no passage recalled", "err", err)
 		}
 		if ok {
-			source := strings.Join(append([]string{filepath.Base(h.Path)}, printer.Place(h.Page, h.Heading)...), " · ")
-			out = append(out, agent.Memory{Text: h.Passage, Source: source, Citation: &agent.Citation{
-				DocumentID: h.DocumentID, Path: h.Path, Title: h.Title, Heading: h.Heading, Page: h.Page, Chunk: h.Chunk, Passage: h.Passage,
-			}})
+			out = append(out, passageMemory(h))
 		}
 	}
 	return out, nil
+}
+
+// passageMemory is a passage as it goes before the model, and under the
+// answer as a source.
+func passageMemory(h index.DocHit) agent.Memory {
+	source := strings.Join(append([]string{filepath.Base(h.Path)}, printer.Place(h.Page, h.Heading)...), " · ")
+	return agent.Memory{Text: h.Passage, Source: source, Citation: &agent.Citation{
+		DocumentID: h.DocumentID, Path: h.Path, Title: h.Title, Heading: h.Heading, Page: h.Page, Chunk: h.Chunk, Passage: h.Passage,
+	}}
+}
+
+// attachedPassages reads the documents just attached (/attach) into the
+// next prompt, for a model that does not search them itself.
+type attachedPassages struct{ ix *index.Index }
+
+func (r attachedPassages) RecallAttached(ctx context.Context, userID, text string, docIDs []string) ([]agent.Memory, error) {
+	hits, err := r.ix.AttachedPassages(ctx, index.AttachedQuery{UserID: userID, Text: text, Documents: docIDs})
+	out := make([]agent.Memory, len(hits))
+	for i, h := range hits {
+		out[i] = passageMemory(h)
+	}
+	return out, err
 }
 
 // lastProbe keeps the latest probe for the chat, whose probes run in

@@ -64,6 +64,7 @@ func (m *Model) startJob(runner Runner, convID, prompt string) tea.Cmd {
 	}
 	if prompt != "" { // a prompt, not a compaction: tell it of the documents just attached
 		job.req.Attached, m.attached = m.attached, nil
+		job.req.AttachedDocs, m.attachedDocs = m.attachedDocs, nil
 	}
 	return tea.Batch(
 		startRunCmd(m.life.ctx, &m.life.runs, job, m.log),

@@ -31,6 +31,7 @@ type AttachResult struct {
 	// Unchanged those of them already there as they are, Skipped the files
 	// left out (binary, unsupported, too large…).
 	Documents, Unchanged, Skipped int
+	IDs                           []string // the documents', for the next prompt's passages
 }
 
 // The panels' adapters to Panel (panels.go).
@@ -180,6 +181,7 @@ func (m *Model) handleAttached(msg attachedMsg) {
 		about = t + " (" + msg.res.Path + ")"
 	}
 	m.attached = append(m.attached, about)
+	m.attachedDocs = append(m.attachedDocs, msg.res.IDs...)
 }
 
 // addSources lists, under the answer just finished, the passages it cites.

@@ -140,9 +140,10 @@ func TestAttachTellsTheNextRun(t *testing.T) {
 			return AttachResult{}, errors.New("skipped: encrypted PDF")
 		}
 		if strings.HasSuffix(path, "*.md") { // one of the three was there already
-			return AttachResult{Title: "3 documents", Path: "/home/alice/notes", Passages: 7, Outcome: "added", Documents: 3, Unchanged: 1}, nil
+			return AttachResult{Title: "3 documents", Path: "/home/alice/notes", Passages: 7, Outcome: "added", Documents: 3, Unchanged: 1,
+				IDs: []string{"n1", "n2", "n3"}}, nil
 		}
-		return AttachResult{Title: "Boiler manual", Path: "/home/alice/boiler.pdf", Passages: 12, Outcome: "added"}, nil
+		return AttachResult{Title: "Boiler manual", Path: "/home/alice/boiler.pdf", Passages: 12, Outcome: "added", IDs: []string{"b1"}}, nil
 	}
 	h := newHarness(t, cfg)
 	h.send(tea.WindowSizeMsg{Width: 100, Height: 30})
@@ -170,6 +171,9 @@ func TestAttachTellsTheNextRun(t *testing.T) {
 	defer r.mu.Unlock()
 	if len(r.attached) != 2 || len(r.attached[0]) != 2 || r.attached[0][0] != "Boiler manual (/home/alice/boiler.pdf)" || r.attached[1] != nil {
 		t.Fatalf("the runs were told of %q, want the manual and the notes once", r.attached)
+	}
+	if !slices.Equal(r.docs[0], []string{"b1", "n1", "n2", "n3"}) || r.docs[1] != nil { // for their passages
+		t.Fatalf("the runs were given the documents %q, want the manual's and the notes' once", r.docs)
 	}
 }
 

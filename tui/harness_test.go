@@ -259,6 +259,7 @@ type fakeRunner struct {
 	mu       sync.Mutex
 	prompts  []string
 	attached [][]string    // each run's Request.Attached
+	docs     [][]string    // and its Request.AttachedDocs
 	started  chan struct{} // receives a value once a run has stored the prompt and sent its deltas
 }
 
@@ -276,6 +277,7 @@ func (r *fakeRunner) Run(ctx context.Context, req agent.Request, emit func(agent
 	r.mu.Lock()
 	r.prompts = append(r.prompts, req.Prompt)
 	r.attached = append(r.attached, req.Attached)
+	r.docs = append(r.docs, req.AttachedDocs)
 	r.mu.Unlock()
 	res := agent.Result{ConversationID: req.ConversationID, Model: testModel}
 	store := func(content, thinking string, status memory.Status) error {

@@ -170,10 +170,11 @@ type Model struct {
 	sources  *sourcesPanel
 	// attached are the documents /attach added since the last prompt: the
 	// next run's model is told about them (documents.go).
-	attached []string
-	helpView keyhelp.Overlay
-	helpOpen bool
-	editor   string // the user's editor command line
+	attached     []string
+	attachedDocs []string // their document ids
+	helpView     keyhelp.Overlay
+	helpOpen     bool
+	editor       string // the user's editor command line
 
 	completion completion // of a slash command being typed (complete.go)
 

@@ -19,6 +19,8 @@ type Attachment struct {
 	// there as they are, Skipped the files left out (binary, unsupported,
 	// too large…).
 	Documents, Unchanged, Skipped int
+	// IDs are the documents' ids, for the passages the next prompt carries.
+	IDs []string
 }
 
 // Attach adds what path names for the chat's /attach, as `mneme docs add`
@@ -49,12 +51,13 @@ func (adder Adder) Attach(ctx context.Context, path string) (Attachment, error) 
 	case len(got) == 0:
 		return Attachment{}, errors.New(docs.SkipNoMatch)
 	case len(got) == 1:
-		return Attachment{Doc: got[0].Doc, Outcome: got[0].Outcome, Documents: 1, Skipped: len(skipped)}, nil
+		return Attachment{Doc: got[0].Doc, Outcome: got[0].Outcome, Documents: 1, Skipped: len(skipped), IDs: []string{got[0].Doc.ID}}, nil
 	}
 	abs, _ := filepath.Abs(path)
 	all := Attachment{Doc: docstore.Document{Title: fmt.Sprintf("%d documents", len(got)), Path: abs},
 		Outcome: docstore.Unchanged, Documents: len(got), Skipped: len(skipped)}
 	for _, r := range got {
+		all.IDs = append(all.IDs, r.Doc.ID)
 		all.Doc.Chunks += r.Doc.Chunks
 		if r.Outcome == docstore.Added || r.Outcome == docstore.Updated {
 			all.Outcome = docstore.Added

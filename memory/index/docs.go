@@ -347,3 +347,67 @@ func wordShare(prompt, passage string) bool {
 	}
 	return found >= 2 && float64(found) >= PassageWordShare*float64(len(want))
 }
+
+// DefaultAttachedPassages is how many passages of the documents just
+// attached a prompt carries.
+const DefaultAttachedPassages = 3
+
+// AttachedQuery asks for the passages of documents just attached that a
+// prompt should carry.
+type AttachedQuery struct {
+	UserID    string
+	Text      string
+	Documents []string // their ids
+	Limit     int      // passages at most (default DefaultAttachedPassages)
+}
+
+// AttachedPassages returns passages of q.Documents for q.Text with no bar
+// to pass (the user attached them to be read): documents of at most Limit
+// passages in all come whole, in order; else the passages search ranks
+// first for the prompt, then the documents' first ones, up to Limit.
+func (ix *Index) AttachedPassages(ctx context.Context, q AttachedQuery) ([]DocHit, error) {
+	if q.Limit <= 0 {
+		q.Limit = DefaultAttachedPassages
+	}
+	all, err := ix.docs.List(ctx, q.UserID, "")
+	if err != nil {
+		return nil, err
+	}
+	docs := slices.DeleteFunc(all, func(d docstore.Document) bool { return !slices.Contains(q.Documents, d.ID) })
+	total := 0
+	for _, d := range docs {
+		total += d.Chunks
+	}
+	var out []DocHit
+	have := func(h DocHit) bool {
+		return slices.ContainsFunc(out, func(o DocHit) bool { return o.DocumentID == h.DocumentID && o.Chunk == h.Chunk })
+	}
+	if total > q.Limit {
+		hits, err := ix.SearchDocs(ctx, DocQuery{UserID: q.UserID, Text: q.Text, Limit: MaxDocLimit})
+		if err != nil {
+			return nil, err
+		}
+		for _, h := range hits {
+			if len(out) < q.Limit && slices.Contains(q.Documents, h.DocumentID) {
+				out = append(out, h)
+			}
+		}
+	}
+	for _, d := range docs {
+		if len(out) >= q.Limit {
+			break
+		}
+		chunks, err := ix.docs.Chunks(ctx, q.UserID, d.ID)
+		if err != nil {
+			return nil, err
+		}
+		for _, c := range chunks {
+			h := DocHit{DocumentID: d.ID, Path: d.Path, Title: d.Title, Collection: d.Collection, Type: d.Type,
+				Chunk: c.Number, Heading: c.Heading, Page: c.Page, Passage: c.Text}
+			if len(out) < q.Limit && !have(h) {
+				out = append(out, h)
+			}
+		}
+	}
+	return out, nil
+}

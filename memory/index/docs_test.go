@@ -187,6 +187,43 @@ func TestARelevantPassageIsRecalledAndAnUnrelatedOneIsNot(t *testing.T) {
 	}
 }
 
+// TestAttachedDocumentsAreReadIntoThePrompt: the passages of documents
+// just attached go into the prompt with no bar to pass (a model without
+// tools never saw an attached file): a small document whole and in order,
+// a larger one by what suits the prompt, then from its start; never
+// another document's, nor another user's.
+func TestAttachedDocumentsAreReadIntoThePrompt(t *testing.T) {
+	ctx := context.Background()
+	s := openTest(t)
+	ix := openIndex(t, s, t.TempDir(), nil, "")
+	code, _ := addDoc(t, ix, "alice", "/docs/garden.txt", "", "The gate code is 4711.", "Water the roses on Sundays.")
+	long, _ := addDoc(t, ix, "alice", "/docs/manual.md", "", "Chapter one is about safety.", "Chapter two is about setup.",
+		"To reset the boiler, hold the crimson button.", "Chapter four is about cleaning.")
+	addDoc(t, ix, "alice", "/docs/other.md", "", "The gate code of the neighbours is 1234.")
+	passages := func(q AttachedQuery) []string {
+		t.Helper()
+		hits, err := ix.AttachedPassages(ctx, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, h := range hits {
+			out = append(out, h.Passage)
+		}
+		return out
+	}
+	if got := passages(AttachedQuery{UserID: "alice", Text: "What is in the file I just attached?", Documents: []string{code.ID}}); strings.Join(got, "|") != "The gate code is 4711.|Water the roses on Sundays." {
+		t.Fatalf("a small document: %q", got)
+	}
+	if got := passages(AttachedQuery{UserID: "alice", Text: "how do I reset the boiler?", Documents: []string{long.ID}}); len(got) != 3 ||
+		!strings.Contains(got[0], "crimson") || got[1] != "Chapter one is about safety." || got[2] != "Chapter two is about setup." {
+		t.Fatalf("a larger document: %q", got)
+	}
+	if got := passages(AttachedQuery{UserID: "bob", Text: "gate code", Documents: []string{code.ID}}); len(got) != 0 {
+		t.Fatalf("bob read alice's document: %q", got)
+	}
+}
+
 func TestAPassageCloseInMeaningIsRecalled(t *testing.T) {
 	s := openTest(t)
 	ix := openIndex(t, s, t.TempDir(), &topicEmbedder{}, "m")
