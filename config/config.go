@@ -321,6 +321,9 @@ func OllamaURL(s string) (*url.URL, error) {
 	host, port, err := net.SplitHostPort(hostport)
 	if err != nil {
 		host, port = hostport, ""
+		if strings.HasPrefix(host, "[") && strings.HasSuffix(host, "]") { // "[::1]": IPv6 without a port
+			host = host[1 : len(host)-1]
+		}
 	}
 	if host == "" {
 		host = "127.0.0.1"
@@ -337,6 +340,9 @@ func OllamaURL(s string) (*url.URL, error) {
 	u := &url.URL{Scheme: scheme, Host: net.JoinHostPort(host, port)}
 	if path != "" {
 		u.Path = "/" + path
+	}
+	if _, err := url.Parse(u.String()); err != nil || strings.ContainsAny(host, "[]") { // "http://[::1", a bracket unclosed
+		return nil, fmt.Errorf("ollama address %q: bad host %q", typed, host)
 	}
 	return u, nil
 }

@@ -110,6 +110,7 @@ func TestOllamaURL(t *testing.T) {
 		"http://example.com":       "http://example.com:11434",
 		"https://example.com":      "https://example.com:443",
 		"http://[::1]:8080/ollama": "http://[::1]:8080/ollama",
+		"[::1]":                    "http://[::1]:11434",
 	}
 	for in, want := range cases {
 		u, err := OllamaURL(in)
@@ -117,7 +118,7 @@ func TestOllamaURL(t *testing.T) {
 			t.Errorf("OllamaURL(%q) = %v, %v; want %s", in, u, err, want)
 		}
 	}
-	for _, bad := range []string{"ftp://x", "host:99999", "host:abc", "garbage:://x"} {
+	for _, bad := range []string{"ftp://x", "host:99999", "host:abc", "garbage:://x", "http://[::1", "[::1", "::1]:80"} {
 		// The error names the address as typed, not what was left of it.
 		if _, err := OllamaURL(bad); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("%q", bad)) {
 			t.Errorf("OllamaURL(%q): %v", bad, err)
