@@ -414,6 +414,24 @@ func TestDoctorWarnsAboutReadableFiles(t *testing.T) {
 	if out := d.mneme("", "doctor").stdout; !strings.Contains(out, "1 file other users could read") || !strings.Contains(out, "copy-of-notes.txt") {
 		t.Fatalf("doctor does not warn about %s:\n%s", leak, out)
 	}
+	// A config file others may read: said when it holds the sync token
+	// (as ssh refuses a key file others may read), and the token is not.
+	cfgDir := filepath.Join(d.home, "config", "mneme")
+	cfgFile := filepath.Join(cfgDir, "config.toml")
+	for _, c := range []struct {
+		toml string
+		warn bool
+	}{{"max_steps = 3\n", false}, {"[sync]\nurl = \"http://127.0.0.1:9\"\ntoken = \"tok-never-shown\"\ninterval = \"off\"\n", true}} {
+		writeFiles(t, cfgDir, map[string]string{"config.toml": c.toml})
+		if err := os.Chmod(cfgFile, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		out := d.mneme("", "doctor").stdout
+		if strings.Contains(out, "holds a secret") != c.warn || strings.Contains(out, "tok-never-shown") ||
+			(c.warn && !strings.Contains(out, "chmod 600 "+cfgFile)) {
+			t.Fatalf("doctor with a config file of mode 644 holding %q:\n%s", c.toml, out)
+		}
+	}
 }
 
 // SIGTERM ends the chat at once and gives the terminal back (no chat

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -79,6 +80,9 @@ func (a *App) runDoctor(ctx context.Context, args []string) error {
 		bad = fmt.Sprintf("; %d bad settings below, each read as unset", n)
 	}
 	row("config", fmt.Sprintf("%s (%s)%s", cfg.ConfigFile, cfgState, bad))
+	if st, err := os.Stat(cfg.ConfigFile); err == nil && cfg.SecretsInFile && st.Mode().Perm()&0o077 != 0 {
+		row("", fmt.Sprintf("warning: other users could read it, and it holds a secret (the sync token or the encryption key); fix with: chmod 600 %s", cfg.ConfigFile))
+	}
 	row("data dir", cfg.DataDir)
 	schema, err := s.store.SchemaVersion(ctx)
 	if err != nil {

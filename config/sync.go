@@ -37,11 +37,15 @@ type syncConfig struct {
 	Sync SyncSettings `toml:"sync"`
 	// EncryptionKey encrypts the database file at rest; never printed or logged.
 	EncryptionKey string `toml:"encryption_key"`
+	// SecretsInFile: the config file holds a sync token or an encryption
+	// key (doctor warns when others may read it).
+	SecretsInFile bool `toml:"-"`
 }
 
 // resolve applies the environment over the file: MNEME_SYNC_* first, then
 // TURSO_DATABASE_URL / TURSO_AUTH_TOKEN.
 func (c *syncConfig) resolve(l layers) {
+	c.SecretsInFile = strings.TrimSpace(c.Sync.Token) != "" || strings.TrimSpace(c.EncryptionKey) != "" // as the file has them
 	l.text("", "", envTursoURL, "sync.url", &c.Sync.URL)
 	l.text("", "", envSyncURL, "sync.url", &c.Sync.URL)
 	l.text("", "", envTursoToken, "sync.token", &c.Sync.Token)
