@@ -213,6 +213,21 @@ func TestDocsAddFindChangeRemove(t *testing.T) {
 // removes the documents whose files were deleted from it, so their text is
 // no longer found; a file named outright, or a folder not there, removes
 // nothing.
+// TestDocsSearchSaysWhenItIsByKeywordOnly: with Ollama down, `docs
+// search` still answers, by keyword, and says so on stderr, as `search`
+// does (it fell back without a word).
+func TestDocsSearchSaysWhenItIsByKeywordOnly(t *testing.T) {
+	t.Parallel() // own data dir
+	d := newDevice(t, closedPort(t))
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"plan.md": "# Plan\n\nThe zanzibar launch is in May.\n"})
+	d.mustOK("", "docs", "add", dir)
+	r := d.mustOK("", "docs", "search", "zanzibar")
+	if !strings.Contains(r.stdout, "plan.md") || !strings.Contains(r.stderr, "search by meaning is unavailable for now") {
+		t.Fatalf("docs search with Ollama down: %+v", r)
+	}
+}
+
 func TestDocsAddAgainDropsFilesGoneFromTheFolder(t *testing.T) {
 	t.Parallel() // own data dir, no Ollama
 	d := newDevice(t, "127.0.0.1:1")

@@ -204,6 +204,9 @@ func (a *App) noteIndex(ctx context.Context, s *session, embed bool) (*index.Ind
 	if embed {
 		st = probeEmbedding(ctx, s.client, s.host, s.cfg)
 	}
+	if st.Err != nil && ctx.Err() == nil { // said, not left to guess (as search says it)
+		fmt.Fprintln(a.stderr, "mneme: search by meaning is unavailable for now:", sanitize.Line(st.Err.Error()))
+	}
 	return s.openIndex(ctx, st)
 }
 
