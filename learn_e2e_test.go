@@ -501,6 +501,39 @@ func TestImportExtractLearnsFromTheNewTurns(t *testing.T) {
 	}
 }
 
+// TestAskStoppedWhileLearningSaysTheAnswerIsWhole: Ctrl+C while `ask`
+// learns from its turn ends it with 130, as a shell loop expects, and
+// says the answer is stored whole (it said "interrupted", which the exit
+// codes give for a partial answer).
+func TestAskStoppedWhileLearningSaysTheAnswerIsWhole(t *testing.T) {
+	t.Parallel() // own data dir and fake Ollama
+	srv := fakeollama.New(t)
+	never := make(chan struct{})
+	srv.SetDefault(func(req api.ChatRequest) fakeollama.Reply {
+		if isExtraction(req) {
+			return fakeollama.Reply{Content: []string{`{"memories":[]}`}, Gate: never}
+		}
+		return fakeollama.Say("A whole answer.")
+	})
+	d := newDevice(t, srv.Host()).learnOn()
+	cmd, stderr := d.start(nil, "ask", "My cat is called Tom.")
+	for req := range srv.Started() {
+		if isExtraction(req) {
+			break
+		}
+	}
+	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	if code := waitExit(t, cmd, 2*time.Second, stderr); code != cli.ExitInterrupted ||
+		!strings.Contains(stderr.String(), "stopped after the answer, which is stored whole") {
+		t.Fatalf("exit %d, stderr %q", code, stderr.String())
+	}
+	if recs := d.exported(); len(recs) != 2 || recs[1].Content != "A whole answer." || recs[1].Status == memory.StatusInterrupted {
+		t.Fatalf("stored %+v", recs)
+	}
+}
+
 // TestImportExtractStoppedWhileEmbeddingLearnsNextTime: Ctrl+C while an
 // `import --extract` embeds (before it learns) leaves the imported turns
 // waiting: the same command again learns from them (it found nothing new

@@ -227,6 +227,9 @@ func (a *App) runAsk(ctx context.Context, args []string) (err error) {
 		return exitError{code: ExitOutputClosed, msg: fmt.Sprintf(
 			"stdout was closed before the answer was printed in full; the whole answer is stored (mneme export --conversation %s)", conv.ID)}
 	}
+	if ctx.Err() != nil { // after the answer: still the signal's exit code, so that a shell loop stops
+		return exitError{code: ExitInterrupted, msg: "stopped after the answer, which is stored whole; learning from this turn was skipped"}
+	}
 	return nil
 }
 
