@@ -18,8 +18,8 @@ import (
 // "90s" or "2m", or a number of seconds. max_answer_tokens bounds how long
 // one answer may grow.
 type streamConfig struct {
-	FirstTokenTimeoutText string `toml:"first_token_timeout"`
-	StreamIdleTimeoutText string `toml:"stream_idle_timeout"`
+	FirstTokenTimeoutText seconds `toml:"first_token_timeout"`
+	StreamIdleTimeoutText seconds `toml:"stream_idle_timeout"`
 	// MaxAnswerTokens cuts one model call's answer (thinking included)
 	// after about this many tokens (0 or unset: agent.DefaultMaxAnswerTokens).
 	MaxAnswerTokens int `toml:"max_answer_tokens"`
@@ -67,8 +67,8 @@ func (c *streamConfig) resolve(flags StreamFlags, l layers) {
 		dst            *time.Duration
 		def            time.Duration
 	}{
-		{"first_token_timeout", flags.firstToken, envFirstTokenTimeout, &c.FirstTokenTimeoutText, &c.FirstTokenTimeout, agent.DefaultFirstTokenTimeout},
-		{"stream_idle_timeout", flags.idle, envStreamIdleTimeout, &c.StreamIdleTimeoutText, &c.StreamIdleTimeout, agent.DefaultStreamIdleTimeout},
+		{"first_token_timeout", flags.firstToken, envFirstTokenTimeout, (*string)(&c.FirstTokenTimeoutText), &c.FirstTokenTimeout, agent.DefaultFirstTokenTimeout},
+		{"stream_idle_timeout", flags.idle, envStreamIdleTimeout, (*string)(&c.StreamIdleTimeoutText), &c.StreamIdleTimeout, agent.DefaultStreamIdleTimeout},
 	} {
 		where := l.text(strings.ReplaceAll(s.key, "_", "-"), s.flag, s.env, s.key, s.text)
 		if *s.text == "" {
@@ -84,6 +84,25 @@ func (c *streamConfig) resolve(flags StreamFlags, l layers) {
 	}
 	whole{key: "max_answer_tokens", env: envMaxAnswerTokens, dst: &c.MaxAnswerTokens,
 		lo: minAnswerTokens, hi: maxAnswerTokens, def: agent.DefaultMaxAnswerTokens, unit: "tokens"}.resolve(l)
+}
+
+// seconds is a timeout as the file writes it: text ("90s", "2m") or a bare
+// number of seconds (90), as the flags and the environment take it.
+type seconds string
+
+// UnmarshalTOML takes text or a number.
+func (t *seconds) UnmarshalTOML(v any) error {
+	switch v := v.(type) {
+	case string:
+		*t = seconds(v)
+	case int64:
+		*t = seconds(strconv.FormatInt(v, 10))
+	case float64:
+		*t = seconds(strconv.FormatFloat(v, 'f', -1, 64))
+	default:
+		return fmt.Errorf("incompatible types: TOML value has type %T; destination has type string", v)
+	}
+	return nil
 }
 
 // parseSeconds reads a Go duration ("90s", "2m") or a number of seconds.

@@ -36,6 +36,18 @@ func TestStreamTimeoutsConfig(t *testing.T) {
 	if err != nil || cfg.FirstTokenTimeout != 3*time.Minute || cfg.StreamIdleTimeout != 45*time.Second {
 		t.Fatalf("file: %v %v %v", cfg.FirstTokenTimeout, cfg.StreamIdleTimeout, err)
 	}
+	// A bare number of seconds, as the flags and the environment take it
+	// (the file refused it: "want text in quotes").
+	write("first_token_timeout = 5\nstream_idle_timeout = 7.5\n")
+	cfg, err = load(StreamFlags{}, map[string]string{})
+	if err != nil || cfg.FirstTokenTimeout != 5*time.Second || cfg.StreamIdleTimeout != 7500*time.Millisecond {
+		t.Fatalf("file numbers: %v %v %v", cfg.FirstTokenTimeout, cfg.StreamIdleTimeout, err)
+	}
+	write("first_token_timeout = true\n")
+	if _, err := load(StreamFlags{}, map[string]string{}); err == nil || !strings.Contains(err.Error(), "first_token_timeout = true") {
+		t.Fatalf("file boolean: %v", err)
+	}
+	write("first_token_timeout = \"3m\"\nstream_idle_timeout = \"45\"\n")
 	cfg, err = load(StreamFlags{firstToken: "90s"}, map[string]string{envFirstTokenTimeout: "100s", envStreamIdleTimeout: "20s"})
 	if err != nil || cfg.FirstTokenTimeout != 90*time.Second || cfg.StreamIdleTimeout != 20*time.Second {
 		t.Fatalf("flag beats env beats file: %v %v %v", cfg.FirstTokenTimeout, cfg.StreamIdleTimeout, err)
