@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/mneme-dev/mneme/agent"
 )
@@ -43,7 +44,7 @@ func (f *intFlag) String() string {
 }
 
 func (f *intFlag) Set(s string) error {
-	n, err := strconv.Atoi(s)
+	n, err := strconv.Atoi(strings.TrimSpace(s)) // as the environment's value is read
 	if err != nil {
 		return fmt.Errorf("want a whole number of tokens")
 	}

@@ -114,4 +114,9 @@ func TestContextConfig(t *testing.T) {
 	if err := fs.Parse([]string{"--num-ctx-max", "big"}); err == nil || !strings.Contains(err.Error(), "num-ctx-max") {
 		t.Errorf("--num-ctx-max big: %v", err)
 	}
+	// Spaces around a number: read as the environment's are ("4096 " was
+	// taken from MNEME_NUM_CTX and refused from --num-ctx).
+	if err := fs.Parse([]string{"--num-ctx", "4096 "}); err != nil || c.numCtx.n != 4096 {
+		t.Errorf("--num-ctx '4096 ': %v, %d", err, c.numCtx.n)
+	}
 }
