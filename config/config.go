@@ -124,13 +124,28 @@ type Flags struct {
 
 // Register registers the flags every command takes on fs.
 func (c *Flags) Register(fs *flag.FlagSet) {
-	fs.StringVar(&c.configFile, "config", "", "config file (default $XDG_CONFIG_HOME/mneme/config.toml)")
-	fs.StringVar(&c.dataDir, "data-dir", "", "where mneme keeps its database and logs (env "+envDataDir+")")
-	fs.StringVar(&c.user, "user", "", "user whose memory to use (env "+envUser+"; default: OS user)")
+	// Given empty (a script's unset $DIR), these would fall back to the
+	// default: the user's main memory, written without a word.
+	fs.Var((*given)(&c.configFile), "config", "config file (default $XDG_CONFIG_HOME/mneme/config.toml)")
+	fs.Var((*given)(&c.dataDir), "data-dir", "where mneme keeps its database and logs (env "+envDataDir+")")
+	fs.Var((*given)(&c.user), "user", "user whose memory to use (env "+envUser+"; default: OS user)")
 	fs.StringVar(&c.Model, "model", "", "chat model (env "+envModel+"; default: first installed model with tools)")
 	fs.StringVar(&c.ollama, "ollama", "", "Ollama address (env "+envOllama+"; default "+defaultOllama+")")
 	fs.StringVar(&c.embedModel, "embed-model", "", "embedding model (env "+envEmbed+"; default: first installed embedding model)")
 	c.contextFlags.register(fs)
+}
+
+// given is a flag that, when given, must not be empty.
+type given string
+
+func (g *given) String() string { return string(*g) }
+
+func (g *given) Set(s string) error {
+	if strings.TrimSpace(s) == "" {
+		return errors.New("empty: give a value, or leave the flag out")
+	}
+	*g = given(s)
+	return nil
 }
 
 // Load resolves flags, then env, then the config file, then defaults,

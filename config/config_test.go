@@ -2,7 +2,9 @@ package config
 
 import (
 	"errors"
+	"flag"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -342,6 +344,24 @@ func TestUserNameIsTrimmedAndChecked(t *testing.T) {
 			t.Errorf("MNEME_USER=%q: user %q, %v", c.env, cfg.User, err)
 		case c.err != "" && (err == nil || !strings.Contains(err.Error(), c.err)):
 			t.Errorf("MNEME_USER=%q: %v, want %q", c.env, err, c.err)
+		}
+	}
+}
+
+// TestFlagsGivenEmptyAreRefused: --data-dir "" (a script's unset $DIR)
+// is an error, not the default data dir: the user's main memory was
+// written without a word. Likewise --user and --config.
+func TestFlagsGivenEmptyAreRefused(t *testing.T) {
+	for _, name := range []string{"data-dir", "user", "config"} {
+		var c Flags
+		fs := flag.NewFlagSet("test", flag.ContinueOnError)
+		fs.SetOutput(io.Discard)
+		c.Register(fs)
+		if err := fs.Parse([]string{"--" + name, " "}); err == nil || !strings.Contains(err.Error(), "empty: give a value, or leave the flag out") {
+			t.Errorf("--%s ' ': %v", name, err)
+		}
+		if err := fs.Parse([]string{"--" + name, "x"}); err != nil {
+			t.Errorf("--%s x: %v", name, err)
 		}
 	}
 }
