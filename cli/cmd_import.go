@@ -56,7 +56,7 @@ func (a *App) runImport(ctx context.Context, args []string) error {
 	if len(rest) != 1 {
 		return exitError{code: 2, msg: "import: name one file, or - for stdin"}
 	}
-	export, err := a.openExport(rest[0], *from)
+	export, err := a.openExport(ctx, rest[0], *from)
 	if err != nil {
 		return err
 	}

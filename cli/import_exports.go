@@ -10,19 +10,21 @@ import (
 	"github.com/mneme-dev/mneme/importer"
 	"github.com/mneme-dev/mneme/internal/progress"
 	"github.com/mneme-dev/mneme/internal/sanitize"
+	"github.com/mneme-dev/mneme/internal/stdin"
 	"github.com/mneme-dev/mneme/internal/text"
 )
 
 // openExport opens what `mneme import` names (a file, a zip, or - for
-// stdin) and tells its format, unless --from names it.
-func (a *App) openExport(name, from string) (*importer.Input, error) {
+// stdin) and tells its format, unless --from names it. Ctrl+C ends a wait
+// for stdin at once (a pipe left open and silent).
+func (a *App) openExport(ctx context.Context, name, from string) (*importer.Input, error) {
 	format, err := importer.ParseFormat(from)
 	if err != nil {
 		return nil, exitError{code: 2, msg: "import: " + err.Error()}
 	}
 	var in *importer.Input
 	if name == "-" {
-		in, err = importer.OpenReader(a.stdin, format)
+		in, err = importer.OpenReader(stdin.Cancelable(ctx, a.stdin), format)
 	} else {
 		in, err = importer.Open(name, format)
 	}

@@ -13,6 +13,6 @@ func Cancelable(ctx context.Context, r io.Reader) io.Reader {
 		_, err := io.Copy(pw, r)
 		pw.CloseWithError(err)
 	}()
-	context.AfterFunc(ctx, func() { pr.CloseWithError(ctx.Err()) })
+	context.AfterFunc(ctx, func() { pw.CloseWithError(ctx.Err()) })
 	return pr
 }
