@@ -107,10 +107,14 @@ type Agent struct {
 	// firstNoTools, if set, decides whether the user is told that the
 	// model cannot use tools (see WithNoToolsNotice).
 	firstNoTools func(model string) bool
+	// firstSmall, if set, decides whether the user is told that the
+	// context is small for the tools (see WithSmallContextNotice).
+	firstSmall func(model string) bool
 
 	mu      sync.Mutex
 	toolsOK bool // false once the model said it does not support tools
 	told    bool // the user was told that tools are unavailable
+	toldCtx bool // the user was told that the context is small for the tools
 }
 
 // Option configures an Agent.
@@ -150,6 +154,12 @@ func WithToolsSupported(ok bool) Option { return func(a *Agent) { a.toolsOK = ok
 // per model across processes.
 func WithNoToolsNotice(first func(model string) bool) Option {
 	return func(a *Agent) { a.firstNoTools = first }
+}
+
+// WithSmallContextNotice narrows, as WithNoToolsNotice does, when the
+// user is told that the tool definitions take most of the model's context.
+func WithSmallContextNotice(first func(model string) bool) Option {
+	return func(a *Agent) { a.firstSmall = first }
 }
 
 // WithModelOptions sets Ollama model options such as num_ctx.

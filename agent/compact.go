@@ -268,6 +268,7 @@ func (a *Agent) modelHistory(ctx context.Context, req Request, sys []api.Message
 		emit(NoticeEvent{Text: fmt.Sprintf("The prompt is about %d tokens, more than the %d the model's context holds: "+
 			"the model sees only part of it. Raise num_ctx if the model allows more, or send less.", n, res.ContextWindow)})
 	}
+	a.tellSmallContext(res.ContextWindow, emit)
 	v, err := a.view(ctx, req, all)
 	if err != nil {
 		a.log.Warn("model history: summary unreadable; sending the full history", "conversation", req.ConversationID, "err", err)
@@ -278,6 +279,38 @@ func (a *Agent) modelHistory(ctx context.Context, req Request, sys []api.Message
 	}
 	a.setBasis(req.ConversationID, v)
 	return append(sys, v.messages()...)
+}
+
+// tellSmallContext tells the user, once per agent (and per model with
+// WithSmallContextNotice), when the tool definitions take more than half
+// of the context: compaction then runs every turn or two, and each
+// summary costs a model call (a model run with num_ctx 2048 was compacted
+// on every turn, without a word).
+func (a *Agent) tellSmallContext(window int, emit func(Event)) {
+	tools := a.toolTokens(true)
+	if window <= 0 || tools <= window/2 {
+		return
+	}
+	a.mu.Lock()
+	first := !a.toldCtx
+	a.toldCtx = true
+	a.mu.Unlock()
+	if first && a.firstSmall != nil {
+		first = a.firstSmall(a.model)
+	}
+	if first {
+		emit(NoticeEvent{Text: fmt.Sprintf("The model runs with a %d-token context, and mneme's memory tools take about %d tokens of it: "+
+			"the conversation is summarised every turn or two. Set num_ctx to %d or more if your machine allows.", window, tools, 2*nextPow2(tools))})
+	}
+}
+
+// nextPow2 is the least power of two at least n.
+func nextPow2(n int) int {
+	p := 1
+	for p < n {
+		p *= 2
+	}
+	return p
 }
 
 // view is a model history: the summary (if any) and the messages after it.

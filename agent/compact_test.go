@@ -791,3 +791,43 @@ func TestImportedTitlesAreKept(t *testing.T) {
 		}
 	}
 }
+
+// bigTool is a tool whose definition alone takes about 700 tokens.
+type bigTool struct{}
+
+func (bigTool) Definition() api.Tool {
+	return api.Tool{Type: "function", Function: api.ToolFunction{Name: "big", Description: strings.Repeat("Describes at length. ", 100)}}
+}
+func (bigTool) Tier() tools.Tier       { return tools.ReadOnly }
+func (bigTool) Timeout() time.Duration { return time.Second }
+func (bigTool) Run(context.Context, tools.Session, json.RawMessage) (tools.Result, error) {
+	return tools.Result{Content: "ok"}, nil
+}
+
+// TestASmallContextForTheToolsIsSaid: tool definitions that take more
+// than half the model's context are said once, with the context to set:
+// compaction then runs every turn or two, each summary a model call, and
+// nothing said why (a model run with num_ctx 2048).
+func TestASmallContextForTheToolsIsSaid(t *testing.T) {
+	for _, c := range []struct {
+		numCtx int
+		want   bool
+	}{{1024, true}, {8192, false}} {
+		h := newCompactHarness(t, Compaction{ContextWindow: c.numCtx}, WithTools(tools.NewRegistry(nil, bigTool{})))
+		var said []string
+		for _, prompt := range []string{"hello", "and again"} {
+			h.srv.Script(fakeollama.Say("Hi."))
+			if _, err := h.agent.Run(context.Background(), Request{UserID: "alice", ConversationID: h.conv.ID, Prompt: prompt}, func(e Event) {
+				if n, ok := e.(NoticeEvent); ok && strings.Contains(n.Text, "context") {
+					said = append(said, n.Text)
+				}
+			}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if c.want && (len(said) != 1 || !strings.Contains(said[0], fmt.Sprintf("a %d-token context", c.numCtx)) || !strings.Contains(said[0], "Set num_ctx to 2048 or more")) ||
+			!c.want && len(said) != 0 {
+			t.Fatalf("num_ctx %d: said %q", c.numCtx, said)
+		}
+	}
+}

@@ -25,6 +25,7 @@ func (s *session) newAgent(model string, ix *index.Index, toolsOK bool) *agent.A
 		agent.WithToolsSupported(toolsOK),
 		// "The model cannot use tools" is said once per model, not per run.
 		agent.WithNoToolsNotice(s.firstNotice("no-tools")),
+		agent.WithSmallContextNotice(s.firstNotice("small-context")),
 		agent.WithStreamTimeouts(s.cfg.FirstTokenTimeout, s.cfg.StreamIdleTimeout),
 		agent.WithMaxAnswerTokens(s.cfg.MaxAnswerTokens),
 	}
