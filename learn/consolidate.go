@@ -22,8 +22,9 @@ type Notes interface {
 	// Add keeps a new note learnt from a candidate and returns its id;
 	// replaces names the kept note it would replace once the user approves
 	// it (review only), else "". A note of the same text kept meanwhile
-	// is the answer, with its id and ErrKept.
-	Add(ctx context.Context, userID string, c Candidate, replaces string) (string, error)
+	// (another mneme learnt it while the model decided) is the answer,
+	// with kept true.
+	Add(ctx context.Context, userID string, c Candidate, replaces string) (id string, kept bool, err error)
 	// Update replaces the text of note id when it is still before
 	// (else ErrChanged: an edit made while the model decided stays).
 	Update(ctx context.Context, userID, id, before, text string) error
@@ -192,9 +193,9 @@ func consolidateOne(ctx context.Context, c ChatClient, m Model, notes Notes, use
 }
 
 func add(ctx context.Context, notes Notes, userID string, cand Candidate, replaces string) (Change, error) {
-	id, err := notes.Add(ctx, userID, cand, replaces)
-	if errors.Is(err, ErrKept) {
-		return Change{Event: EventNone, NoteID: id, Candidate: cand, Reason: "kept meanwhile, by another mneme"}, nil
+	id, kept, err := notes.Add(ctx, userID, cand, replaces)
+	if kept {
+		return Change{Event: EventNone, NoteID: id, Candidate: cand, Reason: "kept meanwhile, by another mneme"}, err
 	}
 	if err != nil {
 		return Change{}, fmt.Errorf("add note: %w", err)

@@ -31,20 +31,17 @@ func (n IndexNotes) Similar(ctx context.Context, userID, text string, limit int)
 	return out, nil
 }
 
-func (n IndexNotes) Add(ctx context.Context, userID string, c Candidate, replaces string) (string, error) {
+func (n IndexNotes) Add(ctx context.Context, userID string, c Candidate, replaces string) (string, bool, error) {
 	// Looked for again just before the write: another mneme (the chat
 	// beside a script's ask) may have learnt the same fact while the model
 	// decided, seconds ago.
 	if kept, ok, err := n.Index.KeptNote(ctx, userID, c.Text); err != nil || ok {
-		if ok {
-			err = ErrKept
-		}
-		return kept.ID, err
+		return kept.ID, ok, err
 	}
 	src := n.Source
 	src.By, src.Confidence, src.Tags, src.Replaces = memory.SourceExtracted, c.Confidence, c.Tags, replaces
 	note, err := n.Index.SaveNote(ctx, userID, c.Text, src)
-	return note.ID, err
+	return note.ID, false, err
 }
 
 func (n IndexNotes) Update(ctx context.Context, userID, id, before, text string) error {

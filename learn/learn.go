@@ -12,21 +12,8 @@ package learn
 
 import (
 	"context"
-	"errors"
 
 	"github.com/ollama/ollama/api"
-)
-
-// Errors of this package.
-var (
-	// ErrMalformed means the model's reply did not follow the schema.
-	ErrMalformed = errors.New("malformed reply")
-	// ErrChanged is Notes.Update's answer for a note whose text is no
-	// longer the one the decision read (edited meanwhile).
-	ErrChanged = errors.New("the note changed meanwhile")
-	// ErrKept is Notes.Add's answer for a fact kept meanwhile (another
-	// mneme learnt it while the model decided), with that note's id.
-	ErrKept = errors.New("kept meanwhile")
 )
 
 // ChatClient is the Ollama call learn needs; *api.Client has it.

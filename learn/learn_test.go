@@ -97,12 +97,12 @@ func (ns *notes) Similar(_ context.Context, _ string, text string, limit int) ([
 	return out[:min(limit, len(out))], nil
 }
 
-func (ns *notes) Add(_ context.Context, _ string, c Candidate, replaces string) (string, error) {
+func (ns *notes) Add(_ context.Context, _ string, c Candidate, replaces string) (string, bool, error) {
 	ns.n++
 	id := fmt.Sprintf("n%d", ns.n)
 	ns.byID[id], ns.replaces[id] = c.Text, replaces
 	ns.order = append(ns.order, id)
-	return id, nil
+	return id, false, nil
 }
 
 func (ns *notes) Update(_ context.Context, _, id, before, text string) error {

@@ -254,11 +254,11 @@ func (n *memNotes) Similar(_ context.Context, _, text string, limit int) ([]lear
 	return out, nil
 }
 
-func (n *memNotes) Add(_ context.Context, _ string, c learn.Candidate, _ string) (string, error) {
+func (n *memNotes) Add(_ context.Context, _ string, c learn.Candidate, _ string) (string, bool, error) {
 	n.next++
 	id := "n" + strconv.Itoa(n.next)
 	n.notes = append(n.notes, learn.Existing{ID: id, Text: c.Text})
-	return id, nil
+	return id, false, nil
 }
 
 func (n *memNotes) Update(_ context.Context, _, id, _, text string) error {
