@@ -65,7 +65,9 @@ type New struct {
 	Type       string
 	Size       int64
 	Hash       string // of the file's bytes
-	Pieces     []Piece
+	// Pieces are the text; none: only move the stored document to
+	// Collection, whatever version it is (the file was not read again).
+	Pieces []Piece
 }
 
 // Outcome says what Put did.
@@ -143,7 +145,9 @@ func (st *Store) documents(ctx context.Context, q string, args ...any) ([]Docume
 // Put stores a document: added when its path is new, updated (its chunks
 // replaced whole, its old vectors dropped) when the file changed, and
 // left alone when the bytes are the same. A new collection name moves an
-// unchanged document without re-indexing it (Moved).
+// unchanged document without re-indexing it (Moved); a move keeps the
+// version stored, were it changed by another mneme since the caller read
+// it (a move read an older version, and emptied the newer).
 func (st *Store) Put(ctx context.Context, n New) (Document, Outcome, error) {
 	if n.UserID == "" {
 		return Document{}, "", memory.ErrNoUser
@@ -160,7 +164,12 @@ func (st *Store) Put(ctx context.Context, n New) (Document, Outcome, error) {
 		}
 		var hash, collection string
 		err := tx.QueryRowContext(ctx, `SELECT id, hash, collection FROM documents WHERE user_id = ? AND path = ?`, n.UserID, n.Path).Scan(&id, &hash, &collection)
+		if len(n.Pieces) == 0 && err == nil { // a move: another mneme may have stored a newer version meanwhile
+			n.Hash = hash
+		}
 		switch {
+		case len(n.Pieces) == 0 && errors.Is(err, sql.ErrNoRows): // nothing to move, and no text to add
+			return fmt.Errorf("removed meanwhile: %w", memory.ErrNotFound)
 		case errors.Is(err, sql.ErrNoRows):
 			id, outcome = newID(), Added
 			if _, err := tx.ExecContext(ctx, `INSERT INTO documents (id, user_id, collection, path, title, type, size, hash, added_at, updated_at)

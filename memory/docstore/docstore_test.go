@@ -101,3 +101,28 @@ func TestBackupLinesRestoreAndRefuseHostileOnes(t *testing.T) {
 		t.Fatalf("bob's document was written into: %+v", chunks)
 	}
 }
+
+// TestAMoveKeepsTheVersionStoredMeanwhile: `docs add --collection` of an
+// unchanged file only moves it, without reading it again; when another
+// mneme stored a newer version of the file since, the move keeps that
+// version's text (it wrote the old hash back over the new text and
+// emptied it), and a move of a document removed since moves nothing.
+func TestAMoveKeepsTheVersionStoredMeanwhile(t *testing.T) {
+	ctx := context.Background()
+	_, st := open(t)
+	put(t, st, "alice", "/plan.md", "the first plan")
+	newer, _ := put(t, st, "alice", "/plan.md", "the second plan") // another mneme, meanwhile
+	moved, outcome, err := st.Put(ctx, New{UserID: "alice", Path: "/plan.md", Collection: "work", Hash: HashBytes([]byte("the first plan"))})
+	if err != nil || outcome != Moved || moved.Collection != "work" || moved.Hash != newer.Hash || moved.Chunks != 1 {
+		t.Fatalf("move: %+v, %s, %v", moved, outcome, err)
+	}
+	if chunks, err := st.Chunks(ctx, "alice", moved.ID); err != nil || len(chunks) != 1 || chunks[0].Text != "the second plan" {
+		t.Fatalf("after the move: %+v, %v", chunks, err)
+	}
+	if _, _, err := st.Put(ctx, New{UserID: "alice", Path: "/gone.md", Collection: "work", Hash: "h"}); !errors.Is(err, memory.ErrNotFound) {
+		t.Fatalf("a move of a document removed meanwhile: %v", err)
+	}
+	if list, _ := st.List(ctx, "alice", ""); len(list) != 1 {
+		t.Fatalf("documents %+v", list)
+	}
+}
