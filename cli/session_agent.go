@@ -1,14 +1,10 @@
 package cli
 
 import (
-	"context"
-	"log/slog"
-	"path/filepath"
-	"strings"
 	"sync"
 
 	"github.com/mneme-dev/mneme/agent"
-	"github.com/mneme-dev/mneme/internal/printer"
+	"github.com/mneme-dev/mneme/internal/recall"
 	"github.com/mneme-dev/mneme/memory/index"
 	"github.com/mneme-dev/mneme/tools"
 )
@@ -31,10 +27,10 @@ func (s *session) newAgent(model string, ix *index.Index, toolsOK bool) *agent.A
 	}
 	if ix != nil {
 		opts = append(opts, agent.WithTools(tools.NewRegistry(s.log, tools.MemoryTools(ix)...).WithGate(s.changeGate())),
-			agent.WithAttachedPassages(attachedPassages{ix}))
+			agent.WithAttachedPassages(recall.Attached{Index: ix}))
 	}
 	if ix != nil && s.cfg.RecallOn() {
-		opts = append(opts, agent.WithRecaller(noteRecaller{ix: ix, q: s.cfg.RecallQuery(), passages: s.cfg.DocRecallOn(), log: s.log}))
+		opts = append(opts, agent.WithRecaller(recall.Notes{Index: ix, Query: s.cfg.RecallQuery(), Passages: s.cfg.DocRecallOn(), Log: s.log}))
 	}
 	if s.cfg.MaxSteps > 0 {
 		opts = append(opts, agent.WithMaxSteps(s.cfg.MaxSteps))
@@ -60,62 +56,6 @@ func (s *session) compactOptions() []agent.Option {
 		}),
 		agent.WithTitles(s.store, s.client),
 	}
-}
-
-// noteRecaller recalls notes from the index for the agent and, with
-// passages (doc_recall), a passage of the user's documents that is
-// clearly about the prompt.
-type noteRecaller struct {
-	ix       *index.Index
-	q        index.RecallQuery
-	passages bool
-	log      *slog.Logger
-}
-
-func (r noteRecaller) Recall(ctx context.Context, userID, text string) ([]agent.Memory, error) {
-	q := r.q
-	q.UserID, q.Text = userID, text
-	found, err := r.ix.Recall(ctx, q)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]agent.Memory, len(found), len(found)+1)
-	for i, n := range found {
-		out[i] = agent.Memory{NoteID: n.ID, Text: n.Content}
-	}
-	if r.passages {
-		h, ok, err := r.ix.RecallPassage(ctx, index.PassageQuery{UserID: userID, Text: text})
-		if err != nil {
-			// A passage is an extra: the notes still go in.
-			r.log.Warn("no passage recalled", "err", err)
-		}
-		if ok {
-			out = append(out, passageMemory(h))
-		}
-	}
-	return out, nil
-}
-
-// passageMemory is a passage as it goes before the model, and under the
-// answer as a source.
-func passageMemory(h index.DocHit) agent.Memory {
-	source := strings.Join(append([]string{filepath.Base(h.Path)}, printer.Place(h.Page, h.Heading)...), " · ")
-	return agent.Memory{Text: h.Passage, Source: source, Citation: &agent.Citation{
-		DocumentID: h.DocumentID, Path: h.Path, Title: h.Title, Heading: h.Heading, Page: h.Page, Chunk: h.Chunk, Passage: h.Passage,
-	}}
-}
-
-// attachedPassages reads the documents just attached (/attach) into the
-// next prompt, for a model that does not search them itself.
-type attachedPassages struct{ ix *index.Index }
-
-func (r attachedPassages) RecallAttached(ctx context.Context, userID, text string, docIDs []string) ([]agent.Memory, error) {
-	hits, err := r.ix.AttachedPassages(ctx, index.AttachedQuery{UserID: userID, Text: text, Documents: docIDs})
-	out := make([]agent.Memory, len(hits))
-	for i, h := range hits {
-		out[i] = passageMemory(h)
-	}
-	return out, err
 }
 
 // lastProbe keeps the latest probe for the chat, whose probes run in
