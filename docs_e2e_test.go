@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ollama/ollama/api"
 
@@ -225,6 +226,33 @@ func TestDocsSearchSaysWhenItIsByKeywordOnly(t *testing.T) {
 	r := d.mustOK("", "docs", "search", "zanzibar")
 	if !strings.Contains(r.stdout, "plan.md") || !strings.Contains(r.stderr, "search by meaning is unavailable for now") {
 		t.Fatalf("docs search with Ollama down: %+v", r)
+	}
+}
+
+// TestDocsAddBesideAHungOllamaKeepsTheFile: `docs add` stores the file
+// before it asks Ollama for the embedding model: Ctrl+C while an Ollama
+// that never answers is asked keeps the document (it was lost, after
+// seconds of silence).
+func TestDocsAddBesideAHungOllamaKeepsTheFile(t *testing.T) {
+	t.Parallel() // own data dir and fake Ollama
+	srv := fakeollama.New(t)
+	srv.Freeze()
+	d := newDevice(t, srv.Host())
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"plan.md": "# Plan\n\nThe zanzibar launch is in May.\n"})
+	cmd, stderr := d.start(nil, "docs", "add", dir)
+	select {
+	case <-srv.Held(): // asked, and no answer comes
+	case <-time.After(30 * time.Second):
+		cmd.Process.Kill()
+		t.Fatalf("docs add never asked Ollama\nstderr: %s", stderr.String())
+	}
+	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	waitExit(t, cmd, 2*time.Second, stderr)
+	if r := d.mustOK("", "docs", "list"); !strings.Contains(r.stdout, "plan.md") {
+		t.Fatalf("docs list after Ctrl+C beside a hung Ollama:\n%s", r.stdout)
 	}
 }
 

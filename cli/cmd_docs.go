@@ -81,7 +81,9 @@ func (a *App) docsAdd(ctx context.Context, args []string) error {
 	if strings.IndexFunc(collection, func(r rune) bool { return unicode.IsControl(r) || unicode.Is(unicode.Cf, r) }) >= 0 {
 		return exitError{code: 2, msg: fmt.Sprintf("docs add: --collection %q: a collection's name has no control or formatting characters", collection)}
 	}
-	return a.withNoteIndex(ctx, common, true, func(s *session, ix *index.Index) error {
+	// The files first, then the embedding model: an Ollama that does not
+	// answer held the adds back, and Ctrl+C meanwhile lost them.
+	return a.withNoteIndex(ctx, common, false, func(s *session, ix *index.Index) error {
 		found := docs.Expand(rest)
 		bar := progress.NewBar(a.stderr, len(found), "files")
 		adder := s.docAdder(ix, collection)
@@ -156,7 +158,12 @@ func (a *App) docsAdd(ctx context.Context, args []string) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if err := a.embedPassages(ctx, ix, s.cfg.User, !asJSON); err != nil {
+		if a.useEmbedding(ctx, s, ix) {
+			if err := a.embedPassages(ctx, ix, s.cfg.User, !asJSON); err != nil {
+				return err
+			}
+		}
+		if err := ctx.Err(); err != nil {
 			return err
 		}
 		if counts["skipped"] == len(results) {

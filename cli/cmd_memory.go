@@ -352,12 +352,24 @@ func (a *App) changeNote(ctx context.Context, common config.Flags, cmd, verb str
 // embedNote embeds a note just written, once the command has said so;
 // Ctrl+C or a silent Ollama leaves it to the next run with the model.
 func (a *App) embedNote(ctx context.Context, s *session, ix *index.Index, n memory.Note) {
+	if a.useEmbedding(ctx, s, ix) {
+		ix.EmbedNote(ctx, n)
+	}
+}
+
+// useEmbedding gives ix the embedding model, asked of Ollama after a
+// command's writes (an Ollama that does not answer held them back, and
+// Ctrl+C meanwhile lost them); one that does not answer is said.
+func (a *App) useEmbedding(ctx context.Context, s *session, ix *index.Index) bool {
 	st := probeEmbedding(ctx, s.client, s.host, s.cfg)
+	if st.Err != nil && ctx.Err() == nil {
+		fmt.Fprintln(a.stderr, "mneme: search by meaning is unavailable for now:", sanitize.Line(st.Err.Error()))
+	}
 	if st.Embed.Name == "" || ctx.Err() != nil {
-		return
+		return false
 	}
 	ix.SetEmbedding(s.client, index.EmbedModel{Name: st.Embed.Name, ContextLength: st.Embed.ContextLength})
-	ix.EmbedNote(ctx, n)
+	return true
 }
 
 func (a *App) memorySearch(ctx context.Context, args []string) error {
