@@ -167,8 +167,11 @@ func (a *App) readyIndex(ctx context.Context, s *session) (*index.Index, error) 
 	if err == nil {
 		err = ix.Sync(ctx)
 	}
-	if err == nil && ix.BehindBulk() {
-		fmt.Fprintln(a.stderr, "mneme: another mneme is importing or reindexing; what it has not indexed yet is not found yet")
+	switch {
+	case err == nil && ix.BehindBulk() && ix.Rebuilding():
+		fmt.Fprintln(a.stderr, "mneme: another mneme is rebuilding the search index (reindex); turns written since it began are found once it is done")
+	case err == nil && ix.BehindBulk():
+		fmt.Fprintln(a.stderr, "mneme: another mneme is importing; what it has not indexed yet is not found yet")
 	}
 	st := <-probed
 	if err != nil {

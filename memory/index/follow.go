@@ -69,6 +69,10 @@ func (ix *Index) othersBulk() bool {
 // process's bulk work (an import, a reindex): they are not found yet.
 func (ix *Index) BehindBulk() bool { return ix.behindBulk.Load() }
 
+// Rebuilding reports whether a reindex runs now: the index answers as it
+// was, and turns written since the reindex began are found once it is done.
+func (ix *Index) Rebuilding() bool { return ix.kw.Rebuilding() }
+
 // Follower keeps the index up with a writer that stores a batch at a time
 // (an import): each batch is indexed in the background while the next is
 // stored, so that storing (SQLite) and indexing (Bleve) share the cores,

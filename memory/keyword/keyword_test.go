@@ -430,3 +430,36 @@ func TestConcurrentUse(t *testing.T) {
 		t.Fatalf("count %d, want 36", n)
 	}
 }
+
+// TestRebuildingIsSeenWhileARebuildRuns: while one process rebuilds the
+// index (mneme reindex), another's search can tell, and says so rather
+// than that turns are missing; before and after, it is not.
+func TestRebuildingIsSeenWhileARebuildRuns(t *testing.T) {
+	ix, dir := openTest(t)
+	other, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	if other.Rebuilding() {
+		t.Fatal("rebuilding before any rebuild")
+	}
+	building, release := make(chan struct{}), make(chan struct{})
+	done := make(chan error, 1)
+	go func() {
+		done <- ix.Rebuild(context.Background(), func(func(...Doc) error) error {
+			close(building)
+			<-release
+			return nil
+		}, func() error { return nil })
+	}()
+	<-building
+	seen := other.Rebuilding()
+	close(release)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if !seen || other.Rebuilding() {
+		t.Fatalf("rebuilding while the rebuild ran: %v; after: %v", seen, other.Rebuilding())
+	}
+}

@@ -8,6 +8,17 @@ import (
 	"github.com/mneme-dev/mneme/internal/flock"
 )
 
+// Rebuilding reports whether a process, this one or another, rebuilds the
+// index now (mneme reindex).
+func (ix *Index) Rebuilding() bool {
+	lockf, err := os.OpenFile(ix.dir+".building.lock", os.O_RDWR, 0o600)
+	if err != nil {
+		return false // never made: no rebuild ever ran here
+	}
+	defer lockf.Close()
+	return !flock.Try(lockf, flock.Shared)
+}
+
 // Rebuild builds a new index beside this one while this one goes on
 // answering every process: build is given put, which writes documents to
 // the new index. Once build is done, the new index is swapped in as Reset
