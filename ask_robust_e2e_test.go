@@ -101,6 +101,23 @@ func waitExit(t *testing.T, cmd *exec.Cmd, limit time.Duration, stderr *lockedBu
 	}
 }
 
+// interruptOnceHeld waits until srv holds a request (Freeze, HoldEmbeds)
+// of cmd's, then sends cmd SIGINT and waits for it to exit, within 2 s,
+// returning its exit code.
+func interruptOnceHeld(t *testing.T, srv *fakeollama.Server, cmd *exec.Cmd, stderr *lockedBuffer) int {
+	t.Helper()
+	select {
+	case <-srv.Held(): // asked, and no answer comes
+	case <-time.After(30 * time.Second):
+		cmd.Process.Kill()
+		t.Fatalf("%v never asked Ollama\nstderr: %s", cmd.Args, stderr.String())
+	}
+	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	return waitExit(t, cmd, 2*time.Second, stderr)
+}
+
 // waitStarted waits until a chat request reached the fake Ollama.
 func waitStarted(t *testing.T, srv *fakeollama.Server, stderr *lockedBuffer) {
 	t.Helper()

@@ -13,7 +13,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/ollama/ollama/api"
 
@@ -241,16 +240,7 @@ func TestDocsAddBesideAHungOllamaKeepsTheFile(t *testing.T) {
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{"plan.md": "# Plan\n\nThe zanzibar launch is in May.\n"})
 	cmd, stderr := d.start(nil, "docs", "add", dir)
-	select {
-	case <-srv.Held(): // asked, and no answer comes
-	case <-time.After(30 * time.Second):
-		cmd.Process.Kill()
-		t.Fatalf("docs add never asked Ollama\nstderr: %s", stderr.String())
-	}
-	if err := cmd.Process.Signal(os.Interrupt); err != nil {
-		t.Fatal(err)
-	}
-	waitExit(t, cmd, 2*time.Second, stderr)
+	interruptOnceHeld(t, srv, cmd, stderr)
 	if r := d.mustOK("", "docs", "list"); !strings.Contains(r.stdout, "plan.md") {
 		t.Fatalf("docs list after Ctrl+C beside a hung Ollama:\n%s", r.stdout)
 	}

@@ -545,16 +545,7 @@ func TestImportExtractStoppedWhileEmbeddingLearnsNextTime(t *testing.T) {
 	srv.HoldEmbeds(true)
 	d := newDevice(t, srv.Host())
 	cmd, stderr := d.start(nil, "import", "--extract", "importer/testdata/chatgpt.json")
-	select {
-	case <-srv.Held():
-	case <-time.After(30 * time.Second):
-		cmd.Process.Kill()
-		t.Fatalf("the import never embedded\nstderr: %s", stderr.String())
-	}
-	if err := cmd.Process.Signal(os.Interrupt); err != nil {
-		t.Fatal(err)
-	}
-	waitExit(t, cmd, 2*time.Second, stderr)
+	interruptOnceHeld(t, srv, cmd, stderr) // in the embedding
 	if n := countRequests(srv, isExtraction); n != 0 || len(d.notes()) != 0 {
 		t.Fatalf("learnt before the embedding ended: %d extractions, notes %+v", n, d.notes())
 	}

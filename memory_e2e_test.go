@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/ollama/ollama/api"
 
@@ -340,16 +339,7 @@ func TestMemoryAddBesideAHungOllamaKeepsTheNote(t *testing.T) {
 	srv.Freeze()
 	for _, args := range [][]string{{"memory", "add", "Lives in Lisbon"}, {"memory", "edit", n.ID, "My cat is called Rex"}} {
 		cmd, stderr := d.start(nil, args...)
-		select {
-		case <-srv.Held(): // asked, and no answer comes
-		case <-time.After(30 * time.Second):
-			cmd.Process.Kill()
-			t.Fatalf("%v never asked Ollama\nstderr: %s", args, stderr.String())
-		}
-		if err := cmd.Process.Signal(os.Interrupt); err != nil {
-			t.Fatal(err)
-		}
-		waitExit(t, cmd, 2*time.Second, stderr)
+		interruptOnceHeld(t, srv, cmd, stderr)
 	}
 	var texts []string
 	for _, n := range d.notes() {
