@@ -94,7 +94,7 @@ func TestAskLearnsFromTheTurn(t *testing.T) {
 		out.Learned[0].Event != "ADD" || out.Learned[0].Text != "Has a cat called Tom." || out.Learned[0].NoteID == "" {
 		t.Fatalf("ask --json: %+v", out)
 	}
-	if !strings.Contains(r.stderr, "✎ remembered: Has a cat called Tom.") {
+	if !strings.Contains(r.stderr, "✎ remembered: Has a cat called Tom.\n  (mneme memory undo takes it back)") {
 		t.Fatalf("stderr %q", r.stderr)
 	}
 	// The extraction request: instructions in the system message, the

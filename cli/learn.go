@@ -59,8 +59,18 @@ func (a *App) learnAfterAsk(ctx context.Context, s *session, ix *index.Index, ch
 		fmt.Fprintln(a.stderr, "mneme: learning about you from this turn… (Ctrl+C skips it; the answer is stored)")
 		o = <-done
 	}
+	kept := 0
 	for _, l := range o.learned {
 		fmt.Fprintln(a.stderr, l.Receipt())
+		if !l.Pending {
+			kept++
+		}
+	}
+	switch { // as the chat's receipt says ctrl+z
+	case kept == 1:
+		fmt.Fprintln(a.stderr, "  (mneme memory undo takes it back)")
+	case kept > 1:
+		fmt.Fprintln(a.stderr, "  (mneme memory undo takes them back, the last first)")
 	}
 	// A reply that was not the JSON asked for (a small model's) is the
 	// model learning nothing, logged, not a failure said at every ask.
