@@ -114,3 +114,26 @@ func TestSignalledCommandsExitAsAShellExpects(t *testing.T) {
 		}
 	}
 }
+
+// TestABadFlagValueIsSaidAsABadSetting: a flag's value its flag refuses is
+// said in one line, as a bad value from the environment or the file is
+// ("--num-ctx abc: invalid value: …"), without the command's whole usage;
+// an unknown flag still gets the usage.
+func TestABadFlagValueIsSaidAsABadSetting(t *testing.T) {
+	for _, c := range []struct {
+		args        []string
+		want, usage string
+	}{
+		{[]string{"search", "--limit", "x", "q"}, "--limit x: invalid value: want a whole number", ""},
+		{[]string{"ask", "--json=maybe", "hi"}, "--json maybe: invalid value: want true or false", ""},
+		{[]string{"ask", "--num-ctx", "a\x1b[31m", "hi"}, `--num-ctx "a\x1b[31m": invalid value: want a whole number of tokens`, ""},
+		{[]string{"search", "--bogus", "q"}, "flag provided but not defined: -bogus", "Usage: mneme search"},
+	} {
+		var stderr strings.Builder
+		err := newApp(strings.NewReader(""), &strings.Builder{}, &stderr, envMap(nil)).Run(context.Background(), c.args)
+		var ex exitError
+		if !errors.As(err, &ex) || ex.code != 2 || ex.msg != c.want || (c.usage == "") != (stderr.Len() == 0) || !strings.Contains(stderr.String(), c.usage) {
+			t.Errorf("%q: %v (%q), usage %q", c.args, err, ex.msg, stderr.String())
+		}
+	}
+}

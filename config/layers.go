@@ -30,6 +30,10 @@ func asTyped(v string) string {
 
 func fromFlag(name, v string) origin { return origin("--" + name + " " + asTyped(v)) }
 
+// FlagOrigin names a flag's value as errors about it do: "--num-ctx abc",
+// quoted when the value needs it.
+func FlagOrigin(name, v string) string { return string(fromFlag(name, v)) }
+
 func fromEnv(name, v string) origin { return origin(name + "=" + asTyped(v)) }
 
 // fromFile writes the key as TOML would: strings quoted, numbers bare.
