@@ -7,9 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/mneme-dev/mneme/config"
@@ -215,26 +213,6 @@ func (a *App) newFlagSet(name, usage string, common *config.Flags) *flag.FlagSet
 	return fs
 }
 
-// badFlagValue matches the flag package's error for a value its flag refused.
-var badFlagValue = regexp.MustCompile(`^invalid (?:boolean )?value ("(?:[^"\\]|\\.)*") for (?:flag )?-(\S+): (.*)$`)
-
-// wantOf says what flag f takes when the flag package only said why not
-// ("parse error").
-func wantOf(f *flag.Flag, why string) string {
-	if why != "parse error" || f == nil {
-		return why
-	}
-	switch fmt.Sprintf("%T", f.Value) {
-	case "*flag.intValue", "*flag.int64Value", "*flag.uintValue":
-		return "want a whole number"
-	case "*flag.boolValue":
-		return "want true or false"
-	case "*flag.durationValue":
-		return "want a duration such as 90s"
-	}
-	return why
-}
-
 // parseArgs parses flags that may come before or after positional arguments.
 // "--" ends flag parsing.
 // helpOut marks the output of a flag set whose usage was asked for.
@@ -265,9 +243,8 @@ func (a *App) parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
 			}
 			// A bad value is said as a bad setting is said from the
 			// environment or the file: "--num-ctx abc: invalid value: …".
-			if m := badFlagValue.FindStringSubmatch(err.Error()); m != nil {
-				v, _ := strconv.Unquote(m[1])
-				return nil, exitError{code: 2, msg: config.FlagOrigin(m[2], v) + ": invalid value: " + wantOf(fs.Lookup(m[2]), m[3])}
+			if msg, ok := config.BadFlagValue(fs, err); ok {
+				return nil, exitError{code: 2, msg: msg}
 			}
 			usage()
 			return nil, exitError{code: 2, msg: err.Error()}

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"flag"
 	"fmt"
 	"regexp"
 	"strconv"
@@ -30,9 +31,38 @@ func asTyped(v string) string {
 
 func fromFlag(name, v string) origin { return origin("--" + name + " " + asTyped(v)) }
 
-// FlagOrigin names a flag's value as errors about it do: "--num-ctx abc",
-// quoted when the value needs it.
-func FlagOrigin(name, v string) string { return string(fromFlag(name, v)) }
+// badFlagValue matches the flag package's error for a value its flag refused.
+var badFlagValue = regexp.MustCompile(`^invalid (?:boolean )?value ("(?:[^"\\]|\\.)*") for (?:flag )?-(\S+): (.*)$`)
+
+// BadFlagValue words fs.Parse's err about a value a flag refused as a bad
+// setting from the environment or the file is worded ("--num-ctx abc:
+// invalid value: want a whole number of tokens"); ok is false for another
+// error (an unknown flag).
+func BadFlagValue(fs *flag.FlagSet, err error) (msg string, ok bool) {
+	m := badFlagValue.FindStringSubmatch(err.Error())
+	if m == nil {
+		return "", false
+	}
+	v, _ := strconv.Unquote(m[1])
+	return fmt.Sprintf("%s: invalid value: %s", fromFlag(m[2], v), wantOf(fs.Lookup(m[2]), m[3])), true
+}
+
+// wantOf says what flag f takes when the flag package only said why not
+// ("parse error").
+func wantOf(f *flag.Flag, why string) string {
+	if why != "parse error" || f == nil {
+		return why
+	}
+	switch fmt.Sprintf("%T", f.Value) {
+	case "*flag.intValue", "*flag.int64Value", "*flag.uintValue":
+		return "want a whole number"
+	case "*flag.boolValue":
+		return "want true or false"
+	case "*flag.durationValue":
+		return "want a duration such as 90s"
+	}
+	return why
+}
 
 func fromEnv(name, v string) origin { return origin(name + "=" + asTyped(v)) }
 
