@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ledongthuc/pdf"
 	"github.com/mneme-dev/mneme/internal/testpdf"
 )
 
@@ -177,5 +178,24 @@ func TestParsePDFOversized(t *testing.T) {
 		if !errors.Is(err, ErrOversized) || err.Error() != c.want {
 			t.Errorf("%s (%d KB): err = %v, want %q", c.name, len(c.data)>>10, err, c.want)
 		}
+	}
+}
+
+// TestPDFPageTreeThatLoopsIsWalkedOnce: a page tree whose kids name the
+// tree again is walked once: its one page is found once (a 550-byte file
+// whose root named itself 20 times took 49 s, walking the loop to the
+// bound of 100,000 nodes, and 200 times, longer than 15 minutes).
+func TestPDFPageTreeThatLoopsIsWalkedOnce(t *testing.T) {
+	data := hostilePDF("BT /F1 12 Tf 72 720 Td (Hello loop page) Tj ET ", 40, 1, "4 0 R", []int{0, -3, -3}) // 5-3: the tree itself
+	r, err := pdf.NewReader(bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pages := pdfPages(r.Trailer().Key("Root").Key("Pages")); len(pages) != 1 {
+		t.Fatalf("%d pages found in a tree of one page", len(pages))
+	}
+	p, err := parsePDF(data)
+	if err != nil || len(p.Sections) != 1 || !strings.Contains(p.Sections[0].Text, "Hello loop page") {
+		t.Fatalf("parsed %+v, %v", p, err)
 	}
 }
