@@ -181,12 +181,18 @@ func (e RecallEvent) Summary() string {
 		}
 		parts = append(parts, fmt.Sprintf("recalled %d %s: %s", len(quoted), noun, strings.Join(quoted, ", ")))
 	}
-	if len(sources) > 0 {
-		verb := "passage from "
-		if len(parts) == 0 {
-			verb = "recalled a passage from "
-		}
-		parts = append(parts, verb+strings.Join(sources, ", "))
+	said := "passage from " + strings.Join(sources, "")
+	if len(sources) > 1 {
+		said = fmt.Sprintf("%d passages: %s", len(sources), strings.Join(sources, "; "))
+	}
+	switch {
+	case len(sources) == 0:
+	case len(parts) == 0 && len(sources) == 1:
+		parts = append(parts, "recalled a "+said)
+	case len(parts) == 0:
+		parts = append(parts, "recalled "+said)
+	default:
+		parts = append(parts, said)
 	}
 	return strings.Join(parts, " · ")
 }

@@ -244,6 +244,11 @@ func TestRecalledPassagesAreFencedApartFromNotes(t *testing.T) {
 	if got != `recalled 1 note: "cat is Tom" · passage from manual.md · Reset` {
 		t.Errorf("summary = %q", got)
 	}
+	// Several passages are counted (they were "a passage from" a list).
+	got = RecallEvent{Memories: []Memory{{Source: "large.md · Section 37", Text: "x"}, {Source: "large.md · Section 12", Text: "y"}}}.Summary()
+	if got != `recalled 2 passages: large.md · Section 37; large.md · Section 12` {
+		t.Errorf("summary of two passages = %q", got)
+	}
 }
 
 // TestRecallReceiptKeepsEveryNoteWhateverTheirText: a note whose escape
