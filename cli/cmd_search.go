@@ -15,6 +15,7 @@ import (
 	"github.com/mneme-dev/mneme/config"
 	"github.com/mneme-dev/mneme/internal/printer"
 	"github.com/mneme-dev/mneme/internal/sanitize"
+	"github.com/mneme-dev/mneme/internal/stdin"
 	"github.com/mneme-dev/mneme/memory/index"
 )
 
@@ -125,8 +126,10 @@ const maxBatchLine = 4 << 20
 // answer with an error and its line number, and does not stop the batch;
 // Ctrl+C does, with no answer for the line it stopped. A line naming another user is such an error unless allUsers is set.
 func (a *App) searchBatch(ctx context.Context, ix *index.Index, path string, base index.SearchQuery, allUsers bool) error {
-	var in io.Reader = a.stdin
-	if path != "-" {
+	var in io.Reader
+	if path == "-" {
+		in = stdin.Cancelable(ctx, a.stdin) // Ctrl+C ends a wait for the next line at once
+	} else {
 		f, err := os.Open(path)
 		if err != nil {
 			return fmt.Errorf("search --batch: %w", err)
