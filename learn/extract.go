@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -54,19 +55,26 @@ var extractFormat = json.RawMessage(`{"type":"object","properties":{"memories":{
 	`"required":["memories"]}`)
 
 // Extract asks the model for the durable memories about the user in turn.
-// Candidates that break the rules (no text, too long, confidence outside
-// 0-1) are dropped with a log line; a reply that is not the schema's JSON
+// Candidates that break the rules (no text, too long, a confidence that is
+// no number) are dropped with a log line, each alone; a reply that is not the schema's JSON
 // is ErrMalformed.
 func Extract(ctx context.Context, c ChatClient, m Model, turn Turn) ([]Candidate, error) {
 	user := "User: " + text.Cut(turn.User, turnRunes) + "\nAssistant: " + text.Cut(turn.Assistant, turnRunes)
 	var reply struct {
-		Memories []Candidate `json:"memories"`
+		Memories []json.RawMessage `json:"memories"`
 	}
 	if err := ask(ctx, c, m, extractInstructions, user, extractFormat, extractTokens, &reply); err != nil {
 		return nil, err
 	}
 	var out []Candidate
-	for _, cand := range reply.Memories {
+	for _, raw := range reply.Memories {
+		// One at a time: a memory the model wrote wrong ("confidence":
+		// "0.9") is that memory dropped, not the others with it.
+		cand, err := decodeCandidate(raw)
+		if err != nil {
+			logger(m).Info("extracted memory dropped", "why", err, "memory", text.Cut(string(raw), 120))
+			continue
+		}
 		clean, why := validCandidate(cand)
 		if why != "" {
 			logger(m).Info("extracted memory dropped", "why", why, "text", text.Cut(cand.Text, 80))
@@ -79,6 +87,37 @@ func Extract(ctx context.Context, c ChatClient, m Model, turn Turn) ([]Candidate
 		out = append(out, clean)
 	}
 	return out, nil
+}
+
+// decodeCandidate reads one memory of an extraction; a confidence written
+// as text ("0.9", "95%") is read as the number it says.
+func decodeCandidate(raw json.RawMessage) (Candidate, error) {
+	var w struct {
+		Candidate
+		Confidence any `json:"confidence"`
+	}
+	if err := json.Unmarshal(raw, &w); err != nil {
+		return Candidate{}, err
+	}
+	c := w.Candidate
+	switch v := w.Confidence.(type) {
+	case float64:
+		c.Confidence = v
+	case string:
+		t := strings.TrimSpace(v)
+		f, err := strconv.ParseFloat(strings.TrimSuffix(t, "%"), 64)
+		if err != nil {
+			return Candidate{}, fmt.Errorf("confidence %q is no number", v)
+		}
+		if strings.HasSuffix(t, "%") {
+			f /= 100
+		}
+		c.Confidence = f
+	case nil:
+	default:
+		return Candidate{}, fmt.Errorf("confidence %v is no number", v)
+	}
+	return c, nil
 }
 
 // validCandidate cleans a candidate, or says why it is not one.

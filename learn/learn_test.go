@@ -38,6 +38,11 @@ func TestExtractSendsTheTurnAndKeepsValidMemories(t *testing.T) {
 		{"text": "", "confidence": 0.5, "tags": []string{}, "kind": "fact"},
 		{"text": "Is sure of everything.", "confidence": 1.5, "tags": []string{}, "kind": "fact"},
 		{"text": "Plans a trip to Lisbon in May.", "confidence": 0.7, "tags": []string{"travel"}, "kind": "itinerary"},
+		// A confidence written as text is read; one that says no number
+		// drops its memory alone (it dropped the whole reply).
+		{"text": "Drinks green tea.", "confidence": "0.8", "tags": []string{}, "kind": "preference"},
+		{"text": "Runs every morning.", "confidence": "95%", "tags": []string{}, "kind": "fact"},
+		{"text": "Is tall.", "confidence": "high", "tags": []string{}, "kind": "fact"},
 	}}))
 	got, err := Extract(context.Background(), client(t, srv), Model{Name: fakeollama.DefaultChatModel, Options: map[string]any{"num_ctx": 4096}},
 		Turn{User: "My cat Tom is sick, and I fly to Lisbon in May.", Assistant: "Sorry to hear about Tom."})
@@ -48,6 +53,8 @@ func TestExtractSendsTheTurnAndKeepsValidMemories(t *testing.T) {
 		{Text: "Has a cat called Tom.", Confidence: 0.9, Tags: []string{"pets", "cat-names"}, Kind: KindFact},
 		{Text: "Is sure of everything.", Confidence: 1, Kind: KindFact}, // out of range: kept, at 1
 		{Text: "Plans a trip to Lisbon in May.", Confidence: 0.7, Tags: []string{"travel"}, Kind: KindOther},
+		{Text: "Drinks green tea.", Confidence: 0.8, Kind: KindPreference},
+		{Text: "Runs every morning.", Confidence: 0.95, Kind: KindFact},
 	}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Fatalf("extracted %+v\nwant %+v", got, want)
