@@ -208,7 +208,7 @@ func Check(flags Flags, getenv func(string) string) (Config, []error) {
 	where := l.text("ollama", flags.ollama, envOllama, "ollama", &cfg.Ollama)
 	cfg.Ollama = first(cfg.Ollama, defaultOllama)
 	if _, err := OllamaURL(cfg.Ollama); err != nil {
-		l.bad(fmt.Errorf("%s: %w: %w", where, ErrConfigValue, err))
+		l.bad(fmt.Errorf("%s: %w: %w", withoutUserInfo(string(where)), ErrConfigValue, err))
 		cfg.Ollama = defaultOllama
 	}
 	kept := first(getenv(envEmbed), cfg.EmbedModel) // what the next command will use too
@@ -324,7 +324,10 @@ func osUserName(getenv func(string) string) string {
 // "host", "host:port", ":port" or a full URL; scheme http and port 11434 by default.
 func OllamaURL(s string) (*url.URL, error) {
 	s = strings.TrimSpace(s)
-	typed := s // named whole in errors
+	typed := withoutUserInfo(s) // named whole in errors, a password never
+	if strings.Contains(s, "@") {
+		return nil, fmt.Errorf("ollama address %q: a user or password in it is not supported", typed)
+	}
 	scheme := "http"
 	if i := strings.Index(s, "://"); i >= 0 {
 		scheme, s = s[:i], s[i+3:]
@@ -361,6 +364,13 @@ func OllamaURL(s string) (*url.URL, error) {
 	}
 	return u, nil
 }
+
+// userInfo matches the user and password of an address ("bob:pw@").
+var userInfo = regexp.MustCompile(`[^\s/@"=]+@`)
+
+// withoutUserInfo is s with the user and password of an address in it
+// left out ("http://…@host").
+func withoutUserInfo(s string) string { return userInfo.ReplaceAllString(s, "…@") }
 
 func first(vals ...string) string {
 	for _, v := range vals {

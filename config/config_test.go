@@ -120,6 +120,13 @@ func TestOllamaURL(t *testing.T) {
 			t.Errorf("OllamaURL(%q) = %v, %v; want %s", in, u, err, want)
 		}
 	}
+	// A user and password are refused, and the password never said.
+	if _, err := OllamaURL("http://bob:s3cret@127.0.0.1:1"); err == nil || strings.Contains(err.Error(), "s3cret") || !strings.Contains(err.Error(), "not supported") {
+		t.Errorf("OllamaURL with a password: %v", err)
+	}
+	if _, err := Load(Flags{}, envMap(map[string]string{"HOME": t.TempDir(), "OLLAMA_HOST": "http://bob:s3cret@127.0.0.1:1"})); err == nil || strings.Contains(err.Error(), "s3cret") {
+		t.Errorf("OLLAMA_HOST with a password: %v", err)
+	}
 	for _, bad := range []string{"ftp://x", "host:99999", "host:abc", "garbage:://x", "http://[::1", "[::1", "::1]:80"} {
 		// The error names the address as typed, not what was left of it.
 		if _, err := OllamaURL(bad); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("%q", bad)) {
