@@ -76,6 +76,10 @@ func (c *streamConfig) resolve(flags StreamFlags, l layers) {
 			continue
 		}
 		d, err := parseSeconds(*s.text)
+		if err == nil && d == 0 { // 0 is unset, as for every number with a default
+			*s.dst = s.def
+			continue
+		}
 		if err != nil || d < minStreamTimeout || d > maxStreamTimeout {
 			l.bad(fmt.Errorf("%s: %w: want a duration from %s to %s, such as 90s or 2m", where, ErrConfigValue, minStreamTimeout, maxStreamTimeout))
 			*s.text, d = "", s.def

@@ -43,6 +43,11 @@ func TestStreamTimeoutsConfig(t *testing.T) {
 	if err != nil || cfg.FirstTokenTimeout != 5*time.Second || cfg.StreamIdleTimeout != 7500*time.Millisecond {
 		t.Fatalf("file numbers: %v %v %v", cfg.FirstTokenTimeout, cfg.StreamIdleTimeout, err)
 	}
+	write("first_token_timeout = 0\nstream_idle_timeout = \"0s\"\n") // 0 is unset
+	cfg, err = load(StreamFlags{}, map[string]string{})
+	if err != nil || cfg.FirstTokenTimeout != agent.DefaultFirstTokenTimeout || cfg.StreamIdleTimeout != agent.DefaultStreamIdleTimeout {
+		t.Fatalf("file zeros: %v %v %v", cfg.FirstTokenTimeout, cfg.StreamIdleTimeout, err)
+	}
 	write("first_token_timeout = true\n")
 	if _, err := load(StreamFlags{}, map[string]string{}); err == nil || !strings.Contains(err.Error(), "first_token_timeout = true") {
 		t.Fatalf("file boolean: %v", err)
