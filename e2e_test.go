@@ -337,6 +337,13 @@ func TestDoctor(t *testing.T) {
 	if r := d.mustOK("", "doctor"); !strings.Contains(r.stdout, "from each turn, with fake-chat:latest (the chat model); new notes are kept at once") {
 		t.Errorf("doctor with learning on:\n%s", r.stdout)
 	}
+	// An embedding model set to chat or to learn with cannot: a problem
+	// (doctor said "all good").
+	d.extra = []string{"MNEME_MEMORY_REVIEW=auto", "MNEME_MODEL=fake-embed", "MNEME_EXTRACT_MODEL=fake-embed"}
+	if r := d.mneme("", "doctor"); r.code != 1 || !strings.Contains(r.stdout, `problem: model "fake-embed" cannot chat (it reports: embedding)`) ||
+		!strings.Contains(r.stdout, `problem: extract_model "fake-embed" cannot chat`) {
+		t.Errorf("doctor with an embedding model to chat with: exit %d\n%s", r.code, r.stdout)
+	}
 	d.extra = []string{"MNEME_MEMORY_REVIEW=auto", "MNEME_EXTRACT_MODEL=nosuch"}
 	if r := d.mneme("", "doctor"); r.code != 1 || !strings.Contains(r.stdout, "with nosuch (extract_model)") ||
 		!strings.Contains(r.stdout, `problem: extract_model "nosuch" is not installed: nothing is learnt from your turns until you run `+"`ollama pull nosuch`") {

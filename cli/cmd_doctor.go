@@ -158,6 +158,11 @@ func (a *App) runDoctor(ctx context.Context, args []string) error {
 	if cfg.EmbedModel != "" && st.Reachable && st.Embed.Name == "" { // the one set is not installed
 		problems = append(problems, errors.New(st.EmbedNote))
 	}
+	for i, m := range []string{st.Model, cfg.ExtractModel} { // an embedding model set for chat, or to learn with
+		if why := ollama.CannotChat(st.Models, m); why != "" && (i == 0 || cfg.LearnOn()) {
+			problems = append(problems, fmt.Errorf("%s %q cannot chat (%s): choose a chat model", []string{"model", "extract_model"}[i], m, why))
+		}
+	}
 	if m := cfg.ExtractModel; cfg.LearnOn() && m != "" && st.Reachable && !ollama.Installed(st.Models, m) {
 		problems = append(problems, fmt.Errorf("extract_model %q is not installed: nothing is learnt from your turns until you run `ollama pull %s`, or unset extract_model", m, m))
 	}

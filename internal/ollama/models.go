@@ -128,6 +128,16 @@ func Installed(models []ModelInfo, name string) bool {
 	return slices.ContainsFunc(models, func(m ModelInfo) bool { return SameModel(m.Name, name) })
 }
 
+// CannotChat says why the installed model name cannot chat ("it reports:
+// embedding"), or "" when it can or is not among models.
+func CannotChat(models []ModelInfo, name string) string {
+	i := slices.IndexFunc(models, func(m ModelInfo) bool { return SameModel(m.Name, name) })
+	if i < 0 || models[i].CanChat() {
+		return ""
+	}
+	return "it reports: " + strings.Join(models[i].Capabilities, ", ")
+}
+
 // SameModel compares names the way Ollama does: "x" is "x:latest", and
 // case and surrounding space do not count. A registry host's port
 // ("host:5000/x") is not a tag.
