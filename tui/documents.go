@@ -10,6 +10,7 @@ import (
 
 	"github.com/mneme-dev/mneme/agent"
 	"github.com/mneme-dev/mneme/internal/sanitize"
+	"github.com/mneme-dev/mneme/internal/text"
 	"github.com/mneme-dev/mneme/tui/docs"
 	"github.com/mneme-dev/mneme/tui/paths"
 	"github.com/mneme-dev/mneme/tui/render"
@@ -126,6 +127,7 @@ func (m *Model) slashAttach(args string) tea.Cmd {
 	}
 	m.input.Reset()
 	m.hint = "Attaching " + sanitize.Line(filepath.Base(path)) + "…"
+	m.attaching++
 	attach, ctx := m.cfg.Attach, m.life.ctx
 	return func() tea.Msg {
 		named, err := paths.Expand(path) // ~/ as completion and /export take it
@@ -140,7 +142,7 @@ func (m *Model) slashAttach(args string) tea.Cmd {
 // handleAttached shows the receipt of an /attach (once no answer
 // streams) and keeps the document for the next run's system prompt.
 func (m *Model) handleAttached(msg attachedMsg) {
-	m.hint = ""
+	m.hint, m.attaching = "", m.attaching-1
 	name := filepath.Base(sanitize.Line(msg.path))
 	if msg.res.Path != "" {
 		name = filepath.Base(sanitize.Line(msg.res.Path))
@@ -157,10 +159,7 @@ func (m *Model) handleAttached(msg attachedMsg) {
 		m.receipts = append(m.receipts, fmt.Sprintf("📎 %s: %s", name, msg.err))
 		return
 	}
-	passages := fmt.Sprintf("%d passages", msg.res.Passages)
-	if msg.res.Passages == 1 {
-		passages = "1 passage"
-	}
+	passages := text.Count(msg.res.Passages, "passage", "passages")
 	switch res := msg.res; {
 	case res.Documents > 1 && res.Unchanged > 0 && res.Outcome != "unchanged": // some of a folder or a glob
 		name = fmt.Sprintf("%d of %d documents from %s (%d unchanged)", res.Documents-res.Unchanged, res.Documents, name, res.Unchanged)

@@ -369,3 +369,40 @@ func TestRecalledPassageIsASource(t *testing.T) {
 	h.send(keyCtrlR)
 	h.runUntilShown("↺ boiler.md › Reset", "Hold the red button for ten seconds")
 }
+
+// TestAPromptWaitsForTheFileBeingAttached: Enter while /attach is still
+// adding its file sends nothing and says why (the prompt went without the
+// file, and the next, unrelated one got it); once the receipt shows, the
+// prompt goes with it.
+func TestAPromptWaitsForTheFileBeingAttached(t *testing.T) {
+	store := openStore(t)
+	r := newFakeRunner(store, "ok")
+	cfg := config(store, r, readyProbe)
+	release := make(chan struct{})
+	cfg.Attach = func(ctx context.Context, _ string) (AttachResult, error) {
+		select {
+		case <-release:
+		case <-ctx.Done():
+		}
+		return AttachResult{Title: "Huge", Path: "/home/alice/huge.md", Passages: 9, Outcome: "added", IDs: []string{"h1"}}, nil
+	}
+	h := newHarness(t, cfg)
+	h.send(tea.WindowSizeMsg{Width: 100, Height: 30})
+	h.typeText("/attach huge.md")
+	h.send(keyEnter)
+	h.typeText("what is in section 77?")
+	h.send(keyEnter)
+	h.runUntilShown("A file is being attached: send once its 📎 receipt shows.")
+	if runs := r.runs(); len(runs) != 0 {
+		t.Fatalf("sent while the file was being attached: %q", runs)
+	}
+	close(release)
+	h.runUntilShown("📎 added huge.md · 9 passages")
+	h.send(keyEnter)
+	h.runUntilIdle()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(r.prompts) != 1 || r.prompts[0] != "what is in section 77?" || !slices.Equal(r.docs[0], []string{"h1"}) {
+		t.Fatalf("runs %q with documents %q", r.prompts, r.docs)
+	}
+}

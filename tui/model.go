@@ -172,6 +172,7 @@ type Model struct {
 	// next run's model is told about them (documents.go).
 	attached     []string
 	attachedDocs []string // their document ids
+	attaching    int      // /attach commands not done yet: a prompt waits for them
 	helpView     keyhelp.Overlay
 	helpOpen     bool
 	editor       string // the user's editor command line

@@ -19,6 +19,9 @@ func (m *Model) submit() tea.Cmd {
 	case m.loading:
 		m.hint = hintLoading
 		return nil
+	case m.attaching > 0: // sent now, it would go without the file, which the next prompt would get
+		m.hint = "A file is being attached: send once its 📎 receipt shows."
+		return nil
 	case m.phase != phaseIdle && m.run != nil && !m.run.cancelled:
 		// Out of the input, sent when this answer ends; a second joins the
 		// first, as one message (what is typed next is a new draft).
