@@ -143,13 +143,12 @@ func gptPath(gc gptConversation) ([]string, error) {
 		return nil, fmt.Errorf("current_node %q is not in the mapping", leaf)
 	}
 	var path []string
-	for id := leaf; id != ""; id = gc.Mapping[id].Parent {
-		if len(path) > len(gc.Mapping) {
-			return nil, errors.New("the mapping has a cycle")
-		}
+	seen := make(map[string]bool, len(gc.Mapping))
+	for id := leaf; id != "" && !seen[id]; id = gc.Mapping[id].Parent { // a parent seen already: the chain loops, and ends here (as Claude's)
 		if _, ok := gc.Mapping[id]; !ok {
 			break // a parent outside the mapping: the root
 		}
+		seen[id] = true
 		path = append(path, id)
 	}
 	for i, j := 0, len(path)-1; i < j; i, j = i+1, j-1 {

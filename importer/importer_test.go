@@ -329,9 +329,10 @@ func TestNumericIDsAndTheWrongFormat(t *testing.T) {
 	}
 }
 
-// TestOpenWebUIHistoryWithACycle: a history whose parents loop is reported
-// as a bad conversation, as ChatGPT's is; it added one message twice and
-// said the second was "already there".
+// TestOpenWebUIHistoryWithACycle: a history whose parents loop keeps each
+// message of the branch once, in order, as Claude's and ChatGPT's do (it
+// added one message twice and said the second was "already there"; then
+// the conversation was refused whole).
 func TestOpenWebUIHistoryWithACycle(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "owui.json")
 	if err := os.WriteFile(path, []byte(`[{"id":"c1","title":"Loop","chat":{"history":{"currentId":"b","messages":{
@@ -344,8 +345,27 @@ func TestOpenWebUIHistoryWithACycle(t *testing.T) {
 	}
 	s := openStore(t)
 	sum, bad := importFileAs(t, s, path, OpenWebUI)
-	if len(bad) != 1 || !strings.Contains(bad[0], "the history has a cycle") || sum.Stats.Imported != 2 || sum.Stats.Unchanged != 0 {
+	if len(bad) != 0 || sum.Stats.Imported != 4 || sum.Stats.Unchanged != 0 {
 		t.Fatalf("summary %+v, bad %q", sum, bad)
 	}
+	equal(t, "the looping branch", transcript(t, s)["Loop"], []string{"user: hello", "assistant: hi"})
 	equal(t, "the conversation after the loop", transcript(t, s)["Fine"], []string{"user: ok?", "assistant: ok."})
+}
+
+// TestChatGPTMappingWithACycle: a mapping whose parents loop keeps each
+// message of the branch once, in order, as Claude's does (the whole
+// conversation was refused, "the mapping has a cycle").
+func TestChatGPTMappingWithACycle(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "gpt.json")
+	if err := os.WriteFile(path, []byte(`[{"id":"c1","title":"Loop","create_time":1700000000,"current_node":"b","mapping":{
+		"a":{"id":"a","parent":"b","children":["b"],"message":{"id":"a","author":{"role":"user"},"create_time":1700000000,"content":{"content_type":"text","parts":["hello"]}}},
+		"b":{"id":"b","parent":"a","children":["a"],"message":{"id":"b","author":{"role":"assistant"},"create_time":1700000001,"content":{"content_type":"text","parts":["hi"]}}}}}]`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s := openStore(t)
+	sum, bad := importFileAs(t, s, path, ChatGPT)
+	if len(bad) != 0 || sum.Stats.Imported != 2 {
+		t.Fatalf("summary %+v, bad %q", sum, bad)
+	}
+	equal(t, "the looping branch", transcript(t, s)["Loop"], []string{"user: hello", "assistant: hi"})
 }

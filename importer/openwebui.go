@@ -2,7 +2,6 @@ package importer
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -67,14 +66,13 @@ func parseOpenWebUI(raw json.RawMessage, sk *Skipped) (Conversation, error) {
 	hist := oc.Chat.History
 	if _, ok := hist.Messages[hist.CurrentID]; ok {
 		msgs = nil
-		for id := hist.CurrentID; id != ""; id = hist.Messages[id].ParentID {
+		seen := make(map[textID]bool, len(hist.Messages))
+		for id := hist.CurrentID; id != "" && !seen[id]; id = hist.Messages[id].ParentID { // a parent seen already: the chain loops, and ends here
 			m, ok := hist.Messages[id]
 			if !ok {
 				break
 			}
-			if len(msgs) == len(hist.Messages) { // more than there are: a message seen again
-				return Conversation{}, errors.New("the history has a cycle")
-			}
+			seen[id] = true
 			m.ID = textID(first(string(m.ID), string(id)))
 			msgs = append(msgs, m)
 		}
