@@ -158,9 +158,10 @@ func (a *App) runDoctor(ctx context.Context, args []string) error {
 	if cfg.EmbedModel != "" && st.Reachable && st.Embed.Name == "" { // the one set is not installed
 		problems = append(problems, errors.New(st.EmbedNote))
 	}
-	for i, m := range []string{st.Model, cfg.ExtractModel} { // an embedding model set for chat, or to learn with
-		if why := ollama.CannotChat(st.Models, m); why != "" && (i == 0 || cfg.LearnOn()) {
-			problems = append(problems, fmt.Errorf("%s %q cannot chat (%s): choose a chat model", []string{"model", "extract_model"}[i], m, why))
+	for _, set := range []struct{ key, model string }{{"model", st.Model}, {"extract_model", cfg.ExtractModel}} {
+		// An embedding model set to chat, or to learn with (when learning is on).
+		if why := ollama.CannotChat(st.Models, set.model); why != "" && (set.key == "model" || cfg.LearnOn()) {
+			problems = append(problems, fmt.Errorf("%s %q cannot chat (%s): choose a chat model", set.key, set.model, why))
 		}
 	}
 	if m := cfg.ExtractModel; cfg.LearnOn() && m != "" && st.Reachable && !ollama.Installed(st.Models, m) {

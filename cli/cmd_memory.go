@@ -330,7 +330,6 @@ func (a *App) changeNote(ctx context.Context, common config.Flags, cmd, verb str
 	if err != nil {
 		return noteError(cmd, err)
 	}
-
 	switch {
 	case verb == "Updated" && n.Updated.Before(start):
 		verb = "Unchanged (the same text):" // nothing written
@@ -361,10 +360,7 @@ func (a *App) embedNote(ctx context.Context, s *session, ix *index.Index, n memo
 // command's writes (an Ollama that does not answer held them back, and
 // Ctrl+C meanwhile lost them); one that does not answer is said.
 func (a *App) useEmbedding(ctx context.Context, s *session, ix *index.Index) bool {
-	st := probeEmbedding(ctx, s.client, s.host, s.cfg)
-	if st.Err != nil && ctx.Err() == nil {
-		fmt.Fprintln(a.stderr, "mneme: search by meaning is unavailable for now:", sanitize.Line(st.Err.Error()))
-	}
+	st := a.probeEmbedding(ctx, s)
 	if st.Embed.Name == "" || ctx.Err() != nil {
 		return false
 	}

@@ -124,7 +124,8 @@ const maxBatchLine = 4 << 20
 
 // searchBatch answers one JSON line per query line; a bad line gets an
 // answer with an error and its line number, and does not stop the batch;
-// Ctrl+C does, with no answer for the line it stopped. A line naming another user is such an error unless allUsers is set.
+// Ctrl+C does, with no answer for the line it stopped. A line naming
+// another user is such an error unless allUsers is set.
 func (a *App) searchBatch(ctx context.Context, ix *index.Index, path string, base index.SearchQuery, allUsers bool) error {
 	var in io.Reader
 	if path == "-" {

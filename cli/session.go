@@ -205,12 +205,19 @@ func (a *App) readyIndex(ctx context.Context, s *session) (*index.Index, error) 
 func (a *App) noteIndex(ctx context.Context, s *session, embed bool) (*index.Index, error) {
 	var st ollamaState
 	if embed {
-		st = probeEmbedding(ctx, s.client, s.host, s.cfg)
-	}
-	if st.Err != nil && ctx.Err() == nil { // said, not left to guess (as search says it)
-		fmt.Fprintln(a.stderr, "mneme: search by meaning is unavailable for now:", sanitize.Line(st.Err.Error()))
+		st = a.probeEmbedding(ctx, s)
 	}
 	return s.openIndex(ctx, st)
+}
+
+// probeEmbedding asks Ollama for the embedding model; one that does not
+// answer is said, not left to guess (as search says it).
+func (a *App) probeEmbedding(ctx context.Context, s *session) ollamaState {
+	st := probeEmbedding(ctx, s.client, s.host, s.cfg)
+	if st.Err != nil && ctx.Err() == nil {
+		fmt.Fprintln(a.stderr, "mneme: search by meaning is unavailable for now:", sanitize.Line(st.Err.Error()))
+	}
+	return st
 }
 
 // storeOptions are the store's options from the configuration.

@@ -98,13 +98,12 @@ func (c learnConfig) LearningLine(chatModel string) string {
 	if !c.LearnOn() {
 		return `off (memory_review = "off")`
 	}
-	line := "from each turn, with " + c.ExtractModel + " (extract_model)"
+	line := "from each turn, with the chat model"
 	switch {
 	case c.ExtractModel != "":
+		line = "from each turn, with " + c.ExtractModel + " (extract_model)"
 	case chatModel != "":
 		line = "from each turn, with " + chatModel + " (the chat model)"
-	default:
-		line = "from each turn, with the chat model"
 	}
 	if c.ReviewFirst() {
 		return line + "; new notes wait for your review (memory_review = \"inbox\")"

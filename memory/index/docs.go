@@ -2,6 +2,7 @@ package index
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -369,18 +370,21 @@ func (ix *Index) AttachedPassages(ctx context.Context, q AttachedQuery) ([]DocHi
 	if q.Limit <= 0 {
 		q.Limit = DefaultAttachedPassages
 	}
-	all, err := ix.docs.List(ctx, q.UserID, "")
-	if err != nil {
-		return nil, err
-	}
-	docs := slices.DeleteFunc(all, func(d docstore.Document) bool { return !slices.Contains(q.Documents, d.ID) })
+	var docs []docstore.Document
 	total := 0
-	for _, d := range docs {
-		total += d.Chunks
+	for _, id := range q.Documents {
+		d, err := ix.docs.Get(ctx, q.UserID, id)
+		switch {
+		case errors.Is(err, memory.ErrNotFound): // removed since, or another user's
+			continue
+		case err != nil:
+			return nil, err
+		}
+		docs, total = append(docs, d), total+d.Chunks
 	}
 	var out []DocHit
-	have := func(h DocHit) bool {
-		return slices.ContainsFunc(out, func(o DocHit) bool { return o.DocumentID == h.DocumentID && o.Chunk == h.Chunk })
+	have := func(doc string, chunk int) bool {
+		return slices.ContainsFunc(out, func(o DocHit) bool { return o.DocumentID == doc && o.Chunk == chunk })
 	}
 	if total > q.Limit {
 		hits, err := ix.SearchDocs(ctx, DocQuery{UserID: q.UserID, Text: q.Text, Limit: MaxDocLimit})
@@ -388,24 +392,28 @@ func (ix *Index) AttachedPassages(ctx context.Context, q AttachedQuery) ([]DocHi
 			return nil, err
 		}
 		for _, h := range hits {
-			if len(out) < q.Limit && slices.Contains(q.Documents, h.DocumentID) {
+			if len(out) < q.Limit && slices.ContainsFunc(docs, func(d docstore.Document) bool { return d.ID == h.DocumentID }) {
 				out = append(out, h)
 			}
 		}
 	}
+	// Then each document from its start: only the chunks that may be taken
+	// are read (a document may hold thousands).
 	for _, d := range docs {
-		if len(out) >= q.Limit {
-			break
+		var ids []string
+		for i := 0; i < d.Chunks && len(out)+len(ids) < q.Limit; i++ {
+			if !have(d.ID, i) {
+				ids = append(ids, docstore.ChunkID(d.ID, i))
+			}
 		}
-		chunks, err := ix.docs.Chunks(ctx, q.UserID, d.ID)
+		chunks, err := ix.docs.ChunksByID(ctx, q.UserID, ids)
 		if err != nil {
 			return nil, err
 		}
-		for _, c := range chunks {
-			h := DocHit{DocumentID: d.ID, Path: d.Path, Title: d.Title, Collection: d.Collection, Type: d.Type,
-				Chunk: c.Number, Heading: c.Heading, Page: c.Page, Passage: c.Text}
-			if len(out) < q.Limit && !have(h) {
-				out = append(out, h)
+		for _, id := range ids {
+			if c, ok := chunks[id]; ok {
+				out = append(out, DocHit{DocumentID: d.ID, Path: d.Path, Title: d.Title, Collection: d.Collection, Type: d.Type,
+					Chunk: c.Number, Heading: c.Heading, Page: c.Page, Passage: c.Text})
 			}
 		}
 	}
