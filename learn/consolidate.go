@@ -26,7 +26,8 @@ type Notes interface {
 	// with kept true.
 	Add(ctx context.Context, userID string, c Candidate, replaces string) (id string, kept bool, err error)
 	// Update replaces the text of note id when it is still before
-	// (else ErrChanged: an edit made while the model decided stays).
+	// (else ErrChanged: an edit made while the model decided stays; or
+	// ErrKept: another note already has the text).
 	Update(ctx context.Context, userID, id, before, text string) error
 	// Delete forgets note id when its text is still before (else
 	// ErrChanged, as Update).
@@ -168,9 +169,13 @@ func consolidateOne(ctx context.Context, c ChatClient, m Model, notes Notes, use
 		return add(ctx, notes, userID, cand, "")
 	case EventUpdate:
 		e := similar[d.ID-1]
-		if err := notes.Update(ctx, userID, e.ID, e.Text, d.Text); errors.Is(err, ErrChanged) {
+		err := notes.Update(ctx, userID, e.ID, e.Text, d.Text)
+		switch {
+		case errors.Is(err, ErrChanged):
 			return Change{Event: EventNone, NoteID: e.ID, Candidate: cand, Reason: "the note changed while the model decided"}, nil
-		} else if err != nil {
+		case errors.Is(err, ErrKept):
+			return Change{Event: EventNone, NoteID: e.ID, Candidate: cand, Reason: "another note already says it"}, nil
+		case err != nil:
 			return Change{}, fmt.Errorf("update note: %w", err)
 		}
 		return Change{Event: EventUpdate, NoteID: e.ID, Before: e.Text, After: d.Text, Candidate: cand}, nil

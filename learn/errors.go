@@ -9,4 +9,7 @@ var (
 	// ErrChanged is Notes.Update's answer for a note whose text is no
 	// longer the one the decision read (edited meanwhile).
 	ErrChanged = errors.New("the note changed meanwhile")
+	// ErrKept is Notes.Update's answer for a text another note already
+	// holds.
+	ErrKept = errors.New("another note already says it")
 )

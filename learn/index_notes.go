@@ -46,8 +46,11 @@ func (n IndexNotes) Add(ctx context.Context, userID string, c Candidate, replace
 
 func (n IndexNotes) Update(ctx context.Context, userID, id, before, text string) error {
 	_, err := n.Index.UpdateNoteFrom(memory.ChangedBy(ctx, memory.ByExtracted), userID, id, before, text)
-	if errors.Is(err, index.ErrNoteChanged) {
+	switch {
+	case errors.Is(err, index.ErrNoteChanged):
 		return fmt.Errorf("%w: %w", ErrChanged, err)
+	case errors.Is(err, index.ErrSameText):
+		return fmt.Errorf("%w: %w", ErrKept, err)
 	}
 	return err
 }

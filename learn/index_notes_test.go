@@ -2,12 +2,15 @@ package learn
 
 import (
 	"context"
+	"encoding/json"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/mneme-dev/mneme/internal/fakeollama"
 	"github.com/mneme-dev/mneme/memory"
 	"github.com/mneme-dev/mneme/memory/index"
+	"github.com/ollama/ollama/api"
 )
 
 // TestAFactLearntMeanwhileIsNotAddedTwice: two mnemes that learn the same
@@ -40,6 +43,51 @@ func TestAFactLearntMeanwhileIsNotAddedTwice(t *testing.T) {
 	}
 	if all, err := s.ListNotes(ctx, "alice"); err != nil || len(all) != 1 {
 		t.Fatalf("notes %+v, %v", all, err)
+	}
+}
+
+// TestAnUpdateIntoAnotherNotesTextChangesNothing: the model merges a fact
+// into one note with the words another note already holds: the notes stay
+// as they were (it made two notes of one text) and the change says why.
+func TestAnUpdateIntoAnotherNotesTextChangesNothing(t *testing.T) {
+	ctx := context.Background()
+	s, err := memory.Open(ctx, filepath.Join(t.TempDir(), memory.DBFileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ix, err := index.OpenIndex(ctx, s, t.TempDir(), index.IndexOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	for _, text := range []string{"Has a cat called Tom", "Tom is a Maine Coon"} {
+		if _, err := ix.SaveNote(ctx, "alice", text, memory.NoteSource{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	srv := fakeollama.New(t)
+	srv.SetDefault(func(req api.ChatRequest) fakeollama.Reply {
+		// Note 1 takes the words of note 2, whichever the search put first.
+		var in struct{ Existing []struct{ Text string } }
+		if err := json.Unmarshal([]byte(req.Messages[len(req.Messages)-1].Content), &in); err != nil || len(in.Existing) != 2 {
+			t.Errorf("the decision's request: %v, %+v", err, in)
+			return jsonReply(map[string]any{"event": "NONE", "id": 0, "text": ""})
+		}
+		return jsonReply(map[string]any{"event": "UPDATE", "id": 1, "text": in.Existing[1].Text + "."})
+	})
+	changes, err := Consolidate(ctx, client(t, srv), Model{Name: fakeollama.DefaultChatModel}, IndexNotes{Index: ix}, "alice",
+		[]Candidate{{Text: "Tom the cat is a Maine Coon", Confidence: 0.9}})
+	if err != nil || len(changes) != 1 || changes[0].Event != EventNone || changes[0].Reason != "another note already says it" {
+		t.Fatalf("changes %+v, %v", changes, err)
+	}
+	var texts []string
+	all, err := s.ListNotes(ctx, "alice")
+	for _, n := range all {
+		texts = append(texts, n.Content)
+	}
+	if slices.Sort(texts); err != nil || !slices.Equal(texts, []string{"Has a cat called Tom", "Tom is a Maine Coon"}) {
+		t.Fatalf("notes %q, %v", texts, err)
 	}
 }
 

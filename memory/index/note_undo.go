@@ -54,7 +54,7 @@ func (ix *Index) Undo(ctx context.Context, userID, ref, noteID string) (history.
 		if deleted || cur.Content != c.AfterText {
 			return c, memory.Note{}, changed()
 		}
-		n, err = ix.UpdateNote(uctx, userID, c.NoteID, c.BeforeText)
+		n, err = ix.updateNote(uctx, userID, c.NoteID, c.BeforeText)
 	case memory.ChangeDelete:
 		if !deleted {
 			return c, memory.Note{}, changed()

@@ -34,8 +34,23 @@ func (ix *Index) SaveNote(ctx context.Context, userID, content string, src memor
 }
 
 // UpdateNote replaces a note's text (id or unique prefix of the user's
-// note), keeps its id and re-indexes it like SaveNote.
+// note), keeps its id and re-indexes it like SaveNote. The text of
+// another active note is refused (ErrSameText): the edit would make a
+// copy that takes recall's few slots with the same words.
 func (ix *Index) UpdateNote(ctx context.Context, userID, id, content string) (memory.Note, error) {
+	other, ok, err := ix.KeptNote(ctx, userID, content)
+	if err != nil {
+		return memory.Note{}, err
+	}
+	if ok && !strings.HasPrefix(other.ID, id) {
+		return memory.Note{}, fmt.Errorf("note %s %w", short(other.ID), ErrSameText)
+	}
+	return ix.updateNote(ctx, userID, id, content)
+}
+
+// updateNote is UpdateNote whatever the other notes say: undo puts back
+// the text a note had.
+func (ix *Index) updateNote(ctx context.Context, userID, id, content string) (memory.Note, error) {
 	n, err := ix.store.UpdateNote(ctx, userID, id, content)
 	if err != nil {
 		return memory.Note{}, err

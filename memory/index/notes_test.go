@@ -533,3 +533,41 @@ func TestKeptNoteReadsPastCaseAndPunctuation(t *testing.T) {
 		}
 	}
 }
+
+// TestEditingANoteIntoAnothersTextIsRefused: an edit to the text another
+// note holds made a silent copy; it is refused and both notes stay as
+// they were, while a note's own text in other case is an edit, and undo
+// still puts back a text another note took meanwhile.
+func TestEditingANoteIntoAnothersTextIsRefused(t *testing.T) {
+	ctx := context.Background()
+	s := openTest(t)
+	ix := openIndex(t, s, t.TempDir(), nil, "")
+	cat, err := ix.SaveNote(ctx, "alice", "Has a cat called Tom", memory.NoteSource{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	city, err := ix.SaveNote(ctx, "alice", "Lives in Porto", memory.NoteSource{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = ix.UpdateNote(ctx, "alice", city.ID, "has a cat called Tom.")
+	if !errors.Is(err, ErrSameText) || !strings.Contains(err.Error(), short(cat.ID)) {
+		t.Fatalf("an edit into another note's text: %v; want ErrSameText naming %s", err, short(cat.ID))
+	}
+	if got, err := s.Note(ctx, "alice", city.ID); err != nil || got.Content != "Lives in Porto" {
+		t.Fatalf("the refused note: %q, %v", got.Content, err)
+	}
+	if got, err := ix.UpdateNote(ctx, "alice", cat.ID[:13], "Has a cat called TOM"); err != nil || got.Content != "Has a cat called TOM" {
+		t.Fatalf("a note's own text in other case: %+v, %v", got, err)
+	}
+	// Undo restores a text even when another note has it meanwhile.
+	if _, err := ix.UpdateNote(ctx, "alice", city.ID, "Lives in Lisbon"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ix.UpdateNote(ctx, "alice", cat.ID, "Lives in Porto"); err != nil {
+		t.Fatal(err)
+	}
+	if _, n, err := ix.Undo(ctx, "alice", "", city.ID); err != nil || n.Content != "Lives in Porto" {
+		t.Fatalf("undo into a text another note holds: %q, %v", n.Content, err)
+	}
+}
