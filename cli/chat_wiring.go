@@ -15,6 +15,7 @@ import (
 	"github.com/mneme-dev/mneme/memory/index"
 	"github.com/mneme-dev/mneme/tools"
 	"github.com/mneme-dev/mneme/tui"
+	"github.com/mneme-dev/mneme/tui/confirm"
 )
 
 // The chat's wiring: what the chat screen (tui) gets from the session
@@ -186,16 +187,16 @@ func (s *session) titlePending(ctx context.Context, ag *agent.Agent) {
 }
 
 // askInChat is the chat's gate for the model's changes of notes
-// (model_changes = "confirm"): it puts the question to the chat screen,
-// which shows it above the input, and waits for the user's y or n or for
-// the run to end.
-func (s *session) askInChat(ch chan<- tui.ConfirmRequest) tools.Gate {
+// (model_changes = "confirm"): it puts the question to the chat screen on
+// the channel it returns, and waits for the user's y or n or the run's end.
+func (s *session) askInChat() (tools.Gate, <-chan confirm.Request) {
+	ch := make(chan confirm.Request)
 	return func(ctx context.Context, ts tools.Session, c tools.Call) error {
 		id, content := tools.ChangeArgs(c)
 		q := s.changeQuestion(ctx, ts.UserID, c.Name, id, content)
 		reply := make(chan bool, 1)
 		select {
-		case ch <- tui.ConfirmRequest{Question: q, Reply: reply, Done: ctx.Done()}:
+		case ch <- confirm.Request{Question: q, Reply: reply, Done: ctx.Done()}:
 		case <-ctx.Done():
 			return ctx.Err()
 		}
@@ -208,7 +209,7 @@ func (s *session) askInChat(ch chan<- tui.ConfirmRequest) tools.Gate {
 		case <-ctx.Done():
 			return ctx.Err()
 		}
-	}
+	}, ch
 }
 
 // changeQuestion says what a memory_update or memory_delete call would do.

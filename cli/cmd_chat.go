@@ -147,8 +147,8 @@ func (a *App) runChat(ctx context.Context, args []string) error {
 
 	// The model's changes of notes wait for the user's y or n on the
 	// screen (model_changes = "confirm").
-	confirms := make(chan tui.ConfirmRequest)
-	s.askChange = s.askInChat(confirms)
+	gate, confirms := s.askInChat()
+	s.askChange = gate
 
 	var probed lastProbe
 	var chosen chosenModels

@@ -14,6 +14,7 @@ import (
 
 	"github.com/mneme-dev/mneme/agent"
 	"github.com/mneme-dev/mneme/memory"
+	"github.com/mneme-dev/mneme/tui/confirm"
 	"github.com/mneme-dev/mneme/tui/docs"
 	"github.com/mneme-dev/mneme/tui/notes"
 	"github.com/mneme-dev/mneme/tui/picker"
@@ -145,7 +146,7 @@ type Config struct {
 	Learnt <-chan Learnt
 	// Confirms receives the model's changes of notes that wait for the
 	// user's y or n (model_changes = "confirm"; nil: none do).
-	Confirms <-chan ConfirmRequest
+	Confirms <-chan confirm.Request
 	// FirstRun offers pulling an embedding model when none is installed (a
 	// missing chat model is offered every time).
 	FirstRun bool

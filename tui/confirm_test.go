@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/mneme-dev/mneme/tui/confirm"
 )
 
 // TestConfirmModelChange: a change of the model's that waits for the user
@@ -19,7 +20,7 @@ func TestConfirmModelChange(t *testing.T) {
 		want bool
 	}{{'n', false}, {'y', true}} {
 		reply := make(chan bool, 1)
-		h.send(confirmMsg{ConfirmRequest{Question: "The model wants to delete “Has a cat called Tom”.", Reply: reply, Done: done}})
+		h.send(confirm.Msg{Req: confirm.Request{Question: "The model wants to delete “Has a cat called Tom”.", Reply: reply, Done: done}})
 		if !h.shows("The model wants to delete “Has a cat called Tom”. Allow? y yes · n no") {
 			t.Fatalf("question not shown:\n%s", h.screen())
 		}
@@ -50,7 +51,7 @@ func TestConfirmLeavesWhatYouTypeAlone(t *testing.T) {
 	h.runUntilShown("Ollama ready")
 	h.typeText("m")
 	reply := make(chan bool, 1)
-	h.send(confirmMsg{ConfirmRequest{Question: "The model wants to delete “Has a cat called Tom”.", Reply: reply, Done: make(chan struct{})}})
+	h.send(confirm.Msg{Req: confirm.Request{Question: "The model wants to delete “Has a cat called Tom”.", Reply: reply, Done: make(chan struct{})}})
 	h.typeText("y cat is grey")
 	if v := h.m.input.Value(); v != "my cat is grey" || len(reply) > 0 {
 		t.Fatalf("typing answered the question: input %q, %d answers", v, len(reply))

@@ -15,6 +15,7 @@ import (
 	"github.com/mneme-dev/mneme/internal/text"
 	"github.com/mneme-dev/mneme/memory"
 	"github.com/mneme-dev/mneme/tui/choice"
+	"github.com/mneme-dev/mneme/tui/confirm"
 	"github.com/mneme-dev/mneme/tui/keyhelp"
 	"github.com/mneme-dev/mneme/tui/panel"
 	"github.com/mneme-dev/mneme/tui/paths"
@@ -117,7 +118,7 @@ type Model struct {
 	receipts []string
 	// confirm is the model's change waiting for the user's y or n
 	// (model_changes = "confirm").
-	confirm  *ConfirmRequest
+	confirm  *confirm.Request
 	resumeID string // the conversation to load at start
 	convID   string // "" until the first prompt creates the conversation
 	title    string
@@ -258,7 +259,7 @@ func (m Model) Init() tea.Cmd {
 		cmds = append(cmds, loadHistoryCmd(m.life.ctx, m.store, m.userID, m.resumeID, m.cfg.Answering))
 	}
 	cmds = append(cmds, tea.RequestBackgroundColor, m.memoryStatusCmd(true), waitForChanges(m.life.ctx, m.cfg.Changes),
-		waitForLearnt(m.life.ctx, m.cfg.Learnt), waitForConfirm(m.life.ctx, m.cfg.Confirms))
+		waitForLearnt(m.life.ctx, m.cfg.Learnt), confirm.Wait(m.life.ctx, m.cfg.Confirms))
 	return tea.Batch(cmds...)
 }
 
@@ -376,7 +377,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		cmd = m.handleUndone(msg)
 	case learntMsg:
 		cmd = m.handleLearnt(msg)
-	case confirmMsg:
+	case confirm.Msg:
 		cmd = m.handleConfirm(msg)
 	case spinMsg:
 		cmd = m.handleSpin()
