@@ -63,8 +63,8 @@ func (m *Model) startJob(runner Runner, convID, prompt string) tea.Cmd {
 		events: events,
 	}
 	if prompt != "" { // a prompt, not a compaction: tell it of the documents just attached
-		job.req.Attached, m.attached = m.attached, nil
-		job.req.AttachedDocs, m.attachedDocs = m.attachedDocs, nil
+		job.req.Attached, job.req.AttachedDocs = m.attached, m.attachedDocs
+		m.run.attached, m.run.attachedDocs, m.attached, m.attachedDocs = m.attached, m.attachedDocs, nil, nil
 	}
 	return tea.Batch(
 		startRunCmd(m.life.ctx, &m.life.runs, job, m.log),

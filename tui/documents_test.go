@@ -259,6 +259,45 @@ func TestDocsBrowserFollowsOtherProcesses(t *testing.T) {
 	h.runUntil("the document gone", func() bool { return !h.shows("Boiler manual") })
 }
 
+// TestAttachIsToldAgainAfterAStoppedAnswer: the answer to the first prompt
+// after /attach is stopped with Esc; the prompt sent again is told of the
+// document, as the stopped one was (it was told to nothing).
+func TestAttachIsToldAgainAfterAStoppedAnswer(t *testing.T) {
+	store := openStore(t)
+	r := newFakeRunner(store, "Let me read")
+	r.hold = true
+	cfg := config(store, r, readyProbe)
+	cfg.Attach = func(context.Context, string) (AttachResult, error) {
+		return AttachResult{Title: "Boiler manual", Path: "/home/alice/boiler.pdf", Passages: 12, Outcome: "added", IDs: []string{"b1"}}, nil
+	}
+	h := newHarness(t, cfg)
+	h.send(tea.WindowSizeMsg{Width: 100, Height: 30})
+	h.typeText("/attach boiler.pdf")
+	h.send(keyEnter)
+	h.runUntilShown("📎 added boiler.pdf · 12 passages")
+	h.typeText("what does the manul say?")
+	h.send(keyEnter)
+	h.runUntilShown("Let me read")
+	h.send(keyEsc)
+	h.runUntilShown("(interrupted)")
+	h.runUntilIdle()
+	r.hold = false
+	h.typeText("what does the manual say?")
+	h.send(keyEnter)
+	h.runUntilIdle()
+	h.typeText("and then?")
+	h.send(keyEnter)
+	h.runUntilIdle()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(r.docs) != 3 || !slices.Equal(r.docs[0], []string{"b1"}) || !slices.Equal(r.docs[1], []string{"b1"}) || r.docs[2] != nil {
+		t.Fatalf("the runs were told of %q; want the manual in the stopped one and the one after, not the third", r.docs)
+	}
+	if len(r.attached[1]) != 1 || r.attached[1][0] != "Boiler manual (/home/alice/boiler.pdf)" {
+		t.Fatalf("the second run was told of %q", r.attached[1])
+	}
+}
+
 // TestAttachCompletesPaths: while /attach's argument is typed, the names
 // in its folder that it may go on with are listed; Tab writes what they
 // share (when it is more than is typed), else the chosen one; Enter

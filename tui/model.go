@@ -63,6 +63,9 @@ type activeRun struct {
 	cancelled bool
 	prompt    string           // sent again in a new conversation if this one was deleted meanwhile
 	cites     []agent.Citation // the passages its tool calls gave the model
+	// attached and attachedDocs are /attach's documents it was told of:
+	// told again with the next prompt when it is stopped or fails.
+	attached, attachedDocs []string
 }
 
 // Model is the root model of the chat. It routes messages to the

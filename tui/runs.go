@@ -4,6 +4,7 @@ package tui
 
 import (
 	"errors"
+	"slices"
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
@@ -112,6 +113,8 @@ func (m *Model) finishRun(interrupted bool, err error) {
 	}
 	if interrupted || err != nil {
 		m.unqueue() // stopping means stop: a queued prompt is not sent on its own
+		m.attached = slices.Concat(m.run.attached, m.attached)
+		m.attachedDocs = slices.Concat(m.run.attachedDocs, m.attachedDocs)
 	}
 	m.run.cancel()
 	m.run = nil
