@@ -41,6 +41,8 @@ type claudeMessage struct {
 	} `json:"content"`
 	Attachments []struct {
 		FileName string `json:"file_name"`
+		// Extracted is the file's text, or the text pasted (no name).
+		Extracted string `json:"extracted_content"`
 	} `json:"attachments"`
 	Files []struct {
 		FileName string `json:"file_name"`
@@ -74,10 +76,10 @@ func parseClaude(raw json.RawMessage, sk *Skipped) (Conversation, error) {
 			text = m.Text
 		}
 		for _, a := range m.Attachments {
-			text = strings.TrimSpace(text + "\n[file: " + a.FileName + "]")
+			text = strings.TrimSpace(text + "\n" + attachment(a.FileName, a.Extracted))
 		}
 		for _, f := range m.Files {
-			text = strings.TrimSpace(text + "\n[file: " + f.FileName + "]")
+			text = strings.TrimSpace(text + "\n" + attachment(f.FileName, ""))
 		}
 		if strings.TrimSpace(text) == "" {
 			sk.Empty++
@@ -91,6 +93,21 @@ func parseClaude(raw json.RawMessage, sk *Skipped) (Conversation, error) {
 	}
 	fillTimes(&c)
 	return c, nil
+}
+
+// attachment is a file of a Claude message as the message keeps it: its
+// name, and the text Claude read from it (a long paste is such a file,
+// without a name), which search finds like the words typed.
+func attachment(name, extracted string) string {
+	name = strings.TrimSpace(name)
+	head := "[file: " + name + "]"
+	if name == "" {
+		head = "[pasted]"
+	}
+	if strings.TrimSpace(extracted) == "" {
+		return head
+	}
+	return head + "\n" + strings.TrimSpace(extracted)
 }
 
 // claudeBranch is the messages on the branch ending at

@@ -35,3 +35,29 @@ func TestClaudeParentChainWithACycle(t *testing.T) {
 		t.Errorf("summary %+v", sum)
 	}
 }
+
+// TestClaudeAttachmentsKeepTheirText: a file's text and a long paste
+// (an attachment without a name) stay in the message, so that search finds
+// the log pasted there; they were "[file: ]" and lost.
+func TestClaudeAttachmentsKeepTheirText(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "claude.json")
+	if err := os.WriteFile(path, []byte(`[
+		{"uuid":"c1","name":"Crash","chat_messages":[
+			{"uuid":"m1","sender":"human","text":"why does it crash?","created_at":"2024-05-01T10:00:00Z",
+			 "attachments":[{"file_name":"","file_type":"txt","extracted_content":"panic: runtime error: index out of range [3]\n"}]},
+			{"uuid":"m2","sender":"assistant","text":"An index past the slice's end.","created_at":"2024-05-01T10:00:01Z"},
+			{"uuid":"m3","sender":"human","text":"","created_at":"2024-05-01T10:00:02Z",
+			 "attachments":[{"file_name":"main.go","extracted_content":"package main"},{"file_name":"empty.txt","extracted_content":"  "}],
+			 "files":[{"file_name":"photo.png"}]}]}]`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s := openStore(t)
+	if _, bad := importFileAs(t, s, path, Claude); len(bad) != 0 {
+		t.Fatalf("bad: %q", bad)
+	}
+	equal(t, "attachments", transcript(t, s)["Crash"], []string{
+		"user: why does it crash?\n[pasted]\npanic: runtime error: index out of range [3]",
+		"assistant: An index past the slice's end.",
+		"user: [file: main.go]\npackage main\n[file: empty.txt]\n[file: photo.png]",
+	})
+}

@@ -207,7 +207,7 @@ func TestClaudeExport(t *testing.T) {
 		t.Fatalf("format %q, bad %q", sum.Format, bad)
 	}
 	equal(t, "Claude", transcript(t, s)["Tomato blight"], []string{
-		"user: My tomato leaves have brown spots\n[file: leaf.txt]",
+		"user: My tomato leaves have brown spots\n[file: leaf.txt]\nbrown",
 		"assistant: That sounds like early blight.\n\nRemove the lower leaves and water at the base.",
 	})
 	if sum.Skipped != (Skipped{Empty: 1}) {
