@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 	"time"
 	"unicode"
 
@@ -242,13 +241,6 @@ func (a *App) embedPassages(ctx context.Context, ix *index.Index, user string, s
 	return nil
 }
 
-// docListing is one row of `docs list --json`.
-type docListing struct {
-	docstore.Document
-	State   string `json:"state"`
-	Pending int    `json:"pending"`
-}
-
 func (a *App) docsList(ctx context.Context, args []string) error {
 	var collection string
 	common, asJSON, rest, err := a.docsFlags("list", "list [--json] [--collection NAME]", args, func(fs *flag.FlagSet) {
@@ -272,9 +264,9 @@ func (a *App) docsList(ctx context.Context, args []string) error {
 				return err
 			}
 		}
-		rows := make([]docListing, len(list))
+		rows := make([]printer.DocRow, len(list))
 		for i, d := range list {
-			rows[i] = docListing{Document: d, State: "indexed", Pending: pending[d.ID]}
+			rows[i] = printer.DocRow{Document: d, State: "indexed", Pending: pending[d.ID]}
 			switch n := pending[d.ID]; {
 			case model == "":
 				rows[i].State = "indexed by words" // no embedding model to say more
@@ -293,17 +285,7 @@ func (a *App) docsList(ctx context.Context, args []string) error {
 			fmt.Fprintln(a.stdout, "No documents yet: add some with `mneme docs add PATH...`.")
 			return nil
 		}
-		tw := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "ID\tTITLE\tTYPE\tSIZE\tPASSAGES\tSTATE\tADDED\tPATH")
-		for _, r := range rows {
-			title := r.Title
-			if r.Collection != "" {
-				title = r.Collection + "/" + title
-			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\n", text.Prefix(r.ID, 8), text.Cut(sanitize.Title(title), 40), sanitize.Line(r.Type), text.Bytes(r.Size),
-				r.Chunks, r.State, text.RelativeDate(time.Now(), r.AddedAt), sanitize.Line(r.Path))
-		}
-		return tw.Flush()
+		return printer.Documents(a.stdout, rows, time.Now())
 	})
 }
 
@@ -345,11 +327,7 @@ func (a *App) docsSearch(ctx context.Context, args []string) error {
 			fmt.Fprintf(a.stdout, "No passage matches %q.\n", sanitize.Line(query))
 			return nil
 		}
-		for i, h := range hits {
-			fmt.Fprintf(a.stdout, "%2d. %.2f  %s · %s\n", i+1, h.Score, printer.Where(h.Title, h.Page, h.Heading), h.MatchedBy)
-			fmt.Fprintf(a.stdout, "    %s\n", sanitize.Line(h.Snippet))
-			fmt.Fprintf(a.stdout, "    %s · mneme docs show %s --chunk %d\n", sanitize.Line(h.Path), sanitize.Line(text.Prefix(h.DocumentID, 8)), h.Chunk)
-		}
+		printer.DocHits(a.stdout, hits)
 		return nil
 	})
 }

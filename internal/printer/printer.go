@@ -1,6 +1,8 @@
-// Package printer holds the printers of mneme's command output that more
-// than one command shares: a streamed answer with the sources it cites
-// (mneme ask), and where a passage is in its document.
+// Package printer holds the printers of mneme's command output, so that
+// the commands (cli) keep to flags and flow: a streamed answer with the
+// sources it cites (mneme ask), where a passage is in its document, past
+// turns found (search), and documents and their passages (docs list,
+// docs search).
 package printer
 
 import (
