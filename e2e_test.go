@@ -375,12 +375,15 @@ func TestDoctor(t *testing.T) {
 		t.Errorf("search with bad settings: exit %d stderr %q", r.code, r.stderr)
 	}
 	// A key that does not open the database, with a sync URL beside it:
-	// both said, not only the first failure.
+	// both said, not only the first failure, and the rest (Ollama, its
+	// models) is still checked: the doctor is needed most then.
 	enc := newDevice(t, srv.Host())
 	enc.mustOK("", "memory", "add", "made without a key")
 	enc.extra = []string{"MNEME_ENCRYPTION_KEY=k-never-shown-1234", "MNEME_SYNC_URL=http://127.0.0.1:9"}
 	if r := enc.mneme("", "doctor"); r.code != 1 || !strings.Contains(r.stdout, "problem: MNEME_SYNC_URL with MNEME_ENCRYPTION_KEY") ||
-		!strings.Contains(r.stdout, "problem: database:") || strings.Contains(r.stdout+r.stderr, "k-never-shown-1234") {
+		!strings.Contains(r.stdout, "problem: database:") || !strings.Contains(r.stdout, "cannot be opened (below)") ||
+		!strings.Contains(r.stdout, "reachable, version 0.6.5") || !strings.Contains(r.stdout, "fake-chat") ||
+		strings.Contains(r.stdout+r.stderr, "k-never-shown-1234") {
 		t.Errorf("doctor with a key that opens nothing: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 	// A data_dir that names no folder is a problem doctor stops at:

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -47,16 +48,18 @@ func (a *App) runDoctor(ctx context.Context, args []string) error {
 		}
 		return exitError{code: 1}
 	}
-	s, err := a.openConfig(ctx, cfg, memory.ReadOnlyIfNewer())
-	if err != nil { // a key that does not open it, a lock held…: said with the settings' problems
-		for _, bad := range badSettings {
-			fmt.Fprintln(a.stdout, "problem:", sanitize.Text(bad.Error()))
-		}
-		fmt.Fprintln(a.stdout, "problem: database:", sanitize.Text(err.Error()))
-		return exitError{code: 1}
+	// A database that does not open (a key that does not open it, another
+	// mneme's lock, a damaged file) is one problem: the rest is checked.
+	s, dbErr := a.openConfig(ctx, cfg, memory.ReadOnlyIfNewer())
+	var readOnly error
+	if dbErr == nil {
+		defer s.Close()
+		readOnly = s.store.ReadOnlyReason()
+	} else if u, err := config.OllamaURL(cfg.Ollama); err == nil {
+		s = &session{cfg: cfg, host: u.String(), client: ollamaClient(u, cfg)}
+	} else {
+		return err
 	}
-	defer s.Close()
-	readOnly := s.store.ReadOnlyReason()
 	tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
 	// Versions, model names and errors come from the server: one clean line.
 	row := func(k, v string) { fmt.Fprintf(tw, "%s\t%s\n", k, sanitize.Line(v)) }
@@ -84,13 +87,18 @@ func (a *App) runDoctor(ctx context.Context, args []string) error {
 		row("", fmt.Sprintf("warning: other users could read it, and it holds a secret (the sync token or the encryption key); fix with: chmod 600 %s", cfg.ConfigFile))
 	}
 	row("data dir", cfg.DataDir)
-	schema, err := s.store.SchemaVersion(ctx)
-	if err != nil {
-		return err
+	var schema int
+	if dbErr == nil {
+		if schema, err = s.store.SchemaVersion(ctx); err != nil {
+			return err
+		}
 	}
-	if readOnly != nil {
+	switch {
+	case dbErr != nil:
+		row("database", filepath.Join(cfg.DataDir, memory.DBFileName)+": cannot be opened (below)")
+	case readOnly != nil:
 		row("database", fmt.Sprintf("%s (schema %d of %d): %v", s.store.Path(), schema, memory.LatestSchemaVersion(), readOnly))
-	} else {
+	default:
 		row("database", fmt.Sprintf("%s (schema %d of %d)", s.store.Path(), schema, memory.LatestSchemaVersion()))
 	}
 	row("log", cfg.DataDir+"/mneme.log")
@@ -141,17 +149,27 @@ func (a *App) runDoctor(ctx context.Context, args []string) error {
 		row("embedding", "unknown while Ollama is unreachable: search is keyword-only")
 	}
 	row("learning", cfg.LearningLine(st.Model))
-	row("sync", syncRow(ctx, s))
-	if readOnly != nil {
+	switch {
+	case dbErr != nil:
+		row("sync", "not checked: the database cannot be opened")
+		row("search", "not checked: the database cannot be opened")
+	case readOnly != nil:
+		row("sync", syncRow(ctx, s))
 		// The index is kept in step with the database by writing to it.
 		row("search", "not checked: the database is read-only")
-	} else if err := searchRow(ctx, s, st, row); err != nil {
-		return err
+	default:
+		row("sync", syncRow(ctx, s))
+		if err := searchRow(ctx, s, st, row); err != nil {
+			return err
+		}
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
 	problems := badSettings
+	if dbErr != nil {
+		problems = append(problems, fmt.Errorf("database: %w", dbErr))
+	}
 	if problem := cmp.Or(st.Err, readOnly); problem != nil {
 		problems = append(problems, problem)
 	}

@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"net/http"
 
 	"github.com/ollama/ollama/api"
 
@@ -46,7 +45,7 @@ func (a *App) runEval(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	client := api.NewClient(u, &http.Client{Transport: &http.Transport{Proxy: http.ProxyFromEnvironment, DialContext: dialer.DialContext}})
+	client := ollamaClient(u, cfg)
 	// --model names the model to measure; else the one that learns.
 	name := cmp.Or(common.Model, cfg.ExtractModel)
 	if name == "" {

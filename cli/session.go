@@ -6,14 +6,11 @@ import (
 	"io"
 	"log"
 	"log/slog"
-	"net/http"
 	"os"
 	"path/filepath"
-	"time"
 
 	"github.com/ollama/ollama/api"
 
-	"github.com/mneme-dev/mneme/agent"
 	"github.com/mneme-dev/mneme/config"
 	"github.com/mneme-dev/mneme/internal/ollama"
 	"github.com/mneme-dev/mneme/internal/private"
@@ -101,17 +98,7 @@ func (a *App) openConfig(ctx context.Context, cfg config.Config, extra ...memory
 		s.logFile.Close()
 		return nil, err
 	}
-	// No overall timeout: answers stream for as long as they take. Dialing
-	// and the first response byte are bounded so a dead address fails fast.
-	// Tool calls whose arguments are not a JSON object get an error result
-	// instead of failing the turn (agent.ToleratingTransport).
-	s.client = api.NewClient(u, &http.Client{Transport: agent.ToleratingTransport(&http.Transport{
-		Proxy:       http.ProxyFromEnvironment,
-		DialContext: (&dialer).DialContext,
-		// A cold model load can be slow. Chat streams are bounded sooner,
-		// with a clearer message, by first_token_timeout.
-		ResponseHeaderTimeout: max(5*time.Minute, cfg.FirstTokenTimeout+time.Minute),
-	})})
+	s.client = ollamaClient(u, cfg)
 	s.log.Debug("session opened", "data_dir", cfg.DataDir, "user", cfg.User, "ollama", s.host)
 	return s, nil
 }
