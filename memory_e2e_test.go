@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -320,6 +321,30 @@ func TestMemoryAddWorksWithOllamaDown(t *testing.T) {
 	d.mustOK("", "memory", "add", "My cat is called Tom")
 	if r := d.mustOK("", "memory", "search", "cat"); !strings.Contains(r.stdout, "My cat is called Tom") {
 		t.Fatalf("keyword search of a note saved offline:\n%s", r.stdout)
+	}
+}
+
+// TestADamagedLocalStateIsSetAside: a damaged mneme-local.db (this
+// device's search bookkeeping) failed every command with "mneme.db is
+// encrypted or is not a database", the memory itself intact. The next
+// command sets it aside as mneme-local.db.damaged and goes on; search
+// finds the notes again.
+func TestADamagedLocalStateIsSetAside(t *testing.T) {
+	t.Parallel() // own data dir
+	d := newDevice(t, closedPort(t))
+	d.mustOK("", "memory", "add", "My cat is called Tom")
+	local := filepath.Join(d.home, "data", "mneme-local.db")
+	for _, suf := range []string{"-wal", "-shm"} {
+		os.Remove(local + suf)
+	}
+	if err := os.WriteFile(local, bytes.Repeat([]byte("not sqlite "), 500), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if r := d.mustOK("", "memory", "search", "cat"); !strings.Contains(r.stdout, "My cat is called Tom") {
+		t.Fatalf("search after the damage:\n%s", r.stdout)
+	}
+	if _, err := os.Stat(local + ".damaged"); err != nil {
+		t.Fatalf("the damaged file is not kept aside: %v", err)
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -44,5 +45,37 @@ func TestKeywordMarksAreLocalState(t *testing.T) {
 		if len(data) == 0 || bytes.HasPrefix(data, []byte("SQLite format")) {
 			t.Fatalf("local state %s: %d bytes, plain text", suf, len(data))
 		}
+	}
+}
+
+// TestADamagedLocalStateWaitsForTheOthers: a local state file that
+// cannot be read is set aside only when no other mneme has the database
+// open (e2e_test.go has the setting aside, across processes); until then
+// the error names the damaged file, not the database ("encrypted or not a
+// database").
+func TestADamagedLocalStateWaitsForTheOthers(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), DBFileName)
+	s, err := Open(ctx, path, WithEncryptionKey("k"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	local := LocalPath(path)
+	for _, suf := range []string{"-wal", "-shm"} {
+		os.Remove(local + suf)
+	}
+	if err := os.WriteFile(local, bytes.Repeat([]byte("not sqlite "), 500), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	other, err := Open(ctx, path, WithEncryptionKey("k"))
+	if err == nil {
+		other.Close()
+	}
+	if err == nil || !strings.Contains(err.Error(), local+", this device's search bookkeeping, is damaged: close the other mneme processes") {
+		t.Fatalf("an open beside another: %v", err)
+	}
+	if _, err := os.Stat(local + ".damaged"); !os.IsNotExist(err) {
+		t.Fatalf("set aside while another mneme had it open: %v", err)
 	}
 }

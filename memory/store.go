@@ -6,6 +6,7 @@ import (
 	"context"
 	"database/sql"
 	"database/sql/driver"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -121,9 +122,12 @@ func (s *Store) open(ctx context.Context) error {
 		return fmt.Errorf("open store: %s is a sync replica, which cannot be encrypted: unset the encryption key (%w)", s.path, ErrEncryptedReplica)
 	}
 	if !replica {
-		if err := s.checkReadable(ctx); err != nil {
+		if err := s.checkReadable(ctx, s.path); err != nil {
 			return fmt.Errorf("open store: %w", err)
 		}
+	}
+	if err := s.checkLocal(ctx); err != nil {
+		return fmt.Errorf("open store: %w", err)
 	}
 	base, err := openBase(ctx, s.path, replica)
 	if err != nil {
@@ -159,11 +163,11 @@ func (s *Store) open(ctx context.Context) error {
 // WAL when it closes: it would write pages it decrypted wrongly (tested:
 // a wrong-key open racing a close destroyed the database). Read-only
 // connections never checkpoint.
-func (s *Store) checkReadable(ctx context.Context) error {
-	if fi, err := os.Stat(s.path); err != nil || fi.Size() == 0 {
+func (s *Store) checkReadable(ctx context.Context, path string) error {
+	if fi, err := os.Stat(path); err != nil || fi.Size() == 0 {
 		return nil // nothing to protect yet
 	}
-	base, err := dbconn.Open("file:" + s.path + "?mode=ro")
+	base, err := dbconn.Open("file:" + path + "?mode=ro")
 	if err != nil {
 		return err
 	}
@@ -178,6 +182,29 @@ func (s *Store) checkReadable(ctx context.Context) error {
 		return s.explainOpenError(err)
 	}
 	return nil
+}
+
+// checkLocal sets the local state file (local.go) aside as
+// "mneme-local.db.damaged" when it cannot be read: it is this device's
+// bookkeeping, and a new one only makes the keyword index rebuild, while
+// the damaged one failed every command with the memory itself intact.
+// Only when no other mneme has the database open.
+func (s *Store) checkLocal(ctx context.Context) error {
+	local := LocalPath(s.path)
+	err := s.checkReadable(ctx, local)
+	if err == nil || !errors.Is(err, ErrBadKey) && !strings.Contains(err.Error(), "malformed") {
+		return err
+	}
+	if !s.lock.TryExclusive() {
+		return fmt.Errorf("%s, this device's search bookkeeping, is damaged: close the other mneme processes and run again, and it is made anew", local)
+	}
+	defer s.lock.Shared()
+	for _, suffix := range []string{"-wal", "-shm"} {
+		if err := os.Remove(local + suffix); err != nil && !os.IsNotExist(err) {
+			return err
+		}
+	}
+	return os.Rename(local, local+".damaged")
 }
 
 // explainOpenError turns SQLite's "file is not a database" into advice
