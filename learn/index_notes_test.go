@@ -19,16 +19,7 @@ import (
 // decided, and changes nothing (it added a copy).
 func TestAFactLearntMeanwhileIsNotAddedTwice(t *testing.T) {
 	ctx := context.Background()
-	s, err := memory.Open(ctx, filepath.Join(t.TempDir(), memory.DBFileName))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	ix, err := index.OpenIndex(ctx, s, t.TempDir(), index.IndexOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ix.Close()
+	s, ix := openIndex(t)
 	notes := IndexNotes{Index: ix}
 	srv := fakeollama.New(t) // never asked: the candidate resembles no note when read
 	seen := emptyNotes{notes}
@@ -51,16 +42,7 @@ func TestAFactLearntMeanwhileIsNotAddedTwice(t *testing.T) {
 // as they were (it made two notes of one text) and the change says why.
 func TestAnUpdateIntoAnotherNotesTextChangesNothing(t *testing.T) {
 	ctx := context.Background()
-	s, err := memory.Open(ctx, filepath.Join(t.TempDir(), memory.DBFileName))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	ix, err := index.OpenIndex(ctx, s, t.TempDir(), index.IndexOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ix.Close()
+	s, ix := openIndex(t)
 	for _, text := range []string{"Has a cat called Tom", "Tom is a Maine Coon"} {
 		if _, err := ix.SaveNote(ctx, "alice", text, memory.NoteSource{}); err != nil {
 			t.Fatal(err)
@@ -89,6 +71,22 @@ func TestAnUpdateIntoAnotherNotesTextChangesNothing(t *testing.T) {
 	if slices.Sort(texts); err != nil || !slices.Equal(texts, []string{"Has a cat called Tom", "Tom is a Maine Coon"}) {
 		t.Fatalf("notes %q, %v", texts, err)
 	}
+}
+
+// openIndex opens a store and its search index, closed with the test.
+func openIndex(t *testing.T) (*memory.Store, *index.Index) {
+	ctx := context.Background()
+	s, err := memory.Open(ctx, filepath.Join(t.TempDir(), memory.DBFileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	ix, err := index.OpenIndex(ctx, s, t.TempDir(), index.IndexOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ix.Close() })
+	return s, ix
 }
 
 // emptyNotes is IndexNotes as read before another mneme kept the fact:
