@@ -154,6 +154,31 @@ func TestSyncStoppedIsInterruptedNotAnError(t *testing.T) {
 	}
 }
 
+// TestSyncOutOfTimeWhileDownStaysDown: a command's short wait for a
+// server found silent runs out; the state stays offline, since the round
+// that found it so, and the next command's wait is short again (it
+// alternated 5 s and 2 s: a deadline made the state "interrupted").
+func TestSyncOutOfTimeWhileDownStaysDown(t *testing.T) {
+	ctx := context.Background()
+	srv := syncserver.New(t)
+	srv.Down()
+	a := newSyncDevice(t, "A", srv, "")
+	chat(t, a.store, "alice", "Pending", "written while the server is down", "kept")
+	if _, err := a.sy.SyncNow(ctx); !errors.Is(err, ErrSyncOffline) {
+		t.Fatalf("a sync while down: %v", err)
+	}
+	found := a.sy.Status(ctx)
+	short, cancel := context.WithDeadline(ctx, time.Now())
+	defer cancel()
+	if _, err := a.sy.SyncNow(short); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("a sync out of time: %v", err)
+	}
+	st := a.sy.Status(ctx)
+	if st.State != SyncOffline || st.LastAttempt == nil || !st.LastAttempt.Equal(*found.LastAttempt) || st.LastError != found.LastError {
+		t.Fatalf("status after a sync out of time while down: %+v; want it as found offline: %+v", st, found)
+	}
+}
+
 // TestSyncReportSaysRowsNotMerged: rows a merge could not copy are said in
 // the round's line (and so in `sync --status` and doctor), not only logged:
 // the copy that holds them is wiped by the next merge.

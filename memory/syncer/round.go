@@ -356,8 +356,14 @@ func (sy *Syncer) finish(ctx context.Context, start time.Time, rep SyncReport, e
 	now := time.Now()
 	sy.running = false
 	sy.state.URL = sy.display
+	wasDown, downSince := sy.state.State == SyncOffline || sy.state.State == SyncError, sy.state.LastAttempt
 	sy.state.LastAttempt = &start
 	switch {
+	case errors.Is(err, context.DeadlineExceeded) && wasDown:
+		// Out of the short wait a command gives a server found silent:
+		// still down, since the round that found it so, so that the next
+		// commands wait as short (they waited 5 s every other time).
+		sy.state.LastAttempt = downSince
 	case err == nil:
 		sy.state.LastSuccess = &now
 		sy.state.LastError = ""
