@@ -228,6 +228,24 @@ func TestDocsSearchSaysWhenItIsByKeywordOnly(t *testing.T) {
 	}
 }
 
+// TestDocsAddSkipsANameNotInUTF8: a file named in Latin-1 (from an old
+// zip) stopped `docs add` of its folder with the driver's error, and none
+// of the files after it was stored. It is skipped with the reason, and
+// the rest is added.
+func TestDocsAddSkipsANameNotInUTF8(t *testing.T) {
+	t.Parallel() // own data dir
+	d := newDevice(t, closedPort(t))
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"caf\xe9.txt": "cafe notes\n", "plan.md": "# Plan\n\nThe zanzibar launch is in May.\n"})
+	r := d.mustOK("", "docs", "add", dir)
+	if !strings.Contains(r.stdout, "its name is not UTF-8 text: rename it to add it") || strings.Contains(r.stdout+r.stderr, "bind") {
+		t.Fatalf("docs add of a folder with a Latin-1 name: %+v", r)
+	}
+	if r := d.mustOK("", "docs", "list"); !strings.Contains(r.stdout, "plan.md") {
+		t.Fatalf("docs list:\n%s", r.stdout)
+	}
+}
+
 // TestDocsAddBesideAHungOllamaKeepsTheFile: `docs add` stores the file
 // before it asks Ollama for the embedding model: Ctrl+C while an Ollama
 // that never answers is asked keeps the document (it was lost, after

@@ -457,6 +457,25 @@ func TestOneCommandsEmbedModelLeavesTheVectorsKept(t *testing.T) {
 	}
 }
 
+// TestIDsNotInUTF8AreNotFound: an id with bytes that are no UTF-8 text
+// (a Latin-1 argument) gave the database driver's two-line error about
+// binding arguments; it is an id like any other that names nothing.
+func TestIDsNotInUTF8AreNotFound(t *testing.T) {
+	t.Parallel() // own data dir
+	d := newDevice(t, closedPort(t))
+	d.mustOK("", "memory", "add", "Has a cat called Tom")
+	bad := "\xff\xfe12345678"
+	for _, args := range [][]string{
+		{"memory", "rm", bad}, {"memory", "edit", bad, "x"}, {"memory", "history", bad}, {"memory", "undo", bad},
+		{"conversations", "rm", bad}, {"docs", "show", bad}, {"docs", "rm", bad}, {"search", "--conversation", bad, "cat"},
+	} {
+		r := d.mneme("", args...)
+		if r.code != 1 || !strings.Contains(r.stderr, "not found") || strings.Contains(r.stderr, "bind") {
+			t.Errorf("mneme %q: exit %d\n%s", args, r.code, r.stderr)
+		}
+	}
+}
+
 func TestUsageErrors(t *testing.T) {
 	t.Parallel() // own data dir and fake Ollama
 	d := newDevice(t, "127.0.0.1:1")

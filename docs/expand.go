@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"unicode/utf8"
 )
 
 // Candidate is a path found by Expand: a file to read, or one to skip with
@@ -25,6 +26,9 @@ const (
 	SkipNotRegular = "not a regular file"
 	// SkipLinkOutside: a link, in a directory added, to a file outside it.
 	SkipLinkOutside = "a link to a file outside the folder: name it to add it"
+	// SkipNotUTF8: a name in another encoding (Latin-1, from an old zip),
+	// which the database does not hold.
+	SkipNotUTF8 = "its name is not UTF-8 text: rename it to add it"
 )
 
 // Expand turns command-line arguments (files, directories, globs like
@@ -79,6 +83,9 @@ func (e *expander) add(abs, skip string) {
 		return
 	}
 	e.seen[abs] = true
+	if skip == "" && !utf8.ValidString(abs) {
+		skip = SkipNotUTF8
+	}
 	e.out = append(e.out, Candidate{Path: abs, Skip: skip})
 }
 

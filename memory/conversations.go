@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/mneme-dev/mneme/memory/internal/sqlq"
 )
@@ -83,6 +84,9 @@ func (s *Store) Conversation(ctx context.Context, userID, id string) (Conversati
 	id = strings.TrimSpace(id)
 	if userID == "" {
 		return Conversation{}, ErrNoUser
+	}
+	if !utf8.ValidString(id) { // no id is; the driver refuses to look
+		return Conversation{}, fmt.Errorf("conversation %q: %w", id, ErrNotFound)
 	}
 	c, err := scanConversation(s.db.QueryRowContext(ctx, `SELECT `+convColumns+` FROM conversations c
 		WHERE c.user_id = ? AND (c.id = ? OR c.external_id = ?) ORDER BY c.id = ? DESC LIMIT 1`, userID, id, id, id))

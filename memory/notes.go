@@ -270,6 +270,9 @@ func (s *Store) Note(ctx context.Context, userID, id string) (Note, error) {
 		return Note{}, ErrNoUser
 	}
 	id = strings.TrimSpace(id)
+	if !utf8.ValidString(id) { // no id is; the driver refuses to look
+		return Note{}, fmt.Errorf("%w: %q", ErrNoteNotFound, id)
+	}
 	n, err := scanNote(s.db.QueryRowContext(ctx,
 		`SELECT `+noteColumns+` FROM notes n WHERE n.user_id = ? AND n.id = ? AND n.deleted_at IS NULL`, userID, id))
 	if err == nil {

@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/google/uuid"
 
@@ -238,6 +239,9 @@ func (st *Store) List(ctx context.Context, userID, collection string) ([]Documen
 
 // Lookup finds the user's document added from path.
 func (st *Store) Lookup(ctx context.Context, userID, path string) (Document, bool, error) {
+	if !utf8.ValidString(path) { // never added (docs.SkipNotUTF8)
+		return Document{}, false, nil
+	}
 	list, err := st.documents(ctx, `SELECT `+docColumns+` FROM documents d WHERE d.user_id = ? AND d.path = ?`, userID, path)
 	if err != nil || len(list) == 0 {
 		return Document{}, false, err
@@ -261,6 +265,9 @@ func (st *Store) Get(ctx context.Context, userID, id string) (Document, error) {
 		return Document{}, memory.ErrNoUser
 	}
 	id = strings.TrimSpace(id)
+	if !utf8.ValidString(id) { // no id is; the driver refuses to look
+		return Document{}, fmt.Errorf("%w: %q", ErrNotFound, id)
+	}
 	list, err := st.documents(ctx, `SELECT `+docColumns+` FROM documents d WHERE d.user_id = ? AND d.id = ?`, userID, id)
 	if err == nil && len(list) == 0 && len(id) >= minPrefix && !strings.ContainsAny(id, "%_") {
 		list, err = st.documents(ctx, `SELECT `+docColumns+` FROM documents d WHERE d.user_id = ? AND d.id LIKE ? LIMIT 2`, userID, id+"%")

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/mneme-dev/mneme/memory"
 )
@@ -104,7 +105,7 @@ func Of(ctx context.Context, s *memory.Store, userID, id string) ([]Change, erro
 // uniqueID runs q (user, LIKE pattern) for an exact id or a prefix of at
 // least four characters: memory.ErrNotFound, memory.ErrAmbiguous or the id.
 func uniqueID(ctx context.Context, s *memory.Store, q, userID, id string) (string, error) {
-	if id == "" || strings.ContainsAny(id, "%_") {
+	if id == "" || strings.ContainsAny(id, "%_") || !utf8.ValidString(id) {
 		return "", memory.ErrNotFound
 	}
 	pattern := id
