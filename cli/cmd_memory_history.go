@@ -40,6 +40,7 @@ func (a *App) memoryHistory(ctx context.Context, args []string) error {
 		return nil
 	}
 	fmt.Fprintf(a.stdout, "Note %s, newest change first:\n", changes[0].NoteID)
+	shortID := func(id string) string { return sanitize.Line(history.ShortID(ctx, s.store, s.cfg.User, id)) }
 	for _, c := range changes {
 		fmt.Fprintf(a.stdout, "%s  %s  %-7s by %s", shortID(c.ID), c.At.Local().Format("2006-01-02 15:04"), c.Op, c.By)
 		if c.Undoes != "" {
@@ -71,10 +72,6 @@ func describeChange(c history.Change) string {
 	}
 	return out
 }
-
-// shortID is how much of a change's id is shown: mneme's ids begin with
-// the time, and 13 characters tell apart changes a millisecond apart.
-func shortID(id string) string { return sanitize.Line(text.Prefix(id, 13)) }
 
 // undoOut is what `memory undo --json` prints.
 type undoOut struct {
@@ -114,7 +111,7 @@ func (a *App) memoryUndo(ctx context.Context, args []string) error {
 	if asJSON {
 		err = writeJSON(a.stdout, undoOut{Undone: c, Note: n})
 	} else {
-		fmt.Fprintf(a.stdout, "Undid the %s of note %s (change %s, by %s).\n", c.Op, n.ID, shortID(c.ID), c.By)
+		fmt.Fprintf(a.stdout, "Undid the %s of note %s (change %s, by %s).\n", c.Op, n.ID, sanitize.Line(history.ShortID(ctx, s.store, s.cfg.User, c.ID)), c.By)
 		if c.Op == memory.ChangeCreate || c.Op == memory.ChangeRestore {
 			fmt.Fprintf(a.stdout, "Deleted: %s\n", text.Cut(text.OneLine(sanitize.Text(n.Content)), 100))
 		} else {

@@ -142,6 +142,28 @@ func uniqueID(ctx context.Context, s *memory.Store, q, userID, id string) (strin
 	return "", memory.ErrAmbiguous
 }
 
+// ShortID is how much of the change id a listing shows: its first 13
+// characters (the millisecond it was made), or more when another change
+// of the user's shares them (an approval of many notes at once), so that
+// what is shown names it (ByID, `memory undo`). A failure shows it whole.
+func ShortID(ctx context.Context, s *memory.Store, userID, id string) string {
+	for _, n := range []int{13, 18, 23} {
+		if len(id) <= n {
+			break
+		}
+		var count int
+		err := s.DB().QueryRowContext(ctx, `SELECT COUNT(*) FROM (SELECT 1 FROM note_changes WHERE user_id = ? AND id LIKE ? LIMIT 2)`,
+			userID, id[:n]+"%").Scan(&count)
+		if err != nil {
+			break
+		}
+		if count == 1 {
+			return id[:n]
+		}
+	}
+	return id
+}
+
 // ByID returns the user's change with that id (or unique prefix of at
 // least four characters).
 func ByID(ctx context.Context, s *memory.Store, userID, id string) (Change, error) {
