@@ -12,6 +12,7 @@ import (
 
 	"github.com/mneme-dev/mneme/config"
 	"github.com/mneme-dev/mneme/internal/printer"
+	"github.com/mneme-dev/mneme/internal/sanitize"
 	"github.com/mneme-dev/mneme/memory"
 )
 
@@ -236,6 +237,16 @@ func (a *App) parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
 	fs.Usage = func() {} // said below: the whole usage for a flag unknown, not for a bad value
 	defer func() { fs.Usage = usage }()
 	for {
+		// In a command's text, once begun, a word with one dash is text
+		// ("what does tar -c do" lost -c to --continue); flags after the
+		// text take two dashes.
+		if len(positional) > 0 && takesText(fs.Name()) && len(args) > 0 && len(args[0]) > 1 && args[0][0] == '-' && args[0][1] != '-' {
+			if fs.Lookup(strings.TrimPrefix(args[0], "-")) != nil {
+				fmt.Fprintf(a.stderr, "mneme: %s after the text is part of it; as a flag, it goes before the text\n", sanitize.Line(args[0]))
+			}
+			positional, args = append(positional, args[0]), args[1:]
+			continue
+		}
 		if err := fs.Parse(args); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
 				usage()
@@ -261,6 +272,16 @@ func (a *App) parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
 		positional = append(positional, rest[0])
 		args = rest[1:]
 	}
+}
+
+// takesText reports whether the command's words are text: a prompt, a
+// query, a note.
+func takesText(command string) bool {
+	switch command {
+	case "ask", "search", "memory add", "memory edit", "memory search", "docs search":
+		return true
+	}
+	return false
 }
 
 // shortPrefix is arg when it is too short an id prefix to delete by

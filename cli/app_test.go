@@ -51,6 +51,39 @@ func TestParseArgsInterspersed(t *testing.T) {
 	}
 }
 
+// TestAWordWithADashInTheTextIsText: `mneme ask what does tar -c do` took
+// -c for --continue and asked "what does tar do" in the last conversation.
+// Once the text has begun, a word with one dash is text (said on stderr
+// when it is also a flag's name); flags before the text, and flags with
+// two dashes after it, are flags.
+func TestAWordWithADashInTheTextIsText(t *testing.T) {
+	for _, c := range []struct {
+		name, args, rest, said string
+		cont, json            bool
+	}{
+		{"ask", "what does tar -c do", "what does tar -c do", "-c after the text is part of it", false, false},
+		{"ask", "-c what is -5 squared --json", "what is -5 squared", "", true, true},
+		{"ask", "how do I use grep -v", "how do I use grep -v", "", false, false},
+		{"memory add", "Uses ls -la daily", "Uses ls -la daily", "", false, false},
+		{"conversations rm", "0123abcd -json", "0123abcd", "", false, true}, // ids are no text
+	} {
+		var common config.Flags
+		var stderr strings.Builder
+		a := newApp(nil, nil, &stderr, envMap(nil))
+		fs := a.newFlagSet(c.name, "", &common)
+		asJSON := fs.Bool("json", false, "")
+		cont := fs.Bool("continue", false, "")
+		fs.BoolVar(cont, "c", false, "")
+		rest, err := a.parseArgs(fs, strings.Fields(c.args))
+		if err != nil || strings.Join(rest, " ") != c.rest || *cont != c.cont || *asJSON != c.json {
+			t.Errorf("%s %s: rest %q, continue %v, json %v, %v", c.name, c.args, rest, *cont, *asJSON, err)
+		}
+		if got := stderr.String(); c.said == "" && got != "" || !strings.Contains(got, c.said) {
+			t.Errorf("%s %s: stderr %q, want %q", c.name, c.args, got, c.said)
+		}
+	}
+}
+
 // Libraries' logs through the standard logger (Bleve's scorch) go to the
 // log file once a command has opened its session, never to the terminal.
 func TestLibraryLogsGoToTheLogFile(t *testing.T) {
