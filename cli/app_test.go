@@ -59,7 +59,7 @@ func TestParseArgsInterspersed(t *testing.T) {
 func TestAWordWithADashInTheTextIsText(t *testing.T) {
 	for _, c := range []struct {
 		name, args, rest, said string
-		cont, json            bool
+		cont, json             bool
 	}{
 		{"ask", "what does tar -c do", "what does tar -c do", "-c after the text is part of it", false, false},
 		{"ask", "-c what is -5 squared --json", "what is -5 squared", "", true, true},

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/mneme-dev/mneme/internal/printer"
 	"github.com/mneme-dev/mneme/internal/sanitize"
 	"github.com/mneme-dev/mneme/internal/text"
 	"github.com/mneme-dev/mneme/memory"
@@ -39,38 +40,8 @@ func (a *App) memoryHistory(ctx context.Context, args []string) error {
 		fmt.Fprintf(a.stdout, "No recorded change of note %s.\n", sanitize.Line(rest[0]))
 		return nil
 	}
-	fmt.Fprintf(a.stdout, "Note %s, newest change first:\n", changes[0].NoteID)
-	shortID := func(id string) string { return sanitize.Line(history.ShortID(ctx, s.store, s.cfg.User, id)) }
-	for _, c := range changes {
-		fmt.Fprintf(a.stdout, "%s  %s  %-7s by %s", shortID(c.ID), c.At.Local().Format("2006-01-02 15:04"), c.Op, c.By)
-		if c.Undoes != "" {
-			fmt.Fprintf(a.stdout, " (undo of %s)", shortID(c.Undoes))
-		}
-		if c.UndoneBy != "" {
-			fmt.Fprintf(a.stdout, " (undone by %s)", shortID(c.UndoneBy))
-		}
-		fmt.Fprintln(a.stdout)
-		fmt.Fprint(a.stdout, describeChange(c))
-	}
+	printer.History(a.stdout, changes, func(id string) string { return sanitize.Line(history.ShortID(ctx, s.store, s.cfg.User, id)) })
 	return nil
-}
-
-// describeChange is a change's text and status, before → after, indented.
-func describeChange(c history.Change) string {
-	line := func(s string) string { return text.Cut(text.OneLine(sanitize.Text(s)), 100) }
-	out := ""
-	switch {
-	case c.BeforeText != "" && c.AfterText != "" && c.BeforeText != c.AfterText:
-		out += "    before: " + line(c.BeforeText) + "\n    after:  " + line(c.AfterText) + "\n"
-	case c.AfterText != "":
-		out += "    " + line(c.AfterText) + "\n"
-	case c.BeforeText != "":
-		out += "    was: " + line(c.BeforeText) + "\n"
-	}
-	if c.BeforeStatus != c.AfterStatus && c.BeforeStatus != "" && c.AfterStatus != "" {
-		out += fmt.Sprintf("    status: %s → %s\n", sanitize.Line(c.BeforeStatus), sanitize.Line(c.AfterStatus))
-	}
-	return out
 }
 
 // undoOut is what `memory undo --json` prints.
