@@ -19,6 +19,7 @@ import (
 // as a path does in a shell (tui/paths): the names it may go on with are
 // listed, Tab writes what they share and then the chosen one, ↑/↓ choose,
 // and Enter attaches what is typed, or the chosen file (completePathKey).
+// Esc closes the list (or the usage line) until the text changes.
 
 // maxCompletionRows bounds the list; maxPaths, the paths listed.
 const (
@@ -125,6 +126,9 @@ func (m *Model) completeKey(msg tea.KeyPressMsg) (tea.Cmd, bool) {
 	}
 	n := c.rows()
 	switch {
+	case msg.Code == tea.KeyEscape && (n > 0 || c.usage != ""):
+		*c = completion{text: c.text} // closed until the text changes
+		m.keys.Complete.SetEnabled(false)
 	case n == 0:
 		return nil, false
 	case msg.Code == tea.KeyUp && n > 1:

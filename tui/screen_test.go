@@ -192,6 +192,15 @@ func TestSlashCompletionAndUsage(t *testing.T) {
 	if !h.shows("› /model") {
 		t.Fatalf("down did not choose /model:\n%s", h.screen())
 	}
+	// Esc closes the list, and keeps the text; typing opens it again.
+	h.send(keyEsc)
+	if h.shows("/model [pull NAME] — ") || h.m.input.Value() != "/m" {
+		t.Fatalf("esc left the list open, or took the text %q:\n%s", h.m.input.Value(), h.screen())
+	}
+	h.typeText("e")
+	if !h.shows("/memory — browse") {
+		t.Fatalf("typing after esc does not list again:\n%s", h.screen())
+	}
 }
 
 func TestConversationCommands(t *testing.T) {
