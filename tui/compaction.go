@@ -162,6 +162,7 @@ func (m *Model) handleFind(msg findMsg) tea.Cmd {
 	switch {
 	case len(choices) == 0:
 		m.hint = "No conversation matches “" + sanitize.Line(msg.description) + "”."
+		m.retype("/switch " + msg.description)
 		return nil
 	case winner != nil:
 		return m.switchTo(*winner)

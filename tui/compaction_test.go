@@ -325,6 +325,9 @@ func TestSwitchByDescription(t *testing.T) {
 	}
 	h.sendText("/switch quantum chromodynamics")
 	h.runUntilShown("No conversation matches")
+	if got := h.m.input.Value(); got != "/switch quantum chromodynamics" {
+		t.Fatalf("the input after a /switch that found nothing: %q; want it back, to be corrected", got)
+	}
 }
 
 // TestSwitchOffersCloseMatches: several close matches are listed; the

@@ -211,6 +211,14 @@ func (c slashCommand) completed() string {
 	return "/" + c.name + " "
 }
 
+// retype puts a command that failed back in the input, to be corrected,
+// unless something was typed meanwhile.
+func (m *Model) retype(cmd string) {
+	if m.input.Value() == "" {
+		m.setInput(cmd)
+	}
+}
+
 // setInput replaces the input's text, the cursor at its end.
 func (m *Model) setInput(text string) {
 	m.input.Reset()

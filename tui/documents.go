@@ -94,7 +94,7 @@ func (m *Model) slashDocs(string) tea.Cmd {
 
 // attachedMsg reports an /attach.
 type attachedMsg struct {
-	path string
+	typed, path string // the arguments as typed, and the path in them
 	res  AttachResult
 	err  error
 }
@@ -132,10 +132,10 @@ func (m *Model) slashAttach(args string) tea.Cmd {
 	return func() tea.Msg {
 		named, err := paths.Expand(path) // ~/ as completion and /export take it
 		if err != nil {
-			return attachedMsg{path: path, err: err}
+			return attachedMsg{typed: args, path: path, err: err}
 		}
 		res, err := attach(ctx, named)
-		return attachedMsg{path: path, res: res, err: err}
+		return attachedMsg{typed: args, path: path, res: res, err: err}
 	}
 }
 
@@ -149,6 +149,7 @@ func (m *Model) handleAttached(msg attachedMsg) {
 	}
 	if msg.err != nil { // the path as typed: which one failed
 		name = sanitize.Line(msg.path)
+		m.retype("/attach " + msg.typed)
 	}
 	if msg.err != nil && m.run == nil {
 		m.transcript.addError(fmt.Sprintf("📎 %s: %s", name, msg.err))

@@ -153,6 +153,10 @@ func TestAttachTellsTheNextRun(t *testing.T) {
 	h.typeText("/attach secret.pdf")
 	h.send(keyEnter)
 	h.runUntilShown("📎 secret.pdf: skipped: encrypted PDF")
+	if got := h.m.input.Value(); got != "/attach secret.pdf" {
+		t.Fatalf("the input after a failed /attach: %q; want it back, to be corrected", got)
+	}
+	h.m.input.Reset()
 	h.typeText("/attach notes/*.md")
 	h.send(keyEnter)
 	h.runUntilShown("📎 added 2 of 3 documents from notes (1 unchanged) · 7 passages")
