@@ -81,7 +81,7 @@ func TestSlashUndoTakesBackTheLastNote(t *testing.T) {
 	h.runUntil("the learnt change recorded", func() bool { return h.m.undo.Len() == 1 })
 	h.typeText("/undo")
 	h.send(keyEnter)
-	h.runUntilShown("Undid the create by extracted: forgot “Has a cat called Tom.”")
+	h.runUntilShown("Undid learning's new note: forgot “Has a cat called Tom.”")
 	if _, err := store.Note(context.Background(), testUser, n.ID); err == nil {
 		t.Fatal("the note is still there")
 	}
@@ -106,7 +106,7 @@ func TestCtrlZUndoesLeavingTheInput(t *testing.T) {
 	h.runUntil("the learnt change recorded", func() bool { return h.m.undo.Len() == 1 })
 	h.typeText("half a thought")
 	h.send(tea.KeyPressMsg{Code: 'z', Mod: tea.ModCtrl})
-	h.runUntilShown("Undid the create by extracted")
+	h.runUntilShown("Undid learning's new note")
 	if got := h.m.input.Value(); got != "half a thought" {
 		t.Fatalf("ctrl+z changed the input to %q", got)
 	}
@@ -165,7 +165,7 @@ func TestCtrlZNeverReachesAChangeTheChatDidNotMake(t *testing.T) {
 	h.send(keyCtrlS)
 	h.runUntilShown("Saved.")
 	h.send(tea.KeyPressMsg{Code: 'u', Text: "u"})
-	h.runUntilShown("Undid the user's edit")
+	h.runUntilShown("Undid your edit")
 	h.send(keyEsc)
 	h.send(keyEsc)
 	h.runUntil("the browser closed", func() bool { return h.m.top() == nil })
@@ -283,17 +283,17 @@ func TestCtrlZTakesBackTheModelsChangesInOrder(t *testing.T) {
 
 	ctrlZ := tea.KeyPressMsg{Code: 'z', Mod: tea.ModCtrl}
 	h.send(ctrlZ)
-	h.runUntilShown("Undid the delete by model: restored “Lives in Lisbon.”")
+	h.runUntilShown("Undid the model's delete: restored “Lives in Lisbon.”")
 	if n, err := store.Note(context.Background(), testUser, lisbon.ID); err != nil || n.Content != "Lives in Lisbon." {
 		t.Fatalf("the deleted note after ctrl+z: %+v, %v", n, err)
 	}
 	h.send(ctrlZ)
-	h.runUntilShown("Undid the update by model: restored “Has a cat.”")
+	h.runUntilShown("Undid the model's edit: restored “Has a cat.”")
 	if n, err := store.Note(context.Background(), testUser, cat.ID); err != nil || n.Content != "Has a cat." {
 		t.Fatalf("the changed note after ctrl+z: %+v, %v", n, err)
 	}
 	h.send(ctrlZ)
-	h.runUntilShown("Undid the create by model: forgot “Has a cat.”")
+	h.runUntilShown("Undid the model's new note: forgot “Has a cat.”")
 	if _, err := store.Note(context.Background(), testUser, cat.ID); err == nil {
 		t.Fatal("the saved note is still kept")
 	}

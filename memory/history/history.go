@@ -4,6 +4,7 @@
 package history
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"errors"
@@ -162,6 +163,16 @@ func ShortID(ctx context.Context, s *memory.Store, userID, id string) string {
 		}
 	}
 	return id
+}
+
+// Named is the change as a sentence names it: whose, and what ("your
+// edit", "learning's new note", "the model's delete").
+func (c Change) Named() string {
+	whose := map[string]string{memory.ByUser: "your", memory.ByModel: "the model's", memory.ByExtracted: "learning's",
+		memory.ByRetention: "retention's", memory.ByImport: "the import's"}[c.By]
+	what := map[string]string{memory.ChangeCreate: "new note", memory.ChangeUpdate: "edit", memory.ChangeDelete: "delete",
+		memory.ChangeRestore: "restore", memory.ChangeStatus: "status change"}[c.Op]
+	return cmp.Or(whose, "the "+c.By+"'s") + " " + cmp.Or(what, c.Op)
 }
 
 // ByID returns the user's change with that id (or unique prefix of at

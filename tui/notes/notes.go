@@ -446,7 +446,7 @@ func (b *MemoryBrowser) handleWritten(msg noteWrittenMsg) {
 		case memory.ChangeDelete:
 			b.setHint(fmt.Sprintf("Restored “%s”.", short(msg.note)), false)
 		case memory.ChangeUpdate:
-			b.setHint(fmt.Sprintf("Undid the %s's edit: “%s” again.", msg.change.By, short(msg.note)), false)
+			b.setHint(fmt.Sprintf("Undid %s: “%s” again.", sanitize.Line(msg.change.Named()), short(msg.note)), false)
 		case memory.ChangeStatus:
 			b.setHint(fmt.Sprintf("Undone: the note is %s again.", msg.note.Status), false)
 		default:

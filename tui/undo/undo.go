@@ -115,7 +115,7 @@ func (s *Stack) goesOn(group string) bool {
 
 // Done takes an undo's result: the next undo when it goes on (the rest of
 // a group, or the change before one undone elsewhere), else the line to
-// show ("Undid the create by extracted: forgot “…”; restored “…”.").
+// show ("Undid learning's new note: forgot “…”; restored “…”.").
 func (s *Stack) Done(ctx context.Context, notes Notes, userID string, msg DoneMsg) (hint string, next tea.Cmd) {
 	said := s.said
 	s.said = ""
@@ -136,7 +136,7 @@ func (s *Stack) Done(ctx context.Context, notes Notes, userID string, msg DoneMs
 	}
 	done := fmt.Sprintf("%s “%s”", verb, text.Cut(sanitize.Line(msg.note.Content), 60))
 	if said == "" {
-		said = fmt.Sprintf("Undid the %s by %s: %s", msg.change.Op, msg.change.By, done)
+		said = fmt.Sprintf("Undid %s: %s", sanitize.Line(msg.change.Named()), done)
 	} else {
 		said += "; " + done
 	}
