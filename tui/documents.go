@@ -95,8 +95,8 @@ func (m *Model) slashDocs(string) tea.Cmd {
 // attachedMsg reports an /attach.
 type attachedMsg struct {
 	typed, path string // the arguments as typed, and the path in them
-	res  AttachResult
-	err  error
+	res         AttachResult
+	err         error
 }
 
 // refreshDocs reads the open document browser's list again (nil when it
