@@ -379,7 +379,7 @@ func TestCopyExportAndCompose(t *testing.T) {
 	if msg := runCmd(t, cmd); fmt.Sprintf("%T", msg) != "tea.setClipboardMsg" || fmt.Sprint(msg) != "An answer." {
 		t.Fatalf("/copy sent %T %q, want the answer for the clipboard", msg, msg)
 	}
-	if !h.shows("Copied the last answer (10 characters) to the clipboard.") {
+	if !h.shows("Sent the last answer (10 characters) to the terminal's clipboard") {
 		t.Fatalf("no notice after /copy:\n%s", h.screen())
 	}
 

@@ -87,7 +87,8 @@ func (m *Model) slashCopy(string) tea.Cmd {
 		m.hint = "There is no answer to copy yet."
 		return nil
 	}
-	m.hint = fmt.Sprintf("Copied the last answer (%d characters) to the clipboard.", len([]rune(text)))
+	// Whether the terminal took it cannot be known: said as what was done.
+	m.hint = fmt.Sprintf("Sent the last answer (%d characters) to the terminal's clipboard (OSC 52; tmux needs set-clipboard on).", len([]rune(text)))
 	return tea.SetClipboard(text)
 }
 
