@@ -227,8 +227,13 @@ func TestConversationCommands(t *testing.T) {
 	if c, _ := store.Conversation(context.Background(), testUser, conv.ID); !c.Archived {
 		t.Fatal("not archived in the store")
 	}
+	// Its new turns are hidden with it: the status line says so.
+	h.runUntilShown("(archived) Trip planning")
 	h.sendText("/archive")
 	h.runUntilShown("Unarchived “Trip planning”.")
+	if h.shows("(archived)") {
+		t.Fatalf("the status line still says archived:\n%s", h.screen())
+	}
 
 	h.sendText("/new")
 	h.runUntilShown("New conversation", "new conversation")

@@ -205,6 +205,9 @@ func (m Model) statusView() string {
 	if m.convID != "" && s.Title == "" {
 		s.Title = "untitled"
 	}
+	if m.convID != "" && m.archived { // its turns stay out of the list and search until /archive again
+		s.Title = "(archived) " + s.Title
+	}
 	return statusline.Render(m.st, m.width, s)
 }
 
