@@ -298,6 +298,13 @@ func TestDocsAddAgainDropsFilesGoneFromTheFolder(t *testing.T) {
 	if r := d.mustOK("", "docs", "show", filepath.Join(dir, "keep.txt")); !strings.Contains(r.stdout, "jicama") {
 		t.Fatalf("docs show PATH:\n%s", r.stdout)
 	}
+	// To show, a 4-character prefix that is unique does (only a change
+	// takes 8: it was refused "to change or delete").
+	if hits := d.docHits("jicama"); len(hits) == 1 {
+		if r := d.mustOK("", "docs", "show", hits[0].DocumentID[:4]); !strings.Contains(r.stdout, "jicama") {
+			t.Fatalf("docs show with a 4-character prefix:\n%s", r.stdout)
+		}
+	}
 	if r := d.mneme("", "docs", "rm", "--json", "zzzzzzzz"); r.code != 1 || strings.TrimSpace(r.stdout) != "[]" {
 		t.Fatalf("docs rm --json of nothing: %+v", r)
 	}

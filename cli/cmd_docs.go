@@ -352,6 +352,11 @@ func (a *App) docsShow(ctx context.Context, args []string) error {
 	}
 	return a.withNoteIndex(ctx, common, false, func(s *session, ix *index.Index) error {
 		named, err := ingest.Named(ctx, ix.Docs(), s.cfg.User, rest[0]) // as docs rm names them
+		// To read, a shorter prefix does when it is unique.
+		if errors.Is(err, memory.ErrShortPrefix) {
+			d, gerr := ix.Docs().Get(ctx, s.cfg.User, rest[0])
+			named, err = []docstore.Document{d}, gerr
+		}
 		if err == nil && len(named) != 1 {
 			err = fmt.Errorf("%s names %d documents: give one", sanitize.Line(rest[0]), len(named))
 		}
