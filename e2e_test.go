@@ -598,4 +598,10 @@ func TestHelpListsTheCommands(t *testing.T) {
 	if r := d.mneme("", "export", "--no-such-flag"); r.code != 2 || !strings.Contains(r.stderr, "Usage: mneme export") || r.stdout != "" {
 		t.Errorf("export with a bad flag: %+v", r)
 	}
+	// Every command takes -h: version and eval said "unexpected argument".
+	for _, cmd := range []string{"version", "eval"} {
+		if r := d.mneme("", cmd, "-h"); r.code != 0 || !strings.HasPrefix(r.stdout, "Usage: mneme "+cmd) {
+			t.Errorf("%s -h: %+v", cmd, r)
+		}
+	}
 }

@@ -70,6 +70,10 @@ func versionCommand() command {
 		names: []string{"version"},
 		help:  "  mneme version\n",
 		run: func(a *App, _ context.Context, args []string) error {
+			if helpAsked(args) {
+				fmt.Fprint(a.stdout, "Usage: mneme version\n\nPrints the version of mneme.\n")
+				return nil
+			}
 			if err := noArgs("version", args); err != nil {
 				return err
 			}

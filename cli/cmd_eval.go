@@ -24,6 +24,10 @@ func evalCommand() command {
 // runEval is `mneme eval memory` (learn/eval) against the configured
 // Ollama. It opens no store and writes nothing to the data dir.
 func (a *App) runEval(ctx context.Context, args []string) error {
+	if helpAsked(args) && (len(args) == 0 || args[0] != "memory") {
+		fmt.Fprint(a.stdout, "Usage: mneme eval memory [--model M] [--json]\n\nMeasures learning on a built-in set of dialogues (mneme eval memory -h lists its flags).\n")
+		return nil
+	}
 	if len(args) == 0 || args[0] != "memory" {
 		return exitError{code: 2, msg: "eval: the one evaluation is `mneme eval memory [--model M] [--json]`"}
 	}
