@@ -235,6 +235,11 @@ func TestConversationsFind(t *testing.T) {
 	if r := d.mneme("", "conversations", "--find", "quantum chromodynamics"); r.code != 1 || !strings.Contains(r.stdout, "No conversation matches") {
 		t.Fatalf("no match: %+v", r)
 	}
+	// An empty description (a script's unset variable) is a usage error,
+	// as search's empty query is: it listed every conversation.
+	if r := d.mneme("", "conversations", "--find", ""); r.code != 2 || r.stdout != "" || !strings.Contains(r.stderr, "nothing to find") {
+		t.Fatalf("an empty --find: %+v", r)
+	}
 }
 
 // TestTUISwitchByDescription: in the chat, /switch opens the conversation

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"strings"
 	"text/tabwriter"
@@ -32,9 +33,15 @@ func (a *App) runConversations(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	if *find != "" {
+	finding := false
+	fs.Visit(func(f *flag.Flag) { finding = finding || f.Name == "find" })
+	if finding {
 		// The description may also run on after the flag, unquoted.
-		return a.runFind(ctx, common, strings.Join(append([]string{*find}, rest...), " "), *archived, *asJSON)
+		description := strings.TrimSpace(strings.Join(append([]string{*find}, rest...), " "))
+		if description == "" { // a script's empty variable listed them all
+			return exitError{code: 2, msg: "conversations --find: nothing to find: describe the conversation"}
+		}
+		return a.runFind(ctx, common, description, *archived, *asJSON)
 	}
 	if err := noArgs("conversations", rest); err != nil {
 		return err

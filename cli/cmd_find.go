@@ -74,7 +74,7 @@ func printFound(w io.Writer, winner *index.ConversationMatch, choices []index.Co
 	}
 	tw.Flush()
 	for _, m := range choices {
-		if m.Snippet != "" {
+		if m.Snippet != "" && m.Snippet != m.Title { // the title is in the table
 			fmt.Fprintf(w, "  %s: %s\n", sanitize.Line(m.ID), text.Cut(text.OneLine(sanitize.Text(m.Snippet)), 100))
 		}
 	}
