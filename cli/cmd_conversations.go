@@ -35,13 +35,9 @@ func (a *App) runConversations(ctx context.Context, args []string) error {
 	}
 	finding := false
 	fs.Visit(func(f *flag.Flag) { finding = finding || f.Name == "find" })
-	if finding {
+	if finding { // even empty (a script's unset variable): it listed them all
 		// The description may also run on after the flag, unquoted.
-		description := strings.TrimSpace(strings.Join(append([]string{*find}, rest...), " "))
-		if description == "" { // a script's empty variable listed them all
-			return exitError{code: 2, msg: "conversations --find: nothing to find: describe the conversation"}
-		}
-		return a.runFind(ctx, common, description, *archived, *asJSON)
+		return a.runFind(ctx, common, strings.Join(append([]string{*find}, rest...), " "), *archived, *asJSON)
 	}
 	if err := noArgs("conversations", rest); err != nil {
 		return err

@@ -2,7 +2,8 @@
 // the commands (cli) keep to flags and flow: a streamed answer with the
 // sources it cites (mneme ask), where a passage is in its document, past
 // turns found (search), and documents and their passages (docs list,
-// docs search), and a note's history.
+// docs search), a note's history, and the conversations a description
+// is about (conversations --find).
 package printer
 
 import (
