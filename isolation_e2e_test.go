@@ -7,7 +7,9 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -105,38 +107,55 @@ func TestSearchBatchReadsOnlyYourOwnTurns(t *testing.T) {
 // its next line at once, with exit 130, "interrupted", and no answer made
 // of the stop (each line still to come was answered "context canceled",
 // thousands of them; and a wait on stdin ended only at the forced exit).
+// The same from a named pipe (`search --batch FIFO`), which waited for the
+// forced exit and said what was stored was kept.
 func TestSearchBatchStopsAtCtrlC(t *testing.T) {
 	d := newDevice(t, closedPort(t))
 	d.mustOK("", "import", writeFile(t, "trip.jsonl", tripImport))
-	cmd := exec.Command(mnemeBin, "search", "--batch", "-")
-	cmd.Env = d.env()
-	in, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer in.Close()
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var stderr lockedBuffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	fmt.Fprintln(in, `{"id":1,"query":"Lisbon trip"}`)
-	stdout := bufio.NewReader(out)
-	first, err := stdout.ReadString('\n') // answered: the batch runs, and waits for more
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Process.Signal(os.Interrupt); err != nil {
-		t.Fatal(err)
-	}
-	rest, _ := io.ReadAll(stdout)
-	if code := waitExit(t, cmd, 2*time.Second, &stderr); code != cli.ExitInterrupted || strings.Contains(first+string(rest), "canceled") ||
-		!strings.Contains(stderr.String(), "mneme: interrupted") || strings.Contains(stderr.String(), "stopped before finishing") {
-		t.Fatalf("exit %d; stdout after the first answer: %.300s\nstderr %.300s", code, rest, stderr.String())
+	for _, from := range []string{"stdin", "fifo"} {
+		t.Run(from, func(t *testing.T) {
+			fifo := filepath.Join(t.TempDir(), "queries")
+			if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			cmd := exec.Command(mnemeBin, "search", "--batch", map[string]string{"stdin": "-", "fifo": fifo}[from])
+			cmd.Env = d.env()
+			stdin, err := cmd.StdinPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer stdin.Close()
+			out, err := cmd.StdoutPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			var stderr lockedBuffer
+			cmd.Stderr = &stderr
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			in := io.WriteCloser(stdin)
+			if from == "fifo" {
+				if in, err = os.OpenFile(fifo, os.O_WRONLY, 0); err != nil { // once mneme opens it
+					t.Fatal(err)
+				}
+				defer in.Close()
+			}
+			fmt.Fprintln(in, `{"id":1,"query":"Lisbon trip"}`)
+			stdout := bufio.NewReader(out)
+			first, err := stdout.ReadString('\n') // answered: the batch runs, and waits for more
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := cmd.Process.Signal(os.Interrupt); err != nil {
+				t.Fatal(err)
+			}
+			rest, _ := io.ReadAll(stdout)
+			if code := waitExit(t, cmd, 2*time.Second, &stderr); code != cli.ExitInterrupted || strings.Contains(first+string(rest), "canceled") ||
+				!strings.Contains(stderr.String(), "mneme: interrupted") || strings.Contains(stderr.String(), "stopped before finishing") {
+				t.Fatalf("exit %d; stdout after the first answer: %.300s\nstderr %.300s", code, rest, stderr.String())
+			}
+		})
 	}
 }
 

@@ -127,10 +127,8 @@ const maxBatchLine = 4 << 20
 // Ctrl+C does, with no answer for the line it stopped. A line naming
 // another user is such an error unless allUsers is set.
 func (a *App) searchBatch(ctx context.Context, ix *index.Index, path string, base index.SearchQuery, allUsers bool) error {
-	var in io.Reader
-	if path == "-" {
-		in = stdin.Cancelable(ctx, a.stdin) // Ctrl+C ends a wait for the next line at once
-	} else {
+	in := a.stdin
+	if path != "-" {
 		f, err := os.Open(path)
 		if err != nil {
 			return fmt.Errorf("search --batch: %w", err)
@@ -138,7 +136,8 @@ func (a *App) searchBatch(ctx context.Context, ix *index.Index, path string, bas
 		defer f.Close()
 		in = f
 	}
-	br := bufio.NewReaderSize(in, 64<<10)
+	// Ctrl+C ends a wait for the next line at once (stdin, a named pipe).
+	br := bufio.NewReaderSize(stdin.Cancelable(ctx, in), 64<<10)
 	bw := bufio.NewWriter(a.stdout)
 	defer bw.Flush()
 	for n := 1; ; n++ {
