@@ -297,6 +297,21 @@ func TestIndexRebuildCountsOnATerminal(t *testing.T) {
 	}
 }
 
+// TestIndexRebuildOnADumbTerminal: TERM=dumb cannot redraw a line: the
+// rebuild says itself once, as on a pipe, without the counter's carriage
+// returns and erase codes.
+func TestIndexRebuildOnADumbTerminal(t *testing.T) {
+	d := crashedIndex(t)
+	term := openTerminal(t, 100, 30, append(append([]string{"env", "-i"}, d.env()...), "TERM=dumb", mnemeBin, "search", "message 4321")...)
+	if code := term.exitStatus(); code != 0 {
+		t.Fatalf("exit %d\n%s", code, term.screen())
+	}
+	s := term.tmux("capture-pane", "-p", "-S", "-", "-t", "mneme")
+	if !strings.Contains(s, "mneme: indexing 2,500 turns for search…") || strings.Contains(s, "of 2,500") || !strings.Contains(s, "topic 43") {
+		t.Fatalf("screen:\n%s", s)
+	}
+}
+
 // TestAskSeparatesTheTextOfEachModelCall: text the model writes before a
 // tool call and the answer after it are printed as separate paragraphs,
 // as they are stored, not run together.

@@ -50,9 +50,12 @@ func bar(share float64) string {
 	return strings.Repeat("█", filled) + strings.Repeat("░", width-filled)
 }
 
+// isTerminal reports whether w is a terminal that can redraw a line: a
+// dumb one (TERM=dumb: an editor's shell, a serial console) cannot, and
+// gets what a pipe gets.
 func isTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
-	return ok && term.IsTerminal(int(f.Fd()))
+	return ok && term.IsTerminal(int(f.Fd())) && os.Getenv("TERM") != "dumb"
 }
 
 // Import shows an import on stderr: on a terminal a bar of
