@@ -40,9 +40,8 @@ func (b MemoryBrowser) editKey(msg tea.KeyPressMsg) (MemoryBrowser, tea.Cmd) {
 			return b, nil
 		}
 		n, ok := b.find(b.editID)
-		if !ok {
-			b.setHint("The note is gone.", true)
-			return b, nil
+		if !ok { // deleted in another mneme while it was edited here: the text is kept
+			return b, b.write(opSaveNew, memory.Note{Content: b.editor.Value()})
 		}
 		if strings.TrimSpace(b.editor.Value()) == strings.TrimSpace(b.editFrom) {
 			b.editor.Blur()

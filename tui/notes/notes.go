@@ -33,6 +33,7 @@ import (
 type NoteStore interface {
 	ListNotes(ctx context.Context, userID string) ([]memory.Note, error)
 	SearchNotes(ctx context.Context, q index.NoteQuery) ([]index.NoteResult, error)
+	SaveNote(ctx context.Context, userID, content string, src memory.NoteSource) (memory.Note, error)
 	UpdateNote(ctx context.Context, userID, id, content string) (memory.Note, error)
 	DeleteNote(ctx context.Context, userID, id string) (memory.Note, error)
 	SetNoteStatus(ctx context.Context, userID, id, status string) (memory.Note, error)
@@ -167,7 +168,8 @@ type (
 type noteOp int
 
 const (
-	opUpdate noteOp = iota
+	opUpdate  noteOp = iota
+	opSaveNew        // the text of an edit whose note was deleted meanwhile
 	opDelete
 	opUndo
 	opApprove
@@ -353,7 +355,7 @@ func (b MemoryBrowser) Update(msg tea.Msg) (MemoryBrowser, tea.Cmd) {
 		n, ok := b.find(msg.noteID)
 		switch {
 		case !ok:
-			b.setHint("The note is gone; the edit was not saved.", true)
+			return b, b.write(opSaveNew, memory.Note{Content: msg.text})
 		case strings.TrimSpace(msg.text) == strings.TrimSpace(n.Content):
 			b.setHint("No change.", false)
 		default:
@@ -419,6 +421,13 @@ func (b *MemoryBrowser) handleWritten(msg noteWrittenMsg) {
 			b.mode, b.editID = memView, ""
 		}
 		b.setHint("Saved.", false)
+	case opSaveNew:
+		b.items = append([]memory.Note{msg.note}, b.items...)
+		b.total++
+		b.editor.Blur()
+		b.mode, b.editID = memList, ""
+		b.list.Clamp(len(b.items), b.listRows())
+		b.setHint("The note was deleted elsewhere: your text is saved as a new note.", false)
 	case opDelete, opReject:
 		if i := b.index(msg.note.ID); i >= 0 {
 			b.items = append(b.items[:i:i], b.items[i+1:]...)

@@ -150,6 +150,32 @@ func TestMemoryBrowserEditSavesToTheStore(t *testing.T) {
 	requireShows(t, c.M.View(), "Edit cancelled.")
 }
 
+// TestMemoryBrowserEditOfANoteDeletedElsewhereIsSavedAsNew: another mneme
+// deletes the note being edited; Ctrl+S said "The note is gone." and only
+// Esc, which drops the text, led out. The text is saved as a new note.
+func TestMemoryBrowserEditOfANoteDeletedElsewhereIsSavedAsNew(t *testing.T) {
+	ctx := context.Background()
+	f := newMemoryFixture(t)
+	c := newBrowser(t, f.ix, f.store, newTestClock(), 80, 24)
+	selectNote(t, c, f.cat.ID)
+	c.Send(keyRune('e'))
+	c.TypeText(" He is a tabby.")
+	if _, err := f.ix.DeleteNote(ctx, testUser, f.cat.ID); err != nil { // another mneme
+		t.Fatal(err)
+	}
+	var cmd tea.Cmd
+	c.M, cmd = c.M.Refresh() // as the chat does when notes change
+	c.Push(cmd)
+	c.RunAll()
+	c.Send(keyCtrlS)
+	c.RunAll()
+	requireShows(t, c.M.View(), "your text is saved as a new note")
+	kept, ok, err := f.ix.KeptNote(ctx, testUser, "The user's cat is called Tom. He is a tabby.")
+	if err != nil || !ok || kept.ID == f.cat.ID || c.M.InputFocused() {
+		t.Fatalf("the edit's text: %+v, %v, %v; editor focused %v", kept, ok, err, c.M.InputFocused())
+	}
+}
+
 // A note holding tabs, a carriage return, escape sequences or bidi
 // controls is edited as it is shown: the editor never draws them, and a
 // save without a change writes nothing.
@@ -448,6 +474,9 @@ func (s staticNotes) SearchNotes(_ context.Context, q index.NoteQuery) ([]index.
 		}
 	}
 	return out, nil
+}
+func (staticNotes) SaveNote(context.Context, string, string, memory.NoteSource) (memory.Note, error) {
+	return memory.Note{}, errors.New("read-only")
 }
 func (staticNotes) UpdateNote(context.Context, string, string, string) (memory.Note, error) {
 	return memory.Note{}, errors.New("read-only")

@@ -74,6 +74,8 @@ func (b *MemoryBrowser) write(op noteOp, n memory.Note) tea.Cmd {
 		switch op {
 		case opUpdate:
 			got, err = store.UpdateNote(ctx, userID, n.ID, n.Content)
+		case opSaveNew:
+			got, err = store.SaveNote(ctx, userID, n.Content, memory.NoteSource{By: memory.SourceUser})
 		case opDelete, opReject:
 			got, err = store.DeleteNote(ctx, userID, n.ID)
 		case opApprove:
