@@ -124,7 +124,9 @@ func (a *App) runImport(ctx context.Context, args []string) error {
 	prog.End()
 	if err != nil && ctx.Err() != nil {
 		s.log.Info("import interrupted", "imported", st.Imported, "unchanged", st.Unchanged, "lines", st.Lines, "err", err)
-		return exitError{code: ExitInterrupted, msg: importInterrupted(st, total)}
+		follow.Stop()
+		lag, _ := s.store.CountTurnsNeedingKeywordIndex(context.WithoutCancel(ctx))
+		return exitError{code: ExitInterrupted, msg: importInterrupted(st, total, lag)}
 	}
 	if err != nil {
 		return err
@@ -174,7 +176,7 @@ func nothingImported(bad string) error {
 // finish it. Messages are written in batches: the batch being written
 // when the import stopped is not stored, and running the import again
 // skips every message already there.
-func importInterrupted(st memory.ImportStats, totalLines int) string {
+func importInterrupted(st memory.ImportStats, totalLines, unindexed int) string {
 	done := st.Imported + st.Unchanged
 	var b strings.Builder
 	b.WriteString("import interrupted: ")
@@ -185,6 +187,9 @@ func importInterrupted(st memory.ImportStats, totalLines int) string {
 	}
 	if st.Unchanged > 0 {
 		fmt.Fprintf(&b, " (%s of them were already there)", text.Thousands(st.Unchanged))
+	}
+	if unindexed > 0 { // the keyword index follows the import, a batch or more behind
+		fmt.Fprintf(&b, "; %s wait to be indexed for keyword search, which the next mneme command does", text.Count(unindexed, "turn", "turns"))
 	}
 	b.WriteString("; run the same command again to resume: messages already imported are skipped")
 	return b.String()
