@@ -318,6 +318,15 @@ func TestAskMissingModel(t *testing.T) {
 	if r := d.mneme("", "ask", "hi"); r.code == 0 || !strings.Contains(r.stderr, "nosuch") {
 		t.Fatalf("env model: exit %d stderr %q", r.code, r.stderr)
 	}
+	// With --json, a failure before the answer is JSON on stdout too (it
+	// printed nothing there), so that a script reads its "error".
+	r = d.mneme("", "ask", "--json", "hi")
+	var out struct {
+		Answer, Error string
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &out); err != nil || r.code != 1 || !strings.Contains(out.Error, "ollama pull nosuch") || out.Answer != "" {
+		t.Fatalf("--json: exit %d, %v, stdout %q", r.code, err, r.stdout)
+	}
 }
 
 func TestDoctor(t *testing.T) {

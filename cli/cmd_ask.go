@@ -107,6 +107,15 @@ func (a *App) runAsk(ctx context.Context, args []string) (err error) {
 		return err
 	}
 	defer unlock()
+	// failed is a failure before the answer: with --json, said as JSON
+	// too, so that a script reads an "error" whatever went wrong.
+	failed := func(err error, convID string) error {
+		if *asJSON {
+			_ = writeJSON(a.stdout, askResult{Result: agent.Result{ConversationID: convID, ToolCalls: []agent.ToolActivity{}, MemoriesUsed: []agent.Memory{}},
+				Learned: []learn.Learnt{}, Error: sanitize.Line(err.Error())})
+		}
+		return err
+	}
 	st := probeOllama(ctx, s.client, s.host, s.cfg)
 	if st.Err != nil && ctx.Err() == nil && created {
 		// No answer can come (Ollama down, no model): the conversation this
@@ -114,7 +123,7 @@ func (a *App) runAsk(ctx context.Context, args []string) (err error) {
 		// Its turn lock is held meanwhile: an `ask -c` waiting for it finds
 		// it gone, never half gone.
 		if err := s.store.DeleteConversation(context.WithoutCancel(ctx), s.cfg.User, conv.ID); err == nil {
-			return fmt.Errorf("%w; nothing was stored", st.Err)
+			return failed(fmt.Errorf("%w; nothing was stored", st.Err), "")
 		}
 	}
 	if ctx.Err() != nil || st.Err != nil {
@@ -126,7 +135,7 @@ func (a *App) runAsk(ctx context.Context, args []string) (err error) {
 		if ctx.Err() != nil {
 			return exitError{code: ExitInterrupted, msg: "interrupted; your prompt was kept"}
 		}
-		return fmt.Errorf("%w; your prompt is kept in the conversation, marked unanswered", st.Err)
+		return failed(fmt.Errorf("%w; your prompt is kept in the conversation, marked unanswered", st.Err), conv.ID)
 	}
 	// The index serves the memory tools and recall during the run, then
 	// makes the new turn searchable.
@@ -160,12 +169,7 @@ func (a *App) runAsk(ctx context.Context, args []string) (err error) {
 		if err := del(context.WithoutCancel(ctx), s.cfg.User, conv.ID); err == nil {
 			unlock()
 			p.Finish()
-			err := fmt.Errorf("%w; nothing was stored", runErr)
-			if *asJSON && !p.Closed() {
-				_ = writeJSON(a.stdout, askResult{Result: agent.Result{ToolCalls: []agent.ToolActivity{}, MemoriesUsed: []agent.Memory{}},
-					Learned: []learn.Learnt{}, Error: sanitize.Line(err.Error())})
-			}
-			return err
+			return failed(fmt.Errorf("%w; nothing was stored", runErr), "")
 		}
 	}
 	unlock() // the turn is stored: the next in this conversation may go
