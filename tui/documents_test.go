@@ -123,6 +123,9 @@ func TestSourcesAfterReload(t *testing.T) {
 	h.runUntilShown("[1] Boiler manual", "until the light blinks twice.")
 }
 
+// boilerManual is what attaching ~/boiler.pdf adds.
+var boilerManual = AttachResult{Title: "Boiler manual", Path: "/home/alice/boiler.pdf", Passages: 12, Outcome: "added", IDs: []string{"b1"}}
+
 // TestAttachTellsTheNextRun: /attach adds the document in a command and
 // shows a receipt; the next prompt's run is told about it, the one after
 // is not. A failure says why.
@@ -143,7 +146,7 @@ func TestAttachTellsTheNextRun(t *testing.T) {
 			return AttachResult{Title: "3 documents", Path: "/home/alice/notes", Passages: 7, Outcome: "added", Documents: 3, Unchanged: 1,
 				IDs: []string{"n1", "n2", "n3"}}, nil
 		}
-		return AttachResult{Title: "Boiler manual", Path: "/home/alice/boiler.pdf", Passages: 12, Outcome: "added", IDs: []string{"b1"}}, nil
+		return boilerManual, nil
 	}
 	h := newHarness(t, cfg)
 	h.send(tea.WindowSizeMsg{Width: 100, Height: 30})
@@ -271,13 +274,10 @@ func TestAttachIsToldAgainAfterAStoppedAnswer(t *testing.T) {
 	r := newFakeRunner(store, "Let me read")
 	r.hold = true
 	cfg := config(store, r, readyProbe)
-	cfg.Attach = func(context.Context, string) (AttachResult, error) {
-		return AttachResult{Title: "Boiler manual", Path: "/home/alice/boiler.pdf", Passages: 12, Outcome: "added", IDs: []string{"b1"}}, nil
-	}
+	cfg.Attach = func(context.Context, string) (AttachResult, error) { return boilerManual, nil }
 	h := newHarness(t, cfg)
 	h.send(tea.WindowSizeMsg{Width: 100, Height: 30})
-	h.typeText("/attach boiler.pdf")
-	h.send(keyEnter)
+	h.sendText("/attach boiler.pdf")
 	h.runUntilShown("📎 added boiler.pdf · 12 passages")
 	h.typeText("what does the manul say?")
 	h.send(keyEnter)
@@ -286,12 +286,10 @@ func TestAttachIsToldAgainAfterAStoppedAnswer(t *testing.T) {
 	h.runUntilShown("(interrupted)")
 	h.runUntilIdle()
 	r.hold = false
-	h.typeText("what does the manual say?")
-	h.send(keyEnter)
-	h.runUntilIdle()
-	h.typeText("and then?")
-	h.send(keyEnter)
-	h.runUntilIdle()
+	for _, prompt := range []string{"what does the manual say?", "and then?"} {
+		h.sendText(prompt)
+		h.runUntilIdle()
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if len(r.docs) != 3 || !slices.Equal(r.docs[0], []string{"b1"}) || !slices.Equal(r.docs[1], []string{"b1"}) || r.docs[2] != nil {
