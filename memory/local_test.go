@@ -50,7 +50,7 @@ func TestKeywordMarksAreLocalState(t *testing.T) {
 
 // TestADamagedLocalStateWaitsForTheOthers: a local state file that
 // cannot be read is set aside only when no other mneme has the database
-// open (e2e_test.go has the setting aside, across processes); until then
+// open (memory_e2e_test.go sets one aside, across processes); until then
 // the error names the damaged file, not the database ("encrypted or not a
 // database").
 func TestADamagedLocalStateWaitsForTheOthers(t *testing.T) {
