@@ -73,7 +73,7 @@ func (m *Model) openSources() tea.Cmd {
 // openDocs opens the document browser.
 func (m *Model) openDocs() tea.Cmd {
 	if m.cfg.Docs == nil || m.incognito() {
-		m.hint = "Documents are not available here."
+		m.unavailable("Opening documents")
 		return nil
 	}
 	var cmd tea.Cmd
@@ -122,7 +122,7 @@ func (m *Model) slashAttach(args string) tea.Cmd {
 		m.hint = "Usage: /attach PATH, e.g. /attach ~/manuals/boiler.pdf"
 		return nil
 	case m.cfg.Attach == nil || m.incognito():
-		m.hint = "Attaching documents is not available here."
+		m.unavailable("Attaching documents")
 		return nil
 	}
 	m.input.Reset()

@@ -36,6 +36,15 @@ type incognitoState struct {
 // incognito reports whether the chat on screen keeps nothing.
 func (m *Model) incognito() bool { return m.cfg.Incognito || m.incog.chat != nil }
 
+// unavailable says that what ("Attaching documents") cannot be done here,
+// and, in incognito, why.
+func (m *Model) unavailable(what string) {
+	m.hint = what + " is not available here."
+	if m.incognito() {
+		m.hint = what + " is off in incognito, which keeps nothing."
+	}
+}
+
 func (m *Model) slashIncognito(string) tea.Cmd {
 	switch {
 	case m.incognito():

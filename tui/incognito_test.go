@@ -35,6 +35,12 @@ func TestIncognitoIsAlwaysMarked(t *testing.T) {
 	if !h.shows(IncognitoNotice) || h.shows("Hello there.") {
 		t.Fatalf("after /new:\n%s", h.screen())
 	}
+	// What would keep something says that incognito is why it is off
+	// ("not available here" left the user guessing).
+	cfg.Attach = func(context.Context, string) (AttachResult, error) { return boilerManual, nil }
+	h = newHarness(t, cfg)
+	h.sendText("/attach boiler.pdf")
+	h.runUntilShown("Attaching documents is off in incognito, which keeps nothing.")
 }
 
 // A normal chat shows no incognito marker.

@@ -266,7 +266,7 @@ func (m *Model) handleConvChanged(msg sidebar.ChangedMsg) tea.Cmd {
 func (m *Model) renameCurrent(title string) tea.Cmd {
 	switch {
 	case m.cfg.Conversations == nil || m.incognito():
-		m.hint = "Renaming is not available here."
+		m.unavailable("Renaming")
 	case m.convID == "":
 		m.input.Reset() // said, and done with: the next command starts afresh
 		m.hint = "Nothing to rename yet: the conversation has not started."
@@ -284,7 +284,7 @@ func (m *Model) renameCurrent(title string) tea.Cmd {
 func (m *Model) archiveCurrent() tea.Cmd {
 	switch {
 	case m.cfg.Conversations == nil || m.incognito():
-		m.hint = "Archiving is not available here."
+		m.unavailable("Archiving")
 	case m.convID == "":
 		m.input.Reset() // said, and done with: the next command starts afresh
 		m.hint = "Nothing to archive yet: the conversation has not started."
