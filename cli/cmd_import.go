@@ -124,9 +124,7 @@ func (a *App) runImport(ctx context.Context, args []string) error {
 	prog.End()
 	if err != nil && ctx.Err() != nil {
 		s.log.Info("import interrupted", "imported", st.Imported, "unchanged", st.Unchanged, "lines", st.Lines, "err", err)
-		follow.Stop()
-		lag, _ := s.store.CountTurnsNeedingKeywordIndex(context.WithoutCancel(ctx))
-		return exitError{code: ExitInterrupted, msg: importInterrupted(st, total, lag)}
+		return exitError{code: ExitInterrupted, msg: importInterrupted(st, total)}
 	}
 	if err != nil {
 		return err
@@ -172,11 +170,14 @@ func nothingImported(bad string) error {
 	return exitError{code: 1, msg: "import: nothing imported: " + bad + " could not be read or stored"}
 }
 
+// indexBehind is what an interrupted import says of the keyword index.
+const indexBehind = "the keyword index is behind them, and the next mneme command catches it up"
+
 // importInterrupted says how far an interrupted import got and how to
 // finish it. Messages are written in batches: the batch being written
 // when the import stopped is not stored, and running the import again
 // skips every message already there.
-func importInterrupted(st memory.ImportStats, totalLines, unindexed int) string {
+func importInterrupted(st memory.ImportStats, totalLines int) string {
 	done := st.Imported + st.Unchanged
 	var b strings.Builder
 	b.WriteString("import interrupted: ")
@@ -188,8 +189,8 @@ func importInterrupted(st memory.ImportStats, totalLines, unindexed int) string 
 	if st.Unchanged > 0 {
 		fmt.Fprintf(&b, " (%s of them were already there)", text.Thousands(st.Unchanged))
 	}
-	if unindexed > 0 { // the keyword index follows the import, a batch or more behind
-		fmt.Fprintf(&b, "; %s wait to be indexed for keyword search, which the next mneme command does", text.Count(unindexed, "turn", "turns"))
+	if st.Imported > 0 { // the keyword index follows the import, a batch or more behind
+		b.WriteString("; " + indexBehind)
 	}
 	b.WriteString("; run the same command again to resume: messages already imported are skipped")
 	return b.String()

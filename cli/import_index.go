@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/mneme-dev/mneme/internal/progress"
 	"github.com/mneme-dev/mneme/internal/sanitize"
 	"github.com/mneme-dev/mneme/internal/text"
 	"github.com/mneme-dev/mneme/learn"
@@ -44,6 +45,11 @@ func (f *importIndex) close() {
 // embeddings when a model is available; with extract, then it learns from
 // what is new (import_learn.go).
 func (a *App) indexImported(ctx context.Context, s *session, f *importIndex, st memory.ImportStats, extract bool, report func()) error {
+	// The bar stood at 100% meanwhile, without a word, for most of a large
+	// import: the index catches up with the batches stored.
+	if st.Imported >= progress.MinTurns {
+		fmt.Fprintln(a.stderr, "mneme: import: every message is stored; the keyword index catches up (Ctrl+C leaves that to the next command)…")
+	}
 	f.Stop()
 	ix := f.ix
 	// What the following left (the last batches, a failed one) is still
@@ -51,6 +57,9 @@ func (a *App) indexImported(ctx context.Context, s *session, f *importIndex, st 
 	// its messages (those a backup's lines restored): notifying every
 	// conversation again would only read them all again.
 	if err := ix.Sync(ctx); err != nil {
+		if ctx.Err() != nil {
+			return exitError{code: ExitInterrupted, msg: "import interrupted: every message is stored; " + indexBehind}
+		}
 		return err
 	}
 	probe := <-f.probe
