@@ -318,6 +318,11 @@ func (b MemoryBrowser) Update(msg tea.Msg) (MemoryBrowser, tea.Cmd) {
 	case notesLoadedMsg:
 		b.handleLoaded(msg)
 	case noteWrittenMsg:
+		if msg.ID == b.id && msg.op == opUpdate && errors.Is(msg.err, memory.ErrNotFound) {
+			// Deleted in another mneme before the list showed it: the text
+			// is saved as a new note, as when the list had shown it.
+			return b, b.write(opSaveNew, memory.Note{Content: msg.note.Content})
+		}
 		if msg.ID == b.id {
 			b.handleWritten(msg)
 			if msg.err == nil && msg.op >= opUndo {
