@@ -157,6 +157,38 @@ func TestSearchBatchStopsAtCtrlC(t *testing.T) {
 			}
 		})
 	}
+	// A named pipe no writer has opened yet: the open waits, and Ctrl+C
+	// ends that wait at once too.
+	fifo := filepath.Join(t.TempDir(), "queries")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cmd, stderr := d.start(nil, "search", "--batch", fifo)
+	waitForFIFOReader(t, cmd.Process.Pid, fifo)
+	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	if code := waitExit(t, cmd, 2*time.Second, stderr); code != cli.ExitInterrupted || strings.Contains(stderr.String(), "stopped before finishing") {
+		t.Fatalf("Ctrl+C while the pipe has no writer: exit %d\nstderr %.300s", code, stderr.String())
+	}
+}
+
+// waitForFIFOReader waits until a thread of process pid waits in the
+// kernel for the other end of a named pipe (its /proc wchan says
+// wait_for_partner): mneme is opening fifo, which has no writer.
+func waitForFIFOReader(t *testing.T, pid int, fifo string) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		tasks, _ := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
+		for _, task := range tasks {
+			if b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/task/%s/wchan", pid, task.Name())); string(b) == "wait_for_partner" {
+				return
+			}
+		}
+		time.Sleep(10 * time.Millisecond) // polled: a state of the kernel's, with no event to wait on
+	}
+	t.Fatalf("mneme never waited to open %s", fifo)
 }
 
 type batchAnswerLine struct {

@@ -129,12 +129,27 @@ const maxBatchLine = 4 << 20
 func (a *App) searchBatch(ctx context.Context, ix *index.Index, path string, base index.SearchQuery, allUsers bool) error {
 	in := a.stdin
 	if path != "-" {
-		f, err := os.Open(path)
-		if err != nil {
-			return fmt.Errorf("search --batch: %w", err)
+		// Opening a named pipe waits for its writer: Ctrl+C ends that too.
+		type open struct {
+			f   *os.File
+			err error
 		}
-		defer f.Close()
-		in = f
+		opened := make(chan open, 1)
+		go func() {
+			f, err := os.Open(path)
+			opened <- open{f, err}
+		}()
+		var o open
+		select {
+		case o = <-opened:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		if o.err != nil {
+			return fmt.Errorf("search --batch: %w", o.err)
+		}
+		defer o.f.Close()
+		in = o.f
 	}
 	// Ctrl+C ends a wait for the next line at once (stdin, a named pipe).
 	br := bufio.NewReaderSize(stdin.Cancelable(ctx, in), 64<<10)
