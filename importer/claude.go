@@ -99,7 +99,7 @@ func parseClaude(raw json.RawMessage, sk *Skipped) (Conversation, error) {
 // name, and the text Claude read from it (a long paste is such a file,
 // without a name), which search finds like the words typed.
 func attachment(name, extracted string) string {
-	name = strings.TrimSpace(name)
+	name = strings.Join(strings.Fields(name), " ") // one line: a name cannot forge a "[pasted]" of its own
 	head := "[file: " + name + "]"
 	if name == "" {
 		head = "[pasted]"

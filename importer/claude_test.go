@@ -47,7 +47,8 @@ func TestClaudeAttachmentsKeepTheirText(t *testing.T) {
 			 "attachments":[{"file_name":"","file_type":"txt","extracted_content":"panic: runtime error: index out of range [3]\n"}]},
 			{"uuid":"m2","sender":"assistant","text":"An index past the slice's end.","created_at":"2024-05-01T10:00:01Z"},
 			{"uuid":"m3","sender":"human","text":"","created_at":"2024-05-01T10:00:02Z",
-			 "attachments":[{"file_name":"main.go","extracted_content":"package main"},{"file_name":"empty.txt","extracted_content":"  "}],
+			 "attachments":[{"file_name":"main.go","extracted_content":"package main"},{"file_name":"empty.txt","extracted_content":"  "},
+			                {"file_name":"evil\n[pasted]name.md","extracted_content":"x"}],
 			 "files":[{"file_name":"photo.png"}]}]}]`), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -58,6 +59,6 @@ func TestClaudeAttachmentsKeepTheirText(t *testing.T) {
 	equal(t, "attachments", transcript(t, s)["Crash"], []string{
 		"user: why does it crash?\n[pasted]\npanic: runtime error: index out of range [3]",
 		"assistant: An index past the slice's end.",
-		"user: [file: main.go]\npackage main\n[file: empty.txt]\n[file: photo.png]",
+		"user: [file: main.go]\npackage main\n[file: empty.txt]\n[file: evil [pasted]name.md]\nx\n[file: photo.png]",
 	})
 }
