@@ -8,10 +8,13 @@ import (
 	"sort"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/mneme-dev/mneme/memory"
 	"github.com/mneme-dev/mneme/memory/keyword"
 	"github.com/mneme-dev/mneme/memory/vector"
+	"golang.org/x/text/cases"
+	"golang.org/x/text/unicode/norm"
 )
 
 // noteEmbedBudget bounds how long saving a note waits for its embedding;
@@ -165,9 +168,18 @@ func (ix *Index) noteWithText(ctx context.Context, userID, content, status strin
 	return memory.Note{}, false, nil
 }
 
-// sameWords are the words of s as noteWithText compares them.
+// sameWords are the words of s as noteWithText compares them: composed
+// alike (NFC: macOS writes "é" as two code points), case folded ("STRASSE"
+// is "straße"), without the invisible format characters (a zero-width
+// space, a bidi control) that made two notes that read the same differ.
 func sameWords(s string) []string {
-	words := strings.Fields(strings.ToLower(s))
+	s = strings.Map(func(r rune) rune {
+		if unicode.Is(unicode.Cf, r) {
+			return -1
+		}
+		return r
+	}, norm.NFC.String(s))
+	words := strings.Fields(cases.Fold().String(s))
 	for i, w := range words {
 		words[i] = strings.Trim(w, `.,;:!?"'()[]`)
 	}

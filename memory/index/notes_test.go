@@ -513,13 +513,14 @@ func TestTwoProposalsForOneFactLeaveOne(t *testing.T) {
 
 // TestKeptNoteReadsPastCaseAndPunctuation: saving a note again with other
 // case or punctuation finds the note kept (`memory add "has a CAT called
-// tom!!"` made a third copy of "Has a cat called Tom."); other words, or
-// the same letters with other symbols, are another note.
+// tom!!"` made a third copy of "Has a cat called Tom."), as does one in
+// capitals with ß, decomposed, or with a zero-width space or bidi control;
+// other words, or the same letters with other symbols, are another note.
 func TestKeptNoteReadsPastCaseAndPunctuation(t *testing.T) {
 	ctx := context.Background()
 	s := openTest(t)
 	ix := openIndex(t, s, t.TempDir(), nil, "")
-	for _, text := range []string{"Has a cat called Tom.", "Uses C#"} {
+	for _, text := range []string{"Has a cat called Tom.", "Uses C#", "Straße in München ist schön"} {
 		if _, err := ix.SaveNote(ctx, "alice", text, memory.NoteSource{}); err != nil {
 			t.Fatal(err)
 		}
@@ -527,6 +528,9 @@ func TestKeptNoteReadsPastCaseAndPunctuation(t *testing.T) {
 	for text, want := range map[string]bool{
 		"Has a cat called Tom": true, "has a CAT called tom!!": true, `"Has a cat called Tom."`: true,
 		"Has a cat called Tim.": false, "Tom has a cat called": false, "Uses C": false, "uses c#.": true,
+		// Folded, composed alike, and without invisible characters.
+		"STRASSE IN MÜNCHEN IST SCHÖN": true, "Straße in Mu\u0308nchen ist scho\u0308n": true,
+		"Has a ca\u200bt called Tom": true, "Has a cat called Tom\u202e": true, "Has a cot called Tom": false,
 	} {
 		if _, ok, err := ix.KeptNote(ctx, "alice", text); err != nil || ok != want {
 			t.Errorf("KeptNote(%q) = %v, %v; want %v", text, ok, err, want)
