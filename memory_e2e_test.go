@@ -327,7 +327,7 @@ func TestMemoryAddWorksWithOllamaDown(t *testing.T) {
 // TestADamagedLocalStateIsSetAside: a damaged mneme-local.db (this
 // device's search bookkeeping) failed every command with "mneme.db is
 // encrypted or is not a database", the memory itself intact. The next
-// command sets it aside as mneme-local.db.damaged and goes on; search
+// command sets it aside as mneme-local.db.damaged-TIME and goes on; search
 // finds the notes again.
 func TestADamagedLocalStateIsSetAside(t *testing.T) {
 	t.Parallel() // own data dir
@@ -343,8 +343,8 @@ func TestADamagedLocalStateIsSetAside(t *testing.T) {
 	if r := d.mustOK("", "memory", "search", "cat"); !strings.Contains(r.stdout, "My cat is called Tom") {
 		t.Fatalf("search after the damage:\n%s", r.stdout)
 	}
-	if _, err := os.Stat(local + ".damaged"); err != nil {
-		t.Fatalf("the damaged file is not kept aside: %v", err)
+	if aside, _ := filepath.Glob(local + ".damaged-*"); len(aside) != 1 {
+		t.Fatalf("the damaged file is not kept aside: %q", aside)
 	}
 }
 

@@ -185,7 +185,7 @@ func (s *Store) checkReadable(ctx context.Context, path string) error {
 }
 
 // checkLocal sets the local state file (local.go) aside as
-// "mneme-local.db.damaged" when it cannot be read: it is this device's
+// "mneme-local.db.damaged-TIME" when it cannot be read: it is this device's
 // bookkeeping, and a new one only makes the keyword index rebuild, while
 // the damaged one failed every command with the memory itself intact.
 // Only when no other mneme has the database open.
@@ -204,7 +204,7 @@ func (s *Store) checkLocal(ctx context.Context) error {
 			return err
 		}
 	}
-	return os.Rename(local, local+".damaged")
+	return os.Rename(local, local+".damaged-"+time.Now().Format("20060102-150405")) // an earlier one is kept too
 }
 
 // explainOpenError turns SQLite's "file is not a database" into advice
