@@ -327,6 +327,12 @@ func TestAskMissingModel(t *testing.T) {
 	if err := json.Unmarshal([]byte(r.stdout), &out); err != nil || r.code != 1 || !strings.Contains(out.Error, "ollama pull nosuch") || out.Answer != "" {
 		t.Fatalf("--json: exit %d, %v, stdout %q", r.code, err, r.stdout)
 	}
+	// So is a database that does not open (a wrong key).
+	d.extra = []string{"MNEME_ENCRYPTION_KEY=not-the-key"}
+	r = d.mneme("", "ask", "--json", "hi")
+	if err := json.Unmarshal([]byte(r.stdout), &out); err != nil || r.code != 1 || !strings.Contains(out.Error, "encryption key") {
+		t.Fatalf("--json with a database that does not open: exit %d, %v, stdout %q", r.code, err, r.stdout)
+	}
 }
 
 func TestDoctor(t *testing.T) {

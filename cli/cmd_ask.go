@@ -85,6 +85,15 @@ func (a *App) runAsk(ctx context.Context, args []string) (err error) {
 	if err != nil {
 		return err
 	}
+	// failed is a failure before the answer: with --json, said as JSON
+	// too, so that a script reads an "error" whatever went wrong.
+	failed := func(err error, convID string) error {
+		if *asJSON {
+			_ = writeJSON(a.stdout, askResult{Result: agent.Result{ConversationID: convID, ToolCalls: []agent.ToolActivity{}, MemoriesUsed: []agent.Memory{}},
+				Learned: []learn.Learnt{}, Error: sanitize.Line(err.Error())})
+		}
+		return err
+	}
 	var s *session
 	if *incognito {
 		var done func()
@@ -95,7 +104,7 @@ func (a *App) runAsk(ctx context.Context, args []string) (err error) {
 		defer func() { err = incognitoError(err) }()
 	} else {
 		if s, err = a.open(ctx, common); err != nil {
-			return err
+			return failed(err, "")
 		}
 		defer s.Close()
 	}
@@ -107,15 +116,6 @@ func (a *App) runAsk(ctx context.Context, args []string) (err error) {
 		return err
 	}
 	defer unlock()
-	// failed is a failure before the answer: with --json, said as JSON
-	// too, so that a script reads an "error" whatever went wrong.
-	failed := func(err error, convID string) error {
-		if *asJSON {
-			_ = writeJSON(a.stdout, askResult{Result: agent.Result{ConversationID: convID, ToolCalls: []agent.ToolActivity{}, MemoriesUsed: []agent.Memory{}},
-				Learned: []learn.Learnt{}, Error: sanitize.Line(err.Error())})
-		}
-		return err
-	}
 	st := probeOllama(ctx, s.client, s.host, s.cfg)
 	if st.Err != nil && ctx.Err() == nil && created {
 		// No answer can come (Ollama down, no model): the conversation this
