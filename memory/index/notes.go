@@ -38,15 +38,20 @@ func (ix *Index) SaveNote(ctx context.Context, userID, content string, src memor
 
 // UpdateNote replaces a note's text (id or unique prefix of the user's
 // note), keeps its id and re-indexes it like SaveNote. The text of
-// another active note is refused (ErrSameText): the edit would make a
-// copy that takes recall's few slots with the same words.
+// another active note, or of one waiting for review, is refused
+// (ErrSameText): the edit would make a copy that takes recall's few slots
+// with the same words.
 func (ix *Index) UpdateNote(ctx context.Context, userID, id, content string) (memory.Note, error) {
-	other, ok, err := ix.KeptNote(ctx, userID, content)
-	if err != nil {
-		return memory.Note{}, err
-	}
-	if ok && !strings.HasPrefix(other.ID, id) {
-		return memory.Note{}, fmt.Errorf("note %s %w", short(other.ID), ErrSameText)
+	for _, status := range []string{memory.NoteActive, memory.NotePending} { // approved, a pending one would be a copy
+		other, ok, err := ix.noteWithText(ctx, userID, content, status)
+		switch {
+		case err != nil:
+			return memory.Note{}, err
+		case ok && !strings.HasPrefix(other.ID, id) && status == memory.NotePending:
+			return memory.Note{}, fmt.Errorf("note %s, waiting for your review, %w", short(other.ID), ErrSameText)
+		case ok && !strings.HasPrefix(other.ID, id):
+			return memory.Note{}, fmt.Errorf("note %s %w", short(other.ID), ErrSameText)
+		}
 	}
 	return ix.updateNote(ctx, userID, id, content)
 }

@@ -561,6 +561,14 @@ func TestEditingANoteIntoAnothersTextIsRefused(t *testing.T) {
 	if got, err := s.Note(ctx, "alice", city.ID); err != nil || got.Content != "Lives in Porto" {
 		t.Fatalf("the refused note: %q, %v", got.Content, err)
 	}
+	// A note waiting for review would be a copy once approved.
+	cello, err := ix.SaveNote(ctx, "alice", "Plays the cello", memory.NoteSource{Pending: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ix.UpdateNote(ctx, "alice", city.ID, "plays the cello"); !errors.Is(err, ErrSameText) || !strings.Contains(err.Error(), short(cello.ID)+", waiting for your review") {
+		t.Fatalf("an edit into a pending note's text: %v", err)
+	}
 	if got, err := ix.UpdateNote(ctx, "alice", cat.ID[:13], "Has a cat called TOM"); err != nil || got.Content != "Has a cat called TOM" {
 		t.Fatalf("a note's own text in other case: %+v, %v", got, err)
 	}
