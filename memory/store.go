@@ -126,9 +126,6 @@ func (s *Store) open(ctx context.Context) error {
 			return fmt.Errorf("open store: %w", err)
 		}
 	}
-	if err := s.checkLocal(ctx); err != nil {
-		return fmt.Errorf("open store: %w", err)
-	}
 	base, err := openBase(ctx, s.path, replica)
 	if err != nil {
 		return fmt.Errorf("open store: %w", err)
@@ -137,12 +134,10 @@ func (s *Store) open(ctx context.Context) error {
 	s.conn = dbconn.New(base, s.key, LocalPath(s.path))
 	s.db = sql.OpenDB(s.conn)
 	if err := s.journalWAL(ctx, "main"); err != nil {
-		s.db.Close()
-		return fmt.Errorf("open store: %w", s.explainOpenError(err))
+		return s.failOpen(ctx, s.explainOpenError(err))
 	}
 	if err := s.openLocal(ctx); err != nil {
-		s.db.Close()
-		return fmt.Errorf("open store: %w", err)
+		return s.failOpen(ctx, err)
 	}
 	if err := s.migrate(ctx); err != nil {
 		s.db.Close()
@@ -184,27 +179,33 @@ func (s *Store) checkReadable(ctx context.Context, path string) error {
 	return nil
 }
 
-// checkLocal sets the local state file (local.go) aside as
-// "mneme-local.db.damaged-TIME" when it cannot be read: it is this device's
-// bookkeeping, and a new one only makes the keyword index rebuild, while
-// the damaged one failed every command with the memory itself intact.
-// Only when no other mneme has the database open.
-func (s *Store) checkLocal(ctx context.Context) error {
+// failOpen closes what open opened and returns err, unless a damaged local
+// state file (local.go: a rebuildable bookkeeping) failed it: that is set
+// aside, once no other mneme has it open, and the store opened again.
+// Checked on a failure only: on every open it cost each command 8 ms.
+func (s *Store) failOpen(ctx context.Context, err error) error {
+	s.db.Close()
 	local := LocalPath(s.path)
-	err := s.checkReadable(ctx, local)
-	if err == nil || !errors.Is(err, ErrBadKey) && !strings.Contains(err.Error(), "malformed") {
-		return err
+	if lerr := s.checkReadable(ctx, local); lerr == nil || !errors.Is(lerr, ErrBadKey) && !strings.Contains(lerr.Error(), "malformed") {
+		return fmt.Errorf("open store: %w", err) // the local state reads: not it
 	}
 	if !s.lock.TryExclusive() {
-		return fmt.Errorf("%s, this device's search bookkeeping, is damaged: close the other mneme processes and run again, and it is made anew", local)
+		return fmt.Errorf("open store: %s, this device's search bookkeeping, is damaged: close the other mneme processes and run again, and it is made anew", local)
 	}
-	defer s.lock.Shared()
-	for _, suffix := range []string{"-wal", "-shm"} {
-		if err := os.Remove(local + suffix); err != nil && !os.IsNotExist(err) {
-			return err
-		}
+	err = setAside(local)
+	s.lock.Shared()
+	if err != nil {
+		return fmt.Errorf("open store: %w", err)
 	}
-	return os.Rename(local, local+".damaged-"+time.Now().Format("20060102-150405")) // an earlier one is kept too
+	return s.open(ctx)
+}
+
+// setAside renames a damaged local state file under its time (an earlier
+// one is kept too), and drops its WAL.
+func setAside(local string) error {
+	os.Remove(local + "-wal")
+	os.Remove(local + "-shm")
+	return os.Rename(local, local+".damaged-"+time.Now().Format("20060102-150405"))
 }
 
 // explainOpenError turns SQLite's "file is not a database" into advice
