@@ -42,16 +42,17 @@ func (ix *Index) SaveNote(ctx context.Context, userID, content string, src memor
 // (ErrSameText): the edit would make a copy that takes recall's few slots
 // with the same words.
 func (ix *Index) UpdateNote(ctx context.Context, userID, id, content string) (memory.Note, error) {
-	for _, status := range []string{memory.NoteActive, memory.NotePending} { // approved, a pending one would be a copy
-		other, ok, err := ix.noteWithText(ctx, userID, content, status)
-		switch {
-		case err != nil:
-			return memory.Note{}, err
-		case ok && !strings.HasPrefix(other.ID, id) && status == memory.NotePending:
-			return memory.Note{}, fmt.Errorf("note %s, waiting for your review, %w", short(other.ID), ErrSameText)
-		case ok && !strings.HasPrefix(other.ID, id):
-			return memory.Note{}, fmt.Errorf("note %s %w", short(other.ID), ErrSameText)
-		}
+	// A pending note's text is refused too: approved, it would be a copy.
+	other, ok, err := ix.noteWithText(ctx, userID, content, func(n memory.Note) bool {
+		return (n.Status == memory.NoteActive || n.Status == memory.NotePending) && !strings.HasPrefix(n.ID, id)
+	})
+	switch {
+	case err != nil:
+		return memory.Note{}, err
+	case ok && other.Status == memory.NotePending:
+		return memory.Note{}, fmt.Errorf("note %s, waiting for your review, %w", short(other.ID), ErrSameText)
+	case ok:
+		return memory.Note{}, fmt.Errorf("note %s %w", short(other.ID), ErrSameText)
 	}
 	return ix.updateNote(ctx, userID, id, content)
 }
@@ -140,7 +141,7 @@ func (ix *Index) ListNotes(ctx context.Context, userID string) ([]memory.Note, e
 // aside: saving it again would make a copy that takes recall's few slots
 // with the same words (`memory add`, the model's memory_save).
 func (ix *Index) KeptNote(ctx context.Context, userID, content string) (memory.Note, bool, error) {
-	return ix.noteWithText(ctx, userID, content, memory.NoteActive)
+	return ix.noteWithText(ctx, userID, content, func(n memory.Note) bool { return n.Status == memory.NoteActive })
 }
 
 // ApprovePending approves the user's note waiting for review whose text
@@ -148,7 +149,7 @@ func (ix *Index) KeptNote(ctx context.Context, userID, content string) (memory.N
 // later, it would have been a second copy). The model's memory_save does
 // not: its changes wait for the user.
 func (ix *Index) ApprovePending(ctx context.Context, userID, content string) (memory.Note, bool, error) {
-	n, ok, err := ix.noteWithText(ctx, userID, content, memory.NotePending)
+	n, ok, err := ix.noteWithText(ctx, userID, content, func(n memory.Note) bool { return n.Status == memory.NotePending })
 	if err != nil || !ok {
 		return n, false, err
 	}
@@ -156,17 +157,18 @@ func (ix *Index) ApprovePending(ctx context.Context, userID, content string) (me
 	return n, err == nil, err
 }
 
-// noteWithText is the user's note of status whose text is content, case,
-// white space and the punctuation around words aside ("Has a cat called
-// Tom." is "has a CAT called tom!!"; "Uses C#" is not "Uses C").
-func (ix *Index) noteWithText(ctx context.Context, userID, content, status string) (memory.Note, bool, error) {
+// noteWithText is the user's note, of those match takes, whose text is
+// content, case, white space and the punctuation around words aside ("Has
+// a cat called Tom." is "has a CAT called tom!!"; "Uses C#" is not "Uses
+// C"); it reads the notes once.
+func (ix *Index) noteWithText(ctx context.Context, userID, content string, match func(memory.Note) bool) (memory.Note, bool, error) {
 	notes, err := ix.store.ListNotes(ctx, userID)
 	if err != nil {
 		return memory.Note{}, false, err
 	}
 	want := sameWords(content)
 	for _, n := range notes {
-		if n.Status == status && slices.Equal(sameWords(n.Content), want) {
+		if match(n) && slices.Equal(sameWords(n.Content), want) {
 			return n, true, nil
 		}
 	}
