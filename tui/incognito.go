@@ -37,8 +37,10 @@ type incognitoState struct {
 func (m *Model) incognito() bool { return m.cfg.Incognito || m.incog.chat != nil }
 
 // unavailable says that what ("Attaching documents") cannot be done here,
-// and, in incognito, why.
+// and, in incognito, why. The command leaves the input: typed again, it
+// could not do more.
 func (m *Model) unavailable(what string) {
+	m.input.Reset()
 	m.hint = what + " is not available here."
 	if m.incognito() {
 		m.hint = what + " is off in incognito, which keeps nothing."

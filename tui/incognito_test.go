@@ -41,6 +41,10 @@ func TestIncognitoIsAlwaysMarked(t *testing.T) {
 	h = newHarness(t, cfg)
 	h.sendText("/attach boiler.pdf")
 	h.runUntilShown("Attaching documents is off in incognito, which keeps nothing.")
+	// The command leaves the input: sent again, it could do no more.
+	if got := h.m.input.Value(); got != "" {
+		t.Fatalf("the input still holds %q", got)
+	}
 }
 
 // A normal chat shows no incognito marker.
