@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mneme-dev/mneme/tui/transcript"
 )
 
 // streamedAnswer is a typical answer with a heading, a list and code.
@@ -24,17 +26,17 @@ func BenchmarkStreamLongConversation(b *testing.B) {
 	if strings.Join(tokens, "") != streamedAnswer {
 		b.Fatal("tokens do not make up the answer")
 	}
-	base := len(m.transcript.entries)
+	base := len(m.transcript.Entries)
 	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	i := 0
 	for b.Loop() {
 		if i%len(tokens) == 0 {
-			m.transcript.entries = m.transcript.entries[:base] // the next answer
+			m.transcript.Entries = m.transcript.Entries[:base] // the next answer
 		}
-		m.transcript.appendContent(tokens[i%len(tokens)])
+		m.transcript.AppendContent(tokens[i%len(tokens)])
 		i++
-		now = now.Add(liveRenderInterval)
-		m.transcript.refresh(now, false)
+		now = now.Add(transcript.LiveRenderInterval)
+		m.transcript.Refresh(now, false)
 		_ = m.View()
 	}
 }

@@ -12,6 +12,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/mneme-dev/mneme/memory"
+	"github.com/mneme-dev/mneme/tui/transcript"
 )
 
 // Responsiveness: a conversation of 5,000 messages must open in under
@@ -62,8 +63,8 @@ func openLong(tb testing.TB, cfg Config) Model {
 	msg := loadHistoryCmd(context.Background(), m.store, m.userID, m.resumeID, nil)()
 	next, _ = m.Update(msg)
 	m = next.(Model)
-	if m.loading || len(m.transcript.entries) != longMessages {
-		tb.Fatalf("not open: loading %v, %d entries", m.loading, len(m.transcript.entries))
+	if m.loading || len(m.transcript.Entries) != longMessages {
+		tb.Fatalf("not open: loading %v, %d entries", m.loading, len(m.transcript.Entries))
 	}
 	_ = m.View()
 	return m
@@ -103,10 +104,10 @@ func BenchmarkScrollLongConversation(b *testing.B) {
 			defer m.life.shutdown()
 			b.ResetTimer()
 			for b.Loop() {
-				if m.transcript.pos == (scrollPos{}) {
-					m.transcript.bottom() // back to the end: every frame shows entries not drawn yet
-					for i := range m.transcript.entries {
-						m.transcript.entries[i].viewWidth = 0
+				if m.transcript.Pos == (transcript.ScrollPos{}) {
+					m.transcript.Bottom() // back to the end: every frame shows entries not drawn yet
+					for i := range m.transcript.Entries {
+						m.transcript.Entries[i].ViewWidth = 0
 					}
 				}
 				next, _ := m.Update(bb.key)

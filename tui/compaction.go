@@ -2,11 +2,9 @@ package tui
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
-	"github.com/charmbracelet/x/ansi"
 
 	"github.com/mneme-dev/mneme/agent"
 	"github.com/mneme-dev/mneme/internal/sanitize"
@@ -82,8 +80,8 @@ func (m *Model) applyCompactionEvent(ev agent.Event) {
 		m.compacting = true
 	case agent.CompactedEvent:
 		m.compacting = false
-		m.transcript.endLive(false)
-		m.transcript.addCompaction(memory.Summary{Text: ev.Summary, FirstSeq: ev.FirstSeq, LastSeq: ev.LastSeq, AtSeq: ev.AtSeq})
+		m.transcript.EndLive(false)
+		m.transcript.AddCompaction(memory.Summary{Text: ev.Summary, FirstSeq: ev.FirstSeq, LastSeq: ev.LastSeq, AtSeq: ev.AtSeq})
 	case agent.DoneEvent:
 		m.compacting = false
 		m.noteContext(ev.Result)
@@ -219,38 +217,4 @@ func loadSummaries(ctx context.Context, store Store, userID, conversationID stri
 		return nil // the transcript is still right without its marks
 	}
 	return sums
-}
-
-// addCompaction marks a compaction at the end of the transcript.
-func (t *transcript) addCompaction(s memory.Summary) {
-	t.entries = append(t.entries, entry{kind: entryCompaction, summary: s})
-}
-
-// markCompactions puts a mark for each summary after the message it was
-// made after.
-func (t *transcript) markCompactions(sums []memory.Summary) {
-	for _, s := range sums {
-		at := len(t.entries)
-		for i := range t.entries {
-			if t.entries[i].seq > s.AtSeq {
-				at = i
-				break
-			}
-		}
-		t.entries = append(t.entries[:at], append([]entry{{kind: entryCompaction, summary: s, seq: s.AtSeq}}, t.entries[at:]...)...)
-	}
-}
-
-// renderCompaction draws a compaction mark: one line, or with details
-// shown, the summary below it.
-func (t *transcript) renderCompaction(e *entry, width int) string {
-	s := e.summary
-	head := fmt.Sprintf("⋯ context compacted: messages %d–%d are a summary for the model", s.FirstSeq, s.LastSeq)
-	if !t.details {
-		if t.detailsKey != "" {
-			head += " (" + t.detailsKey + " shows it)"
-		}
-		return t.st.Notice.Render(ansi.Truncate(head, width-markdownMargin, "…"))
-	}
-	return t.st.Notice.Width(width).Render(head+":") + "\n" + t.st.Thinking.Width(width).Render(sanitize.Text(s.Text))
 }

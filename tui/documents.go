@@ -8,12 +8,10 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/mneme-dev/mneme/agent"
 	"github.com/mneme-dev/mneme/internal/sanitize"
 	"github.com/mneme-dev/mneme/internal/text"
 	"github.com/mneme-dev/mneme/tui/docs"
 	"github.com/mneme-dev/mneme/tui/paths"
-	"github.com/mneme-dev/mneme/tui/render"
 )
 
 // Documents in the chat: the sources under an answer (the passages its
@@ -59,7 +57,7 @@ func newSourcesPanel(st *Styles, km KeyMap) *sourcesPanel {
 
 // openSources lists the sources of the last answer that has some.
 func (m *Model) openSources() tea.Cmd {
-	cites := m.transcript.lastSources()
+	cites := m.transcript.LastSources()
 	if len(cites) == 0 {
 		m.hint = "No answer here cites a document yet."
 		return nil
@@ -152,8 +150,8 @@ func (m *Model) handleAttached(msg attachedMsg) {
 		m.retype("/attach " + msg.typed)
 	}
 	if msg.err != nil && m.run == nil {
-		m.transcript.addError(fmt.Sprintf("📎 %s: %s", name, msg.err))
-		m.transcript.refresh(m.now(), true)
+		m.transcript.AddError(fmt.Sprintf("📎 %s: %s", name, msg.err))
+		m.transcript.Refresh(m.now(), true)
 		return
 	}
 	if msg.err != nil { // an answer streams: the receipt waits for its end
@@ -182,47 +180,4 @@ func (m *Model) handleAttached(msg attachedMsg) {
 	}
 	m.attached = append(m.attached, about)
 	m.attachedDocs = append(m.attachedDocs, msg.res.IDs...)
-}
-
-// addSources lists, under the answer just finished, the passages it cites.
-func (t *transcript) addSources(cites []agent.Citation) {
-	if len(cites) == 0 {
-		return
-	}
-	t.entries = append(t.entries, entry{kind: entrySources, cites: render.Cited(cites, t.lastAnswer()), turn: t.turns.Current()})
-}
-
-// lastSources are the sources listed under the last answer that has some.
-func (t *transcript) lastSources() []agent.Citation {
-	for i := len(t.entries) - 1; i >= 0; i-- {
-		if t.entries[i].kind == entrySources {
-			return t.entries[i].cites
-		}
-	}
-	return nil
-}
-
-// sourcesOfTurn gathers the citations of a stored turn's file_search
-// results, for the sources under its answer when a conversation is loaded.
-type sourcesOfTurn struct {
-	cites []agent.Citation
-	last  string // the turn's answer so far
-}
-
-func (s *sourcesOfTurn) add(c []agent.Citation) { s.cites = append(s.cites, c...) }
-
-func (s *sourcesOfTurn) answer(text string) {
-	if strings.TrimSpace(text) != "" {
-		s.last = text
-	}
-}
-
-// flush ends a turn: its sources follow its last entry.
-func (s *sourcesOfTurn) flush(out []entry) []entry {
-	if len(s.cites) > 0 && len(out) > 0 {
-		prev := out[len(out)-1]
-		out = append(out, entry{kind: entrySources, cites: render.Cited(s.cites, s.last), turn: prev.turn, seq: prev.seq})
-	}
-	s.cites, s.last = nil, ""
-	return out
 }

@@ -114,10 +114,10 @@ func (m *Model) showReceipts() {
 		return
 	}
 	for _, r := range m.receipts {
-		m.transcript.addNotice(r)
+		m.transcript.AddNotice(r)
 	}
 	m.receipts = nil
-	m.transcript.refresh(m.now(), false)
+	m.transcript.Refresh(m.now(), false)
 }
 
 // waitForChanges waits for the next change of the store; Update re-issues

@@ -124,7 +124,7 @@ func TestTranscriptGolden(t *testing.T) {
 	h := newHarness(t, cfg)
 	h.send(tea.WindowSizeMsg{Width: 80, Height: 24})
 	h.runUntil("history and probe", func() bool { return !h.m.loading && !h.m.probing })
-	requireGolden(t, "transcript_80", h.m.transcript.view())
+	requireGolden(t, "transcript_80", h.m.transcript.View())
 }
 
 func TestScreenGolden(t *testing.T) {

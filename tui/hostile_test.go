@@ -9,6 +9,7 @@ import (
 
 	"github.com/mneme-dev/mneme/internal/sanitize/hostile"
 	"github.com/mneme-dev/mneme/tui/styles"
+	"github.com/mneme-dev/mneme/tui/transcript"
 )
 
 // sgr matches the colour and style sequences the TUI itself draws with.
@@ -47,15 +48,15 @@ func TestHostileTextIsShownSafely(t *testing.T) {
 			requireSafeView(t, "screen after a streamed answer", h.m.View().Content, "answer"+p.Readable, p.Hidden)
 
 			st := styles.New(true)
-			tr := newTranscript(&st, slog.Default())
+			tr := transcript.New(&st, slog.Default())
 			now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
-			tr.setSize(70, 40, now)
-			tr.addUser("prompt " + p.Raw)
-			tr.addNotice("Model m-" + p.Raw + " does not support tools")
-			tr.addError("ollama said " + p.Raw)
-			tr.refresh(now, false)
+			tr.SetSize(70, 40, now)
+			tr.AddUser("prompt " + p.Raw)
+			tr.AddNotice("Model m-" + p.Raw + " does not support tools")
+			tr.AddError("ollama said " + p.Raw)
+			tr.Refresh(now, false)
 			for _, want := range []string{"prompt" + p.Readable, "Modelm-" + p.Readable, "ollamasaid" + p.Readable} {
-				requireSafeView(t, "transcript", tr.view(), want, p.Hidden)
+				requireSafeView(t, "transcript", tr.View(), want, p.Hidden)
 			}
 		})
 	}

@@ -1,6 +1,10 @@
 package tui
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/mneme-dev/mneme/tui/transcript"
+)
 
 // recallPrompt puts an earlier prompt of the conversation in the input, as
 // a shell's history does (a queued prompt comes back first): ↑ in an empty
@@ -18,9 +22,9 @@ func (m *Model) recallPrompt(older bool) bool {
 		return false
 	}
 	var prompts []string
-	for _, e := range m.transcript.entries {
-		if e.kind == entryUser {
-			prompts = append(prompts, e.text)
+	for _, e := range m.transcript.Entries {
+		if e.Kind == transcript.KindUser {
+			prompts = append(prompts, e.Text)
 		}
 	}
 	i := m.recallAt

@@ -24,6 +24,7 @@ import (
 	"github.com/mneme-dev/mneme/tui/sidebar"
 	"github.com/mneme-dev/mneme/tui/statusline"
 	"github.com/mneme-dev/mneme/tui/styles"
+	"github.com/mneme-dev/mneme/tui/transcript"
 	"github.com/mneme-dev/mneme/tui/undo"
 )
 
@@ -86,7 +87,7 @@ type Model struct {
 	st         *Styles
 	keys       KeyMap
 	help       help.Model
-	transcript transcript
+	transcript transcript.Transcript
 	input      prompt.Editor
 	spin       spinner.Model
 	spinning   bool
@@ -206,10 +207,10 @@ func newModel(ctx context.Context, cfg Config) Model {
 	st := styles.New(cfg.Dark)
 	keys := DefaultKeyMap()
 	h := help.New()
-	tr := newTranscript(&st, log)
-	tr.detailsKey = keys.Details.Help().Key
+	tr := transcript.New(&st, log)
+	tr.DetailsKey = keys.Details.Help().Key
 	if cfg.Incognito {
-		tr.addNotice(IncognitoNotice)
+		tr.AddNotice(IncognitoNotice)
 	}
 	h.Styles = st.Help
 	life := newLifecycle(ctx)
@@ -295,7 +296,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 	case tea.MouseWheelMsg:
 		if m.top() == nil && !m.helpOpen {
-			m.transcript.wheel(msg)
+			m.transcript.Wheel(msg)
 		}
 	case tea.MouseClickMsg, tea.MouseReleaseMsg, tea.MouseMotionMsg:
 		// Only the wheel is used.
@@ -347,8 +348,8 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case historyMsg:
 		cmd = m.handleHistory(msg)
 	case highlightDoneMsg:
-		m.transcript.clearHighlight()
-		m.transcript.refresh(m.now(), false)
+		m.transcript.ClearHighlight()
+		m.transcript.Refresh(m.now(), false)
 	case conversationMsg:
 		cmd = m.handleConversation(msg)
 	case findMsg:
@@ -459,16 +460,16 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, m.keys.Send):
 		return m.submit()
 	case key.Matches(msg, m.keys.PageUp):
-		m.transcript.pageUp()
+		m.transcript.PageUp()
 	case key.Matches(msg, m.keys.PageDown):
-		m.transcript.pageDown()
+		m.transcript.PageDown()
 	case key.Matches(msg, m.keys.Top):
-		m.transcript.top()
+		m.transcript.Top()
 	case key.Matches(msg, m.keys.Bottom):
-		m.transcript.bottom()
+		m.transcript.Bottom()
 	case key.Matches(msg, m.keys.Details):
-		m.transcript.toggleDetails()
-		m.transcript.refresh(m.now(), false)
+		m.transcript.ToggleDetails()
+		m.transcript.Refresh(m.now(), false)
 	default:
 		if msg.Text != "" && m.input.Len() >= prompt.MaxChars {
 			m.hint = fmt.Sprintf("The input is full (%s characters): send it, or /attach a file instead.", text.Thousands(prompt.MaxChars))
@@ -526,8 +527,8 @@ func (m *Model) handleHistory(msg historyMsg) (cmd tea.Cmd) {
 	if msg.err != nil {
 		m.log.Warn("resume failed", "conversation", m.resumeID, "err", msg.err)
 		m.clearConversation()
-		m.transcript.addError(msg.err.Error() + ". A new conversation will be started.")
-		m.transcript.refresh(m.now(), true)
+		m.transcript.AddError(msg.err.Error() + ". A new conversation will be started.")
+		m.transcript.Refresh(m.now(), true)
 		return
 	}
 	if m.historyIsCurrent(msg) {
@@ -538,8 +539,8 @@ func (m *Model) handleHistory(msg historyMsg) (cmd tea.Cmd) {
 	m.loading = false
 	m.convID, m.title, m.archived, m.msgCount = msg.conv.ID, msg.conv.Title, msg.conv.Archived, len(msg.msgs)
 	m.sidebar.SetCurrent(m.convID)
-	m.transcript.load(msg.msgs)
-	m.transcript.markCompactions(msg.sums)
+	m.transcript.Load(msg.msgs)
+	m.transcript.MarkCompactions(msg.sums)
 	m.others = othersTail{}
 	m.followHalfWritten(msg.msgs)
 	if msg.answering {
@@ -550,7 +551,7 @@ func (m *Model) handleHistory(msg historyMsg) (cmd tea.Cmd) {
 		cmd = m.landOnTurn(m.resumeTurn)
 		m.resumeTurn = 0
 	case replacing:
-		m.transcript.refresh(m.now(), false)
+		m.transcript.Refresh(m.now(), false)
 	default:
 		m.restoreScroll(m.convID)
 	}
@@ -586,35 +587,35 @@ func (m *Model) applyEvent(ev agent.Event) {
 	}
 	m.applyCompactionEvent(ev)
 	if n, ok := ev.(agent.NoticeEvent); !ok || !n.Passing {
-		m.transcript.dropPassing() // the wait it told of is over
+		m.transcript.DropPassing() // the wait it told of is over
 	}
 	switch ev := ev.(type) {
 	case agent.ContentDelta:
-		m.transcript.appendContent(ev.Text)
+		m.transcript.AppendContent(ev.Text)
 	case agent.ThinkingDelta:
-		m.transcript.appendThinking(ev.Text)
+		m.transcript.AppendThinking(ev.Text)
 	case agent.ToolCallEvent:
-		m.transcript.toolCall(ev.Call)
+		m.transcript.ToolCall(ev.Call)
 	case agent.ToolResultEvent:
-		m.transcript.toolResult(ev.Call)
+		m.transcript.ToolResult(ev.Call)
 		m.noteWritten(ev.Call)
 		m.run.cites = append(m.run.cites, ev.Call.Citations...)
 	case agent.RecallEvent:
-		m.transcript.addRecall(ev.Memories)
+		m.transcript.AddRecall(ev.Memories)
 		for _, mem := range ev.Memories {
 			if mem.Citation != nil { // a recalled passage is a source too
 				m.run.cites = append(m.run.cites, *mem.Citation)
 			}
 		}
 	case agent.NoticeEvent:
-		m.transcript.endLive(false)
-		m.transcript.addNotice(ev.Text)
-		m.transcript.entries[len(m.transcript.entries)-1].passing = ev.Passing
+		m.transcript.EndLive(false)
+		m.transcript.AddNotice(ev.Text)
+		m.transcript.Entries[len(m.transcript.Entries)-1].Passing = ev.Passing
 	case agent.DoneEvent:
 		answering := m.run != nil && m.run.prompt != "" // not a /compact
 		m.finishRun(ev.Result.Interrupted, nil)
 		if answering && ev.Result.NoAnswer() {
-			m.transcript.addNoAnswer()
+			m.transcript.AddNoAnswer()
 		}
 	case agent.ErrorEvent:
 		m.finishRun(false, ev.Err)
@@ -636,8 +637,8 @@ func (m *Model) handleSpin() tea.Cmd {
 	}
 	// The spinner's own tick command is dropped: spinnerCmd drives it.
 	m.spin, _ = m.spin.Update(spinner.TickMsg{ID: m.spin.ID()})
-	if m.transcript.liveStale() {
-		m.transcript.refresh(m.now(), false) // text held back by the render interval
+	if m.transcript.LiveStale() {
+		m.transcript.Refresh(m.now(), false) // text held back by the render interval
 	}
 	return spinnerCmd(m.tick, m.spin.Spinner.FPS)
 }

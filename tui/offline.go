@@ -52,24 +52,24 @@ func ollamaStopped(err error) bool {
 // interrupted, and shows one line saying why. The full error goes to the
 // log. It reports whether Ollama went away.
 func (m *Model) failRun(err error) (offline bool) {
-	kept := m.transcript.endLive(true)
+	kept := m.transcript.EndLive(true)
 	switch {
 	case ollamaStopped(err):
 		m.log.Warn("ollama stopped mid-answer", "err", err)
 		if kept {
-			m.transcript.addError(msgStoppedKept)
+			m.transcript.AddError(msgStoppedKept)
 		} else {
-			m.transcript.addInterrupted()
-			m.transcript.addError(msgStoppedNothing)
+			m.transcript.AddInterrupted()
+			m.transcript.AddError(msgStoppedNothing)
 		}
 		return true
 	case errors.Is(err, agent.ErrOllamaUnreachable):
 		m.log.Warn("ollama unreachable", "err", err)
-		m.transcript.addError(err.Error())
+		m.transcript.AddError(err.Error())
 		return true
 	}
 	m.log.Warn("run failed", "err", err)
-	m.transcript.addError(err.Error())
+	m.transcript.AddError(err.Error())
 	return false
 }
 

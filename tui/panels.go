@@ -12,6 +12,7 @@ import (
 	"github.com/mneme-dev/mneme/tui/keymap"
 	"github.com/mneme-dev/mneme/tui/notes"
 	"github.com/mneme-dev/mneme/tui/picker"
+	"github.com/mneme-dev/mneme/tui/render"
 	"github.com/mneme-dev/mneme/tui/search"
 )
 
@@ -263,12 +264,12 @@ func helpRows(st *Styles, km KeyMap, hm help.Model, width int) []string {
 		rows = append(rows, st.SidebarTitle.Render(sec.Title))
 		rows = append(rows, keyhelp.KeyRows(hm, sec.Keys.FullHelp(), width)...)
 		if i == 0 {
-			for _, l := range strings.Split(ansi.Wrap(keymap.HelpMouse, max(minContentWidth, width), ""), "\n") {
+			for _, l := range strings.Split(ansi.Wrap(keymap.HelpMouse, max(render.MinWidth, width), ""), "\n") {
 				rows = append(rows, st.CompleteHelp.Render(l))
 			}
 			rows = append(rows, "", st.SidebarTitle.Render("Slash commands (type / in the input; tab completes)"))
 			for _, c := range slashCommands() {
-				line := ansi.Wrap(c.usage()+" — "+c.help, max(minContentWidth, width-2), "")
+				line := ansi.Wrap(c.usage()+" — "+c.help, max(render.MinWidth, width-2), "")
 				for i, l := range strings.Split(line, "\n") {
 					if i > 0 {
 						l = "  " + l

@@ -34,7 +34,7 @@ func (m *Model) handleEvents(msg runEventsMsg) tea.Cmd {
 			m.hint = hintNoAnswer
 		}
 	}
-	m.transcript.refresh(m.now(), false)
+	m.transcript.Refresh(m.now(), false)
 	if m.run == nil {
 		var notes tea.Cmd
 		if m.isOpen(m.memory) && len(m.fresh) > 0 {
@@ -70,7 +70,7 @@ func (m *Model) finishRun(interrupted bool, err error) {
 		m.resend = m.run.prompt
 		m.cache.forget(m.convID)
 		m.clearConversation()
-		m.transcript.addNotice("That conversation was deleted in another mneme; your message starts a new one.")
+		m.transcript.AddNotice("That conversation was deleted in another mneme; your message starts a new one.")
 	case errors.Is(err, agent.ErrNotSent):
 		// Stopped while another mneme answered here, or Ollama was not
 		// running: nothing was stored. The prompt goes back to the input,
@@ -102,11 +102,11 @@ func (m *Model) finishRun(interrupted bool, err error) {
 			m.noteRunError(err)
 		}
 	default:
-		m.transcript.answered() // the agent stores an answer, even an empty or interrupted one
-		if !m.transcript.endLive(interrupted) && interrupted {
-			m.transcript.addInterrupted()
+		m.transcript.Answered() // the agent stores an answer, even an empty or interrupted one
+		if !m.transcript.EndLive(interrupted) && interrupted {
+			m.transcript.AddInterrupted()
 		}
-		m.transcript.addSources(m.run.cites)
+		m.transcript.AddSources(m.run.cites)
 	}
 	if m.hint == hintStopping || m.hint == hintQueued {
 		m.hint = "" // said, and over

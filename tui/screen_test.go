@@ -23,6 +23,7 @@ import (
 	"github.com/mneme-dev/mneme/tui/panel"
 	"github.com/mneme-dev/mneme/tui/paths"
 	"github.com/mneme-dev/mneme/tui/sidebar"
+	"github.com/mneme-dev/mneme/tui/transcript"
 )
 
 // Tests of the chat screen as a whole: the sidebar, the panels, the slash
@@ -95,7 +96,7 @@ func TestSidebarSwitchIsInstantAndRemembersThePosition(t *testing.T) {
 	h.runUntil("history", func() bool { return !h.m.loading })
 	h.send(keyPgUp)
 	h.send(keyPgUp)
-	before := h.m.transcript.view()
+	before := h.m.transcript.View()
 
 	h.send(keyCtrlS)
 	h.runUntilShown("Short chat", "Long chat")
@@ -113,12 +114,12 @@ func TestSidebarSwitchIsInstantAndRemembersThePosition(t *testing.T) {
 	// Instant: shown as soon as the choice arrives, before the store is
 	// read again, where the reader left it.
 	h.runUntil("the switch", func() bool { return h.m.convID == long.ID })
-	if h.m.loading || h.m.transcript.view() != before {
+	if h.m.loading || h.m.transcript.View() != before {
 		t.Fatalf("back in the long chat, the screen is not as it was left:\n%s\nwant:\n%s",
-			ansi.Strip(h.m.transcript.view()), ansi.Strip(before))
+			ansi.Strip(h.m.transcript.View()), ansi.Strip(before))
 	}
 	h.runUntil("commands done", func() bool { return len(h.queue) == 0 })
-	if h.m.transcript.view() != before {
+	if h.m.transcript.View() != before {
 		t.Fatalf("reading the long chat again moved the screen:\n%s", h.screen())
 	}
 }
@@ -139,18 +140,18 @@ func TestSearchOpensTheConversationAtTheTurn(t *testing.T) {
 		t.Fatalf("the screen is not at turn 26:\n%s", s)
 	}
 	highlighted := false
-	for _, e := range h.m.transcript.entries {
-		if e.highlight && e.turn != 26 {
-			t.Fatalf("turn %d is highlighted", e.turn)
+	for _, e := range h.m.transcript.Entries {
+		if e.Highlight && e.Turn != 26 {
+			t.Fatalf("turn %d is highlighted", e.Turn)
 		}
-		highlighted = highlighted || e.highlight
+		highlighted = highlighted || e.Highlight
 	}
 	if !highlighted {
 		t.Fatal("the turn is not highlighted")
 	}
 	h.send(highlightDoneMsg{})
-	for _, e := range h.m.transcript.entries {
-		if e.highlight {
+	for _, e := range h.m.transcript.Entries {
+		if e.Highlight {
 			t.Fatal("the highlight stayed")
 		}
 	}
@@ -548,18 +549,18 @@ func TestScrollKeysAndWheel(t *testing.T) {
 	if !h.shows("filler question number 1\n") && !strings.Contains(h.screen(), "filler question number 1 ") {
 		t.Fatalf("ctrl+home is not at the top:\n%s", h.screen())
 	}
-	top := h.m.transcript.view()
+	top := h.m.transcript.View()
 	h.send(tea.MouseWheelMsg{Button: tea.MouseWheelDown})
-	if h.m.transcript.view() == top {
+	if h.m.transcript.View() == top {
 		t.Fatal("the wheel did not scroll")
 	}
 	h.send(tea.MouseWheelMsg{Button: tea.MouseWheelUp})
-	if h.m.transcript.view() != top {
+	if h.m.transcript.View() != top {
 		t.Fatal("the wheel up did not come back")
 	}
 	h.send(tea.KeyPressMsg{Code: tea.KeyPgDown})
 	h.send(tea.KeyPressMsg{Code: tea.KeyEnd, Mod: tea.ModCtrl})
-	if !h.shows("filler answer 40") || !h.m.transcript.atBottom() {
+	if !h.shows("filler answer 40") || !h.m.transcript.AtBottom() {
 		t.Fatalf("ctrl+end is not at the bottom:\n%s", h.screen())
 	}
 }
@@ -730,8 +731,8 @@ func TestTurnsAnotherMnemeAddsAppear(t *testing.T) {
 	if s := h.screen(); strings.Index(s, "first answer here") > strings.Index(s, "ZEBRA") {
 		t.Fatalf("the other process's turn is not below the first:\n%s", s)
 	}
-	if h.m.transcript.turns.Current() != 2 {
-		t.Errorf("the last turn is numbered %d, want 2", h.m.transcript.turns.Current())
+	if h.m.transcript.Turns.Current() != 2 {
+		t.Errorf("the last turn is numbered %d, want 2", h.m.transcript.Turns.Current())
 	}
 	h.send(storeChangedMsg{})
 	h.runUntilIdle()
@@ -1012,8 +1013,8 @@ func TestPromptNotSentGoesBackToTheInput(t *testing.T) {
 	if got := h.m.input.Value(); got != "my unsent question" {
 		t.Fatalf("the input holds %q", got)
 	}
-	for _, e := range h.m.transcript.entries {
-		if e.kind == entryUser && e.text == "my unsent question" || strings.Contains(e.text, "this prompt waits") {
+	for _, e := range h.m.transcript.Entries {
+		if e.Kind == transcript.KindUser && e.Text == "my unsent question" || strings.Contains(e.Text, "this prompt waits") {
 			t.Fatalf("the unsent prompt is still drawn as sent:\n%s", h.screen())
 		}
 	}
@@ -1044,8 +1045,8 @@ func TestPromptSentWithOllamaDownGoesBackToTheInput(t *testing.T) {
 	if got := h.m.input.Value(); got != "ping while down" {
 		t.Fatalf("the input holds %q", got)
 	}
-	for _, e := range h.m.transcript.entries {
-		if e.kind == entryUser && e.text == "ping while down" {
+	for _, e := range h.m.transcript.Entries {
+		if e.Kind == transcript.KindUser && e.Text == "ping while down" {
 			t.Fatalf("the unsent prompt is drawn as sent:\n%s", h.screen())
 		}
 	}

@@ -77,8 +77,8 @@ func (m *Model) startRun() tea.Cmd {
 		m.input.Reset()
 		m.input.Paste(rest)
 	}
-	m.transcript.addUser(prompt)
-	m.transcript.refresh(m.now(), true)
+	m.transcript.AddUser(prompt)
+	m.transcript.Refresh(m.now(), true)
 	m.fresh = map[string]bool{} // notes written in this answer are marked anew
 	return m.startJob(m.runner, m.convID, prompt)
 }

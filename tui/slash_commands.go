@@ -6,7 +6,6 @@ import (
 	"io/fs"
 	"os"
 	"strings"
-	"time"
 
 	"github.com/mneme-dev/mneme/memory/mdexport"
 
@@ -17,7 +16,6 @@ import (
 	"github.com/mneme-dev/mneme/tui/panel"
 	"github.com/mneme-dev/mneme/tui/paths"
 	"github.com/mneme-dev/mneme/tui/picker"
-	"github.com/mneme-dev/mneme/tui/render"
 	"github.com/mneme-dev/mneme/tui/styles"
 )
 
@@ -81,7 +79,7 @@ func (m *Model) openHelp() {
 // slashCopy copies the last answer to the clipboard with OSC 52, which
 // works over SSH and in tmux (with set-clipboard on).
 func (m *Model) slashCopy(string) tea.Cmd {
-	text := m.transcript.lastAnswer()
+	text := m.transcript.LastAnswer()
 	m.input.Reset()
 	if strings.TrimSpace(text) == "" {
 		m.hint = "There is no answer to copy yet."
@@ -90,16 +88,6 @@ func (m *Model) slashCopy(string) tea.Cmd {
 	// Whether the terminal took it cannot be known: said as what was done.
 	m.hint = fmt.Sprintf("Sent the last answer (%d characters) to the terminal's clipboard (OSC 52; tmux needs set-clipboard on).", len([]rune(text)))
 	return tea.SetClipboard(text)
-}
-
-// lastAnswer is the text of the last answer in the transcript.
-func (t *transcript) lastAnswer() string {
-	for i := len(t.entries) - 1; i >= 0; i-- {
-		if e := t.entries[i]; e.kind == entryAssistant && strings.TrimSpace(e.text) != "" {
-			return e.text
-		}
-	}
-	return ""
 }
 
 // exportedMsg reports an export.
@@ -252,8 +240,8 @@ func (m *Model) offerModels(p Probe) tea.Cmd {
 	m.offered = true
 	if p.Offline != nil {
 		m.log.Warn("the model library is unreachable; not offering downloads", "err", p.Offline)
-		m.transcript.addNotice(offlineNotice(p))
-		m.transcript.refresh(m.now(), true)
+		m.transcript.AddNotice(offlineNotice(p))
+		m.transcript.Refresh(m.now(), true)
 		return nil
 	}
 	return m.openModels("")
@@ -280,7 +268,7 @@ func (m *Model) setTheme(dark bool) {
 	m.help.Styles = m.st.Help
 	m.spin.Style = m.st.Spinner
 	m.input.Restyle(m.st.Input)
-	m.transcript.restyle()
+	m.transcript.Restyle()
 	m.sidebar.Restyle()
 	if !m.isOpen(m.search) {
 		m.search = newSearchPanel(m.life.ctx, m.st, m.cfg, m.keys)
@@ -298,14 +286,4 @@ func (m *Model) setTheme(dark bool) {
 		m.sources = newSourcesPanel(m.st, m.keys)
 	}
 	m.panelSize = [2]int{}
-}
-
-// restyle renders every entry again in the current styles.
-func (t *transcript) restyle() {
-	t.md = render.NewMarkdown(t.st.Markdown)
-	for i := range t.entries {
-		t.entries[i].viewWidth, t.entries[i].stableSrc, t.entries[i].stableView = 0, "", ""
-	}
-	t.lastLive = time.Time{}
-	t.refresh(t.now, false)
 }

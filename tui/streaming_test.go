@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/mneme-dev/mneme/tui/styles"
+	"github.com/mneme-dev/mneme/tui/transcript"
 )
 
 // halfStreamed is an answer cut off while it writes a code block.
@@ -31,14 +32,14 @@ func TestStreamingMarkdownGolden(t *testing.T) {
 			t.Errorf("the streaming answer shows raw markdown %q:\n%s", raw, s)
 		}
 	}
-	live := h.m.transcript.view()
+	live := h.m.transcript.View()
 	requireGolden(t, "transcript_streaming_80", live)
 
 	// Stopped there, the answer looks the same, marked interrupted.
 	h.send(keyEsc)
 	h.runUntilShown("(interrupted)")
 	h.runUntilIdle()
-	done := strings.Replace(plain(h.m.transcript.view()), "  (interrupted)", "", 1)
+	done := strings.Replace(plain(h.m.transcript.View()), "  (interrupted)", "", 1)
 	if trimRows(done) != trimRows(plain(live)) {
 		t.Errorf("the streamed rendering differs from the finished one:\nstreamed:\n%s\nfinished:\n%s", plain(live), done)
 	}
@@ -58,21 +59,21 @@ func trimRows(s string) string {
 // spinner's tick), without waiting for more text.
 func TestStreamingMarkdownCatchesUp(t *testing.T) {
 	st := styles.New(true)
-	tr := newTranscript(&st, slog.Default())
+	tr := transcript.New(&st, slog.Default())
 	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
-	tr.setSize(60, 20, now)
-	tr.addUser("go on")
-	tr.appendContent("First words")
-	tr.refresh(now, false)
-	tr.appendContent(" and a `tail`")
-	now = now.Add(liveRenderInterval / 2)
-	tr.refresh(now, false)
-	if got := plain(tr.view()); strings.Contains(got, "tail") || !strings.Contains(got, "First words") || !tr.liveStale() {
+	tr.SetSize(60, 20, now)
+	tr.AddUser("go on")
+	tr.AppendContent("First words")
+	tr.Refresh(now, false)
+	tr.AppendContent(" and a `tail`")
+	now = now.Add(transcript.LiveRenderInterval / 2)
+	tr.Refresh(now, false)
+	if got := plain(tr.View()); strings.Contains(got, "tail") || !strings.Contains(got, "First words") || !tr.LiveStale() {
 		t.Fatalf("text within the render interval was rendered at once:\n%s", got)
 	}
-	now = now.Add(liveRenderInterval)
-	tr.refresh(now, false)
-	if got := plain(tr.view()); !strings.Contains(strings.Join(strings.Fields(got), " "), "First words and a tail") || tr.liveStale() {
+	now = now.Add(transcript.LiveRenderInterval)
+	tr.Refresh(now, false)
+	if got := plain(tr.View()); !strings.Contains(strings.Join(strings.Fields(got), " "), "First words and a tail") || tr.LiveStale() {
 		t.Fatalf("the rest did not show after the interval:\n%s", got)
 	}
 }
@@ -81,19 +82,19 @@ func TestStreamingMarkdownCatchesUp(t *testing.T) {
 // backticks of a fence shows nothing until the fence is complete.
 func TestStreamingHidesAFenceBeingTyped(t *testing.T) {
 	st := styles.New(true)
-	tr := newTranscript(&st, slog.Default())
+	tr := transcript.New(&st, slog.Default())
 	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
-	tr.setSize(60, 20, now)
-	tr.addUser("code please")
-	tr.appendContent("Here it is:\n\n``")
-	tr.refresh(now, false)
-	if got := plain(tr.view()); strings.Contains(got, "`") || !strings.Contains(got, "Here it is:") {
+	tr.SetSize(60, 20, now)
+	tr.AddUser("code please")
+	tr.AppendContent("Here it is:\n\n``")
+	tr.Refresh(now, false)
+	if got := plain(tr.View()); strings.Contains(got, "`") || !strings.Contains(got, "Here it is:") {
 		t.Fatalf("a fence being typed shows:\n%s", got)
 	}
-	tr.appendContent("`sh\necho hi")
-	now = now.Add(liveRenderInterval)
-	tr.refresh(now, false)
-	if got := plain(tr.view()); strings.Contains(got, "`") || !strings.Contains(got, "echo hi") {
+	tr.AppendContent("`sh\necho hi")
+	now = now.Add(transcript.LiveRenderInterval)
+	tr.Refresh(now, false)
+	if got := plain(tr.View()); strings.Contains(got, "`") || !strings.Contains(got, "echo hi") {
 		t.Fatalf("the code being written does not show as code:\n%s", got)
 	}
 }
@@ -103,38 +104,38 @@ func TestStreamingHidesAFenceBeingTyped(t *testing.T) {
 // does not start following the stream.
 func TestResizeKeepsAReaderWhereTheyWere(t *testing.T) {
 	st := styles.New(true)
-	tr := newTranscript(&st, slog.Default())
+	tr := transcript.New(&st, slog.Default())
 	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
-	tr.setSize(60, 10, now)
-	tr.addUser("a long one")
+	tr.SetSize(60, 10, now)
+	tr.AddUser("a long one")
 	var b strings.Builder
 	for i := range 300 {
 		fmt.Fprintf(&b, "Line %d of a long answer that wraps at narrow widths, and goes on a little longer than sixty columns.\n\n", i)
 	}
-	tr.appendContent(b.String())
-	now = now.Add(liveRenderInterval)
-	tr.refresh(now, true)
+	tr.AppendContent(b.String())
+	now = now.Add(transcript.LiveRenderInterval)
+	tr.Refresh(now, true)
 	for range 40 {
-		tr.pageUp() // to about the middle
+		tr.PageUp() // to about the middle
 	}
 	top := func() int {
 		var n int
-		for _, l := range strings.Split(plain(tr.view()), "\n") {
+		for _, l := range strings.Split(plain(tr.View()), "\n") {
 			if _, err := fmt.Sscanf(strings.TrimSpace(l), "Line %d", &n); err == nil {
 				return n
 			}
 		}
-		t.Fatalf("no line in view:\n%s", plain(tr.view()))
+		t.Fatalf("no line in view:\n%s", plain(tr.View()))
 		return 0
 	}
 	before := top()
-	if tr.follow || before > 250 {
-		t.Fatalf("not scrolled up: line %d, follow %v", before, tr.follow)
+	if tr.Follow || before > 250 {
+		t.Fatalf("not scrolled up: line %d, follow %v", before, tr.Follow)
 	}
-	tr.setSize(140, 40, now)
-	tr.appendContent("More words.\n")
-	tr.refresh(now.Add(liveRenderInterval), false)
-	if after := top(); tr.follow || after < before-20 || after > before+20 {
-		t.Fatalf("after the resize: line %d (was %d), follow %v", after, before, tr.follow)
+	tr.SetSize(140, 40, now)
+	tr.AppendContent("More words.\n")
+	tr.Refresh(now.Add(transcript.LiveRenderInterval), false)
+	if after := top(); tr.Follow || after < before-20 || after > before+20 {
+		t.Fatalf("after the resize: line %d (was %d), follow %v", after, before, tr.Follow)
 	}
 }

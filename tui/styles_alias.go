@@ -5,6 +5,3 @@ import "github.com/mneme-dev/mneme/tui/styles"
 // Styles is the one Styles value (tui/styles) the root's components draw
 // with; the root builds it and hands it down.
 type Styles = styles.Styles
-
-// markdownMargin is the left indent of assistant text (styles.MarkdownMargin).
-const markdownMargin = styles.MarkdownMargin

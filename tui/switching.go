@@ -14,6 +14,7 @@ import (
 	"github.com/mneme-dev/mneme/tui/internal/recent"
 	"github.com/mneme-dev/mneme/tui/panel"
 	"github.com/mneme-dev/mneme/tui/sidebar"
+	"github.com/mneme-dev/mneme/tui/transcript"
 )
 
 // Switching conversations: the sidebar, /switch, /new, a search result and
@@ -29,7 +30,7 @@ const maxCachedConversations = 8
 
 // cachedConversation is a conversation's transcript as it was left.
 type cachedConversation struct {
-	entries  []entry
+	entries  []transcript.Entry
 	turns    memory.TurnCounter
 	title    string
 	archived bool
@@ -41,11 +42,11 @@ type cachedConversation struct {
 // recently left last. It is shared by the copies of a Model.
 type convCache struct {
 	*recent.List[cachedConversation]
-	scrolls map[string]scrollState // where the reader was, by conversation
+	scrolls map[string]transcript.Position // where the reader was, by conversation
 }
 
 func newConvCache() *convCache {
-	return &convCache{List: recent.New[cachedConversation](maxCachedConversations), scrolls: map[string]scrollState{}}
+	return &convCache{List: recent.New[cachedConversation](maxCachedConversations), scrolls: map[string]transcript.Position{}}
 }
 
 // forget drops everything kept about a deleted conversation.
@@ -59,12 +60,12 @@ func (m *Model) stash() {
 	if m.convID == "" {
 		return
 	}
-	m.cache.scrolls[m.convID] = m.transcript.position()
+	m.cache.scrolls[m.convID] = m.transcript.Position()
 	m.cache.Put(m.convID, cachedConversation{
-		entries: m.transcript.entries, turns: m.transcript.turns, title: m.title, archived: m.archived,
+		entries: m.transcript.Entries, turns: m.transcript.Turns, title: m.title, archived: m.archived,
 		msgCount: m.msgCount, context: m.contextPct,
 	})
-	m.transcript.entries, m.transcript.turns = nil, memory.TurnCounter{}
+	m.transcript.Entries, m.transcript.Turns = nil, memory.TurnCounter{}
 	m.others = othersTail{}
 	m.dropRecalled()
 }
@@ -73,13 +74,13 @@ func (m *Model) stash() {
 func (m *Model) clearConversation() {
 	m.convID, m.title, m.archived, m.msgCount, m.contextPct = "", "", false, 0, 0
 	m.resumeID, m.resumeTurn, m.loading = "", 0, false
-	m.transcript.entries, m.transcript.turns = nil, memory.TurnCounter{}
+	m.transcript.Entries, m.transcript.Turns = nil, memory.TurnCounter{}
 	m.others = othersTail{}
 	m.dropRecalled()
 	if m.incognito() {
-		m.transcript.addNotice(IncognitoNotice)
+		m.transcript.AddNotice(IncognitoNotice)
 	}
-	m.transcript.refresh(m.now(), true)
+	m.transcript.Refresh(m.now(), true)
 	m.sidebar.SetCurrent("")
 }
 
@@ -128,7 +129,7 @@ func (m *Model) openConversation(id, title string, turn int) tea.Cmd {
 	load := loadHistoryCmd(m.life.ctx, m.store, m.userID, id, m.cfg.Answering)
 	if cc, ok := m.cache.Take(id); ok {
 		m.title, m.archived, m.msgCount, m.contextPct = cc.title, cc.archived, cc.msgCount, cc.context
-		m.transcript.entries, m.transcript.turns = cc.entries, cc.turns
+		m.transcript.Entries, m.transcript.Turns = cc.entries, cc.turns
 		m.loading = false
 		var cmd tea.Cmd
 		if turn > 0 {
@@ -141,8 +142,8 @@ func (m *Model) openConversation(id, title string, turn int) tea.Cmd {
 		return tea.Batch(cmd, load)
 	}
 	m.title, m.archived, m.msgCount, m.contextPct = title, false, 0, 0
-	m.transcript.entries, m.transcript.turns = nil, memory.TurnCounter{}
-	m.transcript.refresh(m.now(), true)
+	m.transcript.Entries, m.transcript.Turns = nil, memory.TurnCounter{}
+	m.transcript.Refresh(m.now(), true)
 	m.loading = true
 	return load
 }
@@ -150,20 +151,20 @@ func (m *Model) openConversation(id, title string, turn int) tea.Cmd {
 // restoreScroll goes back to where the reader was in conversation id, or
 // to its end.
 func (m *Model) restoreScroll(id string) {
-	m.transcript.refresh(m.now(), false)
+	m.transcript.Refresh(m.now(), false)
 	if s, ok := m.cache.scrolls[id]; ok {
-		m.transcript.restore(s)
+		m.transcript.Restore(s)
 		return
 	}
-	m.transcript.bottom()
+	m.transcript.Bottom()
 }
 
 // landOnTurn scrolls to turn n of the open conversation and highlights it
 // for a moment.
 func (m *Model) landOnTurn(n int) tea.Cmd {
-	m.transcript.clearHighlight()
-	m.transcript.refresh(m.now(), false)
-	if !m.transcript.gotoTurn(n) {
+	m.transcript.ClearHighlight()
+	m.transcript.Refresh(m.now(), false)
+	if !m.transcript.GotoTurn(n) {
 		m.hint = fmt.Sprintf("This conversation has no turn %d.", n)
 		return nil
 	}
@@ -174,7 +175,7 @@ func (m *Model) landOnTurn(n int) tea.Cmd {
 // transcript already shown (from the cache), so nothing needs replacing.
 func (m *Model) historyIsCurrent(msg historyMsg) bool {
 	return !m.loading && msg.err == nil && msg.conv.ID == m.convID && len(msg.msgs) == m.msgCount &&
-		len(m.transcript.entries) > 0 && !slices.ContainsFunc(msg.msgs, halfWritten) // one may have been finished since
+		len(m.transcript.Entries) > 0 && !slices.ContainsFunc(msg.msgs, halfWritten) // one may have been finished since
 }
 
 // halfWritten reports whether a message is stored as interrupted: cut
@@ -200,9 +201,9 @@ func (m *Model) drawnAsWriting(msgs []memory.Message) {
 			break
 		}
 	}
-	for i := len(m.transcript.entries) - 1; i >= 0; i-- {
-		if e := &m.transcript.entries[i]; e.kind == entryAssistant && e.interrupted {
-			e.interrupted, e.elsewhere, e.viewWidth = false, true, 0
+	for i := len(m.transcript.Entries) - 1; i >= 0; i-- {
+		if e := &m.transcript.Entries[i]; e.Kind == transcript.KindAssistant && e.Interrupted {
+			e.Interrupted, e.Elsewhere, e.ViewWidth = false, true, 0
 			return
 		}
 	}
@@ -386,8 +387,8 @@ func (m *Model) handleOthersDeleted(msg othersDeletedMsg) {
 	}
 	m.cache.forget(msg.id)
 	m.clearConversation()
-	m.transcript.addNotice("The conversation open here was deleted in another mneme; this is a new one.")
-	m.transcript.refresh(m.now(), true)
+	m.transcript.AddNotice("The conversation open here was deleted in another mneme; this is a new one.")
+	m.transcript.Refresh(m.now(), true)
 }
 
 // handleOthersAdded draws the messages another mneme added to the open
@@ -405,20 +406,20 @@ func (m *Model) handleOthersAdded(msg othersAddedMsg) tea.Cmd {
 		if len(msg.msgs) <= m.msgCount {
 			return nil
 		}
-		m.others = othersTail{from: m.msgCount, entry: len(m.transcript.entries), active: true}
+		m.others = othersTail{from: m.msgCount, entry: len(m.transcript.Entries), active: true}
 	}
-	if len(msg.msgs) < m.others.from || m.others.entry > len(m.transcript.entries) {
+	if len(msg.msgs) < m.others.from || m.others.entry > len(m.transcript.Entries) {
 		return nil // removed meanwhile: the next load of the conversation shows it
 	}
 	if len(msg.msgs) > m.msgCount {
 		m.hint = "New messages from another mneme were added to this conversation."
 	}
-	before, _ := entriesFromHistory(msg.msgs[:m.others.from])
-	all, turns := entriesFromHistory(msg.msgs)
+	before, _ := transcript.FromHistory(msg.msgs[:m.others.from])
+	all, turns := transcript.FromHistory(msg.msgs)
 	// This screen's own notices and receipts drawn below the tail stay below it.
-	var own []entry
-	for _, e := range m.transcript.entries[m.others.entry:] {
-		if e.kind == entryNotice || e.kind == entryError {
+	var own []transcript.Entry
+	for _, e := range m.transcript.Entries[m.others.entry:] {
+		if e.Kind == transcript.KindNotice || e.Kind == transcript.KindError {
 			own = append(own, e)
 		}
 	}
@@ -436,15 +437,15 @@ func (m *Model) handleOthersAdded(msg othersAddedMsg) tea.Cmd {
 	writing := m.writingElsewhere(msg.msgs)
 	if writing { // its entry is the tail's last interrupted answer
 		for i := len(tail) - 1; i >= 0; i-- {
-			if tail[i].kind == entryAssistant && tail[i].interrupted {
-				tail[i].interrupted, tail[i].elsewhere = false, true
+			if tail[i].Kind == transcript.KindAssistant && tail[i].Interrupted {
+				tail[i].Interrupted, tail[i].Elsewhere = false, true
 				break
 			}
 		}
 	}
-	m.transcript.entries = append(append(m.transcript.entries[:m.others.entry], tail...), own...)
-	m.transcript.turns, m.msgCount = turns, len(msg.msgs)
-	m.transcript.refresh(m.now(), false)
+	m.transcript.Entries = append(append(m.transcript.Entries[:m.others.entry], tail...), own...)
+	m.transcript.Turns, m.msgCount = turns, len(msg.msgs)
+	m.transcript.Refresh(m.now(), false)
 	if !writing {
 		return nil
 	}
@@ -486,8 +487,8 @@ func (m *Model) reconcileAfterRun(msg titleMsg) {
 		return
 	}
 	shown, stored := 0, 0
-	for _, e := range m.transcript.entries {
-		if e.kind == entryUser {
+	for _, e := range m.transcript.Entries {
+		if e.Kind == transcript.KindUser {
 			shown++
 		}
 	}
@@ -509,19 +510,19 @@ func (m *Model) reconcileAfterRun(msg titleMsg) {
 	// not stored: it stays, below the answer, which was stored last. A
 	// prompt not sent (fewer stored than shown: agent.ErrNotSent) goes
 	// with what was said of it.
-	var own []entry
-	for i := len(m.transcript.entries) - 1; i >= 0 && stored >= shown && m.transcript.entries[i].kind != entryUser; i-- {
-		if e := m.transcript.entries[i]; e.kind == entryNotice || e.kind == entryError {
-			own = append([]entry{e}, own...)
+	var own []transcript.Entry
+	for i := len(m.transcript.Entries) - 1; i >= 0 && stored >= shown && m.transcript.Entries[i].Kind != transcript.KindUser; i-- {
+		if e := m.transcript.Entries[i]; e.Kind == transcript.KindNotice || e.Kind == transcript.KindError {
+			own = append([]transcript.Entry{e}, own...)
 		}
 	}
 	m.others = othersTail{}
-	m.transcript.load(msg.msgs)
-	m.transcript.entries = append(m.transcript.entries, own...)
-	m.transcript.markCompactions(msg.sums)
+	m.transcript.Load(msg.msgs)
+	m.transcript.Entries = append(m.transcript.Entries, own...)
+	m.transcript.MarkCompactions(msg.sums)
 	m.msgCount = len(msg.msgs)
 	m.followHalfWritten(msg.msgs)
-	m.transcript.refresh(m.now(), false)
+	m.transcript.Refresh(m.now(), false)
 	if stored > shown || m.hint == "" {
 		m.hint = "Redrawn as stored: another mneme wrote to this conversation meanwhile."
 	}

@@ -3,6 +3,8 @@ package tui
 import (
 	"fmt"
 	"testing"
+
+	"github.com/mneme-dev/mneme/tui/transcript"
 )
 
 // TestLiveTurnsNumberedAsReloaded: the turns of a conversation written in
@@ -28,19 +30,19 @@ func TestLiveTurnsNumberedAsReloaded(t *testing.T) {
 	ask("second question", "Half an", true)
 	ask("third question", "Another answer", false)
 
-	numbers := func(es []entry) string {
+	numbers := func(es []transcript.Entry) string {
 		var s string
 		for _, e := range es {
-			switch e.kind {
-			case entryUser, entryAssistant, entryTool:
-				s += fmt.Sprintf("%d:%d ", e.kind, e.turn)
+			switch e.Kind {
+			case transcript.KindUser, transcript.KindAssistant, transcript.KindTool:
+				s += fmt.Sprintf("%d:%d ", e.Kind, e.Turn)
 			}
 		}
 		return s
 	}
 	_, msgs := storedMessages(t, store)
-	reloaded, _ := entriesFromHistory(msgs)
-	live, want := numbers(h.m.transcript.entries), numbers(reloaded)
+	reloaded, _ := transcript.FromHistory(msgs)
+	live, want := numbers(h.m.transcript.Entries), numbers(reloaded)
 	if live != want || want != "0:1 1:1 0:2 1:2 0:3 1:3 " {
 		t.Fatalf("live turns %q, reloaded %q", live, want)
 	}

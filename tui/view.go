@@ -27,8 +27,8 @@ func (m *Model) layout() {
 		return
 	}
 	m.help.SetWidth(m.width)
-	m.keys.Details.SetEnabled(m.transcript.hasDetails())
-	m.keys.Sources.SetEnabled(m.transcript.lastSources() != nil)
+	m.keys.Details.SetEnabled(m.transcript.HasDetails())
+	m.keys.Sources.SetEnabled(m.transcript.LastSources() != nil)
 	m.updateCompletion()
 	body, w := m.bodyHeight(), m.mainWidth()
 	m.sidebar.SetSize(sidebar.Width(m.width), body)
@@ -41,7 +41,7 @@ func (m *Model) layout() {
 	if rows := m.aboveInput(w); len(rows) > 0 {
 		fixed += lipgloss.Height(strings.Join(rows, "\n"))
 	}
-	m.transcript.setSize(w, body-fixed, m.now())
+	m.transcript.SetSize(w, body-fixed, m.now())
 }
 
 // statusRows are the status and help lines under the body.
@@ -105,8 +105,8 @@ func (m Model) bodyView() (string, *tea.Cursor) {
 // a rule and the input.
 func (m Model) mainView() (string, *tea.Cursor) {
 	w := m.mainWidth()
-	rows := []string{m.transcript.view()}
-	if m.convID == "" && len(m.transcript.entries) == 0 && !m.loading && !m.incognito() {
+	rows := []string{m.transcript.View()}
+	if m.convID == "" && len(m.transcript.Entries) == 0 && !m.loading && !m.incognito() {
 		rows[0] = m.welcomeView(w)
 	}
 	rows = append(append(rows, m.aboveInput(w)...), m.st.Rule.Render(strings.Repeat("─", w)))
@@ -224,8 +224,8 @@ func (m Model) welcomeView(w int) string {
 			k.Search.Help().Key, k.Memory.Help().Key, k.Sidebar.Help().Key, k.Help.Help().Key),
 	}
 	body := m.st.Notice.Width(w).Render(strings.Join(lines, "\n"))
-	if lipgloss.Height(body) > m.transcript.height {
-		return m.transcript.view() // a small split: the input and status lines come first
+	if lipgloss.Height(body) > m.transcript.Height {
+		return m.transcript.View() // a small split: the input and status lines come first
 	}
-	return lipgloss.PlaceVertical(m.transcript.height, lipgloss.Bottom, body)
+	return lipgloss.PlaceVertical(m.transcript.Height, lipgloss.Bottom, body)
 }

@@ -1,4 +1,4 @@
-package tui
+package transcript
 
 import (
 	"strings"
@@ -14,16 +14,16 @@ import (
 // is what makes a conversation of thousands of messages open at once (see
 // BenchmarkOpenLongConversation).
 
-// scrollPos is the first row shown: row of entry's block.
-type scrollPos struct{ entry, row int }
+// ScrollPos is the first row shown: row of entry's block.
+type ScrollPos struct{ entry, row int }
 
-func (p scrollPos) before(q scrollPos) bool {
+func (p ScrollPos) before(q ScrollPos) bool {
 	return p.entry < q.entry || p.entry == q.entry && p.row < q.row
 }
 
-// scrollState is where a reader was in a conversation, to come back to.
-type scrollState struct {
-	pos    scrollPos
+// Position is where a reader was in a conversation, to come back to.
+type Position struct {
+	pos    ScrollPos
 	follow bool // at the bottom, following new text
 }
 
@@ -32,8 +32,8 @@ const wheelRows = 3
 
 // sep is the number of blank rows before entry i: none between two
 // compact lines (tool calls, receipts), one elsewhere.
-func (t *transcript) sep(i int) int {
-	if i == 0 || compact(t.entries[i].kind) && compact(t.entries[i-1].kind) {
+func (t *Transcript) sep(i int) int {
+	if i == 0 || compact(t.Entries[i].Kind) && compact(t.Entries[i-1].Kind) {
 		return 0
 	}
 	return 1
@@ -41,18 +41,18 @@ func (t *transcript) sep(i int) int {
 
 // entryLines is entry i rendered at the current width, one string a row,
 // from the cache when it can.
-func (t *transcript) entryLines(i int) []string {
-	e := &t.entries[i]
-	if e.viewWidth != t.width || e.lines == nil {
-		e.view, e.viewWidth = t.render(e, t.now), t.width
+func (t *Transcript) entryLines(i int) []string {
+	e := &t.Entries[i]
+	if e.ViewWidth != t.width || e.lines == nil {
+		e.view, e.ViewWidth = t.render(e, t.now), t.width
 		e.lines = strings.Split(e.view, "\n")
 	}
 	return e.lines
 }
 
-func (t *transcript) blockLen(i int) int { return t.sep(i) + len(t.entryLines(i)) }
+func (t *Transcript) blockLen(i int) int { return t.sep(i) + len(t.entryLines(i)) }
 
-func (t *transcript) blockRow(i, r int) string {
+func (t *Transcript) blockRow(i, r int) string {
 	s := t.sep(i)
 	if r < s {
 		return ""
@@ -61,25 +61,25 @@ func (t *transcript) blockRow(i, r int) string {
 }
 
 // bottomPos is the position whose page ends with the last row.
-func (t *transcript) bottomPos() scrollPos {
-	need := t.height
-	for i := len(t.entries) - 1; i >= 0; i-- {
+func (t *Transcript) bottomPos() ScrollPos {
+	need := t.Height
+	for i := len(t.Entries) - 1; i >= 0; i-- {
 		n := t.blockLen(i)
 		if n >= need {
-			return scrollPos{i, n - need}
+			return ScrollPos{i, n - need}
 		}
 		need -= n
 	}
-	return scrollPos{}
+	return ScrollPos{}
 }
 
 // clampPos keeps p inside the transcript and not below the last page.
-func (t *transcript) clampPos(p scrollPos) (scrollPos, bool) {
-	if len(t.entries) == 0 {
-		return scrollPos{}, true
+func (t *Transcript) clampPos(p ScrollPos) (ScrollPos, bool) {
+	if len(t.Entries) == 0 {
+		return ScrollPos{}, true
 	}
-	if p.entry >= len(t.entries) {
-		p = scrollPos{len(t.entries) - 1, 0}
+	if p.entry >= len(t.Entries) {
+		p = ScrollPos{len(t.Entries) - 1, 0}
 	}
 	p.row = max(0, min(p.row, t.blockLen(p.entry)-1))
 	if b := t.bottomPos(); !p.before(b) {
@@ -89,14 +89,14 @@ func (t *transcript) clampPos(p scrollPos) (scrollPos, bool) {
 }
 
 // scrollTo moves the page to start at p (within bounds).
-func (t *transcript) scrollTo(p scrollPos) {
-	t.pos, t.follow = t.clampPos(p)
+func (t *Transcript) scrollTo(p ScrollPos) {
+	t.Pos, t.Follow = t.clampPos(p)
 	t.prepare()
 }
 
 // scrollBy moves the page down (d > 0) or up (d < 0) by d rows.
-func (t *transcript) scrollBy(d int) {
-	p := t.pos
+func (t *Transcript) scrollBy(d int) {
+	p := t.Pos
 	for d < 0 {
 		if p.row > 0 {
 			step := min(-d, p.row)
@@ -110,12 +110,12 @@ func (t *transcript) scrollBy(d int) {
 		p.entry--
 		p.row = t.blockLen(p.entry)
 	}
-	for d > 0 && p.entry < len(t.entries) {
+	for d > 0 && p.entry < len(t.Entries) {
 		n := t.blockLen(p.entry)
 		if left := n - 1 - p.row; left >= d {
 			p.row += d
 			break
-		} else if p.entry == len(t.entries)-1 {
+		} else if p.entry == len(t.Entries)-1 {
 			p.row = n - 1
 			break
 		} else {
@@ -128,34 +128,34 @@ func (t *transcript) scrollBy(d int) {
 }
 
 // Scrolling, by the keys and the mouse wheel.
-func (t *transcript) pageUp()   { t.scrollBy(-t.height) }
-func (t *transcript) pageDown() { t.scrollBy(t.height) }
-func (t *transcript) top()      { t.scrollTo(scrollPos{}) }
-func (t *transcript) bottom()   { t.scrollTo(t.bottomPos()) }
+func (t *Transcript) PageUp()   { t.scrollBy(-t.Height) }
+func (t *Transcript) PageDown() { t.scrollBy(t.Height) }
+func (t *Transcript) Top()      { t.scrollTo(ScrollPos{}) }
+func (t *Transcript) Bottom()   { t.scrollTo(t.bottomPos()) }
 
-func (t *transcript) wheelUp()   { t.scrollBy(-wheelRows) }
-func (t *transcript) wheelDown() { t.scrollBy(wheelRows) }
+func (t *Transcript) wheelUp()   { t.scrollBy(-wheelRows) }
+func (t *Transcript) wheelDown() { t.scrollBy(wheelRows) }
 
-// atBottom reports whether the last row is on screen (new text is followed).
-func (t *transcript) atBottom() bool { return t.follow }
+// AtBottom reports whether the last row is on screen (new text is followed).
+func (t *Transcript) AtBottom() bool { return t.Follow }
 
 // scrollToEntry puts entry i's first line at the top of the page (or as
 // near as the end of the transcript allows).
-func (t *transcript) scrollToEntry(i int) bool {
-	if i < 0 || i >= len(t.entries) {
+func (t *Transcript) scrollToEntry(i int) bool {
+	if i < 0 || i >= len(t.Entries) {
 		return false
 	}
-	t.scrollTo(scrollPos{i, t.sep(i)})
+	t.scrollTo(ScrollPos{i, t.sep(i)})
 	return true
 }
 
-// position is where the reader is, for coming back to the conversation.
-func (t *transcript) position() scrollState { return scrollState{pos: t.pos, follow: t.follow} }
+// Position is where the reader is, for coming back to the conversation.
+func (t *Transcript) Position() Position { return Position{pos: t.Pos, follow: t.Follow} }
 
-// restore goes back to a position from position.
-func (t *transcript) restore(s scrollState) {
+// Restore goes back to a position from position.
+func (t *Transcript) Restore(s Position) {
 	if s.follow {
-		t.bottom()
+		t.Bottom()
 		return
 	}
 	t.scrollTo(s.pos)
@@ -163,18 +163,18 @@ func (t *transcript) restore(s scrollState) {
 
 // prepare renders the page: the rows from the position down, cut to the
 // width and padded to the size, the way a viewport draws.
-func (t *transcript) prepare() {
-	if t.width <= 0 || t.height <= 0 {
+func (t *Transcript) prepare() {
+	if t.width <= 0 || t.Height <= 0 {
 		t.page = ""
 		return
 	}
-	rows := make([]string, 0, t.height)
-	for i := t.pos.entry; i < len(t.entries) && len(rows) < t.height; i++ {
+	rows := make([]string, 0, t.Height)
+	for i := t.Pos.entry; i < len(t.Entries) && len(rows) < t.Height; i++ {
 		start := 0
-		if i == t.pos.entry {
-			start = t.pos.row
+		if i == t.Pos.entry {
+			start = t.Pos.row
 		}
-		for r, n := start, t.blockLen(i); r < n && len(rows) < t.height; r++ {
+		for r, n := start, t.blockLen(i); r < n && len(rows) < t.Height; r++ {
 			line := t.blockRow(i, r)
 			w := ansi.StringWidth(line)
 			if w > t.width {
@@ -184,7 +184,7 @@ func (t *transcript) prepare() {
 		}
 	}
 	blank := strings.Repeat(" ", t.width)
-	for len(rows) < t.height {
+	for len(rows) < t.Height {
 		rows = append(rows, blank)
 	}
 	t.page = strings.Join(rows, "\n")
