@@ -233,9 +233,19 @@ func TestSlashCommandsHelpUnknownAndEscape(t *testing.T) {
 		t.Fatalf("an unknown command cleared the input: %q", got)
 	}
 	h.m.input.Reset()
+	// Words after a command that takes none stay: "/new plan the trip"
+	// does not start an empty conversation and lose them.
+	h.sendText("hello")
+	h.runUntilShown("Answer to hello")
+	h.sendText("/new plan the trip")
+	h.runUntilShown("Usage: /new, with nothing after it.")
+	if got := h.m.input.Value(); got != "/new plan the trip" || !h.shows("Answer to hello") {
+		t.Fatalf("input %q after /new with words:\n%s", got, h.screen())
+	}
+	h.m.input.Reset()
 	h.sendText("//etc/hosts is a file")
 	h.runUntilShown("Answer to /etc/hosts is a file")
-	if got := r.runs(); len(got) != 1 || got[0] != "/etc/hosts is a file" {
+	if got := r.runs(); len(got) != 2 || got[1] != "/etc/hosts is a file" {
 		t.Fatalf("prompts %q", got)
 	}
 }

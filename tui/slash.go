@@ -82,6 +82,13 @@ func (m *Model) runSlash(text string) (cmd tea.Cmd, ok bool) {
 		return nil, false
 	}
 	for _, c := range slashCommands() {
+		if c.name == name && c.args == "" && args != "" {
+			// Words after a command that takes none would be lost ("/new
+			// plan the trip" started an empty conversation): they stay to
+			// be sent on their own.
+			m.hint = fmt.Sprintf("Usage: %s, with nothing after it.", c.usage())
+			return nil, true
+		}
 		if c.name == name {
 			return c.run(m, args), true
 		}
