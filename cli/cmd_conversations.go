@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"flag"
 	"fmt"
@@ -65,11 +66,7 @@ func (a *App) runConversations(ctx context.Context, args []string) error {
 	fmt.Fprintln(tw, "ID\tUPDATED\tMESSAGES\tTITLE")
 	now := time.Now()
 	for _, c := range list {
-		title := c.Title
-		if title == "" {
-			title = "(untitled)"
-		}
-		title = sanitize.Title(title)
+		title := cmp.Or(sanitize.Title(c.Title), "(untitled)")
 		if c.Archived {
 			title += "  (archived)"
 		}

@@ -47,7 +47,7 @@ func (a *App) conversationsRemove(ctx context.Context, args []string) error {
 			return writeJSON(a.stdout, out)
 		}
 		if out.Deleted {
-			fmt.Fprintf(a.stdout, "Deleted conversation %s “%s”.\n", sanitize.Line(out.ID), sanitize.Title(cmp.Or(out.Title, "(untitled)")))
+			fmt.Fprintf(a.stdout, "Deleted conversation %s “%s”.\n", sanitize.Line(out.ID), cmp.Or(sanitize.Title(out.Title), "(untitled)"))
 		} else {
 			fmt.Fprintf(a.stdout, "Conversation %s was already deleted.\n", sanitize.Line(out.ID))
 		}

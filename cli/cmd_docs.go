@@ -425,7 +425,7 @@ func (a *App) docsRemove(ctx context.Context, args []string) error {
 			}
 		} else {
 			for _, d := range removed {
-				fmt.Fprintf(a.stdout, "removed %s (%s)\n", sanitize.Title(cmp.Or(d.Title, "untitled")), sanitize.Line(d.Path))
+				fmt.Fprintf(a.stdout, "removed %s (%s)\n", cmp.Or(sanitize.Title(d.Title), "untitled"), sanitize.Line(d.Path))
 			}
 		}
 		if len(failed) > 0 {

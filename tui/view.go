@@ -202,8 +202,8 @@ func (m Model) statusView() string {
 	default:
 		s.Ollama = statusline.OllamaOffline
 	}
-	if m.convID != "" && s.Title == "" {
-		s.Title = "untitled"
+	if m.convID != "" {
+		s.Title = panel.DisplayTitle(s.Title)
 	}
 	if m.convID != "" && m.archived { // its turns stay out of the list and search until /archive again
 		s.Title = "(archived) " + s.Title

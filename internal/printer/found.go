@@ -1,6 +1,7 @@
 package printer
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"strings"
@@ -28,11 +29,8 @@ func Found(w io.Writer, winner *index.ConversationMatch, choices []index.Convers
 	fmt.Fprintln(tw, "ID\tUPDATED\tSCORE\tMATCHED BY\tTITLE")
 	now := time.Now()
 	for _, m := range choices {
-		title := m.Title
-		if title == "" {
-			title = "(untitled)"
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%.2f\t%s\t%s\n", sanitize.Line(m.ID), text.RelativeDate(now, m.Updated), m.Score, strings.Join(m.MatchedBy, "+"), sanitize.Title(title))
+		title := cmp.Or(sanitize.Title(m.Title), "(untitled)")
+		fmt.Fprintf(tw, "%s\t%s\t%.2f\t%s\t%s\n", sanitize.Line(m.ID), text.RelativeDate(now, m.Updated), m.Score, strings.Join(m.MatchedBy, "+"), title)
 	}
 	tw.Flush()
 	for _, m := range choices {

@@ -184,7 +184,7 @@ func (p *Answer) Sources(res agent.Result) {
 
 // Where names a passage for people: "Boiler manual · p. 3 · Reset".
 func Where(title string, page int, heading string) string {
-	return strings.Join(append([]string{sanitize.Title(cmp.Or(title, "(untitled)"))}, Place(page, heading)...), " · ")
+	return strings.Join(append([]string{cmp.Or(sanitize.Title(title), "(untitled)")}, Place(page, heading)...), " · ")
 }
 
 // Place is where a passage is in its document: its page and heading.
@@ -219,11 +219,8 @@ func SearchResults(w io.Writer, results []index.SearchResult, query string) {
 		return
 	}
 	for i, r := range results {
-		title := r.Title
-		if title == "" {
-			title = "(untitled)"
-		}
-		fmt.Fprintf(w, "%2d. %.2f  %s · %s · turn %d · %s\n", i+1, r.Score, sanitize.Title(title), r.Time.Local().Format("2 Jan 2006"), r.Turn, r.MatchedBy)
+		title := cmp.Or(sanitize.Title(r.Title), "(untitled)")
+		fmt.Fprintf(w, "%2d. %.2f  %s · %s · turn %d · %s\n", i+1, r.Score, title, r.Time.Local().Format("2 Jan 2006"), r.Turn, r.MatchedBy)
 		// The index puts the words that matched within the first 100.
 		fmt.Fprintf(w, "    %s\n", text.Cut(text.OneLine(sanitize.Text(r.Snippet)), 100))
 		fmt.Fprintf(w, "    mneme --resume %s --turn %d\n", sanitize.Line(r.ConversationID), r.Turn)

@@ -6,6 +6,7 @@ package sanitize
 
 import (
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -145,9 +146,24 @@ func bidiBytes(b1, b2 byte) bool {
 
 // Line is Text on one line: newlines, tabs and runs of spaces become one
 // space, so that the text cannot start a row of its own in a listing.
+// Invisible format characters (Unicode Cf: zero-width spaces and joiners,
+// the byte order mark, soft hyphens, direction marks) are dropped too: a
+// title of nothing else looked blank, and terminals disagree on their
+// width, which pushed a listing's columns out of line.
 func Line(s string) string {
-	return strings.Join(strings.Fields(Text(s)), " ")
+	s = Text(s)
+	if strings.IndexFunc(s, isFormat) >= 0 {
+		s = strings.Map(func(r rune) rune {
+			if isFormat(r) {
+				return -1
+			}
+			return r
+		}, s)
+	}
+	return strings.Join(strings.Fields(s), " ")
 }
+
+func isFormat(r rune) bool { return r > 0x7f && unicode.Is(unicode.Cf, r) }
 
 // Title is a title as shown: Line, cut to TitleMax characters with "…".
 func Title(s string) string {

@@ -99,6 +99,16 @@ func TestLineAndTitle(t *testing.T) {
 	if n := utf8.RuneCountInString(got); n != TitleMax || !strings.HasSuffix(got, "…") {
 		t.Errorf("Title of 500 characters = %d characters %q…", n, got[:20])
 	}
+	// Invisible format characters leave a one-line text: a title of nothing
+	// else is empty (so the caller's "untitled" shows), and the rest of a
+	// title keeps its letters.
+	invisible := "\ufeff\u2060\u200b\u200c\u200d\u061c\u200e\u200f\u00ad\U000e0041"
+	if got := Line(invisible); got != "" {
+		t.Errorf("Line of invisible characters = %q", got)
+	}
+	if got := Title("zero\u200bwidth\u200d title\u00ad"); got != "zerowidth title" {
+		t.Errorf("Title = %q", got)
+	}
 	if got := Title("short"); got != "short" {
 		t.Errorf("Title(short) = %q", got)
 	}

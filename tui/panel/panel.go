@@ -6,6 +6,7 @@
 package panel
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"strings"
@@ -21,6 +22,7 @@ import (
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/mneme-dev/mneme/internal/sanitize"
 	"github.com/mneme-dev/mneme/tui/styles"
 )
 
@@ -337,13 +339,10 @@ func Addressed(msg tea.Msg, id int64) bool {
 	return ok && a.PanelID() == id
 }
 
-// DisplayTitle is a conversation's title as shown: "untitled" when it has
-// none.
+// DisplayTitle is a conversation's title as shown (sanitize.Line):
+// "untitled" when nothing of it shows.
 func DisplayTitle(t string) string {
-	if t == "" {
-		return "untitled"
-	}
-	return t
+	return cmp.Or(sanitize.Line(t), "untitled")
 }
 
 // CapRows keeps the first rows of text, the last of them marked "…" when

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode"
 
 	"github.com/mneme-dev/mneme/internal/sanitize/hostile"
 	"github.com/mneme-dev/mneme/memory"
@@ -53,5 +54,27 @@ func TestHostileTextIsShownSafely(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestInvisibleTitlesAreLeftOut: zero-width and other invisible format
+// characters never reach the list (terminals disagree on their width, which
+// pushed a row's columns out of line), and a title of nothing else shows
+// as untitled rather than blank.
+func TestInvisibleTitlesAreLeftOut(t *testing.T) {
+	st := styles.New(true)
+	sb := New(context.Background(), &st, DefaultSidebarKeyMap(), &fakeConversations{}, testUser, func() time.Time { return sidebarNow })
+	sb.SetSize(50, 8)
+	sb.Reload()
+	sb, _ = sb.Update(listMsg{seq: sb.seq, convs: []memory.Conversation{
+		{ID: "c1", Title: "\ufeff\u2060\u200b\u200c\u200d\u061c\u200e\u200f\u00ad", Updated: sidebarNow.Add(-time.Minute)},
+		{ID: "c2", Title: "zero\u200bwidth\u200d plans", Updated: sidebarNow.Add(-time.Hour)},
+	}})
+	view := plain(sb.View(false))
+	if i := strings.IndexFunc(view, func(r rune) bool { return r > 0x7f && unicode.Is(unicode.Cf, r) }); i >= 0 {
+		t.Fatalf("an invisible character reached the list at byte %d:\n%s", i, view)
+	}
+	if !strings.Contains(view, "untitled") || !strings.Contains(view, "zerowidth plans") {
+		t.Fatalf("the titles are not shown as untitled and %q:\n%s", "zerowidth plans", view)
 	}
 }
