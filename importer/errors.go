@@ -20,6 +20,8 @@ var (
 	ErrBadFormatName = errors.New("unknown format: use chatgpt, claude, openwebui or mneme")
 	// ErrNotArray: the export is not a JSON array of conversations.
 	ErrNotArray = errors.New("not a JSON array of conversations")
+	// ErrDuplicateID: a conversation has the id of one before it in the export.
+	ErrDuplicateID = errors.New("the same id as a conversation before it")
 	// ErrBroken: the JSON is cut off or malformed; nothing after it can be read.
 	ErrBroken = errors.New("the export is cut off or malformed")
 )

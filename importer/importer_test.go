@@ -369,3 +369,29 @@ func TestChatGPTMappingWithACycle(t *testing.T) {
 	}
 	equal(t, "the looping branch", transcript(t, s)["Loop"], []string{"user: hello", "assistant: hi"})
 }
+
+// TestTwoConversationsWithOneID: a second conversation with the id of one
+// before it is left out, said by index, and the first keeps its title and
+// messages (the stored one had the second's title on the first's
+// messages, and the summary counted two conversations).
+func TestTwoConversationsWithOneID(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "claude.json")
+	if err := os.WriteFile(path, []byte(`[
+		{"uuid": "c-dup", "name": "Dup first", "chat_messages": [{"uuid": "m1", "sender": "human", "text": "dup first q"}]},
+		{"uuid": "c-dup", "name": "Dup second", "chat_messages": [{"uuid": "m2", "sender": "human", "text": "dup second q"}]}]`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s := openStore(t)
+	sum, bad := importFile(t, s, path)
+	if len(bad) != 1 || !strings.Contains(bad[0], `index 1 (id "c-dup"): the same id as a conversation before it (index 0)`) {
+		t.Fatalf("reports %q", bad)
+	}
+	if sum.Conversations != 1 || sum.Stats.Imported != 1 {
+		t.Fatalf("summary %+v", sum)
+	}
+	got := transcript(t, s)
+	if len(got) != 1 {
+		t.Fatalf("conversations %q", got)
+	}
+	equal(t, "the first conversation", got["Dup first"], []string{"user: dup first q"})
+}

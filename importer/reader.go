@@ -56,6 +56,8 @@ type Reader struct {
 	size    int64
 	index   int // of the next element
 	started bool
+	seen    map[string]int // index of each conversation id read
+
 	Skipped Skipped
 }
 
@@ -119,6 +121,15 @@ func (r *Reader) Next() (Conversation, error) {
 		_ = json.Unmarshal(raw, &head)
 		return Conversation{}, ConversationError{Index: i, ID: first(string(head.ID), string(head.UUID)), Err: err}
 	}
+	if prev, ok := r.seen[c.ID]; ok {
+		// One conversation's title on the other's messages, or its
+		// messages refused as conflicts: the first is the one kept.
+		return Conversation{}, ConversationError{Index: i, ID: c.ID, Err: fmt.Errorf("%w (index %d): only that one is imported", ErrDuplicateID, prev)}
+	}
+	if r.seen == nil {
+		r.seen = map[string]int{}
+	}
+	r.seen[c.ID] = i
 	r.Skipped.Hidden += sk.Hidden
 	r.Skipped.Empty += sk.Empty
 	r.Skipped.Branch += sk.Branch
