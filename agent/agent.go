@@ -379,6 +379,9 @@ func (a *Agent) stream(ctx context.Context, msgs []api.Message, withTools bool, 
 		// The Ollama client returns nil when the body ends early.
 		err = ErrStreamBroken
 	}
+	if err != nil {
+		err = unreadable(err)
+	}
 	var stalled stalledError
 	switch {
 	case err != nil && ctx.Err() != nil:
@@ -475,6 +478,9 @@ func ExplainError(err error, host, model string) error {
 		return fmt.Errorf("%w: %q is not installed in Ollama at %s; run `ollama pull %s`", ErrModelNotFound, model, host, model)
 	case errors.As(err, &se):
 		return fmt.Errorf("ollama at %s: %s", host, sanitize.Line(firstNonEmpty(se.ErrorMessage, se.Status)))
+	case errors.Is(err, ErrUnreadableReply):
+		return fmt.Errorf("ollama at %s sent %w (%s); the partial answer was kept", host, ErrUnreadableReply,
+			sanitize.Line(strings.TrimPrefix(err.Error(), ErrUnreadableReply.Error()+": ")))
 	case errors.Is(err, ErrStreamBroken):
 		return fmt.Errorf("%w: Ollama at %s stopped mid-answer; the partial answer was kept", ErrStreamBroken, host)
 	case isTimeout(err):

@@ -539,3 +539,27 @@ func TestAttachedDocumentsAreReadIntoTheRun(t *testing.T) {
 		t.Fatalf("the next run carries the passages again:\n%s", sys)
 	}
 }
+
+// TestUnreadableLinesAreSaidInWords: a line of the answer that is not JSON,
+// or one of 10 MB, ends the answer with an error that says so (the first
+// was quoted raw as the error, the second taken for Ollama stopping), and
+// the partial answer is kept, marked interrupted.
+func TestUnreadableLinesAreSaidInWords(t *testing.T) {
+	for _, tc := range []struct{ name, line, want string }{
+		{"not JSON", `{"model": "x", "message": {not json at all`, `sent a reply mneme could not read (a line that is not JSON: "{\"model\": \"x\"`},
+		{"10 MB", `{"message":{"role":"assistant","content":"` + strings.Repeat("a", 10<<20) + `"}}`, "sent a reply mneme could not read (a line longer than 8 MB)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t, nil)
+			h.srv.Script(fakeollama.Reply{Content: []string{"Hello", " partial"}, RawLine: tc.line})
+			_, _, err := h.run(context.Background(), "story")
+			if !errors.Is(err, ErrUnreadableReply) || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), h.srv.URL) {
+				t.Fatalf("err = %v, want %q", err, tc.want)
+			}
+			msgs := h.messages()
+			if roles(msgs) != "user,assistant" || msgs[1].Content != "Hello partial" || msgs[1].Status != memory.StatusInterrupted {
+				t.Fatalf("stored %+v", msgs)
+			}
+		})
+	}
+}

@@ -12,6 +12,9 @@ var (
 	// ErrModelNotFound means the server does not have the model
 	// (internal/ollama's, so that either name matches).
 	ErrModelNotFound = ollama.ErrModelNotFound
+	// ErrUnreadableReply means Ollama sent a line of its answer that could
+	// not be read (not JSON, or too long).
+	ErrUnreadableReply = errors.New("a reply mneme could not read")
 	// ErrStreamBroken means the answer stream ended before the model finished.
 	ErrStreamBroken = errors.New("the answer stream broke off")
 	// ErrStreamStalled means Ollama sent nothing for longer than the

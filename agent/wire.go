@@ -40,9 +40,14 @@ func (t toleratingTransport) RoundTrip(r *http.Request) (*http.Response, error) 
 }
 
 // maxFixedLine bounds the line lineFixer reads whole: the Ollama client
-// refuses a longer one (its scanner's 8 MB), so it passes on unfixed, in
-// pieces, rather than be gathered whole from a server that never ends it.
+// cannot read a longer one (its scanner's 8 MB) and then ends as if the
+// answer had simply stopped.
 const maxFixedLine = 8 << 20
+
+// unreadableMarker begins the error of the line lineFixer puts in place of
+// one the Ollama client cannot read; stream turns it into
+// ErrUnreadableReply.
+const unreadableMarker = "\x00mneme: unreadable line: "
 
 // lineFixer passes a body on line by line, fixing each line's tool calls.
 type lineFixer struct {
@@ -50,7 +55,6 @@ type lineFixer struct {
 	r       *bufio.Reader
 	pending []byte
 	err     error
-	passing bool // in a line longer than maxFixedLine
 }
 
 func (f *lineFixer) Read(p []byte) (int, error) {
@@ -65,24 +69,41 @@ func (f *lineFixer) Read(p []byte) (int, error) {
 	return n, nil
 }
 
-// next returns the next line, fixed, or the next piece of an overlong one.
+// next returns the next line, fixed. A line the Ollama client cannot read
+// (not JSON, or longer than maxFixedLine) ends the body, replaced by an
+// error line saying so: the client quoted a broken line as its error, and
+// took an overlong one for the end of the answer ("Ollama stopped").
 func (f *lineFixer) next() ([]byte, error) {
 	var line []byte
 	for {
 		chunk, err := f.r.ReadSlice('\n')
 		line = append(line, chunk...)
 		switch {
-		case errors.Is(err, bufio.ErrBufferFull) && (f.passing || len(line) >= maxFixedLine):
-			f.passing = true
-			return line, nil
+		case errors.Is(err, bufio.ErrBufferFull) && len(line) >= maxFixedLine:
+			return unreadableLine(fmt.Sprintf("a line longer than %d MB", maxFixedLine>>20)), io.EOF
 		case errors.Is(err, bufio.ErrBufferFull):
 			continue
-		case f.passing:
-			f.passing = false
-			return line, err
+		}
+		if t := bytes.TrimSpace(line); len(t) > 0 && !json.Valid(t) {
+			return unreadableLine(fmt.Sprintf("a line that is not JSON: %.80q", t)), io.EOF
 		}
 		return fixToolArguments(line), err
 	}
+}
+
+// unreadableLine is Ollama's mid-stream error line, carrying why.
+func unreadableLine(why string) []byte {
+	b, _ := json.Marshal(map[string]string{"error": unreadableMarker + why})
+	return append(b, '\n')
+}
+
+// unreadable turns the Ollama client's error for an unreadable line back
+// into ErrUnreadableReply.
+func unreadable(err error) error {
+	if why, ok := strings.CutPrefix(err.Error(), unreadableMarker); ok {
+		return fmt.Errorf("%w: %s", ErrUnreadableReply, why)
+	}
+	return err
 }
 
 func (f *lineFixer) Close() error { return f.body.Close() }

@@ -250,6 +250,8 @@ func (c *chatCall) stream(w http.ResponseWriter, ctx context.Context, rep Reply)
 		c.hold(ctx)
 	case rep.StreamError != "":
 		send(map[string]string{"error": rep.StreamError})
+	case rep.RawLine != "":
+		send(json.RawMessage(rep.RawLine))
 	default:
 		send(rep.done(c.req, api.Message{}))
 	}
@@ -282,9 +284,12 @@ func newLineWriter(w http.ResponseWriter) *lineWriter {
 
 // write sends v as one line and flushes it.
 func (lw *lineWriter) write(v any) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return err
+	b, ok := v.(json.RawMessage) // sent as it is, JSON or not
+	if !ok {
+		var err error
+		if b, err = json.Marshal(v); err != nil {
+			return err
+		}
 	}
 	if _, err := lw.w.Write(append(b, '\n')); err != nil {
 		return err

@@ -42,6 +42,9 @@ type Reply struct {
 	// StreamError, if set, replaces the done line with {"error": StreamError}:
 	// Ollama's mid-stream error. Non-streaming requests get HTTP 500.
 	StreamError string
+	// RawLine, if set, replaces the done line with these bytes as they are
+	// (a newline added): a server's line that is not JSON, or one of 10 MB.
+	RawLine string
 	// DropAfter, if > 0, abruptly closes the connection after this many
 	// lines (or after all chunks, if there are fewer), without a done line.
 	// It takes precedence over Hold and StreamError.
