@@ -293,6 +293,17 @@ func TestAskMidStreamFailureKeepsPartial(t *testing.T) {
 	if len(list) != 1 || list[0].MessageCount != 2 {
 		t.Fatalf("conversations = %+v", list)
 	}
+	// With --json the answer kept is said to be interrupted, as the
+	// stored one is, besides the error.
+	srv.Script(fakeollama.Reply{Content: []string{"Half", " an", " answer"}, DropAfter: 2})
+	r = d.mneme("", "ask", "--json", "question")
+	var out struct {
+		Answer, Error string
+		Interrupted   bool
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &out); err != nil || r.code == 0 || out.Answer != "Half an" || !out.Interrupted || !strings.Contains(out.Error, "stopped mid-answer") {
+		t.Fatalf("--json: exit %d, %v, stdout %q", r.code, err, r.stdout)
+	}
 }
 
 func TestAskNeutralisesTerminalEscapes(t *testing.T) {

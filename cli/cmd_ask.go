@@ -195,6 +195,8 @@ func (a *App) runAsk(ctx context.Context, args []string) (err error) {
 		out := askResult{Result: res, Learned: learned, Incognito: *incognito}
 		if runErr != nil {
 			out.Error = sanitize.Line(runErr.Error())
+			// An answer that broke off is stored interrupted, as after Ctrl+C.
+			out.Interrupted = out.Interrupted || res.Answer != ""
 		}
 		if err := writeJSON(a.stdout, out); err != nil {
 			p.Fail(err)
