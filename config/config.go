@@ -413,13 +413,17 @@ var lastKey = regexp.MustCompile(`\(last key "([^"]+)"\): (.*)$`)
 // (max_steps = "eight") is one bad setting, said with bad and read as
 // unset, not a file left out whole; what is not TOML at all is the error.
 func decodeFile(path string, cfg *Config, bad func(error)) (toml.MetaData, error) {
+	data, err := readConfig(path)
+	if err != nil {
+		return toml.MetaData{}, err
+	}
 	base := *cfg
-	meta, err := toml.DecodeFile(path, cfg)
+	meta, err := toml.Decode(string(data), cfg)
 	if err == nil || lastKey.FindStringSubmatch(err.Error()) == nil {
 		return meta, err
 	}
 	var raw map[string]any
-	if _, rerr := toml.DecodeFile(path, &raw); rerr != nil {
+	if _, rerr := toml.Decode(string(data), &raw); rerr != nil {
 		return meta, err
 	}
 	type badValue struct{ setting, want string }
@@ -450,6 +454,34 @@ func decodeFile(path string, cfg *Config, bad func(error)) (toml.MetaData, error
 		}
 	}
 	return meta, err
+}
+
+// readConfig reads the config file at path. Only a regular file is read:
+// a named pipe in its place held every command, waiting for a writer.
+func readConfig(path string) ([]byte, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("not a regular file (%s)", fileKind(fi.Mode()))
+	}
+	return os.ReadFile(path)
+}
+
+// fileKind names what a path that is not a regular file is.
+func fileKind(m os.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a directory"
+	case m&os.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&os.ModeSocket != 0:
+		return "a socket"
+	case m&os.ModeDevice != 0:
+		return "a device"
+	}
+	return m.Type().String()
 }
 
 // dropKey deletes the key at path from a decoded TOML table and returns

@@ -9,7 +9,9 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/mneme-dev/mneme/agent"
 	"github.com/mneme-dev/mneme/memory/index"
@@ -100,6 +102,28 @@ func TestConfigErrorsNameTheProblem(t *testing.T) {
 	}
 	if _, err := Load(Flags{}, envMap(map[string]string{"HOME": dir, "MNEME_MAX_STEPS": "many"})); err == nil {
 		t.Error("non-numeric MNEME_MAX_STEPS accepted")
+	}
+	// A named pipe in the file's place is refused at once: reading it held
+	// every command, waiting for a writer that never came.
+	fifo := filepath.Join(dir, "mneme", "config.toml")
+	if err := os.Mkdir(filepath.Dir(fifo), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := Load(Flags{}, envMap(map[string]string{"XDG_CONFIG_HOME": dir, "HOME": dir}))
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(err.Error(), "not a regular file (a named pipe)") {
+			t.Errorf("a named pipe as the config file: %v", err)
+		}
+	case <-time.After(10 * time.Second): // a bound on a hang, not a wait for an event
+		t.Fatal("reading a named pipe as the config file hangs")
 	}
 }
 

@@ -25,7 +25,7 @@ func SaveModels(path, chat, embed string) error {
 			return errors.New("control characters in a model name")
 		}
 	}
-	old, err := os.ReadFile(path)
+	old, err := readConfig(path)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return fmt.Errorf("config %s: %w", path, err)
 	}
@@ -157,7 +157,7 @@ func WriteSync(path, url, token, interval string) error {
 			return errors.New("control characters in a setting")
 		}
 	}
-	old, err := os.ReadFile(path)
+	old, err := readConfig(path)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return err
 	}
