@@ -265,6 +265,7 @@ func (a *Agent) modelHistory(ctx context.Context, req Request, sys []api.Message
 	res.ContextWindow = a.contextWindow(ctx)
 	if n := estimateText(req.Prompt); res.ContextWindow > 0 && n > res.ContextWindow {
 		// No compaction helps: the prompt alone does not fit.
+		res.Truncated = true
 		emit(NoticeEvent{Text: fmt.Sprintf("The prompt is about %d tokens, more than the %d the model's context holds: "+
 			"the model sees only part of it. Raise num_ctx if the model allows more, or send less.", n, res.ContextWindow)})
 	}
@@ -369,16 +370,21 @@ func (a *Agent) overflows(ctx context.Context, req Request, sys []api.Message, v
 	return tokens > int(cfg.CompactAt*float64(window))
 }
 
-// maxScale bounds how much larger than the estimate a measured count may
-// make later estimates.
-const maxScale = 4
+// minScale bounds how far below the estimate a measured count may bring
+// later estimates (a count that low is more likely a server's oddity than
+// a tokenizer).
+const minScale = 0.25
 
 // measure is the size of the request for v: Ollama's count of the last
 // request when it held the same summary and started at the same message,
-// plus an estimate of what was added since, but never less than an
-// estimate of the whole (Ollama does not count the part of a prompt it
-// found in its cache). scale (at least 1) is how much the count exceeded
-// the estimate, to correct estimates of parts of the request.
+// plus an estimate of what was added since; else an estimate of the whole.
+// Ollama counts the whole prompt, the part it found in its cache included
+// (prompt_eval_count of one request sent twice to v0.6.5 is the same; its
+// runners report the prompt's length), so a count below the estimate is
+// believed: three characters a token overestimated the tool definitions
+// of a real model fourfold, and compacted every turn a request that used
+// half its context. scale is the count over the estimate (at least
+// minScale), to correct estimates of parts of the request.
 func (a *Agent) measure(ctx context.Context, req Request, sys []api.Message, v view) (tokens int, scale float64) {
 	est := a.fixedTokens(sys) + estimateMessages(v.messages())
 	if len(v.tail) == 0 {
@@ -395,37 +401,48 @@ func (a *Agent) measure(ctx context.Context, req Request, sys []api.Message, v v
 		}
 	}
 	measured := u.Tokens + estimateMessages(toAPI(added))
-	if measured <= est {
-		return est, 1
-	}
-	return measured, min(float64(measured)/float64(max(est, 1)), maxScale)
+	scale = max(float64(measured)/float64(max(est, 1)), minScale)
+	return int(scale * float64(est)), scale
 }
 
 // plan chooses where to cut v.tail: the messages before the cut leave the
-// model history, the rest stay. It keeps at most half the window, in
-// messages and in tokens, so that a long conversation is summarised every
-// few turns rather than on every one; at least the newest message; and it
-// never keeps a tool result without the call that asked for it. With force
-// it keeps only the last turn (from the last user message on).
+// model history, the rest stay. The history has the room compact_at leaves
+// besides the system messages, tools and summary; it keeps whole turns (it
+// starts at a user message, so no answer is kept without its question and
+// no tool result without its call) filling at most half that room and
+// window_size, so that a long conversation is summarised every few turns
+// rather than on every one. The last exchange stays whole when it fits the
+// room (a model left with only the new prompt could not follow "and the
+// second one?"). With force it keeps only the last turn (from the last
+// user message on).
 func (a *Agent) plan(sys []api.Message, v view, window int, scale float64, force bool) int {
 	cfg := a.compact.cfg
-	size := func(msgs []api.Message) int { return int(scale * float64(estimateMessages(msgs))) }
-	keep := max(minKeepMessages, (cfg.WindowSize-1)/2)
-	if force {
-		keep = 0
+	size := func(keep int) int { return int(scale * float64(estimateMessages(toAPI(v.tail[len(v.tail)-keep:])))) }
+	// turnsFrom is how many messages the last n turns hold (from the n-th
+	// user message from the end on; the whole tail when there are fewer).
+	turnsFrom := func(n int) int {
 		for i := len(v.tail) - 1; i >= 0; i-- {
-			keep++
 			if m := v.tail[i]; m.Role == memory.RoleUser && strings.TrimSpace(m.Content) != "" {
-				break
+				if n--; n == 0 {
+					return len(v.tail) - i
+				}
 			}
 		}
+		return len(v.tail)
+	}
+	keep, whole := max(minKeepMessages, (cfg.WindowSize-1)/2), turnsFrom(2)
+	if force {
+		keep, whole = turnsFrom(1), turnsFrom(1)
 	}
 	keep = min(keep, len(v.tail))
-	budget := int(cfg.CompactAt*float64(window))/2 - int(scale*float64(a.fixedTokens(sys))) - cfg.SummaryTokens
-	for keep > minKeepMessages && size(toAPI(v.tail[len(v.tail)-keep:])) > budget {
+	room := int(cfg.CompactAt*float64(window)) - int(scale*float64(a.fixedTokens(sys))) - cfg.SummaryTokens
+	for keep > minKeepMessages && size(keep) > room/2 {
 		keep--
 	}
-	for keep > minKeepMessages && v.tail[len(v.tail)-keep].Role == memory.RoleTool {
+	if keep < whole && whole <= len(v.tail) && whole < cfg.WindowSize && size(whole) <= room {
+		keep = whole
+	}
+	for keep > minKeepMessages && v.tail[len(v.tail)-keep].Role != memory.RoleUser {
 		keep--
 	}
 	return len(v.tail) - keep
@@ -443,6 +460,7 @@ func (a *Agent) compactView(ctx context.Context, req Request, sys []api.Message,
 	}
 	evicted, kept := v.tail[:cut], v.tail[cut:]
 	emit(CompactingEvent{Messages: len(evicted)})
+	start := time.Now()
 	sum, covered, err := a.summarise(ctx, req, v.summary, evicted, window, v.tail[len(v.tail)-1].Seq)
 	if err != nil {
 		res.Dropped = len(evicted)
@@ -460,6 +478,9 @@ func (a *Agent) compactView(ctx context.Context, req Request, sys []api.Message,
 		return view{summary: v.summary, tail: kept}
 	}
 	res.Compacted = true
+	a.log.Info("compacted", "conversation", req.ConversationID, "forced", force, "window", window,
+		"summarised", covered, "kept", len(kept), "first_seq", sum.FirstSeq, "last_seq", sum.LastSeq,
+		"summary_chars", len(sum.Text), "took", time.Since(start).Round(time.Millisecond))
 	emit(CompactedEvent{Summary: sum.Text, FirstSeq: sum.FirstSeq, LastSeq: sum.LastSeq, AtSeq: sum.AtSeq})
 	if covered < len(evicted) {
 		res.Dropped = len(evicted) - covered

@@ -148,12 +148,19 @@ func (a *Agent) summaryCall(ctx context.Context, model, instructions, prev, chun
 		}
 		return "", ExplainError(err, a.host, model)
 	}
-	text := stripThinking(out.String())
-	if text == "" {
+	summary := stripThinking(out.String())
+	if summary == "" {
 		return "", ErrEmptySummary
 	}
-	return text, nil
+	// Bounded here too, not only by num_predict, which a server may not
+	// honour: a summary that grew with each one (each holds the last)
+	// would soon fill the context itself and be compacted every turn.
+	return text.Cut(summary, cfg.SummaryTokens*maxSummaryChars), nil
 }
+
+// maxSummaryChars is how many characters a token of summary_tokens allows
+// a summary (English runs about four characters a token).
+const maxSummaryChars = 6
 
 // oneShotOptions are the options of a summary or title request: the
 // chat's context (num_ctx), no randomness, and a bounded length.

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/ollama/ollama/api"
 
@@ -426,8 +427,23 @@ func TestPromptLargerThanTheContextIsTold(t *testing.T) {
 	if _, events := h.mustRun("a short question"); notice(events) != "" {
 		t.Fatalf("a short prompt was told it does not fit")
 	}
-	if _, events := h.mustRun(strings.Repeat("a long pasted log line ", 400)); notice(events) == "" {
+	if res, events := h.mustRun(strings.Repeat("a long pasted log line ", 400)); notice(events) == "" || !res.Truncated {
 		t.Fatalf("a prompt of ~2,300 tokens in a 1,000-token context had no notice: %v", events)
+	}
+	// A prompt the estimate took for one that fits, but of shorter tokens
+	// (code, CJK) than it reckons: Ollama counts the whole context, having
+	// cut the request's start, and that is said too, once.
+	h = newCompactHarness(t, Compaction{ContextWindow: 1000, SummaryTokens: 50})
+	h.srv.Script(fakeollama.Reply{Content: []string{"ok"}, PromptEvalCount: 1000, EvalCount: 10})
+	res, events := h.mustRun("短い質問ですが、トークンは多い")
+	var told []string
+	for _, n := range notices(events) {
+		if strings.Contains(n, "filled the model's whole 1000-token context") {
+			told = append(told, n)
+		}
+	}
+	if len(told) != 1 || !res.Truncated {
+		t.Fatalf("a request Ollama cut: truncated %v, notices %q", res.Truncated, notices(events))
 	}
 }
 
@@ -829,5 +845,65 @@ func TestASmallContextForTheToolsIsSaid(t *testing.T) {
 			!c.want && len(said) != 0 {
 			t.Fatalf("num_ctx %d: said %q", c.numCtx, said)
 		}
+	}
+}
+
+// TestASmallContextKeepsTheLastExchange: with tools taking much of a 4k
+// context (as for llama3.2 at num_ctx 4096), Ollama's count, below the
+// estimate of three characters a token, is believed: the conversation is
+// summarised every few turns, not every turn, and after each summary the
+// model still has the last question and answer word for word (it had the
+// summary and the new prompt only). /compact keeps the last question with
+// its answer.
+func TestASmallContextKeepsTheLastExchange(t *testing.T) {
+	ctx := context.Background()
+	h := newCompactHarness(t, Compaction{ContextWindow: 4096})
+	ix, err := index.OpenIndex(ctx, h.store, t.TempDir(), index.IndexOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	h.agent = New(h.client, h.store, WithModel(fakeollama.DefaultChatModel), WithHost(h.srv.URL),
+		WithCompaction(h.store, Compaction{ContextWindow: 4096}), WithTools(tools.NewRegistry(nil, tools.MemoryTools(ix)...)))
+	const turns = 16
+	compactions := 0
+	for i := 1; i <= turns; i++ {
+		res, _ := h.mustRun(fmt.Sprintf("question %d: %s", i, strings.Repeat("tell me more about the harbour and its boats ", 6)))
+		if !res.Compacted {
+			continue
+		}
+		compactions++
+		sent := withoutSystemPrompt(t, h.srv.LastRequest())
+		if len(sent) < 4 || !strings.HasPrefix(sent[0].Content, SummaryHeading) || sent[1].Role != "user" || sent[2].Role != "assistant" {
+			t.Fatalf("turn %d sent after its summary: %d messages, %+v", i, len(sent), sent)
+		}
+	}
+	if compactions == 0 || compactions > turns/3 {
+		t.Fatalf("compacted %d times in %d turns", compactions, turns)
+	}
+	if _, err := h.agent.Compact(ctx, "alice", h.conv.ID, nil); err != nil {
+		t.Fatal(err)
+	}
+	msgs := h.messages()
+	last := msgs[len(msgs)-2] // the last question; its answer follows
+	if s := h.latestSummary(); last.Role != memory.RoleUser || s.LastSeq >= last.Seq {
+		t.Fatalf("/compact summarised up to message %d; the last question is %d (%s)", s.LastSeq, last.Seq, last.Role)
+	}
+}
+
+// TestASummaryIsBoundedHere: a summary longer than summary_tokens allows (a
+// server that does not honour num_predict) is cut before it is stored, so
+// that summaries, each holding the last, do not grow until every turn is
+// compacted.
+func TestASummaryIsBoundedHere(t *testing.T) {
+	h := newCompactHarness(t, Compaction{ContextWindow: 8192, WindowSize: 4, SummaryTokens: 100})
+	h.answerSummaries(func(api.ChatRequest) fakeollama.Reply {
+		return fakeollama.Say(strings.Repeat("a rambling summary ", 2000))
+	})
+	for i := 1; i <= 4; i++ {
+		h.mustRun(fmt.Sprintf("question %d", i))
+	}
+	if n := utf8.RuneCountInString(h.latestSummary().Text); n == 0 || n > 100*maxSummaryChars {
+		t.Fatalf("a summary of %d characters was stored for summary_tokens 100", n)
 	}
 }

@@ -123,6 +123,10 @@ type Result struct {
 	// the model's own num_predict): it is kept as far as it got, stored as
 	// interrupted.
 	Cut bool `json:"cut,omitempty"`
+	// Truncated says a request of this run filled the whole context, as
+	// Ollama counted it: Ollama cut it to fit, so the model did not see
+	// all of it. The user is told (a NoticeEvent), once a run.
+	Truncated bool `json:"truncated,omitempty"`
 	// estimated: ContextTokens is mneme's estimate, not Ollama's count.
 	estimated bool
 }

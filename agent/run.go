@@ -154,6 +154,14 @@ func (a *Agent) prepareRun(ctx context.Context, st *runState) error {
 func (a *Agent) chatRound(ctx context.Context, st *runState, withTools bool) ([]pendingCall, error) {
 	live := a.newLiveAnswer(ctx, st.req)
 	out, streamErr := a.stream(ctx, st.msgs, withTools, live, st.emit)
+	if w := st.res.ContextWindow; w > 0 && out.promptTokens >= w && !st.res.Truncated {
+		// Ollama counts a prompt it cut to the context as the context: the
+		// estimate (three characters a token) missed a text of shorter
+		// tokens (code, CJK), and the start of the request went unsaid.
+		st.res.Truncated = true
+		st.emit(NoticeEvent{Text: fmt.Sprintf("The request filled the model's whole %d-token context, so Ollama cut its start: "+
+			"the model did not see all of it. Raise num_ctx if the model allows more, or send less.", w)})
+	}
 	switch {
 	case out.promptTokens+out.evalTokens > 0:
 		st.res.ContextTokens = out.promptTokens + out.evalTokens

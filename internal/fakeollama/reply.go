@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/ollama/ollama/api"
 )
@@ -66,9 +67,11 @@ type Reply struct {
 	Gate <-chan struct{}
 
 	// PromptEvalCount and EvalCount are reported in the done line. Zero
-	// means a rough estimate: the number of words in the request's
-	// messages, and in the reply's thinking and content (plus one per tool
-	// call).
+	// means a rough count, as a real tokenizer's of English: the request's
+	// messages at four characters a token plus four a message for the
+	// template, and its tool definitions (the JSON) at four characters a
+	// token; the number of words in the reply's thinking and content (plus
+	// one per tool call).
 	PromptEvalCount, EvalCount int
 	// DoneReason is reported in the done line (default "stop").
 	DoneReason string
@@ -179,7 +182,11 @@ func (rep Reply) done(req api.ChatRequest, msg api.Message) api.ChatResponse {
 	prompt := rep.PromptEvalCount
 	if prompt == 0 {
 		for _, m := range req.Messages {
-			prompt += len(strings.Fields(m.Content))
+			prompt += utf8.RuneCountInString(m.Content)/4 + 4
+		}
+		if len(req.Tools) > 0 {
+			b, _ := json.Marshal(req.Tools)
+			prompt += utf8.RuneCountInString(string(b)) / 4
 		}
 		prompt = max(prompt, 1)
 	}
