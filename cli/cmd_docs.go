@@ -147,7 +147,7 @@ func (a *App) docsAdd(ctx context.Context, args []string) error {
 		}
 		switch {
 		case ctx.Err() != nil && len(results) < len(found):
-			fmt.Fprintf(a.stderr, "mneme: docs add: stopped after %d of %s; the same command again adds the rest\n", len(results), text.Count(len(found), "file", "files"))
+			fmt.Fprintf(a.stderr, "mneme: docs add: stopped after %s of %s; the same command again adds the rest\n", text.Thousands(len(results)), text.Count(len(found), "file", "files"))
 		case ctx.Err() != nil:
 			fmt.Fprintln(a.stderr, "mneme: docs add: stopped: every file is stored, and found by its words; search by meaning catches up when mneme next runs")
 		}
