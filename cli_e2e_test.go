@@ -338,12 +338,20 @@ func TestAskSeparatesTheTextOfEachModelCall(t *testing.T) {
 }
 
 // An empty file (or one of blank lines) is said to hold nothing, and a
-// script learns it from the exit code.
+// script learns it from the exit code; so is an export of which nothing
+// could be read. Neither is first summed up as "Imported 0 messages" with
+// search "ready".
 func TestImportOfAnEmptyFileSaysSo(t *testing.T) {
 	d := newDevice(t, closedPort(t))
 	for _, text := range []string{"", "\n\n"} {
-		if r := d.mneme("", "import", writeFile(t, "empty.jsonl", text)); r.code != 1 || !strings.Contains(r.stderr, "the file holds nothing to import") {
+		if r := d.mneme("", "import", writeFile(t, "empty.jsonl", text)); r.code != 1 || !strings.Contains(r.stderr, "the file holds nothing to import") ||
+			strings.Contains(r.stdout+r.stderr, "Imported 0") || strings.Contains(r.stdout+r.stderr, "ready") {
 			t.Fatalf("import of %q: %+v", text, r)
 		}
+	}
+	bad := writeFile(t, "conversations.json", `[{"title": 5, "mapping": {}}]`)
+	if r := d.mneme("", "import", "--from", "chatgpt", bad); r.code != 1 || !strings.Contains(r.stderr, "nothing imported") ||
+		strings.Contains(r.stdout+r.stderr, "Imported 0") || strings.Contains(r.stdout+r.stderr, "ready") {
+		t.Fatalf("import of an unreadable export: %+v", r)
 	}
 }

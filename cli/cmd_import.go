@@ -138,6 +138,14 @@ func (a *App) runImport(ctx context.Context, args []string) error {
 		return err
 	}
 	restoredDocs := docsAfter - docsBefore
+	// Nothing went in: said without a summary of nothing before it
+	// ("Imported 0 messages", "search is ready", then "nothing to import").
+	if st.Lines == 0 {
+		return exitError{code: 1, msg: "import: the file holds nothing to import"}
+	}
+	if st.Bad > 0 && st.Imported+st.Unchanged+st.Conflicts+st.Notes+st.Summaries+restoredDocs == 0 {
+		return nothingImported(text.Count(st.Bad, "line", "lines"))
+	}
 	err = a.indexImported(ctx, s, follow, st, *extract, func() {
 		if st.Conflicts > 0 {
 			fmt.Fprintf(a.stderr, "mneme: import: %s an id already imported with other content; kept the stored one\n", text.Count(st.Conflicts, "line had", "lines had"))
@@ -155,12 +163,6 @@ func (a *App) runImport(ctx context.Context, args []string) error {
 				text.Count(st.Notes, "note", "notes"), text.Count(st.Summaries, "summary", "summaries"), text.Count(restoredDocs, "document", "documents"))
 		}
 	})
-	if err == nil && st.Lines == 0 {
-		return exitError{code: 1, msg: "import: the file holds nothing to import"}
-	}
-	if err == nil && st.Bad > 0 && st.Imported+st.Unchanged+st.Conflicts+st.Notes+st.Summaries+restoredDocs == 0 {
-		return nothingImported(text.Count(st.Bad, "line", "lines"))
-	}
 	return err
 }
 

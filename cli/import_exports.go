@@ -83,6 +83,12 @@ func (a *App) importExport(ctx context.Context, common config.Flags, path string
 		}
 		return exitError{code: 1, msg: fmt.Sprintf("import: %s holds no conversations with a message to keep; nothing was imported", sanitize.Line(in.Name))}
 	}
+	bad := text.Count(sum.Bad, "conversation or message", "conversations or messages")
+	if broken == nil && sum.Bad > 0 && sum.Stats.Imported+sum.Stats.Unchanged == 0 {
+		// Each one's reason was said above; "Imported 0 messages" and
+		// "search is ready" before it told otherwise.
+		return nothingImported(bad)
+	}
 	if ierr := a.indexImported(ctx, s, follow, sum.Stats, extract, func() {
 		sum.Report(a.stdout, a.stderr, time.Since(start))
 	}); ierr != nil {
@@ -90,10 +96,6 @@ func (a *App) importExport(ctx context.Context, common config.Flags, path string
 	}
 	if broken != nil {
 		return fmt.Errorf("import: %s: %w; the conversations before it are stored", in.Name, broken)
-	}
-	bad := text.Count(sum.Bad, "conversation or message", "conversations or messages")
-	if sum.Bad > 0 && sum.Stats.Imported+sum.Stats.Unchanged == 0 {
-		return nothingImported(bad)
 	}
 	if sum.Bad > 0 {
 		fmt.Fprintf(a.stderr, "mneme: import: %s could not be read or stored (listed above); the rest is imported\n", bad)
