@@ -135,7 +135,7 @@ func TestSignalledCommandsExitAsAShellExpects(t *testing.T) {
 		code int
 		msg  string
 	}{
-		{nil, 130, "interrupted"},
+		{nil, 130, "interrupted; what was done is kept"},
 		{context.Canceled, 130, "interrupted"},
 		{outputError{syscall.EPIPE}, 130, "interrupted"},
 		{exitError{code: ExitInterrupted, msg: "interrupted; the partial answer was kept"}, 130, "interrupted; the partial answer was kept"},

@@ -22,7 +22,12 @@ func signalled(sig os.Signal, err error) error {
 	switch {
 	case errors.As(err, &ex) && ex.code == ExitInterrupted:
 		return exitError{code: shutdown.ExitCode(sig), msg: ex.msg}
-	case err == nil || errors.Is(err, context.Canceled) || shutdown.Caused(err) || errors.As(err, new(outputError)):
+	case err == nil:
+		// The command ended as it would have: what a follow-up (the sync
+		// after memory add) was cut short of waits for next time. Plain
+		// "interrupted" after "Saved note …" read as if it had failed.
+		return exitError{code: shutdown.ExitCode(sig), msg: "interrupted; what was done is kept"}
+	case errors.Is(err, context.Canceled) || shutdown.Caused(err) || errors.As(err, new(outputError)):
 		return exitError{code: shutdown.ExitCode(sig), msg: "interrupted"}
 	}
 	return err
