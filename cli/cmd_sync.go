@@ -13,7 +13,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/mneme-dev/mneme/config"
-	"github.com/mneme-dev/mneme/internal/sanitize"
+	"github.com/mneme-dev/mneme/internal/printer"
 	"github.com/mneme-dev/mneme/internal/stdin"
 	"github.com/mneme-dev/mneme/memory/index"
 	"github.com/mneme-dev/mneme/memory/syncer"
@@ -212,30 +212,7 @@ func (a *App) printSyncStatus(ctx context.Context, sy *syncer.Syncer, asJSON boo
 	if asJSON {
 		return writeJSON(a.stdout, syncStatusJSON{Configured: true, SyncStatus: &st})
 	}
-	when := func(t *time.Time) string {
-		if t == nil {
-			return "never"
-		}
-		return fmt.Sprintf("%s (%s ago)", t.Local().Format("2006-01-02 15:04:05"), time.Since(*t).Round(time.Second))
-	}
-	// One line per row: an error from the server or the driver may span
-	// several lines ("…\n\nCaused by: …").
-	row := func(k, v string) {
-		fmt.Fprintf(a.stdout, "%-14s %s\n", k+":", sanitize.Line(v))
-	}
-	row("server", st.URL)
-	row("state", st.Label())
-	row("last success", when(st.LastSuccess))
-	row("pending", fmt.Sprintf("%d local changes not on the server yet", st.Pending))
-	if st.LastError != "" {
-		row("last error", st.LastError)
-	}
-	if st.LastConflict != nil {
-		row("last conflict", when(st.LastConflict))
-	}
-	if st.Message != "" {
-		row("note", st.Message)
-	}
+	printer.SyncStatus(a.stdout, st, time.Now())
 	return nil
 }
 
