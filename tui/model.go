@@ -38,6 +38,10 @@ const (
 	phaseRunning        // an answer is being generated
 )
 
+// escGrace is how soon after an esc that closed a panel another esc is
+// taken for the same double press, and asks before it stops the answer.
+const escGrace = time.Second
+
 // maxAlertRows bounds the Ollama problem, and a hint, shown above the input.
 const maxAlertRows = 3
 
@@ -50,6 +54,7 @@ const (
 	hintNotSent        = "Not sent while another mneme answered here: your message is back below."
 	hintNotSentOffline = "Not sent: Ollama is not running. Your message is back below."
 	hintStopping       = "Stopping…"
+	hintEscAgain       = "Press esc again to stop the answer."
 	hintBusy           = "An answer is still being written: wait for it, or press Esc to stop it."
 	hintQueued         = "Queued: sent when this answer ends (↑ takes it back to edit; Esc stops the answer)."
 	hintLoading        = "Still loading the conversation…"
@@ -183,6 +188,9 @@ type Model struct {
 	editor       string // the user's editor command line
 
 	completion completion // of a slash command being typed (complete.go)
+	// escClosedAt is when an esc closed a panel during a run: an esc
+	// within escGrace of it asks again before it stops the answer.
+	escClosedAt time.Time
 
 	memStat   statusline.Memory // for the status line (memstatus.go)
 	memPoll   statusline.Poller // background readings of memStat (statusline/poll.go)
@@ -407,6 +415,10 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	if !key.Matches(msg, m.keys.Quit) {
 		m.quitArmed, m.hint = false, ""
 	}
+	if key.Matches(msg, m.keys.Cancel) && m.phase == phaseRunning && (m.helpOpen || m.top() != nil || m.choice != nil ||
+		m.focus == focusSidebar || m.completion.rows() > 0 || m.completion.usage != "") {
+		m.escClosedAt = m.now() // this esc closes something, not the answer
+	}
 	if key.Matches(msg, m.keys.Quit) {
 		return m.quit()
 	}
@@ -455,6 +467,11 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		return m.undoLast()
 	case key.Matches(msg, m.keys.Editor):
 		return m.compose()
+	case key.Matches(msg, m.keys.Cancel) && m.phase == phaseRunning && !m.escClosedAt.IsZero() && m.now().Sub(m.escClosedAt) < escGrace:
+		// An esc just after one that closed a panel is the habit of a
+		// double press, not a wish to lose a slow answer.
+		m.escClosedAt = time.Time{}
+		m.hint = hintEscAgain
 	case key.Matches(msg, m.keys.Cancel):
 		m.cancel()
 	case key.Matches(msg, m.keys.Send):

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
@@ -732,4 +733,32 @@ func TestToolCallsThatFailAlikeAreOneLine(t *testing.T) {
 	cfg.ConversationID = conv.ID
 	again := newHarness(t, cfg)
 	again.runUntilShown("Over.", "and 29 more calls that failed the same way")
+}
+
+// TestEscThatClosedAPanelDoesNotStopTheAnswer: an esc pressed just after
+// the one that closed a panel (a double press out of habit) asks before it
+// stops an answer; the next one stops it.
+func TestEscThatClosedAPanelDoesNotStopTheAnswer(t *testing.T) {
+	store := openStore(t)
+	r := newFakeRunner(store, "Half an ", "answer")
+	r.hold = true
+	h := newHarness(t, config(store, r, readyProbe))
+	h.runUntilShown("Ollama ready")
+	h.typeText("question")
+	h.send(keyEnter)
+	h.runUntilShown("Half an answer")
+	clock := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	h.m.now = func() time.Time { return clock } // the two escs come at once
+	h.send(tea.KeyPressMsg{Code: tea.KeyF1}) // the key help closes at once
+	if !h.m.helpOpen {
+		t.Fatalf("F1 did not open the key help:\n%s", h.screen())
+	}
+	h.send(keyEsc)
+	h.send(keyEsc)
+	h.runUntilShown(hintEscAgain)
+	if h.shows("(interrupted)") || h.m.run == nil || h.m.run.cancelled {
+		t.Fatalf("the second esc stopped the answer:\n%s", h.screen())
+	}
+	h.send(keyEsc)
+	h.runUntilShown("Half an answer", "(interrupted)")
 }
