@@ -45,7 +45,7 @@ func (s *session) learntReceipts(ctx context.Context, ix *index.Index) (*backgro
 	ch := make(chan tui.Learnt, 16)
 	return s.newBackgroundLearner(ctx, ix, func(conversationID string, turn int, l learn.Learnt) {
 		select {
-		case ch <- tui.Learnt{ConversationID: conversationID, Turn: turn, Text: l.ChatReceipt(), NoteID: l.NoteID}:
+		case ch <- tui.Learnt{ConversationID: conversationID, Turn: turn, Text: l.ChatReceipt(), Undone: l.UndoneReceipt(), NoteID: l.NoteID}:
 		default:
 			s.log.Info("learnt-note receipt dropped: the screen is behind", "note", l.NoteID)
 		}

@@ -54,3 +54,6 @@ func (l Learnt) ChatReceipt() string {
 	}
 	return l.Receipt() + " · ctrl+z undo"
 }
+
+// UndoneReceipt is ChatReceipt once ctrl+z took the change back.
+func (l Learnt) UndoneReceipt() string { return l.Receipt() + " · undone" }

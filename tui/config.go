@@ -179,6 +179,9 @@ type Learnt struct {
 	// NoteID is the note learnt, changed or forgotten: ctrl+z and /undo
 	// take back the changes of this chat's notes only.
 	NoteID string
+	// Undone is the receipt once ctrl+z took the change back: Text said
+	// "ctrl+z undo" still ("" : Text stays).
+	Undone string
 }
 
 // MemoryStatus is the state of search and the notes (statusline).

@@ -91,6 +91,30 @@ func TestSlashUndoTakesBackTheLastNote(t *testing.T) {
 	h.runUntilShown("Nothing learnt or changed in this chat to undo")
 }
 
+// TestAnUndoneReceiptNoLongerOffersUndo: once ctrl+z took a learnt note
+// back, its receipt says so, instead of still offering ctrl+z.
+func TestAnUndoneReceiptNoLongerOffersUndo(t *testing.T) {
+	store := openStore(t)
+	cfg, ix := screenConfig(t, store)
+	n, err := ix.SaveNote(context.Background(), testUser, "Has a sister called Ana.", memory.NoteSource{By: memory.SourceExtracted, Confidence: 0.9})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := newHarness(t, cfg)
+	h.runUntilShown("Ollama ready")
+	h.sendText("my sister Ana visits")
+	h.runUntilIdle()
+	h.send(learntMsg{Learnt{ConversationID: h.m.convID, Text: "✎ remembered: Has a sister called Ana. · ctrl+z undo",
+		Undone: "✎ remembered: Has a sister called Ana. · undone", NoteID: n.ID}})
+	h.runUntilShown("Has a sister called Ana. · ctrl+z undo")
+	h.runUntil("the learnt change recorded", func() bool { return h.m.undo.Len() == 1 })
+	h.send(tea.KeyPressMsg{Code: 'z', Mod: tea.ModCtrl})
+	h.runUntilShown("Undid learning's new note", "Has a sister called Ana. · undone")
+	if h.shows("ctrl+z undo") {
+		t.Fatalf("the receipt still offers ctrl+z:\n%s", h.screen())
+	}
+}
+
 // TestCtrlZUndoesLeavingTheInput: ctrl+z is /undo without touching what
 // is being typed.
 func TestCtrlZUndoesLeavingTheInput(t *testing.T) {

@@ -125,6 +125,9 @@ type Model struct {
 	// receipts are what was learnt from a turn, waiting for a streaming
 	// answer to end (events.go).
 	receipts []string
+	// learntReceipts are the receipts of what was learnt, by note id: the
+	// one shown and the one once ctrl+z took it back.
+	learntReceipts map[string][2]string
 	// confirm is the model's change waiting for the user's y or n
 	// (model_changes = "confirm").
 	confirm  *confirm.Request
@@ -227,37 +230,38 @@ func newModel(ctx context.Context, cfg Config) Model {
 		editor = panel.EditorFromEnv()
 	}
 	return Model{
-		cfg:        cfg,
-		cache:      newConvCache(),
-		undo:       &undo.Stack{},
-		editor:     editor,
-		sidebar:    sidebar.New(life.ctx, &st, keys.SidebarKeys, cfg.Conversations, cfg.UserID, time.Now),
-		search:     newSearchPanel(life.ctx, &st, cfg, keys),
-		memory:     newMemoryPanel(life.ctx, &st, cfg, keys),
-		models:     newModelsPanel(life.ctx, &st, cfg, keys),
-		docs:       newDocsPanel(life.ctx, &st, cfg, keys),
-		sources:    newSourcesPanel(&st, keys),
-		fresh:      map[string]bool{},
-		life:       life,
-		store:      cfg.Store,
-		userID:     cfg.UserID,
-		probeFn:    cfg.Probe,
-		newRunner:  cfg.NewRunner,
-		find:       cfg.Find,
-		log:        log,
-		tick:       tea.Tick,
-		now:        time.Now,
-		st:         &st,
-		keys:       keys,
-		help:       h,
-		transcript: tr,
-		input:      prompt.New(st.Input, keys.Newline),
-		spin:       spinner.New(spinner.WithSpinner(spinner.MiniDot), spinner.WithStyle(st.Spinner)),
-		probing:    true,
-		resumeID:   cfg.ConversationID,
-		resumeTurn: cfg.Turn,
-		loading:    cfg.ConversationID != "",
-		syncStatus: cfg.SyncStatus,
+		cfg:            cfg,
+		cache:          newConvCache(),
+		undo:           &undo.Stack{},
+		learntReceipts: map[string][2]string{},
+		editor:         editor,
+		sidebar:        sidebar.New(life.ctx, &st, keys.SidebarKeys, cfg.Conversations, cfg.UserID, time.Now),
+		search:         newSearchPanel(life.ctx, &st, cfg, keys),
+		memory:         newMemoryPanel(life.ctx, &st, cfg, keys),
+		models:         newModelsPanel(life.ctx, &st, cfg, keys),
+		docs:           newDocsPanel(life.ctx, &st, cfg, keys),
+		sources:        newSourcesPanel(&st, keys),
+		fresh:          map[string]bool{},
+		life:           life,
+		store:          cfg.Store,
+		userID:         cfg.UserID,
+		probeFn:        cfg.Probe,
+		newRunner:      cfg.NewRunner,
+		find:           cfg.Find,
+		log:            log,
+		tick:           tea.Tick,
+		now:            time.Now,
+		st:             &st,
+		keys:           keys,
+		help:           h,
+		transcript:     tr,
+		input:          prompt.New(st.Input, keys.Newline),
+		spin:           spinner.New(spinner.WithSpinner(spinner.MiniDot), spinner.WithStyle(st.Spinner)),
+		probing:        true,
+		resumeID:       cfg.ConversationID,
+		resumeTurn:     cfg.Turn,
+		loading:        cfg.ConversationID != "",
+		syncStatus:     cfg.SyncStatus,
 	}
 }
 

@@ -38,6 +38,17 @@ func (m *Model) undoLast() tea.Cmd {
 }
 
 func (m *Model) handleUndone(msg undo.DoneMsg) tea.Cmd {
+	if r, ok := m.learntReceipts[msg.NoteID()]; ok { // its receipt no longer offers ctrl+z
+		delete(m.learntReceipts, msg.NoteID())
+		if m.transcript.ReplaceNotice(r[0], r[1]) {
+			m.transcript.Refresh(m.now(), false)
+		}
+		for i, t := range m.receipts {
+			if t == r[0] {
+				m.receipts[i] = r[1]
+			}
+		}
+	}
 	hint, next := m.undo.Done(m.life.ctx, m.cfg.Notes, m.cfg.UserID, msg)
 	if next != nil {
 		return next

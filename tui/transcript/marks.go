@@ -92,3 +92,15 @@ func (s *sourcesOfTurn) flush(out []Entry) []Entry {
 	s.cites, s.last = nil, ""
 	return out
 }
+
+// ReplaceNotice puts text in place of the last notice that reads old (a
+// receipt whose change was taken back), and reports whether there was one.
+func (t *Transcript) ReplaceNotice(old, text string) bool {
+	for i := len(t.Entries) - 1; i >= 0; i-- {
+		if e := &t.Entries[i]; e.Kind == KindNotice && e.Text == old {
+			e.Text, e.ViewWidth, e.lines = text, 0, nil
+			return true
+		}
+	}
+	return false
+}

@@ -70,6 +70,14 @@ type DoneMsg struct {
 	group   string
 }
 
+// NoteID is the note whose change msg took back ("" when it took none back).
+func (msg DoneMsg) NoteID() string {
+	if msg.err != nil || msg.skipped {
+		return ""
+	}
+	return msg.change.NoteID
+}
+
 // Stack is the chat's changes, newest last.
 type Stack struct {
 	changes []Change
