@@ -748,8 +748,9 @@ func TestEscThatClosedAPanelDoesNotStopTheAnswer(t *testing.T) {
 	h.send(keyEnter)
 	h.runUntilShown("Half an answer")
 	clock := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
-	h.m.now = func() time.Time { return clock } // the two escs come at once
-	h.send(tea.KeyPressMsg{Code: tea.KeyF1})    // the key help closes at once
+	// The escs come at once; the key help closes at once (no command).
+	h.m.now = func() time.Time { return clock }
+	h.send(tea.KeyPressMsg{Code: tea.KeyF1})
 	if !h.m.helpOpen {
 		t.Fatalf("F1 did not open the key help:\n%s", h.screen())
 	}
