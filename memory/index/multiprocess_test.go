@@ -115,3 +115,35 @@ func TestABacklogLeavesRoomForNewTurns(t *testing.T) {
 		t.Fatalf("the new turn is not searchable during the backlog: %+v", res)
 	}
 }
+
+// TestAKeywordOnlySearchDoesNotWaitForTheEmbedder: a keyword-only search
+// (the chat's search panel's first answer) finds turns by their words while
+// the embedding model is busy (a chat's answer ahead of it), where the
+// hybrid search waits for the query's embedding.
+func TestAKeywordOnlySearchDoesNotWaitForTheEmbedder(t *testing.T) {
+	dir := t.TempDir()
+	s := openStoreIn(t, dir)
+	chat(t, s, "alice", "Sourdough", "how long should sourdough proof", "overnight in the fridge")
+	emb := &gatedEmbedder{inner: &topicEmbedder{}, gate: make(chan struct{}), called: make(chan struct{}, 1)}
+	ix := openIndex(t, s, dir, emb, "topics")
+	close(emb.gate) // the turn is embedded while the model is free
+	if err := ix.Drain(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	emb.gate = make(chan struct{}) // then busy: an embedding would wait
+	select {
+	case <-emb.called:
+	default:
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second) // bounds a wait that is the failure
+	defer cancel()
+	res, err := ix.Search(ctx, SearchQuery{UserID: "alice", Text: "sourdough proof", KeywordOnly: true})
+	if err != nil || len(res) == 0 || res[0].Title != "Sourdough" {
+		t.Fatalf("keyword-only search: %+v, %v", res, err)
+	}
+	select {
+	case <-emb.called:
+		t.Fatal("a keyword-only search asked for an embedding")
+	default:
+	}
+}

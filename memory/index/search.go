@@ -51,6 +51,10 @@ type SearchQuery struct {
 	ConversationID  string
 	Since, Until    time.Time
 	IncludeArchived bool
+	// KeywordOnly leaves the ranking by meaning out: no query embedding,
+	// which waits for Ollama (behind a chat's own answer, seconds), so a
+	// panel can show the keyword hits at once.
+	KeywordOnly bool
 	// MinSimilarity leaves out a turn found only by meaning that is less
 	// similar to the query than this (cosine, 0-1; 0: none): a vector
 	// ranking orders every turn, and its tail is no match for a person
@@ -136,7 +140,9 @@ func (ix *Index) Search(ctx context.Context, q SearchQuery) ([]SearchResult, err
 	)
 	go func() {
 		defer close(vecDone)
-		vecHits, vecErr = ix.vectorSearch(ctx, q)
+		if !q.KeywordOnly {
+			vecHits, vecErr = ix.vectorSearch(ctx, q)
+		}
 	}()
 	kwHits, err := ix.kw.Search(ctx, keyword.Query{
 		UserID: q.UserID, Text: q.Text, Limit: candidates, Kinds: []keyword.Kind{keyword.KindTurn},

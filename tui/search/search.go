@@ -90,6 +90,9 @@ type (
 		query   string
 		results []index.SearchResult
 		err     error
+		// quick: the keyword ranking alone, shown until the hybrid
+		// search's results come (and never after them).
+		quick bool
 	}
 )
 
@@ -190,6 +193,13 @@ func (s SearchOverlay) Update(msg tea.Msg) (SearchOverlay, tea.Cmd) {
 		if msg.ID != s.id || msg.seq != s.seq {
 			return s, nil // the results of an older query
 		}
+		if msg.quick {
+			if s.busy && msg.err == nil { // the full results are still to come
+				s.shown, s.results, s.err = msg.query, msg.results, nil
+				s.list.Reset()
+			}
+			return s, nil
+		}
 		s.busy, s.cancel = false, nil
 		s.shown, s.err = msg.query, msg.err
 		if msg.err == nil {
@@ -253,14 +263,22 @@ func (s *SearchOverlay) search() tea.Cmd {
 	s.cancel, s.busy = cancel, true
 	searcher, q := s.searcher, index.SearchQuery{UserID: s.userID, Text: query, Limit: s.limit}
 	id, seq := s.id, s.seq
-	return func() tea.Msg {
-		defer cancel()
+	run := func(q index.SearchQuery) tea.Msg {
 		if searcher == nil {
-			return searchResultsMsg{To: panel.To{ID: id}, seq: seq, query: query, err: fmt.Errorf("search is not available")}
+			return searchResultsMsg{To: panel.To{ID: id}, seq: seq, query: query, err: fmt.Errorf("search is not available"), quick: q.KeywordOnly}
 		}
 		res, err := searcher.Search(ctx, q)
-		return searchResultsMsg{To: panel.To{ID: id}, seq: seq, query: query, results: res, err: err}
+		return searchResultsMsg{To: panel.To{ID: id}, seq: seq, query: query, results: res, err: err, quick: q.KeywordOnly}
 	}
+	// The keyword hits first: the ranking by meaning waits for the query's
+	// embedding, which waits behind an answer Ollama is writing (4 s with
+	// "searching…" and nothing else on a laptop).
+	quick := q
+	quick.KeywordOnly = true
+	return tea.Batch(
+		func() tea.Msg { return run(quick) },
+		func() tea.Msg { defer cancel(); return run(q) },
+	)
 }
 
 // stop cancels the search in flight, if any.
@@ -318,6 +336,8 @@ func (s SearchOverlay) View() string {
 // status is the right side of the title line.
 func (s SearchOverlay) status() string {
 	switch {
+	case s.busy && s.shown != "" && s.shown == strings.TrimSpace(s.input.Value()) && s.err == nil: // the keyword hits, meaning to come
+		return s.st.Count.Render(fmt.Sprintf("%d by words", len(s.results))) + s.st.Hint.Render(" · searching by meaning…")
 	case s.busy:
 		return s.st.Hint.Render("searching…")
 	case s.err != nil:

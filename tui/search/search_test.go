@@ -19,19 +19,27 @@ import (
 	"github.com/mneme-dev/mneme/tui/styles"
 )
 
-// fakeSearcher answers from a table by query and records every search
-// with whether its context was already cancelled.
+// fakeSearcher answers from a table by query and records every hybrid
+// search with whether its context was already cancelled. A keyword-only
+// search (the overlay's quick one) answers from quick, and is counted
+// apart.
 type fakeSearcher struct {
 	mu        sync.Mutex
 	results   map[string][]index.SearchResult
+	quick     map[string][]index.SearchResult
 	fail      error
 	queries   []string
+	quickRuns int
 	cancelled []string // queries whose context was done when searched
 }
 
 func (f *fakeSearcher) Search(ctx context.Context, q index.SearchQuery) ([]index.SearchResult, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if q.KeywordOnly {
+		f.quickRuns++
+		return f.quick[q.Text], nil
+	}
 	f.queries = append(f.queries, q.Text)
 	if ctx.Err() != nil {
 		f.cancelled = append(f.cancelled, q.Text)
@@ -311,4 +319,40 @@ func TestOverlaysRestyleKeepState(t *testing.T) {
 		t.Fatalf("search after restyle: %q, %d results", s.M.Query(), len(s.M.Results()))
 	}
 	requireShows(t, s.M.View(), "Goroutines and channels")
+}
+
+// TestSearchShowsTheKeywordHitsFirst: the keyword ranking's hits show at
+// once, said to be by words while the search by meaning runs (it waits for
+// the query's embedding, which waits behind an answer Ollama writes); the
+// hybrid results then replace them, and a keyword answer that comes later
+// does not replace those.
+func TestSearchShowsTheKeywordHitsFirst(t *testing.T) {
+	clock := newTestClock()
+	res := sampleResults(clock.Now())
+	f := &fakeSearcher{results: map[string][]index.SearchResult{"channel": res}, quick: map[string][]index.SearchResult{"channel": res[2:]}}
+	c := newSearch(t, f, clock, 80, 24)
+	c.TypeText("channel")
+	for range len("channel") { // the debounce ticks: the last one starts the searches
+		c.Step()
+	}
+	c.Step() // the batch of the two searches
+	if len(c.Queue) != 2 {
+		t.Fatalf("%d commands queued, want the keyword and the hybrid search", len(c.Queue))
+	}
+	quick, full := c.Take(), c.Take()
+	c.Handle(runCmd(t, quick))
+	if got := c.M.Results(); len(got) != 1 || got[0].ConversationID != "c3" {
+		t.Fatalf("results %+v, want the keyword hit at once", got)
+	}
+	requireShows(t, c.M.View(), "1 by words", "searching by meaning")
+	late := searchResultsMsg{To: panel.To{ID: c.M.id}, seq: c.M.seq, query: "channel", results: res[2:], quick: true}
+	c.Handle(runCmd(t, full))
+	if got := c.M.Results(); len(got) != 3 {
+		t.Fatalf("results %+v, want the hybrid search's", got)
+	}
+	c.Send(late)
+	if got := c.M.Results(); len(got) != 3 {
+		t.Fatalf("a keyword answer after the hybrid one replaced it: %+v", got)
+	}
+	requireShows(t, c.M.View(), "3 results")
 }
