@@ -273,3 +273,29 @@ func TestContextRealOllama(t *testing.T) {
 		t.Fatalf("%d chat requests, %d of them summaries", len(reqs), summaries)
 	}
 }
+
+// TestAServerThatIsNotOllamaIsSaid: a server that answers /api/version as
+// Ollama does but /api/tags with a web page (a proxy, the wrong port) is
+// said to be no Ollama: doctor says the models could not be listed (not
+// "none installed"), and ask says what to check instead of quoting Go's
+// JSON error.
+func TestAServerThatIsNotOllamaIsSaid(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/api/version" {
+			fmt.Fprint(w, `{"version":"0.6.5"}`)
+			return
+		}
+		fmt.Fprint(w, "<html><body>Welcome to nginx!</body></html>")
+	}))
+	t.Cleanup(srv.Close)
+	d := newDevice(t, strings.TrimPrefix(srv.URL, "http://"))
+	r := d.mneme("", "doctor")
+	if !strings.Contains(r.stdout, "could not be listed: not an Ollama server at") || strings.Contains(r.stdout, "none installed") ||
+		!strings.Contains(r.stdout, "not known: the models could not be listed") {
+		t.Fatalf("doctor:\n%s", r.stdout)
+	}
+	r = d.mneme("", "ask", "hello")
+	if r.code == 0 || !strings.Contains(r.stderr, "not Ollama's JSON (is OLLAMA_HOST right?)") || strings.Contains(r.stderr, "invalid character") {
+		t.Fatalf("ask: exit %d, stderr %q", r.code, r.stderr)
+	}
+}

@@ -5,6 +5,7 @@ package agent
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -19,6 +20,7 @@ import (
 
 	"github.com/ollama/ollama/api"
 
+	"github.com/mneme-dev/mneme/internal/ollama"
 	"github.com/mneme-dev/mneme/internal/sanitize"
 	"github.com/mneme-dev/mneme/memory"
 	"github.com/mneme-dev/mneme/tools"
@@ -478,6 +480,9 @@ func ExplainError(err error, host, model string) error {
 		return fmt.Errorf("%w: %q is not installed in Ollama at %s; run `ollama pull %s`", ErrModelNotFound, model, host, model)
 	case errors.As(err, &se):
 		return fmt.Errorf("ollama at %s: %s", host, sanitize.Line(firstNonEmpty(se.ErrorMessage, se.Status)))
+	case errors.As(err, new(*json.SyntaxError)) || errors.As(err, new(*json.UnmarshalTypeError)):
+		// A web page or a proxy's error page where Ollama's JSON should be.
+		return fmt.Errorf("%w at %s: it answered with something that is not Ollama's JSON (is OLLAMA_HOST right?)", ollama.ErrNotOllama, host)
 	case errors.Is(err, ErrUnreadableReply):
 		return fmt.Errorf("ollama at %s sent %w (%s); the partial answer was kept", host, ErrUnreadableReply,
 			sanitize.Line(strings.TrimPrefix(err.Error(), ErrUnreadableReply.Error()+": ")))

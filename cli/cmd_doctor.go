@@ -115,7 +115,10 @@ func (a *App) runDoctor(ctx context.Context, args []string) error {
 	st := probeOllama(ctx, s.client, s.host, cfg)
 	if st.Reachable {
 		row("ollama", fmt.Sprintf("%s: reachable, version %s", st.Host, st.Version))
-		if len(st.Models) == 0 {
+		switch {
+		case len(st.Models) == 0 && st.Err != nil: // reachable, yet no list: "none installed" was not so
+			row("models", "could not be listed: "+st.Err.Error())
+		case len(st.Models) == 0:
 			row("models", "none installed")
 		}
 		for i, m := range st.Models {

@@ -57,6 +57,7 @@ func Probe(ctx context.Context, c Prober, host, chatModel, embedModel string, ex
 	st.Reachable, st.Version = true, v
 	if st.Models, err = List(ctx, c); err != nil {
 		st.Err = explain(errors.Unwrap(err))
+		st.EmbedNote = "not known: the models could not be listed, so search is keyword-only for now"
 		return st
 	}
 	st.Model, st.ModelWhy, st.Err = ChooseChat(st.Models, chatModel, host)
