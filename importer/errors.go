@@ -1,11 +1,10 @@
 package importer
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
-	"reflect"
-	"strings"
+
+	"github.com/mneme-dev/mneme/internal/jsonerr"
 )
 
 // Sentinel errors of an import. Callers test them with errors.Is.
@@ -36,53 +35,9 @@ type ConversationError struct {
 
 func (e ConversationError) Error() string {
 	if e.ID != "" {
-		return fmt.Sprintf("conversation at index %d (id %q): %s", e.Index, e.ID, readable(e.Err))
+		return fmt.Sprintf("conversation at index %d (id %q): %s", e.Index, e.ID, jsonerr.Describe(e.Err))
 	}
-	return fmt.Sprintf("conversation at index %d: %s", e.Index, readable(e.Err))
+	return fmt.Sprintf("conversation at index %d: %s", e.Index, jsonerr.Describe(e.Err))
 }
 
 func (e ConversationError) Unwrap() error { return e.Err }
-
-// readable words a JSON shape error for a person: what the export has
-// where, instead of Go's types.
-func readable(err error) string {
-	var te *json.UnmarshalTypeError
-	if !errors.As(err, &te) {
-		return err.Error()
-	}
-	want := "something else"
-	switch te.Type.Kind() {
-	case reflect.Map, reflect.Struct:
-		want = "an object"
-	case reflect.Slice, reflect.Array:
-		want = "a list"
-	case reflect.String:
-		want = "text"
-	case reflect.Bool:
-		want = "true or false"
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64, reflect.Uint, reflect.Uint8, reflect.Uint16,
-		reflect.Uint32, reflect.Uint64, reflect.Float32, reflect.Float64:
-		want = "a number"
-	}
-	if te.Field == "" {
-		return fmt.Sprintf("it is %s where %s belongs", jsonKind(te.Value), want)
-	}
-	return fmt.Sprintf("its %q is %s where %s belongs", te.Field, jsonKind(te.Value), want)
-}
-
-// jsonKind names a JSON value kind as UnmarshalTypeError.Value gives it.
-func jsonKind(v string) string {
-	switch {
-	case v == "object":
-		return "an object"
-	case v == "array":
-		return "a list"
-	case v == "string":
-		return "text"
-	case v == "bool":
-		return "true or false"
-	case strings.HasPrefix(v, "number"):
-		return "a number"
-	}
-	return v
-}

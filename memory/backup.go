@@ -16,6 +16,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/mneme-dev/mneme/internal/jsonerr"
 	"github.com/mneme-dev/mneme/memory/internal/sqlq"
 	"github.com/mneme-dev/mneme/memory/schema"
 )
@@ -173,7 +174,7 @@ func lineType(raw []byte) string {
 func decodeLine(raw []byte, v any) error {
 	dec := json.NewDecoder(strings.NewReader(string(raw)))
 	if err := dec.Decode(v); err != nil {
-		return fmt.Errorf("not a JSON object: %w", err)
+		return jsonerr.Error{Err: err}
 	}
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
 		return errors.New("unexpected data after the JSON object")

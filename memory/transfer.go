@@ -286,12 +286,8 @@ func (imp *importer) touched() ([]ConversationRef, map[string]int) {
 
 func (imp *importer) parse(raw []byte) (importMsg, error) {
 	var rec Record
-	dec := json.NewDecoder(strings.NewReader(string(raw)))
-	if err := dec.Decode(&rec); err != nil {
-		return importMsg{}, fmt.Errorf("not a JSON object: %w", err)
-	}
-	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		return importMsg{}, errors.New("unexpected data after the JSON object")
+	if err := decodeLine(raw, &rec); err != nil { // backup.go
+		return importMsg{}, err
 	}
 	return imp.record(rec)
 }

@@ -56,6 +56,14 @@ func TestImportReportsBadLinesAndKeepsTheRest(t *testing.T) {
 	if !strings.Contains(bad[1].Error(), `"role"`) || !strings.Contains(bad[3].Error(), "RFC 3339") {
 		t.Fatalf("messages do not say what is wrong: %v", bad)
 	}
+	// Worded for a person, not in Go's types ("cannot unmarshal number
+	// into Go struct field Record.conversation of type string").
+	if got := bad0(t, `{"conversation":5,"role":"user","content":"x"}`); !strings.Contains(got, `its "conversation" is a number where text belongs`) {
+		t.Fatalf("a number for the conversation: %s", got)
+	}
+	if got := bad0(t, "not json at all"); !strings.Contains(got, "not JSON (at byte") || strings.Contains(got, "literal") {
+		t.Fatalf("a line that is not JSON: %s", got)
+	}
 	if st.Lines != 8 || st.Imported != 4 || st.Bad != 4 {
 		t.Fatalf("stats = %+v", st)
 	}
@@ -498,4 +506,14 @@ func TestImportSkipsAByteOrderMark(t *testing.T) {
 	if len(convs) != 1 || convs[0].MessageCount != 2 {
 		t.Fatalf("conversations %+v", convs)
 	}
+}
+
+// bad0 is the error the import of one line reports.
+func bad0(t *testing.T, line string) string {
+	t.Helper()
+	_, bad := importString(t, openTest(t), "alice", line+"\n")
+	if len(bad) != 1 {
+		t.Fatalf("import of %q reported %v", line, bad)
+	}
+	return bad[0].Error()
 }
