@@ -25,17 +25,38 @@ import (
 type gptConversation struct {
 	ID             textID             `json:"id"`
 	ConversationID textID             `json:"conversation_id"`
-	Title          string             `json:"title"`
-	CreateTime     float64            `json:"create_time"`
+	Title          looseText          `json:"title"`
+	CreateTime     looseNumber        `json:"create_time"`
 	IsArchived     bool               `json:"is_archived"`
 	CurrentNode    string             `json:"current_node"`
 	Mapping        map[string]gptNode `json:"mapping"`
 }
 
 type gptNode struct {
-	Message  *gptMessage `json:"message"`
-	Parent   string      `json:"parent"`
-	Children []string    `json:"children"`
+	Message    *gptMessage `json:"message"`
+	Parent     string      `json:"parent"`
+	Children   []string    `json:"children"`
+	unreadable bool        // its message had a field of the wrong type
+}
+
+// UnmarshalJSON reads a node whose message has a field of the wrong type
+// (a format change, a hand-edited file) as the place in the tree it is,
+// its message marked unreadable: the conversation's other messages are
+// kept, where the whole conversation was left out.
+func (n *gptNode) UnmarshalJSON(b []byte) error {
+	type plain gptNode
+	if err := json.Unmarshal(b, (*plain)(n)); err == nil {
+		return nil
+	}
+	var place struct {
+		Parent   string   `json:"parent"`
+		Children []string `json:"children"`
+	}
+	if err := json.Unmarshal(b, &place); err != nil {
+		return err
+	}
+	*n = gptNode{Parent: place.Parent, Children: place.Children, unreadable: true}
+	return nil
 }
 
 type gptMessage struct {
@@ -64,7 +85,7 @@ func parseChatGPT(raw json.RawMessage, sk *Skipped) (Conversation, error) {
 	if err := json.Unmarshal(raw, &gc); err != nil {
 		return Conversation{}, err
 	}
-	c := Conversation{ID: first(string(gc.ID), string(gc.ConversationID)), Title: gc.Title, Created: unixTime(gc.CreateTime), Archived: gc.IsArchived}
+	c := Conversation{ID: first(string(gc.ID), string(gc.ConversationID)), Title: string(gc.Title), Created: unixTime(float64(gc.CreateTime)), Archived: gc.IsArchived}
 	if c.ID == "" {
 		return Conversation{}, fmt.Errorf(`%w: a ChatGPT conversation has an "id"`, errNoID)
 	}
@@ -82,6 +103,10 @@ func parseChatGPT(raw json.RawMessage, sk *Skipped) (Conversation, error) {
 		}
 	}
 	for _, id := range path {
+		if gc.Mapping[id].unreadable {
+			sk.Unreadable++
+			continue
+		}
 		m := gc.Mapping[id].Message
 		if m == nil {
 			continue // the root placeholder

@@ -23,7 +23,7 @@ import (
 
 type claudeConversation struct {
 	UUID         textID          `json:"uuid"`
-	Name         string          `json:"name"`
+	Name         looseText       `json:"name"`
 	CreatedAt    string          `json:"created_at"`
 	CurrentLeaf  textID          `json:"current_leaf_message_uuid"`
 	ChatMessages []claudeMessage `json:"chat_messages"`
@@ -57,7 +57,7 @@ func parseClaude(raw json.RawMessage, sk *Skipped) (Conversation, error) {
 	if cc.UUID == "" {
 		return Conversation{}, fmt.Errorf(`%w: a Claude conversation has a "uuid"`, errNoID)
 	}
-	c := Conversation{ID: string(cc.UUID), Title: cc.Name, Created: isoTime(cc.CreatedAt)}
+	c := Conversation{ID: string(cc.UUID), Title: string(cc.Name), Created: isoTime(cc.CreatedAt)}
 	msgs := claudeBranch(cc, sk)
 	for i, m := range msgs {
 		role, ok := map[string]memory.Role{"human": memory.RoleUser, "user": memory.RoleUser, "assistant": memory.RoleAssistant}[m.Sender]

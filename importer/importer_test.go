@@ -4,6 +4,7 @@ import (
 	"archive/zip"
 	"context"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -394,4 +395,34 @@ func TestTwoConversationsWithOneID(t *testing.T) {
 		t.Fatalf("conversations %q", got)
 	}
 	equal(t, "the first conversation", got["Dup first"], []string{"user: dup first q"})
+}
+
+// TestAFieldOfTheWrongTypeLosesOnlyItself: a ChatGPT conversation whose
+// title is a number, or one of whose messages has "parts" that are not a
+// list, keeps its other messages (it was left out whole); the message is
+// counted as skipped, and a time out of range is no time (1e300 became
+// the year 1677).
+func TestAFieldOfTheWrongTypeLosesOnlyItself(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "conversations.json")
+	if err := os.WriteFile(path, []byte(`[{"id": "c1", "title": 5, "create_time": 1e300, "current_node": "m3", "mapping": {
+		"root": {"message": null, "parent": null, "children": ["m1"]},
+		"m1": {"message": {"id": "m1", "author": {"role": "user"}, "content": {"content_type": "text", "parts": ["first question"]}}, "parent": "root", "children": ["m2"]},
+		"m2": {"message": {"id": "m2", "author": {"role": "assistant"}, "content": {"content_type": "text", "parts": "notalist"}}, "parent": "m1", "children": ["m3"]},
+		"m3": {"message": {"id": "m3", "author": {"role": "user"}, "content": {"content_type": "text", "parts": ["second question"]}}, "parent": "m2", "children": []}}}]`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s := openStore(t)
+	sum, bad := importFileAs(t, s, path, ChatGPT)
+	if len(bad) != 0 || sum.Stats.Imported != 2 || sum.Skipped.Unreadable != 1 {
+		t.Fatalf("summary %+v, reports %q", sum, bad)
+	}
+	var out strings.Builder
+	sum.Report(&out, io.Discard, 0)
+	if !strings.Contains(out.String(), "1 with a field of the wrong type") {
+		t.Fatalf("report: %s", out.String())
+	}
+	convs, err := s.ListConversations(context.Background(), "alice", memory.ListOptions{})
+	if err != nil || len(convs) != 1 || convs[0].Created.Year() < 2000 {
+		t.Fatalf("conversations %+v, %v", convs, err)
+	}
 }

@@ -21,12 +21,12 @@ import (
 // the root).
 
 type owuiChat struct {
-	ID        textID  `json:"id"`
-	Title     string  `json:"title"`
-	CreatedAt float64 `json:"created_at"`
-	Archived  bool    `json:"archived"`
+	ID        textID    `json:"id"`
+	Title     looseText `json:"title"`
+	CreatedAt float64   `json:"created_at"`
+	Archived  bool      `json:"archived"`
 	Chat      struct {
-		Title    string        `json:"title"`
+		Title    looseText     `json:"title"`
 		Messages []owuiMessage `json:"messages"`
 		History  struct {
 			Messages  map[textID]owuiMessage `json:"messages"`
@@ -57,7 +57,7 @@ func parseOpenWebUI(raw json.RawMessage, sk *Skipped) (Conversation, error) {
 	if oc.ID == "" {
 		return Conversation{}, fmt.Errorf(`%w: an Open WebUI chat has an "id"`, errNoID)
 	}
-	c := Conversation{ID: string(oc.ID), Title: first(oc.Title, oc.Chat.Title), Archived: oc.Archived,
+	c := Conversation{ID: string(oc.ID), Title: first(string(oc.Title), string(oc.Chat.Title)), Archived: oc.Archived,
 		Created: unixTime(oc.CreatedAt)}
 	if c.Created.IsZero() {
 		c.Created = unixTime(oc.Chat.Timestamp)

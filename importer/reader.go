@@ -37,10 +37,36 @@ type Skipped struct {
 	Empty  int // no text (empty system messages, placeholders)
 	Branch int // on a regenerated or edited-away branch
 	Other  int // a role mneme has no place for
+	// Unreadable: a field of the wrong type (the rest of its conversation
+	// is kept).
+	Unreadable int
 }
 
 // Total is the sum.
-func (s Skipped) Total() int { return s.Hidden + s.Empty + s.Branch + s.Other }
+func (s Skipped) Total() int { return s.Hidden + s.Empty + s.Branch + s.Other + s.Unreadable }
+
+// looseText is a text field that a value of another type leaves empty
+// instead of failing its conversation ("title": 5 lost every message).
+type looseText string
+
+func (t *looseText) UnmarshalJSON(b []byte) error {
+	var s string
+	if json.Unmarshal(b, &s) == nil {
+		*t = looseText(s)
+	}
+	return nil
+}
+
+// looseNumber is a number field that a value of another type leaves 0.
+type looseNumber float64
+
+func (n *looseNumber) UnmarshalJSON(b []byte) error {
+	var f float64
+	if json.Unmarshal(b, &f) == nil {
+		*n = looseNumber(f)
+	}
+	return nil
+}
 
 // parseFunc reads one conversation of a format.
 type parseFunc func(raw json.RawMessage, sk *Skipped) (Conversation, error)
@@ -134,6 +160,7 @@ func (r *Reader) Next() (Conversation, error) {
 	r.Skipped.Empty += sk.Empty
 	r.Skipped.Branch += sk.Branch
 	r.Skipped.Other += sk.Other
+	r.Skipped.Unreadable += sk.Unreadable
 	return c, nil
 }
 
@@ -173,7 +200,7 @@ func (t *textID) UnmarshalJSON(b []byte) error {
 // their size. Zero or less is no time.
 func unixTime(v float64) time.Time {
 	switch {
-	case v <= 0:
+	case v <= 0 || v >= math.MaxInt64 || math.IsNaN(v): // 1e300 overflowed into 1677
 		return time.Time{}
 	case v > 1e17: // nanoseconds
 		return time.Unix(0, int64(v))

@@ -122,6 +122,7 @@ func (sum Summary) Report(out, errw io.Writer, took time.Duration) {
 		add(sk.Hidden, "hidden in the conversation")
 		add(sk.Empty, "empty")
 		add(sk.Other, "with a role mneme does not keep")
+		add(sk.Unreadable, "with a field of the wrong type")
 		fmt.Fprintf(out, "Skipped %s: %s.\n", text.Count(sk.Total(), "message", "messages"), strings.Join(why, ", "))
 	}
 	if st.Conflicts > 0 {
