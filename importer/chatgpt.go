@@ -140,14 +140,15 @@ func parseChatGPT(raw json.RawMessage, sk *Skipped) (Conversation, error) {
 }
 
 // gptPath is the node ids from the root to current_node: the branch the
-// user last saw. Without a current_node (older exports), it follows the
-// last child from the root: the latest regeneration.
+// user last saw. Without a current_node (older exports), or with one the
+// mapping does not hold, it follows the last child from the root: the
+// latest regeneration.
 func gptPath(gc gptConversation) ([]string, error) {
 	if len(gc.Mapping) == 0 {
 		return nil, nil
 	}
 	leaf := gc.CurrentNode
-	if leaf == "" {
+	if _, ok := gc.Mapping[leaf]; !ok {
 		var root string
 		for id, n := range gc.Mapping {
 			if _, ok := gc.Mapping[n.Parent]; n.Parent == "" || !ok {
@@ -163,9 +164,6 @@ func gptPath(gc gptConversation) ([]string, error) {
 			ch := gc.Mapping[leaf].Children
 			leaf = ch[len(ch)-1]
 		}
-	}
-	if _, ok := gc.Mapping[leaf]; !ok {
-		return nil, fmt.Errorf("current_node %q is not in the mapping", leaf)
 	}
 	var path []string
 	seen := make(map[string]bool, len(gc.Mapping))

@@ -401,10 +401,11 @@ func TestTwoConversationsWithOneID(t *testing.T) {
 // title is a number, or one of whose messages has "parts" that are not a
 // list, keeps its other messages (it was left out whole); the message is
 // counted as skipped, and a time out of range is no time (1e300 became
-// the year 1677).
+// the year 1677). A current_node the mapping lacks leaves the latest
+// branch to follow (the conversation was refused).
 func TestAFieldOfTheWrongTypeLosesOnlyItself(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "conversations.json")
-	if err := os.WriteFile(path, []byte(`[{"id": "c1", "title": 5, "create_time": 1e300, "current_node": "m3", "mapping": {
+	if err := os.WriteFile(path, []byte(`[{"id": "c1", "title": 5, "create_time": 1e300, "current_node": "gone", "mapping": {
 		"root": {"message": null, "parent": null, "children": ["m1"]},
 		"m1": {"message": {"id": "m1", "author": {"role": "user"}, "content": {"content_type": "text", "parts": ["first question"]}}, "parent": "root", "children": ["m2"]},
 		"m2": {"message": {"id": "m2", "author": {"role": "assistant"}, "content": {"content_type": "text", "parts": "notalist"}}, "parent": "m1", "children": ["m3"]},
