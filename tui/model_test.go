@@ -86,7 +86,10 @@ func TestOpeningAndQuittingStoresNothing(t *testing.T) {
 	}
 }
 
-func TestEscCancelsAndKeepsPartialAnswer(t *testing.T) {
+// halfAnswered is a chat whose answer to "question" has streamed "Half an
+// answer" and holds on.
+func halfAnswered(t *testing.T) (*memory.Store, *fakeRunner, *harness) {
+	t.Helper()
 	store := openStore(t)
 	r := newFakeRunner(store, "Half an ", "answer")
 	r.hold = true
@@ -95,6 +98,11 @@ func TestEscCancelsAndKeepsPartialAnswer(t *testing.T) {
 	h.typeText("question")
 	h.send(keyEnter)
 	h.runUntilShown("Half an answer")
+	return store, r, h
+}
+
+func TestEscCancelsAndKeepsPartialAnswer(t *testing.T) {
+	store, r, h := halfAnswered(t)
 	if !h.shows("esc stop") {
 		t.Errorf("help does not offer esc while generating:\n%s", h.screen())
 	}
@@ -739,14 +747,7 @@ func TestToolCallsThatFailAlikeAreOneLine(t *testing.T) {
 // the one that closed a panel (a double press out of habit) asks before it
 // stops an answer; the next one stops it.
 func TestEscThatClosedAPanelDoesNotStopTheAnswer(t *testing.T) {
-	store := openStore(t)
-	r := newFakeRunner(store, "Half an ", "answer")
-	r.hold = true
-	h := newHarness(t, config(store, r, readyProbe))
-	h.runUntilShown("Ollama ready")
-	h.typeText("question")
-	h.send(keyEnter)
-	h.runUntilShown("Half an answer")
+	_, _, h := halfAnswered(t)
 	clock := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	// The escs come at once; the key help closes at once (no command).
 	h.m.now = func() time.Time { return clock }
