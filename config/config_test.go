@@ -170,6 +170,9 @@ func TestConfigRangesAreCheckedTheSameEverywhere(t *testing.T) {
 		{file: "max_steps = 51", want: "max_steps = 51"},
 		{env: "-1", want: "MNEME_MAX_STEPS=-1"},
 		{env: "1000", want: "MNEME_MAX_STEPS=1000"},
+		// A whole number too large for an int is out of range, not "not a
+		// whole number".
+		{env: "99999999999999999999", want: "MNEME_MAX_STEPS=99999999999999999999: invalid value: want 1-50"},
 		{file: "rrf_k = -5", want: "rrf_k = -5"},
 		{file: "keyword_weight = -0.5", want: "keyword_weight = -0.5"},
 		{file: "vector_weight = -1.0", want: "vector_weight = -1"},

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"strconv"
@@ -45,6 +46,9 @@ func (f *intFlag) String() string {
 
 func (f *intFlag) Set(s string) error {
 	n, err := strconv.Atoi(strings.TrimSpace(s)) // as the environment's value is read
+	if errors.Is(err, strconv.ErrRange) {
+		return fmt.Errorf("a whole number far out of range")
+	}
 	if err != nil {
 		return fmt.Errorf("want a whole number of tokens")
 	}

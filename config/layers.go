@@ -1,6 +1,7 @@
 package config
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"regexp"
@@ -150,6 +151,9 @@ func (w whole) read(l layers) error {
 		*w.dst, where = w.flag.n, fromFlag(w.flagName, strconv.Itoa(w.flag.n))
 	case v != "":
 		n, err := strconv.Atoi(v)
+		if errors.Is(err, strconv.ErrRange) { // a whole number, far out of range
+			return fmt.Errorf("%s: %w: want %d-%d%s (%s)", fromEnv(w.env, l.getenv(w.env)), ErrConfigValue, w.lo, w.hi, w.of(), w.unsetMeans())
+		}
 		if err != nil {
 			return fmt.Errorf("%s: %w: want a whole number%s", fromEnv(w.env, l.getenv(w.env)), ErrConfigValue, strings.Replace(w.of(), " ", " of ", 1))
 		}
