@@ -567,3 +567,39 @@ func TestTheQueuesHintGoesWithIt(t *testing.T) {
 		t.Fatalf("the queue's hint outlived it:\n%s", h.screen())
 	}
 }
+
+// TestCompactionMarksStayWhileAStoppedAnswerIsFollowed: a conversation
+// whose last answer is stored interrupted (cut at a length limit, or
+// stopped in another mneme) is followed as the store changes; the turns
+// drawn again keep the compaction mark where it was (it vanished a few
+// seconds after `mneme -c`).
+func TestCompactionMarksStayWhileAStoppedAnswerIsFollowed(t *testing.T) {
+	ctx := context.Background()
+	store := openStore(t)
+	conv, err := store.CreateConversation(ctx, testUser, "Lisbon")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, m := range []memory.Message{
+		{Role: memory.RoleUser, Content: "first question"}, {Role: memory.RoleAssistant, Content: "first answer"},
+		{Role: memory.RoleUser, Content: "second question"}, {Role: memory.RoleAssistant, Content: "second answer, cut", Status: memory.StatusInterrupted},
+	} {
+		m.ConversationID = conv.ID
+		if _, err := store.AppendMessage(ctx, testUser, m); err != nil {
+			t.Fatal(i, err)
+		}
+	}
+	if _, err := store.SaveSummary(ctx, testUser, memory.Summary{ConversationID: conv.ID, FirstSeq: 1, LastSeq: 2, AtSeq: 3, Text: "About Lisbon."}); err != nil {
+		t.Fatal(err)
+	}
+	cfg := compactingConfig(store, &compactingRunner{store: store})
+	cfg.ConversationID = conv.ID
+	h := newHarness(t, cfg)
+	h.runUntilShown("second answer, cut", "context compacted: messages 1–2")
+	c, msgs := storedMessages(t, store)
+	h.send(othersAddedMsg{conv: c, msgs: msgs}) // a reading after a change of the store
+	mark, prompt, answer := h.lineIndex("context compacted"), h.lineIndex("second question"), h.lineIndex("second answer")
+	if !(prompt < mark && mark < answer) {
+		t.Fatalf("the mark is gone or misplaced after the conversation was read again:\n%s", h.screen())
+	}
+}

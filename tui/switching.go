@@ -416,13 +416,6 @@ func (m *Model) handleOthersAdded(msg othersAddedMsg) tea.Cmd {
 	}
 	before, _ := transcript.FromHistory(msg.msgs[:m.others.from])
 	all, turns := transcript.FromHistory(msg.msgs)
-	// This screen's own notices and receipts drawn below the tail stay below it.
-	var own []transcript.Entry
-	for _, e := range m.transcript.Entries[m.others.entry:] {
-		if e.Kind == transcript.KindNotice || e.Kind == transcript.KindError {
-			own = append(own, e)
-		}
-	}
 	// An answer stored as interrupted is followed while the conversation
 	// still changes: staleReads reads in a row that find it unchanged (its
 	// writer was stopped for good) end that. Until then it is drawn as
@@ -443,7 +436,7 @@ func (m *Model) handleOthersAdded(msg othersAddedMsg) tea.Cmd {
 			}
 		}
 	}
-	m.transcript.Entries = append(append(m.transcript.Entries[:m.others.entry], tail...), own...)
+	m.transcript.ReplaceFrom(m.others.entry, tail)
 	m.transcript.Turns, m.msgCount = turns, len(msg.msgs)
 	m.transcript.Refresh(m.now(), false)
 	if !writing {

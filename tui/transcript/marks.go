@@ -23,10 +23,13 @@ func (t *Transcript) AddCompaction(s memory.Summary) {
 
 // MarkCompactions puts a mark for each summary after the message it was
 // made after.
-func (t *Transcript) MarkCompactions(sums []memory.Summary) {
+func (t *Transcript) MarkCompactions(sums []memory.Summary) { t.markFrom(0, sums) }
+
+// markFrom puts the marks of sums among the entries from the from-th on.
+func (t *Transcript) markFrom(from int, sums []memory.Summary) {
 	for _, s := range sums {
 		at := len(t.Entries)
-		for i := range t.Entries {
+		for i := from; i < len(t.Entries); i++ {
 			if t.Entries[i].seq > s.AtSeq {
 				at = i
 				break
@@ -103,4 +106,26 @@ func (t *Transcript) ReplaceNotice(old, text string) bool {
 		}
 	}
 	return false
+}
+
+// ReplaceFrom puts tail, entries drawn again from the store (another
+// mneme's answer as it grows), in place of the entries from the i-th on.
+// Among those, this screen's notices and errors stay below the tail, and
+// the compaction marks stay after the message they were made after: drawn
+// from the messages alone, the tail lost them a few seconds after a
+// conversation with a stopped answer was opened.
+func (t *Transcript) ReplaceFrom(i int, tail []Entry) {
+	var own []Entry
+	var sums []memory.Summary
+	for _, e := range t.Entries[i:] {
+		switch e.Kind {
+		case KindNotice, KindError:
+			own = append(own, e)
+		case KindCompaction:
+			sums = append(sums, e.summary)
+		}
+	}
+	t.Entries = append(t.Entries[:i], tail...)
+	t.markFrom(i, sums)
+	t.Entries = append(t.Entries, own...)
 }
