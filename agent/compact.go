@@ -373,7 +373,7 @@ func (a *Agent) overflows(ctx context.Context, req Request, sys []api.Message, v
 // minScale bounds how far below the estimate a measured count may bring
 // later estimates (a count that low is more likely a server's oddity than
 // a tokenizer).
-const minScale = 0.25
+const minScale = 0.1
 
 // measure is the size of the request for v: Ollama's count of the last
 // request when it held the same summary and started at the same message,
@@ -413,8 +413,9 @@ func (a *Agent) measure(ctx context.Context, req Request, sys []api.Message, v v
 // window_size, so that a long conversation is summarised every few turns
 // rather than on every one. The last exchange stays whole when it fits the
 // room (a model left with only the new prompt could not follow "and the
-// second one?"). With force it keeps only the last turn (from the last
-// user message on).
+// second one?"). With force it keeps the last turn (from the last user
+// message on), whatever its size: a second /compact summarised a question
+// and kept its answer alone.
 func (a *Agent) plan(sys []api.Message, v view, window int, scale float64, force bool) int {
 	cfg := a.compact.cfg
 	size := func(keep int) int { return int(scale * float64(estimateMessages(toAPI(v.tail[len(v.tail)-keep:])))) }
@@ -430,10 +431,10 @@ func (a *Agent) plan(sys []api.Message, v view, window int, scale float64, force
 		}
 		return len(v.tail)
 	}
-	keep, whole := max(minKeepMessages, (cfg.WindowSize-1)/2), turnsFrom(2)
 	if force {
-		keep, whole = turnsFrom(1), turnsFrom(1)
+		return len(v.tail) - turnsFrom(1)
 	}
+	keep, whole := max(minKeepMessages, (cfg.WindowSize-1)/2), turnsFrom(2)
 	keep = min(keep, len(v.tail))
 	room := int(cfg.CompactAt*float64(window)) - int(scale*float64(a.fixedTokens(sys))) - cfg.SummaryTokens
 	for keep > minKeepMessages && size(keep) > room/2 {

@@ -881,13 +881,15 @@ func TestASmallContextKeepsTheLastExchange(t *testing.T) {
 	if compactions == 0 || compactions > turns/3 {
 		t.Fatalf("compacted %d times in %d turns", compactions, turns)
 	}
-	if _, err := h.agent.Compact(ctx, "alice", h.conv.ID, nil); err != nil {
-		t.Fatal(err)
-	}
 	msgs := h.messages()
 	last := msgs[len(msgs)-2] // the last question; its answer follows
-	if s := h.latestSummary(); last.Role != memory.RoleUser || s.LastSeq >= last.Seq {
-		t.Fatalf("/compact summarised up to message %d; the last question is %d (%s)", s.LastSeq, last.Seq, last.Role)
+	for range 2 { // again at once: the last turn stays whole (it kept the answer alone)
+		if _, err := h.agent.Compact(ctx, "alice", h.conv.ID, nil); err != nil {
+			t.Fatal(err)
+		}
+		if s := h.latestSummary(); last.Role != memory.RoleUser || s.LastSeq >= last.Seq {
+			t.Fatalf("/compact summarised up to message %d; the last question is %d (%s)", s.LastSeq, last.Seq, last.Role)
+		}
 	}
 }
 
@@ -905,5 +907,26 @@ func TestASummaryIsBoundedHere(t *testing.T) {
 	}
 	if n := utf8.RuneCountInString(h.latestSummary().Text); n == 0 || n > 100*maxSummaryChars {
 		t.Fatalf("a summary of %d characters was stored for summary_tokens 100", n)
+	}
+}
+
+// TestCompactNowKeepsALongLastTurnWhole: /compact keeps the last question
+// with its answer even when the two are larger than the history's room (a
+// second /compact summarised the question and kept its answer alone).
+func TestCompactNowKeepsALongLastTurnWhole(t *testing.T) {
+	ctx := context.Background()
+	h := newCompactHarness(t, Compaction{ContextWindow: 1000, SummaryTokens: 50})
+	for i := 1; i <= 3; i++ {
+		h.mustRun(fmt.Sprintf("question %d: %s", i, strings.Repeat("the harbour, its boats and their long history ", 45)))
+	}
+	msgs := h.messages()
+	last := msgs[len(msgs)-2]
+	for range 2 {
+		if _, err := h.agent.Compact(ctx, "alice", h.conv.ID, nil); err != nil {
+			t.Fatal(err)
+		}
+		if s := h.latestSummary(); last.Role != memory.RoleUser || s.LastSeq >= last.Seq {
+			t.Fatalf("/compact summarised up to message %d; the last question is %d", s.LastSeq, last.Seq)
+		}
 	}
 }
