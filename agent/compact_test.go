@@ -882,8 +882,10 @@ func TestASmallContextKeepsTheLastExchange(t *testing.T) {
 		t.Fatalf("compacted %d times in %d turns", compactions, turns)
 	}
 	msgs := h.messages()
-	last := msgs[len(msgs)-2] // the last question; its answer follows
-	for range 2 { // again at once: the last turn stays whole (it kept the answer alone)
+	// The last question, whose answer follows; again at once, the last turn
+	// stays whole (it kept the answer alone).
+	last := msgs[len(msgs)-2]
+	for range 2 {
 		if _, err := h.agent.Compact(ctx, "alice", h.conv.ID, nil); err != nil {
 			t.Fatal(err)
 		}
