@@ -146,24 +146,37 @@ func bidiBytes(b1, b2 byte) bool {
 
 // Line is Text on one line: newlines, tabs and runs of spaces become one
 // space, so that the text cannot start a row of its own in a listing.
-// Invisible format characters (Unicode Cf: zero-width spaces and joiners,
-// the byte order mark, soft hyphens, direction marks) are dropped too: a
-// title of nothing else looked blank, and terminals disagree on their
-// width, which pushed a listing's columns out of line.
+// Invisible characters (Unicode Cf: zero-width spaces, the byte order
+// mark, soft hyphens, direction marks; and the other default-ignorable
+// ones: the Hangul fillers, the combining grapheme joiner) are dropped
+// too: a title of nothing else looked blank, and terminals disagree on
+// their width, which pushed a listing's columns out of line. A zero-width
+// joiner or non-joiner between two visible characters stays: it is part
+// of the text (a family emoji, a Persian or Devanagari word).
 func Line(s string) string {
 	s = Text(s)
-	if strings.IndexFunc(s, isFormat) >= 0 {
-		s = strings.Map(func(r rune) rune {
-			if isFormat(r) {
-				return -1
+	if strings.IndexFunc(s, isInvisible) >= 0 {
+		r := []rune(s)
+		var b strings.Builder
+		for i, c := range r {
+			if isInvisible(c) && !(isJoiner(c) && i > 0 && i+1 < len(r) && visible(r[i-1]) && visible(r[i+1])) {
+				continue
 			}
-			return r
-		}, s)
+			b.WriteRune(c)
+		}
+		s = b.String()
 	}
 	return strings.Join(strings.Fields(s), " ")
 }
 
-func isFormat(r rune) bool { return r > 0x7f && unicode.Is(unicode.Cf, r) }
+func isInvisible(r rune) bool {
+	return r > 0x7f && (unicode.Is(unicode.Cf, r) || unicode.Is(unicode.Other_Default_Ignorable_Code_Point, r))
+}
+
+// isJoiner is the zero-width non-joiner or joiner.
+func isJoiner(r rune) bool { return r == 0x200c || r == 0x200d }
+
+func visible(r rune) bool { return !unicode.IsSpace(r) && !isInvisible(r) }
 
 // Title is a title as shown: Line, cut to TitleMax characters with "…".
 func Title(s string) string {

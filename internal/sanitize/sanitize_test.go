@@ -109,6 +109,16 @@ func TestLineAndTitle(t *testing.T) {
 	if got := Title("zero\u200bwidth\u200d title\u00ad"); got != "zerowidth title" {
 		t.Errorf("Title = %q", got)
 	}
+	// The other invisible ones ("invisible names") go too; a joiner between
+	// two visible characters is text, and stays.
+	if got := Line("\u2061\u2062\u180e\u034f\u3164\u115f"); got != "" {
+		t.Errorf("Line of other invisible characters = %q", got)
+	}
+	for _, kept := range []string{"👨\u200d👩\u200d👧", "می\u200cخواهم", "क्\u200dष"} {
+		if got := Line(kept); got != kept {
+			t.Errorf("Line(%q) = %q", kept, got)
+		}
+	}
 	if got := Title("short"); got != "short" {
 		t.Errorf("Title(short) = %q", got)
 	}
