@@ -431,12 +431,18 @@ func isToolsUnsupported(err error) bool {
 
 // explainStream explains why a stream ended early, saying what was kept.
 func (a *Agent) explainStream(err error, out *streamOut) error {
+	began := out.content.Len() > 0 || out.thinking.Len() > 0
 	var stalled stalledError
-	if !errors.As(err, &stalled) {
+	switch {
+	case errors.Is(err, ErrUnreadableReply) && began:
+		return fmt.Errorf("%w; the partial answer was kept", a.explain(err))
+	case errors.Is(err, ErrStreamBroken) && !began: // "the partial answer was kept" of none
+		return fmt.Errorf("%w: Ollama at %s stopped before it answered", ErrStreamBroken, a.host)
+	case !errors.As(err, &stalled):
 		return a.explain(err)
 	}
 	kept := "your prompt is saved"
-	if out.content.Len() > 0 || out.thinking.Len() > 0 {
+	if began {
 		kept = "the partial answer is saved, marked interrupted"
 	}
 	if stalled.first {
@@ -484,7 +490,7 @@ func ExplainError(err error, host, model string) error {
 		// A web page or a proxy's error page where Ollama's JSON should be.
 		return fmt.Errorf("%w at %s: it answered with something that is not Ollama's JSON (is OLLAMA_HOST right?)", ollama.ErrNotOllama, host)
 	case errors.Is(err, ErrUnreadableReply):
-		return fmt.Errorf("ollama at %s sent %w (%s); the partial answer was kept", host, ErrUnreadableReply,
+		return fmt.Errorf("ollama at %s sent %w (%s)", host, ErrUnreadableReply,
 			sanitize.Line(strings.TrimPrefix(err.Error(), ErrUnreadableReply.Error()+": ")))
 	case errors.Is(err, ErrStreamBroken):
 		return fmt.Errorf("%w: Ollama at %s stopped mid-answer; the partial answer was kept", ErrStreamBroken, host)

@@ -557,9 +557,16 @@ func TestUnreadableLinesAreSaidInWords(t *testing.T) {
 				t.Fatalf("err = %v, want %q", err, tc.want)
 			}
 			msgs := h.messages()
-			if roles(msgs) != "user,assistant" || msgs[1].Content != "Hello partial" || msgs[1].Status != memory.StatusInterrupted {
-				t.Fatalf("stored %+v", msgs)
+			if roles(msgs) != "user,assistant" || msgs[1].Content != "Hello partial" || msgs[1].Status != memory.StatusInterrupted ||
+				!strings.HasSuffix(err.Error(), "the partial answer was kept") {
+				t.Fatalf("stored %+v, err %v", msgs, err)
 			}
 		})
+	}
+	// As the first line, it leaves no partial answer to speak of.
+	h := newHarness(t, nil)
+	h.srv.Script(fakeollama.Reply{RawLine: "garbage"})
+	if _, _, err := h.run(context.Background(), "story"); !errors.Is(err, ErrUnreadableReply) || strings.Contains(err.Error(), "partial") {
+		t.Fatalf("err = %v", err)
 	}
 }
