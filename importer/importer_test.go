@@ -427,3 +427,19 @@ func TestAFieldOfTheWrongTypeLosesOnlyItself(t *testing.T) {
 		t.Fatalf("conversations %+v, %v", convs, err)
 	}
 }
+
+// TestAnEmptyCopyDoesNotClaimItsID: a conversation with nothing to keep
+// does not take the id from a later one with messages (that one was
+// refused as a copy, and nothing was imported).
+func TestAnEmptyCopyDoesNotClaimItsID(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "claude.json")
+	if err := os.WriteFile(path, []byte(`[{"uuid": "dupE", "name": "Empty", "chat_messages": []},
+		{"uuid": "dupE", "name": "Garden", "chat_messages": [{"uuid": "m1", "sender": "human", "text": "when to plant tulips"}]}]`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s := openStore(t)
+	if sum, bad := importFile(t, s, path); len(bad) != 0 || sum.Stats.Imported != 1 {
+		t.Fatalf("summary %+v, reports %q", sum, bad)
+	}
+	equal(t, "the conversation with messages", transcript(t, s)["Garden"], []string{"user: when to plant tulips"})
+}

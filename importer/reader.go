@@ -155,7 +155,9 @@ func (r *Reader) Next() (Conversation, error) {
 	if r.seen == nil {
 		r.seen = map[string]int{}
 	}
-	r.seen[c.ID] = i
+	if len(c.Messages) > 0 { // an empty copy does not claim the id from one with messages
+		r.seen[c.ID] = i
+	}
 	r.Skipped.Hidden += sk.Hidden
 	r.Skipped.Empty += sk.Empty
 	r.Skipped.Branch += sk.Branch
