@@ -413,6 +413,9 @@ var lastKey = regexp.MustCompile(`\(last key "([^"]+)"\): (.*)$`)
 // (max_steps = "eight") is one bad setting, said with bad and read as
 // unset, not a file left out whole; what is not TOML at all is the error.
 func decodeFile(path string, cfg *Config, bad func(error)) (toml.MetaData, error) {
+	if path == os.DevNull { // "no config", as git's GIT_CONFIG_GLOBAL=/dev/null
+		return toml.Decode("", cfg)
+	}
 	data, err := readConfig(path)
 	if err != nil {
 		return toml.MetaData{}, err

@@ -103,6 +103,17 @@ func TestConfigErrorsNameTheProblem(t *testing.T) {
 	if _, err := Load(Flags{}, envMap(map[string]string{"HOME": dir, "MNEME_MAX_STEPS": "many"})); err == nil {
 		t.Error("non-numeric MNEME_MAX_STEPS accepted")
 	}
+	// /dev/null as the config file is none (as git's
+	// GIT_CONFIG_GLOBAL=/dev/null), and is never written to or replaced.
+	if _, err := Load(Flags{configFile: os.DevNull}, envMap(map[string]string{"HOME": dir})); err != nil {
+		t.Errorf("--config /dev/null: %v", err)
+	}
+	if err := SaveModels(os.DevNull, "llama3.2", ""); err == nil || !strings.Contains(err.Error(), "not a regular file") {
+		t.Errorf("saving models to /dev/null: %v", err)
+	}
+	if fi, err := os.Stat(os.DevNull); err != nil || fi.Mode()&os.ModeCharDevice == 0 {
+		t.Fatalf("/dev/null is no longer a device: %v %v", fi, err)
+	}
 	// A named pipe in the file's place is refused at once: reading it held
 	// every command, waiting for a writer that never came.
 	fifo := filepath.Join(dir, "mneme", "config.toml")

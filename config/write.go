@@ -50,6 +50,9 @@ func SaveModels(path, chat, embed string) error {
 // replaceFile writes the config file at path whole (its folder made for a
 // first one; through the user's own links, fileatomic.WriteLinked).
 func replaceFile(path string, mode os.FileMode, doc string) error {
+	if fi, err := os.Stat(path); err == nil && !fi.Mode().IsRegular() { // /dev/null as the config: never replaced
+		return fmt.Errorf("config %s: not a regular file (%s): nothing was written", path, fileKind(fi.Mode()))
+	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return fmt.Errorf("config %s: %w", path, err)
 	}
