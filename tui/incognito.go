@@ -41,6 +41,12 @@ func (m *Model) incognito() bool { return m.cfg.Incognito || m.incog.chat != nil
 // could not do more.
 func (m *Model) unavailable(what string) {
 	m.input.Reset()
+	m.sayUnavailable(what)
+}
+
+// sayUnavailable is unavailable's hint alone, for what a key opens too
+// (ctrl+o leaves the input as it is).
+func (m *Model) sayUnavailable(what string) {
 	m.hint = what + " is not available here."
 	if m.incognito() {
 		m.hint = what + " is off in incognito, which keeps nothing."

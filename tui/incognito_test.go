@@ -45,6 +45,10 @@ func TestIncognitoIsAlwaysMarked(t *testing.T) {
 	if got := h.m.input.Value(); got != "" {
 		t.Fatalf("the input still holds %q", got)
 	}
+	cfg.Notes = nil // as the chat wires an incognito one
+	h = newHarness(t, cfg)
+	h.sendText("/memory")
+	h.runUntilShown("The memory browser is off in incognito, which keeps nothing.")
 }
 
 // A normal chat shows no incognito marker.

@@ -174,7 +174,7 @@ func (m *Model) openSearch(query string) tea.Cmd {
 // openMemory opens the memory browser.
 func (m *Model) openMemory() tea.Cmd {
 	if m.cfg.Notes == nil {
-		m.hint = "The memory browser is not available here."
+		m.sayUnavailable("The memory browser")
 		return nil
 	}
 	m.memory.SetFresh(m.fresh)
