@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"encoding/json"
 	"io"
 
@@ -9,21 +10,21 @@ import (
 
 // writeJSON prints v as indented JSON, as every --json output does, with
 // the characters a terminal acts on escaped (sanitize.JSON).
-func writeJSON(w io.Writer, v any) error {
-	b, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return err
-	}
-	_, err = w.Write(append(sanitize.JSON(b), '\n'))
-	return err
-}
+func writeJSON(w io.Writer, v any) error { return encodeJSON(w, v, "  ") }
 
 // writeJSONLine prints v as one line of JSON, escaped like writeJSON.
-func writeJSONLine(w io.Writer, v any) error {
-	b, err := json.Marshal(v)
-	if err != nil {
+func writeJSONLine(w io.Writer, v any) error { return encodeJSON(w, v, "") }
+
+// encodeJSON writes v and a newline, indented by indent ("" for one line).
+// <, > and & stay as they are, as in the exports ("\u003c" is for HTML).
+func encodeJSON(w io.Writer, v any, indent string) error {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", indent)
+	if err := enc.Encode(v); err != nil {
 		return err
 	}
-	_, err = w.Write(append(sanitize.JSON(b), '\n'))
+	_, err := w.Write(sanitize.JSON(b.Bytes()))
 	return err
 }
