@@ -446,6 +446,8 @@ func (a *Agent) plan(sys []api.Message, v view, window int, scale float64, force
 	for keep > minKeepMessages && v.tail[len(v.tail)-keep].Role != memory.RoleUser {
 		keep--
 	}
+	a.log.Debug("compaction plan", "room", room, "scale", scale, "fixed", a.fixedTokens(sys), "keep", keep, "whole", whole,
+		"whole_tokens", size(min(whole, len(v.tail))))
 	return len(v.tail) - keep
 }
 
