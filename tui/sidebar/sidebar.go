@@ -584,7 +584,9 @@ func (s *Model) keepQuestionInView() {
 func (s Model) question(c memory.Conversation, w int) []string {
 	st := s.st.Error.UnsetPaddingLeft()
 	line := func(t string) string { return st.Render(ansi.Truncate(t, w, "…")) }
-	out := []string{line("Delete “" + sanitize.Line(panel.DisplayTitle(c.Title)) + "”?")}
+	// The title is cut, not the question: "Delete “A long ti…”?".
+	title := ansi.Truncate(panel.DisplayTitle(c.Title), max(1, w-ansi.StringWidth("Delete “”?")), "…")
+	out := []string{line("Delete “" + title + "”?")}
 	switch {
 	case s.notes < 0:
 		out = append(out, line("counting its notes…"), line("y delete · n keep"))
