@@ -402,8 +402,15 @@ func (ix *Index) Recall(ctx context.Context, q RecallQuery) ([]NoteResult, error
 		score float64
 	}
 	var eligible []ranked
+	asked := map[string]bool{}
+	for _, t := range ix.kw.Terms(q.Text) {
+		asked[t] = asked[t] || ix.kw.Telling(t)
+	}
 	for _, r := range res {
-		if r.MatchedBy != MatchRelated { // it shares words with the text, or its meaning is close
+		// Its meaning is close, or it shares a telling word with the text:
+		// one word of everyday chat ("called", "number", "7") is no reason
+		// to put a note before the model.
+		if r.MatchedBy == MatchVector || r.MatchedBy == MatchBoth || r.MatchedBy == MatchKeyword && ix.sharesTelling(asked, r.Content) {
 			eligible = append(eligible, ranked{r, RecallScore(r.Score, r.Note, now, q.HalfLife)})
 		}
 	}
@@ -424,6 +431,17 @@ func (ix *Index) Recall(ctx context.Context, q RecallQuery) ([]NoteResult, error
 	}
 	ix.touch(ctx, out)
 	return out, nil
+}
+
+// sharesTelling reports whether text holds one of the telling terms of
+// asked (a text's terms, each marked telling or not).
+func (ix *Index) sharesTelling(asked map[string]bool, text string) bool {
+	for _, t := range ix.kw.Terms(text) {
+		if asked[t] {
+			return true
+		}
+	}
+	return false
 }
 
 // RecallScore ranks a note for recall: its relevance to the prompt (the

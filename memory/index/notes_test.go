@@ -583,3 +583,31 @@ func TestEditingANoteIntoAnothersTextIsRefused(t *testing.T) {
 		t.Fatalf("undo into a text another note holds: %q, %v", n.Content, err)
 	}
 }
+
+// TestRecallNeedsATellingWord: a note the keyword ranking alone found is
+// recalled for a telling word it shares with the message, not for one of
+// everyday chat or a number ("I woke at 7" recalled "note number 7 about
+// giraffes"; "my sister is called Ana", "my cat is called Tom").
+func TestRecallNeedsATellingWord(t *testing.T) {
+	ctx := context.Background()
+	s := openTest(t)
+	ix := openIndex(t, s, t.TempDir(), nil, "") // no embedding model: words alone
+	for _, text := range []string{"note number 7 about giraffes", "My cat is called Tom", "Lives in Lisbon"} {
+		if _, err := ix.SaveNote(ctx, "alice", text, memory.NoteSource{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for msg, want := range map[string]string{
+		"What time is it? I woke at 7":                    "",
+		"Which number should I call first?":               "",
+		"Morning! My sister is called Ana":                "",
+		"What is my cat's name?":                          "My cat is called Tom",
+		"Any tips for a week of walking around Lisbon?":   "Lives in Lisbon",
+		"Tell me a fact about giraffes, they are so tall": "note number 7 about giraffes",
+	} {
+		res, err := ix.Recall(ctx, RecallQuery{UserID: "alice", Text: msg})
+		if got := noteTexts(res); err != nil || got != want {
+			t.Errorf("%q recalled %q, want %q (%v)", msg, got, want, err)
+		}
+	}
+}

@@ -28,6 +28,7 @@ import (
 type analyzer struct {
 	stop      map[string]bool
 	irregular map[string]string
+	common    map[string]bool // the terms of commonWords
 	stemmer   func(string) string
 	stems     sync.Map     // word -> stem: words repeat, stemming is the costly step
 	cached    atomic.Int64 // entries in stems, capped at maxCachedStems
@@ -49,6 +50,10 @@ func newAnalyzer() *analyzer {
 		for _, form := range f[min(1, len(f)):] {
 			a.irregular[form] = f[0]
 		}
+	}
+	a.common = map[string]bool{}
+	for _, t := range a.terms(commonWords) {
+		a.common[t] = true
 	}
 	return a
 }
