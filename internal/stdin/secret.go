@@ -54,8 +54,13 @@ func (fd fdReader) ReadByte() (byte, error) {
 // the secret.
 func readLine(r io.ByteReader) (string, error) {
 	var line []byte
+	var next byte // a key read after a lone Esc, to take as typed
 	for {
-		c, err := r.ReadByte()
+		c, err := next, error(nil)
+		if next == 0 {
+			c, err = r.ReadByte()
+		}
+		next = 0
 		if err != nil {
 			return "", err
 		}
@@ -67,7 +72,7 @@ func readLine(r io.ByteReader) (string, error) {
 		case c == 0x04 && len(line) == 0: // Ctrl+D
 			return "", io.EOF
 		case c == 0x1b:
-			if err := skipEscape(r); err != nil {
+			if next, err = skipEscape(r); err != nil {
 				return "", err
 			}
 		case c == 0x7f || c == 0x08: // Backspace
@@ -81,26 +86,28 @@ func readLine(r io.ByteReader) (string, error) {
 	}
 }
 
-// skipEscape reads the rest of an escape sequence whose ESC was read:
-// CSI (ESC [ parameters, intermediates, a final byte), SS3 (ESC O and a
-// byte), or ESC and one byte (Alt+key).
-func skipEscape(r io.ByteReader) error {
+// skipEscape reads the rest of an escape sequence whose ESC was read: CSI
+// (ESC [ parameters, intermediates, a final byte) or SS3 (ESC O and a
+// byte). After a lone Esc it returns the next key, to be taken as typed
+// (it was lost from the token); so is Alt+key's, which means nothing more
+// here.
+func skipEscape(r io.ByteReader) (key byte, err error) {
 	c, err := r.ReadByte()
-	if err != nil || c == 'O' {
-		if err == nil {
-			_, err = r.ReadByte()
+	switch {
+	case err != nil:
+		return 0, err
+	case c == 'O':
+		_, err = r.ReadByte()
+		return 0, err
+	case c == '[':
+		for {
+			c, err := r.ReadByte()
+			if err != nil || (c >= 0x40 && c <= 0x7e) {
+				return 0, err
+			}
 		}
-		return err
 	}
-	if c != '[' {
-		return nil
-	}
-	for {
-		c, err := r.ReadByte()
-		if err != nil || (c >= 0x40 && c <= 0x7e) {
-			return err
-		}
-	}
+	return c, nil
 }
 
 // PromptSecret is ReadSecret that ends with ctx too (SIGTERM, SIGHUP): the

@@ -18,7 +18,10 @@ func TestReadLineEditsLikeAPrompt(t *testing.T) {
 		{"backspace erases a whole rune", "toké\x7f\x7fen\r", "toen", nil},
 		{"ctrl+u clears", "wrong\x15right\n", "right", nil},
 		{"arrows and keys with escape sequences leave nothing", "ab\x1b[A\x1b[D\x1b[1;5C\x1bOP\x1b[3~c\r", "abc", nil},
-		{"alt+key leaves nothing", "a\x1bxb\r", "ab", nil},
+		// A lone Esc then a key (as Alt+key reads): the key is kept; it was
+		// lost from the token.
+		{"a lone esc keeps the next key", "a\x1bxb\r", "axb", nil},
+		{"esc then enter", "ab\x1b\r", "ab", nil},
 		{"ctrl+c takes nothing typed with it", "secret\x03more\r", "", ErrInterrupted},
 		{"ctrl+d on an empty line", "\x04", "", io.EOF},
 		{"cut off mid-sequence", "ab\x1b[1", "", io.EOF},
