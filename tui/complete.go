@@ -84,6 +84,9 @@ func (m *Model) updateCompletion() {
 	if text != m.completion.text {
 		prev := m.completion.paths
 		m.completion = newCompletion(text)
+		if m.cfg.Attach == nil || m.incognito() { // /attach cannot run: no files to offer
+			m.completion.wantPaths = false
+		}
 		if m.completion.wantPaths { // until the listing comes
 			m.completion.paths = paths.Narrow(prev, m.completion.path)
 		}
