@@ -372,8 +372,8 @@ type RecallQuery struct {
 	Text   string
 	Limit  int // at most this many notes (default 5)
 	// MinSimilarity is the least cosine similarity (0-1) at which a note
-	// found only by meaning is recalled. A note that shares words with
-	// Text is recalled whatever its similarity.
+	// found only by meaning is recalled. A note that shares a telling word
+	// with Text (keyword.Index.Telling) is recalled whatever its similarity.
 	MinSimilarity float64
 	// HalfLife is the freshness half-life of RecallScore (default
 	// DefaultRecallHalfLife).
@@ -381,9 +381,9 @@ type RecallQuery struct {
 }
 
 // Recall returns the notes worth reminding the model of before it answers
-// q.Text, best first by RecallScore: notes that share words with it, and
-// notes whose meaning is at least MinSimilarity close (with no embedding
-// model only the first kind exist). The notes returned count as used.
+// q.Text, best first by RecallScore: notes that share a telling word with
+// it, and notes whose meaning is at least MinSimilarity close (with no
+// embedding model only the first kind exist). The notes returned count as used.
 func (ix *Index) Recall(ctx context.Context, q RecallQuery) ([]NoteResult, error) {
 	if q.Limit <= 0 {
 		q.Limit = DefaultRecallLimit
