@@ -371,9 +371,10 @@ func (a *Agent) overflows(ctx context.Context, req Request, sys []api.Message, v
 }
 
 // minScale bounds how far below the estimate a measured count may bring
-// later estimates (a count that low is more likely a server's oddity than
-// a tokenizer).
-const minScale = 0.1
+// later estimates: some Ollama versions counted only the part of a prompt
+// their cache did not hold, and a count that low would let a history grow
+// past the context unsummarised.
+const minScale = 0.5
 
 // measure is the size of the request for v: Ollama's count of the last
 // request when it held the same summary and started at the same message,
@@ -511,8 +512,8 @@ func (a *Agent) recordUsage(ctx context.Context, req Request, res *Result) {
 	u, ok := a.compact.basis[req.ConversationID]
 	delete(a.compact.basis, req.ConversationID)
 	a.compact.mu.Unlock()
-	if !ok || res.ContextTokens <= 0 || res.estimated {
-		return
+	if !ok || res.ContextTokens <= 0 || res.estimated || res.Truncated {
+		return // a request Ollama cut to fit counts as the context, not as itself
 	}
 	u.Tokens = res.ContextTokens
 	if err := a.compact.summaries.SaveContextUsage(context.WithoutCancel(ctx), req.UserID, req.ConversationID, u); err != nil {
