@@ -32,8 +32,8 @@ type toleratingTransport struct{ base http.RoundTripper }
 
 func (t toleratingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	resp, err := t.base.RoundTrip(r)
-	if err != nil || !strings.HasSuffix(r.URL.Path, "/api/chat") {
-		return resp, err
+	if err != nil || !strings.HasSuffix(r.URL.Path, "/api/chat") || resp.StatusCode >= http.StatusBadRequest {
+		return resp, err // an error's body (a proxy's page) is the client's to quote
 	}
 	resp.Body = &lineFixer{body: resp.Body, r: bufio.NewReader(resp.Body)}
 	return resp, nil
@@ -83,6 +83,11 @@ func (f *lineFixer) next() ([]byte, error) {
 			return unreadableLine(fmt.Sprintf("a line longer than %d MB", maxFixedLine>>20)), io.EOF
 		case errors.Is(err, bufio.ErrBufferFull):
 			continue
+		}
+		if err != nil && !bytes.HasSuffix(line, []byte("\n")) && !json.Valid(bytes.TrimSpace(line)) {
+			// Cut off mid-line (the connection dropped): the answer broke
+			// off, which the client tells from the end of the body.
+			return nil, err
 		}
 		if t := bytes.TrimSpace(line); len(t) > 0 && !json.Valid(t) {
 			return unreadableLine(fmt.Sprintf("a line that is not JSON: %.80q", t)), io.EOF

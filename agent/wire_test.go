@@ -3,8 +3,13 @@ package agent
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
 	"testing"
+	"testing/iotest"
 )
 
 // countingReader yields n bytes of 'a' with no newline, counting what was read.
@@ -37,5 +42,30 @@ func TestLineFixerEndsAtAnEndlessLine(t *testing.T) {
 	}
 	if !bytes.Contains(out, []byte(`"error"`)) || !bytes.Contains(out, []byte("a line longer than 8 MB")) {
 		t.Fatalf("passed on %.200q", out)
+	}
+}
+
+// TestLineFixerLeavesABrokenOffLineToTheClient: a line cut off by a dropped
+// connection is the answer breaking off, not a line that is not JSON; an
+// error's body (a proxy's page with a 502) is left for the client to quote.
+func TestLineFixerLeavesABrokenOffLineToTheClient(t *testing.T) {
+	body := io.MultiReader(strings.NewReader(`{"message":{"content":"Hi"}}`+"\n"+`{"message":{"cont`), iotest.ErrReader(io.ErrUnexpectedEOF))
+	f := &lineFixer{body: io.NopCloser(body), r: bufio.NewReader(body)}
+	out, err := io.ReadAll(f)
+	if !errors.Is(err, io.ErrUnexpectedEOF) || string(out) != `{"message":{"content":"Hi"}}`+"\n" {
+		t.Fatalf("passed on %q, %v", out, err)
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.WriteHeader(http.StatusBadGateway)
+		io.WriteString(w, "<html>502 Bad Gateway</html>\n")
+	}))
+	defer srv.Close()
+	resp, err := (&http.Client{Transport: ToleratingTransport(nil)}).Post(srv.URL+"/api/chat", "application/json", strings.NewReader("{}"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if b, _ := io.ReadAll(resp.Body); string(b) != "<html>502 Bad Gateway</html>\n" {
+		t.Fatalf("an error's body became %q", b)
 	}
 }
