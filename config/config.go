@@ -8,6 +8,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"log/slog"
 	"math"
 	"net"
@@ -20,6 +21,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 	"unicode"
 
@@ -413,9 +415,6 @@ var lastKey = regexp.MustCompile(`\(last key "([^"]+)"\): (.*)$`)
 // (max_steps = "eight") is one bad setting, said with bad and read as
 // unset, not a file left out whole; what is not TOML at all is the error.
 func decodeFile(path string, cfg *Config, bad func(error)) (toml.MetaData, error) {
-	if path == os.DevNull { // "no config", as git's GIT_CONFIG_GLOBAL=/dev/null
-		return toml.Decode("", cfg)
-	}
 	data, err := readConfig(path)
 	if err != nil {
 		return toml.MetaData{}, err
@@ -459,17 +458,34 @@ func decodeFile(path string, cfg *Config, bad func(error)) (toml.MetaData, error
 	return meta, err
 }
 
-// readConfig reads the config file at path. Only a regular file is read:
-// a named pipe in its place held every command, waiting for a writer.
+// maxConfigBytes bounds a config file (/dev/zero as one never ends).
+const maxConfigBytes = 1 << 20
+
+// readConfig reads the config file at path: a regular file, or a pipe or
+// device (--config <(…), /dev/stdin, /dev/null: none, as git takes it).
+// A pipe is opened without waiting for a writer, then read to its end: a
+// named pipe that nobody writes to held every command; it reads as empty.
 func readConfig(path string) ([]byte, error) {
 	fi, err := os.Stat(path)
 	if err != nil {
 		return nil, err
 	}
-	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("not a regular file (%s)", fileKind(fi.Mode()))
+	if m := fi.Mode(); !m.IsRegular() && m&(os.ModeNamedPipe|os.ModeCharDevice) == 0 {
+		return nil, fmt.Errorf("not a regular file (%s)", fileKind(m))
 	}
-	return os.ReadFile(path)
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if err := syscall.SetNonblock(int(f.Fd()), false); err != nil { // a writer's data is waited for
+		return nil, err
+	}
+	b, err := io.ReadAll(io.LimitReader(f, maxConfigBytes+1))
+	if err == nil && len(b) > maxConfigBytes {
+		err = fmt.Errorf("larger than %d MiB", maxConfigBytes>>20)
+	}
+	return b, err
 }
 
 // fileKind names what a path that is not a regular file is.

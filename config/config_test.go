@@ -114,8 +114,8 @@ func TestConfigErrorsNameTheProblem(t *testing.T) {
 	if fi, err := os.Stat(os.DevNull); err != nil || fi.Mode()&os.ModeCharDevice == 0 {
 		t.Fatalf("/dev/null is no longer a device: %v %v", fi, err)
 	}
-	// A named pipe in the file's place is refused at once: reading it held
-	// every command, waiting for a writer that never came.
+	// A named pipe in the file's place that nobody writes to reads as empty
+	// at once: it held every command, waiting for a writer.
 	fifo := filepath.Join(dir, "mneme", "config.toml")
 	if err := os.Mkdir(filepath.Dir(fifo), 0o700); err != nil {
 		t.Fatal(err)
@@ -130,11 +130,26 @@ func TestConfigErrorsNameTheProblem(t *testing.T) {
 	}()
 	select {
 	case err := <-done:
-		if err == nil || !strings.Contains(err.Error(), "not a regular file (a named pipe)") {
-			t.Errorf("a named pipe as the config file: %v", err)
+		if err != nil {
+			t.Errorf("a named pipe nobody writes to as the config file: %v", err)
 		}
 	case <-time.After(10 * time.Second): // a bound on a hang, not a wait for an event
 		t.Fatal("reading a named pipe as the config file hangs")
+	}
+	// A pipe that is written to is read (--config <(…)); a device that never
+	// ends is refused.
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	io.WriteString(w, "model = \"from-a-pipe\"\n")
+	w.Close()
+	if cfg, err := Load(Flags{configFile: fmt.Sprintf("/dev/fd/%d", r.Fd())}, envMap(map[string]string{"HOME": dir})); err != nil || cfg.Model != "from-a-pipe" {
+		t.Errorf("--config <(…): model %q, %v", cfg.Model, err)
+	}
+	if _, err := Load(Flags{configFile: "/dev/zero"}, envMap(map[string]string{"HOME": dir})); err == nil || !strings.Contains(err.Error(), "larger than 1 MiB") {
+		t.Errorf("--config /dev/zero: %v", err)
 	}
 }
 
