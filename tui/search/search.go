@@ -272,7 +272,11 @@ func (s *SearchOverlay) search() tea.Cmd {
 	}
 	// The keyword hits first: the ranking by meaning waits for the query's
 	// embedding, which waits behind an answer Ollama is writing (4 s with
-	// "searching…" and nothing else on a laptop).
+	// "searching…" and nothing else on a laptop). Without an embedding
+	// model the one search is by words already.
+	if m, ok := searcher.(interface{ EmbedModelName() string }); ok && m.EmbedModelName() == "" {
+		return func() tea.Msg { defer cancel(); return run(q) }
+	}
 	quick := q
 	quick.KeywordOnly = true
 	return tea.Batch(

@@ -356,3 +356,29 @@ func TestSearchShowsTheKeywordHitsFirst(t *testing.T) {
 	}
 	requireShows(t, c.M.View(), "3 results")
 }
+
+// wordsOnly is a searcher without an embedding model: its one search is by
+// words already.
+type wordsOnly struct{ *fakeSearcher }
+
+func (wordsOnly) EmbedModelName() string { return "" }
+
+// TestSearchByWordsAloneRunsOnce: without an embedding model the panel
+// searches once and never says it searches by meaning.
+func TestSearchByWordsAloneRunsOnce(t *testing.T) {
+	clock := newTestClock()
+	f := &fakeSearcher{results: map[string][]index.SearchResult{"channel": sampleResults(clock.Now())}}
+	c := newSearch(t, wordsOnly{f}, clock, 80, 24)
+	c.TypeText("channel")
+	for range len("channel") {
+		c.Step()
+	}
+	if requireShows(t, c.M.View(), "searching…"); strings.Contains(c.M.View(), "by meaning") {
+		t.Fatalf("a search by words said it searches by meaning:\n%s", c.M.View())
+	}
+	c.RunAll()
+	if f.quickRuns != 0 || len(f.searched()) != 1 {
+		t.Fatalf("%d quick and %d full searches, want one search", f.quickRuns, len(f.searched()))
+	}
+	requireShows(t, c.M.View(), "3 results")
+}
