@@ -158,11 +158,15 @@ func Line(s string) string {
 	if strings.IndexFunc(s, isInvisible) >= 0 {
 		r := []rune(s)
 		var b strings.Builder
+		var last rune // the last rune kept
 		for i, c := range r {
-			if isInvisible(c) && !(isJoiner(c) && i > 0 && i+1 < len(r) && visible(r[i-1]) && visible(r[i+1])) {
+			joins := isJoiner(c) && i > 0 && i+1 < len(r) && visible(r[i-1]) && visible(r[i+1])
+			flag := isTag(c) && (last == 0x1f3f4 || isTag(last)) // 🏴 and its tags: a subdivision flag
+			if isInvisible(c) && !joins && !flag {
 				continue
 			}
 			b.WriteRune(c)
+			last = c
 		}
 		s = b.String()
 	}
@@ -170,8 +174,15 @@ func Line(s string) string {
 }
 
 func isInvisible(r rune) bool {
+	switch {
+	case r >= 0x600 && r <= 0x605, r == 0x6dd, r == 0x70f, r == 0x8e2, r == 0x110bd, r == 0x110cd:
+		return false // format characters that are drawn (the Arabic number sign)
+	}
 	return r > 0x7f && (unicode.Is(unicode.Cf, r) || unicode.Is(unicode.Other_Default_Ignorable_Code_Point, r))
 }
+
+// isTag is a tag character, which spells a subdivision flag after 🏴.
+func isTag(r rune) bool { return r >= 0xe0020 && r <= 0xe007f }
 
 // isJoiner is the zero-width non-joiner or joiner.
 func isJoiner(r rune) bool { return r == 0x200c || r == 0x200d }

@@ -114,7 +114,8 @@ func TestLineAndTitle(t *testing.T) {
 	if got := Line("\u2061\u2062\u180e\u034f\u3164\u115f"); got != "" {
 		t.Errorf("Line of other invisible characters = %q", got)
 	}
-	for _, kept := range []string{"👨\u200d👩\u200d👧", "می\u200cخواهم", "क्\u200dष"} {
+	for _, kept := range []string{"👨\u200d👩\u200d👧", "می\u200cخواهم", "क्\u200dष",
+		"Trip to 🏴\U000e0067\U000e0062\U000e0073\U000e0063\U000e0074\U000e007f Scotland", "\u0600١٢٣"} {
 		if got := Line(kept); got != kept {
 			t.Errorf("Line(%q) = %q", kept, got)
 		}
