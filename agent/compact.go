@@ -437,7 +437,9 @@ func (a *Agent) plan(sys []api.Message, v view, window int, scale float64, force
 	}
 	keep, whole := max(minKeepMessages, (cfg.WindowSize-1)/2), turnsFrom(2)
 	keep = min(keep, len(v.tail))
-	room := int(cfg.CompactAt*float64(window)) - int(scale*float64(a.fixedTokens(sys))) - cfg.SummaryTokens
+	// The summary's share is the longest one summaryCall keeps, as estimated.
+	summary := cfg.SummaryTokens * maxSummaryChars / charsPerToken
+	room := int(cfg.CompactAt*float64(window)) - int(scale*float64(a.fixedTokens(sys)+summary))
 	for keep > minKeepMessages && size(keep) > room/2 {
 		keep--
 	}

@@ -159,8 +159,9 @@ func (a *Agent) summaryCall(ctx context.Context, model, instructions, prev, chun
 }
 
 // maxSummaryChars is how many characters a token of summary_tokens allows
-// a summary (English runs about four characters a token).
-const maxSummaryChars = 6
+// a summary (English runs about four characters a token); plan reserves
+// room for that many.
+const maxSummaryChars = 4
 
 // oneShotOptions are the options of a summary or title request: the
 // chat's context (num_ctx), no randomness, and a bounded length.
