@@ -105,7 +105,8 @@ func (m *Model) handleLearnt(msg learntMsg) tea.Cmd {
 		m.showReceipts()
 	}
 	if msg.learnt.NoteID != "" && msg.learnt.Undone != "" {
-		m.learntReceipts[msg.learnt.NoteID] = [2]string{msg.learnt.Text, msg.learnt.Undone}
+		id := msg.learnt.NoteID // ctrl+z takes a note's changes back newest first
+		m.learntReceipts[id] = append(m.learntReceipts[id], [2]string{msg.learnt.Text, msg.learnt.Undone})
 	}
 	group := fmt.Sprintf("learnt %s#%d", msg.learnt.ConversationID, msg.learnt.Turn) // what one turn taught
 	return tea.Batch(m.touchNotes(group, "", msg.learnt.NoteID), m.memoryStatusNow(), waitForLearnt(m.life.ctx, m.cfg.Learnt))

@@ -113,6 +113,23 @@ func TestAnUndoneReceiptNoLongerOffersUndo(t *testing.T) {
 	if h.shows("ctrl+z undo") {
 		t.Fatalf("the receipt still offers ctrl+z:\n%s", h.screen())
 	}
+	// Two learnt changes of one note: each ctrl+z marks its own receipt,
+	// newest first.
+	n, err = ix.SaveNote(context.Background(), testUser, "Lives in Porto.", memory.NoteSource{By: memory.SourceExtracted, Confidence: 0.9})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.send(learntMsg{Learnt{ConversationID: h.m.convID, Turn: 1, Text: "✎ remembered: Lives in Porto. · ctrl+z undo", Undone: "✎ remembered: Lives in Porto. · undone", NoteID: n.ID}})
+	h.runUntil("the first change recorded", func() bool { return h.m.undo.Len() == 1 })
+	if _, err := ix.UpdateNote(memory.ChangedBy(context.Background(), memory.ByExtracted), testUser, n.ID, "Lives in Lisbon."); err != nil {
+		t.Fatal(err)
+	}
+	h.send(learntMsg{Learnt{ConversationID: h.m.convID, Turn: 2, Text: "✎ updated: Lives in Lisbon. · ctrl+z undo", Undone: "✎ updated: Lives in Lisbon. · undone", NoteID: n.ID}})
+	h.runUntil("both changes recorded", func() bool { return h.m.undo.Len() == 2 })
+	h.send(tea.KeyPressMsg{Code: 'z', Mod: tea.ModCtrl})
+	h.runUntilShown("Lives in Lisbon. · undone", "Lives in Porto. · ctrl+z undo")
+	h.send(tea.KeyPressMsg{Code: 'z', Mod: tea.ModCtrl})
+	h.runUntilShown("Lives in Lisbon. · undone", "Lives in Porto. · undone")
 }
 
 // TestCtrlZUndoesLeavingTheInput: ctrl+z is /undo without touching what

@@ -125,9 +125,9 @@ type Model struct {
 	// receipts are what was learnt from a turn, waiting for a streaming
 	// answer to end (events.go).
 	receipts []string
-	// learntReceipts are the receipts of what was learnt, by note id: the
-	// one shown and the one once ctrl+z took it back.
-	learntReceipts map[string][2]string
+	// learntReceipts are the receipts of what was learnt, by note id, oldest
+	// first: the one shown and the one once ctrl+z took it back.
+	learntReceipts map[string][][2]string
 	// confirm is the model's change waiting for the user's y or n
 	// (model_changes = "confirm").
 	confirm  *confirm.Request
@@ -233,7 +233,7 @@ func newModel(ctx context.Context, cfg Config) Model {
 		cfg:            cfg,
 		cache:          newConvCache(),
 		undo:           &undo.Stack{},
-		learntReceipts: map[string][2]string{},
+		learntReceipts: map[string][][2]string{},
 		editor:         editor,
 		sidebar:        sidebar.New(life.ctx, &st, keys.SidebarKeys, cfg.Conversations, cfg.UserID, time.Now),
 		search:         newSearchPanel(life.ctx, &st, cfg, keys),

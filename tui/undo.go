@@ -38,8 +38,10 @@ func (m *Model) undoLast() tea.Cmd {
 }
 
 func (m *Model) handleUndone(msg undo.DoneMsg) tea.Cmd {
-	if r, ok := m.learntReceipts[msg.NoteID()]; ok { // its receipt no longer offers ctrl+z
-		delete(m.learntReceipts, msg.NoteID())
+	if id := msg.Learnt(); len(m.learntReceipts[id]) > 0 { // its receipt no longer offers ctrl+z
+		rs := m.learntReceipts[id]
+		r := rs[len(rs)-1]
+		m.learntReceipts[id] = rs[:len(rs)-1]
 		if m.transcript.ReplaceNotice(r[0], r[1]) {
 			m.transcript.Refresh(m.now(), false)
 		}

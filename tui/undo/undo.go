@@ -70,9 +70,10 @@ type DoneMsg struct {
 	group   string
 }
 
-// NoteID is the note whose change msg took back ("" when it took none back).
-func (msg DoneMsg) NoteID() string {
-	if msg.err != nil || msg.skipped {
+// Learnt is the note whose learnt change msg took back ("" when it took
+// none back, or the change was not learning's).
+func (msg DoneMsg) Learnt() string {
+	if msg.err != nil || msg.skipped || msg.change.By != memory.ByExtracted {
 		return ""
 	}
 	return msg.change.NoteID
