@@ -881,16 +881,22 @@ func TestASmallContextKeepsTheLastExchange(t *testing.T) {
 	if compactions == 0 || compactions > turns/3 {
 		t.Fatalf("compacted %d times in %d turns", compactions, turns)
 	}
+	h.compactTwiceKeepingTheLastTurn(ctx)
+}
+
+// compactTwiceKeepingTheLastTurn runs /compact twice and checks that the
+// last question stays out of the summary, with its answer (a second
+// /compact kept the answer alone).
+func (h *compactHarness) compactTwiceKeepingTheLastTurn(ctx context.Context) {
+	h.t.Helper()
 	msgs := h.messages()
-	// The last question, whose answer follows; again at once, the last turn
-	// stays whole (it kept the answer alone).
-	last := msgs[len(msgs)-2]
+	last := msgs[len(msgs)-2] // the last question; its answer follows
 	for range 2 {
 		if _, err := h.agent.Compact(ctx, "alice", h.conv.ID, nil); err != nil {
-			t.Fatal(err)
+			h.t.Fatal(err)
 		}
 		if s := h.latestSummary(); last.Role != memory.RoleUser || s.LastSeq >= last.Seq {
-			t.Fatalf("/compact summarised up to message %d; the last question is %d (%s)", s.LastSeq, last.Seq, last.Role)
+			h.t.Fatalf("/compact summarised up to message %d; the last question is %d (%s)", s.LastSeq, last.Seq, last.Role)
 		}
 	}
 }
@@ -921,14 +927,5 @@ func TestCompactNowKeepsALongLastTurnWhole(t *testing.T) {
 	for i := 1; i <= 3; i++ {
 		h.mustRun(fmt.Sprintf("question %d: %s", i, strings.Repeat("the harbour, its boats and their long history ", 45)))
 	}
-	msgs := h.messages()
-	last := msgs[len(msgs)-2]
-	for range 2 {
-		if _, err := h.agent.Compact(ctx, "alice", h.conv.ID, nil); err != nil {
-			t.Fatal(err)
-		}
-		if s := h.latestSummary(); last.Role != memory.RoleUser || s.LastSeq >= last.Seq {
-			t.Fatalf("/compact summarised up to message %d; the last question is %d", s.LastSeq, last.Seq)
-		}
-	}
+	h.compactTwiceKeepingTheLastTurn(ctx)
 }
