@@ -22,10 +22,13 @@ import (
 // ClaudeConversation / ChatMessage TypeScript types.
 
 type claudeConversation struct {
-	UUID         textID          `json:"uuid"`
-	Name         looseText       `json:"name"`
-	CreatedAt    string          `json:"created_at"`
-	CurrentLeaf  textID          `json:"current_leaf_message_uuid"`
+	UUID        textID    `json:"uuid"`
+	Name        looseText `json:"name"`
+	CreatedAt   string    `json:"created_at"`
+	CurrentLeaf textID    `json:"current_leaf_message_uuid"`
+	Account     struct {
+		UUID textID `json:"uuid"`
+	} `json:"account"`
 	ChatMessages []claudeMessage `json:"chat_messages"`
 }
 
@@ -57,7 +60,7 @@ func parseClaude(raw json.RawMessage, sk *Skipped) (Conversation, error) {
 	if cc.UUID == "" {
 		return Conversation{}, fmt.Errorf(`%w: a Claude conversation has a "uuid"`, errNoID)
 	}
-	c := Conversation{ID: string(cc.UUID), Title: string(cc.Name), Created: isoTime(cc.CreatedAt)}
+	c := Conversation{ID: string(cc.UUID), Title: string(cc.Name), Created: isoTime(cc.CreatedAt), Account: string(cc.Account.UUID)}
 	msgs := claudeBranch(cc, sk)
 	for i, m := range msgs {
 		role, ok := map[string]memory.Role{"human": memory.RoleUser, "user": memory.RoleUser, "assistant": memory.RoleAssistant}[m.Sender]

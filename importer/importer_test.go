@@ -443,3 +443,27 @@ func TestAnEmptyCopyDoesNotClaimItsID(t *testing.T) {
 	}
 	equal(t, "the conversation with messages", transcript(t, s)["Garden"], []string{"user: when to plant tulips"})
 }
+
+// TestSeveralAccountsAreSaid: a Claude export whose conversations are of
+// two accounts (merged, or someone else's) is imported as the one user,
+// and the report says so; one of a single account says nothing of it.
+func TestSeveralAccountsAreSaid(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "claude.json")
+	if err := os.WriteFile(path, []byte(`[
+		{"uuid": "a1", "name": "Mine", "account": {"uuid": "acct-me"}, "chat_messages": [{"uuid": "m1", "sender": "human", "text": "hello"}]},
+		{"uuid": "a2", "name": "Theirs", "account": {"uuid": "acct-other"}, "chat_messages": [{"uuid": "m2", "sender": "human", "text": "hi"}]}]`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	sum, bad := importFile(t, openStore(t), path)
+	var errw strings.Builder
+	sum.Report(io.Discard, &errw, 0)
+	if len(bad) != 0 || sum.Stats.Imported != 2 || !strings.Contains(errw.String(), "conversations of 2 Claude accounts; all were imported as yours") {
+		t.Fatalf("summary %+v, reports %q, said %q", sum, bad, errw.String())
+	}
+	one, _ := importFile(t, openStore(t), "testdata/claude.json")
+	errw.Reset()
+	one.Report(io.Discard, &errw, 0)
+	if strings.Contains(errw.String(), "accounts") {
+		t.Fatalf("an export of one account said %q", errw.String())
+	}
+}

@@ -18,6 +18,9 @@ type Conversation struct {
 	Title    string
 	Created  time.Time
 	Archived bool
+	// Account is the account the export says the conversation is of
+	// (Claude's account.uuid; "" when it says none).
+	Account  string
 	Messages []Message
 }
 

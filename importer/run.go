@@ -39,6 +39,9 @@ type Summary struct {
 	Bad           int // conversations and messages left out as unreadable
 	Skipped       Skipped
 	Stats         memory.ImportStats // what the store did: imported, unchanged, conflicts
+	// Accounts is how many accounts the export's conversations say they
+	// are of (Claude's; 0 when none says): all go to the one user.
+	Accounts int
 }
 
 // Run imports every conversation of r as user's. Conversations keep their
@@ -56,6 +59,7 @@ func Run(ctx context.Context, st Store, user string, r *Reader, opts Options) (S
 	}
 	var cur Conversation
 	var at int
+	accounts := map[string]bool{}
 	next := func() (memory.ImportedMessage, error) {
 		for at >= len(cur.Messages) {
 			c, err := r.Next()
@@ -69,6 +73,10 @@ func Run(ctx context.Context, st Store, user string, r *Reader, opts Options) (S
 			}
 			if len(c.Messages) > 0 { // one with none to keep is no conversation here
 				sum.Conversations++
+				if c.Account != "" && !accounts[c.Account] {
+					accounts[c.Account] = true
+					sum.Accounts++
+				}
 			}
 			sum.Messages += len(c.Messages)
 			if opts.Progress != nil {
@@ -124,6 +132,9 @@ func (sum Summary) Report(out, errw io.Writer, took time.Duration) {
 		add(sk.Other, "with a role mneme does not keep")
 		add(sk.Unreadable, "with a field of the wrong type")
 		fmt.Fprintf(out, "Skipped %s: %s.\n", text.Count(sk.Total(), "message", "messages"), strings.Join(why, ", "))
+	}
+	if sum.Accounts > 1 { // a merged or someone else's export: said, not refused
+		fmt.Fprintf(errw, "mneme: import: the export holds conversations of %d %s accounts; all were imported as yours\n", sum.Accounts, sum.Format.Name())
 	}
 	if st.Conflicts > 0 {
 		fmt.Fprintf(errw, "mneme: import: %s an id already imported with other content; kept the stored one\n", text.Count(st.Conflicts, "message had", "messages had"))
