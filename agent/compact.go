@@ -439,7 +439,8 @@ func (a *Agent) plan(sys []api.Message, v view, window int, scale float64, force
 	keep = min(keep, len(v.tail))
 	// The summary's share is the longest one summaryCall keeps, as estimated.
 	summary := cfg.SummaryTokens * maxSummaryChars / charsPerToken
-	room := int(cfg.CompactAt*float64(window)) - int(scale*float64(a.fixedTokens(sys)+summary))
+	fixed := a.fixedTokens(sys) // the tool definitions are marshalled to count them: once
+	room := int(cfg.CompactAt*float64(window)) - int(scale*float64(fixed+summary))
 	for keep > minKeepMessages && size(keep) > room/2 {
 		keep--
 	}
@@ -449,8 +450,7 @@ func (a *Agent) plan(sys []api.Message, v view, window int, scale float64, force
 	for keep > minKeepMessages && v.tail[len(v.tail)-keep].Role != memory.RoleUser {
 		keep--
 	}
-	a.log.Debug("compaction plan", "room", room, "scale", scale, "fixed", a.fixedTokens(sys), "keep", keep, "whole", whole,
-		"whole_tokens", size(min(whole, len(v.tail))))
+	a.log.Debug("compaction plan", "room", room, "scale", scale, "fixed", fixed, "keep", keep, "whole", whole)
 	return len(v.tail) - keep
 }
 

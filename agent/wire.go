@@ -84,15 +84,16 @@ func (f *lineFixer) next() ([]byte, error) {
 		case errors.Is(err, bufio.ErrBufferFull):
 			continue
 		}
-		if err != nil && !bytes.HasSuffix(line, []byte("\n")) && !json.Valid(bytes.TrimSpace(line)) {
+		t := bytes.TrimSpace(line)
+		switch {
+		case len(t) == 0 || json.Valid(t):
+			return fixToolArguments(line), err
+		case err != nil && !bytes.HasSuffix(line, []byte("\n")):
 			// Cut off mid-line (the connection dropped): the answer broke
 			// off, which the client tells from the end of the body.
 			return nil, err
 		}
-		if t := bytes.TrimSpace(line); len(t) > 0 && !json.Valid(t) {
-			return unreadableLine(fmt.Sprintf("a line that is not JSON: %.80q", t)), io.EOF
-		}
-		return fixToolArguments(line), err
+		return unreadableLine(fmt.Sprintf("a line that is not JSON: %.80q", t)), io.EOF
 	}
 }
 

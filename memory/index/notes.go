@@ -402,15 +402,17 @@ func (ix *Index) Recall(ctx context.Context, q RecallQuery) ([]NoteResult, error
 		score float64
 	}
 	var eligible []ranked
-	asked := map[string]bool{}
+	telling := map[string]bool{} // the message's telling terms
 	for _, t := range ix.kw.Terms(q.Text) {
-		asked[t] = asked[t] || ix.kw.Telling(t)
+		if ix.kw.Telling(t) {
+			telling[t] = true
+		}
 	}
 	for _, r := range res {
 		// Its meaning is close, or it shares a telling word with the text:
 		// one word of everyday chat ("called", "number", "7") is no reason
 		// to put a note before the model.
-		if r.MatchedBy == MatchVector || r.MatchedBy == MatchBoth || r.MatchedBy == MatchKeyword && ix.sharesTelling(asked, r.Content) {
+		if r.MatchedBy == MatchVector || r.MatchedBy == MatchBoth || r.MatchedBy == MatchKeyword && ix.sharesTelling(telling, r.Content) {
 			eligible = append(eligible, ranked{r, RecallScore(r.Score, r.Note, now, q.HalfLife)})
 		}
 	}
@@ -433,11 +435,10 @@ func (ix *Index) Recall(ctx context.Context, q RecallQuery) ([]NoteResult, error
 	return out, nil
 }
 
-// sharesTelling reports whether text holds one of the telling terms of
-// asked (a text's terms, each marked telling or not).
-func (ix *Index) sharesTelling(asked map[string]bool, text string) bool {
+// sharesTelling reports whether text holds one of the terms telling.
+func (ix *Index) sharesTelling(telling map[string]bool, text string) bool {
 	for _, t := range ix.kw.Terms(text) {
-		if asked[t] {
+		if telling[t] {
 			return true
 		}
 	}
