@@ -340,7 +340,7 @@ func (s SearchOverlay) View() string {
 // status is the right side of the title line.
 func (s SearchOverlay) status() string {
 	switch {
-	case s.busy && s.shown != "" && s.shown == strings.TrimSpace(s.input.Value()) && s.err == nil: // the keyword hits, meaning to come
+	case s.busy && s.err == nil && s.shown == strings.TrimSpace(s.input.Value()): // the keyword hits, meaning to come
 		return s.st.Count.Render(fmt.Sprintf("%d by words", len(s.results))) + s.st.Hint.Render(" · searching by meaning…")
 	case s.busy:
 		return s.st.Hint.Render("searching…")
