@@ -68,11 +68,15 @@ func (a *App) runDoctor(ctx context.Context, args []string) error {
 	if cfg.ConfigFileFound {
 		cfgState = "loaded"
 	}
-	n := len(badSettings)
+	n, over := 0, 0
 	for _, bad := range badSettings {
-		if errors.Is(bad, config.ErrConfigFile) {
+		switch {
+		case errors.Is(bad, config.ErrConfigFile):
 			cfgState = "not read, so none of its settings is used"
-			n--
+		case errors.As(bad, new(config.Overridden)):
+			over++
+		default:
+			n++
 		}
 	}
 	bad := ""
@@ -81,6 +85,12 @@ func (a *App) runDoctor(ctx context.Context, args []string) error {
 		bad = "; 1 bad setting below, read as unset"
 	case n > 1:
 		bad = fmt.Sprintf("; %d bad settings below, each read as unset", n)
+	}
+	switch {
+	case over == 1:
+		bad += "; 1 bad value below that a flag or the environment overrides"
+	case over > 1:
+		bad += fmt.Sprintf("; %d bad values below that flags or the environment override", over)
 	}
 	row("config", fmt.Sprintf("%s (%s)%s", cfg.ConfigFile, cfgState, bad))
 	if st, err := os.Stat(cfg.ConfigFile); err == nil && cfg.SecretsInFile && st.Mode().Perm()&0o077 != 0 {

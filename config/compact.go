@@ -51,6 +51,7 @@ func (c *compactionConfig) resolve(l layers) {
 	}
 	where := fromFile(l.file, "compact_at", c.CompactAt)
 	if v := strings.TrimSpace(l.getenv(envCompactAt)); v != "" {
+		l.over("compact_at")
 		f, err := strconv.ParseFloat(v, 64)
 		if err != nil {
 			l.bad(fmt.Errorf("%s: %w: want a number such as 0.75", fromEnv(envCompactAt, v), ErrConfigValue))

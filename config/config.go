@@ -154,8 +154,10 @@ func (g *given) Set(s string) error {
 // and fails on the first bad setting.
 func Load(flags Flags, getenv func(string) string) (Config, error) {
 	cfg, problems := Check(flags, getenv)
-	if len(problems) > 0 {
-		return cfg, problems[0]
+	for _, p := range problems {
+		if !errors.As(p, new(Overridden)) {
+			return cfg, p
+		}
 	}
 	return cfg, nil
 }
@@ -163,34 +165,90 @@ func Load(flags Flags, getenv func(string) string) (Config, error) {
 // Check is Load for doctor: it names every bad setting, in the order read,
 // and resolves the rest, each bad one as if it were unset (a config file
 // that cannot be read as a whole is left out).
+//
+// Every value a layer gives is checked, not only the one that wins: a bad
+// value that a flag or the environment overrides (the file's, the
+// environment's) comes after the others, as Overridden. A command is not
+// stopped by it (the flag is there to get past it), but doctor names it:
+// the next command without the flag would meet it.
 func Check(flags Flags, getenv func(string) string) (Config, []error) {
-	var cfg Config
+	var file Config
 	var problems []error
-	l := layers{getenv: getenv, problems: &problems}
-	cfg.ConfigFile = first(flags.configFile, getenv(envConfig))
-	explicitFile := cfg.ConfigFile != ""
+	typed := map[string]error{} // the file's values of the wrong type, by key
+	var typedKeys []string
+	l := layers{getenv: getenv, problems: &problems, above: map[string]bool{}}
+	file.ConfigFile = first(flags.configFile, getenv(envConfig))
+	explicitFile := file.ConfigFile != ""
 	if !explicitFile {
-		cfg.ConfigFile = filepath.Join(xdgDir(getenv, "XDG_CONFIG_HOME", ".config"), "mneme", "config.toml")
+		file.ConfigFile = filepath.Join(xdgDir(getenv, "XDG_CONFIG_HOME", ".config"), "mneme", "config.toml")
 	}
-	l.file = cfg.ConfigFile
-	meta, err := decodeFile(cfg.ConfigFile, &cfg, l.bad)
+	l.file = file.ConfigFile
+	meta, err := decodeFile(file.ConfigFile, &file, func(key string, err error) {
+		typed[key] = err
+		typedKeys = append(typedKeys, key)
+	})
 	switch {
 	case err == nil:
-		cfg.ConfigFileFound = true
+		file.ConfigFileFound = true
 		if undecoded := meta.Undecoded(); len(undecoded) > 0 {
 			keys := make([]string, len(undecoded))
 			for i, k := range undecoded {
 				keys[i] = k.String()
 			}
 			sort.Strings(keys)
-			l.bad(fmt.Errorf("config %s: unknown keys: %s", cfg.ConfigFile, strings.Join(keys, ", ")))
+			l.bad(fmt.Errorf("config %s: unknown keys: %s", file.ConfigFile, strings.Join(keys, ", ")))
 		}
 	case errors.Is(err, os.ErrNotExist) && !explicitFile:
 	default:
-		l.bad(fmt.Errorf("%w %s: %w", ErrConfigFile, cfg.ConfigFile, err))
-		cfg = Config{ConfigFile: cfg.ConfigFile}
+		l.bad(fmt.Errorf("%w %s: %w", ErrConfigFile, file.ConfigFile, err))
+		file = Config{ConfigFile: file.ConfigFile}
 	}
+	var overridden, first []error
+	cfg := resolve(file, flags, getenv, l)
+	for _, key := range typedKeys {
+		if l.above[key] {
+			overridden = append(overridden, typed[key])
+		} else {
+			first = append(first, badSetting{typed[key]})
+		}
+	}
+	problems = append(first, problems...) // in the order read: the file's types first
+	// The layers below the flags, then the file alone: what they find that
+	// the whole did not is a value overridden.
+	noEnv := func(string) string { return "" }
+	for _, lower := range []layers{{getenv: getenv, file: l.file}, {getenv: noEnv, file: l.file}} {
+		var found []error
+		lower.problems, lower.above = &found, map[string]bool{}
+		resolve(file, Flags{configFile: flags.configFile}, getenv, lower)
+		overridden = append(overridden, found...)
+	}
+	said := map[string]bool{}
+	for _, p := range problems {
+		said[p.Error()] = true
+	}
+	for _, o := range overridden {
+		if !said[o.Error()] {
+			said[o.Error()] = true
+			problems = append(problems, Overridden{o})
+		}
+	}
+	return cfg, problems
+}
 
+// Overridden is a bad value that a flag or the environment overrides:
+// said by doctor, not a reason to stop a command.
+type Overridden struct{ error }
+
+func (o Overridden) Error() string {
+	return o.error.Error() + "; a flag or the environment overrides it"
+}
+
+func (o Overridden) Unwrap() error { return o.error }
+
+// resolve puts the flags and the layers l reads (the environment, through
+// l.getenv) over cfg, read from the file, checks every value and fills the
+// defaults. getenv gives what is not a setting: the home and XDG folders.
+func resolve(cfg Config, flags Flags, getenv func(string) string, l layers) Config {
 	if where := l.text("data-dir", flags.dataDir, envDataDir, "data_dir", &cfg.DataDir); cfg.DataDir != "" {
 		dir, err := dataDirPath(cfg.DataDir, getenv, strings.HasPrefix(string(where), "config "))
 		if err != nil {
@@ -213,7 +271,7 @@ func Check(flags Flags, getenv func(string) string) (Config, []error) {
 		l.bad(fmt.Errorf("%s: %w: %w", withoutUserInfo(string(where)), ErrConfigValue, err))
 		cfg.Ollama = defaultOllama
 	}
-	kept := first(getenv(envEmbed), cfg.EmbedModel) // what the next command will use too
+	kept := first(l.getenv(envEmbed), cfg.EmbedModel) // what the next command will use too
 	l.modelName("embed-model", flags.embedModel, envEmbed, "embed_model", &cfg.EmbedModel)
 	cfg.EmbedModelOneOff, cfg.EmbedModelKept = flags.embedModel != "" && cfg.EmbedModel != kept, kept
 	where = l.text("", "", envLogLevel, "log_level", &cfg.LogLevel)
@@ -266,7 +324,7 @@ func Check(flags Flags, getenv func(string) string) (Config, []error) {
 	if cfg.User == "" {
 		cfg.User = osUserName(getenv)
 	}
-	return cfg, problems
+	return cfg
 }
 
 // dataDirPath is the data dir a setting names: "~/" is the home folder;
@@ -414,7 +472,7 @@ var lastKey = regexp.MustCompile(`\(last key "([^"]+)"\): (.*)$`)
 // decodeFile decodes the config file into cfg. A value of the wrong type
 // (max_steps = "eight") is one bad setting, said with bad and read as
 // unset, not a file left out whole; what is not TOML at all is the error.
-func decodeFile(path string, cfg *Config, bad func(error)) (toml.MetaData, error) {
+func decodeFile(path string, cfg *Config, bad func(key string, err error)) (toml.MetaData, error) {
 	data, err := readConfig(path)
 	if err != nil {
 		return toml.MetaData{}, err
@@ -428,12 +486,12 @@ func decodeFile(path string, cfg *Config, bad func(error)) (toml.MetaData, error
 	if _, rerr := toml.Decode(string(data), &raw); rerr != nil {
 		return meta, err
 	}
-	type badValue struct{ setting, want string }
+	type badValue struct{ key, setting, want string }
 	var found []badValue // said in the order of the keys (found in the map's)
 	defer func() {
 		slices.SortFunc(found, func(a, b badValue) int { return strings.Compare(a.setting, b.setting) })
 		for _, f := range found {
-			bad(fmt.Errorf("config %s: %s: %w: %s", path, f.setting, ErrConfigValue, f.want))
+			bad(f.key, fmt.Errorf("config %s: %s: %w: %s", path, f.setting, ErrConfigValue, f.want))
 		}
 	}()
 	for range 64 { // each round takes one bad key out
@@ -445,7 +503,7 @@ func decodeFile(path string, cfg *Config, bad func(error)) (toml.MetaData, error
 		if !ok {
 			return meta, err
 		}
-		found = append(found, badValue{fmt.Sprintf("%s = %s", m[1], tomlValue(v)), wantType(m[2])})
+		found = append(found, badValue{m[1], fmt.Sprintf("%s = %s", m[1], tomlValue(v)), wantType(m[2])})
 		var buf strings.Builder
 		if eerr := toml.NewEncoder(&buf).Encode(raw); eerr != nil {
 			return meta, err

@@ -425,3 +425,57 @@ func TestFlagsGivenEmptyAreRefused(t *testing.T) {
 		}
 	}
 }
+
+// A bad value that a flag or the environment overrides does not stop a
+// command, whatever is wrong with it (its type, its range, its text), and
+// doctor (Check) names it, once, as overridden; one nothing overrides
+// still stops the command.
+func TestOverriddenBadValues(t *testing.T) {
+	home := t.TempDir()
+	file := filepath.Join(home, "config.toml")
+	for _, c := range []struct {
+		name, file string
+		env        map[string]string
+		flags      []string
+		said       string // in the overridden problem
+		check      func(Config) bool
+	}{
+		{"file type, env", "max_steps = \"eight\"\n", map[string]string{"MNEME_MAX_STEPS": "8"}, nil, `max_steps = "eight"`,
+			func(c Config) bool { return c.MaxSteps == 8 }},
+		{"file range, env", "max_steps = 99\n", map[string]string{"MNEME_MAX_STEPS": "8"}, nil, "max_steps = 99",
+			func(c Config) bool { return c.MaxSteps == 8 }},
+		{"file type, env bool", "doc_recall = \"yes\"\n", map[string]string{"MNEME_DOC_RECALL": "false"}, nil, `doc_recall = "yes"`,
+			func(c Config) bool { return c.DocRecall != nil && !*c.DocRecall }},
+		{"file text, flag", "ollama = \"ftp://x\"\n", nil, []string{"--ollama", "127.0.0.1:9"}, `ollama = "ftp://x"`,
+			func(c Config) bool { return strings.Contains(c.Ollama, "127.0.0.1:9") }},
+		{"env range, flag", "", map[string]string{"MNEME_NUM_CTX": "10"}, []string{"--num-ctx", "4096"}, "MNEME_NUM_CTX=10",
+			func(c Config) bool { return c.NumCtx == 4096 }},
+		{"file type, env text", "log_level = 3\n", map[string]string{"MNEME_LOG_LEVEL": "debug"}, nil, "log_level = 3",
+			func(c Config) bool { return c.LogLevel == "debug" }},
+	} {
+		if err := os.WriteFile(file, []byte(c.file), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		e := map[string]string{"HOME": home, "MNEME_CONFIG": file}
+		for k, v := range c.env {
+			e[k] = v
+		}
+		cfg, err := Load(parseCommon(t, c.flags...), envMap(e))
+		if err != nil || !c.check(cfg) {
+			t.Errorf("%s: the override was not taken: %v", c.name, err)
+		}
+		_, problems := Check(parseCommon(t, c.flags...), envMap(e))
+		if len(problems) != 1 || !errors.As(problems[0], new(Overridden)) || !errors.Is(problems[0], ErrConfigValue) ||
+			!strings.Contains(problems[0].Error(), c.said) || !strings.HasSuffix(problems[0].Error(), "; a flag or the environment overrides it") {
+			t.Errorf("%s: doctor was told %v", c.name, problems)
+		}
+		delete(e, "MNEME_MAX_STEPS")
+		delete(e, "MNEME_DOC_RECALL")
+		delete(e, "MNEME_LOG_LEVEL")
+		if c.flags == nil {
+			if _, err := Load(Flags{}, envMap(e)); err == nil || !strings.Contains(err.Error(), c.said) {
+				t.Errorf("%s: without the override: %v", c.name, err)
+			}
+		}
+	}
+}

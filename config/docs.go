@@ -54,6 +54,7 @@ func (c *docsConfig) resolve(l layers) {
 		c.DocChunkOverlap = &overlap
 	}
 	if v := l.getenv(envDocRecall); v != "" {
+		l.over("doc_recall")
 		on, err := strconv.ParseBool(strings.TrimSpace(v))
 		if err != nil {
 			l.bad(fmt.Errorf("%s: %w: want true or false", fromEnv(envDocRecall, v), ErrConfigValue))

@@ -82,6 +82,16 @@ type layers struct {
 	// problems gathers every bad setting, in the order read; each is left
 	// at its default, so that doctor can check the rest.
 	problems *[]error
+	// above holds the keys a flag or the environment set: the file's
+	// value, if any, is overridden.
+	above map[string]bool
+}
+
+// over notes that a flag or the environment gave key's value.
+func (l layers) over(key string) {
+	if l.above != nil {
+		l.above[key] = true
+	}
 }
 
 // bad notes a bad setting: whatever err wraps, it is ErrConfigValue too.
@@ -100,9 +110,11 @@ func (l layers) text(flagName, flagValue, env, key string, dst *string) origin {
 	switch {
 	case flagName != "" && flagValue != "":
 		*dst = flagValue
+		l.over(key)
 		return fromFlag(flagName, flagValue)
 	case env != "" && l.getenv(env) != "":
 		*dst = l.getenv(env)
+		l.over(key)
 		return fromEnv(env, *dst)
 	}
 	return fromFile(l.file, key, *dst)
@@ -146,7 +158,11 @@ func (w whole) resolve(l layers) {
 
 func (w whole) read(l layers) error {
 	where := fromFile(l.file, w.key, *w.dst)
-	switch v := strings.TrimSpace(envOf(l, w.env)); {
+	v := strings.TrimSpace(envOf(l, w.env))
+	if v != "" || w.flag != nil && w.flag.set {
+		l.over(w.key)
+	}
+	switch {
 	case w.flag != nil && w.flag.set:
 		*w.dst, where = w.flag.n, fromFlag(w.flagName, strconv.Itoa(w.flag.n))
 	case v != "":
