@@ -162,7 +162,7 @@ func (s *Store) checkReadable(ctx context.Context, path string) error {
 	if fi, err := os.Stat(path); err != nil || fi.Size() == 0 {
 		return nil // nothing to protect yet
 	}
-	base, err := dbconn.Open("file:" + path + "?mode=ro")
+	base, err := dbconn.Open(dbconn.FileDSN(path, "mode=ro"))
 	if err != nil {
 		return err
 	}
@@ -242,7 +242,7 @@ func isReplica(path string) bool {
 // openBase opens go-libsql's connector for path.
 func openBase(ctx context.Context, path string, replica bool) (driver.Connector, error) {
 	if !replica {
-		return dbconn.Open("file:" + path)
+		return dbconn.Open(dbconn.FileDSN(path, ""))
 	}
 	// Opening syncs (offline: nothing to do), which meets a lock held by
 	// another process's writer or sync with no busy timeout: wait for it,

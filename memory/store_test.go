@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -363,5 +364,41 @@ func TestNewerSchemaOpensReadOnlyForReaders(t *testing.T) {
 	}
 	if _, err := s.CreateConversation(ctx, "alice", "new"); !errors.Is(err, ErrSchemaTooNew) {
 		t.Fatalf("write on a newer schema: %v", err)
+	}
+}
+
+// A folder whose name holds what an SQLite URI reads as syntax ("?", "#",
+// "%", a control character) keeps its database inside it: "C#" put it in
+// a file "C" beside the folder, shared by every such folder.
+func TestDatabaseInFoldersWithURISyntax(t *testing.T) {
+	ctx := context.Background()
+	root := t.TempDir()
+	for i, name := range []string{"C#", "notes?old", "a%41b", "tab\there", "a b"} {
+		path := filepath.Join(root, name, DBFileName)
+		s, err := Open(ctx, path)
+		if err != nil {
+			t.Fatalf("%q: %v", name, err)
+		}
+		c, err := s.CreateConversation(ctx, "alice", fmt.Sprintf("conversation %d", i))
+		s.Close()
+		if err != nil {
+			t.Fatalf("%q: %v", name, err)
+		}
+		if fi, err := os.Stat(path); err != nil || fi.Size() == 0 {
+			t.Fatalf("%q: the database is not in its folder: %v", name, err)
+		}
+		s, err = Open(ctx, path) // again, through the read-only check of a file that exists
+		if err != nil {
+			t.Fatalf("%q reopened: %v", name, err)
+		}
+		convs, err := s.ListConversations(ctx, "alice", ListOptions{})
+		s.Close()
+		if err != nil || len(convs) != 1 || convs[0].ID != c.ID {
+			t.Fatalf("%q holds %v (%v), want only its own conversation", name, convs, err)
+		}
+	}
+	entries, _ := os.ReadDir(root)
+	if len(entries) != 5 {
+		t.Fatalf("files beside the folders: %v", entries)
 	}
 }

@@ -43,6 +43,28 @@ func (c *Connector) Base() driver.Connector { return c.base }
 // SetBase replaces the go-libsql connector; the caller holds Lock.
 func (c *Connector) SetBase(base driver.Connector) { c.base = base }
 
+// FileDSN is the DSN of the database file at path, with query (such as
+// "mode=ro"; "" for none). The path is escaped as an SQLite URI's: a "?"
+// or "#" in a folder's name started the query or the fragment (the
+// database of ~/C#/mneme was ~/C), "%" began an escape, and a control
+// character was refused by go-libsql's URL parser.
+func FileDSN(path, query string) string {
+	var b strings.Builder
+	b.WriteString("file:")
+	for i := 0; i < len(path); i++ {
+		switch c := path[i]; {
+		case c == '%' || c == '?' || c == '#' || c < 0x20 || c == 0x7f:
+			fmt.Fprintf(&b, "%%%02X", c)
+		default:
+			b.WriteByte(c)
+		}
+	}
+	if query != "" {
+		b.WriteString("?" + query)
+	}
+	return b.String()
+}
+
 // Open opens go-libsql's connector for a DSN.
 func Open(dsn string) (driver.Connector, error) {
 	probe, err := sql.Open("libsql", dsn)
