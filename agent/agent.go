@@ -362,6 +362,8 @@ func (a *Agent) stream(ctx context.Context, msgs []api.Message, withTools bool, 
 		}
 		if r.Done {
 			out.done, out.cut = true, r.DoneReason == "length"
+			// Stopped by the num_predict of max_answer_tokens (requestOptions).
+			out.capped = out.cut && req.Options["num_predict"] == a.maxAnswer && r.EvalCount >= a.maxAnswer
 			out.promptTokens, out.evalTokens = r.PromptEvalCount, r.EvalCount
 		}
 		return nil

@@ -194,16 +194,22 @@ func (a *Agent) contextChoice(ctx context.Context) ContextChoice {
 }
 
 // requestOptions are the model options of a chat request: those set with
-// WithModelOptions, and num_ctx, the context the agent budgets for.
+// WithModelOptions; num_ctx, the context the agent budgets for; and
+// num_predict, max_answer_tokens, unless the options set one. The stream
+// is cut at max_answer_tokens too, but Ollama v0.6 sends the reply to a
+// request that offers tools only when it is whole: a model caught in a
+// loop ran until the first-token timeout, with nothing to count.
 func (a *Agent) requestOptions(ctx context.Context) map[string]any {
-	if a.compact == nil {
-		return a.options
-	}
-	opts := make(map[string]any, len(a.options)+1)
+	opts := make(map[string]any, len(a.options)+2)
 	for k, v := range a.options {
 		opts[k] = v
 	}
-	opts["num_ctx"] = a.contextWindow(ctx)
+	if _, set := opts["num_predict"]; !set {
+		opts["num_predict"] = a.maxAnswer
+	}
+	if a.compact != nil {
+		opts["num_ctx"] = a.contextWindow(ctx)
+	}
 	return opts
 }
 

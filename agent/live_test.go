@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mneme-dev/mneme/internal/fakeollama"
+	"github.com/mneme-dev/mneme/internal/ollama"
 	"github.com/mneme-dev/mneme/memory"
 )
 
@@ -271,4 +272,31 @@ func TestAnswerStopsWhenItsConversationIsDeleted(t *testing.T) {
 		t.Fatal("the answer went on streaming into a deleted conversation")
 	}
 	<-h.srv.Cancelled() // the connection to Ollama was closed
+}
+
+// Every chat request asks Ollama for at most max_answer_tokens
+// (num_predict): Ollama v0.6 sends the reply to a request with tools only
+// when it is whole, so a looping model streamed nothing to count until the
+// first-token timeout. The answer it stops there is said to be cut at
+// max_answer_tokens.
+func TestMaxAnswerTokensIsSentAsNumPredict(t *testing.T) {
+	h := newHarness(t, nil, WithMaxAnswerTokens(20))
+	h.srv.Script(fakeollama.Reply{Content: []string{strings.Repeat(" again", 20)}, DoneReason: "length", EvalCount: 20})
+	res, events, err := h.run(context.Background(), "tell me a story")
+	if err != nil || !res.Cut {
+		t.Fatalf("res = %+v, err = %v", res, err)
+	}
+	if got := ollama.Number(h.srv.LastRequest().Options["num_predict"]); got != 20 {
+		t.Fatalf("num_predict = %v, want 20", h.srv.LastRequest().Options["num_predict"])
+	}
+	if !hasNotice(events, "cut at about 20 tokens (max_answer_tokens)") {
+		t.Fatalf("no notice of the cut in %+v", events)
+	}
+	// The model's own num_predict wins, and its limit is the model's.
+	h = newHarness(t, nil, WithMaxAnswerTokens(20), WithModelOptions(map[string]any{"num_predict": 5}))
+	h.srv.Script(fakeollama.Reply{Content: []string{"Once", " upon"}, DoneReason: "length", EvalCount: 5})
+	_, events, _ = h.run(context.Background(), "tell me a story")
+	if got := ollama.Number(h.srv.LastRequest().Options["num_predict"]); got != 5 || !hasNotice(events, "the model's length limit") {
+		t.Fatalf("num_predict = %v; events %+v", h.srv.LastRequest().Options["num_predict"], events)
+	}
 }
