@@ -171,15 +171,17 @@ func (a *Agent) contextChoice(ctx context.Context) ContextChoice {
 	if configured <= 0 {
 		configured = ollama.Number(a.options["num_ctx"])
 	}
+	// Asked even with num_ctx set: the model's num_predict is read there too.
 	known := configured > 0 || c.cfg.Show == nil
 	var show *api.ShowResponse
-	if !known {
+	if c.cfg.Show != nil {
 		sctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 		resp, err := c.cfg.Show.Show(sctx, &api.ShowRequest{Model: a.model})
 		cancel()
-		if err == nil {
+		switch {
+		case err == nil:
 			show, known = resp, true
-		} else {
+		case !known:
 			a.log.Info("model context unknown; using num_ctx_max", "model", a.model, "max", c.cfg.MaxContextWindow, "err", err)
 		}
 	}
@@ -195,7 +197,8 @@ func (a *Agent) contextChoice(ctx context.Context) ContextChoice {
 
 // requestOptions are the model options of a chat request: those set with
 // WithModelOptions; num_ctx, the context the agent budgets for; and
-// num_predict, max_answer_tokens, unless the options set one. The stream
+// num_predict, max_answer_tokens, unless the options set one (or the
+// model's Modelfile a lower one). The stream
 // is cut at max_answer_tokens too, but Ollama v0.6 sends the reply to a
 // request that offers tools only when it is whole: a model caught in a
 // loop ran until the first-token timeout, with nothing to count.
@@ -204,11 +207,16 @@ func (a *Agent) requestOptions(ctx context.Context) map[string]any {
 	for k, v := range a.options {
 		opts[k] = v
 	}
-	if _, set := opts["num_predict"]; !set {
-		opts["num_predict"] = a.maxAnswer
-	}
+	numPredict := a.maxAnswer
 	if a.compact != nil {
-		opts["num_ctx"] = a.contextWindow(ctx)
+		choice := a.contextChoice(ctx)
+		opts["num_ctx"] = choice.Tokens
+		if n := choice.NumPredict; n > 0 && n < numPredict {
+			numPredict = n // the Modelfile's, which a request's option would override
+		}
+	}
+	if _, set := opts["num_predict"]; !set {
+		opts["num_predict"] = numPredict
 	}
 	return opts
 }

@@ -669,21 +669,23 @@ func TestChooseContext(t *testing.T) {
 		show            *api.ShowResponse
 		want            ContextChoice
 	}{
-		"float64 from JSON":     {0, 0, info(float64(131072)), ContextChoice{8192, 131072, ContextCapped}},
-		"int":                   {0, 0, info(131072), ContextChoice{8192, 131072, ContextCapped}},
-		"int64":                 {0, 0, info(int64(2048)), ContextChoice{2048, 2048, ContextModel}},
-		"json.Number":           {0, 16384, info(json.Number("131072")), ContextChoice{16384, 131072, ContextCapped}},
-		"a string is no number": {0, 0, info("131072"), ContextChoice{8192, 0, ContextUnknown}},
-		"no show":               {0, 4096, nil, ContextChoice{4096, 0, ContextUnknown}},
-		"configured wins":       {1024, 0, info(131072.0), ContextChoice{1024, 131072, ContextConfigured}},
+		"float64 from JSON":     {0, 0, info(float64(131072)), ContextChoice{8192, 131072, ContextCapped, 0}},
+		"int":                   {0, 0, info(131072), ContextChoice{8192, 131072, ContextCapped, 0}},
+		"int64":                 {0, 0, info(int64(2048)), ContextChoice{2048, 2048, ContextModel, 0}},
+		"json.Number":           {0, 16384, info(json.Number("131072")), ContextChoice{16384, 131072, ContextCapped, 0}},
+		"a string is no number": {0, 0, info("131072"), ContextChoice{8192, 0, ContextUnknown, 0}},
+		"no show":               {0, 4096, nil, ContextChoice{4096, 0, ContextUnknown, 0}},
+		"configured wins":       {1024, 0, info(131072.0), ContextChoice{1024, 131072, ContextConfigured, 0}},
 		"model parameter": {0, 0, &api.ShowResponse{Parameters: "temperature 0\nnum_ctx 256\nstop \"x\"", ModelInfo: info(512.0).ModelInfo},
-			ContextChoice{256, 512, ContextParameter}},
+			ContextChoice{256, 512, ContextParameter, 0}},
+		"model num_predict": {4096, 0, &api.ShowResponse{Parameters: "num_predict 48\nnum_ctx 256"}, ContextChoice{4096, 0, ContextConfigured, 48}},
+		"no limit":          {4096, 0, &api.ShowResponse{Parameters: "num_predict -1"}, ContextChoice{4096, 0, ContextConfigured, 0}},
 	} {
 		if got := ChooseContext(c.configured, c.max, c.show); got != c.want {
 			t.Errorf("%s: %+v, want %+v", name, got, c.want)
 		}
 	}
-	if got := (ContextChoice{8192, 131072, ContextCapped}).String(); got != "8192 tokens (model 131072, capped by num_ctx_max)" {
+	if got := (ContextChoice{8192, 131072, ContextCapped, 0}).String(); got != "8192 tokens (model 131072, capped by num_ctx_max)" {
 		t.Errorf("String() = %q", got)
 	}
 	for n, ok := range map[int]bool{-1: false, 0: false, 511: false, 512: true, 8192: true, MaxContext: true, MaxContext + 1: false} {

@@ -43,6 +43,9 @@ type ContextChoice struct {
 	ModelLength int
 	// Source says where Tokens comes from (one of the Context* constants).
 	Source string
+	// NumPredict is the num_predict parameter of the model's Modelfile (0:
+	// none, or unknown): an answer's length the model sets for itself.
+	NumPredict int
 }
 
 // String reads like "8192 tokens (model 131072, capped by num_ctx_max)".
@@ -65,12 +68,13 @@ func ChooseContext(configured, maxTokens int, show *api.ShowResponse) ContextCho
 	var c ContextChoice
 	if show != nil {
 		c.ModelLength = ollama.ContextLength(show.ModelInfo)
+		c.NumPredict = ollama.Param(show.Parameters, "num_predict")
 	}
 	switch {
 	case configured > 0:
 		c.Tokens, c.Source = configured, ContextConfigured
-	case show != nil && ollama.ParamNumCtx(show.Parameters) > 0:
-		c.Tokens, c.Source = ollama.ParamNumCtx(show.Parameters), ContextParameter
+	case show != nil && ollama.Param(show.Parameters, "num_ctx") > 0:
+		c.Tokens, c.Source = ollama.Param(show.Parameters, "num_ctx"), ContextParameter
 	case c.ModelLength > maxTokens:
 		c.Tokens, c.Source = maxTokens, ContextCapped
 	case c.ModelLength > 0:

@@ -166,12 +166,13 @@ func ContextLength(info map[string]any) int {
 	return 0
 }
 
-// ParamNumCtx finds "num_ctx N" in /api/show's parameters text (0 when
-// absent).
-func ParamNumCtx(params string) int {
+// Param finds the whole-number parameter name ("num_ctx N") in /api/show's
+// parameters text: its value when above 0, else 0 (absent, or -1, "no
+// limit", for num_predict).
+func Param(params, name string) int {
 	for _, line := range strings.Split(params, "\n") {
 		f := strings.Fields(line)
-		if len(f) == 2 && f[0] == "num_ctx" {
+		if len(f) == 2 && f[0] == name {
 			if n, err := strconv.Atoi(f[1]); err == nil && n > 0 {
 				return n
 			}
