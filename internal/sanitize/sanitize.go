@@ -22,14 +22,26 @@ const TitleMax = 120
 // UTF-8 becomes U+FFFD. Printable text, including emoji and wide characters,
 // is kept as it is. Bidirectional formatting controls (U+202A–U+202E,
 // U+2066–U+2069), which reorder what is shown around them, are dropped.
+// So are invisible characters, as Line drops them (but for the direction
+// marks, which place the neutral characters of right-to-left text where
+// they belong): text the user cannot see (tag characters spell "ASCII
+// smuggled" words) is not shown either.
 //
 // A string sequence (OSC, DCS, ...) ends at its terminator (BEL or ST) or,
 // as terminals would otherwise swallow what follows, at the next newline,
 // which is kept.
 func Text(s string) string {
-	if clean(s) {
-		return s
+	if !clean(s) {
+		s = controls(s)
 	}
+	if strings.IndexFunc(s, func(r rune) bool { return isInvisible(r) && !isMark(r) }) >= 0 {
+		s = dropInvisible(s, isMark)
+	}
+	return s
+}
+
+// controls removes escape sequences and control characters (Text).
+func controls(s string) string {
 	var b strings.Builder
 	b.Grow(len(s))
 	for i := 0; i < len(s); {
@@ -145,32 +157,40 @@ func bidiBytes(b1, b2 byte) bool {
 }
 
 // Line is Text on one line: newlines, tabs and runs of spaces become one
-// space, so that the text cannot start a row of its own in a listing.
-// Invisible characters (Unicode Cf: zero-width spaces, the byte order
-// mark, soft hyphens, direction marks; and the other default-ignorable
-// ones: the Hangul fillers, the combining grapheme joiner) are dropped
-// too: a title of nothing else looked blank, and terminals disagree on
-// their width, which pushed a listing's columns out of line. A zero-width
-// joiner or non-joiner between two visible characters stays: it is part
-// of the text (a family emoji, a Persian or Devanagari word).
+// space, so that the text cannot start a row of its own in a listing, and
+// the direction marks go too (terminals disagree on their width).
 func Line(s string) string {
 	s = Text(s)
 	if strings.IndexFunc(s, isInvisible) >= 0 {
-		r := []rune(s)
-		var b strings.Builder
-		var last rune // the last rune kept
-		for i, c := range r {
-			joins := isJoiner(c) && i > 0 && i+1 < len(r) && visible(r[i-1]) && visible(r[i+1])
-			flag := isTag(c) && (last == 0x1f3f4 || isTag(last)) // 🏴 and its tags: a subdivision flag
-			if isInvisible(c) && !joins && !flag {
-				continue
-			}
-			b.WriteRune(c)
-			last = c
-		}
-		s = b.String()
+		s = dropInvisible(s, func(rune) bool { return false })
 	}
 	return strings.Join(strings.Fields(s), " ")
+}
+
+// dropInvisible drops invisible characters (Unicode Cf: zero-width spaces,
+// the byte order mark, soft hyphens, direction marks, tag characters; and
+// the other default-ignorable ones: the Hangul fillers, the combining
+// grapheme joiner): a title of nothing else looked blank, terminals
+// disagree on their width, which pushed a listing's columns out of line,
+// and tag characters carry words no one sees. A zero-width joiner or
+// non-joiner between two visible characters stays: it is part of the text
+// (a family emoji, a Persian or Devanagari word); so do the tags of a
+// subdivision flag (🏴 and its tags), and those keep says.
+func dropInvisible(s string, keep func(rune) bool) string {
+	r := []rune(s)
+	var b strings.Builder
+	b.Grow(len(s))
+	var last rune // the last rune kept
+	for i, c := range r {
+		joins := isJoiner(c) && i > 0 && i+1 < len(r) && visible(r[i-1]) && visible(r[i+1])
+		flag := isTag(c) && (last == 0x1f3f4 || isTag(last))
+		if isInvisible(c) && !joins && !flag && !keep(c) {
+			continue
+		}
+		b.WriteRune(c)
+		last = c
+	}
+	return b.String()
 }
 
 func isInvisible(r rune) bool {
@@ -180,6 +200,9 @@ func isInvisible(r rune) bool {
 	}
 	return r > 0x7f && (unicode.Is(unicode.Cf, r) || unicode.Is(unicode.Other_Default_Ignorable_Code_Point, r))
 }
+
+// isMark is a direction mark: left-to-right, right-to-left, Arabic letter.
+func isMark(r rune) bool { return r == 0x200e || r == 0x200f || r == 0x61c }
 
 // isTag is a tag character, which spells a subdivision flag after 🏴.
 func isTag(r rune) bool { return r >= 0xe0020 && r <= 0xe007f }

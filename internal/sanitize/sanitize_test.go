@@ -45,6 +45,10 @@ func TestText(t *testing.T) {
 		{"bidi embeddings", "a\u202ab\u202bc\u202dd", "abcd"},
 		{"bidi isolates", "x\u2066y\u2067z\u2068w\u2069", "xyzw"},
 		{"keeps right-to-left text and other punctuation", "שלום \u2014 \u2028 \u200f", "שלום \u2014 \u2028 \u200f"},
+		{"tag characters: words no one sees", "hi\U000E0041\U000E0042\U000E007F there", "hi there"},
+		{"zero-width space, byte order mark, soft hyphen", "zw\u200bsp\ufeffa\u00adb\n\u200bnext", "zwspab\nnext"},
+		{"keeps joiners in a word, a flag's tags", "می\u200cخواهم 🏴\U000E0067\U000E0062\U000E0073\U000E0063\U000E0074\U000E007F", "می\u200cخواهم 🏴\U000E0067\U000E0062\U000E0073\U000E0063\U000E0074\U000E007F"},
+		{"a joiner at a line's end", "a\u200d\nb", "a\nb"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
