@@ -538,7 +538,7 @@ func TestUsageErrors(t *testing.T) {
 	os.Remove(filepath.Join(d.home, "config", "mneme", "config.toml"))
 	// A bad flag is said once, after the usage.
 	if r := d.mneme("", "memory", "add", "--tag"); r.code != 2 || strings.Count(r.stderr, "flag needs an argument") != 1 ||
-		!strings.HasSuffix(r.stderr, "mneme: flag needs an argument: -tag\n") {
+		!strings.HasSuffix(r.stderr, "mneme: flag needs an argument: --tag\n") {
 		t.Fatalf("a flag without its value: %+v", r)
 	}
 }
@@ -606,7 +606,7 @@ func TestHelpListsTheCommands(t *testing.T) {
 		}
 	}
 	r := d.mneme("", "--help")
-	if out := r.stdout + r.stderr; strings.Contains(out, "-turn mneme") || !strings.Contains(out, "-turn int") {
+	if out := r.stdout + r.stderr; strings.Contains(out, "-turn mneme") || !strings.Contains(out, "--turn N\n") {
 		t.Fatalf("the --turn flag's help reads wrong:\n%s", out)
 	}
 	// A subcommand's usage names its own command, lists its own flags in
@@ -617,8 +617,8 @@ func TestHelpListsTheCommands(t *testing.T) {
 			t.Errorf("%s rm --help: %+v", group, r)
 		}
 	}
-	if r := d.mneme("", "export", "--help"); !strings.Contains(r.stdout, "-format string") || strings.Contains(r.stdout, "num-ctx value") ||
-		!strings.Contains(r.stdout, "Common flags: -config -data-dir") {
+	if r := d.mneme("", "export", "--help"); !strings.Contains(r.stdout, "--format FORMAT\n") || strings.Contains(r.stdout, "num-ctx N") ||
+		!strings.Contains(r.stdout, "Common flags: --config --data-dir") {
 		t.Errorf("export --help:\n%s", r.stdout)
 	}
 	if r := d.mneme("", "export", "--no-such-flag"); r.code != 2 || !strings.Contains(r.stderr, "Usage: mneme export") || r.stdout != "" {

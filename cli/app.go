@@ -207,13 +207,12 @@ func (a *App) newFlagSet(name, usage string, common *config.Flags) *flag.FlagSet
 			}
 		})
 		w := a.usageOut(fs)
-		own.SetOutput(w)
 		fmt.Fprintf(w, "Usage: %s\n", usage)
 		if n > 0 {
 			fmt.Fprint(w, "\nFlags:\n")
-			own.PrintDefaults()
+			printFlags(w, own)
 		}
-		fmt.Fprintf(w, "\nCommon flags: -%s (mneme --help describes them)\n", strings.Join(shared, " -"))
+		fmt.Fprintf(w, "\nCommon flags: --%s (mneme --help describes them)\n", strings.Join(shared, " --"))
 	}
 	return fs
 }
@@ -262,7 +261,7 @@ func (a *App) parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
 				return nil, exitError{code: 2, msg: msg}
 			}
 			usage()
-			return nil, exitError{code: 2, msg: err.Error()}
+			return nil, exitError{code: 2, msg: flagError(err)}
 		}
 		rest := fs.Args()
 		if len(rest) == 0 {

@@ -160,7 +160,7 @@ func TestABadFlagValueIsSaidAsABadSetting(t *testing.T) {
 		{[]string{"search", "--limit", "x", "q"}, "--limit x: invalid value: want a whole number", ""},
 		{[]string{"ask", "--json=maybe", "hi"}, "--json maybe: invalid value: want true or false", ""},
 		{[]string{"ask", "--num-ctx", "a\x1b[31m", "hi"}, `--num-ctx "a\x1b[31m": invalid value: want a whole number of tokens`, ""},
-		{[]string{"search", "--bogus", "q"}, "flag provided but not defined: -bogus", "Usage: mneme search"},
+		{[]string{"search", "--bogus", "q"}, "unknown flag: --bogus", "Usage: mneme search"},
 	} {
 		var stderr strings.Builder
 		err := newApp(strings.NewReader(""), &strings.Builder{}, &stderr, envMap(nil)).Run(context.Background(), c.args)

@@ -67,7 +67,7 @@ func (a *App) runAsk(ctx context.Context, args []string) (err error) {
 	var cont bool
 	fs.BoolVar(&cont, "continue", false, "continue the latest conversation")
 	fs.BoolVar(&cont, "c", false, "shorthand for --continue")
-	convID := fs.String("conversation", "", "continue the conversation with this id (a prefix is enough)")
+	convID := fs.String("conversation", "", "continue the conversation with this `ID` (a prefix is enough)")
 	asJSON := fs.Bool("json", false, "print {conversation_id, turn, answer, tool_calls, model, context_tokens, memories_used, compacted, learned…} as JSON at the end instead of streaming text")
 	incognito := fs.Bool("incognito", false, "keep nothing of this prompt and answer: no conversation, search entry, note, learning or sync (and no recall of your notes)")
 	noStdin := fs.Bool("no-stdin", false, "do not read stdin (as ssh -n): for a loop that reads its own lines from it")

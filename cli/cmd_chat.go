@@ -24,7 +24,7 @@ func registerChatFlags(fs *flag.FlagSet) (cont *bool, resume *string, turn *int,
 	cont = new(bool)
 	fs.BoolVar(cont, "continue", false, "resume the latest conversation")
 	fs.BoolVar(cont, "c", false, "shorthand for --continue")
-	resume = fs.String("resume", "", "resume the conversation with this id (a prefix is enough)")
+	resume = fs.String("resume", "", "resume the conversation with this `ID` (a prefix is enough)")
 	turn = fs.Int("turn", 0, "with --resume or --continue: open scrolled to this turn (as 'mneme search' prints it)")
 	incognito = fs.Bool("incognito", false, "a chat that keeps nothing: not stored, searched, learnt or synced, and no recall of your notes")
 	return cont, resume, turn, incognito
@@ -56,7 +56,7 @@ func (a *App) runChat(ctx context.Context, args []string) error {
 		fs.SetOutput(w)
 		fmt.Fprint(w, usage())
 		fmt.Fprint(w, "\nFlags of the chat:\n")
-		fs.PrintDefaults()
+		printFlags(w, fs)
 	}
 	rest, err := a.parseArgs(fs, args)
 	if err != nil {

@@ -29,7 +29,7 @@ func (a *App) runConversations(ctx context.Context, args []string) error {
 	fs := a.newFlagSet("conversations", "mneme conversations [--json] [--archived] [--find DESCRIPTION]", &common)
 	asJSON := fs.Bool("json", false, "print JSON")
 	archived := fs.Bool("archived", false, "include archived conversations")
-	find := fs.String("find", "", "find the conversation a description is about, by its summaries, turns and title")
+	find := fs.String("find", "", "find the conversation a `DESCRIPTION` is about, by its summaries, turns and title")
 	rest, err := a.parseArgs(fs, args)
 	if err != nil {
 		return err

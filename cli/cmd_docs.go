@@ -68,7 +68,7 @@ const docsIndexEvery = 100
 func (a *App) docsAdd(ctx context.Context, args []string) error {
 	var collection string
 	common, asJSON, rest, err := a.docsFlags("add", "add [--json] [--collection NAME] PATH...", args, func(fs *flag.FlagSet) {
-		fs.StringVar(&collection, "collection", "", "put the documents in this collection")
+		fs.StringVar(&collection, "collection", "", "put the documents in this `COLLECTION`")
 	})
 	if err != nil {
 		return err
@@ -244,7 +244,7 @@ func (a *App) embedPassages(ctx context.Context, ix *index.Index, user string, s
 func (a *App) docsList(ctx context.Context, args []string) error {
 	var collection string
 	common, asJSON, rest, err := a.docsFlags("list", "list [--json] [--collection NAME]", args, func(fs *flag.FlagSet) {
-		fs.StringVar(&collection, "collection", "", "only this collection")
+		fs.StringVar(&collection, "collection", "", "only this `COLLECTION`")
 	})
 	if err != nil {
 		return err
@@ -293,7 +293,7 @@ func (a *App) docsSearch(ctx context.Context, args []string) error {
 	var collection string
 	var limit int
 	common, asJSON, rest, err := a.docsFlags("search", "search [--json] [--limit N] [--collection NAME] QUERY...", args, func(fs *flag.FlagSet) {
-		fs.StringVar(&collection, "collection", "", "only this collection")
+		fs.StringVar(&collection, "collection", "", "only this `COLLECTION`")
 		fs.IntVar(&limit, "limit", index.DefaultDocLimit, fmt.Sprintf("passages to show (1-%d)", index.MaxDocLimit))
 	})
 	if err != nil {

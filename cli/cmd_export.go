@@ -21,9 +21,9 @@ func exportCommand() command {
 func (a *App) runExport(ctx context.Context, args []string) error {
 	var common config.Flags
 	fs := a.newFlagSet("export", "mneme export [--conversation ID] [--format jsonl|markdown] [-o FILE] | --all [-o FILE]", &common)
-	conv := fs.String("conversation", "", "export only this conversation (a prefix is enough)")
-	format := fs.String("format", "jsonl", "jsonl (re-importable) or markdown")
-	outPath := fs.String("o", "", "write to FILE instead of stdout")
+	conv := fs.String("conversation", "", "export only the conversation with this `ID` (a prefix is enough)")
+	format := fs.String("format", "jsonl", "the `FORMAT`: jsonl (re-importable) or markdown")
+	outPath := fs.String("o", "", "write to `FILE` instead of stdout")
 	all := fs.Bool("all", false, "a full backup (JSON lines): conversations, messages, summaries, notes and documents; mneme import restores it")
 	rest, err := a.parseArgs(fs, args)
 	if err != nil {

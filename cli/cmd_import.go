@@ -47,7 +47,7 @@ func (a *App) runImport(ctx context.Context, args []string) error {
 	var common config.Flags
 	fs := a.newFlagSet("import", "mneme import [--from chatgpt|claude|openwebui|mneme] [--all-users] [--extract] FILE|-", &common)
 	allUsers := fs.Bool("all-users", false, `let lines with "user" write other users' data (an evaluation set); otherwise such lines are skipped`)
-	from := fs.String("from", "", "the export's format: chatgpt, claude, openwebui or mneme (default: told from the content)")
+	from := fs.String("from", "", "the export's `FORMAT`: chatgpt, claude, openwebui or mneme (default: told from the content)")
 	extract := fs.Bool("extract", false, "then learn notes about you from the new turns, as after a chat (slow: a model call or more a turn; Ctrl+C keeps what was learnt)")
 	rest, err := a.parseArgs(fs, args)
 	if err != nil {

@@ -146,7 +146,7 @@ func (a *App) memoryList(ctx context.Context, args []string) error {
 	var tags tagFlags
 	var archived bool
 	common, asJSON, rest, err := a.memoryFlags("list", "list [--json] [--archived] [--tag T]...", args,
-		tags.register("only notes with this tag (may repeat: notes with all of them)"),
+		tags.register("only notes with this `TAG` (may repeat: notes with all of them)"),
 		func(fs *flag.FlagSet) {
 			fs.BoolVar(&archived, "archived", false, "also list archived notes (never recalled)")
 		})
@@ -254,7 +254,7 @@ func (a *App) memoryArchive(ctx context.Context, args []string, archive bool) er
 func (a *App) memoryAdd(ctx context.Context, args []string) error {
 	var tags tagFlags
 	common, asJSON, rest, err := a.memoryFlags("add", "add [--json] [--tag T]... TEXT...", args,
-		tags.register("tag the note (may repeat)"))
+		tags.register("tag the note with `TAG` (may repeat)"))
 	if err != nil {
 		return err
 	}

@@ -222,7 +222,7 @@ func (a *App) printSyncStatus(ctx context.Context, sy *syncer.Syncer, asJSON boo
 func (a *App) runSyncInit(ctx context.Context, args []string) error {
 	var common config.Flags
 	fs := a.newFlagSet("sync init", "mneme sync init [--interval 5m] URL   (token on stdin or in MNEME_SYNC_TOKEN / TURSO_AUTH_TOKEN)", &common)
-	interval := fs.String("interval", "", "how often a running mneme syncs (default 5m; \"off\" for never)")
+	interval := fs.String("interval", "", "how often a running mneme syncs: a `DURATION` such as 5m (default 5m; \"off\" for never)")
 	rest, err := a.parseArgs(fs, args)
 	if err != nil {
 		return err

@@ -128,12 +128,12 @@ type Flags struct {
 func (c *Flags) Register(fs *flag.FlagSet) {
 	// Given empty (a script's unset $DIR), these would fall back to the
 	// default: the user's main memory, written without a word.
-	fs.Var((*given)(&c.configFile), "config", "config file (default $XDG_CONFIG_HOME/mneme/config.toml)")
-	fs.Var((*given)(&c.dataDir), "data-dir", "where mneme keeps its database and logs (env "+envDataDir+")")
-	fs.Var((*given)(&c.user), "user", "user whose memory to use (env "+envUser+"; default: OS user)")
-	fs.StringVar(&c.Model, "model", "", "chat model (env "+envModel+"; default: first installed model with tools)")
-	fs.StringVar(&c.ollama, "ollama", "", "Ollama address (env "+envOllama+"; default "+defaultOllama+")")
-	fs.StringVar(&c.embedModel, "embed-model", "", "embedding model (env "+envEmbed+"; default: first installed embedding model)")
+	fs.Var((*given)(&c.configFile), "config", "config `FILE` (default $XDG_CONFIG_HOME/mneme/config.toml)")
+	fs.Var((*given)(&c.dataDir), "data-dir", "the folder `DIR` where mneme keeps its database and logs (env "+envDataDir+")")
+	fs.Var((*given)(&c.user), "user", "the `NAME` of the user whose memory to use (env "+envUser+"; default: OS user)")
+	fs.Var((*given)(&c.Model), "model", "chat model `NAME` (env "+envModel+"; default: first installed model with tools)")
+	fs.Var((*given)(&c.ollama), "ollama", "Ollama's address: a `URL`, or host:port (env "+envOllama+"; default "+defaultOllama+")")
+	fs.Var((*given)(&c.embedModel), "embed-model", "embedding model `NAME` (env "+envEmbed+"; default: first installed embedding model)")
 	c.contextFlags.register(fs)
 }
 

@@ -62,9 +62,9 @@ type contextFlags struct {
 }
 
 func (c *contextFlags) register(fs *flag.FlagSet) {
-	fs.Var(&c.numCtx, "num-ctx", "context in tokens sent to the model as num_ctx (env "+envNumCtx+
+	fs.Var(&c.numCtx, "num-ctx", "the context, `N` tokens, sent to the model as num_ctx (env "+envNumCtx+
 		"; default: the model's context length, at most --num-ctx-max)")
-	fs.Var(&c.numCtxMax, "num-ctx-max", fmt.Sprintf("cap on the context taken from the model's context length (env %s; default %d)",
+	fs.Var(&c.numCtxMax, "num-ctx-max", fmt.Sprintf("a cap of `N` tokens on the context taken from the model's context length (env %s; default %d)",
 		envNumCtxMax, agent.DefaultMaxContext))
 }
 

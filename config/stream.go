@@ -51,10 +51,10 @@ type StreamFlags struct {
 // Register registers the stream flags on fs.
 func (f *StreamFlags) Register(fs *flag.FlagSet) {
 	fs.StringVar(&f.firstToken, "first-token-timeout", "", fmt.Sprintf(
-		"give up when Ollama sends nothing for this long at the start of an answer, e.g. 90s or 5m (env %s; default %s)",
+		"give up when Ollama sends nothing for this `DURATION` at the start of an answer, e.g. 90s or 5m (env %s; default %s)",
 		envFirstTokenTimeout, agent.DefaultFirstTokenTimeout))
 	fs.StringVar(&f.idle, "stream-idle-timeout", "", fmt.Sprintf(
-		"give up when Ollama sends nothing for this long mid-answer; the partial answer is kept (env %s; default %s)",
+		"give up when Ollama sends nothing for this `DURATION` mid-answer; the partial answer is kept (env %s; default %s)",
 		envStreamIdleTimeout, agent.DefaultStreamIdleTimeout))
 }
 
