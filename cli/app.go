@@ -93,6 +93,7 @@ func usage() string {
 	b.WriteString(`
 Flags common to every command:
   --config FILE   --data-dir DIR   --user NAME   --model NAME   --ollama URL   --embed-model NAME
+  --num-ctx N   --num-ctx-max N
 
 Run 'mneme COMMAND -h' for a command's flags.
 `)
@@ -127,8 +128,9 @@ func (a *App) runCommand(ctx context.Context, args []string) error {
 	name, args := splitCommand(args)
 	if name == "help" {
 		// `mneme help COMMAND` is the command's own help.
+		// Its words too: `mneme help docs add` is docs add's.
 		if len(args) > 0 && !strings.HasPrefix(args[0], "-") && args[0] != "help" {
-			return a.runCommand(ctx, []string{args[0], "--help"})
+			return a.runCommand(ctx, append(slices.Clone(args), "--help"))
 		}
 		fmt.Fprint(a.stdout, usage())
 		return nil
@@ -262,6 +264,10 @@ func (a *App) parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
 			}
 			usage()
 			return nil, exitError{code: 2, msg: flagError(err)}
+		}
+		if msg := swallowedFlag(fs); msg != "" {
+			usage()
+			return nil, exitError{code: 2, msg: msg}
 		}
 		rest := fs.Args()
 		if len(rest) == 0 {

@@ -161,12 +161,28 @@ func TestABadFlagValueIsSaidAsABadSetting(t *testing.T) {
 		{[]string{"ask", "--json=maybe", "hi"}, "--json maybe: invalid value: want true or false", ""},
 		{[]string{"ask", "--num-ctx", "a\x1b[31m", "hi"}, `--num-ctx "a\x1b[31m": invalid value: want a whole number of tokens`, ""},
 		{[]string{"search", "--bogus", "q"}, "unknown flag: --bogus", "Usage: mneme search"},
+		// A flag taken for another's value: --find searched for "--json lisbon".
+		{[]string{"conversations", "--find", "--json", "lisbon"}, "flag needs an argument: --find (--json is a flag)", "Usage: mneme conversations"},
+		{[]string{"ask", "--conversation", "-c", "hi"}, "flag needs an argument: --conversation (-c is a flag)", "Usage: mneme ask"},
 	} {
 		var stderr strings.Builder
 		err := newApp(strings.NewReader(""), &strings.Builder{}, &stderr, envMap(nil)).Run(context.Background(), c.args)
 		var ex exitError
 		if !errors.As(err, &ex) || ex.code != 2 || ex.msg != c.want || (c.usage == "") != (stderr.Len() == 0) || !strings.Contains(stderr.String(), c.usage) {
 			t.Errorf("%q: %v (%q), usage %q", c.args, err, ex.msg, stderr.String())
+		}
+	}
+}
+
+// `mneme help` with a command's words is that command's help: `help docs
+// add` showed the docs group's.
+func TestHelpOfASubcommand(t *testing.T) {
+	for args, want := range map[string]string{"help docs add": "Usage: mneme docs add ", "help memory list": "Usage: mneme memory list",
+		"help ask": "Usage: mneme ask ", "help conversations": "mneme conversations rm [--forget-notes]"} {
+		var stdout strings.Builder
+		err := newApp(strings.NewReader(""), &stdout, &strings.Builder{}, envMap(nil)).Run(context.Background(), strings.Fields(args))
+		if err != nil && !errors.As(err, new(exitError)) || !strings.Contains(stdout.String(), want) {
+			t.Errorf("mneme %s: %v\n%s", args, err, stdout.String())
 		}
 	}
 }

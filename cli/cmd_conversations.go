@@ -26,7 +26,7 @@ func (a *App) runConversations(ctx context.Context, args []string) error {
 		return a.conversationsRemove(ctx, args[1:])
 	}
 	var common config.Flags
-	fs := a.newFlagSet("conversations", "mneme conversations [--json] [--archived] [--find DESCRIPTION]", &common)
+	fs := a.newFlagSet("conversations", "mneme conversations [--json] [--archived] [--find DESCRIPTION]\n       mneme conversations rm [--forget-notes] [--json] ID", &common)
 	asJSON := fs.Bool("json", false, "print JSON")
 	archived := fs.Bool("archived", false, "include archived conversations")
 	find := fs.String("find", "", "find the conversation a `DESCRIPTION` is about, by its summaries, turns and title")

@@ -14,7 +14,7 @@ import (
 
 func exportCommand() command {
 	return command{names: []string{"export"}, run: (*App).runExport,
-		help: "  mneme export [--format jsonl|markdown] [--conversation ID]\n" +
+		help: "  mneme export [--format jsonl|markdown] [--conversation ID] [-o FILE]\n" +
 			"  mneme export --all [-o FILE]       a full backup: conversations, summaries, notes, documents\n"}
 }
 

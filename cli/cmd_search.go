@@ -31,7 +31,7 @@ func searchCommand() command {
 
 func (a *App) runSearch(ctx context.Context, args []string) error {
 	var common config.Flags
-	fs := a.newFlagSet("search", "mneme search [--limit N] [--json] [--archived] [--conversation ID] [--since DATE] [--until DATE] QUERY...\n       mneme search --batch FILE", &common)
+	fs := a.newFlagSet("search", "mneme search [--limit N] [--json] [--archived] [--conversation ID] [--since DATE] [--until DATE] QUERY...\n       mneme search --batch FILE [--all-users]", &common)
 	limit := fs.Int("limit", index.DefaultSearchLimit, fmt.Sprintf("results to show (1-%d)", index.MaxSearchLimit))
 	asJSON := fs.Bool("json", false, "print JSON")
 	archived := fs.Bool("archived", false, "include archived conversations")

@@ -48,6 +48,23 @@ func printFlags(w io.Writer, fs *flag.FlagSet) {
 	})
 }
 
+// swallowedFlag says which flag took another flag for its value
+// (`conversations --find --json lisbon` searched for "--json lisbon"),
+// or "".
+func swallowedFlag(fs *flag.FlagSet) string {
+	var msg string
+	fs.Visit(func(f *flag.Flag) {
+		v := f.Value.String()
+		if b, ok := f.Value.(interface{ IsBoolFlag() bool }); msg != "" || ok && b.IsBoolFlag() || !strings.HasPrefix(v, "-") {
+			return
+		}
+		if name, _, _ := strings.Cut(strings.TrimLeft(v, "-"), "="); fs.Lookup(name) != nil {
+			msg = fmt.Sprintf("flag needs an argument: %s (%s is a flag)", flagName(f.Name), v)
+		}
+	})
+	return msg
+}
+
 // flagInError finds the flag the flag package names in an error ("flag
 // needs an argument: -tag").
 var flagInError = regexp.MustCompile(`^(flag needs an argument|flag provided but not defined): -(\S+)$`)
