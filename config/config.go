@@ -196,6 +196,11 @@ func Check(flags Flags, getenv func(string) string) (Config, []error) {
 				keys[i] = k.String()
 			}
 			sort.Strings(keys)
+			for i, k := range keys {
+				if near := nearestKey(k); near != "" {
+					keys[i] += " (did you mean " + near + "?)"
+				}
+			}
 			l.bad(fmt.Errorf("config %s: unknown keys: %s", file.ConfigFile, strings.Join(keys, ", ")))
 		}
 	case errors.Is(err, os.ErrNotExist) && !explicitFile:
@@ -578,8 +583,18 @@ func dropKey(table map[string]any, path []string) (any, bool) {
 
 // tomlValue is v as the file wrote it, more or less: strings quoted.
 func tomlValue(v any) string {
-	if s, ok := v.(string); ok {
-		return strconv.Quote(s)
+	switch v := v.(type) {
+	case string:
+		return strconv.Quote(v)
+	case float64:
+		// As written: num_ctx = 4096.0 read "num_ctx = 4096: want a whole number".
+		s := strconv.FormatFloat(v, 'f', -1, 64)
+		if math.IsInf(v, 0) || math.IsNaN(v) {
+			s = fmt.Sprint(v)
+		} else if !strings.Contains(s, ".") {
+			s += ".0"
+		}
+		return s
 	}
 	return fmt.Sprint(v)
 }

@@ -450,6 +450,8 @@ func TestOverriddenBadValues(t *testing.T) {
 			func(c Config) bool { return strings.Contains(c.Ollama, "127.0.0.1:9") }},
 		{"env range, flag", "", map[string]string{"MNEME_NUM_CTX": "10"}, []string{"--num-ctx", "4096"}, "MNEME_NUM_CTX=10",
 			func(c Config) bool { return c.NumCtx == 4096 }},
+		{"file float, env", "num_ctx = 4096.0\n", map[string]string{"MNEME_NUM_CTX": "4096"}, nil, "num_ctx = 4096.0: invalid value: want a whole number",
+			func(c Config) bool { return c.NumCtx == 4096 }},
 		{"file type, env text", "log_level = 3\n", map[string]string{"MNEME_LOG_LEVEL": "debug"}, nil, "log_level = 3",
 			func(c Config) bool { return c.LogLevel == "debug" }},
 	} {
@@ -472,10 +474,25 @@ func TestOverriddenBadValues(t *testing.T) {
 		delete(e, "MNEME_MAX_STEPS")
 		delete(e, "MNEME_DOC_RECALL")
 		delete(e, "MNEME_LOG_LEVEL")
+		delete(e, "MNEME_NUM_CTX")
 		if c.flags == nil {
 			if _, err := Load(Flags{}, envMap(e)); err == nil || !strings.Contains(err.Error(), c.said) {
 				t.Errorf("%s: without the override: %v", c.name, err)
 			}
 		}
+	}
+}
+
+// An unknown key in the file that is a typo of one it takes says which:
+// `modle` is refused with "did you mean model?"; a key like no other is
+// only refused.
+func TestUnknownKeyNamesTheNearestOne(t *testing.T) {
+	home := t.TempDir()
+	file := filepath.Join(home, "config.toml")
+	os.WriteFile(file, []byte("modle = \"llama3.2\"\nmax_setps = 8\nbogus_key = 1\n[sync]\nintervall = \"5m\"\n"), 0o600)
+	_, err := Load(Flags{configFile: file}, envMap(map[string]string{"HOME": home}))
+	want := "unknown keys: bogus_key, max_setps (did you mean max_steps?), modle (did you mean model?), sync.intervall (did you mean sync.interval?)"
+	if err == nil || !strings.HasSuffix(err.Error(), want) {
+		t.Fatalf("got %v\nwant …%s", err, want)
 	}
 }
