@@ -158,7 +158,7 @@ func TestContextSettingsChangeNumCtx(t *testing.T) {
 }
 
 // TestDoctorShowsTheContext: doctor says which context the chat model
-// runs with and why.
+// runs with and why, naming the setting's layer (which one to change).
 func TestDoctorShowsTheContext(t *testing.T) {
 	t.Parallel() // own data dir and fake Ollama
 	srv := fakeollama.New(t, fakeollama.WithModels(longModel,
@@ -168,14 +168,14 @@ func TestDoctorShowsTheContext(t *testing.T) {
 		want  string
 	}{
 		{[]string{"MNEME_MODEL=long"}, "8192 tokens (model 131072, capped by num_ctx_max)"},
-		{[]string{"MNEME_MODEL=long", "MNEME_NUM_CTX_MAX=32768"}, "32768 tokens (model 131072, capped by num_ctx_max)"},
+		{[]string{"MNEME_MODEL=long", "MNEME_NUM_CTX_MAX=32768"}, "32768 tokens (model 131072, capped by MNEME_NUM_CTX_MAX)"},
 		{[]string{"MNEME_MODEL=short"}, "4096 tokens (model 4096, the model's full context)"},
-		{[]string{"MNEME_MODEL=long", "MNEME_NUM_CTX=2048"}, "2048 tokens (model 131072, set by num_ctx)"},
+		{[]string{"MNEME_MODEL=long", "MNEME_NUM_CTX=2048"}, "2048 tokens (model 131072, set by MNEME_NUM_CTX)"},
 	} {
 		d := newDevice(t, srv.Host())
 		d.extra = c.extra
 		r := d.mustOK("", "doctor")
-		if !strings.Contains(r.stdout, "context") || !strings.Contains(r.stdout, c.want) {
+		if !strings.Contains(r.stdout, "context") || !strings.Contains(r.stdout, c.want) || !strings.Contains(r.stdout, "(set by MNEME_MODEL)") {
 			t.Errorf("%v: doctor lacks %q:\n%s", c.extra, c.want, r.stdout)
 		}
 	}

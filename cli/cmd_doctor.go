@@ -96,7 +96,7 @@ func (a *App) runDoctor(ctx context.Context, args []string) error {
 	if st, err := os.Stat(cfg.ConfigFile); err == nil && cfg.SecretsInFile && st.Mode().Perm()&0o077 != 0 {
 		row("", fmt.Sprintf("warning: other users could read it, and it holds a secret (the sync token or the encryption key); fix with: chmod 600 %s", cfg.ConfigFile))
 	}
-	row("data dir", cfg.DataDir)
+	row("data dir", cfg.DataDir+setBy(cfg, "data_dir"))
 	var schema int
 	if dbErr == nil {
 		if schema, err = s.store.SchemaVersion(ctx); err != nil {
@@ -120,11 +120,11 @@ func (a *App) runDoctor(ctx context.Context, args []string) error {
 		row("permissions", fmt.Sprintf("warning: %s other users could read (e.g. %s); fix with: chmod -R go-rwx %s",
 			files, sanitize.Text(wide[0]), sanitize.Text(cfg.DataDir)))
 	}
-	row("user", cfg.User)
+	row("user", cfg.User+setBy(cfg, "user"))
 
 	st := probeOllama(ctx, s.client, s.host, cfg)
 	if st.Reachable {
-		row("ollama", fmt.Sprintf("%s: reachable, version %s", st.Host, st.Version))
+		row("ollama", fmt.Sprintf("%s%s: reachable, version %s", st.Host, setBy(cfg, "ollama"), st.Version))
 		switch {
 		case len(st.Models) == 0 && st.Err != nil: // reachable, yet no list: "none installed" was not so
 			row("models", "could not be listed: "+st.Err.Error())
@@ -147,12 +147,22 @@ func (a *App) runDoctor(ctx context.Context, args []string) error {
 			row(k, fmt.Sprintf("%s (%s; %s%s)", m.Name, text.Bytes(m.Size), caps, ctxLen))
 		}
 	} else {
-		row("ollama", fmt.Sprintf("%s: NOT reachable", st.Host))
+		row("ollama", fmt.Sprintf("%s%s: NOT reachable", st.Host, setBy(cfg, "ollama")))
 	}
 	if st.Model != "" {
-		row("chat model", fmt.Sprintf("%s (%s)", st.Model, st.ModelWhy))
+		why := st.ModelWhy
+		if by := cfg.SetBy("model"); by != "" && why == "configured" {
+			why = "set by " + by
+		}
+		row("chat model", fmt.Sprintf("%s (%s)", st.Model, why))
 	}
-	row("context", chatContext(ctx, s.client, st, cfg).String())
+	choice := chatContext(ctx, s.client, st, cfg)
+	if by := cfg.SetBy("num_ctx"); by != "" && choice.Source == agent.ContextConfigured {
+		choice.Source = "set by " + by
+	} else if by := cfg.SetBy("num_ctx_max"); by != "" && choice.Source == agent.ContextCapped {
+		choice.Source = "capped by " + by
+	}
+	row("context", choice.String())
 	switch {
 	case st.Embed.Name != "":
 		row("embedding", fmt.Sprintf("%s (%s)", st.Embed.Name, st.EmbedNote))
@@ -161,7 +171,13 @@ func (a *App) runDoctor(ctx context.Context, args []string) error {
 	default:
 		row("embedding", "unknown while Ollama is unreachable: search is keyword-only")
 	}
-	row("learning", cfg.LearningLine(st.Model))
+	learning := cfg.LearningLine(st.Model)
+	if by := setBy(cfg, "memory_review"); by != "" && strings.HasSuffix(learning, `")`) {
+		learning = strings.TrimSuffix(learning, ")") + ", " + by[2:] // off (memory_review = "off", set by …)
+	} else {
+		learning += by
+	}
+	row("learning", learning)
 	switch {
 	case dbErr != nil:
 		row("sync", "not checked: the database cannot be opened")
@@ -247,6 +263,15 @@ func searchRow(ctx context.Context, s *session, st ollamaState, row func(k, v st
 // chatContext is the context the chat model runs with, as the agent
 // chooses it (agent.ChooseContext): without the model's details, from the
 // settings alone.
+// setBy is " (set by MNEME_X)" for a setting a flag, the environment or
+// the config file gave, "" for a default: which one to change.
+func setBy(cfg config.Config, key string) string {
+	if by := cfg.SetBy(key); by != "" {
+		return " (set by " + by + ")"
+	}
+	return ""
+}
+
 func chatContext(ctx context.Context, client *api.Client, st ollamaState, cfg config.Config) agent.ContextChoice {
 	var show *api.ShowResponse
 	if st.Reachable && st.Model != "" {

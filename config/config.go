@@ -50,6 +50,8 @@ type Config struct {
 	// EmbedModelKept is the embedding model the environment or the file
 	// sets ("" for the first installed one).
 	EmbedModelKept string `toml:"-"`
+	// from: where each setting's value came from (SetBy).
+	from map[string]string
 	// OllamaRegistry is where Ollama downloads models from: when it cannot
 	// be reached, the chat does not offer downloads that cannot work.
 	// "off" skips the check.
@@ -176,7 +178,7 @@ func Check(flags Flags, getenv func(string) string) (Config, []error) {
 	var problems []error
 	typed := map[string]error{} // the file's values of the wrong type, by key
 	var typedKeys []string
-	l := layers{getenv: getenv, problems: &problems, above: map[string]bool{}}
+	l := layers{getenv: getenv, problems: &problems, above: map[string]bool{}, from: map[string]string{}}
 	file.ConfigFile = first(flags.configFile, getenv(envConfig))
 	explicitFile := file.ConfigFile != ""
 	if !explicitFile {
@@ -210,6 +212,7 @@ func Check(flags Flags, getenv func(string) string) (Config, []error) {
 	}
 	var overridden, first []error
 	cfg := resolve(file, flags, getenv, l)
+	cfg.from = l.from
 	for _, key := range typedKeys {
 		if l.above[key] {
 			overridden = append(overridden, typed[key])
@@ -331,6 +334,11 @@ func resolve(cfg Config, flags Flags, getenv func(string) string, l layers) Conf
 	}
 	return cfg
 }
+
+// SetBy says where the value of the config file's key (such as "model" or
+// "num_ctx") came from: its flag ("--model"), its environment variable
+// ("MNEME_MODEL") or "the config file"; "" when it is the default.
+func (c Config) SetBy(key string) string { return c.from[key] }
 
 // dataDirPath is the data dir a setting names: "~/" is the home folder;
 // a relative path is taken from the working folder when typed (a flag, the

@@ -496,3 +496,22 @@ func TestUnknownKeyNamesTheNearestOne(t *testing.T) {
 		t.Fatalf("got %v\nwant …%s", err, want)
 	}
 }
+
+// SetBy names where a setting came from, for doctor: its flag, its
+// environment variable, the file, or nothing for a default.
+func TestSetByNamesTheLayer(t *testing.T) {
+	home := t.TempDir()
+	file := filepath.Join(home, "config.toml")
+	os.WriteFile(file, []byte("model = \"llama3.2\"\nmax_steps = 6\nnum_ctx = 4096\nuser = \"ann\"\n"), 0o600)
+	env := map[string]string{"HOME": home, "MNEME_CONFIG": file, "MNEME_NUM_CTX": "2048", "OLLAMA_HOST": "127.0.0.1:9"}
+	cfg, err := Load(parseCommon(t, "--user", "bob"), envMap(env))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for key, want := range map[string]string{"model": "the config file", "max_steps": "the config file", "num_ctx": "MNEME_NUM_CTX",
+		"ollama": "OLLAMA_HOST", "user": "--user", "embed_model": "", "window_size": ""} {
+		if got := cfg.SetBy(key); got != want {
+			t.Errorf("SetBy(%q) = %q, want %q", key, got, want)
+		}
+	}
+}

@@ -75,6 +75,9 @@ func fromFile(file, key string, v any) origin {
 	return origin(fmt.Sprintf("config %s: %s = %v", file, key, v))
 }
 
+// fileOrigin is where a value the config file gave came from (SetBy).
+const fileOrigin = "the config file"
+
 // layers are the places below the flags a setting is read from.
 type layers struct {
 	getenv func(string) string
@@ -85,6 +88,16 @@ type layers struct {
 	// above holds the keys a flag or the environment set: the file's
 	// value, if any, is overridden.
 	above map[string]bool
+	// from holds where each key set came from: "--model", "MNEME_MODEL",
+	// "the config file" (Config.SetBy).
+	from map[string]string
+}
+
+// set notes that key's value came from where (nil from: not noted).
+func (l layers) set(key, where string) {
+	if l.from != nil {
+		l.from[key] = where
+	}
 }
 
 // over notes that a flag or the environment gave key's value.
@@ -111,11 +124,15 @@ func (l layers) text(flagName, flagValue, env, key string, dst *string) origin {
 	case flagName != "" && flagValue != "":
 		*dst = flagValue
 		l.over(key)
+		l.set(key, "--"+flagName)
 		return fromFlag(flagName, flagValue)
 	case env != "" && l.getenv(env) != "":
 		*dst = l.getenv(env)
 		l.over(key)
+		l.set(key, env)
 		return fromEnv(env, *dst)
+	case *dst != "":
+		l.set(key, fileOrigin)
 	}
 	return fromFile(l.file, key, *dst)
 }
@@ -159,8 +176,15 @@ func (w whole) resolve(l layers) {
 func (w whole) read(l layers) error {
 	where := fromFile(l.file, w.key, *w.dst)
 	v := strings.TrimSpace(envOf(l, w.env))
-	if v != "" || w.flag != nil && w.flag.set {
+	switch {
+	case w.flag != nil && w.flag.set:
 		l.over(w.key)
+		l.set(w.key, "--"+w.flagName)
+	case v != "":
+		l.over(w.key)
+		l.set(w.key, w.env)
+	case *w.dst != 0:
+		l.set(w.key, fileOrigin)
 	}
 	switch {
 	case w.flag != nil && w.flag.set:
