@@ -137,9 +137,11 @@ type Config struct {
 	// changes).
 	Changes <-chan struct{}
 	// Answering reports whether another mneme is answering in a
-	// conversation now (its turn lock), read when one is opened: its
-	// half-written answer is drawn as being written, not as interrupted.
-	// Nil: not known.
+	// conversation now (its turn lock), read when one is opened and with
+	// each reading of another's changes: its half-written answer is drawn
+	// as being written, not as interrupted, until the lock is let go.
+	// Nil: not known (a half-written answer that grows between readings
+	// is taken as being written).
 	Answering func(convID string) bool
 	// Learnt receives what was learnt from a finished turn in the
 	// background; the chat shows it under the answer (nil: nothing is).

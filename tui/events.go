@@ -72,6 +72,9 @@ type (
 	othersAddedMsg struct {
 		conv memory.Conversation
 		msgs []memory.Message
+		// answering: another mneme holds the conversation's turn lock
+		// (Config.Answering), read with msgs; unknown when lockKnown is false.
+		answering, lockKnown bool
 	}
 
 	// othersDeletedMsg says the open conversation was deleted elsewhere.

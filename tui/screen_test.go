@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -1213,5 +1214,48 @@ func TestAnAnswerBeingWrittenElsewhereIsDrawnSo(t *testing.T) {
 		if writing := h.shows("still being written by another mneme"); writing != answering || h.shows("(interrupted)") == answering {
 			t.Fatalf("answering %v:\n%s", answering, h.screen())
 		}
+	}
+}
+
+// TestAnAnswerStaysBeingWrittenWhileItsWriterHoldsTheLock: another
+// mneme's answer, saved once a second, read twice between two saves,
+// stays drawn as being written while its turn lock is held (it read
+// "(interrupted)" mid-stream); let go, the same answer reads interrupted.
+func TestAnAnswerStaysBeingWrittenWhileItsWriterHoldsTheLock(t *testing.T) {
+	ctx := context.Background()
+	store := openStore(t)
+	c := storeConversation(t, store, "Shared", "first question here", "first answer here")
+	var held atomic.Bool
+	cfg, _ := screenConfig(t, store)
+	cfg.ConversationID = c.ID
+	cfg.Answering = func(id string) bool { return held.Load() && id == c.ID }
+	h := newHarness(t, cfg)
+	h.runUntilShown("first answer here")
+	held.Store(true)
+	for _, m := range []memory.Message{{Role: memory.RoleUser, Content: "from a script BETA"},
+		{Role: memory.RoleAssistant, Content: "beta first words", Status: memory.StatusInterrupted}} {
+		m.ConversationID = c.ID
+		if _, err := store.AppendMessage(ctx, testUser, m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h.send(storeChangedMsg{})
+	h.runUntilShown("beta first words", "(still being written by another mneme…)")
+	for range staleReads + 1 { // no save between these readings
+		h.send(othersTickMsg{})
+		for len(h.queue) > 0 {
+			h.step()
+		}
+	}
+	if !h.shows("(still being written by another mneme…)") || h.shows("(interrupted)") {
+		t.Fatalf("an answer whose writer holds the lock is drawn as stopped:\n%s", h.screen())
+	}
+	held.Store(false) // stopped for good, its answer left cut
+	h.send(othersTickMsg{})
+	for len(h.queue) > 0 {
+		h.step()
+	}
+	if h.shows("still being written") || !h.shows("(interrupted)") {
+		t.Fatalf("an answer nobody writes any more is drawn as being written:\n%s", h.screen())
 	}
 }

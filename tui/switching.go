@@ -356,8 +356,11 @@ func (m *Model) followOthers() tea.Cmd {
 	}
 	ctx, store, user, id, shown := m.life.ctx, m.store, m.userID, m.convID, m.msgCount
 	live := m.others.active && m.others.live
-	title, archived := m.title, m.archived
+	title, archived, answering := m.title, m.archived, m.cfg.Answering
 	return func() tea.Msg {
+		// Read before the messages: a lock let go after them would leave a
+		// whole answer drawn as being written until the next reading.
+		held := answering != nil && answering(id)
 		c, err := store.Conversation(ctx, user, id)
 		if errors.Is(err, memory.ErrNotFound) {
 			return othersDeletedMsg{id: id}
@@ -375,7 +378,7 @@ func (m *Model) followOthers() tea.Cmd {
 		if err != nil {
 			return nil
 		}
-		return othersAddedMsg{conv: c, msgs: msgs}
+		return othersAddedMsg{conv: c, msgs: msgs, answering: held, lockKnown: answering != nil}
 	}
 }
 
@@ -428,6 +431,13 @@ func (m *Model) handleOthersAdded(msg othersAddedMsg) tea.Cmd {
 	m.others.live = slices.ContainsFunc(msg.msgs, halfWritten) && m.others.still < staleReads
 	tail := all[len(before):]
 	writing := m.writingElsewhere(msg.msgs)
+	if msg.lockKnown {
+		// The turn lock says it: an answer saved once a second was read
+		// twice between two saves, and drawn as interrupted mid-stream.
+		last := len(msg.msgs) - 1
+		writing = msg.answering && last >= m.others.from && msg.msgs[last].Role == memory.RoleAssistant && halfWritten(msg.msgs[last])
+		m.others.live = m.others.live || msg.answering
+	}
 	if writing { // its entry is the tail's last interrupted answer
 		for i := len(tail) - 1; i >= 0; i-- {
 			if tail[i].Kind == transcript.KindAssistant && tail[i].Interrupted {
