@@ -23,14 +23,22 @@ func (b *MemoryBrowser) startEdit(n memory.Note) tea.Cmd {
 	ta.SetHeight(b.editRows())
 	b.editFrom = shown(n.Content)
 	ta.SetValue(b.editFrom)
-	b.editor, b.editID, b.mode = ta, n.ID, memEdit
+	b.editor, b.editID, b.mode, b.discardArmed = ta, n.ID, memEdit, false
 	return b.editor.Focus()
 }
 
-// editKey is a key for the inline editor: ctrl+s saves, esc cancels.
+// editKey is a key for the inline editor: ctrl+s saves, esc cancels (an
+// edited text on a second esc: one keystroke threw a paragraph away).
 func (b MemoryBrowser) editKey(msg tea.KeyPressMsg) (MemoryBrowser, tea.Cmd) {
+	armed := b.discardArmed
+	b.discardArmed = false
 	switch {
 	case key.Matches(msg, b.keys.Back):
+		if !armed && strings.TrimSpace(b.editor.Value()) != strings.TrimSpace(b.editFrom) {
+			b.discardArmed = true
+			b.setHint("Esc again throws your edit away; ctrl+s saves it.", false)
+			return b, nil
+		}
 		b.editor.Blur()
 		b.mode, b.editID = memView, ""
 		b.setHint("Edit cancelled.", false)

@@ -119,6 +119,9 @@ type MemoryBrowser struct {
 	// Saved unchanged, it writes nothing (the note may hold tabs, escapes
 	// or bidi controls the editor never showed).
 	editFrom string
+	// discardArmed: Esc was pressed once on an edited text; a second Esc
+	// throws the edit away, any other key keeps editing.
+	discardArmed bool
 	viewTop  int // first row of the note's text shown in memView (or of memHistory)
 
 	history     []history.Change // of histNote, newest first

@@ -139,9 +139,20 @@ func TestMemoryBrowserEditSavesToTheStore(t *testing.T) {
 		t.Fatalf("search for the new text: %+v", res)
 	}
 
-	// Esc cancels an edit without writing.
+	// Esc on an edited text asks first: a second Esc cancels it without
+	// writing; a key between them keeps editing.
 	c.Send(keyRune('e'))
 	c.TypeText(" Forget this.")
+	c.Send(keyEsc)
+	requireShows(t, c.M.View(), "Esc again throws your edit away; ctrl+s saves it.", "Forget this.")
+	if !c.M.InputFocused() {
+		t.Fatal("one Esc left an edited note's editor")
+	}
+	c.TypeText(" Really.")
+	c.Send(keyEsc)
+	if !c.M.InputFocused() {
+		t.Fatal("an Esc after typing again threw the edit away at once")
+	}
 	c.Send(keyEsc)
 	c.RunAll()
 	if got := must[memory.Note](t)(f.store.Note(ctx, testUser, f.cat.ID)); got.Content != want {
