@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
 )
 
 // maxFPS caps the frames drawn per second. Bubble Tea's renderer wakes up
@@ -28,7 +29,12 @@ func Run(ctx context.Context, cfg Config, opts ...tea.ProgramOption) error {
 	// would race with that: on SIGTERM it tries to send a QuitMsg to a
 	// program that ctx already stopped, and its shutdown then waits on it
 	// for ever.
-	p := tea.NewProgram(m, append([]tea.ProgramOption{tea.WithContext(ctx), tea.WithFPS(maxFPS), tea.WithoutSignalHandler()}, opts...)...)
+	//
+	// The colour profile is the one lipgloss found for stdout when the
+	// process began: detected again, in tmux it ran `tmux info` a second
+	// time before the first frame.
+	p := tea.NewProgram(m, append([]tea.ProgramOption{tea.WithContext(ctx), tea.WithFPS(maxFPS), tea.WithoutSignalHandler(),
+		tea.WithColorProfile(lipgloss.Writer.Profile)}, opts...)...)
 	_, err := p.Run()
 	switch {
 	case err == nil, errors.Is(err, tea.ErrInterrupted):
