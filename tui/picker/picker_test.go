@@ -254,3 +254,17 @@ func TestOverlaysRestyleKeepState(t *testing.T) {
 	p.Send(keyEsc)
 	mgr.WaitReturned(t)
 }
+
+// TestModelPickerInALowWindowListsWhatFits: too low for its hint and help
+// lines, the picker gives their rows to the list (at 40×12 it showed one
+// model of two, above empty rows).
+func TestModelPickerInALowWindowListsWhatFits(t *testing.T) {
+	mgr := paneltest.NewFakeModels(chatModel, embedModel)
+	for _, h := range []int{9, 11} { // without, and with, its hint and help lines
+		c := newPicker(t, mgr, newTestClock(), "qwen2.5:7b", "", 40, h)
+		requireShows(t, c.M.View(), "2 installed", "qwen2.5", "nomic-em")
+		if n := strings.Count(c.M.View(), "\n") + 1; n != h {
+			t.Fatalf("the picker draws %d rows in %d:\n%s", n, h, c.M.View())
+		}
+	}
+}

@@ -25,7 +25,15 @@ const (
 )
 
 func (p ModelPicker) listRows() int {
-	return max(1, p.height-modelsTopRows-modelsBottomRows-(len(p.hintLines())-1))
+	// The rows the pull's part leaves unused are the list's (at 40×12 it
+	// showed one model of two, above two empty rows).
+	unused := 3 - (strings.Count(p.pullView(), "\n") + 1)
+	if p.height < modelsTopRows+modelsBottomRows {
+		// Too low for the hint and help lines (View leaves them out): the
+		// list has their rows too.
+		unused += 2
+	}
+	return max(1, p.height-modelsTopRows-modelsBottomRows+unused-(len(p.hintLines())-1))
 }
 
 // maxHintRows bounds the rows a long hint (an error) wraps to.
@@ -230,8 +238,11 @@ func (p ModelPicker) pullView() string {
 	if len(lines) == 0 {
 		lines = append(lines, p.st.Dim.Render("p pulls another model from the Ollama library."))
 	}
+	n := 0
 	for i := range lines {
 		lines[i] = ansi.Wrap(lines[i], w, " ") // read whole, not cut at the edge
+		n += strings.Count(lines[i], "\n") + 1
 	}
-	return panel.Block(lines, w, 3)
+	// As many rows as it says (at most 3): the rows it leaves are the list's.
+	return panel.Block(lines, w, min(n, 3))
 }
