@@ -299,3 +299,16 @@ func TestAServerThatIsNotOllamaIsSaid(t *testing.T) {
 		t.Fatalf("ask: exit %d, stderr %q", r.code, r.stderr)
 	}
 }
+
+// TestDoctorWithNoModelsSaysNoneInstalled: an Ollama with no model listed
+// them, and none is installed: doctor says so, not "could not be listed"
+// (the missing chat model is its own problem line).
+func TestDoctorWithNoModelsSaysNoneInstalled(t *testing.T) {
+	t.Parallel() // own data dir and fake Ollama
+	srv := fakeollama.New(t, fakeollama.WithModels())
+	d := newDevice(t, srv.Host())
+	r := d.mneme("", "doctor")
+	if !strings.Contains(r.stdout, "none installed") || strings.Contains(r.stdout, "could not be listed") || !strings.Contains(r.stdout, "problem: ") {
+		t.Fatalf("doctor with no models:\n%s", r.stdout)
+	}
+}

@@ -126,7 +126,7 @@ func (a *App) runDoctor(ctx context.Context, args []string) error {
 	if st.Reachable {
 		row("ollama", fmt.Sprintf("%s%s: reachable, version %s", st.Host, setBy(cfg, "ollama"), st.Version))
 		switch {
-		case len(st.Models) == 0 && st.Err != nil: // reachable, yet no list: "none installed" was not so
+		case !st.Listed && st.Err != nil: // reachable, yet no list: "none installed" was not so
 			row("models", "could not be listed: "+st.Err.Error())
 		case len(st.Models) == 0:
 			row("models", "none installed")

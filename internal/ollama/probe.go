@@ -21,9 +21,11 @@ type State struct {
 	Reachable bool        `json:"reachable"`
 	Version   string      `json:"version,omitempty"`
 	Models    []ModelInfo `json:"models"`
-	Model     string      `json:"model,omitempty"`
-	ModelWhy  string      `json:"model_reason,omitempty"`
-	Err       error       `json:"-"`
+	// Listed: the models were listed (Models may still be none).
+	Listed   bool   `json:"-"`
+	Model    string `json:"model,omitempty"`
+	ModelWhy string `json:"model_reason,omitempty"`
+	Err      error  `json:"-"`
 	// Embed is the embedding model ("" means keyword-only search) and
 	// EmbedNote explains its choice or absence.
 	Embed     ModelInfo `json:"embed_model"`
@@ -60,6 +62,7 @@ func Probe(ctx context.Context, c Prober, host, chatModel, embedModel string, ex
 		st.EmbedNote = "not known: the models could not be listed, so search is keyword-only for now"
 		return st
 	}
+	st.Listed = true
 	st.Model, st.ModelWhy, st.Err = ChooseChat(st.Models, chatModel, host)
 	st.Embed, st.EmbedNote = ChooseEmbed(st.Models, embedModel)
 	return st
