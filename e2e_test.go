@@ -331,11 +331,13 @@ func TestAskMissingModel(t *testing.T) {
 	}
 	// With --json, a failure before the answer is JSON on stdout too (it
 	// printed nothing there), so that a script reads its "error".
+	// It names the model that was asked for.
 	r = d.mneme("", "ask", "--json", "hi")
 	var out struct {
-		Answer, Error string
+		Answer, Error, Model string
 	}
-	if err := json.Unmarshal([]byte(r.stdout), &out); err != nil || r.code != 1 || !strings.Contains(out.Error, "ollama pull nosuch") || out.Answer != "" {
+	if err := json.Unmarshal([]byte(r.stdout), &out); err != nil || r.code != 1 || !strings.Contains(out.Error, "ollama pull nosuch") || out.Answer != "" ||
+		out.Model != "nosuch" {
 		t.Fatalf("--json: exit %d, %v, stdout %q", r.code, err, r.stdout)
 	}
 	// So is a database that does not open (a wrong key).

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -87,9 +88,10 @@ func (a *App) runAsk(ctx context.Context, args []string) (err error) {
 	}
 	// failed is a failure before the answer: with --json, said as JSON
 	// too, so that a script reads an "error" whatever went wrong.
+	model := common.Model // the model asked for, as far as it is known (said by --json on failure)
 	failed := func(err error, convID string) error {
 		if *asJSON {
-			_ = writeJSON(a.stdout, askResult{Result: agent.Result{ConversationID: convID, ToolCalls: []agent.ToolActivity{}, MemoriesUsed: []agent.Memory{}},
+			_ = writeJSON(a.stdout, askResult{Result: agent.Result{ConversationID: convID, Model: model, ToolCalls: []agent.ToolActivity{}, MemoriesUsed: []agent.Memory{}},
 				Learned: []learn.Learnt{}, Error: sanitize.Line(err.Error())})
 		}
 		return err
@@ -117,6 +119,7 @@ func (a *App) runAsk(ctx context.Context, args []string) (err error) {
 	}
 	defer unlock()
 	st := probeOllama(ctx, s.client, s.host, s.cfg)
+	model = cmp.Or(st.Model, s.cfg.Model)
 	if st.Err != nil && ctx.Err() == nil && created {
 		// No answer can come (Ollama down, no model): the conversation this
 		// ask began goes again, so that a script's failed runs leave none.
