@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -20,6 +21,7 @@ import (
 
 	"github.com/mneme-dev/mneme/internal/fakeollama"
 	"github.com/mneme-dev/mneme/internal/realollama"
+	"github.com/mneme-dev/mneme/memory"
 )
 
 // longModel is a chat model like most of Ollama's library: a long
@@ -310,5 +312,22 @@ func TestDoctorWithNoModelsSaysNoneInstalled(t *testing.T) {
 	r := d.mneme("", "doctor")
 	if !strings.Contains(r.stdout, "none installed") || strings.Contains(r.stdout, "could not be listed") || !strings.Contains(r.stdout, "problem: ") {
 		t.Fatalf("doctor with no models:\n%s", r.stdout)
+	}
+}
+
+// TestDoctorQuotesAPathWithAnEscape: a data dir whose name holds an escape
+// is shown quoted, as the folder it is, not cleaned into another plausible
+// name; its database is inside it.
+func TestDoctorQuotesAPathWithAnEscape(t *testing.T) {
+	t.Parallel() // own data dir and fake Ollama
+	srv := fakeollama.New(t)
+	d := newDevice(t, srv.Host())
+	dir := filepath.Join(d.home, "d\x1b[31mx")
+	r := d.mustOK("", "--data-dir", dir, "doctor")
+	if !strings.Contains(r.stdout, strconv.Quote(dir)) || strings.ContainsRune(r.stdout, '\x1b') {
+		t.Fatalf("doctor:\n%s", r.stdout)
+	}
+	if _, err := os.Stat(filepath.Join(dir, memory.DBFileName)); err != nil {
+		t.Fatalf("the database is not in the data dir: %v", err)
 	}
 }

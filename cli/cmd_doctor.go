@@ -92,11 +92,11 @@ func (a *App) runDoctor(ctx context.Context, args []string) error {
 	case over > 1:
 		bad += fmt.Sprintf("; %d bad values below that flags or the environment override", over)
 	}
-	row("config", fmt.Sprintf("%s (%s)%s", cfg.ConfigFile, cfgState, bad))
+	row("config", fmt.Sprintf("%s (%s)%s", sanitize.Path(cfg.ConfigFile), cfgState, bad))
 	if st, err := os.Stat(cfg.ConfigFile); err == nil && cfg.SecretsInFile && st.Mode().Perm()&0o077 != 0 {
 		row("", fmt.Sprintf("warning: other users could read it, and it holds a secret (the sync token or the encryption key); fix with: chmod 600 %s", cfg.ConfigFile))
 	}
-	row("data dir", cfg.DataDir+setBy(cfg, "data_dir"))
+	row("data dir", sanitize.Path(cfg.DataDir)+setBy(cfg, "data_dir"))
 	var schema int
 	if dbErr == nil {
 		if schema, err = s.store.SchemaVersion(ctx); err != nil {
@@ -105,13 +105,13 @@ func (a *App) runDoctor(ctx context.Context, args []string) error {
 	}
 	switch {
 	case dbErr != nil:
-		row("database", filepath.Join(cfg.DataDir, memory.DBFileName)+": cannot be opened (below)")
+		row("database", sanitize.Path(filepath.Join(cfg.DataDir, memory.DBFileName))+": cannot be opened (below)")
 	case readOnly != nil:
-		row("database", fmt.Sprintf("%s (schema %d of %d): %v", s.store.Path(), schema, memory.LatestSchemaVersion(), readOnly))
+		row("database", fmt.Sprintf("%s (schema %d of %d): %v", sanitize.Path(s.store.Path()), schema, memory.LatestSchemaVersion(), readOnly))
 	default:
-		row("database", fmt.Sprintf("%s (schema %d of %d)", s.store.Path(), schema, memory.LatestSchemaVersion()))
+		row("database", fmt.Sprintf("%s (schema %d of %d)", sanitize.Path(s.store.Path()), schema, memory.LatestSchemaVersion()))
 	}
-	row("log", cfg.DataDir+"/mneme.log")
+	row("log", sanitize.Path(filepath.Join(cfg.DataDir, "mneme.log")))
 	if wide := private.Wide(cfg.DataDir); len(wide) > 0 {
 		files := fmt.Sprintf("%d files", len(wide))
 		if len(wide) == 1 {

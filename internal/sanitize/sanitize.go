@@ -5,6 +5,7 @@
 package sanitize
 
 import (
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -211,6 +212,19 @@ func isTag(r rune) bool { return r >= 0xe0020 && r <= 0xe007f }
 func isJoiner(r rune) bool { return r == 0x200c || r == 0x200d }
 
 func visible(r rune) bool { return !unicode.IsSpace(r) && !isInvisible(r) }
+
+// Path is a file's path as shown where it names mneme's own files (doctor's
+// config file, data dir, database): as it is, or, when it holds what Line
+// would take out (an escape, a control or invisible character), quoted as
+// Go writes strings ("/tmp/d\x1b[31mx"), so that what is shown names that
+// folder, not a plausible other one (as git's core.quotePath does). A
+// document's path is shown cleaned instead: docs rm takes it as shown.
+func Path(p string) string {
+	if Line(p) == p {
+		return p
+	}
+	return strconv.Quote(p)
+}
 
 // Title is a title as shown: Line, cut to TitleMax characters with "…".
 func Title(s string) string {

@@ -155,3 +155,20 @@ func TestJSONEscapesC1AndBidi(t *testing.T) {
 		t.Errorf("JSON changed clean input: %s", got)
 	}
 }
+
+// A path is shown as it is, or quoted when it holds what Line would take
+// out: what is shown names that file and can be typed back.
+func TestPath(t *testing.T) {
+	for in, want := range map[string]string{
+		"/home/ann/notes.md":    "/home/ann/notes.md",
+		"/home/ann/日本 notes.md": "/home/ann/日本 notes.md",
+		"/tmp/d\x1b[31mx":       `"/tmp/d\x1b[31mx"`,
+		"/tmp/evil\u202etxt.md": `"/tmp/evil\u202etxt.md"`,
+		"/tmp/zero\u200bwidth":  `"/tmp/zero\u200bwidth"`,
+		"/tmp/new\nline":        `"/tmp/new\nline"`,
+	} {
+		if got := Path(in); got != want {
+			t.Errorf("Path(%q) = %s, want %s", in, got, want)
+		}
+	}
+}
