@@ -122,7 +122,7 @@ type MemoryBrowser struct {
 	// discardArmed: Esc was pressed once on an edited text; a second Esc
 	// throws the edit away, any other key keeps editing.
 	discardArmed bool
-	viewTop  int // first row of the note's text shown in memView (or of memHistory)
+	viewTop      int // first row of the note's text shown in memView (or of memHistory)
 
 	history     []history.Change // of histNote, newest first
 	histNote    string
