@@ -107,8 +107,10 @@ func (a *App) Run(ctx context.Context, args []string) error {
 	a.stdout = out
 	defer func() { a.stdout = orig }()
 	err := a.runCommand(ctx, args)
-	if err == nil && out.Err != nil {
-		// Output lost (a full disk, a closed pipe) is not success.
+	var ex exitError
+	if out.Err != nil && (err == nil || errors.As(err, &ex) && ex.code == 0) {
+		// Output lost (a full disk, a closed pipe) is not success, a
+		// help asked for (-h, which ends with exit code 0) included.
 		err = outputError{out.Err}
 	}
 	return err

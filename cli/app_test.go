@@ -186,3 +186,14 @@ func TestHelpOfASubcommand(t *testing.T) {
 		}
 	}
 }
+
+// Help asked for and lost (mneme --help > /dev/full) is not success, as
+// any other output lost is not.
+func TestHelpLostIsAFailure(t *testing.T) {
+	for _, args := range []string{"--help", "ask -h", "help docs add", "version"} {
+		err := newApp(strings.NewReader(""), fullDisk{}, &strings.Builder{}, envMap(nil)).Run(context.Background(), strings.Fields(args))
+		if !errors.As(err, new(outputError)) {
+			t.Errorf("mneme %s to a full disk: %v", args, err)
+		}
+	}
+}
