@@ -377,6 +377,11 @@ func TestDoctor(t *testing.T) {
 		!strings.Contains(r.stdout, `problem: extract_model "nosuch" is not installed: nothing is learnt from your turns until you run `+"`ollama pull nosuch`") {
 		t.Errorf("doctor with extract_model not installed: exit %d\n%s", r.code, r.stdout)
 	}
+	// A chat model not installed names the setting that asked for it.
+	d.extra = []string{"MNEME_MODEL=nosuch"}
+	if r := d.mneme("", "doctor"); r.code != 1 || !strings.Contains(r.stdout, "run `ollama pull nosuch` (set by MNEME_MODEL)") {
+		t.Errorf("doctor with a chat model not installed: exit %d\n%s", r.code, r.stdout)
+	}
 	d.extra = nil
 	down := newDevice(t, "127.0.0.1:1")
 	if r := down.mneme("", "doctor"); r.code == 0 || !strings.Contains(r.stdout, "NOT reachable") || !strings.Contains(r.stdout, "ollama serve") {

@@ -200,6 +200,9 @@ func (a *App) runDoctor(ctx context.Context, args []string) error {
 		problems = append(problems, fmt.Errorf("database: %w", dbErr))
 	}
 	if problem := cmp.Or(st.Err, readOnly); problem != nil {
+		if errors.Is(problem, ollama.ErrModelNotFound) && cfg.SetBy("model") != "" {
+			problem = fmt.Errorf("%w%s", problem, setBy(cfg, "model")) // which setting to change
+		}
 		problems = append(problems, problem)
 	}
 	if cfg.EmbedModel != "" && st.Reachable && st.Embed.Name == "" { // the one set is not installed
