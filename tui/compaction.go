@@ -52,7 +52,7 @@ func (m *Model) startJob(runner Runner, convID, prompt string) tea.Cmd {
 	m.lastRun++
 	ctx, cancel := context.WithCancel(m.life.ctx)
 	events := make(chan agent.Event, eventBuffer)
-	m.run = &activeRun{id: m.lastRun, cancel: cancel, events: events, prompt: prompt}
+	m.run = &activeRun{id: m.lastRun, cancel: cancel, events: events, prompt: prompt, quietSince: m.now()}
 	m.setPhase(phaseRunning)
 	job := runJob{
 		ctx:    ctx,

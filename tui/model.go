@@ -67,8 +67,13 @@ type activeRun struct {
 	cancel    context.CancelFunc
 	events    <-chan agent.Event
 	cancelled bool
-	prompt    string           // sent again in a new conversation if this one was deleted meanwhile
-	cites     []agent.Citation // the passages its tool calls gave the model
+	// quietSince is when the model last said something (a word, a
+	// thought, a tool call); quietFor, how long before the spinner's last
+	// turn: long, the status says what it waits for.
+	quietSince time.Time
+	quietFor   time.Duration
+	prompt     string           // sent again in a new conversation if this one was deleted meanwhile
+	cites      []agent.Citation // the passages its tool calls gave the model
 	// attached and attachedDocs are /attach's documents it was told of:
 	// told again with the next prompt when it is stopped or fails.
 	attached, attachedDocs []string
@@ -610,6 +615,10 @@ func (m *Model) applyEvent(ev agent.Event) {
 	if n, ok := ev.(agent.NoticeEvent); !ok || !n.Passing {
 		m.transcript.DropPassing() // the wait it told of is over
 	}
+	switch ev.(type) {
+	case agent.ContentDelta, agent.ThinkingDelta, agent.ToolCallEvent, agent.ToolResultEvent:
+		m.run.quietSince, m.run.quietFor = m.now(), 0
+	}
 	switch ev := ev.(type) {
 	case agent.ContentDelta:
 		m.transcript.AppendContent(ev.Text)
@@ -658,6 +667,9 @@ func (m *Model) handleSpin() tea.Cmd {
 	}
 	// The spinner's own tick command is dropped: spinnerCmd drives it.
 	m.spin, _ = m.spin.Update(spinner.TickMsg{ID: m.spin.ID()})
+	if m.run != nil {
+		m.run.quietFor = m.now().Sub(m.run.quietSince)
+	}
 	if m.transcript.LiveStale() {
 		m.transcript.Refresh(m.now(), false) // text held back by the render interval
 	}

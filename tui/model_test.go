@@ -764,3 +764,31 @@ func TestEscThatClosedAPanelDoesNotStopTheAnswer(t *testing.T) {
 	h.send(keyEsc)
 	h.runUntilShown("Half an answer", "(interrupted)")
 }
+
+// TestAQuietModelIsSaidToBeWaitedFor: a model that says nothing for a
+// while (Ollama busy with another's work, or loading the model) is said to
+// be waited for, with how long, instead of a bare "generating"; its first
+// word brings "generating" back.
+func TestAQuietModelIsSaidToBeWaitedFor(t *testing.T) {
+	store := openStore(t)
+	r := newFakeRunner(store, "Once", " upon")
+	r.gate = make(chan struct{}, 2)
+	h := newHarness(t, config(store, r, readyProbe))
+	h.runUntilShown("Ollama ready v0.6.5")
+	h.typeText("tell me a story")
+	h.send(keyEnter)
+	h.runUntil("the run started", func() bool { return h.m.run != nil })
+	for range 8 { // the spinner's turns; the harness's clock moves a second a reading
+		h.send(spinMsg{})
+	}
+	if !h.shows("waiting for the model · ") || h.shows("generating") {
+		t.Fatalf("a quiet model is not said to be waited for:\n%s", h.screen())
+	}
+	r.gate <- struct{}{}
+	h.runUntilShown("Once")
+	if !h.shows("generating") || h.shows("waiting for the model") {
+		t.Fatalf("the model's first word did not bring generating back:\n%s", h.screen())
+	}
+	r.gate <- struct{}{}
+	h.runUntilIdle()
+}

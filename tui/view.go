@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
@@ -167,6 +168,10 @@ func (m Model) alertView() string {
 	return panel.CapRows(m.st.Alert.Width(w).Render("✗ "+sanitize.Text(m.alert)), maxAlertRows, w)
 }
 
+// quietAfter is how long a model may say nothing before the status line
+// says it is waited for, and for how long.
+const quietAfter = 5 * time.Second
+
 func (m Model) statusView() string {
 	s := statusline.Info{
 		Model:        m.probe.Model,
@@ -185,6 +190,12 @@ func (m Model) statusView() string {
 		s.Activity = "connecting"
 	case phaseCreating, phaseRunning:
 		s.Activity = "generating"
+		if m.run != nil && m.run.quietFor >= quietAfter {
+			// Ollama busy (another mneme's answer, a docs add's
+			// embeddings) or loading the model: minutes of "generating"
+			// with nothing on screen read as a hang.
+			s.Activity = fmt.Sprintf("waiting for the model · %ds", int(m.run.quietFor.Seconds()))
+		}
 		if m.compacting {
 			s.Activity = "compacting"
 		}
