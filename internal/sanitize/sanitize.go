@@ -35,7 +35,7 @@ func Text(s string) string {
 	if !clean(s) {
 		s = controls(s)
 	}
-	if strings.IndexFunc(s, func(r rune) bool { return isInvisible(r) && !isMark(r) }) >= 0 {
+	if strings.IndexFunc(s, func(r rune) bool { return isInvisible(r) && !isMark(r) || isSelector(r) }) >= 0 {
 		s = dropInvisible(s, isMark)
 	}
 	return s
@@ -162,7 +162,7 @@ func bidiBytes(b1, b2 byte) bool {
 // the direction marks go too (terminals disagree on their width).
 func Line(s string) string {
 	s = Text(s)
-	if strings.IndexFunc(s, isInvisible) >= 0 {
+	if strings.IndexFunc(s, func(r rune) bool { return isInvisible(r) || isSelector(r) }) >= 0 {
 		s = dropInvisible(s, func(rune) bool { return false })
 	}
 	return strings.Join(strings.Fields(s), " ")
@@ -176,7 +176,8 @@ func Line(s string) string {
 // and tag characters carry words no one sees. A zero-width joiner or
 // non-joiner between two visible characters stays: it is part of the text
 // (a family emoji, a Persian or Devanagari word); so do the tags of a
-// subdivision flag (🏴 and its tags), and those keep says.
+// subdivision flag (🏴 and its tags), one variation selector after a
+// visible character, and those keep says.
 func dropInvisible(s string, keep func(rune) bool) string {
 	r := []rune(s)
 	var b strings.Builder
@@ -187,6 +188,9 @@ func dropInvisible(s string, keep func(rune) bool) string {
 		flag := isTag(c) && (last == 0x1f3f4 || isTag(last))
 		if isInvisible(c) && !joins && !flag && !keep(c) {
 			continue
+		}
+		if isSelector(c) && (i == 0 || !visible(last) || isSelector(last) || c >= 0xe0100 && !unicode.Is(unicode.Han, last)) {
+			continue // one selector a character (❤️, a CJK variant); a run of them spells hidden bytes
 		}
 		b.WriteRune(c)
 		last = c
@@ -201,6 +205,11 @@ func isInvisible(r rune) bool {
 	}
 	return r > 0x7f && (unicode.Is(unicode.Cf, r) || unicode.Is(unicode.Other_Default_Ignorable_Code_Point, r))
 }
+
+// isSelector is a variation selector: one picks a glyph of the character
+// before it (❤️ is U+2764 U+FE0F; those from U+E0100, of a CJK ideograph);
+// runs of them carry bytes no one sees.
+func isSelector(r rune) bool { return r >= 0xfe00 && r <= 0xfe0f || r >= 0xe0100 && r <= 0xe01ef }
 
 // isMark is a direction mark: left-to-right, right-to-left, Arabic letter.
 func isMark(r rune) bool { return r == 0x200e || r == 0x200f || r == 0x61c }
