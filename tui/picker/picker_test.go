@@ -260,7 +260,7 @@ func TestOverlaysRestyleKeepState(t *testing.T) {
 // model of two, above empty rows).
 func TestModelPickerInALowWindowListsWhatFits(t *testing.T) {
 	mgr := paneltest.NewFakeModels(chatModel, embedModel)
-	for _, h := range []int{9, 11} { // without, and with, its hint and help lines
+	for _, h := range []int{9, 10, 12} { // without, and with, its hint and help lines
 		c := newPicker(t, mgr, newTestClock(), "qwen2.5:7b", "", 40, h)
 		requireShows(t, c.M.View(), "2 installed", "qwen2.5", "nomic-em")
 		if n := strings.Count(c.M.View(), "\n") + 1; n != h {

@@ -28,13 +28,17 @@ func (p ModelPicker) listRows() int {
 	// The rows the pull's part leaves unused are the list's (at 40×12 it
 	// showed one model of two, above two empty rows).
 	unused := 3 - (strings.Count(p.pullView(), "\n") + 1)
-	if p.height < modelsTopRows+modelsBottomRows {
+	if p.low() {
 		// Too low for the hint and help lines (View leaves them out): the
 		// list has their rows too.
 		unused += 2
 	}
 	return max(1, p.height-modelsTopRows-modelsBottomRows+unused-(len(p.hintLines())-1))
 }
+
+// low reports whether the picker is too low for its hint and help lines
+// beside two rows of models (40×12 leaves it 10 rows): they go first.
+func (p ModelPicker) low() bool { return p.height < modelsTopRows+modelsBottomRows+2 }
 
 // maxHintRows bounds the rows a long hint (an error) wraps to.
 const maxHintRows = 4
@@ -59,7 +63,8 @@ func (p ModelPicker) Cursor() *tea.Cursor {
 	if !p.naming {
 		return nil
 	}
-	return panel.OffsetCursor(p.name.Cursor(), 0, p.height-modelsBottomRows+2)
+	// Below the list and its rule, on the naming part's second line.
+	return panel.OffsetCursor(p.name.Cursor(), 0, modelsTopRows+p.listRows()+2)
 }
 
 // View draws the picker in exactly its size.
@@ -93,7 +98,7 @@ func (p ModelPicker) View() string {
 	}
 	rows := append(top, p.listView(nameW, capW))
 	rows = append(rows, p.st.Rule.Render(strings.Repeat("─", w)), p.pullView())
-	if p.height < modelsTopRows+modelsBottomRows {
+	if p.low() {
 		return panel.Block(rows, w, p.height)
 	}
 	hints := p.hintLines()
