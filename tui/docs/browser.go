@@ -174,7 +174,7 @@ func (b *Browser) SetSize(width, height int) {
 	b.width, b.height = width, height
 	b.viewer.width, b.viewer.height = width, height
 	panel.FitInput(&b.filter, width)
-	b.list.Scroll(b.visible())
+	b.list.Clamp(b.rows(), b.visible())
 }
 
 // Cursor is the search box's while it has the keys.

@@ -70,7 +70,7 @@ func (s Sources) Owns(msg tea.Msg) bool { return panel.Addressed(msg, s.id) }
 func (s *Sources) SetSize(width, height int) {
 	s.width, s.height = width, height
 	s.viewer.width, s.viewer.height = width, height
-	s.list.Scroll(s.visible())
+	s.list.Clamp(len(s.cites), s.visible())
 }
 
 // Cursor is hidden: nothing is typed here.

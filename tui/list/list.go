@@ -44,10 +44,12 @@ func (m *Model) Reset() { m.sel, m.top = 0, 0 }
 func (m *Model) Scroll(visible int) { m.top = ScrollTo(m.top, m.sel, visible) }
 
 // Clamp keeps the cursor on one of n items (on 0 when there are none) and
-// scrolls it into view.
+// scrolls it into view, with no empty rows below the last item while
+// items above are hidden (a window grown taller shows them).
 func (m *Model) Clamp(n, visible int) {
 	m.sel = max(0, min(m.sel, n-1))
 	m.Scroll(visible)
+	m.top = max(0, min(m.top, n-visible))
 }
 
 // Move moves the cursor by delta items, staying on one of the n items, and

@@ -47,3 +47,21 @@ func TestRowsFromTheTop(t *testing.T) {
 		t.Fatalf("rows %v, want [2 3]", got)
 	}
 }
+
+// A window grown taller shows the items above the cursor that it hid,
+// instead of empty rows below the last item.
+func TestClampFillsAGrownWindow(t *testing.T) {
+	m := New(DefaultKeyMap())
+	m.Move(5, 6, 2) // the last of 6 items, 2 rows: items 4 and 5 show
+	if m.Top() != 4 {
+		t.Fatalf("top %d, want 4", m.Top())
+	}
+	m.Clamp(6, 5) // 5 rows now
+	if m.Top() != 1 || m.Index() != 5 {
+		t.Fatalf("top %d, index %d; want 1 and 5 (items 1-5 fill the window)", m.Top(), m.Index())
+	}
+	m.Clamp(6, 10)
+	if m.Top() != 0 {
+		t.Fatalf("top %d, want 0 when all fit", m.Top())
+	}
+}

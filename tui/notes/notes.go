@@ -296,7 +296,7 @@ func (b *MemoryBrowser) SetSize(width, height int) {
 		b.editor.SetWidth(max(1, width))
 		b.editor.SetHeight(b.editRows())
 	}
-	b.list.Scroll(b.listRows())
+	b.list.Clamp(len(b.items), b.listRows())
 }
 
 // Update handles keys, pastes and the results of the browser's commands.

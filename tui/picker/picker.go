@@ -192,7 +192,7 @@ func (p *ModelPicker) SetSize(width, height int) {
 	p.width, p.height = width, height
 	panel.FitInput(&p.name, width)
 	p.bar.SetWidth(max(1, width-2))
-	p.list.Scroll(p.listRows())
+	p.list.Clamp(len(p.models), p.listRows())
 }
 
 // Update handles keys, pastes, the listing and the pull's reports.
