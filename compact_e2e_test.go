@@ -237,7 +237,7 @@ func TestConversationsFind(t *testing.T) {
 	}
 	// An empty description (a script's unset variable) is a usage error,
 	// as search's empty query is: it listed every conversation.
-	if r := d.mneme("", "conversations", "--find", ""); r.code != 2 || r.stdout != "" || !strings.Contains(r.stderr, "--find needs a description") {
+	if r := d.mneme("", "conversations", "--find", ""); r.code != 2 || r.stdout != "" || !strings.Contains(r.stderr, `--find "": invalid value: empty`) {
 		t.Fatalf("an empty --find: %+v", r)
 	}
 }

@@ -267,6 +267,9 @@ func (a *App) parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
 			usage()
 			return nil, exitError{code: 2, msg: flagError(err)}
 		}
+		if msg := emptyFlag(fs); msg != "" { // said as a bad value is: one line
+			return nil, exitError{code: 2, msg: msg}
+		}
 		if msg := swallowedFlag(fs); msg != "" {
 			usage()
 			return nil, exitError{code: 2, msg: msg}

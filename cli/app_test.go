@@ -164,6 +164,10 @@ func TestABadFlagValueIsSaidAsABadSetting(t *testing.T) {
 		// A flag taken for another's value: --find searched for "--json lisbon".
 		{[]string{"conversations", "--find", "--json", "lisbon"}, "flag needs an argument: --find (--json is a flag)", "Usage: mneme conversations"},
 		{[]string{"ask", "--conversation", "-c", "hi"}, "flag needs an argument: --conversation (-c is a flag)", "Usage: mneme ask"},
+		// A script's unset variable: every conversation was exported.
+		{[]string{"export", "--conversation", "", "-o", "share.md"}, `--conversation "": invalid value: empty: give a value, or leave the flag out`, ""},
+		{[]string{"search", "--since", " ", "x"}, `--since " ": invalid value: empty: give a value, or leave the flag out`, ""},
+		{[]string{"memory", "add", "--tag", "", "x"}, `--tag "": invalid value: empty: give a value, or leave the flag out`, ""},
 	} {
 		var stderr strings.Builder
 		err := newApp(strings.NewReader(""), &strings.Builder{}, &stderr, envMap(nil)).Run(context.Background(), c.args)

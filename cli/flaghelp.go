@@ -48,6 +48,22 @@ func printFlags(w io.Writer, fs *flag.FlagSet) {
 	})
 }
 
+// emptyFlag says which flag was given empty, or "": a script's unset
+// variable (`export --conversation "$ID" -o share.md` exported every
+// conversation), as --data-dir "" is refused.
+func emptyFlag(fs *flag.FlagSet) string {
+	var msg string
+	fs.Visit(func(f *flag.Flag) {
+		if b, ok := f.Value.(interface{ IsBoolFlag() bool }); msg != "" || ok && b.IsBoolFlag() {
+			return
+		}
+		if v := f.Value.String(); strings.TrimSpace(v) == "" {
+			msg = fmt.Sprintf("%s %q: invalid value: empty: give a value, or leave the flag out", flagName(f.Name), v)
+		}
+	})
+	return msg
+}
+
 // swallowedFlag says which flag took another flag for its value
 // (`conversations --find --json lisbon` searched for "--json lisbon"),
 // or "".
