@@ -331,3 +331,18 @@ func TestDoctorQuotesAPathWithAnEscape(t *testing.T) {
 		t.Fatalf("the database is not in the data dir: %v", err)
 	}
 }
+
+// TestDoctorChecksPastAnOverriddenDataDir: a bad data_dir in the file that
+// the environment overrides is named, and the data dir in use is checked
+// (doctor stopped there, though every other command ran).
+func TestDoctorChecksPastAnOverriddenDataDir(t *testing.T) {
+	t.Parallel() // own data dir and fake Ollama
+	srv := fakeollama.New(t)
+	d := newDevice(t, srv.Host())
+	writeFiles(t, filepath.Join(d.home, "config", "mneme"), map[string]string{"config.toml": "data_dir = \"rel\"\n"})
+	r := d.mneme("", "doctor")
+	if !strings.Contains(r.stdout, `data_dir = "rel": invalid value`) || !strings.Contains(r.stdout, "overrides it") ||
+		!strings.Contains(r.stdout, "schema ") || !strings.Contains(r.stdout, "reachable, version") {
+		t.Fatalf("doctor with an overridden bad data_dir:\n%s", r.stdout)
+	}
+}

@@ -41,7 +41,9 @@ func (a *App) runDoctor(ctx context.Context, args []string) error {
 	// Every bad setting is named, and the rest is checked with each of
 	// them unset: one run shows all there is to fix.
 	cfg, badSettings := config.Check(common, a.getenv)
-	if slices.ContainsFunc(badSettings, func(err error) bool { return errors.Is(err, config.ErrDataDir) }) {
+	if slices.ContainsFunc(badSettings, func(err error) bool {
+		return errors.Is(err, config.ErrDataDir) && !errors.As(err, new(config.Overridden)) // the one used is good
+	}) {
 		// Checking another data dir would make one: the problems, and no more.
 		for _, bad := range badSettings {
 			fmt.Fprintln(a.stdout, "problem:", sanitize.Text(bad.Error()))
