@@ -516,7 +516,11 @@ func decodeFile(path string, cfg *Config, bad func(key string, err error)) (toml
 		if !ok {
 			return meta, err
 		}
-		found = append(found, badValue{m[1], fmt.Sprintf("%s = %s", m[1], tomlValue(v)), wantType(m[2])})
+		shown, ok := writtenValue(string(data), m[1])
+		if !ok {
+			shown = tomlValue(v)
+		}
+		found = append(found, badValue{m[1], fmt.Sprintf("%s = %s", m[1], shown), wantType(m[2])})
 		var buf strings.Builder
 		if eerr := toml.NewEncoder(&buf).Encode(raw); eerr != nil {
 			return meta, err
@@ -527,6 +531,34 @@ func decodeFile(path string, cfg *Config, bad func(key string, err error)) (toml
 		}
 	}
 	return meta, err
+}
+
+// writtenValue is the value of key ("sync.interval") as the file writes
+// it (num_ctx = 1e4, not 10000.0), found in a line of its own; ok is false
+// when the file writes it some other way (an inline table).
+func writtenValue(data, key string) (string, bool) {
+	table := ""
+	for _, line := range strings.Split(data, "\n") {
+		line = strings.TrimSpace(line)
+		if strings.HasPrefix(line, "[") && !strings.HasPrefix(line, "[[") {
+			table = strings.Trim(strings.TrimSpace(strings.SplitN(line, "#", 2)[0]), "[] ")
+			continue
+		}
+		k, v, found := strings.Cut(line, "=")
+		name := strings.Trim(strings.TrimSpace(k), `"`)
+		if table != "" {
+			name = table + "." + name
+		}
+		if !found || name != key {
+			continue
+		}
+		v = strings.TrimSpace(v)
+		if !strings.HasPrefix(v, `"`) && !strings.HasPrefix(v, "'") {
+			v = strings.TrimSpace(strings.SplitN(v, "#", 2)[0]) // a comment after a bare value
+		}
+		return v, v != ""
+	}
+	return "", false
 }
 
 // maxConfigBytes bounds a config file (/dev/zero as one never ends).

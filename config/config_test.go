@@ -452,6 +452,10 @@ func TestOverriddenBadValues(t *testing.T) {
 			func(c Config) bool { return c.NumCtx == 4096 }},
 		{"file float, env", "num_ctx = 4096.0\n", map[string]string{"MNEME_NUM_CTX": "4096"}, nil, "num_ctx = 4096.0: invalid value: want a whole number",
 			func(c Config) bool { return c.NumCtx == 4096 }},
+		{"file float as written, env", "num_ctx = 1e4 # ten thousand\n", map[string]string{"MNEME_NUM_CTX": "4096"}, nil, "num_ctx = 1e4: invalid value: want a whole number",
+			func(c Config) bool { return c.NumCtx == 4096 }},
+		{"file date, env", "[sync]\ninterval = 2026-01-01\n", map[string]string{"MNEME_SYNC_INTERVAL": "5m"}, nil, "sync.interval = 2026-01-01: invalid value",
+			func(c Config) bool { return c.Sync.Interval == "5m" }},
 		{"file type, env text", "log_level = 3\n", map[string]string{"MNEME_LOG_LEVEL": "debug"}, nil, "log_level = 3",
 			func(c Config) bool { return c.LogLevel == "debug" }},
 	} {
@@ -475,6 +479,7 @@ func TestOverriddenBadValues(t *testing.T) {
 		delete(e, "MNEME_DOC_RECALL")
 		delete(e, "MNEME_LOG_LEVEL")
 		delete(e, "MNEME_NUM_CTX")
+		delete(e, "MNEME_SYNC_INTERVAL")
 		if c.flags == nil {
 			if _, err := Load(Flags{}, envMap(e)); err == nil || !strings.Contains(err.Error(), c.said) {
 				t.Errorf("%s: without the override: %v", c.name, err)
