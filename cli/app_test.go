@@ -182,7 +182,8 @@ func TestABadFlagValueIsSaidAsABadSetting(t *testing.T) {
 // add` showed the docs group's.
 func TestHelpOfASubcommand(t *testing.T) {
 	for args, want := range map[string]string{"help docs add": "Usage: mneme docs add ", "help memory list": "Usage: mneme memory list",
-		"help ask": "Usage: mneme ask ", "help conversations": "mneme conversations rm [--forget-notes]"} {
+		"help ask": "Usage: mneme ask ", "help conversations": "mneme conversations rm [--forget-notes]",
+		"memory help add": "Usage: mneme memory add ", "docs help show": "[--chunk N]"} {
 		var stdout strings.Builder
 		err := newApp(strings.NewReader(""), &stdout, &strings.Builder{}, envMap(nil)).Run(context.Background(), strings.Fields(args))
 		if err != nil && !errors.As(err, new(exitError)) || !strings.Contains(stdout.String(), want) {

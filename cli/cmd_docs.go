@@ -68,7 +68,7 @@ const docsIndexEvery = 100
 func (a *App) docsAdd(ctx context.Context, args []string) error {
 	var collection string
 	common, asJSON, rest, err := a.docsFlags("add", "add [--json] [--collection NAME] PATH...", args, func(fs *flag.FlagSet) {
-		fs.StringVar(&collection, "collection", "", "put the documents in this `COLLECTION`")
+		fs.StringVar(&collection, "collection", "", "put the documents in the collection `NAME`")
 	})
 	if err != nil {
 		return err
@@ -244,7 +244,7 @@ func (a *App) embedPassages(ctx context.Context, ix *index.Index, user string, s
 func (a *App) docsList(ctx context.Context, args []string) error {
 	var collection string
 	common, asJSON, rest, err := a.docsFlags("list", "list [--json] [--collection NAME]", args, func(fs *flag.FlagSet) {
-		fs.StringVar(&collection, "collection", "", "only this `COLLECTION`")
+		fs.StringVar(&collection, "collection", "", "only the collection `NAME`")
 	})
 	if err != nil {
 		return err
@@ -293,7 +293,7 @@ func (a *App) docsSearch(ctx context.Context, args []string) error {
 	var collection string
 	var limit int
 	common, asJSON, rest, err := a.docsFlags("search", "search [--json] [--limit N] [--collection NAME] QUERY...", args, func(fs *flag.FlagSet) {
-		fs.StringVar(&collection, "collection", "", "only this `COLLECTION`")
+		fs.StringVar(&collection, "collection", "", "only the collection `NAME`")
 		fs.IntVar(&limit, "limit", index.DefaultDocLimit, fmt.Sprintf("passages to show (1-%d)", index.MaxDocLimit))
 	})
 	if err != nil {
@@ -335,7 +335,7 @@ func (a *App) docsSearch(ctx context.Context, args []string) error {
 func (a *App) docsShow(ctx context.Context, args []string) error {
 	chunk := -1 // the whole document
 	common, asJSON, rest, err := a.docsFlags("show", "show [--json] [--chunk N] ID|PATH", args, func(fs *flag.FlagSet) {
-		fs.Func("chunk", "show only this passage (its number from docs search)", func(v string) error {
+		fs.Func("chunk", "show only passage `N` (its number from docs search)", func(v string) error {
 			n, err := strconv.Atoi(v)
 			if err != nil || n < 0 {
 				return errors.New("want a passage number from 0")

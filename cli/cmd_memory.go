@@ -26,8 +26,8 @@ func memoryCommand() command {
 // memoryCommands are the commands of `mneme memory`, as its help lists them.
 func memoryCommands() []command {
 	return []command{
-		{names: []string{"list", "ls"}, help: "  list                 list your notes, newest first, with who made them and where; --tag T filters\n", run: (*App).memoryList},
-		{names: []string{"add"}, help: "  add TEXT...          save a note; --tag T (may repeat) tags it\n", run: (*App).memoryAdd},
+		{names: []string{"list", "ls"}, help: "  list                 list your notes, newest first, with who made them and where; --tag TAG filters\n", run: (*App).memoryList},
+		{names: []string{"add"}, help: "  add TEXT...          save a note; --tag TAG (may repeat) tags it\n", run: (*App).memoryAdd},
 		{names: []string{"edit"}, help: "  edit ID TEXT...      replace a note's text (an id, or a prefix of 8+ characters that is unique)\n", run: (*App).memoryEdit},
 		{names: []string{"rm", "delete"}, help: "  rm ID                delete a note (an id, or a prefix of 8+ characters that is unique)\n", run: (*App).memoryRemove},
 		{names: []string{"search"}, help: "  search QUERY...      search your notes by meaning and by words\n", run: (*App).memorySearch},
@@ -84,6 +84,10 @@ func (a *App) dispatch(ctx context.Context, group string, cmds []command, usage 
 	}
 	switch sub {
 	case "help":
+		// `mneme memory help add` is add's own help, as `mneme help memory add` is.
+		if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+			return a.dispatch(ctx, group, cmds, usage, []string{args[0], "--help"})
+		}
 		fmt.Fprint(a.stdout, usage)
 		return nil
 	case "":
@@ -145,7 +149,7 @@ func (t *tagFlags) register(usage string) func(*flag.FlagSet) {
 func (a *App) memoryList(ctx context.Context, args []string) error {
 	var tags tagFlags
 	var archived bool
-	common, asJSON, rest, err := a.memoryFlags("list", "list [--json] [--archived] [--tag T]...", args,
+	common, asJSON, rest, err := a.memoryFlags("list", "list [--json] [--archived] [--tag TAG]...", args,
 		tags.register("only notes with this `TAG` (may repeat: notes with all of them)"),
 		func(fs *flag.FlagSet) {
 			fs.BoolVar(&archived, "archived", false, "also list archived notes (never recalled)")
@@ -253,7 +257,7 @@ func (a *App) memoryArchive(ctx context.Context, args []string, archive bool) er
 
 func (a *App) memoryAdd(ctx context.Context, args []string) error {
 	var tags tagFlags
-	common, asJSON, rest, err := a.memoryFlags("add", "add [--json] [--tag T]... TEXT...", args,
+	common, asJSON, rest, err := a.memoryFlags("add", "add [--json] [--tag TAG]... TEXT...", args,
 		tags.register("tag the note with `TAG` (may repeat)"))
 	if err != nil {
 		return err
