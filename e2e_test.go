@@ -181,6 +181,15 @@ func TestAskJSONAndStdin(t *testing.T) {
 	if r := d.mneme("", "ask"); r.code != 2 || !strings.Contains(r.stderr, "nothing to ask") {
 		t.Fatalf("empty ask: %+v", r)
 	}
+	// Nothing visible is nothing to ask; the model is given what the user
+	// sees: a piped log's colours and hidden tag characters go.
+	if r := d.mneme("", "ask", "\u200b\ufeff"); r.code != 2 || !strings.Contains(r.stderr, "nothing to ask") {
+		t.Fatalf("an invisible ask: %+v", r)
+	}
+	r = d.mustOK("\x1b[31mFAIL\x1b[0m build\n", "ask", "--json", "why\U000E0049\U000E0047\U000E004E")
+	if err := json.Unmarshal([]byte(r.stdout), &res); err != nil || res.Answer != "You said: why\n\nFAIL build" {
+		t.Fatalf("the model was given %q (%v)", strings.TrimPrefix(res.Answer, "You said: "), err)
+	}
 	// A prompt and piped text: the model is given both, the prompt first.
 	r = d.mustOK("The secret code is PURPLE-42.\n", "ask", "--json", "summarise", "this")
 	if err := json.Unmarshal([]byte(r.stdout), &res); err != nil {

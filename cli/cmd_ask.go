@@ -364,6 +364,10 @@ func (a *App) readPrompt(ctx context.Context, args []string, useStdin bool) (str
 			prompt += "\n\n" + piped
 		}
 	}
+	// What is stored and sent is what the user sees: a log's colours, a
+	// web page's tag characters (words the model reads and no one sees)
+	// go, and a prompt of nothing visible is none.
+	prompt = sanitize.Text(prompt)
 	if strings.TrimSpace(prompt) == "" {
 		return "", exitError{code: 2, msg: "ask: nothing to ask: give a prompt or pipe text on stdin"}
 	}

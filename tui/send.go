@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/mneme-dev/mneme/internal/sanitize"
 )
 
 // submit sends the input, after probing Ollama again if it was not ready.
@@ -14,7 +15,7 @@ func (m *Model) submit() tea.Cmd {
 	}
 	text = m.input.Value() // runSlash turns "//x" into "/x"
 	switch {
-	case strings.TrimSpace(text) == "":
+	case strings.TrimSpace(sanitize.Text(text)) == "": // nothing visible: a zero-width space alone
 		return nil
 	case m.loading:
 		m.hint = hintLoading
