@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/mneme-dev/mneme/config"
+	"github.com/mneme-dev/mneme/internal/flagtext"
 	"github.com/mneme-dev/mneme/internal/printer"
 	"github.com/mneme-dev/mneme/internal/sanitize"
 	"github.com/mneme-dev/mneme/memory"
@@ -70,7 +71,7 @@ func versionCommand() command {
 		names: []string{"version"},
 		help:  "  mneme version\n",
 		run: func(a *App, _ context.Context, args []string) error {
-			if helpAsked(args) {
+			if flagtext.HelpAsked(args) {
 				fmt.Fprint(a.stdout, "Usage: mneme version\n\nPrints the version of mneme.\n")
 				return nil
 			}
@@ -163,7 +164,7 @@ func splitCommand(args []string) (string, []string) {
 			return "", args
 		}
 		if !strings.HasPrefix(a, "-") {
-			return a, moveFlags(args[:i], args[i+1:])
+			return a, flagtext.Move(args[:i], args[i+1:])
 		}
 		name := strings.TrimLeft(a, "-")
 		if strings.Contains(name, "=") {
@@ -178,19 +179,6 @@ func splitCommand(args []string) (string, []string) {
 	return "", args
 }
 
-// moveFlags puts flags given before the command among its own arguments:
-// after a subcommand word (memory add, sync init), before any "--".
-func moveFlags(flags, rest []string) []string {
-	out := make([]string, 0, len(flags)+len(rest))
-	end := slices.Index(rest, "--")
-	if end < 0 {
-		end = len(rest)
-	}
-	out = append(out, rest[:end]...)
-	out = append(out, flags...)
-	return append(out, rest[end:]...)
-}
-
 // newFlagSet makes a command's FlagSet with the common flags registered.
 func (a *App) newFlagSet(name, usage string, common *config.Flags) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
@@ -203,20 +191,7 @@ func (a *App) newFlagSet(name, usage string, common *config.Flags) *flag.FlagSet
 	fs.Usage = func() {
 		// The command's own flags in full; the ones every command takes
 		// (the data dir, the user, Ollama, the models) named on one line.
-		own, n := flag.NewFlagSet(name, flag.ContinueOnError), 0
-		fs.VisitAll(func(f *flag.Flag) {
-			if !slices.Contains(shared, f.Name) {
-				own.Var(f.Value, f.Name, f.Usage)
-				own.Lookup(f.Name).DefValue, n = f.DefValue, n+1 // not the value parsed so far
-			}
-		})
-		w := a.usageOut(fs)
-		fmt.Fprintf(w, "Usage: %s\n", usage)
-		if n > 0 {
-			fmt.Fprint(w, "\nFlags:\n")
-			printFlags(w, own)
-		}
-		fmt.Fprintf(w, "\nCommon flags: --%s (mneme --help describes them)\n", strings.Join(shared, " --"))
+		flagtext.Usage(a.usageOut(fs), fs, usage, shared)
 	}
 	return fs
 }
@@ -236,7 +211,7 @@ func (a *App) usageOut(fs *flag.FlagSet) io.Writer {
 }
 
 func (a *App) parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
-	if helpAsked(args) {
+	if flagtext.HelpAsked(args) {
 		fs.SetOutput(helpOut{a.stdout}) // asked for, the usage goes to stdout (a.usageOut)
 	}
 	var positional []string
@@ -265,12 +240,12 @@ func (a *App) parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
 				return nil, exitError{code: 2, msg: msg}
 			}
 			usage()
-			return nil, exitError{code: 2, msg: flagError(err)}
+			return nil, exitError{code: 2, msg: flagtext.Error(err)}
 		}
-		if msg := emptyFlag(fs); msg != "" { // said as a bad value is: one line
+		if msg := flagtext.Empty(fs); msg != "" { // said as a bad value is: one line
 			return nil, exitError{code: 2, msg: msg}
 		}
-		if msg := swallowedFlag(fs); msg != "" {
+		if msg := flagtext.Swallowed(fs); msg != "" {
 			usage()
 			return nil, exitError{code: 2, msg: msg}
 		}

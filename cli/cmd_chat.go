@@ -12,6 +12,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/mneme-dev/mneme/config"
+	"github.com/mneme-dev/mneme/internal/flagtext"
 	"github.com/mneme-dev/mneme/internal/ollama"
 	"github.com/mneme-dev/mneme/internal/turnlock"
 	"github.com/mneme-dev/mneme/memory"
@@ -50,13 +51,13 @@ func (a *App) runChat(ctx context.Context, args []string) error {
 		// Asked for (-h, --help): the help goes to stdout, as `mneme help`;
 		// after a bad flag, to stderr.
 		w := a.stderr
-		if helpAsked(args) {
+		if flagtext.HelpAsked(args) {
 			w = a.stdout
 		}
 		fs.SetOutput(w)
 		fmt.Fprint(w, usage())
 		fmt.Fprint(w, "\nFlags of the chat:\n")
-		printFlags(w, fs)
+		flagtext.Print(w, fs)
 	}
 	rest, err := a.parseArgs(fs, args)
 	if err != nil {
@@ -301,17 +302,4 @@ func (a *App) interactive() bool {
 	in, ok1 := a.stdin.(*os.File)
 	out, ok2 := a.stdoutFile()
 	return ok1 && ok2 && term.IsTerminal(int(in.Fd())) && term.IsTerminal(int(out.Fd()))
-}
-
-// helpAsked reports whether args ask for help (-h, -help, --help before "--").
-func helpAsked(args []string) bool {
-	for _, a := range args {
-		switch a {
-		case "--":
-			return false
-		case "-h", "-help", "--help":
-			return true
-		}
-	}
-	return false
 }

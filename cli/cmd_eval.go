@@ -10,6 +10,7 @@ import (
 
 	"github.com/mneme-dev/mneme/agent"
 	"github.com/mneme-dev/mneme/config"
+	"github.com/mneme-dev/mneme/internal/flagtext"
 	"github.com/mneme-dev/mneme/internal/sanitize"
 	"github.com/mneme-dev/mneme/internal/text"
 	"github.com/mneme-dev/mneme/learn"
@@ -24,7 +25,7 @@ func evalCommand() command {
 // runEval is `mneme eval memory` (learn/eval) against the configured
 // Ollama. It opens no store and writes nothing to the data dir.
 func (a *App) runEval(ctx context.Context, args []string) error {
-	if helpAsked(args) && (len(args) == 0 || args[0] != "memory") {
+	if flagtext.HelpAsked(args) && (len(args) == 0 || args[0] != "memory") {
 		fmt.Fprint(a.stdout, "Usage: mneme eval memory [--model M] [--json]\n\nMeasures learning on a built-in set of dialogues (mneme eval memory -h lists its flags).\n")
 		return nil
 	}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/mneme-dev/mneme/config"
+	"github.com/mneme-dev/mneme/internal/flagtext"
 	"github.com/mneme-dev/mneme/internal/sanitize"
 	"github.com/mneme-dev/mneme/internal/stdin"
 	"github.com/mneme-dev/mneme/internal/text"
@@ -79,7 +80,7 @@ func (a *App) dispatch(ctx context.Context, group string, cmds []command, usage 
 			return c.run(a, ctx, args)
 		}
 	}
-	if sub == "" && len(args) > 0 && helpAsked(args[:1]) {
+	if sub == "" && len(args) > 0 && flagtext.HelpAsked(args[:1]) {
 		sub = "help"
 	}
 	switch sub {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/mneme-dev/mneme/config"
+	"github.com/mneme-dev/mneme/internal/lineread"
 	"github.com/mneme-dev/mneme/internal/printer"
 	"github.com/mneme-dev/mneme/internal/sanitize"
 	"github.com/mneme-dev/mneme/internal/stdin"
@@ -156,7 +157,7 @@ func (a *App) searchBatch(ctx context.Context, ix *index.Index, path string, bas
 	bw := bufio.NewWriter(a.stdout)
 	defer bw.Flush()
 	for n := 1; ; n++ {
-		raw, tooLong, err := readBatchLine(br)
+		raw, tooLong, err := lineread.Read(br, maxBatchLine)
 		if err != nil && !errors.Is(err, io.EOF) {
 			return fmt.Errorf("search --batch: line %d: %w", n, err)
 		}
@@ -223,21 +224,4 @@ func (a *App) batchAnswer(ctx context.Context, ix *index.Index, n int, raw []byt
 	}
 	ans.Results = res
 	return ans
-}
-
-// readBatchLine reads one line; a line over maxBatchLine is read to its
-// end and dropped (tooLong).
-func readBatchLine(br *bufio.Reader) (line []byte, tooLong bool, err error) {
-	for {
-		chunk, err := br.ReadSlice('\n')
-		if !tooLong && len(line)+len(chunk) > maxBatchLine {
-			tooLong, line = true, nil
-		}
-		if !tooLong {
-			line = append(line, chunk...)
-		}
-		if !errors.Is(err, bufio.ErrBufferFull) {
-			return line, tooLong, err
-		}
-	}
 }

@@ -17,6 +17,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/mneme-dev/mneme/internal/lineread"
 	"github.com/mneme-dev/mneme/internal/sanitize"
 	"github.com/mneme-dev/mneme/memory/schema"
 )
@@ -187,21 +188,11 @@ var errLineTooLong = fmt.Errorf("line longer than %d MiB", maxImportLine>>20)
 
 // readLine reads one line, refusing (and skipping) lines over the limit.
 func readLine(br *bufio.Reader) ([]byte, error) {
-	var buf []byte
-	for {
-		chunk, err := br.ReadSlice('\n')
-		if len(buf)+len(chunk) > maxImportLine {
-			for errors.Is(err, bufio.ErrBufferFull) {
-				_, err = br.ReadSlice('\n')
-			}
-			return nil, errLineTooLong
-		}
-		buf = append(buf, chunk...)
-		if errors.Is(err, bufio.ErrBufferFull) {
-			continue
-		}
-		return buf, err
+	line, tooLong, err := lineread.Read(br, maxImportLine)
+	if tooLong {
+		return nil, errLineTooLong
 	}
+	return line, err
 }
 
 type convKey struct{ user, external string }
