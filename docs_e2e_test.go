@@ -502,6 +502,9 @@ func TestHostileDocumentsNeverReachTheTerminal(t *testing.T) {
 		outs["docs show "+h.DocumentID[:8]] = d.mustOK("", "docs", "show", h.DocumentID[:8]).stdout
 	}
 	// A passage number below 0 is a usage error, not the whole document.
+	if r := d.mustOK("", "docs", "show", "--chunk", "0", hits[0].DocumentID[:8]); !strings.Contains(r.stdout, "hostile passage") {
+		t.Errorf("docs show --chunk 0: %q", r.stdout)
+	}
 	if r := d.mneme("", "docs", "show", "--chunk", "-1", hits[0].DocumentID[:8]); r.code != 2 || !strings.Contains(r.stderr, "want a passage number from 0") || r.stdout != "" {
 		t.Errorf("docs show --chunk -1: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
 	}

@@ -229,6 +229,9 @@ func (a *App) parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
 			positional, args = append(positional, args[0]), args[1:]
 			continue
 		}
+		if msg := flagtext.Empty(fs, args); msg != "" && !flagtext.HelpAsked(args) { // said as a bad value is: one line
+			return nil, exitError{code: 2, msg: msg}
+		}
 		if err := fs.Parse(args); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
 				usage()
@@ -241,9 +244,6 @@ func (a *App) parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
 			}
 			usage()
 			return nil, exitError{code: 2, msg: flagtext.Error(err)}
-		}
-		if msg := flagtext.Empty(fs); msg != "" { // said as a bad value is: one line
-			return nil, exitError{code: 2, msg: msg}
 		}
 		if msg := flagtext.Swallowed(fs); msg != "" {
 			usage()

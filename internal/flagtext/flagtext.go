@@ -98,20 +98,40 @@ func Print(w io.Writer, fs *flag.FlagSet) {
 	})
 }
 
-// Empty says which flag was given empty, or "": a script's unset
-// variable (`export --conversation "$ID" -o share.md` exported every
-// conversation), as --data-dir "" is refused.
-func Empty(fs *flag.FlagSet) string {
-	var msg string
-	fs.Visit(func(f *flag.Flag) {
-		if b, ok := f.Value.(interface{ IsBoolFlag() bool }); msg != "" || ok && b.IsBoolFlag() {
-			return
+// Empty says which of fs's flags args give an empty value, or "": a
+// script's unset variable (`export --conversation "$ID" -o share.md`
+// exported every conversation), as --data-dir "" is refused. It reads the
+// words as typed: a flag's String cannot tell (a repeated --tag joins its
+// values, flag.Func's is always "").
+func Empty(fs *flag.FlagSet, args []string) string {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			break
 		}
-		if v := f.Value.String(); strings.TrimSpace(v) == "" {
-			msg = fmt.Sprintf("%s %q: invalid value: empty: give a value, or leave the flag out", Name(f.Name), v)
+		if len(a) < 2 || a[0] != '-' {
+			continue
 		}
-	})
-	return msg
+		name, value, inline := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		f := fs.Lookup(name)
+		if f == nil {
+			continue
+		}
+		if b, ok := f.Value.(interface{ IsBoolFlag() bool }); ok && b.IsBoolFlag() {
+			continue
+		}
+		if !inline {
+			if i+1 == len(args) {
+				break // no value at all: the flag package says so
+			}
+			i++
+			value = args[i]
+		}
+		if strings.TrimSpace(value) == "" {
+			return fmt.Sprintf("%s %q: invalid value: empty: give a value, or leave the flag out", Name(name), value)
+		}
+	}
+	return ""
 }
 
 // Swallowed says which flag took another flag for its value
