@@ -23,13 +23,13 @@ func TestEmptyReadsTheWordsAsTyped(t *testing.T) {
 	fs.Func("chunk", "", func(string) error { return nil })
 	fs.Var(new(repeated), "tag", "")
 	for args, want := range map[string]string{
-		"--chunk 0 ID":                 "",
-		"--json --conversation abc q":  "",
-		"--tag a --tag  q":             `--tag "": invalid value: empty: give a value, or leave the flag out`,
-		"--conversation= q":            `--conversation "": invalid value: empty: give a value, or leave the flag out`,
-		"-- --conversation ":           "",
-		"--conversation":               "",
-		"--unknown  --json":            "",
+		"--chunk 0 ID":                "",
+		"--json --conversation abc q": "",
+		"--tag a --tag  q":            `--tag "": invalid value: empty: give a value, or leave the flag out`,
+		"--conversation= q":           `--conversation "": invalid value: empty: give a value, or leave the flag out`,
+		"-- --conversation ":          "",
+		"--conversation":              "",
+		"--unknown  --json":           "",
 	} {
 		words := strings.Split(args, " ")
 		if got := Empty(fs, words); got != want {
