@@ -183,9 +183,13 @@ func dropInvisible(s string, keep func(rune) bool) string {
 	var b strings.Builder
 	b.Grow(len(s))
 	var last rune // the last rune kept
+	flagEnd := -1 // the cancel tag ending the subdivision flag being kept
 	for i, c := range r {
 		joins := isJoiner(c) && i > 0 && i+1 < len(r) && visible(r[i-1]) && visible(r[i+1])
-		flag := isTag(c) && (last == 0x1f3f4 || isTag(last))
+		if isTag(c) && last == 0x1f3f4 {
+			flagEnd = subdivisionEnd(r, i)
+		}
+		flag := isTag(c) && i <= flagEnd
 		if isInvisible(c) && !joins && !flag && !keep(c) {
 			continue
 		}
@@ -213,6 +217,20 @@ func isSelector(r rune) bool { return r >= 0xfe00 && r <= 0xfe0f || r >= 0xe0100
 
 // isMark is a direction mark: left-to-right, right-to-left, Arabic letter.
 func isMark(r rune) bool { return r == 0x200e || r == 0x200f || r == 0x61c }
+
+// subdivisionEnd is the index of the cancel tag that ends the tags of a
+// subdivision flag starting at i (🏴 then 2-6 tag letters or digits, as
+// gbsct), or -1: tags after 🏴 that spell anything else are hidden words.
+func subdivisionEnd(r []rune, i int) int {
+	j := i
+	for j < len(r) && j-i <= 6 && (r[j] >= 0xe0030 && r[j] <= 0xe0039 || r[j] >= 0xe0061 && r[j] <= 0xe007a) {
+		j++
+	}
+	if n := j - i; n < 2 || n > 6 || j == len(r) || r[j] != 0xe007f {
+		return -1
+	}
+	return j
+}
 
 // isTag is a tag character, which spells a subdivision flag after 🏴.
 func isTag(r rune) bool { return r >= 0xe0020 && r <= 0xe007f }

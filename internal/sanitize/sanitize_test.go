@@ -48,6 +48,8 @@ func TestText(t *testing.T) {
 		{"tag characters: words no one sees", "hi\U000E0041\U000E0042\U000E007F there", "hi there"},
 		{"zero-width space, byte order mark, soft hyphen", "zw\u200bsp\ufeffa\u00adb\n\u200bnext", "zwspab\nnext"},
 		{"keeps joiners in a word, a flag's tags", "می\u200cخواهم 🏴\U000E0067\U000E0062\U000E0073\U000E0063\U000E0074\U000E007F", "می\u200cخواهم 🏴\U000E0067\U000E0062\U000E0073\U000E0063\U000E0074\U000E007F"},
+		{"tags after a black flag spelling words", "summarise 🏴\U000E0049\U000E0047\U000E004E\U000E004F\U000E0052\U000E0045 it", "summarise 🏴 it"},
+		{"a flag's tags without their end", "🏴\U000E0067\U000E0062 x", "🏴 x"},
 		{"a joiner at a line's end", "a\u200d\nb", "a\nb"},
 		{"keeps one variation selector after a character", "❤\ufe0f 1\ufe0f\u20e3 🏳\ufe0f\u200d🌈 葛\U000E0100", "❤\ufe0f 1\ufe0f\u20e3 🏳\ufe0f\u200d🌈 葛\U000E0100"},
 		{"variation selectors spelling bytes", "hi 😀\U000E0159\U000E0158\U000E0155 there \ufe00lone", "hi 😀 there lone"},
