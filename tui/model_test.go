@@ -792,3 +792,28 @@ func TestAQuietModelIsSaidToBeWaitedFor(t *testing.T) {
 	r.gate <- struct{}{}
 	h.runUntilIdle()
 }
+
+// TestATypedPromptIsSentAsSeen: characters no one sees, typed in as keys
+// (a terminal without bracketed paste types a paste), are not stored or
+// sent; a prompt of nothing else is not sent at all.
+func TestATypedPromptIsSentAsSeen(t *testing.T) {
+	store := openStore(t)
+	r := newFakeRunner(store, "ok")
+	h := newHarness(t, config(store, r, readyProbe))
+	h.runUntilShown("Ollama ready v0.6.5")
+	h.typeText("\u200b\ufeff")
+	h.send(keyEnter)
+	h.runUntilIdle()
+	if h.m.convID != "" {
+		t.Fatalf("a prompt of nothing visible was sent")
+	}
+	h.m.input.Reset()
+	h.typeText("hi\u200bthere\U000E0049\U000E0047")
+	h.send(keyEnter)
+	h.runUntilShown("┃ hithere", "ok")
+	h.runUntilIdle()
+	msgs, err := store.Messages(context.Background(), testUser, h.m.convID)
+	if err != nil || len(msgs) == 0 || msgs[0].Content != "hithere" {
+		t.Fatalf("stored %+v (%v)", msgs, err)
+	}
+}

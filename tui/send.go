@@ -13,9 +13,12 @@ func (m *Model) submit() tea.Cmd {
 	if cmd, ok := m.runSlash(text); ok {
 		return cmd
 	}
-	text = m.input.Value() // runSlash turns "//x" into "/x"
+	// runSlash turns "//x" into "/x". What is stored and sent is what the
+	// user sees: a terminal without bracketed paste types a paste's hidden
+	// characters in as keys.
+	text = sanitize.Text(m.input.Value())
 	switch {
-	case strings.TrimSpace(sanitize.Text(text)) == "": // nothing visible: a zero-width space alone
+	case strings.TrimSpace(text) == "": // nothing visible: a zero-width space alone
 		return nil
 	case m.loading:
 		m.hint = hintLoading
