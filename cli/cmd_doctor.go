@@ -65,6 +65,15 @@ func (a *App) runDoctor(ctx context.Context, args []string) error {
 	tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
 	// Versions, model names and errors come from the server: one clean line.
 	row := func(k, v string) { fmt.Fprintf(tw, "%s\t%s\n", k, sanitize.Line(v)) }
+	// A path goes as sanitize.Path writes it: Line again would change a
+	// quoted one ("/tmp/a  b" lost a space).
+	pathRow := func(k, path, rest string) {
+		sep := ""
+		if strings.HasPrefix(rest, " ") {
+			sep = " " // Line trims it
+		}
+		fmt.Fprintf(tw, "%s\t%s%s%s\n", k, sanitize.Path(path), sep, sanitize.Line(rest))
+	}
 
 	cfgState := "not found, using defaults"
 	if cfg.ConfigFileFound {
@@ -94,11 +103,11 @@ func (a *App) runDoctor(ctx context.Context, args []string) error {
 	case over > 1:
 		bad += fmt.Sprintf("; %d bad values below that flags or the environment override", over)
 	}
-	row("config", fmt.Sprintf("%s (%s)%s", sanitize.Path(cfg.ConfigFile), cfgState, bad))
+	pathRow("config", cfg.ConfigFile, fmt.Sprintf(" (%s)%s", cfgState, bad))
 	if st, err := os.Stat(cfg.ConfigFile); err == nil && cfg.SecretsInFile && st.Mode().Perm()&0o077 != 0 {
 		row("", fmt.Sprintf("warning: other users could read it, and it holds a secret (the sync token or the encryption key); fix with: chmod 600 %s", cfg.ConfigFile))
 	}
-	row("data dir", sanitize.Path(cfg.DataDir)+setBy(cfg, "data_dir"))
+	pathRow("data dir", cfg.DataDir, setBy(cfg, "data_dir"))
 	var schema int
 	if dbErr == nil {
 		if schema, err = s.store.SchemaVersion(ctx); err != nil {
@@ -107,13 +116,13 @@ func (a *App) runDoctor(ctx context.Context, args []string) error {
 	}
 	switch {
 	case dbErr != nil:
-		row("database", sanitize.Path(filepath.Join(cfg.DataDir, memory.DBFileName))+": cannot be opened (below)")
+		pathRow("database", filepath.Join(cfg.DataDir, memory.DBFileName), ": cannot be opened (below)")
 	case readOnly != nil:
-		row("database", fmt.Sprintf("%s (schema %d of %d): %v", sanitize.Path(s.store.Path()), schema, memory.LatestSchemaVersion(), readOnly))
+		pathRow("database", s.store.Path(), fmt.Sprintf(" (schema %d of %d): %v", schema, memory.LatestSchemaVersion(), readOnly))
 	default:
-		row("database", fmt.Sprintf("%s (schema %d of %d)", sanitize.Path(s.store.Path()), schema, memory.LatestSchemaVersion()))
+		pathRow("database", s.store.Path(), fmt.Sprintf(" (schema %d of %d)", schema, memory.LatestSchemaVersion()))
 	}
-	row("log", sanitize.Path(filepath.Join(cfg.DataDir, "mneme.log")))
+	pathRow("log", filepath.Join(cfg.DataDir, "mneme.log"), "")
 	if wide := private.Wide(cfg.DataDir); len(wide) > 0 {
 		files := fmt.Sprintf("%d files", len(wide))
 		if len(wide) == 1 {

@@ -250,7 +250,7 @@ func Path(p string) string {
 	if Line(p) == p {
 		return p
 	}
-	return strconv.Quote(p)
+	return strconv.QuoteToASCII(p) // Quote would keep variation selectors, which it takes for printable
 }
 
 // Title is a title as shown: Line, cut to TitleMax characters with "…".

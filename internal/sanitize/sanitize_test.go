@@ -164,12 +164,14 @@ func TestJSONEscapesC1AndBidi(t *testing.T) {
 // out: what is shown names that file and can be typed back.
 func TestPath(t *testing.T) {
 	for in, want := range map[string]string{
-		"/home/ann/notes.md":    "/home/ann/notes.md",
-		"/home/ann/日本 notes.md": "/home/ann/日本 notes.md",
-		"/tmp/d\x1b[31mx":       `"/tmp/d\x1b[31mx"`,
-		"/tmp/evil\u202etxt.md": `"/tmp/evil\u202etxt.md"`,
-		"/tmp/zero\u200bwidth":  `"/tmp/zero\u200bwidth"`,
-		"/tmp/new\nline":        `"/tmp/new\nline"`,
+		"/home/ann/notes.md":           "/home/ann/notes.md",
+		"/home/ann/日本 notes.md":        "/home/ann/日本 notes.md",
+		"/tmp/d\x1b[31mx":              `"/tmp/d\x1b[31mx"`,
+		"/tmp/evil\u202etxt.md":        `"/tmp/evil\u202etxt.md"`,
+		"/tmp/zero\u200bwidth":         `"/tmp/zero\u200bwidth"`,
+		"/tmp/new\nline":               `"/tmp/new\nline"`,
+		"/tmp/two  spaces":             `"/tmp/two  spaces"`,
+		"/tmp/\U0001f600\ufe00\ufe01x": `"/tmp/\U0001f600\ufe00\ufe01x"`,
 	} {
 		if got := Path(in); got != want {
 			t.Errorf("Path(%q) = %s, want %s", in, got, want)
