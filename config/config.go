@@ -213,6 +213,19 @@ func Check(flags Flags, getenv func(string) string) (Config, []error) {
 	var overridden, first []error
 	cfg := resolve(file, flags, getenv, l)
 	cfg.from = l.from
+	// A value refused is read as unset: it did not set the setting.
+	for key, by := range l.from {
+		said := by + "=" // MNEME_NUM_CTX=10: …
+		switch {
+		case by == fileOrigin:
+			said = "config " + l.file + ": " + key + " ="
+		case strings.HasPrefix(by, "--"):
+			said = by + " "
+		}
+		if slices.ContainsFunc(problems, func(p error) bool { return strings.HasPrefix(p.Error(), said) }) {
+			delete(l.from, key)
+		}
+	}
 	for _, key := range typedKeys {
 		if l.above[key] {
 			overridden = append(overridden, typed[key])

@@ -519,4 +519,13 @@ func TestSetByNamesTheLayer(t *testing.T) {
 			t.Errorf("SetBy(%q) = %q, want %q", key, got, want)
 		}
 	}
+	// A value refused did not set its setting: doctor pointed at the layer
+	// to change, and it was the wrong one.
+	env["MNEME_NUM_CTX"], env["OLLAMA_HOST"] = "10", "ftp://x"
+	cfg, _ = Check(Flags{}, envMap(env))
+	for _, key := range []string{"num_ctx", "ollama"} {
+		if got := cfg.SetBy(key); got != "" {
+			t.Errorf("SetBy(%q) = %q for a refused value", key, got)
+		}
+	}
 }

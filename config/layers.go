@@ -132,7 +132,9 @@ func (l layers) text(flagName, flagValue, env, key string, dst *string) origin {
 		l.set(key, env)
 		return fromEnv(env, *dst)
 	case *dst != "":
-		l.set(key, fileOrigin)
+		if _, set := l.from[key]; !set { // sync.url is read twice: TURSO_DATABASE_URL, then MNEME_SYNC_URL
+			l.set(key, fileOrigin)
+		}
 	}
 	return fromFile(l.file, key, *dst)
 }
