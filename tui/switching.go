@@ -431,12 +431,14 @@ func (m *Model) handleOthersAdded(msg othersAddedMsg) tea.Cmd {
 	m.others.live = slices.ContainsFunc(msg.msgs, halfWritten) && m.others.still < staleReads
 	tail := all[len(before):]
 	writing := m.writingElsewhere(msg.msgs)
-	if msg.lockKnown {
+	if msg.lockKnown && msg.answering {
 		// The turn lock says it: an answer saved once a second was read
 		// twice between two saves, and drawn as interrupted mid-stream.
+		// (Without the lock, one growing is still being written: synced
+		// from another device, which holds no lock here.)
 		last := len(msg.msgs) - 1
-		writing = msg.answering && last >= m.others.from && msg.msgs[last].Role == memory.RoleAssistant && halfWritten(msg.msgs[last])
-		m.others.live = m.others.live || msg.answering
+		writing = writing || last >= m.others.from && msg.msgs[last].Role == memory.RoleAssistant && halfWritten(msg.msgs[last])
+		m.others.live = true
 	}
 	if writing { // its entry is the tail's last interrupted answer
 		for i := len(tail) - 1; i >= 0; i-- {

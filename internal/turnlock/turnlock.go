@@ -35,14 +35,16 @@ func (l Locks) Lock(ctx context.Context, convID string, waiting func()) (unlock 
 		return nil, fmt.Errorf("turn lock: %w", err)
 	}
 	path := l.path(convID)
-	told := false
+	told, refused := false, 0
 	for {
 		f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
 		if err != nil {
 			return nil, fmt.Errorf("turn lock: %w", err)
 		}
 		err = flock.Acquire(ctx, f, flock.Exclusive, func() {
-			if !told && waiting != nil {
+			// A chat's look at the lock (Held) holds it for a moment: only
+			// a second refusal, a poll later, is another turn under way.
+			if refused++; refused >= 2 && !told && waiting != nil {
 				told = true
 				waiting()
 			}
