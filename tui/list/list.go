@@ -82,10 +82,12 @@ func (m *Model) Update(msg tea.KeyPressMsg, n, visible int) (handled bool) {
 }
 
 // Rows draws at most count of the n items from the top of the window, each
-// with row, which is told whether its item is the selected one.
+// with row, which is told whether its item is the selected one. The
+// selected item is among them even when count is fewer rows than the
+// window was last scrolled for (a panel's part below the list grew).
 func (m Model) Rows(n, count int, row func(i int, selected bool) string) []string {
 	var out []string
-	for i := m.top; i < n && len(out) < count; i++ {
+	for i := ScrollTo(m.top, m.sel, count); i < n && len(out) < count; i++ {
 		out = append(out, row(i, i == m.sel))
 	}
 	return out

@@ -65,3 +65,19 @@ func TestClampFillsAGrownWindow(t *testing.T) {
 		t.Fatalf("top %d, want 0 when all fit", m.Top())
 	}
 }
+
+// The selected item is drawn even when fewer rows are drawn than the
+// window was scrolled for (the model picker's pull part grew under it).
+func TestRowsKeepTheSelectedItem(t *testing.T) {
+	m := New(DefaultKeyMap())
+	m.Move(4, 6, 5) // item 4 of 6, 5 rows: items 0-4 show
+	rows := m.Rows(6, 3, func(i int, sel bool) string {
+		if sel {
+			return "*"
+		}
+		return "-"
+	})
+	if len(rows) != 3 || rows[2] != "*" {
+		t.Fatalf("rows %v: the selected item is not drawn", rows)
+	}
+}

@@ -31,7 +31,7 @@ func (p ModelPicker) listRows() int {
 	if p.low() {
 		// Too low for the hint and help lines (View leaves them out): the
 		// list has their rows too.
-		unused += 2
+		return max(1, p.height-modelsTopRows-modelsBottomRows+unused+2)
 	}
 	return max(1, p.height-modelsTopRows-modelsBottomRows+unused-(len(p.hintLines())-1))
 }
