@@ -34,6 +34,9 @@ func fileKeys() []string {
 func nearestKey(unknown string) string {
 	best, bestDist := "", 3
 	for _, k := range fileKeys() {
+		if diff := len(unknown) - len(k); diff > 2 || diff < -2 {
+			continue // too far apart to be a typo (and a long key costs its length squared)
+		}
 		if d := editDistance(strings.ToLower(unknown), k); d < bestDist {
 			best, bestDist = k, d
 		}

@@ -373,7 +373,7 @@ func TestNewerSchemaOpensReadOnlyForReaders(t *testing.T) {
 func TestDatabaseInFoldersWithURISyntax(t *testing.T) {
 	ctx := context.Background()
 	root := t.TempDir()
-	for i, name := range []string{"C#", "notes?old", "a%41b", "tab\there", "a b"} {
+	for i, name := range []string{"C#", "notes?old", "a%41b", "tab\there", "a b", "caf\xe9", "café"} {
 		path := filepath.Join(root, name, DBFileName)
 		s, err := Open(ctx, path)
 		if err != nil {
@@ -398,7 +398,7 @@ func TestDatabaseInFoldersWithURISyntax(t *testing.T) {
 		}
 	}
 	entries, _ := os.ReadDir(root)
-	if len(entries) != 5 {
+	if len(entries) != 7 {
 		t.Fatalf("files beside the folders: %v", entries)
 	}
 }

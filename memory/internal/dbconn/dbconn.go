@@ -47,13 +47,14 @@ func (c *Connector) SetBase(base driver.Connector) { c.base = base }
 // "mode=ro"; "" for none). The path is escaped as an SQLite URI's: a "?"
 // or "#" in a folder's name started the query or the fragment (the
 // database of ~/C#/mneme was ~/C), "%" began an escape, and a control
-// character was refused by go-libsql's URL parser.
+// character or a byte that is not UTF-8 (a folder named in Latin-1) was
+// refused by go-libsql's URL parser.
 func FileDSN(path, query string) string {
 	var b strings.Builder
 	b.WriteString("file:")
 	for i := 0; i < len(path); i++ {
 		switch c := path[i]; {
-		case c == '%' || c == '?' || c == '#' || c < 0x20 || c == 0x7f:
+		case c == '%' || c == '?' || c == '#' || c < 0x20 || c >= 0x7f: // and bytes of another encoding than UTF-8
 			fmt.Fprintf(&b, "%%%02X", c)
 		default:
 			b.WriteByte(c)
@@ -213,6 +214,8 @@ func attachLocal(ctx context.Context, conn driver.Conn, path string) error {
 	if !ok {
 		return fmt.Errorf("libsql connection cannot execute")
 	}
-	_, err := ex.ExecContext(ctx, `ATTACH DATABASE ? AS local`, []driver.NamedValue{{Ordinal: 1, Value: path}})
+	// As a URI, as the main database is opened: a path that is not UTF-8
+	// could not be bound as text.
+	_, err := ex.ExecContext(ctx, `ATTACH DATABASE ? AS local`, []driver.NamedValue{{Ordinal: 1, Value: FileDSN(path, "")}})
 	return err
 }
