@@ -307,6 +307,7 @@ func (b MemoryBrowser) Update(msg tea.Msg) (MemoryBrowser, tea.Cmd) {
 	case tea.PasteMsg:
 		switch {
 		case b.mode == memEdit:
+			b.discardArmed = false // a paste is an edit too: Esc asks again
 			var cmd tea.Cmd
 			b.editor, cmd = b.editor.Update(msg)
 			return b, cmd

@@ -153,6 +153,11 @@ func TestMemoryBrowserEditSavesToTheStore(t *testing.T) {
 	if !c.M.InputFocused() {
 		t.Fatal("an Esc after typing again threw the edit away at once")
 	}
+	c.Send(tea.PasteMsg{Content: " Pasted."})
+	c.Send(keyEsc)
+	if !c.M.InputFocused() {
+		t.Fatal("an Esc after a paste threw the edit away at once")
+	}
 	c.Send(keyEsc)
 	c.RunAll()
 	if got := must[memory.Note](t)(f.store.Note(ctx, testUser, f.cat.ID)); got.Content != want {
