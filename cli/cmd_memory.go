@@ -7,11 +7,11 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/mneme-dev/mneme/config"
 	"github.com/mneme-dev/mneme/internal/flagtext"
+	"github.com/mneme-dev/mneme/internal/printer"
 	"github.com/mneme-dev/mneme/internal/sanitize"
 	"github.com/mneme-dev/mneme/internal/stdin"
 	"github.com/mneme-dev/mneme/internal/text"
@@ -179,21 +179,7 @@ func (a *App) memoryList(ctx context.Context, args []string) error {
 		fmt.Fprintln(a.stdout, "No notes yet. mneme learns them from your conversations, the model saves them when you ask it to remember something, or run `mneme memory add TEXT`.")
 		return nil
 	}
-	now := time.Now()
-	tw := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tUPDATED\tBY\tSAVED IN\tNOTE")
-	for _, n := range notes {
-		from := "-"
-		if n.ConversationID != "" {
-			from = fmt.Sprintf("%s turn %d", sanitize.Line(n.ConversationID), n.TurnNumber)
-		}
-		note := text.Cut(text.OneLine(sanitize.Text(n.Content)), 80)
-		if len(n.Tags) > 0 {
-			note += "  #" + sanitize.Line(strings.Join(n.Tags, " #"))
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", sanitize.Line(n.ID), text.RelativeDate(now, n.Updated), noteBy(n), from, note)
-	}
-	return tw.Flush()
+	return printer.Notes(a.stdout, notes, time.Now())
 }
 
 // userNotes are the user's notes; with archived, the archived ones too.
@@ -209,18 +195,6 @@ func (a *App) userNotes(ctx context.Context, flags config.Flags, archived bool) 
 	}
 	old, err := s.store.ListArchivedNotes(ctx, s.cfg.User)
 	return append(notes, old...), err
-}
-
-// noteBy says who made a note, with the confidence of a learnt one.
-func noteBy(n memory.Note) string {
-	by := n.Source
-	if n.Source == memory.SourceExtracted || n.Source == memory.SourceImported {
-		by = fmt.Sprintf("%s %.0f%%", n.Source, n.Confidence*100)
-	}
-	if n.Status != memory.NoteActive && n.Status != "" {
-		by += ", " + n.Status
-	}
-	return by
 }
 
 // memoryArchive is `memory archive ID` and `memory unarchive ID`: an
