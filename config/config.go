@@ -210,7 +210,7 @@ func Check(flags Flags, getenv func(string) string) (Config, []error) {
 		l.bad(fmt.Errorf("%w %s: %w", ErrConfigFile, file.ConfigFile, err))
 		file = Config{ConfigFile: file.ConfigFile}
 	}
-	var overridden, first []error
+	var overridden, typedProblems []error
 	cfg := resolve(file, flags, getenv, l)
 	cfg.from = l.from
 	// A value refused is read as unset: it did not set the setting.
@@ -230,10 +230,10 @@ func Check(flags Flags, getenv func(string) string) (Config, []error) {
 		if l.above[key] {
 			overridden = append(overridden, typed[key])
 		} else {
-			first = append(first, badSetting{typed[key]})
+			typedProblems = append(typedProblems, badSetting{typed[key]})
 		}
 	}
-	problems = append(first, problems...) // in the order read: the file's types first
+	problems = append(typedProblems, problems...) // in the order read: the file's types first
 	// The layers below the flags, then the file alone: what they find that
 	// the whole did not is a value overridden.
 	noEnv := func(string) string { return "" }

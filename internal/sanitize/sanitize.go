@@ -162,7 +162,7 @@ func bidiBytes(b1, b2 byte) bool {
 // the direction marks go too (terminals disagree on their width).
 func Line(s string) string {
 	s = Text(s)
-	if strings.IndexFunc(s, func(r rune) bool { return isInvisible(r) || isSelector(r) }) >= 0 {
+	if strings.IndexFunc(s, isMark) >= 0 { // Text drops every other invisible character
 		s = dropInvisible(s, func(rune) bool { return false })
 	}
 	return strings.Join(strings.Fields(s), " ")
